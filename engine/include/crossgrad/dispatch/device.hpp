@@ -1,0 +1,45 @@
+#pragma once
+#include <crossgrad/backends/registry.hpp>
+
+#include <memory>
+#include <string>
+#include <variant>
+
+namespace crossgrad {
+
+template <class B>
+struct BackendDevice {
+  Device device;
+  friend bool operator==(const BackendDevice&, const BackendDevice&) = default;
+};
+
+class DispatchDevice;
+struct AutodiffDevice {
+  std::shared_ptr<const DispatchDevice> inner;
+};
+
+template <class... Bs>
+using DeviceVariantOf = std::variant<BackendDevice<Bs>..., AutodiffDevice>;
+
+// Where a tensor is created: a backend's device, or Autodiff(backend device).
+class DispatchDevice {
+ public:
+  using Variant = AllBackends::apply<DeviceVariantOf>;
+  Variant value;
+
+  static DispatchDevice NdArray() { return {BackendDevice<backends::NdArray>{Device::cpu()}}; }
+  static DispatchDevice Flex() { return {BackendDevice<backends::Flex>{Device::cpu()}}; }
+#if CROSSGRAD_WITH_CUDA
+  static DispatchDevice Cuda(int index = 0) { return {BackendDevice<backends::Cuda>{Device::cuda(index)}}; }
+#endif
+  template <class B>
+  static DispatchDevice of(Device device) { return {BackendDevice<B>{device}}; }
+  static DispatchDevice Autodiff(DispatchDevice inner) {
+    return {AutodiffDevice{std::make_shared<const DispatchDevice>(std::move(inner))}};
+  }
+  // "Flex(Cpu)", "Autodiff(Cuda(Cuda(0)))": for messages and test names.
+  std::string to_string() const;
+  friend bool operator==(const DispatchDevice& a, const DispatchDevice& b);
+};
+
+}  // namespace crossgrad

@@ -1,0 +1,77 @@
+#pragma once
+// The runtime tensor of the dispatch layer (mirrors Burn's burn-dispatch, CONTRACT section 2).
+// Every constructor is public, malformed shapes included: the harness builds them on purpose.
+#include <crossgrad/autodiff/autodiff.hpp>
+#include <crossgrad/backends/registry.hpp>
+
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <variant>
+
+namespace crossgrad {
+
+template <class B> struct FloatPrimitive { typename B::Tensor tensor; };
+template <class B> struct IntPrimitive { typename B::Tensor tensor; };
+template <class B> struct BoolPrimitive { typename B::Tensor tensor; };
+template <class B> struct QuantizedPrimitive { typename B::Quantized tensor; };
+
+enum class PrimitiveKind { Float, Int, Bool, Quantized, Autodiff };
+std::string_view primitive_kind_name(PrimitiveKind kind);  // "Float", ...
+
+// One primitive of backend B: Float | Int | Bool | Quantized | Autodiff (CONTRACT section 2).
+template <class B>
+struct BackendTensor {
+  using Variant = std::variant<FloatPrimitive<B>, IntPrimitive<B>, BoolPrimitive<B>,
+                               QuantizedPrimitive<B>, AutodiffTensor<B>>;
+  Variant value;
+
+  static BackendTensor Float(typename B::Tensor t) { return {FloatPrimitive<B>{std::move(t)}}; }
+  static BackendTensor Int(typename B::Tensor t) { return {IntPrimitive<B>{std::move(t)}}; }
+  static BackendTensor Bool(typename B::Tensor t) { return {BoolPrimitive<B>{std::move(t)}}; }
+  static BackendTensor Quantized(typename B::Quantized t) { return {QuantizedPrimitive<B>{std::move(t)}}; }
+  static BackendTensor Autodiff(AutodiffTensor<B> t) { return {std::move(t)}; }
+
+  PrimitiveKind primitive_kind() const { return static_cast<PrimitiveKind>(value.index()); }
+};
+
+class DispatchTensorKind;
+// Autodiff(kind), boxed. Kinds are immutable, so the box is shared.
+struct AutodiffKind {
+  std::shared_ptr<const DispatchTensorKind> inner;
+};
+
+template <class... Bs>
+using KindVariantOf = std::variant<BackendTensor<Bs>..., AutodiffKind>;
+
+class DispatchTensorKind {
+ public:
+  using Variant = AllBackends::apply<KindVariantOf>;
+  Variant value;
+
+  // NdArray(...), Flex(...), Cuda(...): one constructor per registered backend.
+#define CROSSGRAD_X(Name) \
+  static DispatchTensorKind Name(BackendTensor<backends::Name> t) { return {Variant{std::move(t)}}; }
+  CROSSGRAD_BACKENDS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+  static DispatchTensorKind Autodiff(DispatchTensorKind inner) {
+    return {Variant{AutodiffKind{std::make_shared<const DispatchTensorKind>(std::move(inner))}}};
+  }
+
+  bool is_autodiff() const { return std::holds_alternative<AutodiffKind>(value); }
+  // The kind inside Autodiff(...); only when is_autodiff().
+  const DispatchTensorKind& autodiff_inner() const { return *std::get<AutodiffKind>(value).inner; }
+  // The backend's name for a backend kind; "Autodiff" for an autodiff kind.
+  std::string_view backend_name() const;
+};
+
+enum class CheckpointingStrategy { Disabled, Balanced };
+
+// A runtime tensor: its kind plus, for tracked tensors, a checkpointing strategy. The strategy
+// never affects grad_replace (CONTRACT section 2).
+struct DispatchTensor {
+  DispatchTensorKind kind;
+  std::optional<CheckpointingStrategy> checkpointing;
+};
+
+}  // namespace crossgrad
