@@ -1,0 +1,117 @@
+// NdArray: element-wise float ops (binary with NumPy broadcasting, unary, with a scalar).
+// Arithmetic is done in the tensor's own dtype: float for F32, double for F64.
+#include "common.hpp"
+
+#include <cmath>
+
+namespace crossgrad::backends {
+namespace {
+
+using ndarray_detail::make_tensor;
+using ndarray_detail::Odometer;
+using ndarray_detail::with_float_type;
+
+template <class Op>
+NdArrayTensor binary(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std::string_view name,
+                     Op op) {
+  // A non-float operand is reported as such before any mismatch between the two.
+  rules::check_float_dtype(lhs.dtype, name);
+  rules::check_float_dtype(rhs.dtype, name);
+  rules::check_same_dtype(lhs.dtype, rhs.dtype, name);
+  const Shape out_shape = rules::broadcast_shapes(lhs.shape, rhs.shape, name);
+  NdArrayTensor out = make_tensor(out_shape, lhs.dtype);
+  with_float_type(lhs.dtype, [&]<class T>(T) {
+    const T* a = lhs.data<T>();
+    const T* b = rhs.data<T>();
+    T* o = out.mutable_data<T>();
+    Odometer walk(out_shape, {rules::broadcast_strides(lhs.shape, out_shape),
+                              rules::broadcast_strides(rhs.shape, out_shape)});
+    const std::size_t n = out_shape.num_elements();
+    for (std::size_t i = 0; i < n; ++i) {
+      o[i] = op(a[walk.offset(0)], b[walk.offset(1)]);
+      walk.next();
+    }
+  });
+  return out;
+}
+
+// `op` is a generic lambda so one definition serves float and double.
+template <class Op>
+NdArrayTensor unary(const NdArrayTensor& tensor, std::string_view name, Op op) {
+  rules::check_float_dtype(tensor.dtype, name);
+  NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    const T* x = tensor.data<T>();
+    T* o = out.mutable_data<T>();
+    const std::size_t n = tensor.num_elements();
+    for (std::size_t i = 0; i < n; ++i) o[i] = op(x[i]);
+  });
+  return out;
+}
+
+}  // namespace
+
+NdArrayTensor NdArray::float_add(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return binary(lhs, rhs, "float_add", [](auto a, auto b) { return a + b; });
+}
+NdArrayTensor NdArray::float_sub(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return binary(lhs, rhs, "float_sub", [](auto a, auto b) { return a - b; });
+}
+NdArrayTensor NdArray::float_mul(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return binary(lhs, rhs, "float_mul", [](auto a, auto b) { return a * b; });
+}
+NdArrayTensor NdArray::float_div(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  // IEEE division: x/0 is +-inf and 0/0 is NaN, as every backend must reproduce.
+  return binary(lhs, rhs, "float_div", [](auto a, auto b) { return a / b; });
+}
+
+NdArrayTensor NdArray::float_neg(const NdArrayTensor& tensor) {
+  return unary(tensor, "float_neg", [](auto x) { return -x; });
+}
+NdArrayTensor NdArray::float_exp(const NdArrayTensor& tensor) {
+  return unary(tensor, "float_exp", [](auto x) { return std::exp(x); });
+}
+NdArrayTensor NdArray::float_log(const NdArrayTensor& tensor) {
+  return unary(tensor, "float_log", [](auto x) { return std::log(x); });
+}
+NdArrayTensor NdArray::float_sqrt(const NdArrayTensor& tensor) {
+  return unary(tensor, "float_sqrt", [](auto x) { return std::sqrt(x); });
+}
+NdArrayTensor NdArray::float_tanh(const NdArrayTensor& tensor) {
+  return unary(tensor, "float_tanh", [](auto x) { return std::tanh(x); });
+}
+NdArrayTensor NdArray::relu(const NdArrayTensor& tensor) {
+  // NaN propagates (x != x), and -0.0 becomes +0.0 like every other non-positive input.
+  return unary(tensor, "relu", [](auto x) {
+    using T = decltype(x);
+    return x > T(0) ? x : (x != x ? x : T(0));
+  });
+}
+NdArrayTensor NdArray::sigmoid(const NdArrayTensor& tensor) {
+  // The textbook form; exp(-x) overflowing to inf for very negative x correctly gives 0.
+  return unary(tensor, "sigmoid", [](auto x) {
+    using T = decltype(x);
+    return T(1) / (T(1) + std::exp(-x));
+  });
+}
+
+NdArrayTensor NdArray::float_powf_scalar(const NdArrayTensor& tensor, double exponent) {
+  return unary(tensor, "float_powf_scalar", [exponent](auto x) {
+    using T = decltype(x);
+    return std::pow(x, static_cast<T>(exponent));
+  });
+}
+NdArrayTensor NdArray::float_add_scalar(const NdArrayTensor& tensor, double scalar) {
+  return unary(tensor, "float_add_scalar", [scalar](auto x) {
+    using T = decltype(x);
+    return x + static_cast<T>(scalar);
+  });
+}
+NdArrayTensor NdArray::float_mul_scalar(const NdArrayTensor& tensor, double scalar) {
+  return unary(tensor, "float_mul_scalar", [scalar](auto x) {
+    using T = decltype(x);
+    return x * static_cast<T>(scalar);
+  });
+}
+
+}  // namespace crossgrad::backends

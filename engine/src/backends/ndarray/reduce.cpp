@@ -1,0 +1,75 @@
+// NdArray: sums and means, over everything or along one dim.
+//
+// As the reference, every reduction accumulates sequentially in double whatever the dtype and
+// rounds once to the tensor's dtype at the end: the most accurate plain loop, so that other
+// backends (which may reduce in float, in trees, or in parallel) are judged against a result
+// that is as close to the exact one as a simple loop gets.
+#include "common.hpp"
+
+namespace crossgrad::backends {
+namespace {
+
+using ndarray_detail::make_tensor;
+using ndarray_detail::with_float_type;
+
+// Sum of all elements in shape [1]; `mean` divides by the count (0/0 = NaN for no elements).
+NdArrayTensor reduce_all(const NdArrayTensor& tensor, std::string_view name, bool mean) {
+  rules::check_float_dtype(tensor.dtype, name);
+  NdArrayTensor out = make_tensor(Shape{1}, tensor.dtype);
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    const T* x = tensor.data<T>();
+    const std::size_t n = tensor.num_elements();
+    double acc = 0.0;
+    for (std::size_t i = 0; i < n; ++i) acc += static_cast<double>(x[i]);
+    if (mean) acc /= static_cast<double>(n);
+    out.mutable_data<T>()[0] = static_cast<T>(acc);
+  });
+  return out;
+}
+
+// Along `dim`, keeping it with size 1. The tensor is viewed as [outer, len, inner]: outer is the
+// product of the dims before `dim`, inner of those after it.
+NdArrayTensor reduce_dim(const NdArrayTensor& tensor, std::size_t dim, std::string_view name,
+                         bool mean) {
+  rules::check_float_dtype(tensor.dtype, name);
+  rules::check_dim(dim, tensor.shape.rank(), name);
+  NdArrayTensor out = make_tensor(rules::reduced_shape(tensor.shape, dim), tensor.dtype);
+  // With no output element there is nothing to do, and skipping here also keeps outer * inner
+  // below from multiplying a huge dim with a zero one (which Shape allows).
+  if (out.num_elements() == 0) return out;
+  std::size_t outer = 1;
+  for (std::size_t d = 0; d < dim; ++d) outer *= tensor.shape[d];
+  std::size_t inner = 1;
+  for (std::size_t d = dim + 1; d < tensor.shape.rank(); ++d) inner *= tensor.shape[d];
+  const std::size_t len = tensor.shape[dim];
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    const T* x = tensor.data<T>();
+    T* o = out.mutable_data<T>();
+    for (std::size_t i = 0; i < outer; ++i) {
+      for (std::size_t j = 0; j < inner; ++j) {
+        double acc = 0.0;
+        for (std::size_t r = 0; r < len; ++r) acc += static_cast<double>(x[(i * len + r) * inner + j]);
+        if (mean) acc /= static_cast<double>(len);
+        o[i * inner + j] = static_cast<T>(acc);
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+NdArrayTensor NdArray::float_sum(const NdArrayTensor& tensor) {
+  return reduce_all(tensor, "float_sum", false);
+}
+NdArrayTensor NdArray::float_mean(const NdArrayTensor& tensor) {
+  return reduce_all(tensor, "float_mean", true);
+}
+NdArrayTensor NdArray::float_sum_dim(const NdArrayTensor& tensor, std::size_t dim) {
+  return reduce_dim(tensor, dim, "float_sum_dim", false);
+}
+NdArrayTensor NdArray::float_mean_dim(const NdArrayTensor& tensor, std::size_t dim) {
+  return reduce_dim(tensor, dim, "float_mean_dim", true);
+}
+
+}  // namespace crossgrad::backends
