@@ -45,7 +45,7 @@ class TensorData {
   template <class T>
   static TensorData from_values(const std::vector<T>& values, Shape shape, DType dtype);
   template <class T>
-  std::vector<T> read_as(const char* reader) const;
+  std::vector<T> read_as(const char* reader, DTypeCategory want) const;
 
   Shape shape_;
   DType dtype_ = DType::F32;

@@ -1,0 +1,8 @@
+// One instantiation of Autodiff<B> per registered backend (Note [Autodiff<B> is one decorator]).
+#include "autodiff/autodiff_impl.hpp"
+
+namespace crossgrad {
+#define CROSSGRAD_X(Name) template struct Autodiff<backends::Name>;
+CROSSGRAD_BACKENDS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+}  // namespace crossgrad

@@ -1,0 +1,184 @@
+// Data in and out, devices, quantization: the dispatch ops that create or unwrap kinds.
+#include "dispatch/dispatch_arms.hpp"
+
+#include <crossgrad/dispatch/dispatch.hpp>
+
+namespace crossgrad {
+using namespace dispatch_detail;
+namespace {
+
+void check_data_kind(const TensorData& data, DTypeCategory want, const char* op, const char* word) {
+  if (dtype_category(data.dtype()) != want) {
+    panic(PanicId::DataKindMismatch, {{"op", op}, {"expected", word}, {"dtype", std::string(dtype_name(data.dtype()))}});
+  }
+}
+
+// Builds a primitive on `device` with make<B>(device) -> BackendTensor<B>. On Autodiff(B device)
+// float data becomes a tracked leaf, Autodiff(B(Autodiff(...))); int and bool data become
+// Autodiff(B(Int/Bool(...))), as in Burn, where only floats are tracked.
+template <class Make>
+DispatchTensor create_on(const DispatchDevice& device, Make&& make) {
+  return std::visit(
+      Overloaded{[&](const AutodiffDevice& ad) -> DispatchTensor {
+                   return std::visit(
+                       Overloaded{[](const AutodiffDevice&) -> DispatchTensor { panic(PanicId::AutodiffWrapsAutodiff); },
+                                  [&]<class B>(const BackendDevice<B>& d) -> DispatchTensor {
+                                    BackendTensor<B> bt = make.template operator()<B>(d.device);
+                                    if (auto* f = std::get_if<FloatPrimitive<B>>(&bt.value)) {
+                                      bt = BackendTensor<B>::Autodiff(Autodiff<B>::from_inner(f->tensor));
+                                    }
+                                    return {DispatchTensorKind::Autodiff(DispatchTensorKind{std::move(bt)}),
+                                            CheckpointingStrategy::Disabled};
+                                  }},
+                       ad.inner->value);
+                 },
+                 [&]<class B>(const BackendDevice<B>& d) -> DispatchTensor {
+                   return {DispatchTensorKind{make.template operator()<B>(d.device)}, std::nullopt};
+                 }},
+      device.value);
+}
+
+// The primitive of kind P inside B(P(...)) or Autodiff(B(P(...))), else op-kind-mismatch.
+template <template <class> class P, class Read>
+TensorData read_primitive(const DispatchTensor& t, const char* op, const char* expected, Read&& read) {
+  const DispatchTensorKind& k = t.kind.is_autodiff() ? t.kind.autodiff_inner() : t.kind;
+  return std::visit(Overloaded{[&](const AutodiffKind&) -> TensorData { kind_mismatch(op, expected, t.kind); },
+                               [&]<class B>(const BackendTensor<B>& bt) -> TensorData {
+                                 return read.template operator()<B>(bt, [&] { kind_mismatch(op, expected, t.kind); });
+                               }},
+                    k.value);
+}
+
+std::string_view backend_name_of(const DispatchDevice& device) {
+  return std::visit(Overloaded{[](const AutodiffDevice&) { return std::string_view("Autodiff"); },
+                               []<class B>(const BackendDevice<B>&) { return B::name; }},
+                    device.value);
+}
+
+}  // namespace
+
+DispatchTensor Dispatch::float_from_data(const TensorData& data, const DispatchDevice& device) {
+  check_data_kind(data, DTypeCategory::Float, "float_from_data", "float");
+  return create_on(device, [&]<class B>(const Device& d) { return BackendTensor<B>::Float(B::from_data(data, d)); });
+}
+
+DispatchTensor Dispatch::int_from_data(const TensorData& data, const DispatchDevice& device) {
+  check_data_kind(data, DTypeCategory::Int, "int_from_data", "int");
+  return create_on(device, [&]<class B>(const Device& d) { return BackendTensor<B>::Int(B::from_data(data, d)); });
+}
+
+DispatchTensor Dispatch::bool_from_data(const TensorData& data, const DispatchDevice& device) {
+  check_data_kind(data, DTypeCategory::Bool, "bool_from_data", "bool");
+  return create_on(device, [&]<class B>(const Device& d) { return BackendTensor<B>::Bool(B::from_data(data, d)); });
+}
+
+TensorData Dispatch::float_into_data(const DispatchTensor& t) {
+  if (!float_view(t.kind)) kind_mismatch("float_into_data", "Float", t.kind);
+  return read_primitive<FloatPrimitive>(t, "float_into_data", "Float", []<class B>(const BackendTensor<B>& bt, auto) {
+    if (const auto* f = std::get_if<FloatPrimitive<B>>(&bt.value)) return B::into_data(f->tensor);
+    return B::into_data(std::get<AutodiffTensor<B>>(bt.value).primitive);
+  });
+}
+
+TensorData Dispatch::int_into_data(const DispatchTensor& t) {
+  return read_primitive<IntPrimitive>(t, "int_into_data", "Int", []<class B>(const BackendTensor<B>& bt, auto fail) {
+    const auto* p = std::get_if<IntPrimitive<B>>(&bt.value);
+    if (p == nullptr) fail();
+    return B::into_data(p->tensor);
+  });
+}
+
+TensorData Dispatch::bool_into_data(const DispatchTensor& t) {
+  return read_primitive<BoolPrimitive>(t, "bool_into_data", "Bool", []<class B>(const BackendTensor<B>& bt, auto fail) {
+    const auto* p = std::get_if<BoolPrimitive<B>>(&bt.value);
+    if (p == nullptr) fail();
+    return B::into_data(p->tensor);
+  });
+}
+
+DispatchDevice Dispatch::float_device(const DispatchTensor& t) {
+  const std::optional<FloatView> v = float_view(t.kind);
+  if (!v) kind_mismatch("float_device", "Float", t.kind);
+  const DispatchTensorKind& k = v->tracked ? t.kind.autodiff_inner() : t.kind;
+  DispatchDevice d = std::visit(
+      Overloaded{[](const AutodiffKind&) -> DispatchDevice { __builtin_unreachable(); },
+                 [&]<class B>(const BackendTensor<B>& bt) -> DispatchDevice {
+                   if (const auto* f = std::get_if<FloatPrimitive<B>>(&bt.value)) return DispatchDevice::of<B>(B::device(f->tensor));
+                   return DispatchDevice::of<B>(B::device(std::get<AutodiffTensor<B>>(bt.value).primitive));
+                 }},
+      k.value);
+  return v->tracked ? DispatchDevice::Autodiff(std::move(d)) : d;
+}
+
+// Plain tensors move anywhere (across backends through host data); tracked tensors move between
+// devices of their own backend only, differentiably (catalog: cross-backend-autodiff-move).
+DispatchTensor Dispatch::float_to_device(const DispatchTensor& t, const DispatchDevice& device) {
+  const std::optional<FloatView> v = float_view(t.kind);
+  if (!v) kind_mismatch("float_to_device", "Float", t.kind);
+  const bool device_tracked = std::holds_alternative<AutodiffDevice>(device.value);
+  if (v->tracked != device_tracked) {
+    panic(PanicId::DeviceKindMismatch, {{"tensor", v->tracked ? "an autodiff" : "a plain"}, {"device", device.to_string()}});
+  }
+  const DispatchDevice& target = device_tracked ? *std::get<AutodiffDevice>(device.value).inner : device;
+  if (std::holds_alternative<AutodiffDevice>(target.value)) panic(PanicId::AutodiffWrapsAutodiff);
+  if (v->tracked) {
+    if (target.value.index() != v->backend) {
+      panic(PanicId::CrossBackendAutodiffMove,
+            {{"from", std::string(t.kind.autodiff_inner().backend_name())}, {"to", std::string(backend_name_of(target))}});
+    }
+    return std::visit(Overloaded{[](const AutodiffKind&) -> DispatchTensor { __builtin_unreachable(); },
+                                 [&]<class B>(const BackendTensor<B>& bt) -> DispatchTensor {
+                                   const Device& d = std::get<BackendDevice<B>>(target.value).device;
+                                   return tracked<B>(Autodiff<B>::float_to_device(std::get<AutodiffTensor<B>>(bt.value), d),
+                                                     t.checkpointing);
+                                 }},
+                      t.kind.autodiff_inner().value);
+  }
+  return std::visit(
+      Overloaded{[](const AutodiffKind&) -> DispatchTensor { __builtin_unreachable(); },
+                 [&]<class From>(const BackendTensor<From>& bt) -> DispatchTensor {
+                   const typename From::Tensor& src = std::get<FloatPrimitive<From>>(bt.value).tensor;
+                   return std::visit(
+                       Overloaded{[](const AutodiffDevice&) -> DispatchTensor { __builtin_unreachable(); },
+                                  [&]<class To>(const BackendDevice<To>& d) -> DispatchTensor {
+                                    if constexpr (std::is_same_v<From, To>) {
+                                      return plain<To>(To::float_to_device(src, d.device));
+                                    } else {
+                                      return plain<To>(To::from_data(From::into_data(src), d.device));
+                                    }
+                                  }},
+                       target.value);
+                 }},
+      t.kind.value);
+}
+
+DispatchTensor Dispatch::quantize(const DispatchTensor& t) {
+  const std::optional<FloatView> v = float_view(t.kind);
+  if (!v) kind_mismatch("quantize", "Float", t.kind);
+  const DispatchTensorKind& k = v->tracked ? t.kind.autodiff_inner() : t.kind;
+  DispatchTensorKind q = std::visit(
+      Overloaded{[](const AutodiffKind&) -> DispatchTensorKind { __builtin_unreachable(); },
+                 [&]<class B>(const BackendTensor<B>& bt) -> DispatchTensorKind {
+                   const auto* f = std::get_if<FloatPrimitive<B>>(&bt.value);
+                   const typename B::Tensor& x = f ? f->tensor : std::get<AutodiffTensor<B>>(bt.value).primitive;
+                   return DispatchTensorKind{BackendTensor<B>::Quantized(B::quantize(x))};
+                 }},
+      k.value);
+  if (v->tracked) return {DispatchTensorKind::Autodiff(std::move(q)), t.checkpointing};
+  return {std::move(q), std::nullopt};
+}
+
+DispatchTensor Dispatch::dequantize(const DispatchTensor& t) {
+  const DispatchTensorKind& k = t.kind.is_autodiff() ? t.kind.autodiff_inner() : t.kind;
+  return std::visit(Overloaded{[&](const AutodiffKind&) -> DispatchTensor { kind_mismatch("dequantize", "Quantized", t.kind); },
+                               [&]<class B>(const BackendTensor<B>& bt) -> DispatchTensor {
+                                 const auto* q = std::get_if<QuantizedPrimitive<B>>(&bt.value);
+                                 if (q == nullptr) kind_mismatch("dequantize", "Quantized", t.kind);
+                                 typename B::Tensor x = B::dequantize(q->tensor);
+                                 if (t.kind.is_autodiff()) return tracked<B>(Autodiff<B>::from_inner(std::move(x)), t.checkpointing);
+                                 return plain<B>(std::move(x));
+                               }},
+                    k.value);
+}
+
+}  // namespace crossgrad

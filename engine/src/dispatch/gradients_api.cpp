@@ -1,0 +1,68 @@
+// backward / grad / grad_remove / grad_replace / inner / from_inner: CONTRACT section 5.
+#include "dispatch/dispatch_arms.hpp"
+
+#include <crossgrad/dispatch/dispatch.hpp>
+
+namespace crossgrad {
+using namespace dispatch_detail;
+
+Gradients Dispatch::backward(const DispatchTensor& root) {
+  return with_receiver<Gradients>(root, []<class B>(const AutodiffTensor<B>& a) { return Autodiff<B>::backward(a); });
+}
+
+std::optional<DispatchTensor> Dispatch::grad(const DispatchTensor& t, const Gradients& grads) {
+  return with_receiver<std::optional<DispatchTensor>>(t, [&]<class B>(const AutodiffTensor<B>& a) {
+    auto g = Autodiff<B>::grad(a, grads);
+    return g ? std::optional<DispatchTensor>(plain<B>(std::move(*g))) : std::nullopt;
+  });
+}
+
+std::optional<DispatchTensor> Dispatch::grad_remove(const DispatchTensor& t, Gradients& grads) {
+  return with_receiver<std::optional<DispatchTensor>>(t, [&]<class B>(const AutodiffTensor<B>& a) {
+    auto g = Autodiff<B>::grad_remove(a, grads);
+    return g ? std::optional<DispatchTensor>(plain<B>(std::move(*g))) : std::nullopt;
+  });
+}
+
+// Note [grad_replace decision order]
+// The receiver is checked before the gradient, as Burn's match does: first that the tensor is
+// Autodiff(inner); then, on the pair (inner, grad.kind): same backend -> the receiver must hold an
+// Autodiff primitive (else unreachable) and the gradient a Float one (else should-be-float);
+// inner = Autodiff(_) -> autodiff-wraps-autodiff; anything else, including a gradient that is
+// itself Autodiff(...), is cross-backend. Nothing touches `grads` before every check has passed,
+// and the gradient's checkpointing is never looked at.
+void Dispatch::grad_replace(const DispatchTensor& t, Gradients& grads, const DispatchTensor& grad) {
+  if (!t.kind.is_autodiff()) panic(PanicId::RequiresAutodiff);
+  const DispatchTensorKind& inner = t.kind.autodiff_inner();
+  std::visit(Overloaded{[](const AutodiffKind&) { panic(PanicId::AutodiffWrapsAutodiff); },
+                        [&]<class B>(const BackendTensor<B>& bt) {
+                          const auto* gb = std::get_if<BackendTensor<B>>(&grad.kind.value);
+                          if (gb == nullptr) {
+                            panic(PanicId::CrossBackend, {{"t:?", debug(inner)}, {"g:?", debug(grad.kind)}});
+                          }
+                          const auto* a = std::get_if<AutodiffTensor<B>>(&bt.value);
+                          if (a == nullptr) panic(PanicId::Unreachable);
+                          const auto* g = std::get_if<FloatPrimitive<B>>(&gb->value);
+                          if (g == nullptr) panic(PanicId::ShouldBeFloat, {{"got", std::string(got_word(gb->primitive_kind()))}});
+                          Autodiff<B>::grad_replace(*a, grads, g->tensor);
+                        }},
+             inner.value);
+}
+
+DispatchTensor Dispatch::inner(const DispatchTensor& t) {
+  return with_receiver<DispatchTensor>(t, []<class B>(const AutodiffTensor<B>& a) { return plain<B>(a.primitive); });
+}
+
+DispatchTensor Dispatch::from_inner(const DispatchTensor& t) {
+  return std::visit(Overloaded{[](const AutodiffKind&) -> DispatchTensor { panic(PanicId::AutodiffWrapsAutodiff); },
+                               [&]<class B>(const BackendTensor<B>& bt) -> DispatchTensor {
+                                 const auto* f = std::get_if<FloatPrimitive<B>>(&bt.value);
+                                 if (f == nullptr) {
+                                   panic(PanicId::ShouldBeFloat, {{"got", std::string(got_word(bt.primitive_kind()))}});
+                                 }
+                                 return tracked<B>(Autodiff<B>::from_inner(f->tensor), t.checkpointing);
+                               }},
+                    t.kind.value);
+}
+
+}  // namespace crossgrad

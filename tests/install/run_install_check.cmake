@@ -1,0 +1,25 @@
+# Installs the built engine into a scratch prefix, then configures, builds and runs
+# contract_program.cpp (CONTRACT section 6) against it with find_package(crossgrad CONFIG).
+file(REMOVE_RECURSE ${WORK_DIR})
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix
+                RESULT_VARIABLE rc OUTPUT_QUIET)
+if(rc)
+  message(FATAL_ERROR "cmake --install failed: ${rc}")
+endif()
+set(args -S ${SOURCE_DIR}/tests/install -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
+         -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release)
+if(CUDA_COMPILER)
+  list(APPEND args -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER})
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} ${args} RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "configuring the consumer project failed: ${rc}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "building the consumer project failed: ${rc}")
+endif()
+execute_process(COMMAND ${WORK_DIR}/build/contract_program RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "contract_program failed: ${rc}")
+endif()
