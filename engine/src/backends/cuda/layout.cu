@@ -1,0 +1,76 @@
+// Cuda backend: ops that move elements without arithmetic: reshape (shares storage) and
+// swap_dims (a contiguous copy through a strided gather).
+#include "map_kernels.cuh"
+
+#include <utility>
+
+namespace crossgrad::backends {
+namespace {
+
+using cuda_detail::data_of;
+using cuda_detail::make_tensor;
+using cuda_detail::Strided;
+using cuda_detail::with_float_type;
+
+// out[i] = in[offset(i)]: the output is written contiguously, the input read through its strides
+// as seen from the output's (collapsed) shape.
+template <class T, class Index>
+__global__ void __launch_bounds__(cuda_detail::kThreads) gather_kernel(const T* __restrict__ in,
+                                                                       T* __restrict__ out, Index n,
+                                                                       Strided<Index, 1> walk) {
+  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    Index off[1];
+    walk.offsets(i, off);
+    out[i] = in[off[0]];
+  }
+}
+
+}  // namespace
+
+CudaTensor Cuda::float_reshape(const CudaTensor& tensor, const Shape& shape) {
+  rules::check_float_dtype(tensor.dtype, "float_reshape");
+  rules::check_reshape(tensor.shape, shape);
+  // Row-major order is unchanged by a reshape and buffers are immutable once built, so the new
+  // tensor shares the old one's storage.
+  CudaTensor out = tensor;
+  out.shape = shape;
+  return out;
+}
+
+CudaTensor Cuda::float_swap_dims(const CudaTensor& tensor, std::size_t dim0, std::size_t dim1) {
+  rules::check_float_dtype(tensor.dtype, "float_swap_dims");
+  const Shape out_shape = rules::swapped_shape(tensor.shape, dim0, dim1, "float_swap_dims");
+  const std::size_t n = out_shape.num_elements();
+  // Output element (.., i, .., j, ..) is input element (.., j, .., i, ..): read the input with its
+  // own strides exchanged.
+  std::vector<std::size_t> strides = rules::contiguous_strides(tensor.shape);
+  std::swap(strides[dim0], strides[dim1]);
+  const cuda_detail::Collapsed c = n == 0 ? cuda_detail::Collapsed{} : cuda_detail::collapse(out_shape.dims(), {strides});
+  if (n == 0 || c.dims.empty() || (c.dims.size() == 1 && c.strides[0][0] == 1)) {
+    // The same row-major order (no elements, a swap with itself or with size-1 dims): share.
+    CudaTensor out = tensor;
+    out.shape = out_shape;
+    return out;
+  }
+  CudaTensor out = make_tensor(out_shape, tensor.dtype, tensor.dev);
+  const int device = tensor.dev.index;
+  with_float_type(tensor.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const cudaStream_t stream = cuda_detail::activate(device);
+    const unsigned blocks = cuda_detail::grid_for(n, device);
+    if (n <= (std::size_t{1} << 31)) {
+      gather_kernel<T><<<blocks, cuda_detail::kThreads, 0, stream>>>(
+          data_of<T>(tensor), data_of<T>(out), static_cast<std::uint32_t>(n),
+          cuda_detail::to_strided<std::uint32_t, 1>(c));
+    } else {
+      gather_kernel<T><<<blocks, cuda_detail::kThreads, 0, stream>>>(
+          data_of<T>(tensor), data_of<T>(out), static_cast<std::uint64_t>(n),
+          cuda_detail::to_strided<std::uint64_t, 1>(c));
+    }
+    cuda_detail::check_launch("float_swap_dims");
+  });
+  return out;
+}
+
+}  // namespace crossgrad::backends

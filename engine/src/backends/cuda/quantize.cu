@@ -1,0 +1,183 @@
+// Cuda backend: per-tensor symmetric int8 quantization (backends/quantized.hpp).
+//
+// The scale and the non-finite check go through the shared host reference, so they are the same
+// as every other backend's bit for bit: the device finds max|x| (exact: a max never rounds) and the
+// first non-finite element, and the host passes just that one value to quantization_scale, which
+// computes max|x| / 127 (1 when 0) or panics quantize-non-finite with the value formatted as
+// everywhere else. The per-element step is quantize_one's formula in double, on the device.
+#include "map_kernels.cuh"
+
+#include <cstdint>
+#include <limits>
+#include <span>
+
+namespace crossgrad::backends {
+namespace {
+
+using cuda_detail::activate;
+using cuda_detail::check;
+using cuda_detail::check_launch;
+using cuda_detail::data_of;
+using cuda_detail::kThreads;
+using cuda_detail::make_tensor;
+using cuda_detail::with_float_type;
+
+constexpr unsigned kMaxPartials = 1024;
+constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
+
+__device__ inline bool finite(float x) { return isfinite(x); }
+__device__ inline bool finite(double x) { return isfinite(x); }
+
+// Block-wide max of `mx` and min of `first` (every thread must call; valid in thread 0).
+template <class T>
+__device__ void block_max_min(T& mx, std::uint64_t& first) {
+  __shared__ T max_part[32];
+  __shared__ std::uint64_t min_part[32];
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const T m = __shfl_down_sync(0xffffffffu, mx, offset);
+    const std::uint64_t f = __shfl_down_sync(0xffffffffu, first, offset);
+    mx = m > mx ? m : mx;
+    first = f < first ? f : first;
+  }
+  if (lane == 0) {
+    max_part[warp] = mx;
+    min_part[warp] = first;
+  }
+  __syncthreads();
+  const int warps = blockDim.x / 32;
+  mx = threadIdx.x < warps ? max_part[threadIdx.x] : T(0);
+  first = threadIdx.x < warps ? min_part[threadIdx.x] : kNone;
+  if (warp == 0) {
+    for (int offset = 16; offset > 0; offset /= 2) {
+      const T m = __shfl_down_sync(0xffffffffu, mx, offset);
+      const std::uint64_t f = __shfl_down_sync(0xffffffffu, first, offset);
+      mx = m > mx ? m : mx;
+      first = f < first ? f : first;
+    }
+  }
+}
+
+// Pass 1: per block, max |x| over finite elements and the index of the first non-finite one.
+template <class T>
+__global__ void __launch_bounds__(kThreads) stats_partial_kernel(const T* __restrict__ x, std::size_t n,
+                                                                 T* __restrict__ max_out,
+                                                                 std::uint64_t* __restrict__ first_out) {
+  T mx = T(0);
+  std::uint64_t first = kNone;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const T v = x[i];
+    if (finite(v)) {
+      const T a = v < T(0) ? -v : v;
+      mx = a > mx ? a : mx;
+    } else if (i < first) {
+      first = i;
+    }
+  }
+  block_max_min(mx, first);
+  if (threadIdx.x == 0) {
+    max_out[blockIdx.x] = mx;
+    first_out[blockIdx.x] = first;
+  }
+}
+
+// Pass 2: one block combines the partials into result_max[0] / result_first[0].
+template <class T>
+__global__ void __launch_bounds__(kThreads) stats_final_kernel(const T* __restrict__ max_in,
+                                                               const std::uint64_t* __restrict__ first_in,
+                                                               unsigned count, T* __restrict__ result_max,
+                                                               std::uint64_t* __restrict__ result_first) {
+  T mx = T(0);
+  std::uint64_t first = kNone;
+  for (unsigned i = threadIdx.x; i < count; i += blockDim.x) {
+    mx = max_in[i] > mx ? max_in[i] : mx;
+    first = first_in[i] < first ? first_in[i] : first;
+  }
+  block_max_min(mx, first);
+  if (threadIdx.x == 0) {
+    result_max[0] = mx;
+    result_first[0] = first;
+  }
+}
+
+template <class T>
+struct QuantizeOp {
+  float scale;
+  // quantize_one: round half away from zero of value / scale in double, clamped to [-127, 127].
+  __device__ std::int8_t operator()(T x) const {
+    const double q = round(static_cast<double>(x) / static_cast<double>(scale));
+    return static_cast<std::int8_t>(fmax(-127.0, fmin(127.0, q)));
+  }
+};
+
+struct DequantizeOp {
+  float scale;
+  __device__ float operator()(std::int8_t q) const { return static_cast<float>(q) * scale; }
+};
+
+// max|x| of the finite elements, after panicking quantize-non-finite on the first other one.
+template <class T>
+float device_scale(const CudaTensor& tensor) {
+  const std::size_t n = tensor.shape.num_elements();
+  if (n == 0) return quantization_scale(std::span<const T>());
+  const int device = tensor.dev.index;
+  const std::size_t wanted = (n + kThreads * 16 - 1) / (kThreads * 16);
+  const unsigned blocks = static_cast<unsigned>(wanted < kMaxPartials ? wanted : kMaxPartials);
+  // One scratch block: [first indices: blocks + 1][max values: blocks + 1] (8-byte aligned).
+  const std::size_t slots = static_cast<std::size_t>(blocks) + 1;
+  const auto scratch = cuda_detail::allocate(device, slots * (sizeof(std::uint64_t) + sizeof(T)));
+  auto* firsts = static_cast<std::uint64_t*>(scratch->data());
+  auto* maxes = reinterpret_cast<T*>(firsts + slots);
+  const cudaStream_t stream = activate(device);
+  stats_partial_kernel<T><<<blocks, kThreads, 0, stream>>>(data_of<T>(tensor), n, maxes, firsts);
+  check_launch("quantize_stats_kernel");
+  stats_final_kernel<T><<<1, kThreads, 0, stream>>>(maxes, firsts, blocks, maxes + blocks, firsts + blocks);
+  check_launch("quantize_stats_kernel");
+  T max_abs = T(0);
+  std::uint64_t first_bad = kNone;
+  check(cudaMemcpyAsync(&max_abs, maxes + blocks, sizeof(T), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
+  check(cudaMemcpyAsync(&first_bad, firsts + blocks, sizeof(first_bad), cudaMemcpyDeviceToHost, stream),
+        "cudaMemcpyAsync");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  if (first_bad != kNone) {
+    T bad = T(0);
+    check(cudaMemcpyAsync(&bad, data_of<T>(tensor) + first_bad, sizeof(T), cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    (void)quantization_scale(std::span<const T>(&bad, 1));  // panics quantize-non-finite
+  }
+  return quantization_scale(std::span<const T>(&max_abs, 1));
+}
+
+}  // namespace
+
+Cuda::Quantized Cuda::quantize(const CudaTensor& tensor) {
+  rules::check_float_dtype(tensor.dtype, "quantize");
+  // The scale first: a non-finite value panics before anything is allocated for the result.
+  const float scale = with_float_type(tensor.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    return device_scale<T>(tensor);
+  });
+  Quantized out{make_tensor(tensor.shape, DType::QInt8, tensor.dev), scale};
+  with_float_type(tensor.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    cuda_detail::launch_map(data_of<T>(tensor), data_of<std::int8_t>(out.values), tensor.shape.num_elements(),
+                            tensor.dev.index, QuantizeOp<T>{scale}, "quantize_kernel");
+  });
+  return out;
+}
+
+CudaTensor Cuda::dequantize(const Quantized& tensor) {
+  if (tensor.values.dtype != DType::QInt8) {
+    panic(PanicId::UnsupportedDtype,
+          {{"dtype", std::string(dtype_name(tensor.values.dtype))}, {"what", "dequantize"}});
+  }
+  CudaTensor out = make_tensor(tensor.values.shape, DType::F32, tensor.values.dev);
+  cuda_detail::launch_map(data_of<std::int8_t>(tensor.values), data_of<float>(out), out.shape.num_elements(),
+                          tensor.values.dev.index, DequantizeOp{tensor.scale}, "dequantize_kernel");
+  return out;
+}
+
+}  // namespace crossgrad::backends
