@@ -1,0 +1,135 @@
+// Every catalog entry is triggered here, with its exact message written out by hand and checked
+// against the entry's own pattern. A catalog id without a trigger below fails the suite.
+#include "test_support.hpp"
+
+#include <map>
+#include <regex>
+
+namespace crossgrad {
+namespace {
+using namespace testing_support;
+using backends::Flex;
+using backends::NdArray;
+
+struct Trigger {
+  std::function<void()> run;
+  std::string message;  // exact, by hand
+  std::string skip;     // non-empty: cannot be triggered on this machine, and why
+};
+
+DispatchTensor flex_f32(std::vector<float> v, Shape s) {
+  return Dispatch::float_from_data(TensorData::from_f32(std::move(v), std::move(s)), DispatchDevice::Flex());
+}
+DispatchTensor nd_f32(std::vector<float> v, Shape s) {
+  return Dispatch::float_from_data(TensorData::from_f32(std::move(v), std::move(s)), DispatchDevice::NdArray());
+}
+
+std::map<std::string, Trigger> triggers() {
+  std::map<std::string, Trigger> t;
+  static DispatchTensor x = Dispatch::float_from_data(TensorData::from_f32({1, 2}, {2}),
+                                                      DispatchDevice::Autodiff(DispatchDevice::Flex()));
+  static Gradients grads = Dispatch::backward(x);
+  const std::string node = std::to_string(node_of<Flex>(x).value);
+  t["cross-backend"] = {[] { Dispatch::grad_replace(x, grads, nd_f32({0, 0}, {2})); },
+                        "The provided tensors are not on the same backend. Got backends Flex(Autodiff(AutodiffTensor { "
+                        "primitive: FlexTensor { shape: [2], dtype: F32, device: Cpu }, node: NodeId(" + node +
+                            ") })) and NdArray(Float(NdArrayTensor { shape: [2], dtype: F32, device: Cpu })).", ""};
+  t["autodiff-wraps-autodiff"] = {[] { Dispatch::grad_replace({DispatchTensorKind::Autodiff(x.kind), {}}, grads, x); },
+                                  "Autodiff should not wrap an autodiff tensor.", ""};
+  t["requires-autodiff"] = {[] { Dispatch::grad_replace(flex_f32({1}, {1}), grads, x); }, "Requires autodiff tensor.", ""};
+  t["should-be-float"] = {[] {
+                            Dispatch::grad_replace(x, grads, Dispatch::int_from_data(TensorData::from_i64({1}, {1}), DispatchDevice::Flex()));
+                          },
+                          "Should be float, got int", ""};
+  t["unreachable"] = {[] { Dispatch::grad_replace({DispatchTensorKind::Autodiff(flex_f32({1}, {1}).kind), {}}, grads, flex_f32({1}, {1})); },
+                      "internal error: entered unreachable code", ""};
+  t["data-length-mismatch"] = {[] { TensorData::from_f32({1, 2, 3}, {2, 2}); },
+                               "Tensor data has 3 values but shape [2, 2] needs 4.", ""};
+  t["shape-overflow"] = {[] { (void)Shape{std::size_t{1} << 40, std::size_t{1} << 40}.num_elements(); },
+                         "Shape [1099511627776, 1099511627776] has more elements than fit in memory.", ""};
+  t["tensor-too-large"] = {[] {
+                             Dispatch::float_add(Dispatch::float_from_data(TensorData::from_f64(std::vector<double>(200000), {200000, 1}), DispatchDevice::Flex()),
+                                                 Dispatch::float_from_data(TensorData::from_f64(std::vector<double>(200000), {1, 200000}), DispatchDevice::Flex()));
+                           },
+                           "A tensor of shape [200000, 200000] and dtype F64 needs 320000000000 bytes, over the limit of "
+                           "17179869184 bytes.", ""};
+  t["unsupported-dtype"] = {[] { TensorData::from_bytes(std::vector<std::byte>(2), {1}, DType::F16); },
+                            "DType F16 is not supported by TensorData.", ""};
+  t["data-kind-mismatch"] = {[] { Dispatch::float_from_data(TensorData::from_i64({1}, {1}), DispatchDevice::Flex()); },
+                             "float_from_data needs float data, got dtype I64.", ""};
+  t["invalid-bool-value"] = {[] { TensorData::from_bytes(std::vector<std::byte>{std::byte{0}, std::byte{7}}, {2}, DType::Bool); },
+                             "Bool data must hold 0 or 1, got byte 7 at index 1.", ""};
+  t["dtype-mismatch"] = {[] {
+                           Dispatch::float_add(flex_f32({1}, {1}),
+                                               Dispatch::float_from_data(TensorData::from_f64({1}, {1}), DispatchDevice::Flex()));
+                         },
+                         "float_add needs operands of one dtype, got F32 and F64.", ""};
+  t["broadcast-mismatch"] = {[] { Dispatch::float_mul(flex_f32(std::vector<float>(6), {2, 3}), flex_f32(std::vector<float>(12), {4, 3})); },
+                             "float_mul cannot broadcast shapes [2, 3] and [4, 3].", ""};
+  t["matmul-rank"] = {[] { Dispatch::float_matmul(flex_f32({1, 2, 3}, {3}), flex_f32(std::vector<float>(6), {3, 2})); },
+                      "float_matmul needs tensors of rank 2 or more, got shapes [3] and [3, 2].", ""};
+  t["matmul-inner-dim"] = {[] { Dispatch::float_matmul(flex_f32(std::vector<float>(6), {2, 3}), flex_f32(std::vector<float>(6), {2, 3})); },
+                           "float_matmul needs the inner dims to agree, got shapes [2, 3] and [2, 3].", ""};
+  t["dim-out-of-range"] = {[] { Dispatch::float_sum_dim(flex_f32(std::vector<float>(6), {2, 3}), 2); },
+                           "float_sum_dim got dim 2 for a tensor of rank 2.", ""};
+  t["reshape-mismatch"] = {[] { Dispatch::float_reshape(flex_f32(std::vector<float>(6), {2, 3}), {4}); },
+                           "float_reshape cannot turn shape [2, 3] into [4]: element counts differ.", ""};
+  t["op-backend-mismatch"] = {[] { Dispatch::float_add(flex_f32({1}, {1}), nd_f32({1}, {1})); },
+                              "float_add needs operands on one backend, got Flex(Float(FlexTensor { shape: [1], dtype: F32, "
+                              "device: Cpu })) and NdArray(Float(NdArrayTensor { shape: [1], dtype: F32, device: Cpu })).", ""};
+  t["op-kind-mismatch"] = {[] { Dispatch::float_exp(Dispatch::int_from_data(TensorData::from_i32({1}, {1}), DispatchDevice::NdArray())); },
+                           "float_exp needs a tensor of kind Float, got NdArray(Int(NdArrayTensor { shape: [1], dtype: I32, "
+                           "device: Cpu })).", ""};
+  t["device-unavailable"] = {[] { Dispatch::float_from_data(TensorData::from_f32({1}, {1}), DispatchDevice::of<NdArray>(Device::cuda(3))); },
+                             "Device Cuda(3) of backend NdArray is not available: NdArray runs on the CPU only.", ""};
+  t["cross-backend-autodiff-move"] = {[] { Dispatch::float_to_device(x, DispatchDevice::Autodiff(DispatchDevice::NdArray())); },
+                                      "float_to_device cannot move an autodiff tensor from Flex to NdArray: the graph lives on "
+                                      "one backend.", ""};
+  t["device-kind-mismatch"] = {[] { Dispatch::float_to_device(flex_f32({1}, {1}), DispatchDevice::Autodiff(DispatchDevice::Flex())); },
+                               "float_to_device needs a device of the tensor's kind, got a plain tensor and device "
+                               "Autodiff(Flex(Cpu)).", ""};
+  t["quantize-non-finite"] = {[] { Dispatch::quantize(nd_f32({1, std::numeric_limits<float>::infinity()}, {2})); },
+                              "quantize needs finite values, got inf.", ""};
+  t["cuda-error"] = {[] {}, "", "a CUDA runtime failure needs a GPU; scripts/gpu-check covers the Cuda backend"};
+  return t;
+}
+
+TEST(PanicCatalog, EveryEntryIsTriggeredWithItsExactMessage) {
+  const auto table = triggers();
+  for (PanicId id : all_panic_ids()) {
+    const std::string name(panic_id_name(id));
+    SCOPED_TRACE(name);
+    const auto it = table.find(name);
+    ASSERT_NE(it, table.end()) << "catalog entry without a trigger test: " << name;
+    if (!it->second.skip.empty()) continue;
+    const auto caught = panic_of(it->second.run);
+    ASSERT_TRUE(caught.has_value());
+    EXPECT_EQ(caught->id, name);
+    EXPECT_EQ(caught->message, it->second.message);
+    EXPECT_TRUE(std::regex_match(caught->message, std::regex(std::string(panic_pattern(id)))))
+        << "message does not match the catalog pattern " << panic_pattern(id);
+  }
+  EXPECT_EQ(table.size(), all_panic_ids().size()) << "a trigger names an id that is not in the catalog";
+}
+
+TEST(PanicCatalog, SeedPatternRecoversBothRenderings) {
+  const std::string t = "Flex(Autodiff(AutodiffTensor { primitive: FlexTensor { shape: [2, 3], dtype: F32, device: Cpu }, node: NodeId(7) }))";
+  const std::string g = "NdArray(Float(NdArrayTensor { shape: [], dtype: F64, device: Cpu }))";
+  const std::string message = "The provided tensors are not on the same backend. Got backends " + t + " and " + g + ".";
+  std::smatch m;
+  const std::string pattern(panic_pattern(PanicId::CrossBackend));
+  ASSERT_TRUE(std::regex_match(message, m, std::regex(pattern)));
+  EXPECT_EQ(m[1], t);
+  EXPECT_EQ(m[2], g);
+  ASSERT_TRUE(std::regex_search(message, m, std::regex(pattern)));
+  EXPECT_EQ(m[1], t);
+  EXPECT_EQ(m[2], g);
+}
+
+TEST(PanicCatalog, MissingPlaceholderValueIsAnEngineBugNotAMessage) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // Flex's worker threads may be running
+  EXPECT_DEATH(panic(PanicId::ShouldBeFloat, {}), "raised without placeholder");
+}
+
+}  // namespace
+}  // namespace crossgrad

@@ -1,0 +1,59 @@
+#pragma once
+// Helpers shared by the unit tests. Expected values in tests are written by hand from the
+// contract; these helpers only build inputs and catch panics.
+#include <crossgrad/crossgrad.hpp>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace crossgrad::testing_support {
+
+struct Caught {
+  std::string id;
+  std::string message;
+};
+
+// Runs f; returns the panic it raised (id name and message), or nullopt.
+inline std::optional<Caught> panic_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Panic& p) {
+    return Caught{std::string(panic_id_name(p.id())), p.message()};
+  }
+  return std::nullopt;
+}
+
+#define EXPECT_PANIC(expr, expected_id, expected_message)                         \
+  do {                                                                            \
+    auto caught_ = ::crossgrad::testing_support::panic_of([&] { (void)(expr); }); \
+    ASSERT_TRUE(caught_.has_value()) << "no panic from " #expr;                   \
+    EXPECT_EQ(caught_->id, expected_id);                                          \
+    EXPECT_EQ(caught_->message, expected_message);                                \
+  } while (0)
+
+// The registered backends as a gtest type list: typed tests cover every backend, and skip the
+// ones without a device here.
+template <class... Bs>
+using GTestTypesOf = ::testing::Types<Bs...>;
+using AllBackendTypes = AllBackends::apply<GTestTypesOf>;
+
+#define SKIP_IF_UNAVAILABLE(B) \
+  if (!B::is_available()) GTEST_SKIP() << B::name << " backend unavailable: " << B::unavailable_reason()
+
+template <class B>
+DispatchDevice plain_device() {
+  return DispatchDevice::of<B>(B::default_device());
+}
+template <class B>
+DispatchDevice autodiff_device() {
+  return DispatchDevice::Autodiff(plain_device<B>());
+}
+
+template <class B>
+NodeId node_of(const DispatchTensor& t) {
+  return std::get<AutodiffTensor<B>>(std::get<BackendTensor<B>>(t.kind.autodiff_inner().value).value).id();
+}
+
+}  // namespace crossgrad::testing_support
