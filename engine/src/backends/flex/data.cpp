@@ -1,0 +1,131 @@
+// Flex data movement: host copies in and out, fills, device moves, casts, comparisons.
+#include "common.hpp"
+#include "thread_pool.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+namespace crossgrad::backends {
+namespace {
+
+void require_cpu(const Device& device) {
+  if (device == Device::cpu()) return;
+  panic(PanicId::DeviceUnavailable, {{"device", device.to_string()},
+                                     {"backend", std::string(Flex::name)},
+                                     {"reason", "Flex runs on the CPU only"}});
+}
+
+// Float, int and bool data are stored as-is; the rest is not a Flex primitive.
+bool storable(DType dtype) {
+  switch (dtype) {
+    case DType::F64:
+    case DType::F32:
+    case DType::I64:
+    case DType::I32:
+    case DType::I8:
+    case DType::U8:
+    case DType::Bool:
+      return true;
+    case DType::F16:
+    case DType::BF16:
+    case DType::QInt8:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+FlexTensor Flex::from_data(const TensorData& data, const Device& device) {
+  require_cpu(device);
+  if (!storable(data.dtype())) {
+    panic(PanicId::UnsupportedDtype,
+          {{"dtype", std::string(dtype_name(data.dtype()))}, {"what", "Flex::from_data"}});
+  }
+  FlexTensor out = flex::make_tensor(data.shape(), data.dtype());
+  const auto bytes = data.bytes();
+  if (!bytes.empty()) std::memcpy(out.buffer.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+TensorData Flex::into_data(const FlexTensor& tensor) { return tensor.to_data(); }
+Shape Flex::shape(const FlexTensor& tensor) { return tensor.shape; }
+DType Flex::dtype(const FlexTensor& tensor) { return tensor.dtype; }
+Device Flex::device(const FlexTensor& tensor) { return tensor.device(); }
+
+FlexTensor Flex::float_full(const Shape& shape, double value, DType dtype, const Device& device) {
+  rules::check_float_dtype(dtype, "float_full");
+  require_cpu(device);
+  FlexTensor out = flex::make_tensor(shape, dtype);
+  flex::with_float_type(dtype, [&](auto zero) {
+    using T = decltype(zero);
+    T* dst = out.mutable_data<T>();
+    const T v = static_cast<T>(value);
+    flex::parallel_range(out.num_elements(), flex::kElementwiseGrain,
+                         [&](std::size_t begin, std::size_t end) { std::fill(dst + begin, dst + end, v); });
+  });
+  return out;
+}
+
+FlexTensor Flex::float_to_device(const FlexTensor& tensor, const Device& device) {
+  rules::check_float_dtype(tensor.dtype, "float_to_device");
+  require_cpu(device);
+  return tensor;  // one device, and tensors are immutable: sharing is a copy
+}
+
+FlexTensor Flex::float_cast(const FlexTensor& tensor, DType dtype) {
+  rules::check_float_dtype(tensor.dtype, "float_cast");
+  rules::check_float_dtype(dtype, "float_cast");
+  if (dtype == tensor.dtype) return tensor;
+  FlexTensor out = flex::make_tensor(tensor.shape, dtype);
+  const std::size_t n = tensor.num_elements();
+  auto convert = [&](const auto* src, auto* dst) {
+    using To = std::remove_pointer_t<decltype(dst)>;
+    flex::parallel_range(n, flex::kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) dst[i] = static_cast<To>(src[i]);
+    });
+  };
+  if (dtype == DType::F64) convert(tensor.data<float>(), out.mutable_data<double>());
+  else convert(tensor.data<double>(), out.mutable_data<float>());
+  return out;
+}
+
+FlexTensor Flex::float_greater_scalar(const FlexTensor& tensor, double scalar) {
+  rules::check_float_dtype(tensor.dtype, "float_greater_scalar");
+  FlexTensor out = flex::make_tensor(tensor.shape, DType::Bool);
+  const std::size_t n = tensor.num_elements();
+  std::uint8_t* dst = out.mutable_data<std::uint8_t>();
+  flex::with_float_type(tensor.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* src = tensor.data<T>();
+    const T s = static_cast<T>(scalar);  // compared in the tensor's dtype, like the scalar ops
+    flex::parallel_range(n, flex::kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) dst[i] = src[i] > s ? 1 : 0;
+    });
+  });
+  return out;
+}
+
+FlexTensor Flex::bool_into_float(const FlexTensor& tensor, DType dtype) {
+  if (tensor.dtype != DType::Bool) {
+    panic(PanicId::UnsupportedDtype,
+          {{"dtype", std::string(dtype_name(tensor.dtype))}, {"what", "bool_into_float"}});
+  }
+  rules::check_float_dtype(dtype, "bool_into_float");
+  FlexTensor out = flex::make_tensor(tensor.shape, dtype);
+  const std::size_t n = tensor.num_elements();
+  const std::uint8_t* src = tensor.data<std::uint8_t>();
+  flex::with_float_type(dtype, [&](auto zero) {
+    using T = decltype(zero);
+    T* dst = out.mutable_data<T>();
+    flex::parallel_range(n, flex::kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) dst[i] = src[i] != 0 ? T(1) : T(0);
+    });
+  });
+  return out;
+}
+
+}  // namespace crossgrad::backends

@@ -1,0 +1,113 @@
+// Portable Flex kernels: plain loops the compiler may vectorise for the baseline ISA.
+#include "kernels.hpp"
+#include "scalar_ops.hpp"
+
+#include <cmath>
+
+namespace crossgrad::backends::flex {
+namespace {
+
+template <BinaryOp Op, class T>
+void binary_vv(const T* a, const T* b, T* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = apply_binary<Op>(a[i], b[i]);
+}
+template <BinaryOp Op, class T>
+void binary_vs(const T* a, const T* b, T* out, std::size_t n) {
+  const T s = b[0];
+  for (std::size_t i = 0; i < n; ++i) out[i] = apply_binary<Op>(a[i], s);
+}
+template <BinaryOp Op, class T>
+void binary_sv(const T* a, const T* b, T* out, std::size_t n) {
+  const T s = a[0];
+  for (std::size_t i = 0; i < n; ++i) out[i] = apply_binary<Op>(s, b[i]);
+}
+
+template <class T>
+void neg(const T* in, T* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = -in[i];
+}
+template <class T>
+void relu(const T* in, T* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = relu_one(in[i]);
+}
+template <class T>
+void sqrt_kernel(const T* in, T* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = std::sqrt(in[i]);
+}
+template <class T>
+void add_scalar(const T* in, T s, T* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = in[i] + s;
+}
+template <class T>
+void mul_scalar(const T* in, T s, T* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = in[i] * s;
+}
+// std::exp: glibc's exp/expf are within 1 ulp.
+template <class T>
+void exp_kernel(const T* in, T* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = std::exp(in[i]);
+}
+template <class T>
+double sum(const T* in, std::size_t n) {
+  double acc[4] = {0, 0, 0, 0};
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (std::size_t l = 0; l < 4; ++l) acc[l] += static_cast<double>(in[i + l]);
+  }
+  for (; i < n; ++i) acc[0] += static_cast<double>(in[i]);
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+template <class T>
+void accumulate(const T* in, double* acc, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) acc[i] += static_cast<double>(in[i]);
+}
+
+template <class T, std::size_t MR, std::size_t NR>
+void gemm_tile(std::size_t kc, const T* a, const T* b, T* c, std::size_t ldc, bool acc) {
+  T tile[MR][NR] = {};
+  for (std::size_t p = 0; p < kc; ++p) {
+    const T* bp = b + p * NR;
+    const T* ap = a + p * MR;
+    for (std::size_t i = 0; i < MR; ++i) {
+      const T ai = ap[i];
+      for (std::size_t j = 0; j < NR; ++j) tile[i][j] += ai * bp[j];
+    }
+  }
+  for (std::size_t i = 0; i < MR; ++i) {
+    T* row = c + i * ldc;
+    for (std::size_t j = 0; j < NR; ++j) row[j] = acc ? row[j] + tile[i][j] : tile[i][j];
+  }
+}
+
+template <class T, std::size_t MR, std::size_t NR>
+constexpr TypedKernels<T> make_table() {
+  return TypedKernels<T>{
+      {binary_vv<BinaryOp::Add, T>, binary_vv<BinaryOp::Sub, T>, binary_vv<BinaryOp::Mul, T>,
+       binary_vv<BinaryOp::Div, T>},
+      {binary_vs<BinaryOp::Add, T>, binary_vs<BinaryOp::Sub, T>, binary_vs<BinaryOp::Mul, T>,
+       binary_vs<BinaryOp::Div, T>},
+      {binary_sv<BinaryOp::Add, T>, binary_sv<BinaryOp::Sub, T>, binary_sv<BinaryOp::Mul, T>,
+       binary_sv<BinaryOp::Div, T>},
+      neg<T>,
+      relu<T>,
+      sqrt_kernel<T>,
+      add_scalar<T>,
+      mul_scalar<T>,
+      exp_kernel<T>,
+      sum<T>,
+      accumulate<T>,
+      gemm_tile<T, MR, NR>,
+  };
+}
+
+constexpr KernelTable kPortable{
+    "portable",
+    make_table<float, kSgemmMR, kSgemmNR>(),
+    make_table<double, kDgemmMR, kDgemmNR>(),
+};
+
+}  // namespace
+
+const KernelTable& portable_kernels() { return kPortable; }
+
+}  // namespace crossgrad::backends::flex

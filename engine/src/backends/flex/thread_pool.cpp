@@ -1,0 +1,157 @@
+// Note [Flex thread pool]
+// One process-wide pool of (num_threads() - 1) workers; the calling thread works too. A job is a
+// task count plus a body; workers and the caller claim task indices from one atomic counter, so
+// uneven tasks balance themselves. Workers sleep on a condition variable between jobs (no
+// spinning: the machine is shared). Only one job runs at a time: a second caller, or a nested
+// call from inside a task, runs its tasks inline, which is always correct.
+#include "thread_pool.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace crossgrad::backends::flex {
+namespace {
+
+std::size_t configured_threads() {
+  if (const char* env = std::getenv("CROSSGRAD_NUM_THREADS")) {
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(env, &end, 10);
+    if (end != env && *end == '\0' && value >= 1) return std::min<unsigned long long>(value, 256);
+  }
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : hw;
+}
+
+thread_local bool inside_pool_task = false;
+
+class Pool {
+ public:
+  explicit Pool(std::size_t threads) : threads_(threads) {
+    for (std::size_t i = 1; i < threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
+  }
+  ~Pool() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& worker : workers_) worker.join();
+  }
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  std::size_t threads() const { return threads_; }
+
+  // False when another job holds the pool (the caller then runs inline).
+  bool run(std::size_t tasks, const std::function<void(std::size_t)>& body) {
+    std::unique_lock job_lock(job_mutex_, std::try_to_lock);
+    if (!job_lock.owns_lock()) return false;
+    {
+      std::lock_guard lock(mutex_);
+      body_ = &body;
+      tasks_ = tasks;
+      next_.store(0, std::memory_order_relaxed);
+      pending_ = workers_.size();
+      error_ = nullptr;
+      ++generation_;
+    }
+    wake_.notify_all();
+    work();
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+    body_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+    return true;
+  }
+
+ private:
+  void work() {
+    inside_pool_task = true;
+    for (;;) {
+      const std::size_t task = next_.fetch_add(1, std::memory_order_relaxed);
+      if (task >= tasks_) break;
+      try {
+        (*body_)(task);
+      } catch (...) {
+        std::lock_guard lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+        next_.store(tasks_, std::memory_order_relaxed);  // stop handing out tasks
+      }
+    }
+    inside_pool_task = false;
+  }
+
+  void worker_loop() {
+    std::size_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) return;
+        seen = generation_;
+      }
+      work();
+      std::lock_guard lock(mutex_);
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  std::size_t threads_;
+  std::vector<std::thread> workers_;
+  std::mutex job_mutex_;  // one job at a time
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  const std::function<void(std::size_t)>* body_ = nullptr;
+  std::size_t tasks_ = 0;
+  std::atomic<std::size_t> next_{0};
+  std::size_t pending_ = 0;
+  std::size_t generation_ = 0;
+  bool stopping_ = false;
+  std::exception_ptr error_;
+};
+
+Pool& pool() {
+  static Pool instance(configured_threads());
+  return instance;
+}
+
+}  // namespace
+
+std::size_t num_threads() { return pool().threads(); }
+
+void parallel_for(std::size_t tasks, const std::function<void(std::size_t)>& body) {
+  if (tasks == 0) return;
+  if (tasks == 1 || inside_pool_task || num_threads() == 1 || !pool().run(tasks, body)) {
+    for (std::size_t task = 0; task < tasks; ++task) body(task);
+  }
+}
+
+void parallel_range(std::size_t n, std::size_t grain,
+                    const std::function<void(std::size_t, std::size_t)>& body) {
+  grain = std::max<std::size_t>(grain, 1);
+  const std::size_t threads = num_threads();
+  if (n < 2 * grain || threads == 1 || inside_pool_task) {
+    if (n > 0) body(0, n);
+    return;
+  }
+  // A few chunks per thread balance uneven progress without many wake-ups.
+  const std::size_t max_chunks = threads * 4;
+  const std::size_t chunks = std::min(max_chunks, n / grain);
+  const std::size_t base = n / chunks;
+  const std::size_t extra = n % chunks;
+  parallel_for(chunks, [&](std::size_t c) {
+    const std::size_t begin = c * base + std::min(c, extra);
+    const std::size_t end = begin + base + (c < extra ? 1 : 0);
+    body(begin, end);
+  });
+}
+
+}  // namespace crossgrad::backends::flex
