@@ -1,0 +1,488 @@
+#include <crossgrad/oracle/build.hpp>
+#include <crossgrad/oracle/checks.hpp>
+#include <crossgrad/oracle/numeric.hpp>
+#include <crossgrad/oracle/registry.hpp>
+#include <crossgrad/oracle/render.hpp>
+#include <crossgrad/oracle/snapshot.hpp>
+
+#include <crossgrad/core/panic.hpp>
+#include <crossgrad/dispatch/dispatch.hpp>
+
+#include <cmath>
+#include <regex>
+#include <sstream>
+
+namespace crossgrad::oracle {
+namespace {
+
+// Runs f and reports what happened as an Outcome (a non-catalog exception can never match one).
+template <class F>
+Outcome outcome_of(F&& f) {
+  try {
+    f();
+    return Outcome::success();
+  } catch (const Panic& p) {
+    return Outcome::panic(std::string(panic_id_name(p.id())), p.message());
+  } catch (const std::exception& e) {
+    return Outcome::panic("<not a crossgrad::Panic>", e.what());
+  }
+}
+
+std::string context(const DispatchSpec& tensor, const DispatchSpec& grad) {
+  return "\n  tensor: " + describe(tensor) + "\n  grad:   " + describe(grad);
+}
+
+// Still usable: an entry can be taken out and put back, and a fresh one added and removed.
+Failure probe_usable(Gradients& grads) {
+  const GradientsSnapshot before = snapshot(grads);
+  if (!grads.empty()) {
+    const NodeId id = grads.begin()->first;
+    std::optional<AnyTensor> t = grads.remove(id);
+    if (!t) return std::string("container unusable: remove of an existing entry returned nothing");
+    grads.register_grad(id, std::move(*t));
+  }
+  std::optional<AnyTensor> probe;
+  std::size_t i = 0;
+  for_each_backend([&]<class B>() {
+    if (i++ == reference_backend()) probe.emplace(B::from_data(TensorData::from_f32({1.0f}, Shape{1}), B::default_device()));
+  });
+  const NodeId fresh = next_node_id();
+  grads.register_grad(fresh, *probe);
+  if (!grads.contains(fresh) || !grads.remove(fresh)) return std::string("container unusable: probe entry lost");
+  if (auto diff = compare(before, snapshot(grads))) return "container unusable: " + *diff;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string describe(const GradReplaceScenario& s) {
+  std::ostringstream os;
+  os << "GradReplaceScenario{\n  tensor: " << describe(s.tensor) << "\n  grad:   " << describe(s.grad)
+     << "\n  target_entry: " << (s.target_entry ? std::to_string(*s.target_entry) : std::string("none"));
+  for (const GraphSpec& g : s.graphs) os << "\n  graph: " << describe(g);
+  os << "\n}";
+  return os.str();
+}
+std::ostream& operator<<(std::ostream& os, const GradReplaceScenario& s) { return os << describe(s); }
+
+Gradients build_gradients(const std::vector<GraphSpec>& graphs) {
+  Gradients grads;
+  for (const GraphSpec& g : graphs) grads.extend(graph_gradients(g).grads);
+  return grads;
+}
+
+DispatchSpec resolved_tensor(const GradReplaceScenario& s, const Gradients& grads) {
+  DispatchSpec t = s.tensor;
+  if (s.target_entry && !grads.empty() && t.kind.leaf.primitive == PrimitiveKind::Autodiff) {
+    const std::vector<NodeId> ids = grads.node_ids();
+    t.kind.leaf.node_id = ids[*s.target_entry % ids.size()].value;
+  }
+  return t;
+}
+
+Failure check_grad_replace(const DispatchSpec& tensor, const DispatchSpec& grad, Gradients& grads) {
+  const DispatchTensor t = build(tensor);
+  const DispatchTensor g = build(grad);
+  const std::optional<std::uint64_t> tn = node_of(t.kind);
+  const Outcome expected = expect_grad_replace(tensor.kind, tn, grad.kind, node_of(g.kind));
+  const GradientsSnapshot before = snapshot(grads);
+  const Outcome actual = outcome_of([&] { Dispatch::grad_replace(t, grads, g); });
+  if (actual != expected) {
+    return "grad_replace outcome: expected " + describe(expected) + "\n  got " + describe(actual) + context(tensor, grad);
+  }
+  const GradientsSnapshot after = snapshot(grads);
+  if (!expected.ok()) {
+    if (auto diff = compare(before, after)) return "grads touched by a panicking grad_replace: " + *diff + context(tensor, grad);
+    if (auto bad = probe_usable(grads)) return *bad + context(tensor, grad);
+    return std::nullopt;
+  }
+  const std::optional<EntrySnapshot> installed = snapshot_of(g);
+  GradientsSnapshot want = before;
+  want.erase(*tn);
+  want.emplace(*tn, *installed);
+  if (auto diff = compare(want, after)) {
+    return "after grad_replace (replace, never accumulate; no other entry changed): " + *diff + context(tensor, grad);
+  }
+  const std::optional<DispatchTensor> got = Dispatch::grad(t, grads);
+  if (!got) return "grad after grad_replace returned nothing" + context(tensor, grad);
+  const std::optional<EntrySnapshot> got_snap = snapshot_of(*got);
+  if (!got_snap) return "grad after grad_replace returned a non-float kind" + context(tensor, grad);
+  if (auto diff = compare(*installed, *got_snap)) return "grad after grad_replace: " + *diff + context(tensor, grad);
+  const std::optional<DispatchTensor> removed = Dispatch::grad_remove(t, grads);
+  if (!removed) return "grad_remove after grad_replace returned nothing" + context(tensor, grad);
+  if (auto diff = compare(*installed, *snapshot_of(*removed))) return "grad_remove: " + *diff + context(tensor, grad);
+  if (Dispatch::grad_remove(t, grads)) return "grad_remove returned the gradient twice" + context(tensor, grad);
+  if (Dispatch::grad(t, grads)) return "grad after grad_remove still returns a gradient" + context(tensor, grad);
+  want.erase(*tn);
+  if (auto diff = compare(want, snapshot(grads))) return "after grad_remove: " + *diff + context(tensor, grad);
+  return std::nullopt;
+}
+
+Failure check_grad_replace(const GradReplaceScenario& s) {
+  Gradients grads = build_gradients(s.graphs);
+  return check_grad_replace(resolved_tensor(s, grads), s.grad, grads);
+}
+
+Failure check_replace_twice(const GradReplaceScenario& s, const DispatchSpec& second_grad) {
+  Gradients grads = build_gradients(s.graphs);
+  const DispatchSpec tensor = resolved_tensor(s, grads);
+  const DispatchTensor t = build(tensor);
+  const DispatchTensor g1 = build(s.grad);
+  const DispatchTensor g2 = build(second_grad);
+  const auto tn = node_of(t.kind);
+  if (!expect_grad_replace(tensor.kind, tn, s.grad.kind, node_of(g1.kind)).ok() ||
+      !expect_grad_replace(tensor.kind, tn, second_grad.kind, node_of(g2.kind)).ok()) {
+    return std::nullopt;  // only meaningful for two valid replaces
+  }
+  GradientsSnapshot want = snapshot(grads);
+  const Outcome first = outcome_of([&] { Dispatch::grad_replace(t, grads, g1); });
+  const Outcome second = outcome_of([&] { Dispatch::grad_replace(t, grads, g2); });
+  if (!first.ok() || !second.ok()) {
+    return "valid replaces panicked: " + describe(first) + " / " + describe(second) + context(tensor, second_grad);
+  }
+  want.erase(*tn);
+  want.emplace(*tn, *snapshot_of(g2));
+  if (auto diff = compare(want, snapshot(grads))) {
+    return "second grad_replace must replace the first (never accumulate): " + *diff + context(tensor, second_grad);
+  }
+  return std::nullopt;
+}
+
+Failure check_checkpointing_irrelevant(const GradReplaceScenario& s) {
+  Gradients base = build_gradients(s.graphs);
+  const DispatchSpec tensor = resolved_tensor(s, base);
+  const DispatchTensor t = build(tensor);
+  const DispatchTensor g = build(s.grad);
+  const GradientsSnapshot start = snapshot(base);
+  std::optional<Outcome> first_outcome;
+  std::optional<GradientsSnapshot> first_after;
+  const std::optional<CheckpointingStrategy> strategies[] = {std::nullopt, CheckpointingStrategy::Disabled,
+                                                             CheckpointingStrategy::Balanced};
+  for (const auto& cp : strategies) {
+    Gradients grads = base;
+    if (auto diff = compare(start, snapshot(grads))) return "Gradients copy differs: " + *diff;
+    DispatchTensor gc = g;
+    gc.checkpointing = cp;
+    const Outcome outcome = outcome_of([&] { Dispatch::grad_replace(t, grads, gc); });
+    const GradientsSnapshot after = snapshot(grads);
+    if (!first_outcome) {
+      first_outcome = outcome;
+      first_after = after;
+      continue;
+    }
+    const std::string which = cp ? (*cp == CheckpointingStrategy::Balanced ? "Balanced" : "Disabled") : "none";
+    if (outcome != *first_outcome) {
+      return "gradient checkpointing " + which + " changed the outcome: " + describe(outcome) + " vs " +
+             describe(*first_outcome) + context(tensor, s.grad);
+    }
+    if (auto diff = compare(*first_after, after)) {
+      return "gradient checkpointing " + which + " changed the result: " + *diff + context(tensor, s.grad);
+    }
+  }
+  return std::nullopt;
+}
+
+Failure check_cross_backend_message(const DispatchSpec& tensor, const DispatchSpec& grad) {
+  const DispatchTensor t = build(tensor);
+  const DispatchTensor g = build(grad);
+  const KindSpec inner = unwrap(tensor.kind);
+  const Outcome expected = expect_grad_replace(tensor.kind, node_of(t.kind), grad.kind, node_of(g.kind));
+  if (expected.panic_id != std::optional<std::string>("cross-backend")) return std::nullopt;
+  Gradients grads;
+  const Outcome actual = outcome_of([&] { Dispatch::grad_replace(t, grads, g); });
+  if (actual != expected) return "cross-backend: expected " + describe(expected) + "\n  got " + describe(actual) + context(tensor, grad);
+  const std::string want_t = render_kind(inner, node_of(t.kind));
+  const std::string want_g = render_kind(grad.kind, node_of(g.kind));
+  const std::regex pattern{std::string(text::cross_backend_pattern)};
+  std::smatch m;
+  if (!std::regex_match(actual.message, m, pattern)) return "messagePattern (anchored) does not match: " + actual.message;
+  if (m[1] != want_t || m[2] != want_g) {
+    return "messagePattern (anchored) recovered t=" + m[1].str() + " g=" + m[2].str() + " from " + actual.message;
+  }
+  const std::string embedded = "thread 'main' panicked at backend.rs:479:\n" + actual.message + "\nnote: run with RUST_BACKTRACE=1";
+  if (!std::regex_search(embedded, m, pattern)) return "messagePattern (unanchored) does not match: " + actual.message;
+  if (m[1] != want_t || m[2] != want_g) {
+    return "messagePattern (unanchored) recovered t=" + m[1].str() + " g=" + m[2].str() + " from " + actual.message;
+  }
+  return std::nullopt;
+}
+
+std::string_view receiver_op_name(ReceiverOp op) {
+  switch (op) {
+    case ReceiverOp::Grad: return "grad";
+    case ReceiverOp::GradRemove: return "grad_remove";
+    case ReceiverOp::Backward: return "backward";
+    case ReceiverOp::Inner: return "inner";
+  }
+  return "?";
+}
+
+Failure check_receiver(ReceiverOp op, const DispatchSpec& tensor, Gradients& grads) {
+  const DispatchTensor t = build(tensor);
+  const auto tn = node_of(t.kind);
+  const GradientsSnapshot before = snapshot(grads);
+  const std::string name(receiver_op_name(op));
+  const std::string ctx = "\n  tensor: " + describe(tensor);
+  switch (op) {
+    case ReceiverOp::Grad:
+    case ReceiverOp::GradRemove: {
+      const GradExpectation e = expect_grad(tensor.kind, tn, before);
+      std::optional<DispatchTensor> result;
+      const Outcome actual = outcome_of([&] {
+        result = op == ReceiverOp::Grad ? Dispatch::grad(t, grads) : Dispatch::grad_remove(t, grads);
+      });
+      if (actual != e.outcome) return name + ": expected " + describe(e.outcome) + "\n  got " + describe(actual) + ctx;
+      GradientsSnapshot want = before;
+      if (actual.ok()) {
+        if (e.value.has_value() != result.has_value()) {
+          return name + ": expected " + (e.value ? "an entry" : std::string("nothing")) + ", got " +
+                 (result ? "an entry" : std::string("nothing")) + ctx;
+        }
+        if (result) {
+          const auto snap = snapshot_of(*result);
+          if (!snap) return name + " returned a non-float kind" + ctx;
+          if (auto diff = compare(*e.value, *snap)) return name + ": " + *diff + ctx;
+          if (op == ReceiverOp::GradRemove) want.erase(*tn);
+        }
+      }
+      if (auto diff = compare(want, snapshot(grads))) return "container after " + name + ": " + *diff + ctx;
+      return std::nullopt;
+    }
+    case ReceiverOp::Backward: {
+      std::optional<Gradients> result;
+      const Outcome expected = expect_receiver(tensor.kind);
+      const Outcome actual = outcome_of([&] { result = Dispatch::backward(t); });
+      if (actual != expected) return name + ": expected " + describe(expected) + "\n  got " + describe(actual) + ctx;
+      if (actual.ok()) {
+        // A leaf root: its gradient is ones of its shape and dtype.
+        TensorSpec ones = tensor.kind.leaf;
+        ones.primitive = PrimitiveKind::Float;
+        ones.values.assign(element_count(ones.shape), 1.0);
+        GradientsSnapshot want;
+        want.emplace(*tn, EntrySnapshot{ones.backend, leaf_data(ones), ones.device});
+        if (auto diff = compare(want, snapshot(*result))) return "backward of a leaf: " + *diff + ctx;
+      }
+      if (auto diff = compare(before, snapshot(grads))) return "backward touched another container: " + *diff + ctx;
+      return std::nullopt;
+    }
+    case ReceiverOp::Inner: {
+      std::optional<DispatchTensor> result;
+      const Outcome expected = expect_receiver(tensor.kind);
+      const Outcome actual = outcome_of([&] { result = Dispatch::inner(t); });
+      if (actual != expected) return name + ": expected " + describe(expected) + "\n  got " + describe(actual) + ctx;
+      if (actual.ok()) {
+        const auto snap = snapshot_of(*result);
+        if (!snap) return "inner returned a non-float kind" + ctx;
+        const EntrySnapshot want{tensor.kind.leaf.backend, leaf_data(tensor.kind.leaf), tensor.kind.leaf.device};
+        if (auto diff = compare(want, *snap)) return "inner: " + *diff + ctx;
+      }
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+Failure check_from_inner(const DispatchSpec& tensor) {
+  const DispatchTensor t = build(tensor);
+  std::optional<DispatchTensor> result;
+  const Outcome expected = expect_from_inner(tensor.kind);
+  const Outcome actual = outcome_of([&] { result = Dispatch::from_inner(t); });
+  const std::string ctx = "\n  tensor: " + describe(tensor);
+  if (actual != expected) return "from_inner: expected " + describe(expected) + "\n  got " + describe(actual) + ctx;
+  if (!actual.ok()) return std::nullopt;
+  if (autodiff_depth_of(result->kind) != 1 || primitive_of(result->kind) != PrimitiveKind::Autodiff ||
+      backend_of(result->kind) != tensor.kind.leaf.backend || !node_of(result->kind)) {
+    return "from_inner did not return Autodiff(B(Autodiff(..))) on the same backend" + ctx;
+  }
+  return std::nullopt;
+}
+
+Failure check_inner_from_inner(const TensorSpec& float_tensor) {
+  const DispatchTensor t = build(DispatchSpec{KindSpec{0, float_tensor}, std::nullopt});
+  const DispatchTensor back = Dispatch::inner(Dispatch::from_inner(t));
+  const auto a = snapshot_of(t);
+  const auto b = snapshot_of(back);
+  if (!b) return "inner(from_inner(t)) is not a float kind\n  tensor: " + describe(float_tensor);
+  if (auto diff = compare(*a, *b)) return "inner(from_inner(t)): " + *diff + "\n  tensor: " + describe(float_tensor);
+  return std::nullopt;
+}
+
+Failure check_to_device_roundtrip(const TensorSpec& float_tensor, std::size_t backend) {
+  const DispatchTensor t = build(DispatchSpec{KindSpec{0, float_tensor}, std::nullopt});
+  const BackendRef& target = all_backends().at(backend);
+  const DispatchTensor moved = Dispatch::float_to_device(t, dispatch_device(backend, target.default_device));
+  const DispatchTensor back = Dispatch::float_to_device(moved, dispatch_device(float_tensor.backend, float_tensor.device));
+  const std::string ctx = "\n  tensor: " + describe(float_tensor) + "\n  to: " + target.name;
+  const auto a = snapshot_of(t);
+  const auto m = snapshot_of(moved);
+  const auto b = snapshot_of(back);
+  if (!m || m->backend != backend || m->device != target.default_device) return "to_device: wrong backend or device" + ctx;
+  if (m->data != a->data) return "to_device: data changed: " + describe(*m) + " vs " + describe(*a) + ctx;
+  if (!b) return "to_device back: not a float kind" + ctx;
+  if (auto diff = compare(*a, *b)) return "to_device round trip: " + *diff + ctx;
+  return std::nullopt;
+}
+
+Failure check_debug_rendering(const KindSpec& kind, const Renderer& engine_debug) {
+  const DispatchTensorKind built = build_kind(kind);
+  const std::string got = engine_debug(built);
+  const std::string want = render_kind(kind, node_of(built));
+  const std::string ctx = "\n  kind: " + describe(kind);
+  if (got != want) return "debug: expected\n  " + want + "\n  got\n  " + got + ctx;
+  static const std::regex grammar(kind_grammar_regex());
+  if (!std::regex_match(got, grammar)) return "debug rendering does not follow the grammar: " + got + ctx;
+  std::size_t open = 0;
+  for (std::size_t p = 0; got.compare(p, 9, "Autodiff(") == 0 && got.compare(p, 23, "Autodiff(AutodiffTensor") != 0; p += 9) ++open;
+  if (open != kind.autodiff_depth) return "debug rendering has " + std::to_string(open) + " Autodiff( wrappers" + ctx;
+  if (got.find(" and ") != std::string::npos || got.find('.') != std::string::npos) {
+    return "debug rendering contains \" and \" or \".\": " + got + ctx;
+  }
+  // No element values: other values and another element count with the same digits per dim
+  // render to the same length (and, with the same dims, to the same text).
+  KindSpec other = kind;
+  for (double& v : other.leaf.values) v = v == 0.0 ? 1.0 : -v * 3.0 + 1.0;
+  if (kind.leaf.primitive == PrimitiveKind::Bool || kind.leaf.primitive == PrimitiveKind::Int) {
+    for (double& v : other.leaf.values) v = v == 0.0 ? 1.0 : 0.0;
+  }
+  if (kind.leaf.primitive == PrimitiveKind::Quantized) other.leaf.values.clear();
+  const DispatchTensorKind other_built = build_kind(other);
+  const std::string other_got = engine_debug(other_built);
+  if (other_got != render_kind(kind, node_of(other_built))) return "debug rendering depends on element values: " + other_got + ctx;
+  KindSpec resized = kind;
+  resized.leaf.values.clear();
+  for (std::size_t& d : resized.leaf.shape) {
+    std::size_t p = 1;
+    while (p * 10 <= d) p *= 10;
+    d = d == 0 ? 0 : p;
+  }
+  const DispatchTensorKind resized_built = build_kind(resized);
+  const std::string resized_got = engine_debug(resized_built);
+  const std::size_t node_digits = std::to_string(node_of(built).value_or(0)).size();
+  const std::size_t resized_digits = std::to_string(node_of(resized_built).value_or(0)).size();
+  if (resized_got.size() - resized_digits != got.size() - node_digits) {
+    return "debug rendering length depends on more than rank: " + got + " vs " + resized_got + ctx;
+  }
+  return std::nullopt;
+}
+
+Failure check_graph_differential(const GraphSpec& graph) {
+  const GraphSpec g = normalized(graph);
+  const std::size_t ref = reference_backend();
+  const GraphRun ref_run = run_graph(g, ref, g.dtype, false);
+  std::vector<TensorData> ref_values;
+  for (const DispatchTensor& v : ref_run.values) ref_values.push_back(Dispatch::float_into_data(v));
+  const auto shapes = value_shapes(g);
+  const GraphGradients ref_grads = graph_gradients_on(g, ref, g.dtype);
+  for (const BackendRef& b : available_backends()) {
+    if (b.index == ref) continue;
+    const DispatchDevice device = dispatch_device(b.index, b.default_device);
+    // Forward: each op alone, on the reference's inputs, within its own bound.
+    for (std::size_t k = 0; k < g.ops.size(); ++k) {
+      const OpSpec& op = g.ops[k];
+      const TensorData& lhs = ref_values[op.lhs];
+      const TensorData& rhs = ref_values[op.rhs];
+      double magnitude = 0;
+      for (double v : lhs.to_f64()) magnitude = std::fmax(magnitude, std::fabs(v));
+      if (op.op == Op::Matmul) {
+        double m2 = 0;
+        for (double v : rhs.to_f64()) m2 = std::fmax(m2, std::fabs(v));
+        magnitude *= m2;
+      }
+      for (double v : lhs.to_f64()) if (!std::isfinite(v)) magnitude = INFINITY;
+      for (double v : rhs.to_f64()) if (op.op == Op::Matmul && !std::isfinite(v)) magnitude = INFINITY;
+      std::ostringstream what;
+      what << b.name << " " << op << " on " << render_shape(shapes[op.lhs]);
+      if (is_binary(op.op)) what << ", " << render_shape(shapes[op.rhs]);
+      std::optional<TensorData> got;
+      const Outcome outcome = outcome_of([&] {
+        got = Dispatch::float_into_data(apply_op(op, Dispatch::float_from_data(lhs, device), Dispatch::float_from_data(rhs, device)));
+      });
+      if (!outcome.ok()) return what.str() + " panicked: " + describe(outcome) + "\n  graph: " + describe(g);
+      const Bound bound = bound_for(op.op, g.dtype, reduction_length(op, shapes[op.lhs]), magnitude);
+      if (auto diff = compare_values(ref_values[g.leaf_shapes.size() + k], *got, bound, what.str())) {
+        return *diff + "\n  graph: " + describe(g);
+      }
+    }
+    // Backward of the whole graph, against the reference's gradients.
+    const GraphGradients grads = graph_gradients_on(g, b.index, g.dtype);
+    const Bound bound = bound_for_graph(g, g.dtype);
+    for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
+      const auto want = Dispatch::grad(ref_grads.run.leaves[i], ref_grads.grads);
+      const auto got = Dispatch::grad(grads.run.leaves[i], grads.grads);
+      if (want.has_value() != got.has_value()) return b.name + ": gradient of leaf " + std::to_string(i) + " present on one backend only\n  graph: " + describe(g);
+      if (!want) continue;
+      const TensorData w = Dispatch::float_into_data(*want);
+      double scale = 1;
+      for (double v : w.to_f64()) if (std::isfinite(v)) scale = std::fmax(scale, std::fabs(v));
+      Bound scaled = bound;
+      scaled.abs *= scale;
+      if (auto diff = compare_values(w, Dispatch::float_into_data(*got), scaled, b.name + " gradient of leaf v" + std::to_string(i))) {
+        return *diff + "\n  graph: " + describe(g);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+Failure check_graph_finite_differences(const GraphSpec& graph) {
+  GraphSpec g = normalized(graph);
+  g.dtype = DType::F64;
+  const auto fd = finite_differences(g);
+  std::vector<std::vector<double>> x;
+  for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
+    x.push_back(effective_values(tensor_on(reference_backend(), PrimitiveKind::Float, g.leaf_shapes[i], DType::F64, g.leaf_values[i])));
+  }
+  const double f0 = graph_objective_f64(g, x);
+  const std::vector<bool> used = used_leaves(g);
+  for (const BackendRef& b : available_backends()) {
+    const GraphGradients gg = graph_gradients_on(g, b.index, DType::F64);
+    for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
+      const auto grad = Dispatch::grad(gg.run.leaves[i], gg.grads);
+      if (!grad) {
+        if (used[i]) return b.name + ": no gradient for used leaf v" + std::to_string(i) + "\n  graph: " + describe(g);
+        continue;
+      }
+      const std::vector<double> analytic = Dispatch::float_into_data(*grad).to_f64();
+      if (analytic.size() != fd[i].size()) return b.name + ": gradient of v" + std::to_string(i) + " has the wrong size\n  graph: " + describe(g);
+      for (std::size_t j = 0; j < analytic.size(); ++j) {
+        if (!fd[i][j]) continue;
+        const double want = *fd[i][j];
+        const double tol = 1e-6 * (1 + std::fabs(f0)) + 1e-5 * std::fabs(want);
+        if (!(std::fabs(analytic[j] - want) <= tol)) {
+          std::ostringstream os;
+          os.precision(17);
+          os << b.name << ": d(sum root)/d v" << i << "[" << j << "] backward " << analytic[j] << ", finite differences "
+             << want << " (tol " << tol << ")\n  graph: " << describe(g);
+          return os.str();
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+Failure check_backward_entries(const GraphSpec& graph) {
+  const GraphSpec g = normalized(graph);
+  const GraphGradients gg = graph_gradients(g);
+  const std::vector<bool> used = used_leaves(g);
+  const GradientsSnapshot snap = snapshot(gg.grads);
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
+    const auto node = node_of(gg.run.leaves[i].kind);
+    const auto it = snap.find(*node);
+    if (!used[i]) {
+      if (it != snap.end()) return "backward made an entry for unused leaf v" + std::to_string(i) + "\n  graph: " + describe(g);
+      continue;
+    }
+    ++count;
+    if (it == snap.end()) return "backward made no entry for leaf v" + std::to_string(i) + "\n  graph: " + describe(g);
+    if (it->second.backend != g.backend || it->second.data.dtype() != g.dtype ||
+        it->second.data.shape().dims() != g.leaf_shapes[i]) {
+      return "backward entry of v" + std::to_string(i) + " is " + describe(it->second) + "\n  graph: " + describe(g);
+    }
+  }
+  if (count != snap.size()) return "backward made " + std::to_string(snap.size()) + " entries, expected " + std::to_string(count) + "\n  graph: " + describe(g);
+  return std::nullopt;
+}
+
+}  // namespace crossgrad::oracle

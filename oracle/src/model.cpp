@@ -1,0 +1,152 @@
+#include <crossgrad/oracle/build.hpp>
+#include <crossgrad/oracle/model.hpp>
+#include <crossgrad/oracle/registry.hpp>
+
+#include <crossgrad/core/panic.hpp>
+#include <crossgrad/dispatch/dispatch.hpp>
+
+namespace crossgrad::oracle {
+namespace {
+
+template <class F>
+Outcome outcome_of(F&& f) {
+  try {
+    f();
+    return Outcome::success();
+  } catch (const Panic& p) {
+    return Outcome::panic(std::string(panic_id_name(p.id())), p.message());
+  } catch (const std::exception& e) {
+    return Outcome::panic("<not a crossgrad::Panic>", e.what());
+  }
+}
+
+KindSpec spec_of_leaf(std::size_t backend, const DispatchTensor& t, DType dtype) {
+  const TensorData data = Dispatch::float_into_data(t);
+  KindSpec k{autodiff_depth_of(t.kind), tensor_on(backend, primitive_of(t.kind), data.shape().dims(), dtype, data.to_f64())};
+  k.leaf.node_id = node_of(t.kind);
+  return k;
+}
+
+}  // namespace
+
+const GradientsSession::PoolEntry* GradientsSession::pick(std::size_t index) const {
+  if (pool_.empty()) return nullptr;
+  return &pool_[index % pool_.size()];
+}
+
+Failure GradientsSession::check_model(std::string_view after) const {
+  if (auto diff = compare(model_, snapshot(grads_))) return "container differs from the model after " + std::string(after) + ": " + *diff;
+  return std::nullopt;
+}
+
+Failure GradientsSession::backward(const GraphSpec& graph) {
+  GraphGradients gg;
+  const Outcome o = outcome_of([&] { gg = graph_gradients(graph); });
+  if (!o.ok()) return "backward of a generated graph panicked: " + describe(o) + "\n  graph: " + describe(graph);
+  for (const auto& [id, entry] : snapshot(gg.grads)) model_.insert_or_assign(id, entry);  // extend: new wins
+  grads_.extend(std::move(gg.grads));
+  for (const DispatchTensor& leaf : gg.run.leaves) pool_.push_back({spec_of_leaf(graph.backend, leaf, graph.dtype), leaf});
+  return check_model("backward + extend");
+}
+
+Failure GradientsSession::add_tensor(const DispatchSpec& spec) {
+  DispatchTensor t = build(spec);
+  KindSpec k = spec.kind;
+  k.leaf.node_id = node_of(t.kind);
+  pool_.push_back({k, std::move(t)});
+  return std::nullopt;
+}
+
+Failure GradientsSession::grad(std::size_t index) {
+  const PoolEntry* e = pick(index);
+  if (!e) return std::nullopt;
+  const GradExpectation want = expect_grad(e->spec, e->spec.leaf.node_id, model_);
+  std::optional<DispatchTensor> got;
+  const Outcome o = outcome_of([&] { got = Dispatch::grad(e->tensor, grads_); });
+  const std::string ctx = "\n  tensor: " + describe(e->spec);
+  if (o != want.outcome) return "grad: expected " + describe(want.outcome) + "\n  got " + describe(o) + ctx;
+  if (o.ok() && want.value.has_value() != got.has_value()) return "grad: entry presence differs from the model" + ctx;
+  if (o.ok() && got) {
+    if (auto diff = compare(*want.value, *snapshot_of(*got))) return "grad: " + *diff + ctx;
+  }
+  return check_model("grad");
+}
+
+Failure GradientsSession::grad_remove(std::size_t index) {
+  const PoolEntry* e = pick(index);
+  if (!e) return std::nullopt;
+  const GradExpectation want = expect_grad(e->spec, e->spec.leaf.node_id, model_);
+  std::optional<DispatchTensor> got;
+  const Outcome o = outcome_of([&] { got = Dispatch::grad_remove(e->tensor, grads_); });
+  const std::string ctx = "\n  tensor: " + describe(e->spec);
+  if (o != want.outcome) return "grad_remove: expected " + describe(want.outcome) + "\n  got " + describe(o) + ctx;
+  if (o.ok() && want.value.has_value() != got.has_value()) return "grad_remove: entry presence differs from the model" + ctx;
+  if (o.ok() && got) {
+    if (auto diff = compare(*want.value, *snapshot_of(*got))) return "grad_remove: " + *diff + ctx;
+    model_.erase(*e->spec.leaf.node_id);
+  }
+  return check_model("grad_remove");
+}
+
+Failure GradientsSession::grad_replace(std::size_t index, const DispatchSpec& grad_spec) {
+  const PoolEntry* e = pick(index);
+  if (!e) return std::nullopt;
+  const DispatchTensor g = build(grad_spec);
+  const Outcome want = expect_grad_replace(e->spec, e->spec.leaf.node_id, grad_spec.kind, node_of(g.kind));
+  const Outcome o = outcome_of([&] { Dispatch::grad_replace(e->tensor, grads_, g); });
+  const std::string ctx = "\n  tensor: " + describe(e->spec) + "\n  grad:   " + describe(grad_spec);
+  if (o != want) return "grad_replace: expected " + describe(want) + "\n  got " + describe(o) + ctx;
+  if (o.ok()) model_.insert_or_assign(*e->spec.leaf.node_id, *snapshot_of(g));
+  return check_model("grad_replace");
+}
+
+Failure GradientsSession::backward_of(std::size_t index) {
+  const PoolEntry* e = pick(index);
+  if (!e) return std::nullopt;
+  const Outcome want = expect_receiver(e->spec);
+  std::optional<Gradients> got;
+  const Outcome o = outcome_of([&] { got = Dispatch::backward(e->tensor); });
+  if (o != want) return "backward: expected " + describe(want) + "\n  got " + describe(o) + "\n  tensor: " + describe(e->spec);
+  if (o.ok()) {
+    for (const auto& [id, entry] : snapshot(*got)) model_.insert_or_assign(id, entry);
+    grads_.extend(std::move(*got));
+  }
+  return check_model("backward");
+}
+
+Failure GradientsSession::inner(std::size_t index) {
+  const PoolEntry* e = pick(index);
+  if (!e) return std::nullopt;
+  const Outcome want = expect_receiver(e->spec);
+  std::optional<DispatchTensor> got;
+  const Outcome o = outcome_of([&] { got = Dispatch::inner(e->tensor); });
+  if (o != want) return "inner: expected " + describe(want) + "\n  got " + describe(o) + "\n  tensor: " + describe(e->spec);
+  if (o.ok()) {
+    KindSpec k = e->spec;
+    k.autodiff_depth = 0;
+    k.leaf.primitive = PrimitiveKind::Float;
+    k.leaf.node_id.reset();
+    pool_.push_back({k, std::move(*got)});
+  }
+  return check_model("inner");
+}
+
+Failure GradientsSession::from_inner(std::size_t index) {
+  const PoolEntry* e = pick(index);
+  if (!e) return std::nullopt;
+  const Outcome want = expect_from_inner(e->spec);
+  std::optional<DispatchTensor> got;
+  const Outcome o = outcome_of([&] { got = Dispatch::from_inner(e->tensor); });
+  if (o != want) return "from_inner: expected " + describe(want) + "\n  got " + describe(o) + "\n  tensor: " + describe(e->spec);
+  if (o.ok()) {
+    KindSpec k = e->spec;
+    k.autodiff_depth = 1;
+    k.leaf.primitive = PrimitiveKind::Autodiff;
+    k.leaf.node_id = node_of(got->kind);
+    if (!k.leaf.node_id) return "from_inner returned a kind without an autodiff node\n  tensor: " + describe(e->spec);
+    pool_.push_back({k, std::move(*got)});
+  }
+  return check_model("from_inner");
+}
+
+}  // namespace crossgrad::oracle

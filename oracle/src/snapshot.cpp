@@ -1,0 +1,83 @@
+#include <crossgrad/oracle/build.hpp>
+#include <crossgrad/oracle/render.hpp>
+#include <crossgrad/oracle/snapshot.hpp>
+
+#include <crossgrad/backends/registry.hpp>
+
+#include <cstdio>
+
+namespace crossgrad::oracle {
+
+EntrySnapshot snapshot_of(const AnyTensor& tensor) {
+  return std::visit(
+      [&]<class T>(const T& t) {
+        std::optional<EntrySnapshot> out;
+        std::size_t index = 0;
+        for_each_backend([&]<class B>() {
+          if constexpr (std::is_same_v<typename B::Tensor, T>) {
+            if (!out) out.emplace(EntrySnapshot{index, B::into_data(t), device_spec(B::device(t))});
+          }
+          ++index;
+        });
+        return std::move(*out);
+      },
+      tensor);
+}
+
+std::optional<EntrySnapshot> snapshot_of(const DispatchTensor& plain_float) {
+  if (plain_float.kind.is_autodiff()) return std::nullopt;
+  return std::visit(
+      [&]<class V>(const V& v) -> std::optional<EntrySnapshot> {
+        if constexpr (std::is_same_v<V, AutodiffKind>) {
+          return std::nullopt;
+        } else {
+          if (const auto* f = std::get_if<0>(&v.value)) return snapshot_of(AnyTensor{f->tensor});  // Float
+          return std::nullopt;
+        }
+      },
+      plain_float.kind.value);
+}
+
+GradientsSnapshot snapshot(const Gradients& grads) {
+  GradientsSnapshot out;
+  for (const auto& [id, tensor] : grads) out.emplace(id.value, snapshot_of(tensor));
+  return out;
+}
+
+namespace {
+std::string bytes_hex(const TensorData& data, std::size_t limit = 16) {
+  std::string s;
+  const auto bytes = data.bytes();
+  char buf[4];
+  for (std::size_t i = 0; i < bytes.size() && i < limit; ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", static_cast<unsigned>(bytes[i]));
+    s += buf;
+  }
+  if (bytes.size() > limit) s += "..";
+  return s;
+}
+}  // namespace
+
+std::string describe(const EntrySnapshot& entry) {
+  return "backend#" + std::to_string(entry.backend) + " " + render_shape(entry.data.shape().dims()) + " " +
+         render_dtype(entry.data.dtype()) + " " + render_device(entry.device) + " bytes=" + bytes_hex(entry.data);
+}
+
+std::optional<std::string> compare(const EntrySnapshot& expected, const EntrySnapshot& actual) {
+  if (expected == actual) return std::nullopt;
+  return "expected " + describe(expected) + ", got " + describe(actual);
+}
+
+std::optional<std::string> compare(const GradientsSnapshot& expected, const GradientsSnapshot& actual) {
+  for (const auto& [id, entry] : expected) {
+    auto it = actual.find(id);
+    if (it == actual.end()) return "entry NodeId(" + std::to_string(id) + ") is missing";
+    if (auto diff = compare(entry, it->second)) return "entry NodeId(" + std::to_string(id) + ") changed: " + *diff;
+  }
+  for (const auto& [id, entry] : actual) {
+    if (!expected.count(id)) return "unexpected entry NodeId(" + std::to_string(id) + "): " + describe(entry);
+  }
+  return std::nullopt;
+}
+
+}  // namespace crossgrad::oracle
