@@ -1,0 +1,99 @@
+#pragma once
+// tensor_data_fuzzer's scenario: a shape, a dtype and raw bytes, handed to one
+// validating entry point, then (when valid) round-tripped through every backend
+// and probed with wrong-kind calls.
+#include <crossgrad/core/dtype.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/io.hpp"
+
+namespace crossgrad::fuzz {
+
+inline constexpr std::size_t kMaxDataBytes = 4096 * 8;  // 4096 F64 elements
+inline constexpr std::size_t kMaxRank = 6;
+
+enum class DataEntry : std::uint8_t {
+  FromBytes,    // TensorData::from_bytes(bytes, shape, dtype)
+  TypedValues,  // from_f32 / from_f64 / from_i64 / ... with bytes.size() / dtype
+                // size values
+  Allocate,     // checked_tensor_bytes(shape, dtype), then HostBuffer::allocate
+                // when small
+  kCount
+};
+
+// One extra call on valid data: the wrong from_data / into_data / reader, an
+// unavailable device, an Autodiff(Autodiff(..)) device.
+enum class DataProbe : std::uint8_t {
+  FloatFromData,
+  IntFromData,
+  BoolFromData,  // on probe_backend, plain or tracked
+  FloatIntoData,
+  IntIntoData,
+  BoolIntoData,  // after the matching from_data
+  ToF32,
+  ToF64,
+  ToI64,
+  ToBool,      // TensorData readers
+  CudaDevice,  // from_data on probe_backend with Device::cuda(index)
+  AutodiffOfAutodiffDevice,
+  kCount
+};
+
+struct DataProbeSpec {
+  DataProbe probe = DataProbe::ToF32;
+  std::size_t backend = 0;  // modulo the registered backends
+  bool tracked = false;
+  std::size_t index = 0;  // Cuda device index, 0..3
+  friend bool operator==(const DataProbeSpec &, const DataProbeSpec &) = default;
+};
+
+struct TensorDataScenario {
+  DataEntry entry = DataEntry::FromBytes;
+  std::vector<std::uint64_t> dims;
+  DType dtype = DType::F32;
+  std::vector<std::uint8_t> bytes;
+  std::vector<DataProbeSpec> probes;  // at most 4
+  friend bool operator==(const TensorDataScenario &, const TensorDataScenario &) = default;
+};
+
+template <class Io>
+void schema(Io &io, std::uint64_t &dim) {
+  // Class 0: 0..16 (one byte), 1: any 32-bit, 2: any 64-bit (overflow hunting).
+  std::size_t cls = dim <= 16 ? 0 : dim <= 0xffffffffu ? 1 : 2;
+  io.pick(cls, 3);
+  if (cls == 0) {
+    std::size_t v = dim;
+    io.pick(v, 17);
+    dim = v;
+  } else if (cls == 1) {
+    std::uint32_t v = static_cast<std::uint32_t>(dim);
+    io.raw(v);
+    dim = v;
+  } else {
+    io.raw(dim);
+  }
+}
+
+template <class Io>
+void schema(Io &io, DataProbeSpec &p) {
+  io.pick_enum(p.probe, static_cast<std::size_t>(DataProbe::kCount));
+  io.pick(p.backend, 4);
+  io.flag(p.tracked);
+  io.pick(p.index, 4);
+}
+
+template <class Io>
+void schema(Io &io, TensorDataScenario &s) {
+  io.pick_enum(s.entry, static_cast<std::size_t>(DataEntry::kCount));
+  io.pick_enum(s.dtype, all_dtypes().size());
+  list(io, s.dims, kMaxRank, [](Io &i, std::uint64_t &d) { schema(i, d); });
+  list(io, s.probes, 4, [](Io &i, DataProbeSpec &p) { schema(i, p); });
+  io.blob(s.bytes, kMaxDataBytes);
+}
+
+std::string describe(const TensorDataScenario &s);
+
+}  // namespace crossgrad::fuzz

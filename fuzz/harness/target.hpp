@@ -1,0 +1,59 @@
+#pragma once
+// The fuzz harness's one notion of a target: decode bytes into a scenario,
+// describe it, run it against the oracle. libFuzzer entry points, replay
+// executables, `fuzz_repro` and the catalog report are all thin loops over this
+// table, so a target is written once.
+#include <crossgrad/core/panic.hpp>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace crossgrad::fuzz {
+
+using Bytes = std::span<const std::uint8_t>;
+
+// What one run did. `failure` is set on any oracle mismatch, uncatalogued panic
+// or foreign exception; a libFuzzer entry point aborts on it.
+struct Outcome {
+  std::vector<std::string> log;  // one readable line per step and its result
+  std::set<PanicId> panics;      // catalog panics raised (and expected) during the run
+  std::optional<std::string> failure;
+};
+
+// Thrown by a target body to stop at the first mismatch; caught by run_target.
+struct Failure {
+  std::string what;
+};
+[[noreturn]] inline void fail(std::string what) { throw Failure{std::move(what)}; }
+// Fails with `failure` when an oracle check returned one.
+inline void require(const std::optional<std::string> &failure, std::string_view context = {}) {
+  if (failure) fail(context.empty() ? *failure : std::string(context) + ": " + *failure);
+}
+
+struct Target {
+  std::string_view name;                 // "grad_replace_fuzzer", as corpus/<name>/
+  std::string (*describe)(Bytes bytes);  // the decoded scenario, readable
+  void (*run)(Bytes bytes,
+              Outcome &outcome);  // throws Failure; may let a Panic escape
+};
+
+std::span<const Target> all_targets();
+const Target *find_target(std::string_view name);
+
+// Runs one input; every escaping exception becomes outcome.failure (a
+// catalogued Panic escaping a target body is still a failure: the body must
+// expect the panics it provokes).
+Outcome run_target(const Target &target, Bytes bytes);
+// libFuzzer's entry: runs, and on failure prints the scenario and the failure,
+// then aborts.
+void run_or_abort(const Target &target, Bytes bytes);
+
+// Marker line printed before abort; scripts/fuzz dedups crashes on what follows
+// it.
+inline constexpr std::string_view kFailureMarker = "CROSSGRAD-FUZZ-FAILURE: ";
+
+}  // namespace crossgrad::fuzz

@@ -1,0 +1,46 @@
+// grad_replace_fuzzer: bytes -> (tensor kind, gradient kind, data, a Gradients
+// state from small backward passes) -> Dispatch::grad_replace, checked by the
+// shared oracle (CONTRACT section 5): outcome and exact message,
+// replace-not-accumulate, nothing touched on a panic, checkpointing irrelevant,
+// debug renderings.
+#include <crossgrad/dispatch/debug.hpp>
+
+#include "decode/scenarios.hpp"
+#include "targets/panic_ids.hpp"
+#include "targets/targets.hpp"
+
+namespace crossgrad::fuzz {
+namespace {
+
+std::string engine_debug(const DispatchTensorKind &k) { return debug(k); }
+
+GradReplaceCase decode(Bytes bytes) {
+  return decode_with<GradReplaceCase>(bytes, [](auto &io, auto &x) { schema(io, x); });
+}
+
+void run(Bytes bytes, Outcome &out) {
+  const GradReplaceCase c = decode(bytes);
+  const oracle::GradReplaceScenario &s = c.scenario;
+  const oracle::Outcome expected = oracle::expect_grad_replace(s.tensor.kind, std::nullopt, s.grad.kind, std::nullopt);
+  out.log.push_back("oracle: grad_replace -> " + oracle::describe(expected));
+  require(oracle::check_grad_replace(s), "grad_replace");
+  note_expected(out, expected.panic_id, "grad_replace");
+  require(oracle::check_checkpointing_irrelevant(s), "checkpointing");
+  require(oracle::check_debug_rendering(s.tensor.kind, engine_debug), "debug(tensor)");
+  require(oracle::check_debug_rendering(s.grad.kind, engine_debug), "debug(grad)");
+  if (expected.panic_id && *expected.panic_id == "cross-backend") {
+    require(oracle::check_cross_backend_message(s.tensor, s.grad), "cross-backend message");
+  }
+  if (c.second_grad) {
+    require(oracle::check_replace_twice(s, *c.second_grad), "replace twice");
+    out.log.push_back("replace twice -> ok");
+  }
+}
+
+std::string describe_bytes(Bytes bytes) { return describe(decode(bytes)); }
+
+}  // namespace
+
+const Target kGradReplaceTarget{"grad_replace_fuzzer", &describe_bytes, &run};
+
+}  // namespace crossgrad::fuzz

@@ -1,0 +1,24 @@
+#pragma once
+#include <optional>
+#include <string_view>
+
+#include "harness/target.hpp"
+
+namespace crossgrad::fuzz {
+
+// The catalog id named `name` ("cross-backend"), as the oracle reports ids by
+// name.
+inline std::optional<PanicId> panic_id_named(std::string_view name) {
+  for (PanicId id : all_panic_ids()) {
+    if (panic_id_name(id) == name) return id;
+  }
+  return std::nullopt;
+}
+inline void note_expected(Outcome &out, const std::optional<std::string> &id, std::string_view what) {
+  if (!id) return;
+  const std::optional<PanicId> p = panic_id_named(*id);
+  if (!p) fail(std::string(what) + ": the oracle expects panic id '" + *id + "', which the catalog does not list");
+  out.panics.insert(*p);
+}
+
+}  // namespace crossgrad::fuzz

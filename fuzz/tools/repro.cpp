@@ -1,0 +1,76 @@
+// fuzz_repro: prints a corpus file's decoded scenario, runs it, prints each
+// step and the outcome.
+//   fuzz_repro [--target NAME] FILE...
+// The target is taken from --target, else from the file's directory
+// (corpus/<target>/...), else from a "<target>" prefix of the file name. Exit
+// status 1 when any input fails.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "harness/target.hpp"
+
+namespace fs = std::filesystem;
+using namespace crossgrad::fuzz;
+
+namespace {
+const Target *guess(const fs::path &file) {
+  for (fs::path p = file.parent_path(); !p.empty() && p != p.parent_path(); p = p.parent_path()) {
+    if (const Target *t = find_target(p.filename().string())) return t;
+  }
+  for (const Target &t : all_targets()) {
+    if (file.filename().string().rfind(std::string(t.name), 0) == 0) return &t;
+  }
+  return nullptr;
+}
+}  // namespace
+
+int main(int argc, char **argv) {
+  const Target *forced = nullptr;
+  std::vector<fs::path> files;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--target" && i + 1 < argc) {
+      forced = find_target(argv[++i]);
+      if (!forced) {
+        std::fprintf(stderr, "fuzz_repro: unknown target %s\n", argv[i]);
+        return 2;
+      }
+    } else {
+      files.emplace_back(a);
+    }
+  }
+  if (files.empty()) {
+    std::fprintf(stderr, "usage: fuzz_repro [--target NAME] FILE...\n");
+    return 2;
+  }
+  int status = 0;
+  for (const fs::path &f : files) {
+    const Target *t = forced ? forced : guess(f);
+    if (!t) {
+      std::fprintf(stderr, "fuzz_repro: cannot tell the target of %s; pass --target\n", f.string().c_str());
+      return 2;
+    }
+    std::ifstream in(f, std::ios::binary);
+    const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::printf("== %s (%s, %zu bytes)\n%s\n", f.string().c_str(), std::string(t->name).c_str(), bytes.size(),
+                t->describe(bytes).c_str());
+    const Outcome out = run_target(*t, bytes);
+    for (const std::string &line : out.log) std::printf("  . %s\n", line.c_str());
+    std::string reached;
+    for (crossgrad::PanicId id : out.panics)
+      reached += (reached.empty() ? "" : ", ") + std::string(crossgrad::panic_id_name(id));
+    std::printf("catalog panics reached: %s\n", reached.empty() ? "none" : reached.c_str());
+    if (out.failure) {
+      std::printf("OUTCOME: FAILURE\n%.*s%s\n", static_cast<int>(kFailureMarker.size()), kFailureMarker.data(),
+                  out.failure->c_str());
+      status = 1;
+    } else {
+      std::printf("OUTCOME: ok\n");
+    }
+  }
+  return status;
+}

@@ -1,0 +1,476 @@
+// fuzz_seedgen: writes corpus/<target>/seed-<name> from the readable scenario
+// descriptions below, encoded by the same schemas the targets decode with (Note
+// [One schema, two directions]).
+//   fuzz_seedgen CORPUS_ROOT          (re)write the seeds; stale seed-* files
+//   are removed fuzz_seedgen --check CORPUS_ROOT  fail when a seed is missing
+//   or differs (ctest corpus)
+// Seeds are generated over the registry: every backend pair, every primitive
+// kind, every op, and a scenario for every catalog entry a CPU build can raise.
+// Each seed must decode back to the scenario it was written from.
+#include <crossgrad/oracle/oracle.hpp>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "decode/scenarios.hpp"
+#include "decode/tensor_data.hpp"
+
+namespace fs = std::filesystem;
+using namespace crossgrad;
+using namespace crossgrad::fuzz;
+using oracle::DispatchSpec;
+using oracle::GraphSpec;
+using oracle::KindSpec;
+using oracle::Op;
+using oracle::OpProbe;
+
+namespace {
+
+std::map<std::string, std::map<std::string, std::vector<std::uint8_t>>> seeds;  // target -> name -> bytes
+int errors = 0;
+
+template <class S>
+void emit(const std::string &target, const std::string &name, const S &s) {
+  const auto bytes = encode_with(s, [](auto &io, auto &x) { schema(io, x); });
+  const S back = decode_with<S>(bytes, [](auto &io, auto &x) { schema(io, x); });
+  if (!(back == s)) {
+    std::fprintf(stderr, "seedgen: %s/%s does not decode back to its scenario\n", target.c_str(), name.c_str());
+    ++errors;
+  }
+  seeds[target]["seed-" + name] = bytes;
+}
+
+const std::vector<std::size_t> &backends() { return decodable_backends(); }
+std::string bname(std::size_t b) { return oracle::all_backends().at(b).name; }
+
+// ---- specs, readable
+DispatchSpec tracked_float(std::size_t b, std::vector<std::size_t> shape = {2, 2}, DType d = DType::F32,
+                           std::vector<double> values = {}) {
+  return {{1, oracle::tensor_on(b, PrimitiveKind::Autodiff, std::move(shape), d, std::move(values))},
+          CheckpointingStrategy::Disabled};
+}
+DispatchSpec plain(std::size_t b, PrimitiveKind p = PrimitiveKind::Float, std::vector<std::size_t> shape = {2, 2},
+                   DType d = DType::F32, std::vector<double> values = {}) {
+  if (p != PrimitiveKind::Float && p != PrimitiveKind::Autodiff) d = oracle::dtypes_for(p).front();
+  return {{0, oracle::tensor_on(b, p, std::move(shape), d, std::move(values))}, std::nullopt};
+}
+DispatchSpec wrapped(std::size_t depth, std::size_t b, PrimitiveKind p) {
+  DispatchSpec s = plain(b, p);
+  s.kind.autodiff_depth = depth;
+  return s;
+}
+GraphSpec graph(std::size_t b, std::vector<std::vector<std::size_t>> shapes, std::vector<oracle::OpSpec> ops,
+                DType d = DType::F32) {
+  GraphSpec g;
+  g.backend = b;
+  g.dtype = d;
+  g.leaf_shapes = std::move(shapes);
+  g.leaf_values.assign(g.leaf_shapes.size(), {});
+  g.ops = std::move(ops);
+  return g;
+}
+oracle::OpSpec op(Op o, std::size_t lhs = 0, std::size_t rhs = 1, double scalar = 2.0, std::size_t dim = 0,
+                  std::size_t dim1 = 1) {
+  return {o, lhs, rhs, scalar, dim, dim1};
+}
+std::string pk(PrimitiveKind p) { return std::string(primitive_kind_name(p)); }
+const PrimitiveKind kPrimitives[] = {PrimitiveKind::Float, PrimitiveKind::Int, PrimitiveKind::Bool,
+                                     PrimitiveKind::Quantized, PrimitiveKind::Autodiff};
+
+// ---- tensor_data_fuzzer
+void tensor_data_seeds() {
+  const std::string T = "tensor_data_fuzzer";
+  for (DType d : all_dtypes()) {
+    const std::string n(dtype_name(d));
+    TensorDataScenario s;
+    s.entry = DataEntry::FromBytes;
+    s.dtype = d;
+    s.dims = {2, 3};
+    s.bytes.assign(6 * dtype_size(d), 0);
+    for (std::size_t i = 0; i < s.bytes.size(); ++i)
+      s.bytes[i] = d == DType::Bool ? i % 2 : static_cast<std::uint8_t>(i * 7);
+    if (d == DType::F32 || d == DType::F64) {  // finite, small values
+      for (std::size_t i = 0; i < 6; ++i) {
+        if (d == DType::F32) {
+          float v = 0.5f * i;
+          std::memcpy(&s.bytes[i * 4], &v, 4);
+        } else {
+          double v = -1.25 * i;
+          std::memcpy(&s.bytes[i * 8], &v, 8);
+        }
+      }
+    }
+    emit(T, "from-bytes-" + n, s);
+    s.entry = DataEntry::TypedValues;
+    emit(T, "typed-" + n, s);
+    s.dims = {4, 4};
+    emit(T, "typed-length-mismatch-" + n, s);
+    s.entry = DataEntry::FromBytes;
+    emit(T, "from-bytes-length-mismatch-" + n, s);
+  }
+  TensorDataScenario s;
+  s.dtype = DType::F32;
+  s.dims = {1};
+  s.bytes = {0, 0, 128, 63, 1};
+  emit(T, "from-bytes-ragged", s);
+  s.dims = {1ull << 40, 1ull << 40};
+  s.bytes = {};
+  emit(T, "shape-overflow", s);
+  s.dtype = DType::Bool;
+  s.dims = {3};
+  s.bytes = {0, 1, 7};
+  emit(T, "invalid-bool-value", s);
+  s.entry = DataEntry::Allocate;
+  s.bytes = {};
+  s.dtype = DType::F32;
+  s.dims = {1ull << 20, 1ull << 20};
+  emit(T, "allocate-too-large", s);
+  s.dtype = DType::F64;
+  s.dims = {1ull << 62, 4};
+  emit(T, "allocate-bytes-overflow", s);
+  s.dims = {1ull << 40, 1ull << 40};
+  emit(T, "allocate-shape-overflow", s);
+  s.dims = {4, 4};
+  emit(T, "allocate-small", s);
+  s.dims = {};
+  emit(T, "allocate-scalar", s);
+  // Probes on valid data of each category, on every backend, plain and tracked.
+  struct Data {
+    std::string name;
+    DType dtype;
+    std::vector<std::uint8_t> bytes;
+  };
+  const Data data[] = {{"f32", DType::F32, {0, 0, 128, 63, 0, 0, 0, 64}},
+                       {"i64", DType::I64, {1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0}},
+                       {"bool", DType::Bool, {1, 0}}};
+  for (const Data &x : data) {
+    for (std::size_t b : backends()) {
+      for (bool tracked : {false, true}) {
+        TensorDataScenario p;
+        p.entry = DataEntry::FromBytes;
+        p.dtype = x.dtype;
+        p.dims = {2};
+        p.bytes = x.bytes;
+        for (DataProbe probe :
+             {DataProbe::FloatFromData, DataProbe::IntFromData, DataProbe::BoolFromData, DataProbe::FloatIntoData}) {
+          p.probes.push_back({probe, b, tracked, 0});
+        }
+        emit(T, "probes-a-" + x.name + "-" + bname(b) + (tracked ? "-tracked" : "-plain"), p);
+        p.probes.clear();
+        for (DataProbe probe : {DataProbe::IntIntoData, DataProbe::BoolIntoData, DataProbe::CudaDevice,
+                                DataProbe::AutodiffOfAutodiffDevice}) {
+          p.probes.push_back({probe, b, tracked, 1});
+        }
+        emit(T, "probes-b-" + x.name + "-" + bname(b) + (tracked ? "-tracked" : "-plain"), p);
+      }
+    }
+    TensorDataScenario r;
+    r.dtype = x.dtype;
+    r.dims = {2};
+    r.bytes = x.bytes;
+    r.probes = {{DataProbe::ToF32, 0, false, 0},
+                {DataProbe::ToF64, 0, false, 0},
+                {DataProbe::ToI64, 0, false, 0},
+                {DataProbe::ToBool, 0, false, 0}};
+    emit(T, "readers-" + x.name, r);
+  }
+}
+
+// ---- grad_replace_fuzzer
+void grad_replace_seeds() {
+  const std::string T = "grad_replace_fuzzer";
+  auto scenario = [](std::size_t state_backend, DispatchSpec tensor, DispatchSpec grad) {
+    GradReplaceCase c;
+    c.scenario.graphs = {graph(state_backend, {{2, 2}, {2, 2}}, {op(Op::Mul, 0, 1), op(Op::Sum, 2)})};
+    c.scenario.tensor = std::move(tensor);
+    c.scenario.grad = std::move(grad);
+    c.scenario.target_entry = 0;
+    return c;
+  };
+  for (std::size_t bt : backends()) {
+    for (std::size_t bg : backends()) {
+      // Every backend pair: same backend replaces, another backend is
+      // cross-backend.
+      emit(T, "pair-" + bname(bt) + "-" + bname(bg), scenario(bt, tracked_float(bt), plain(bg)));
+      // A tracked (Autodiff) gradient is cross-backend even on the same
+      // backend.
+      emit(T, "autodiff-grad-" + bname(bt) + "-" + bname(bg), scenario(bt, tracked_float(bt), tracked_float(bg)));
+    }
+    // Same-backend gradient of every primitive kind: only Float is accepted.
+    for (PrimitiveKind p : kPrimitives) {
+      emit(T, "grad-primitive-" + pk(p) + "-" + bname(bt), scenario(bt, tracked_float(bt), plain(bt, p)));
+    }
+    // Receivers of every shape: plain (requires-autodiff),
+    // Autodiff(Autodiff(..)), Autodiff(B(p)).
+    for (PrimitiveKind p : kPrimitives) {
+      emit(T, "plain-receiver-" + pk(p) + "-" + bname(bt), scenario(bt, plain(bt, p), plain(bt)));
+      emit(T, "receiver-autodiff-of-" + pk(p) + "-" + bname(bt), scenario(bt, wrapped(1, bt, p), plain(bt)));
+      emit(T, "receiver-nested-" + pk(p) + "-" + bname(bt), scenario(bt, wrapped(2, bt, p), plain(bt)));
+    }
+    // Accepted variations: other shape and dtype, checkpointing on the
+    // gradient, replace twice, a fresh tensor without an entry, an empty state.
+    GradReplaceCase c =
+        scenario(bt, tracked_float(bt), plain(bt, PrimitiveKind::Float, {3}, DType::F64, {1.5, -2, 0.25}));
+    c.scenario.grad.checkpointing = CheckpointingStrategy::Balanced;
+    c.second_grad = plain(bt, PrimitiveKind::Float, {2, 2}, DType::F32, {-0.0, 1, 2, 3});
+    emit(T, "replace-twice-" + bname(bt), c);
+    c = scenario(bt, tracked_float(bt), plain(bt));
+    c.scenario.target_entry.reset();
+    c.scenario.graphs.clear();
+    emit(T, "empty-state-" + bname(bt), c);
+  }
+}
+
+// ---- ops_differential_fuzzer
+void ops_seeds() {
+  const std::string T = "ops_differential_fuzzer";
+  for (std::size_t b : backends()) {
+    for (Op o : oracle::all_ops()) {
+      const bool binary = oracle::is_binary(o);
+      OpsCase c;
+      c.graph = graph(b,
+                      binary ? std::vector<std::vector<std::size_t>>{{2, 3}, {3, 2}}
+                             : std::vector<std::vector<std::size_t>>{{2, 3}},
+                      {op(o, 0, 1, 2.0, 1, 0), op(Op::Sum, 2)}, DType::F64);
+      if (binary && o != Op::Matmul) c.graph.leaf_shapes[1] = {2, 3};
+      if (o == Op::Log || o == Op::Sqrt || o == Op::PowfScalar) c.graph.leaf_values[0] = {0.5, 1, 1.5, 2, 2.5, 3};
+      c.finite_differences = true;
+      emit(T, "op-" + std::string(oracle::op_name(o)) + "-" + bname(b), c);
+    }
+    OpsCase deep;
+    deep.graph = graph(b, {{2, 1, 3}, {1, 4, 3}},
+                       {op(Op::Add, 0, 1), op(Op::Tanh, 2), op(Op::SwapDims, 3, 0, 0, 1, 2), op(Op::Mul, 3, 3),
+                        op(Op::MeanDim, 5, 0, 0, 1), op(Op::Sigmoid, 6), op(Op::Reshape, 7), op(Op::Mean, 8)});
+    emit(T, "deep-broadcast-" + bname(b), deep);
+  }
+  // Probes: each documented op panic, and op-backend-mismatch for every backend
+  // pair.
+  auto probe_case = [](std::vector<OpProbe> probes) {
+    OpsCase c;
+    c.graph = graph(backends().front(), {{2}}, {});
+    c.probes = std::move(probes);
+    return c;
+  };
+  const std::size_t b0 = backends().front();
+  auto binary = [](Op o, DispatchSpec a, DispatchSpec b) {
+    OpProbe p;
+    p.kind = OpProbe::Kind::Binary;
+    p.op = o;
+    p.lhs = std::move(a);
+    p.rhs = std::move(b);
+    return p;
+  };
+  for (std::size_t ba : backends()) {
+    for (std::size_t bb : backends()) {
+      emit(T, "probe-add-" + bname(ba) + "-" + bname(bb),
+           probe_case({binary(Op::Add, plain(ba), plain(bb)), binary(Op::Add, tracked_float(ba), tracked_float(bb)),
+                       binary(Op::Mul, tracked_float(ba), plain(bb))}));
+    }
+  }
+  emit(T, "probe-dtype-mismatch",
+       probe_case({binary(Op::Add, plain(b0), plain(b0, PrimitiveKind::Float, {2, 2}, DType::F64))}));
+  emit(T, "probe-broadcast-mismatch",
+       probe_case({binary(Op::Sub, plain(b0, PrimitiveKind::Float, {2, 3}), plain(b0, PrimitiveKind::Float, {4, 3}))}));
+  emit(T, "probe-matmul-rank",
+       probe_case({binary(Op::Matmul, plain(b0, PrimitiveKind::Float, {3}), plain(b0, PrimitiveKind::Float, {3, 2}))}));
+  emit(T, "probe-matmul-inner-dim",
+       probe_case(
+           {binary(Op::Matmul, plain(b0, PrimitiveKind::Float, {2, 3}), plain(b0, PrimitiveKind::Float, {2, 3}))}));
+  emit(T, "probe-matmul-batch",
+       probe_case({binary(Op::Matmul, plain(b0, PrimitiveKind::Float, {2, 2, 3}),
+                          plain(b0, PrimitiveKind::Float, {3, 3, 2}))}));
+  for (PrimitiveKind p : kPrimitives) {
+    OpProbe u;
+    u.kind = OpProbe::Kind::Unary;
+    u.op = Op::Exp;
+    u.lhs = plain(b0, p);
+    OpProbe w = u;
+    w.lhs = wrapped(1, b0, p);
+    emit(T, "probe-kind-" + pk(p), probe_case({u, w, binary(Op::Div, plain(b0), plain(b0, p))}));
+  }
+  OpProbe p;
+  p.lhs = plain(b0, PrimitiveKind::Float, {2, 3});
+  p.kind = OpProbe::Kind::SumDim;
+  p.dim = 2;
+  OpProbe m = p;
+  m.kind = OpProbe::Kind::MeanDim;
+  m.dim = 1;
+  OpProbe sw = p;
+  sw.kind = OpProbe::Kind::SwapDims;
+  sw.dim = 0;
+  sw.dim1 = 5;
+  emit(T, "probe-dims", probe_case({p, m, sw}));
+  OpProbe r = p;
+  r.kind = OpProbe::Kind::Reshape;
+  r.to_shape = {4};
+  OpProbe r2 = r;
+  r2.to_shape = {3, 2};
+  emit(T, "probe-reshape", probe_case({r, r2}));
+  OpProbe cast = p;
+  cast.kind = OpProbe::Kind::Cast;
+  cast.dtype = DType::I32;
+  OpProbe cast2 = cast;
+  cast2.dtype = DType::F64;
+  emit(T, "probe-cast", probe_case({cast, cast2}));
+  OpProbe q = p;
+  q.kind = OpProbe::Kind::Quantize;
+  q.lhs = plain(b0, PrimitiveKind::Float, {2}, DType::F32, {1.0, std::numeric_limits<double>::infinity()});
+  OpProbe q2 = q;
+  q2.lhs = tracked_float(b0, {2}, DType::F64, {1.0, -2.5});
+  emit(T, "probe-quantize", probe_case({q, q2}));
+  for (std::size_t ba : backends()) {
+    for (std::size_t bb : backends()) {
+      std::vector<OpProbe> moves;
+      for (int variant = 0; variant < 3; ++variant) {
+        OpProbe t;
+        t.kind = OpProbe::Kind::ToDevice;
+        t.lhs = variant == 1 ? plain(ba) : tracked_float(ba);
+        t.target_backend = bb;
+        t.target_tracked = variant != 2;
+        t.target_nested = false;
+        moves.push_back(t);
+      }
+      emit(T, "probe-to-device-" + bname(ba) + "-" + bname(bb), probe_case(moves));
+    }
+  }
+  OpProbe nested;
+  nested.kind = OpProbe::Kind::ToDevice;
+  nested.lhs = tracked_float(b0);
+  nested.target_backend = b0;
+  nested.target_nested = true;
+  emit(T, "probe-to-device-nested", probe_case({nested}));
+}
+
+// ---- gradients_api_fuzzer
+void gradients_api_seeds() {
+  const std::string T = "gradients_api_fuzzer";
+  auto cmd = [](CommandKind k, std::size_t index = 0) {
+    Command c;
+    c.kind = k;
+    c.index = index;
+    return c;
+  };
+  auto backward = [](GraphSpec g) {
+    Command c;
+    c.kind = CommandKind::Backward;
+    c.graph = std::move(g);
+    return c;
+  };
+  auto with_spec = [](CommandKind k, std::size_t index, DispatchSpec s) {
+    Command c;
+    c.kind = k;
+    c.index = index;
+    c.spec = std::move(s);
+    return c;
+  };
+  for (std::size_t b : backends()) {
+    CommandSequence s;
+    s.commands = {
+        backward(graph(b, {{2, 2}, {2, 2}}, {op(Op::Mul, 0, 1)})),
+        cmd(CommandKind::Grad, 0),
+        with_spec(CommandKind::GradReplace, 0, plain(b, PrimitiveKind::Float, {2, 2}, DType::F32, {1, 2, 3, 4})),
+        cmd(CommandKind::Grad, 0),
+        cmd(CommandKind::GradRemove, 0),
+        cmd(CommandKind::GradRemove, 0),
+        cmd(CommandKind::Grad, 1),
+        cmd(CommandKind::Inner, 1),
+        cmd(CommandKind::FromInner, 2),
+        cmd(CommandKind::BackwardOf, 3),
+        cmd(CommandKind::Grad, 3)};
+    emit(T, "lifecycle-" + bname(b), s);
+    for (std::size_t other : backends()) {
+      CommandSequence x;
+      x.commands = {backward(graph(b, {{3}}, {op(Op::Exp, 0)})),
+                    backward(graph(other, {{2}}, {op(Op::Tanh, 0)})),
+                    with_spec(CommandKind::GradReplace, 0, plain(other)),
+                    with_spec(CommandKind::GradReplace, 1, plain(b)),
+                    with_spec(CommandKind::GradReplace, 0, tracked_float(b)),
+                    cmd(CommandKind::Grad, 0),
+                    cmd(CommandKind::Grad, 1)};
+      emit(T, "two-backends-" + bname(b) + "-" + bname(other), x);
+    }
+    for (PrimitiveKind p : kPrimitives) {
+      for (std::size_t depth : {0, 1, 2}) {
+        CommandSequence m;
+        m.commands = {backward(graph(b, {{2}}, {op(Op::Neg, 0)})),
+                      with_spec(CommandKind::AddTensor, 0, wrapped(depth, b, p)),
+                      cmd(CommandKind::Grad, 1),
+                      cmd(CommandKind::GradRemove, 1),
+                      with_spec(CommandKind::GradReplace, 1, plain(b)),
+                      with_spec(CommandKind::GradReplace, 0, plain(b, p)),
+                      cmd(CommandKind::BackwardOf, 1),
+                      cmd(CommandKind::Inner, 1),
+                      cmd(CommandKind::FromInner, 1),
+                      cmd(CommandKind::Grad, 0)};
+        emit(T, "kind-" + pk(p) + "-depth" + std::to_string(depth) + "-" + bname(b), m);
+      }
+    }
+  }
+}
+
+std::vector<std::uint8_t> read(const fs::path &f) {
+  std::ifstream in(f, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  bool check = false;
+  fs::path root;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--check")
+      check = true;
+    else
+      root = a;
+  }
+  if (root.empty()) {
+    std::fprintf(stderr, "usage: fuzz_seedgen [--check] CORPUS_ROOT\n");
+    return 2;
+  }
+  tensor_data_seeds();
+  grad_replace_seeds();
+  ops_seeds();
+  gradients_api_seeds();
+  int stale = 0, written = 0;
+  for (const auto &[target, files] : seeds) {
+    const fs::path dir = root / target;
+    if (!check) fs::create_directories(dir);
+    if (fs::is_directory(dir)) {
+      for (const auto &e : fs::directory_iterator(dir)) {
+        const std::string n = e.path().filename().string();
+        if (n.rfind("seed-", 0) == 0 && !files.count(n)) {
+          ++stale;
+          if (check)
+            std::printf("stale seed (not generated any more): %s\n", e.path().string().c_str());
+          else
+            fs::remove(e.path());
+        }
+      }
+    }
+    for (const auto &[name, bytes] : files) {
+      const fs::path f = dir / name;
+      if (check) {
+        if (!fs::exists(f) || read(f) != bytes) {
+          std::printf("seed missing or out of date: %s (run fuzz_seedgen %s)\n", f.string().c_str(),
+                      root.string().c_str());
+          ++errors;
+        }
+      } else {
+        std::ofstream(f, std::ios::binary)
+            .write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        ++written;
+      }
+    }
+    std::printf("%s: %zu seeds\n", target.c_str(), files.size());
+  }
+  if (check && stale) ++errors;
+  if (!check) std::printf("wrote %d seeds, removed %d stale\n", written, stale);
+  return errors ? 1 : 0;
+}
