@@ -1,0 +1,3 @@
+#!/bin/bash -eu
+# ClusterFuzzLite uses the same build as OSS-Fuzz.
+exec bash "$SRC/crossgrad/oss-fuzz/build.sh"

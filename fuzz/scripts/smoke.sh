@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# ctest label fuzz-smoke (fuzz/CMakeLists.txt).
+#   smoke.sh build SRC            configure + build the `fuzz` preset into SRC/build/fuzz (cached)
+#   smoke.sh run SRC TARGET       run TARGET under ASan+UBSan for FUZZ_SMOKE_SECONDS (default 15)
+#   smoke.sh oss-fuzz SRC         run oss-fuzz/build.sh with local clang/libFuzzer, then each target
+# The corpus in the tree is only read: new inputs go to a scratch directory.
+set -euo pipefail
+mode=$1 src=$2
+secs=${FUZZ_SMOKE_SECONDS:-15}
+build=$src/build/fuzz
+targets="grad_replace_fuzzer ops_differential_fuzzer gradients_api_fuzzer tensor_data_fuzzer"
+
+case $mode in
+  build)
+    cd "$src"
+    # A cache from another generator or source tree cannot be reused: start that build over.
+    if [[ -f $build/CMakeCache.txt ]] && ! grep -q "CMAKE_HOME_DIRECTORY:INTERNAL=$src\$" "$build/CMakeCache.txt"; then
+      rm -rf "$build"
+    fi
+    cmake --preset fuzz >/dev/null
+    cmake --build "$build" -j2 --target $targets fuzz_repro
+    ;;
+  run)
+    t=$3
+    scratch=$(mktemp -d)
+    trap 'rm -rf "$scratch"' EXIT
+    opts=()
+    [[ -f $src/corpus/$t.dict ]] && opts+=(-dict="$src/corpus/$t.dict")
+    # Replay every corpus input first (-runs=0 over the seed dir), then fuzz briefly.
+    "$build/fuzz/$t" -runs=0 "$src/corpus/$t" 2>&1 | tail -2
+    "$build/fuzz/$t" "${opts[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+      -artifact_prefix="$scratch/" "$scratch" "$src/corpus/$t" 2>&1 | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::average_exec_per_sec|==|SUMMARY|CROSSGRAD-FUZZ-FAILURE)" || true
+    if ls "$scratch"/crash-* "$scratch"/leak-* "$scratch"/timeout-* "$scratch"/oom-* >/dev/null 2>&1; then
+      for f in "$scratch"/crash-* "$scratch"/leak-* "$scratch"/timeout-* "$scratch"/oom-*; do
+        [[ -f $f ]] && "$build/fuzz/fuzz_repro" --target "$t" "$f" || true
+      done
+      exit 1
+    fi
+    ;;
+  oss-fuzz)
+    work=$src/build/oss-fuzz-local
+    mkdir -p "$work/out" "$work/work"
+    export CC=${CC_FUZZ:-clang} CXX=${CXX_FUZZ:-clang++}
+    export CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address,undefined -fsanitize=fuzzer-no-link"
+    export CXXFLAGS="$CFLAGS"
+    export LIB_FUZZING_ENGINE=-fsanitize=fuzzer SRC=$src OUT=$work/out WORK=$work/work
+    bash "$src/oss-fuzz/build.sh"
+    for t in $targets; do
+      [[ -x $OUT/$t && -f $OUT/${t}_seed_corpus.zip ]] || { echo "build.sh did not produce $t and its seed corpus"; exit 1; }
+      seeds=$(mktemp -d)
+      unzip -q "$OUT/${t}_seed_corpus.zip" -d "$seeds"
+      opts=()
+      [[ -f $OUT/$t.dict ]] && opts+=(-dict="$OUT/$t.dict")
+      "$OUT/$t" "${opts[@]}" -max_total_time="${FUZZ_SMOKE_OSS_SECONDS:-5}" -timeout=10 "$seeds" 2>&1 | grep -E "DONE|CROSSGRAD-FUZZ-FAILURE|SUMMARY" || true
+      rm -rf "$seeds"
+      if compgen -G "crash-*" >/dev/null; then echo "crash in $t"; exit 1; fi
+    done
+    ;;
+  *) echo "usage: smoke.sh build|run|oss-fuzz SRC [TARGET]"; exit 2 ;;
+esac

@@ -1,0 +1,24 @@
+#!/bin/bash -eu
+# OSS-Fuzz / ClusterFuzzLite build: $CC $CXX $CFLAGS $CXXFLAGS $LIB_FUZZING_ENGINE $SRC $OUT (and
+# optionally $WORK) come from the infrastructure. Builds the four targets with the same CMake
+# project, copies them to $OUT with their seed corpus zips (from corpus/<target>/), dicts, options.
+project=${SRC}/crossgrad
+[[ -d $project ]] || project=$SRC   # local runs point SRC at the checkout itself
+build=${WORK:-/tmp}/crossgrad-build
+targets="grad_replace_fuzzer ops_differential_fuzzer gradients_api_fuzzer tensor_data_fuzzer"
+
+cmake -S "$project" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
+  -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
+  -DCROSSGRAD_BUILD_FUZZERS=ON -DCROSSGRAD_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
+  -DCROSSGRAD_BUILD_TESTS=OFF -DCROSSGRAD_BUILD_BENCH=OFF -DCROSSGRAD_CUDA=OFF >/dev/null
+cmake --build "$build" -j"$(nproc)" --target $targets
+
+for t in $targets; do
+  cp "$build/fuzz/$t" "$OUT/"
+  rm -f "$OUT/${t}_seed_corpus.zip"
+  (cd "$project/corpus/$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
+  [[ -f $project/corpus/$t.dict ]] && cp "$project/corpus/$t.dict" "$OUT/$t.dict"
+  [[ -f $project/corpus/$t.options ]] && cp "$project/corpus/$t.options" "$OUT/$t.options"
+done
+echo "oss-fuzz/build.sh: built $targets into $OUT"
