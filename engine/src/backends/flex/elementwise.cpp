@@ -117,6 +117,21 @@ FlexTensor binary(const FlexTensor& lhs, const FlexTensor& rhs, std::string_view
   rules::check_float_dtype(lhs.dtype, op);
   rules::check_float_dtype(rhs.dtype, op);
   rules::check_same_dtype(lhs.dtype, rhs.dtype, op);
+  if (lhs.shape == rhs.shape) {  // the common case: one flat loop, no plan to build
+    FlexTensor out = make_tensor(lhs.shape, lhs.dtype);
+    const std::size_t n = out.num_elements();
+    with_float_type(lhs.dtype, [&](auto zero) {
+      using T = decltype(zero);
+      const auto kernel = flex::typed_kernels<T>().binary_vv[static_cast<std::size_t>(Op)];
+      const T* a = lhs.data<T>();
+      const T* b = rhs.data<T>();
+      T* o = out.mutable_data<T>();
+      parallel_range(n, kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+        kernel(a + begin, b + begin, o + begin, end - begin);
+      });
+    });
+    return out;
+  }
   Shape out_shape = rules::broadcast_shapes(lhs.shape, rhs.shape, op);
   FlexTensor out = make_tensor(out_shape, lhs.dtype);
   if (out.num_elements() == 0) return out;

@@ -22,11 +22,12 @@ namespace crossgrad::backends::flex {
 namespace {
 
 template <class T> struct Blocking;
+// MC x KC of A: 288 KB (float) / 192 KB (double), within a 512 KB-1 MB L2; KC x NR of B in L1.
 template <> struct Blocking<float> {
-  static constexpr std::size_t MR = kSgemmMR, NR = kSgemmNR, MC = 144, KC = 256, NC = 3072;
+  static constexpr std::size_t MR = kSgemmMR, NR = kSgemmNR, MC = 192, KC = 384, NC = 3072;
 };
 template <> struct Blocking<double> {
-  static constexpr std::size_t MR = kDgemmMR, NR = kDgemmNR, MC = 96, KC = 192, NC = 2048;
+  static constexpr std::size_t MR = kDgemmMR, NR = kDgemmNR, MC = 96, KC = 256, NC = 2048;
 };
 
 // A grow-only 64-byte aligned scratch buffer, one per thread and element type.
@@ -160,8 +161,13 @@ void gemm_blocked(std::size_t m, std::size_t n, std::size_t k, const T* a, const
       if (threads > 1 && panels >= 2 * threads) parallel_for(panels, pack_b);
       else for (std::size_t p = 0; p < panels; ++p) pack_b(p);
 
-      // Tasks: row blocks of A x column shares, enough for every thread to have work.
-      const std::size_t mc_blocks = (m + Bk::MC - 1) / Bk::MC;
+      // Tasks: row blocks of A x column shares, enough for every thread to have work. The row
+      // block count is rounded up to a multiple of the thread count so that the blocks balance.
+      std::size_t mc_blocks = (m + Bk::MC - 1) / Bk::MC;
+      if (threads > 1 && mc_blocks > 1) mc_blocks = (mc_blocks + threads - 1) / threads * threads;
+      std::size_t mc_step = (m + mc_blocks - 1) / mc_blocks;
+      mc_step = std::min(Bk::MC, (mc_step + Bk::MR - 1) / Bk::MR * Bk::MR);
+      mc_blocks = (m + mc_step - 1) / mc_step;
       std::size_t splits = 1;
       if (threads > 1) {
         while (mc_blocks * splits < 2 * threads && splits * 2 <= panels) splits *= 2;
@@ -169,8 +175,8 @@ void gemm_blocked(std::size_t m, std::size_t n, std::size_t k, const T* a, const
       const std::size_t panels_per_split = (panels + splits - 1) / splits;
       auto task = [&](std::size_t t) {
         const std::size_t block = t / splits, split = t % splits;
-        const std::size_t ic = block * Bk::MC;
-        const std::size_t mc = std::min(Bk::MC, m - ic);
+        const std::size_t ic = block * mc_step;
+        const std::size_t mc = std::min(mc_step, m - ic);
         const std::size_t panel_begin = split * panels_per_split;
         const std::size_t panel_end = std::min(panels, panel_begin + panels_per_split);
         if (panel_begin >= panel_end) return;

@@ -227,30 +227,53 @@ FLEX_AVX2 void sgemm_tile(std::size_t kc, const float* a, const float* b, float*
                           std::size_t ldc, bool acc) {
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
          c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-  for (std::size_t p = 0; p < kc; ++p) {
-    const __m256 b0 = _mm256_loadu_ps(b);
-    const __m256 b1 = _mm256_loadu_ps(b + 8);
-    __m256 av = _mm256_broadcast_ss(a + 0);
-    c00 = _mm256_fmadd_ps(av, b0, c00);
-    c01 = _mm256_fmadd_ps(av, b1, c01);
-    av = _mm256_broadcast_ss(a + 1);
-    c10 = _mm256_fmadd_ps(av, b0, c10);
-    c11 = _mm256_fmadd_ps(av, b1, c11);
-    av = _mm256_broadcast_ss(a + 2);
-    c20 = _mm256_fmadd_ps(av, b0, c20);
-    c21 = _mm256_fmadd_ps(av, b1, c21);
-    av = _mm256_broadcast_ss(a + 3);
-    c30 = _mm256_fmadd_ps(av, b0, c30);
-    c31 = _mm256_fmadd_ps(av, b1, c31);
-    av = _mm256_broadcast_ss(a + 4);
-    c40 = _mm256_fmadd_ps(av, b0, c40);
-    c41 = _mm256_fmadd_ps(av, b1, c41);
-    av = _mm256_broadcast_ss(a + 5);
-    c50 = _mm256_fmadd_ps(av, b0, c50);
-    c51 = _mm256_fmadd_ps(av, b1, c51);
+  // The C tile is touched only at the end: fetch it while the products run.
+  for (std::size_t i = 0; i < 6; ++i) {
+    _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 15), _MM_HINT_T0);
+  }
+#define FLEX_SGEMM_STEP(P)                                   \
+  {                                                          \
+    const __m256 b0 = _mm256_loadu_ps(b + (P) * 16);         \
+    const __m256 b1 = _mm256_loadu_ps(b + (P) * 16 + 8);     \
+    const float* ap = a + (P) * 6;                           \
+    __m256 av = _mm256_broadcast_ss(ap + 0);                 \
+    c00 = _mm256_fmadd_ps(av, b0, c00);                      \
+    c01 = _mm256_fmadd_ps(av, b1, c01);                      \
+    av = _mm256_broadcast_ss(ap + 1);                        \
+    c10 = _mm256_fmadd_ps(av, b0, c10);                      \
+    c11 = _mm256_fmadd_ps(av, b1, c11);                      \
+    av = _mm256_broadcast_ss(ap + 2);                        \
+    c20 = _mm256_fmadd_ps(av, b0, c20);                      \
+    c21 = _mm256_fmadd_ps(av, b1, c21);                      \
+    av = _mm256_broadcast_ss(ap + 3);                        \
+    c30 = _mm256_fmadd_ps(av, b0, c30);                      \
+    c31 = _mm256_fmadd_ps(av, b1, c31);                      \
+    av = _mm256_broadcast_ss(ap + 4);                        \
+    c40 = _mm256_fmadd_ps(av, b0, c40);                      \
+    c41 = _mm256_fmadd_ps(av, b1, c41);                      \
+    av = _mm256_broadcast_ss(ap + 5);                        \
+    c50 = _mm256_fmadd_ps(av, b0, c50);                      \
+    c51 = _mm256_fmadd_ps(av, b1, c51);                      \
+  }
+  std::size_t p = 0;
+  for (; p + 4 <= kc; p += 4) {
+    _mm_prefetch(reinterpret_cast<const char*>(b + 16 * 16), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 16 * 16 + 16), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(a + 6 * 16), _MM_HINT_T0);
+    FLEX_SGEMM_STEP(0)
+    FLEX_SGEMM_STEP(1)
+    FLEX_SGEMM_STEP(2)
+    FLEX_SGEMM_STEP(3)
+    a += 4 * kSgemmMR;
+    b += 4 * kSgemmNR;
+  }
+  for (; p < kc; ++p) {
+    FLEX_SGEMM_STEP(0)
     a += kSgemmMR;
     b += kSgemmNR;
   }
+#undef FLEX_SGEMM_STEP
   const __m256 rows[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
   for (std::size_t i = 0; i < 6; ++i) {
     float* row = c + i * ldc;

@@ -1,9 +1,12 @@
 // Note [Flex thread pool]
 // One process-wide pool of (num_threads() - 1) workers; the calling thread works too. A job is a
-// task count plus a body; workers and the caller claim task indices from one atomic counter, so
-// uneven tasks balance themselves. Workers sleep on a condition variable between jobs (no
-// spinning: the machine is shared). Only one job runs at a time: a second caller, or a nested
-// call from inside a task, runs its tasks inline, which is always correct.
+// task count plus a body; workers and the caller claim task indices from the job's atomic
+// counter, so uneven tasks balance themselves, and the caller only ever waits for tasks that a
+// worker has claimed and is running — never for a worker to wake up (which, on a loaded machine,
+// can take a scheduler tick). Workers sleep on a condition variable between jobs (no spinning:
+// the machine is shared) and hold the job by shared_ptr, so one that wakes late finds the job
+// exhausted and touches nothing. Only one job runs at a time: a second caller, or a nested call
+// from inside a task, runs its tasks inline, which is always correct.
 #include "thread_pool.hpp"
 
 #include <algorithm>
@@ -11,6 +14,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -30,6 +34,16 @@ std::size_t configured_threads() {
 }
 
 thread_local bool inside_pool_task = false;
+
+struct Job {
+  const std::function<void(std::size_t)>* body = nullptr;
+  std::size_t tasks = 0;
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> finished{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+};
 
 class Pool {
  public:
@@ -53,36 +67,48 @@ class Pool {
   bool run(std::size_t tasks, const std::function<void(std::size_t)>& body) {
     std::unique_lock job_lock(job_mutex_, std::try_to_lock);
     if (!job_lock.owns_lock()) return false;
+    auto job = std::make_shared<Job>();
+    job->body = &body;
+    job->tasks = tasks;
     {
       std::lock_guard lock(mutex_);
-      body_ = &body;
-      tasks_ = tasks;
-      next_.store(0, std::memory_order_relaxed);
-      pending_ = workers_.size();
-      error_ = nullptr;
+      job_ = job;
       ++generation_;
     }
     wake_.notify_all();
-    work();
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [this] { return pending_ == 0; });
-    body_ = nullptr;
-    if (error_) std::rethrow_exception(error_);
+    work(*job);
+    if (job->finished.load(std::memory_order_acquire) != tasks) {
+      std::unique_lock lock(mutex_);
+      done_.wait(lock, [&] { return job->finished.load(std::memory_order_acquire) == tasks; });
+    }
+    {
+      std::lock_guard lock(mutex_);
+      job_.reset();
+    }
+    if (job->error) std::rethrow_exception(job->error);
     return true;
   }
 
  private:
-  void work() {
+  // Claims and runs tasks until none are left. After a failure the remaining tasks are claimed
+  // and counted without running.
+  void work(Job& job) {
     inside_pool_task = true;
     for (;;) {
-      const std::size_t task = next_.fetch_add(1, std::memory_order_relaxed);
-      if (task >= tasks_) break;
-      try {
-        (*body_)(task);
-      } catch (...) {
+      const std::size_t task = job.next.fetch_add(1, std::memory_order_relaxed);
+      if (task >= job.tasks) break;
+      if (!job.failed.load(std::memory_order_relaxed)) {
+        try {
+          (*job.body)(task);
+        } catch (...) {
+          std::lock_guard lock(job.error_mutex);
+          if (!job.error) job.error = std::current_exception();
+          job.failed.store(true, std::memory_order_relaxed);
+        }
+      }
+      if (job.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == job.tasks) {
         std::lock_guard lock(mutex_);
-        if (!error_) error_ = std::current_exception();
-        next_.store(tasks_, std::memory_order_relaxed);  // stop handing out tasks
+        done_.notify_all();
       }
     }
     inside_pool_task = false;
@@ -91,15 +117,15 @@ class Pool {
   void worker_loop() {
     std::size_t seen = 0;
     for (;;) {
+      std::shared_ptr<Job> job;
       {
         std::unique_lock lock(mutex_);
         wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
         if (stopping_) return;
         seen = generation_;
+        job = job_;
       }
-      work();
-      std::lock_guard lock(mutex_);
-      if (--pending_ == 0) done_.notify_one();
+      if (job) work(*job);
     }
   }
 
@@ -109,13 +135,9 @@ class Pool {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable done_;
-  const std::function<void(std::size_t)>* body_ = nullptr;
-  std::size_t tasks_ = 0;
-  std::atomic<std::size_t> next_{0};
-  std::size_t pending_ = 0;
+  std::shared_ptr<Job> job_;
   std::size_t generation_ = 0;
   bool stopping_ = false;
-  std::exception_ptr error_;
 };
 
 Pool& pool() {
