@@ -37,8 +37,29 @@ TEST(Registry, ListsBackendsInContractOrder) {
   ASSERT_GE(all.size(), 2u);
   EXPECT_EQ(all[0].name, "NdArray");
   EXPECT_EQ(all[1].name, "Flex");
-  if (all.size() > 2) EXPECT_EQ(all[2].name, "Cuda");
+  if (all.size() > 2) {
+    EXPECT_EQ(all[2].name, "Cuda");
+  }
   for (const auto& b : all) EXPECT_EQ(b.available, b.unavailable_reason.empty()) << b.name;
+}
+
+}  // namespace
+}  // namespace crossgrad
+
+namespace crossgrad {
+namespace {
+
+TEST(TensorApi, OperatorsRouteThroughDispatch) {
+  const auto ad = DispatchDevice::Autodiff(DispatchDevice::NdArray());
+  const Tensor x = Tensor::from_data(TensorData::from_f64({1, 2, 3, 4}, {2, 2}), ad);
+  const Tensor y = (x * x + 1.0).sum();
+  EXPECT_EQ(y.into_data().to_f64(), (std::vector<double>{1 + 4 + 9 + 16 + 4}));
+  const Gradients grads = y.backward();
+  EXPECT_EQ(x.grad(grads)->into_data().to_f64(), (std::vector<double>{2, 4, 6, 8}));
+  EXPECT_EQ(x.transpose().into_data().to_f64(), (std::vector<double>{1, 3, 2, 4}));
+  EXPECT_EQ(Dispatch::float_shape(x.dispatch()), (Shape{2, 2}));
+  EXPECT_EQ(Dispatch::float_dtype(x.dispatch()), DType::F64);
+  EXPECT_EQ(x.device(), ad);
 }
 
 }  // namespace

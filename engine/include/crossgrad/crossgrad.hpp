@@ -12,4 +12,5 @@
 #include <crossgrad/dispatch/debug.hpp>
 #include <crossgrad/dispatch/device.hpp>
 #include <crossgrad/dispatch/dispatch.hpp>
+#include <crossgrad/tensor.hpp>
 #include <crossgrad/dispatch/kind.hpp>

@@ -15,11 +15,9 @@ const AnyTensor* Gradients::find(NodeId id) const {
 }
 
 std::optional<AnyTensor> Gradients::remove(NodeId id) {
-  const auto it = entries_.find(id);
-  if (it == entries_.end()) return std::nullopt;
-  AnyTensor out = std::move(it->second);
-  entries_.erase(it);
-  return out;
+  auto node = entries_.extract(id);
+  if (node.empty()) return std::nullopt;
+  return std::optional<AnyTensor>(std::move(node.mapped()));
 }
 
 void Gradients::register_grad(NodeId id, AnyTensor grad) { entries_.insert_or_assign(id, std::move(grad)); }

@@ -38,13 +38,15 @@ DispatchTensor create_on(const DispatchDevice& device, Make&& make) {
       device.value);
 }
 
-// The primitive of kind P inside B(P(...)) or Autodiff(B(P(...))), else op-kind-mismatch.
-template <template <class> class P, class Read>
-TensorData read_primitive(const DispatchTensor& t, const char* op, const char* expected, Read&& read) {
+// The data of the P primitive inside B(P(...)) or Autodiff(B(P(...))), else op-kind-mismatch.
+template <template <class> class P>
+TensorData read_primitive(const DispatchTensor& t, const char* op, const char* expected) {
   const DispatchTensorKind& k = t.kind.is_autodiff() ? t.kind.autodiff_inner() : t.kind;
   return std::visit(Overloaded{[&](const AutodiffKind&) -> TensorData { kind_mismatch(op, expected, t.kind); },
                                [&]<class B>(const BackendTensor<B>& bt) -> TensorData {
-                                 return read.template operator()<B>(bt, [&] { kind_mismatch(op, expected, t.kind); });
+                                 const auto* p = std::get_if<P<B>>(&bt.value);
+                                 if (p == nullptr) kind_mismatch(op, expected, t.kind);
+                                 return B::into_data(p->tensor);
                                }},
                     k.value);
 }
@@ -53,6 +55,21 @@ std::string_view backend_name_of(const DispatchDevice& device) {
   return std::visit(Overloaded{[](const AutodiffDevice&) { return std::string_view("Autodiff"); },
                                []<class B>(const BackendDevice<B>&) { return B::name; }},
                     device.value);
+}
+
+// f.template operator()<B>(primitive) on the float primitive of B(Float(p)) or
+// Autodiff(B(Autodiff(a))); op-kind-mismatch on any other kind.
+template <class R, class F>
+R with_float_primitive(const char* op, const DispatchTensor& t, F&& f) {
+  const std::optional<FloatView> v = float_view(t.kind);
+  if (!v) kind_mismatch(op, "Float", t.kind);
+  const DispatchTensorKind& k = v->tracked ? t.kind.autodiff_inner() : t.kind;
+  return std::visit(Overloaded{[](const AutodiffKind&) -> R { __builtin_unreachable(); },
+                               [&]<class B>(const BackendTensor<B>& bt) -> R {
+                                 if (const auto* p = std::get_if<FloatPrimitive<B>>(&bt.value)) return f.template operator()<B>(p->tensor);
+                                 return f.template operator()<B>(std::get<AutodiffTensor<B>>(bt.value).primitive);
+                               }},
+                    k.value);
 }
 
 }  // namespace
@@ -73,41 +90,29 @@ DispatchTensor Dispatch::bool_from_data(const TensorData& data, const DispatchDe
 }
 
 TensorData Dispatch::float_into_data(const DispatchTensor& t) {
-  if (!float_view(t.kind)) kind_mismatch("float_into_data", "Float", t.kind);
-  return read_primitive<FloatPrimitive>(t, "float_into_data", "Float", []<class B>(const BackendTensor<B>& bt, auto) {
-    if (const auto* f = std::get_if<FloatPrimitive<B>>(&bt.value)) return B::into_data(f->tensor);
-    return B::into_data(std::get<AutodiffTensor<B>>(bt.value).primitive);
-  });
+  return with_float_primitive<TensorData>("float_into_data", t, []<class B>(const auto& p) { return B::into_data(p); });
 }
 
 TensorData Dispatch::int_into_data(const DispatchTensor& t) {
-  return read_primitive<IntPrimitive>(t, "int_into_data", "Int", []<class B>(const BackendTensor<B>& bt, auto fail) {
-    const auto* p = std::get_if<IntPrimitive<B>>(&bt.value);
-    if (p == nullptr) fail();
-    return B::into_data(p->tensor);
-  });
+  return read_primitive<IntPrimitive>(t, "int_into_data", "Int");
 }
 
 TensorData Dispatch::bool_into_data(const DispatchTensor& t) {
-  return read_primitive<BoolPrimitive>(t, "bool_into_data", "Bool", []<class B>(const BackendTensor<B>& bt, auto fail) {
-    const auto* p = std::get_if<BoolPrimitive<B>>(&bt.value);
-    if (p == nullptr) fail();
-    return B::into_data(p->tensor);
-  });
+  return read_primitive<BoolPrimitive>(t, "bool_into_data", "Bool");
 }
 
 DispatchDevice Dispatch::float_device(const DispatchTensor& t) {
-  const std::optional<FloatView> v = float_view(t.kind);
-  if (!v) kind_mismatch("float_device", "Float", t.kind);
-  const DispatchTensorKind& k = v->tracked ? t.kind.autodiff_inner() : t.kind;
-  DispatchDevice d = std::visit(
-      Overloaded{[](const AutodiffKind&) -> DispatchDevice { __builtin_unreachable(); },
-                 [&]<class B>(const BackendTensor<B>& bt) -> DispatchDevice {
-                   if (const auto* f = std::get_if<FloatPrimitive<B>>(&bt.value)) return DispatchDevice::of<B>(B::device(f->tensor));
-                   return DispatchDevice::of<B>(B::device(std::get<AutodiffTensor<B>>(bt.value).primitive));
-                 }},
-      k.value);
-  return v->tracked ? DispatchDevice::Autodiff(std::move(d)) : d;
+  DispatchDevice d = with_float_primitive<DispatchDevice>(
+      "float_device", t, []<class B>(const auto& p) { return DispatchDevice::of<B>(B::device(p)); });
+  return t.kind.is_autodiff() ? DispatchDevice::Autodiff(std::move(d)) : d;
+}
+
+Shape Dispatch::float_shape(const DispatchTensor& t) {
+  return with_float_primitive<Shape>("float_shape", t, []<class B>(const auto& p) { return B::shape(p); });
+}
+
+DType Dispatch::float_dtype(const DispatchTensor& t) {
+  return with_float_primitive<DType>("float_dtype", t, []<class B>(const auto& p) { return B::dtype(p); });
 }
 
 // Plain tensors move anywhere (across backends through host data); tracked tensors move between
@@ -153,18 +158,10 @@ DispatchTensor Dispatch::float_to_device(const DispatchTensor& t, const Dispatch
 }
 
 DispatchTensor Dispatch::quantize(const DispatchTensor& t) {
-  const std::optional<FloatView> v = float_view(t.kind);
-  if (!v) kind_mismatch("quantize", "Float", t.kind);
-  const DispatchTensorKind& k = v->tracked ? t.kind.autodiff_inner() : t.kind;
-  DispatchTensorKind q = std::visit(
-      Overloaded{[](const AutodiffKind&) -> DispatchTensorKind { __builtin_unreachable(); },
-                 [&]<class B>(const BackendTensor<B>& bt) -> DispatchTensorKind {
-                   const auto* f = std::get_if<FloatPrimitive<B>>(&bt.value);
-                   const typename B::Tensor& x = f ? f->tensor : std::get<AutodiffTensor<B>>(bt.value).primitive;
-                   return DispatchTensorKind{BackendTensor<B>::Quantized(B::quantize(x))};
-                 }},
-      k.value);
-  if (v->tracked) return {DispatchTensorKind::Autodiff(std::move(q)), t.checkpointing};
+  DispatchTensorKind q = with_float_primitive<DispatchTensorKind>("quantize", t, []<class B>(const auto& p) {
+    return DispatchTensorKind{BackendTensor<B>::Quantized(B::quantize(p))};
+  });
+  if (t.kind.is_autodiff()) return {DispatchTensorKind::Autodiff(std::move(q)), t.checkpointing};
   return {std::move(q), std::nullopt};
 }
 

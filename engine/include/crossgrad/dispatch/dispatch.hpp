@@ -20,6 +20,8 @@ struct Dispatch {
   static DispatchTensor bool_from_data(const TensorData& data, const DispatchDevice& device);
   static TensorData bool_into_data(const DispatchTensor& tensor);
   static DispatchDevice float_device(const DispatchTensor& tensor);
+  static Shape float_shape(const DispatchTensor& tensor);
+  static DType float_dtype(const DispatchTensor& tensor);
 
   // Float ops (NumPy broadcasting for the binary ones).
   static DispatchTensor float_add(const DispatchTensor& lhs, const DispatchTensor& rhs);
