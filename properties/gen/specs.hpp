@@ -1,0 +1,187 @@
+#pragma once
+// Generators of oracle specs: backends (from the registry), primitive kinds, every well-formed and
+// malformed DispatchTensorKind structure, checkpointing, computation graphs, grad_replace scenarios.
+#include "gen/backends.hpp"
+#include "gen/values.hpp"
+
+#include <crossgrad/oracle/checks.hpp>
+#include <crossgrad/oracle/graph.hpp>
+#include <crossgrad/oracle/registry.hpp>
+
+#include <rapidcheck.h>
+
+#include <optional>
+#include <tuple>
+
+namespace crossgrad::properties::gen {
+
+inline rc::Gen<std::size_t> backend() { return rc::gen::elementOf(tested_backend_indices()); }
+
+inline rc::Gen<PrimitiveKind> primitive() {
+  return rc::gen::elementOf(std::vector<PrimitiveKind>{PrimitiveKind::Float, PrimitiveKind::Int, PrimitiveKind::Bool,
+                                                        PrimitiveKind::Quantized, PrimitiveKind::Autodiff});
+}
+
+inline rc::Gen<std::optional<CheckpointingStrategy>> checkpointing() {
+  return rc::gen::elementOf(std::vector<std::optional<CheckpointingStrategy>>{
+      std::nullopt, CheckpointingStrategy::Disabled, CheckpointingStrategy::Balanced});
+}
+
+inline rc::Gen<oracle::TensorSpec> tensor(std::size_t backend, PrimitiveKind primitive, bool specials = true) {
+  return rc::gen::mapcat(rc::gen::tuple(rc::gen::elementOf(oracle::dtypes_for(primitive)), shape()),
+                         [=](const std::tuple<DType, std::vector<std::size_t>>& t) {
+                           const DType dtype = std::get<0>(t);
+                           const std::vector<std::size_t> dims = std::get<1>(t);
+                           return rc::gen::map(values(primitive, dtype, oracle::element_count(dims), specials),
+                                               [=](std::vector<double> v) {
+                                                 return oracle::tensor_on(backend, primitive, dims, dtype, std::move(v));
+                                               });
+                         });
+}
+
+inline rc::Gen<oracle::TensorSpec> float_tensor(std::size_t backend, bool specials = true) {
+  return tensor(backend, PrimitiveKind::Float, specials);
+}
+
+// Autodiff^depth(B(primitive)) for any depth 0..2 and primitive: every structure of section 2.
+inline rc::Gen<oracle::KindSpec> any_kind_on(std::size_t backend) {
+  return rc::gen::mapcat(rc::gen::tuple(rc::gen::inRange<std::size_t>(0, 3), primitive()),
+                         [=](const std::tuple<std::size_t, PrimitiveKind>& t) {
+                           const std::size_t depth = std::get<0>(t);
+                           return rc::gen::map(tensor(backend, std::get<1>(t)),
+                                               [=](oracle::TensorSpec leaf) { return oracle::KindSpec{depth, std::move(leaf)}; });
+                         });
+}
+inline rc::Gen<oracle::KindSpec> any_kind() {
+  return rc::gen::mapcat(backend(), [](std::size_t b) { return any_kind_on(b); });
+}
+
+// Autodiff(B(Autodiff(..))): what a float tensor on an autodiff device is.
+inline rc::Gen<oracle::KindSpec> tracked_kind_on(std::size_t backend) {
+  return rc::gen::map(tensor(backend, PrimitiveKind::Autodiff), [](oracle::TensorSpec leaf) { return oracle::KindSpec{1, std::move(leaf)}; });
+}
+// B(Float(..)).
+inline rc::Gen<oracle::KindSpec> plain_float_kind_on(std::size_t backend) {
+  return rc::gen::map(float_tensor(backend), [](oracle::TensorSpec leaf) { return oracle::KindSpec{0, std::move(leaf)}; });
+}
+
+// Mostly well-formed, often malformed.
+inline rc::Gen<oracle::KindSpec> kind_mix() {
+  return rc::gen::mapcat(backend(), [](std::size_t b) {
+    return rc::gen::weightedOneOf<oracle::KindSpec>({{3, tracked_kind_on(b)}, {3, plain_float_kind_on(b)}, {4, any_kind_on(b)}});
+  });
+}
+
+inline rc::Gen<oracle::DispatchSpec> dispatch(rc::Gen<oracle::KindSpec> kind) {
+  return rc::gen::map(rc::gen::tuple(std::move(kind), checkpointing()),
+                      [](const std::tuple<oracle::KindSpec, std::optional<CheckpointingStrategy>>& t) {
+                        return oracle::DispatchSpec{std::get<0>(t), std::get<1>(t)};
+                      });
+}
+
+enum class Values { WithSpecials, Finite, Positive };
+
+inline rc::Gen<oracle::OpSpec> op_spec(const std::vector<oracle::Op>& ops) {
+  return rc::gen::map(rc::gen::tuple(rc::gen::elementOf(ops), rc::gen::inRange<std::size_t>(0, 8), rc::gen::inRange<std::size_t>(0, 8),
+                                     rc::gen::elementOf(std::vector<double>{2.0, -1.0, 0.5, 3.0, 1.5, 0.0}),
+                                     rc::gen::inRange<std::size_t>(0, 4), rc::gen::inRange<std::size_t>(0, 4)),
+                      [](const auto& t) {
+                        return oracle::OpSpec{std::get<0>(t), std::get<1>(t), std::get<2>(t), std::get<3>(t), std::get<4>(t), std::get<5>(t)};
+                      });
+}
+
+// Leaves: broadcast variants of one base shape (dims kept or set to 1, leading dims dropped), so
+// binary ops broadcast; then 1..max_ops ops over earlier values.
+inline rc::Gen<oracle::GraphSpec> graph_on(std::size_t backend, Values mode, const std::vector<oracle::Op>& ops = oracle::all_ops(),
+                                           std::size_t max_ops = 5) {
+  using Leaves = std::vector<std::vector<std::size_t>>;
+  auto leaf_shapes = rc::gen::mapcat(shape(3, mode == Values::WithSpecials), [](std::vector<std::size_t> base) {
+    return rc::gen::container<Leaves>(
+        rc::gen::map(rc::gen::tuple(rc::gen::container<std::vector<bool>>(base.size(), rc::gen::arbitrary<bool>()),
+                                    rc::gen::inRange<std::size_t>(0, base.size() + 1)),
+                     [base](const std::tuple<std::vector<bool>, std::size_t>& t) {
+                       std::vector<std::size_t> s;
+                       for (std::size_t i = std::get<1>(t); i < base.size(); ++i) s.push_back(std::get<0>(t)[i] ? 1 : base[i]);
+                       return s;
+                     }));
+  });
+  auto nonempty = rc::gen::map(std::move(leaf_shapes), [](Leaves l) {
+    if (l.empty()) l.push_back({2});
+    if (l.size() > 3) l.resize(3);
+    return l;
+  });
+  return rc::gen::mapcat(rc::gen::tuple(std::move(nonempty), rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64})),
+                         [=](const std::tuple<Leaves, DType>& t) {
+                           const Leaves shapes = std::get<0>(t);
+                           const DType dtype = std::get<1>(t);
+                           std::vector<rc::Gen<std::vector<double>>> leaf_values;
+                           auto value = mode == Values::Positive ? positive_value() : float_value(mode == Values::WithSpecials);
+                           rc::Gen<std::vector<std::vector<double>>> all = rc::gen::just(std::vector<std::vector<double>>{});
+                           for (const auto& s : shapes) {
+                             all = rc::gen::map(rc::gen::tuple(all, rc::gen::container<std::vector<double>>(oracle::element_count(s), value)),
+                                                [](std::tuple<std::vector<std::vector<double>>, std::vector<double>> p) {
+                                                  std::get<0>(p).push_back(std::move(std::get<1>(p)));
+                                                  return std::move(std::get<0>(p));
+                                                });
+                           }
+                           return rc::gen::map(
+                               rc::gen::tuple(all, rc::gen::resize(20, rc::gen::container<std::vector<oracle::OpSpec>>(op_spec(ops)))),
+                               [=](const std::tuple<std::vector<std::vector<double>>, std::vector<oracle::OpSpec>>& p) {
+                                 oracle::GraphSpec g;
+                                 g.backend = backend;
+                                 g.dtype = dtype;
+                                 g.leaf_shapes = shapes;
+                                 g.leaf_values = std::get<0>(p);
+                                 g.ops = std::get<1>(p);
+                                 if (g.ops.size() > max_ops) g.ops.resize(max_ops);
+                                 if (g.ops.empty()) g.ops.push_back(oracle::OpSpec{oracle::Op::Mul, 0, 0, 1.0, 0, 0});
+                                 return oracle::normalized(g);
+                               });
+                         });
+}
+inline rc::Gen<oracle::GraphSpec> graph(Values mode, const std::vector<oracle::Op>& ops = oracle::all_ops(), std::size_t max_ops = 5) {
+  return rc::gen::mapcat(backend(), [=](std::size_t b) { return graph_on(b, mode, ops, max_ops); });
+}
+
+// Zero to three graphs on any backends: a Gradients with several entries, maybe of several backends.
+inline rc::Gen<std::vector<oracle::GraphSpec>> graphs() {
+  return rc::gen::map(rc::gen::resize(30, rc::gen::container<std::vector<oracle::GraphSpec>>(graph(Values::WithSpecials, oracle::all_ops(), 3))),
+                      [](std::vector<oracle::GraphSpec> v) {
+                        if (v.size() > 3) v.resize(3);
+                        return v;
+                      });
+}
+
+inline rc::Gen<std::optional<std::size_t>> target_entry(unsigned none_weight = 3) {
+  return rc::gen::weightedOneOf<std::optional<std::size_t>>(
+      {{7, rc::gen::map(rc::gen::inRange<std::size_t>(0, 16), [](std::size_t i) { return std::optional<std::size_t>(i); })},
+       {none_weight, rc::gen::just(std::optional<std::size_t>())}});
+}
+
+// Any (tensor, grad, gradients): tensors mostly tracked, gradients often on the tensor's backend.
+inline rc::Gen<oracle::GradReplaceScenario> scenario() {
+  return rc::gen::mapcat(dispatch(kind_mix()), [](oracle::DispatchSpec t) {
+    const std::size_t b = t.kind.leaf.backend;
+    auto grad = dispatch(rc::gen::weightedOneOf<oracle::KindSpec>({{5, plain_float_kind_on(b)}, {5, kind_mix()}}));
+    return rc::gen::map(rc::gen::tuple(graphs(), grad, target_entry()), [t](const auto& p) {
+      return oracle::GradReplaceScenario{std::get<0>(p), t, std::get<1>(p), std::get<2>(p)};
+    });
+  });
+}
+
+// A valid same-backend replace, aimed at a live entry when there is one.
+inline rc::Gen<oracle::GradReplaceScenario> valid_scenario() {
+  return rc::gen::mapcat(backend(), [](std::size_t b) {
+    return rc::gen::map(rc::gen::tuple(graphs(), dispatch(tracked_kind_on(b)), dispatch(plain_float_kind_on(b)), target_entry(1)),
+                        [](const auto& p) {
+                          return oracle::GradReplaceScenario{std::get<0>(p), std::get<1>(p), std::get<2>(p), std::get<3>(p)};
+                        });
+  });
+}
+
+// Does this pair panic (decided from structure alone)?
+inline bool panics(const oracle::DispatchSpec& tensor, const oracle::DispatchSpec& grad) {
+  return !oracle::expect_grad_replace(tensor.kind, 0, grad.kind, 0).ok();
+}
+
+}  // namespace crossgrad::properties::gen

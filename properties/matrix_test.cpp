@@ -1,0 +1,79 @@
+// The exhaustive matrix: every (backend x primitive kind x autodiff depth 0..2) for the tensor and
+// for the gradient, over the available backends, checked against the oracle. "Every cross-backend
+// pair" is checked literally here, not by sampling.
+#include "gen/backends.hpp"
+
+#include <crossgrad/oracle/checks.hpp>
+#include <crossgrad/oracle/registry.hpp>
+
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+using namespace crossgrad;
+namespace og = crossgrad::oracle;
+
+namespace {
+
+struct Cell {
+  std::size_t backend;
+  PrimitiveKind primitive;
+  std::size_t depth;
+};
+
+std::vector<Cell> cells() {
+  std::vector<Cell> out;
+  for (std::size_t b : crossgrad::properties::gen::tested_backend_indices()) {
+    for (PrimitiveKind p : {PrimitiveKind::Float, PrimitiveKind::Int, PrimitiveKind::Bool, PrimitiveKind::Quantized,
+                            PrimitiveKind::Autodiff}) {
+      for (std::size_t d = 0; d < 3; ++d) out.push_back({b, p, d});
+    }
+  }
+  return out;
+}
+
+std::string cell_name(const Cell& c) {
+  return og::all_backends()[c.backend].name + std::string(primitive_kind_name(c.primitive)) + "D" + std::to_string(c.depth);
+}
+
+og::DispatchSpec spec(const Cell& c, std::vector<std::size_t> shape) {
+  return {og::KindSpec{c.depth, og::tensor_on(c.backend, c.primitive, std::move(shape), og::dtypes_for(c.primitive).front())},
+          std::nullopt};
+}
+
+class GradReplaceMatrix : public ::testing::TestWithParam<std::tuple<Cell, Cell>> {};
+
+TEST_P(GradReplaceMatrix, MatchesOracle) {
+  const auto& [tc, gc] = GetParam();
+  const og::DispatchSpec tensor = spec(tc, {2, 3});
+  const og::DispatchSpec grad = spec(gc, {3});
+  // On an empty container, and on one holding the tensor's own entry.
+  Gradients empty;
+  if (auto f = og::check_grad_replace(tensor, grad, empty)) FAIL() << *f;
+  og::GradReplaceScenario s{{og::GraphSpec{tc.backend, DType::F32, {{2, 3}}, {{}}, {{og::Op::Exp, 0}}}}, tensor, grad, 0};
+  if (auto f = og::check_grad_replace(s)) FAIL() << *f;
+  if (auto f = og::check_cross_backend_message(tensor, grad)) FAIL() << *f;
+  if (auto f = og::check_checkpointing_irrelevant(s)) FAIL() << *f;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPairs, GradReplaceMatrix, ::testing::Combine(::testing::ValuesIn(cells()), ::testing::ValuesIn(cells())),
+                         [](const auto& info) {
+                           return cell_name(std::get<0>(info.param)) + "_" + cell_name(std::get<1>(info.param));
+                         });
+
+// The receiver checks of grad / grad_remove / backward / inner and from_inner, per cell.
+class ReceiverMatrix : public ::testing::TestWithParam<Cell> {};
+
+TEST_P(ReceiverMatrix, MatchesOracle) {
+  const og::DispatchSpec tensor = spec(GetParam(), {2, 2});
+  for (og::ReceiverOp op : {og::ReceiverOp::Grad, og::ReceiverOp::GradRemove, og::ReceiverOp::Backward, og::ReceiverOp::Inner}) {
+    Gradients grads;
+    if (auto f = og::check_receiver(op, tensor, grads)) ADD_FAILURE() << *f;
+  }
+  if (auto f = og::check_from_inner(tensor)) ADD_FAILURE() << *f;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCells, ReceiverMatrix, ::testing::ValuesIn(cells()),
+                         [](const auto& info) { return cell_name(info.param); });
+
+}  // namespace
