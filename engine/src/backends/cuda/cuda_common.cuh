@@ -18,6 +18,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda_hooks.hpp"
+#include "kernel_support.cuh"
 
 #include <cstddef>
 #include <cstdint>
@@ -101,8 +102,6 @@ decltype(auto) with_float_type(DType dtype, Fn&& fn) {
 
 // ---- launch helpers -------------------------------------------------------------------------
 
-inline constexpr int kThreads = 256;
-
 // Blocks for a grid-stride loop over `work` items: enough to fill the device a few times over,
 // never 0 (callers return before launching when there is no work).
 inline unsigned grid_for(std::size_t work, int device, int threads = kThreads) {
@@ -112,87 +111,14 @@ inline unsigned grid_for(std::size_t work, int device, int threads = kThreads) {
   return static_cast<unsigned>(blocks == 0 ? 1 : blocks);
 }
 
-// A fixed group of W elements, aligned so that one thread loads or stores it in one (or two)
-// vector instructions. Buffers start at cudaMalloc's 256-byte alignment and are never offset.
-template <class T, int W>
-struct alignas(sizeof(T) * W) Pack {
-  T v[W];
-};
-
 // ---- strided index math ---------------------------------------------------------------------
-
-// Enough for any collapsed shape: after dropping size-1 dims every dim is >= 2, and no tensor
-// has more than 2^34 elements (kMaxTensorBytes), so no collapsed shape has more than 34 dims.
-inline constexpr int kMaxDims = 40;
-
-// A row-major walk over `dims` that finds, for each linear output index, the element offset of
-// each of N operands with its own strides (0 on broadcast dims). Passed to kernels by value.
-template <class Index, int N>
-struct Strided {
-  int rank = 0;
-  Index dims[kMaxDims];
-  Index strides[N][kMaxDims];
-
-  __host__ __device__ void offsets(Index linear, Index (&out)[N]) const {
-    for (int o = 0; o < N; ++o) out[o] = 0;
-    for (int d = rank - 1; d >= 0; --d) {
-      const Index q = linear / dims[d];
-      const Index c = linear - q * dims[d];
-      linear = q;
-      for (int o = 0; o < N; ++o) out[o] += c * strides[o][d];
-    }
-  }
-};
-
-// Dims and per-operand strides with size-1 dims dropped and adjacent dims merged wherever every
-// operand walks them as one (outer stride == inner stride * inner dim). A contiguous same-shape
-// walk collapses to one dim with stride 1; a scalar to no dim at all.
-struct Collapsed {
-  std::vector<std::size_t> dims;
-  std::vector<std::vector<std::size_t>> strides;  // [operand][dim]
-};
-Collapsed collapse(const std::vector<std::size_t>& dims,
-                   const std::vector<std::vector<std::size_t>>& strides);
 
 template <class Index, int N>
 Strided<Index, N> to_strided(const Collapsed& c) {
-  if (c.dims.size() > static_cast<std::size_t>(kMaxDims)) {
-    // Unreachable for any tensor under kMaxTensorBytes (see kMaxDims).
-    fail(cudaErrorInvalidValue, "collapse_dims");
-  }
   Strided<Index, N> s;
-  s.rank = static_cast<int>(c.dims.size());
-  for (int d = 0; d < s.rank; ++d) {
-    s.dims[d] = static_cast<Index>(c.dims[d]);
-    for (int o = 0; o < N; ++o) s.strides[o][d] = static_cast<Index>(c.strides[o][d]);
-  }
+  // Unreachable for any tensor under kMaxTensorBytes (see kMaxDims).
+  if (!fill_strided(c, s)) fail(cudaErrorInvalidValue, "collapse_dims");
   return s;
-}
-
-// ---- block reductions -----------------------------------------------------------------------
-
-template <class Acc>
-__device__ inline Acc warp_sum(Acc v) {
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
-  return v;
-}
-
-// Sum over the block (blockDim.x a multiple of 32, at most 1024); the result is valid in thread 0.
-// Every thread of the block must call it (it synchronises). Deterministic: the combination order
-// depends only on the block size.
-template <class Acc>
-__device__ inline Acc block_sum(Acc v) {
-  __shared__ Acc warp_partials[32];
-  const int lane = threadIdx.x % 32;
-  const int warp = threadIdx.x / 32;
-  __syncthreads();  // a previous call's readers are done with warp_partials
-  v = warp_sum(v);
-  if (lane == 0) warp_partials[warp] = v;
-  __syncthreads();
-  const int warps = blockDim.x / 32;
-  v = threadIdx.x < warps ? warp_partials[threadIdx.x] : Acc(0);
-  if (warp == 0) v = warp_sum(v);
-  return v;
 }
 
 }  // namespace cuda_detail

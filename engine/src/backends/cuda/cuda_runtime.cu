@@ -245,29 +245,6 @@ CudaTensor make_tensor(Shape shape, DType dtype, const Device& device) {
   return t;
 }
 
-Collapsed collapse(const std::vector<std::size_t>& dims,
-                   const std::vector<std::vector<std::size_t>>& strides) {
-  Collapsed c;
-  c.strides.resize(strides.size());
-  for (std::size_t d = 0; d < dims.size(); ++d) {
-    if (dims[d] == 1) continue;
-    if (!c.dims.empty()) {
-      bool merge = true;
-      for (std::size_t o = 0; o < strides.size(); ++o) {
-        if (c.strides[o].back() != strides[o][d] * dims[d]) merge = false;
-      }
-      if (merge) {
-        c.dims.back() *= dims[d];
-        for (std::size_t o = 0; o < strides.size(); ++o) c.strides[o].back() = strides[o][d];
-        continue;
-      }
-    }
-    c.dims.push_back(dims[d]);
-    for (std::size_t o = 0; o < strides.size(); ++o) c.strides[o].push_back(strides[o][d]);
-  }
-  return c;
-}
-
 }  // namespace cuda_detail
 
 CudaBuffer::~CudaBuffer() {

@@ -6,6 +6,8 @@
 #include <vector>
 
 namespace crossgrad::backends {
+
+using namespace cuda_detail;  // this backend's internals (cuda_common.cuh, kernels.cuh)
 namespace cuda_detail {
 
 CudaTensor on_device(const CudaTensor& tensor, const Device& device) {
@@ -47,11 +49,6 @@ CudaTensor on_device(const CudaTensor& tensor, const Device& device) {
 
 }  // namespace cuda_detail
 
-using cuda_detail::activate;
-using cuda_detail::check;
-using cuda_detail::data_of;
-using cuda_detail::make_tensor;
-using cuda_detail::with_float_type;
 
 CudaTensor Cuda::from_data(const TensorData& data, const Device& device) {
   cuda_detail::require_device(device);

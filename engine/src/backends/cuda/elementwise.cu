@@ -5,13 +5,9 @@
 #include "map_kernels.cuh"
 
 namespace crossgrad::backends {
-namespace {
 
-using cuda_detail::data_of;
-using cuda_detail::launch_binary;
-using cuda_detail::launch_map;
-using cuda_detail::make_tensor;
-using cuda_detail::with_float_type;
+using namespace cuda_detail;  // this backend's internals (cuda_common.cuh, kernels.cuh)
+namespace {
 
 // Precise device math for float and double (overloads pick expf vs exp, ...).
 __device__ inline float dexp(float x) { return expf(x); }

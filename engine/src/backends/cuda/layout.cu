@@ -5,29 +5,8 @@
 #include <utility>
 
 namespace crossgrad::backends {
-namespace {
 
-using cuda_detail::data_of;
-using cuda_detail::make_tensor;
-using cuda_detail::Strided;
-using cuda_detail::with_float_type;
-
-// out[i] = in[offset(i)]: the output is written contiguously, the input read through its strides
-// as seen from the output's (collapsed) shape.
-template <class T, class Index>
-__global__ void __launch_bounds__(cuda_detail::kThreads) gather_kernel(const T* __restrict__ in,
-                                                                       T* __restrict__ out, Index n,
-                                                                       Strided<Index, 1> walk) {
-  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
-  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    Index off[1];
-    walk.offsets(i, off);
-    out[i] = in[off[0]];
-  }
-}
-
-}  // namespace
-
+using namespace cuda_detail;  // this backend's internals (cuda_common.cuh, kernels.cuh)
 CudaTensor Cuda::float_reshape(const CudaTensor& tensor, const Shape& shape) {
   rules::check_float_dtype(tensor.dtype, "float_reshape");
   rules::check_reshape(tensor.shape, shape);

@@ -12,96 +12,11 @@
 #include <span>
 
 namespace crossgrad::backends {
+
+using namespace cuda_detail;  // this backend's internals (cuda_common.cuh, kernels.cuh)
 namespace {
 
-using cuda_detail::activate;
-using cuda_detail::check;
-using cuda_detail::check_launch;
-using cuda_detail::data_of;
-using cuda_detail::kThreads;
-using cuda_detail::make_tensor;
-using cuda_detail::with_float_type;
-
 constexpr unsigned kMaxPartials = 1024;
-constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
-
-__device__ inline bool finite(float x) { return isfinite(x); }
-__device__ inline bool finite(double x) { return isfinite(x); }
-
-// Block-wide max of `mx` and min of `first` (every thread must call; valid in thread 0).
-template <class T>
-__device__ void block_max_min(T& mx, std::uint64_t& first) {
-  __shared__ T max_part[32];
-  __shared__ std::uint64_t min_part[32];
-  const int lane = threadIdx.x % 32;
-  const int warp = threadIdx.x / 32;
-  for (int offset = 16; offset > 0; offset /= 2) {
-    const T m = __shfl_down_sync(0xffffffffu, mx, offset);
-    const std::uint64_t f = __shfl_down_sync(0xffffffffu, first, offset);
-    mx = m > mx ? m : mx;
-    first = f < first ? f : first;
-  }
-  if (lane == 0) {
-    max_part[warp] = mx;
-    min_part[warp] = first;
-  }
-  __syncthreads();
-  const int warps = blockDim.x / 32;
-  mx = threadIdx.x < warps ? max_part[threadIdx.x] : T(0);
-  first = threadIdx.x < warps ? min_part[threadIdx.x] : kNone;
-  if (warp == 0) {
-    for (int offset = 16; offset > 0; offset /= 2) {
-      const T m = __shfl_down_sync(0xffffffffu, mx, offset);
-      const std::uint64_t f = __shfl_down_sync(0xffffffffu, first, offset);
-      mx = m > mx ? m : mx;
-      first = f < first ? f : first;
-    }
-  }
-}
-
-// Pass 1: per block, max |x| over finite elements and the index of the first non-finite one.
-template <class T>
-__global__ void __launch_bounds__(kThreads) stats_partial_kernel(const T* __restrict__ x, std::size_t n,
-                                                                 T* __restrict__ max_out,
-                                                                 std::uint64_t* __restrict__ first_out) {
-  T mx = T(0);
-  std::uint64_t first = kNone;
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const T v = x[i];
-    if (finite(v)) {
-      const T a = v < T(0) ? -v : v;
-      mx = a > mx ? a : mx;
-    } else if (i < first) {
-      first = i;
-    }
-  }
-  block_max_min(mx, first);
-  if (threadIdx.x == 0) {
-    max_out[blockIdx.x] = mx;
-    first_out[blockIdx.x] = first;
-  }
-}
-
-// Pass 2: one block combines the partials into result_max[0] / result_first[0].
-template <class T>
-__global__ void __launch_bounds__(kThreads) stats_final_kernel(const T* __restrict__ max_in,
-                                                               const std::uint64_t* __restrict__ first_in,
-                                                               unsigned count, T* __restrict__ result_max,
-                                                               std::uint64_t* __restrict__ result_first) {
-  T mx = T(0);
-  std::uint64_t first = kNone;
-  for (unsigned i = threadIdx.x; i < count; i += blockDim.x) {
-    mx = max_in[i] > mx ? max_in[i] : mx;
-    first = first_in[i] < first ? first_in[i] : first;
-  }
-  block_max_min(mx, first);
-  if (threadIdx.x == 0) {
-    result_max[0] = mx;
-    result_first[0] = first;
-  }
-}
-
 template <class T>
 struct QuantizeOp {
   float scale;

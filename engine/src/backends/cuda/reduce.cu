@@ -8,104 +8,11 @@
 #include "map_kernels.cuh"
 
 namespace crossgrad::backends {
+
+using namespace cuda_detail;  // this backend's internals (cuda_common.cuh, kernels.cuh)
 namespace {
 
-using cuda_detail::activate;
-using cuda_detail::block_sum;
-using cuda_detail::check_launch;
-using cuda_detail::data_of;
-using cuda_detail::kPack;
-using cuda_detail::kThreads;
-using cuda_detail::make_tensor;
-using cuda_detail::Pack;
-using cuda_detail::with_float_type;
-
 constexpr unsigned kMaxPartials = 1024;
-
-// Pass 1 of a full reduction: each block sums a grid-strided share into partial[blockIdx.x].
-template <class T>
-__global__ void __launch_bounds__(kThreads) sum_partial_kernel(const T* __restrict__ x, std::size_t n,
-                                                               double* __restrict__ partial) {
-  const std::size_t packs = n / kPack;
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const auto* xp = reinterpret_cast<const Pack<T, kPack>*>(x);
-  double acc = 0.0;
-  for (std::size_t p = first; p < packs; p += stride) {
-    const Pack<T, kPack> a = xp[p];
-#pragma unroll
-    for (int w = 0; w < kPack; ++w) acc += static_cast<double>(a.v[w]);
-  }
-  const std::size_t tail = packs * kPack + first;
-  if (tail < n) acc += static_cast<double>(x[tail]);
-  acc = block_sum(acc);
-  if (threadIdx.x == 0) partial[blockIdx.x] = acc;
-}
-
-// Pass 2: one block adds the partials and writes the [1]-shaped result.
-template <class T>
-__global__ void __launch_bounds__(kThreads) sum_final_kernel(const double* __restrict__ partial,
-                                                             unsigned count, T* __restrict__ out,
-                                                             std::size_t n, bool mean) {
-  double acc = 0.0;
-  for (unsigned i = threadIdx.x; i < count; i += blockDim.x) acc += partial[i];
-  acc = block_sum(acc);
-  if (threadIdx.x == 0) {
-    if (mean) acc /= static_cast<double>(n);
-    out[0] = static_cast<T>(acc);
-  }
-}
-
-// Along a dim whose elements are contiguous (inner == 1): one block per row of `len` elements.
-template <class T>
-__global__ void rows_kernel(const T* __restrict__ x, T* __restrict__ out, std::size_t rows,
-                            std::size_t len, bool mean) {
-  for (std::size_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const T* p = x + row * len;
-    double acc = 0.0;
-    for (std::size_t j = threadIdx.x; j < len; j += blockDim.x) acc += static_cast<double>(p[j]);
-    acc = block_sum(acc);
-    if (threadIdx.x == 0) {
-      if (mean) acc /= static_cast<double>(len);
-      out[row] = static_cast<T>(acc);
-    }
-  }
-}
-
-// Along a strided dim (inner > 1): a block of 32 x 8 threads owns 32 consecutive outputs; the 8
-// rows of threads split the reduced dim and meet in shared memory. Reads are coalesced along inner.
-constexpr int kColsX = 32;
-constexpr int kColsY = 8;
-
-template <class T>
-__global__ void __launch_bounds__(kColsX * kColsY) cols_kernel(const T* __restrict__ x, T* __restrict__ out,
-                                                               std::size_t total, std::size_t len,
-                                                               std::size_t inner, bool mean) {
-  __shared__ double part[kColsY][kColsX + 1];
-  const int tx = threadIdx.x;
-  const int ty = threadIdx.y;
-  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * kColsX; base < total;
-       base += static_cast<std::size_t>(gridDim.x) * kColsX) {
-    const std::size_t t = base + tx;
-    double acc = 0.0;
-    if (t < total) {
-      const std::size_t o = t / inner;
-      const std::size_t j = t - o * inner;
-      const T* p = x + o * len * inner + j;
-      for (std::size_t r = ty; r < len; r += kColsY) acc += static_cast<double>(p[r * inner]);
-    }
-    part[ty][tx] = acc;
-    __syncthreads();
-    if (ty == 0 && t < total) {
-      double s = 0.0;
-#pragma unroll
-      for (int k = 0; k < kColsY; ++k) s += part[k][tx];
-      if (mean) s /= static_cast<double>(len);
-      out[t] = static_cast<T>(s);
-    }
-    __syncthreads();
-  }
-}
 
 CudaTensor reduce_all(const CudaTensor& tensor, const char* name, bool mean) {
   rules::check_float_dtype(tensor.dtype, name);
