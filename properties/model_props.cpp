@@ -71,7 +71,7 @@ struct FromInner : Base {
 
 }  // namespace
 
-CG_PROP(GradientsModel, CommandSequencesMatchModel, 200, ()) {
+CG_PROP(GradientsModel, CommandSequencesMatchModel, 500, ()) {
   Model model;
   Sut sut;
   rc::state::check(model, sut,

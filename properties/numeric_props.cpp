@@ -23,19 +23,25 @@ CG_PROP(Numeric, ElementwiseOpsEqualReferenceOnSpecialValues, 400, ()) {
   require(og::check_graph_differential(g));
 }
 
-CG_PROP(Numeric, GraphsEqualReferenceForwardAndBackward, 300, ()) {
+CG_PROP(Numeric, GraphsEqualReferenceForwardAndBackward, 500, ()) {
   const auto g = *gen::graph(gen::Values::Finite);
   require(og::check_graph_differential(g));
 }
 
-CG_PROP(Numeric, BackwardEqualsFiniteDifferences, 150, ()) {
+CG_PROP(Numeric, BackwardEqualsFiniteDifferences, 400, ()) {
   const auto g = *gen::graph(gen::Values::Positive, og::all_ops(), 4);
   require(og::check_graph_finite_differences(g));
 }
 
 // Each differentiable op alone, so a wrong backward rule is pinned to its op.
-CG_PROP(Numeric, EachOpBackwardEqualsFiniteDifferences, 200, ()) {
+CG_PROP(Numeric, EachOpBackwardEqualsFiniteDifferences, 400, ()) {
   const auto g = *gen::graph(gen::Values::Positive, og::all_ops(), 1);
   RC_TAG(std::string(og::op_name(g.ops[0].op)));
+  require(og::check_graph_finite_differences(g));
+}
+
+CG_PROP(Numeric, MatmulEqualsReferenceAndFiniteDifferences, 200, ()) {
+  const auto g = *gen::matmul_graph(gen::Values::Positive);
+  require(og::check_graph_differential(g));
   require(og::check_graph_finite_differences(g));
 }

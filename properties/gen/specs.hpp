@@ -143,6 +143,36 @@ inline rc::Gen<oracle::GraphSpec> graph(Values mode, const std::vector<oracle::O
   return rc::gen::mapcat(backend(), [=](std::size_t b) { return graph_on(b, mode, ops, max_ops); });
 }
 
+// lhs [batch.., m, k] x rhs [batch'.., k, n] with broadcast batch dims, then maybe more ops.
+inline rc::Gen<oracle::GraphSpec> matmul_graph(Values mode) {
+  return rc::gen::mapcat(
+      rc::gen::tuple(backend(), rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64}), rc::gen::inRange<std::size_t>(1, 4),
+                     rc::gen::inRange<std::size_t>(1, 5), rc::gen::inRange<std::size_t>(1, 4), rc::gen::inRange<std::size_t>(0, 3),
+                     rc::gen::inRange<int>(0, 3)),
+      [mode](const auto& t) {
+        const auto [b, dtype, m, k, n, batch, broadcast] = t;
+        std::vector<std::size_t> lhs{m, k}, rhs{k, n};
+        if (batch > 0) {
+          lhs.insert(lhs.begin(), broadcast == 1 ? 1 : batch);
+          if (broadcast != 2) rhs.insert(rhs.begin(), broadcast == 0 ? batch : batch);
+        }
+        auto value = mode == Values::Positive ? positive_value() : float_value(false);
+        return rc::gen::map(rc::gen::tuple(rc::gen::container<std::vector<double>>(oracle::element_count(lhs), value),
+                                           rc::gen::container<std::vector<double>>(oracle::element_count(rhs), value),
+                                           rc::gen::arbitrary<bool>()),
+                            [=](const auto& v) {
+                              oracle::GraphSpec g;
+                              g.backend = b;
+                              g.dtype = dtype;
+                              g.leaf_shapes = {lhs, rhs};
+                              g.leaf_values = {std::get<0>(v), std::get<1>(v)};
+                              g.ops = {oracle::OpSpec{oracle::Op::Matmul, 0, 1, 1.0, 0, 0}};
+                              if (std::get<2>(v)) g.ops.push_back(oracle::OpSpec{oracle::Op::Tanh, 2, 0, 1.0, 0, 0});
+                              return oracle::normalized(g);
+                            });
+      });
+}
+
 // Zero to three graphs on any backends: a Gradients with several entries, maybe of several backends.
 inline rc::Gen<std::vector<oracle::GraphSpec>> graphs() {
   return rc::gen::map(rc::gen::resize(30, rc::gen::container<std::vector<oracle::GraphSpec>>(graph(Values::WithSpecials, oracle::all_ops(), 3))),
