@@ -8,7 +8,9 @@
 // which only a GPU run of cuda_backend_test can check.
 //
 // Needs no CUDA toolkit: it is built in every configuration.
+#include <algorithm>
 #include <barrier>
+#include <new>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -170,19 +172,15 @@ std::vector<T> random_values(std::size_t n, unsigned seed, double lo = -2.0, dou
 // Buffers as cudaMalloc would give them: 256-byte aligned, so packs are aligned too.
 template <class T>
 struct DeviceLike {
-  explicit DeviceLike(std::size_t n) : storage(n * sizeof(T) + 256) {
-    void* p = storage.data();
-    std::size_t space = storage.size();
-    data = static_cast<T*>(std::align(256, n * sizeof(T) == 0 ? 1 : n * sizeof(T), p, space));
-    size = n;
-  }
-  explicit DeviceLike(const std::vector<T>& v) : DeviceLike(v.size()) {
-    if (!v.empty()) std::memcpy(data, v.data(), v.size() * sizeof(T));
-  }
+  explicit DeviceLike(std::size_t n)
+      : data(static_cast<T*>(::operator new((n > 0 ? n : 1) * sizeof(T), std::align_val_t{256}))), size(n) {}
+  explicit DeviceLike(const std::vector<T>& v) : DeviceLike(v.size()) { std::copy(v.begin(), v.end(), data); }
+  ~DeviceLike() { ::operator delete(data, std::align_val_t{256}); }
+  DeviceLike(const DeviceLike&) = delete;
+  DeviceLike& operator=(const DeviceLike&) = delete;
   std::vector<T> values() const { return std::vector<T>(data, data + size); }
-  std::vector<std::byte> storage;
-  T* data = nullptr;
-  std::size_t size = 0;
+  T* data;
+  std::size_t size;
 };
 
 template <class T>
