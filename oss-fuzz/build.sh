@@ -4,7 +4,8 @@
 # project, copies them to $OUT with their seed corpus zips (from corpus/<target>/), dicts, options.
 project=${SRC}/crossgrad
 [[ -d $project ]] || project=$SRC   # local runs point SRC at the checkout itself
-build=${WORK:-/tmp}/crossgrad-build
+# CROSSGRAD_BUILD_DIR lets the local smoke test reuse build/fuzz (same flags: nothing recompiles).
+build=${CROSSGRAD_BUILD_DIR:-${WORK:-/tmp}/crossgrad-build}
 targets="grad_replace_fuzzer ops_differential_fuzzer gradients_api_fuzzer tensor_data_fuzzer"
 
 cmake -S "$project" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -26,8 +26,7 @@ case $mode in
     trap 'rm -rf "$scratch"' EXIT
     opts=()
     [[ -f $src/corpus/$t.dict ]] && opts+=(-dict="$src/corpus/$t.dict")
-    # Replay every corpus input first (-runs=0 over the seed dir), then fuzz briefly.
-    "$build/fuzz/$t" -runs=0 "$src/corpus/$t" 2>&1 | tail -2
+    # libFuzzer runs every corpus input once before mutating (a failing one is a crash), then fuzzes.
     "$build/fuzz/$t" "${opts[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
       -artifact_prefix="$scratch/" "$scratch" "$src/corpus/$t" 2>&1 | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::average_exec_per_sec|==|SUMMARY|CROSSGRAD-FUZZ-FAILURE)" || true
     if ls "$scratch"/crash-* "$scratch"/leak-* "$scratch"/timeout-* "$scratch"/oom-* >/dev/null 2>&1; then
@@ -39,10 +38,13 @@ case $mode in
     ;;
   oss-fuzz)
     work=$src/build/oss-fuzz-local
+    rm -rf "$work"
     mkdir -p "$work/out" "$work/work"
     export CC=${CC_FUZZ:-clang} CXX=${CXX_FUZZ:-clang++}
-    export CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address,undefined -fsanitize=fuzzer-no-link"
-    export CXXFLAGS="$CFLAGS"
+    # The fuzz preset's flags and build dir, so build.sh's configure/build/package steps run for
+    # real but recompile nothing that `smoke.sh build` already compiled.
+    export CXXFLAGS=$(sed -n 's/^CMAKE_CXX_FLAGS:STRING=//p' "$build/CMakeCache.txt")
+    export CFLAGS=$CXXFLAGS CROSSGRAD_BUILD_DIR=$build
     export LIB_FUZZING_ENGINE=-fsanitize=fuzzer SRC=$src OUT=$work/out WORK=$work/work
     bash "$src/oss-fuzz/build.sh"
     for t in $targets; do
@@ -51,9 +53,9 @@ case $mode in
       unzip -q "$OUT/${t}_seed_corpus.zip" -d "$seeds"
       opts=()
       [[ -f $OUT/$t.dict ]] && opts+=(-dict="$OUT/$t.dict")
-      "$OUT/$t" "${opts[@]}" -max_total_time="${FUZZ_SMOKE_OSS_SECONDS:-5}" -timeout=10 "$seeds" 2>&1 | grep -E "DONE|CROSSGRAD-FUZZ-FAILURE|SUMMARY" || true
+      "$OUT/$t" "${opts[@]}" -artifact_prefix="$work/" -max_total_time="${FUZZ_SMOKE_OSS_SECONDS:-5}" -timeout=10 "$seeds" 2>&1 | grep -E "DONE|CROSSGRAD-FUZZ-FAILURE|SUMMARY" || true
       rm -rf "$seeds"
-      if compgen -G "crash-*" >/dev/null; then echo "crash in $t"; exit 1; fi
+      if compgen -G "$work/crash-*" >/dev/null; then echo "crash in $t"; exit 1; fi
     done
     ;;
   *) echo "usage: smoke.sh build|run|oss-fuzz SRC [TARGET]"; exit 2 ;;
