@@ -54,5 +54,6 @@ constexpr bool is_reference_backend() {
 void register_kernel_benchmarks();
 void register_anchor_benchmarks();
 void register_dispatch_benchmarks();
+void register_flex_internal_benchmarks();
 
 }  // namespace crossgrad::bench

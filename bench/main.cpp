@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   crossgrad::bench::register_kernel_benchmarks();
   crossgrad::bench::register_anchor_benchmarks();
   crossgrad::bench::register_dispatch_benchmarks();
+  crossgrad::bench::register_flex_internal_benchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("crossgrad.version", CROSSGRAD_VERSION);
