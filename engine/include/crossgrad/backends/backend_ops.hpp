@@ -15,6 +15,8 @@
   static ::crossgrad::Shape shape(const T& tensor);                                              \
   static ::crossgrad::DType dtype(const T& tensor);                                              \
   static ::crossgrad::Device device(const T& tensor);                                            \
+  /* Returns once all work queued on `device` is done (ops may return before; CPU: no-op). */    \
+  static void synchronize(const ::crossgrad::Device& device);                                    \
   /* A float tensor of `shape` filled with `value` (F32 or F64). */                              \
   static T float_full(const ::crossgrad::Shape& shape, double value, ::crossgrad::DType dtype,  \
                       const ::crossgrad::Device& device);                                        \

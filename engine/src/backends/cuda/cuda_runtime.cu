@@ -276,3 +276,13 @@ DType Cuda::dtype(const CudaTensor& tensor) { return tensor.dtype; }
 Device Cuda::device(const CudaTensor& tensor) { return tensor.dev; }
 
 }  // namespace crossgrad::backends
+
+namespace crossgrad::backends {
+
+// Ops only enqueue on the device's stream; benchmarks and callers that time work wait here.
+void Cuda::synchronize(const Device& device) {
+  if (device.kind != Device::Kind::Cuda) return;
+  cuda_detail::synchronize(device.index);
+}
+
+}  // namespace crossgrad::backends
