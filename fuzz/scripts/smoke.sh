@@ -27,14 +27,21 @@ case $mode in
     opts=()
     [[ -f $src/corpus/$t.dict ]] && opts+=(-dict="$src/corpus/$t.dict")
     # libFuzzer runs every corpus input once before mutating (a failing one is a crash), then fuzzes.
+    rc=0
+    mkdir "$scratch/new"
     "$build/fuzz/$t" "${opts[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-      -artifact_prefix="$scratch/" "$scratch" "$src/corpus/$t" 2>&1 | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::average_exec_per_sec|==|SUMMARY|CROSSGRAD-FUZZ-FAILURE)" || true
-    if ls "$scratch"/crash-* "$scratch"/leak-* "$scratch"/timeout-* "$scratch"/oom-* >/dev/null 2>&1; then
-      for f in "$scratch"/crash-* "$scratch"/leak-* "$scratch"/timeout-* "$scratch"/oom-*; do
-        [[ -f $f ]] && "$build/fuzz/fuzz_repro" --target "$t" "$f" || true
-      done
-      exit 1
-    fi
+      -artifact_prefix="$scratch/" "$scratch/new" "$src/corpus/$t" >"$scratch/log" 2>&1 || rc=$?
+    grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::average_exec_per_sec|==|SUMMARY|CROSSGRAD-FUZZ-FAILURE)" "$scratch/log" || true
+    [[ $rc -eq 0 ]] || { tail -20 "$scratch/log"; echo "fuzz-smoke: $t exited with $rc"; }
+    # Any artifact is a failure (ls with several globs fails when one of them matches nothing, so
+    # each kind is looked for on its own).
+    found=0
+    for f in "$scratch"/crash-* "$scratch"/leak-* "$scratch"/timeout-* "$scratch"/oom-*; do
+      [[ -f $f ]] || continue
+      found=1
+      "$build/fuzz/fuzz_repro" --target "$t" "$f" || true
+    done
+    [[ $found -eq 0 && $rc -eq 0 ]] || { echo "fuzz-smoke: $t reported a failure"; exit 1; }
     ;;
   oss-fuzz)
     work=$src/build/oss-fuzz-local
