@@ -31,8 +31,8 @@ std::optional<std::string> compare_values(const TensorData& reference, const Ten
 // f(leaf values) = sum of the root's elements, computed in F64 on the reference backend.
 double graph_objective_f64(const GraphSpec& normalized_graph, const std::vector<std::vector<double>>& leaves);
 // Central differences (f(x+h) - f(x-h)) / 2h per leaf element, h = step * max(1, |x|). An entry
-// is nullopt where f is not smooth enough there to judge (non-finite values, or the h and h/2
-// estimates disagree).
+// is nullopt where f is not smooth enough there to judge (non-finite values, the h and h/2
+// estimates disagree, or the one-sided slopes at h/2 disagree: a kink such as relu's within reach).
 std::vector<std::vector<std::optional<double>>> finite_differences(const GraphSpec& normalized_graph,
                                                                    double step = 1e-5);
 
