@@ -46,6 +46,20 @@ inline void set_bytes(benchmark::State& state, double bytes_per_iteration) {
 
 // NdArray is the plain-loop oracle: its largest kernels would take seconds per iteration, so the
 // suite caps its sizes (every other backend runs the full range).
+// Times op() per iteration on backend B. One untimed call first, so the result's memory is
+// already mapped (first-touch page faults are not the kernel's cost; the host buffer cache keeps
+// it mapped afterwards), and each call waits for queued work (B::synchronize), so a backend
+// whose ops only enqueue (Cuda) is timed for the work, not the launch.
+template <class B, class Op>
+void time_op(benchmark::State& state, Op&& op) {
+  benchmark::DoNotOptimize(op());
+  B::synchronize(B::default_device());
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(op());
+    B::synchronize(B::default_device());
+  }
+}
+
 template <class B>
 constexpr bool is_reference_backend() {
   return std::string_view(B::name) == "NdArray";

@@ -30,10 +30,7 @@ void register_backend() {
     benchmark::RegisterBenchmark(("matmul/" + name + "/" + s.label()).c_str(), [s](benchmark::State& state) {
       const auto a = random_tensor<B>(Shape{s.m, s.k}, 1);
       const auto b = random_tensor<B>(Shape{s.k, s.n}, 2);
-      for (auto _ : state) {
-        benchmark::DoNotOptimize(B::float_matmul(a, b));
-        B::synchronize(B::default_device());  // queued backends (Cuda) finish the work
-      }
+      time_op<B>(state, [&] { return B::float_matmul(a, b); });
       set_flops(state, 2.0 * double(s.m) * double(s.k) * double(s.n));
     })->UseRealTime()->Unit(benchmark::kMicrosecond);
   }
@@ -41,19 +38,13 @@ void register_backend() {
     benchmark::RegisterBenchmark(("add/" + name + "/" + size_label(n)).c_str(), [n](benchmark::State& state) {
       const auto a = random_tensor<B>(Shape{n}, 1);
       const auto b = random_tensor<B>(Shape{n}, 2);
-      for (auto _ : state) {
-        benchmark::DoNotOptimize(B::float_add(a, b));
-        B::synchronize(B::default_device());  // queued backends (Cuda) finish the work
-      }
+      time_op<B>(state, [&] { return B::float_add(a, b); });
       set_bytes(state, 3.0 * 4.0 * double(n));  // two reads, one write
       set_flops(state, double(n));
     })->UseRealTime()->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("exp/" + name + "/" + size_label(n)).c_str(), [n](benchmark::State& state) {
       const auto a = random_tensor<B>(Shape{n}, 1);
-      for (auto _ : state) {
-        benchmark::DoNotOptimize(B::float_exp(a));
-        B::synchronize(B::default_device());  // queued backends (Cuda) finish the work
-      }
+      time_op<B>(state, [&] { return B::float_exp(a); });
       set_bytes(state, 2.0 * 4.0 * double(n));
     })->UseRealTime()->Unit(benchmark::kMicrosecond);
   }
@@ -62,18 +53,12 @@ void register_backend() {
       const std::string label = std::to_string(side) + "x" + std::to_string(side) + "/d" + std::to_string(dim);
       benchmark::RegisterBenchmark(("sum_dim/" + name + "/" + label).c_str(), [side, dim](benchmark::State& state) {
         const auto a = random_tensor<B>(Shape{side, side}, 1);
-        for (auto _ : state) {
-        benchmark::DoNotOptimize(B::float_sum_dim(a, dim));
-        B::synchronize(B::default_device());  // queued backends (Cuda) finish the work
-      }
+        time_op<B>(state, [&] { return B::float_sum_dim(a, dim); });
         set_bytes(state, 4.0 * double(side) * double(side));
       })->UseRealTime()->Unit(benchmark::kMicrosecond);
       benchmark::RegisterBenchmark(("mean_dim/" + name + "/" + label).c_str(), [side, dim](benchmark::State& state) {
         const auto a = random_tensor<B>(Shape{side, side}, 1);
-        for (auto _ : state) {
-        benchmark::DoNotOptimize(B::float_mean_dim(a, dim));
-        B::synchronize(B::default_device());  // queued backends (Cuda) finish the work
-      }
+        time_op<B>(state, [&] { return B::float_mean_dim(a, dim); });
         set_bytes(state, 4.0 * double(side) * double(side));
       })->UseRealTime()->Unit(benchmark::kMicrosecond);
     }
@@ -88,13 +73,12 @@ void register_backend() {
       const auto x = random_tensor<B>(Shape{batch, in}, 1);
       const auto w1 = random_tensor<B>(Shape{in, hidden}, 2);
       const auto w2 = random_tensor<B>(Shape{hidden, out}, 3);
-      for (auto _ : state) {
+      time_op<B>(state, [&] {
         const auto tx = AD::from_inner(x), tw1 = AD::from_inner(w1), tw2 = AD::from_inner(w2);
         const auto h = AD::relu(AD::float_matmul(tx, tw1));
         const auto loss = AD::float_sum(AD::float_matmul(h, tw2));
-        benchmark::DoNotOptimize(AD::backward(loss));
-        B::synchronize(B::default_device());
-      }
+        return AD::backward(loss);
+      });
       // forward 2 matmuls, backward 4 (dX is computed too, x being a tracked leaf)
       set_flops(state, 3.0 * 2.0 * double(batch) * double(in * hidden + hidden * out));
     })->UseRealTime()->Unit(benchmark::kMicrosecond);

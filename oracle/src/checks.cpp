@@ -15,19 +15,6 @@
 namespace crossgrad::oracle {
 namespace {
 
-// Runs f and reports what happened as an Outcome (a non-catalog exception can never match one).
-template <class F>
-Outcome outcome_of(F&& f) {
-  try {
-    f();
-    return Outcome::success();
-  } catch (const Panic& p) {
-    return Outcome::panic(std::string(panic_id_name(p.id())), p.message());
-  } catch (const std::exception& e) {
-    return Outcome::panic("<not a crossgrad::Panic>", e.what());
-  }
-}
-
 std::string context(const DispatchSpec& tensor, const DispatchSpec& grad) {
   return "\n  tensor: " + describe(tensor) + "\n  grad:   " + describe(grad);
 }

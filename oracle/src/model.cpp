@@ -8,18 +8,6 @@
 namespace crossgrad::oracle {
 namespace {
 
-template <class F>
-Outcome outcome_of(F&& f) {
-  try {
-    f();
-    return Outcome::success();
-  } catch (const Panic& p) {
-    return Outcome::panic(std::string(panic_id_name(p.id())), p.message());
-  } catch (const std::exception& e) {
-    return Outcome::panic("<not a crossgrad::Panic>", e.what());
-  }
-}
-
 KindSpec spec_of_leaf(std::size_t backend, const DispatchTensor& t, DType dtype) {
   const TensorData data = Dispatch::float_into_data(t);
   KindSpec k{autodiff_depth_of(t.kind), tensor_on(backend, primitive_of(t.kind), data.shape().dims(), dtype, data.to_f64())};

@@ -1,5 +1,6 @@
 #pragma once
 // Expected outcomes of the autodiff API (CONTRACT sections 4-5), decided from specs alone.
+#include <crossgrad/core/panic.hpp>
 #include <crossgrad/oracle/snapshot.hpp>
 #include <crossgrad/oracle/spec.hpp>
 
@@ -23,6 +24,20 @@ struct Outcome {
 };
 std::string describe(const Outcome& outcome);
 std::ostream& operator<<(std::ostream& os, const Outcome& outcome);
+
+// Runs f against the engine and reports what happened as an Outcome; an exception that is not a
+// crossgrad::Panic gets an id no catalog entry has, so it can never match an expectation.
+template <class F>
+Outcome outcome_of(F&& f) {
+  try {
+    f();
+    return Outcome::success();
+  } catch (const Panic& p) {
+    return Outcome::panic(std::string(panic_id_name(p.id())), p.message());
+  } catch (const std::exception& e) {
+    return Outcome::panic("<not a crossgrad::Panic>", e.what());
+  }
+}
 
 // The catalog's texts, copied from CONTRACT section 4 (not read from the engine).
 namespace text {
