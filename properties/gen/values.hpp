@@ -50,7 +50,8 @@ inline const std::vector<double>& special_values() {
 // Small multiples of 1/8 (exact in F32), some arbitrary floats and, when allowed, special values.
 inline rc::Gen<double> float_value(bool specials) {
   return rc::gen::weightedOneOf<double>(
-      {{8, rc::gen::map(rc::gen::inRange(-64, 65), [](int i) { return i / 8.0; })},
+      // inRange shrinks towards its lower bound; zig-zag i -> 0, -1, 1, -2, ... so values shrink to 0.
+      {{8, rc::gen::map(rc::gen::inRange(0, 129), [](int i) { return (i % 2 == 0 ? i / 2 : -(i + 1) / 2) / 8.0; })},
        {2, rc::gen::map(rc::gen::arbitrary<float>(), [](float f) { return std::isfinite(f) ? static_cast<double>(f) : 1.0; })},
        {specials ? 3u : 0u, rc::gen::elementOf(special_values())}});
 }
