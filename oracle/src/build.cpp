@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 
@@ -90,7 +91,15 @@ TensorData leaf_data(const TensorSpec& spec) {
   const std::vector<double> values = effective_values(spec);
   const Shape shape(spec.shape);
   switch (spec.primitive) {
-    case PrimitiveKind::Quantized: return TensorData::from_f32(converted<float>(values), shape);
+    case PrimitiveKind::Quantized: {
+      // Quantized primitives only come from quantize, which refuses non-finite input (catalog:
+      // quantize-non-finite): a quantized leaf holds values that are finite in F32.
+      std::vector<float> finite;
+      for (double v : values) {
+        finite.push_back(std::isfinite(v) && std::fabs(v) <= std::numeric_limits<float>::max() ? static_cast<float>(v) : 0.0f);
+      }
+      return TensorData::from_f32(std::move(finite), shape);
+    }
     case PrimitiveKind::Bool: {
       std::vector<bool> b;
       for (double v : values) b.push_back(v != 0.0);

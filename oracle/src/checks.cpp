@@ -415,8 +415,9 @@ namespace {
 
 // Finite differences judge a gradient only where the objective is smooth. finite_differences
 // already drops points where the h and h/2 estimates disagree; what it cannot see is a kink met
-// exactly (relu at 0: backward 0, central differences a consistent 0.5) or non-finite
-// intermediates (x / 0). Such graphs are not judged.
+// exactly (relu at 0: backward 0, central differences a consistent 0.5), a derivative that is
+// infinite where the value is finite (sqrt at 0), or non-finite intermediates (x / 0). Such
+// graphs are not judged.
 bool smooth_at_leaf_values(const GraphSpec& g) {
   const GraphRun run = run_graph(g, reference_backend(), DType::F64, false);
   std::vector<std::vector<double>> values;
@@ -426,8 +427,13 @@ bool smooth_at_leaf_values(const GraphSpec& g) {
       if (!std::isfinite(x)) return false;
     }
   }
+  // Points where an op's derivative is undefined or infinite although its value is finite: relu
+  // at 0, sqrt at 0 (d/dx = inf; inf * 0 further down gives NaN), x^p at 0 for p < 1.
+  const auto singular_at_zero = [](const OpSpec& op) {
+    return op.op == Op::Relu || op.op == Op::Sqrt || (op.op == Op::PowfScalar && op.scalar < 1.0);
+  };
   for (const auto& op : g.ops) {
-    if (op.op != Op::Relu || op.lhs >= values.size()) continue;
+    if (!singular_at_zero(op) || op.lhs >= values.size()) continue;
     for (double x : values[op.lhs]) {
       if (x == 0.0) return false;
     }
