@@ -47,8 +47,10 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::MeanDim:
     case Op::Matmul: {
       if (!std::isfinite(magnitude)) return {std::numeric_limits<double>::infinity(), 0, false};
+      // Two summation orders of n terms differ by at most ~2 n eps sum|x_i|, and with only the
+      // largest |x| known, sum|x_i| <= n max|x|.
       const double n = static_cast<double>(reduction_length == 0 ? 1 : reduction_length);
-      return {2 * n * eps * magnitude + tiny, 4 * eps, false};
+      return {2 * n * n * eps * magnitude + tiny, 4 * eps, false};
     }
   }
   return {0, 0, true};
