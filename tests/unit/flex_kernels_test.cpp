@@ -89,22 +89,6 @@ const std::size_t kSizes[] = {1, 7, 8, 9, 15, 16, 17, 1023, 100003};
 
 // ---- data -------------------------------------------------------------------------------------
 
-TEST(FlexData, RoundTripsEveryStoredDtype) {
-  const TensorData datas[] = {
-      TensorData::from_f32({1.5f, -0.0f}, {2}),  TensorData::from_f64({2.25, 3}, {1, 2}),
-      TensorData::from_i64({-7, 8}, {2}),        TensorData::from_i32({1}, {}),
-      TensorData::from_i8({-1, 2, 3}, {3}),      TensorData::from_u8({255}, {1}),
-      TensorData::from_bool({true, false}, {2}), TensorData::from_f32({}, {0, 3}),
-  };
-  for (const TensorData& d : datas) {
-    const T t = Flex::from_data(d, Device::cpu());
-    EXPECT_EQ(Flex::into_data(t), d);
-    EXPECT_EQ(Flex::shape(t), d.shape());
-    EXPECT_EQ(Flex::dtype(t), d.dtype());
-    EXPECT_EQ(Flex::device(t), Device::cpu());
-  }
-}
-
 TEST(FlexData, OtherDevicesPanic) {
   const std::string msg = "Device Cuda(0) of backend Flex is not available: Flex runs on the CPU only.";
   expect_panic([] { Flex::from_data(TensorData::from_f32({1}, {1}), Device::cuda(0)); },

@@ -46,22 +46,6 @@ void expect_panic(const std::function<void()>& fn, PanicId id, const std::string
 
 // ---- data -------------------------------------------------------------------------------------
 
-TEST(NdArrayData, RoundTripsEveryStoredDtype) {
-  const TensorData datas[] = {
-      TensorData::from_f32({1.5f, -0.0f}, {2}),  TensorData::from_f64({2.25, 3}, {1, 2}),
-      TensorData::from_i64({-7, 8}, {2}),        TensorData::from_i32({1}, {}),
-      TensorData::from_i8({-1, 2, 3}, {3}),      TensorData::from_u8({255}, {1}),
-      TensorData::from_bool({true, false}, {2}), TensorData::from_f32({}, {0, 3}),
-  };
-  for (const TensorData& d : datas) {
-    const T t = NdArray::from_data(d, Device::cpu());
-    EXPECT_EQ(NdArray::into_data(t), d);
-    EXPECT_EQ(NdArray::shape(t), d.shape());
-    EXPECT_EQ(NdArray::dtype(t), d.dtype());
-    EXPECT_EQ(NdArray::device(t), Device::cpu());
-  }
-}
-
 TEST(NdArrayData, FromDataCopies) {
   const TensorData d = TensorData::from_f32({1, 2}, {2});
   const T a = NdArray::from_data(d, Device::cpu());

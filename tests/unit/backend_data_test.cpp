@@ -1,0 +1,34 @@
+// Data round trips through every registered backend's from_data / into_data (one typed test, so a
+// new backend is covered by its registry entry).
+#include "test_support.hpp"
+
+namespace crossgrad {
+namespace {
+using namespace testing_support;
+
+template <class B>
+class BackendData : public ::testing::Test {
+ protected:
+  void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
+};
+TYPED_TEST_SUITE(BackendData, AllBackendTypes);
+
+TYPED_TEST(BackendData, RoundTripsEveryStoredDtype) {
+  using B = TypeParam;
+  const TensorData datas[] = {
+      TensorData::from_f32({1.5f, -0.0f}, {2}),  TensorData::from_f64({2.25, 3}, {1, 2}),
+      TensorData::from_i64({-7, 8}, {2}),        TensorData::from_i32({1}, {}),
+      TensorData::from_i8({-1, 2, 3}, {3}),      TensorData::from_u8({255}, {1}),
+      TensorData::from_bool({true, false}, {2}), TensorData::from_f32({}, {0, 3}),
+  };
+  for (const TensorData& d : datas) {
+    const auto t = B::from_data(d, B::default_device());
+    EXPECT_EQ(B::into_data(t), d);
+    EXPECT_EQ(B::shape(t), d.shape());
+    EXPECT_EQ(B::dtype(t), d.dtype());
+    EXPECT_EQ(B::device(t), B::default_device());
+  }
+}
+
+}  // namespace
+}  // namespace crossgrad
