@@ -90,6 +90,20 @@ std::map<std::string, Trigger> triggers() {
                                "Autodiff(Flex(Cpu)).", ""};
   t["quantize-non-finite"] = {[] { Dispatch::quantize(nd_f32({1, std::numeric_limits<float>::infinity()}, {2})); },
                               "quantize needs finite values, got inf.", ""};
+  t["quantize-scale-overflow"] = {[] { Dispatch::quantize(Dispatch::float_from_data(TensorData::from_f64({1, -1e41}, {2}), DispatchDevice::NdArray())); },
+                                  "quantize needs values of magnitude at most 127 * f32::MAX (about 4.32e40) so that its F32 "
+                                  "scale is finite, got max |x| = 1e+41.", ""};
+  t["duplicate-node-id"] = {[] {
+                              const NodeId id{std::uint64_t{1} << 62};  // far beyond any fresh id
+                              const auto leaf = [&](float v) {
+                                return DispatchTensor{DispatchTensorKind::Autodiff(DispatchTensorKind::Flex(BackendTensor<Flex>::Autodiff(
+                                                          Autodiff<Flex>::leaf_with_id(Flex::from_data(TensorData::from_f32({v}, {1}), Device::cpu()), id)))),
+                                                      CheckpointingStrategy::Disabled};
+                              };
+                              Dispatch::backward(Dispatch::float_add(leaf(1), leaf(2)));
+                            },
+                            "backward found two distinct nodes with id NodeId(4611686018427387904) in one graph: each node "
+                            "of a graph needs its own id.", ""};
   t["cuda-error"] = {[] {}, "", "a CUDA runtime failure needs a GPU; scripts/gpu-check covers the Cuda backend"};
   return t;
 }

@@ -181,10 +181,16 @@ AutodiffTensor<B> Autodiff<B>::relu(const Tensor& x) {
   });
 }
 
+// d/dx x^p = p * x^(p-1), evaluated in IEEE arithmetic (docs/OPS.md "powf_scalar backward"):
+// at x = 0 that gives 1 for p = 1, 0 for p > 1, +-inf for p < 1 (the one-sided slope). p = 0 is
+// the exception: x^0 = 1 everywhere, so its derivative is 0 everywhere, where the formula would
+// give 0 * 0^-1 = 0 * inf = NaN at x = 0. The incoming gradient is still multiplied (g * 0), so
+// a non-finite upstream gradient stays visible as NaN, as for any other zero derivative.
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_powf_scalar(const Tensor& x, double p) {
   const Primitive px = x.primitive;
   return record<B>(B::float_powf_scalar(px, p), {&x}, [px, p](const Primitive& g) {
+    if (p == 0.0) return std::vector<Primitive>{B::float_mul_scalar(g, 0.0)};
     return std::vector<Primitive>{B::float_mul(g, B::float_mul_scalar(B::float_powf_scalar(px, p - 1.0), p))};
   });
 }
@@ -263,21 +269,30 @@ AutodiffTensor<B> Autodiff<B>::float_cast(const Tensor& x, DType to) {
                    [from](const Primitive& g) { return std::vector<Primitive>{B::float_cast(g, from)}; });
 }
 
+// Note [One node per id]
+// backward's bookkeeping and its result (Gradients, keyed by node id: CONTRACT section 2) both
+// identify a node by its id, so two distinct nodes of one graph sharing an id (possible through
+// the public leaf_with_id) would be merged: one's gradient added into, or lost behind, the
+// other's. The traversal below therefore maps every id it meets to the node it belongs to and
+// panics duplicate-node-id when a second node shows up under the same id, before any backward
+// rule runs. The same node reached along several paths is one node, not a duplicate.
 template <class B>
 Gradients Autodiff<B>::backward(const Tensor& root) {
   using NodePtr = const Node<Primitive>*;
   // Iterative post-order DFS: graphs from fuzzers can be deep chains, recursion would overflow.
   std::vector<NodePtr> order;
-  std::unordered_map<std::uint64_t, bool> visited;
+  std::unordered_map<std::uint64_t, NodePtr> visited;  // id -> the one node that carries it
   std::vector<std::pair<NodePtr, std::size_t>> stack{{root.node.get(), 0}};
-  visited[root.id().value] = true;
+  visited.emplace(root.id().value, root.node.get());
   while (!stack.empty()) {
     auto& [node, next] = stack.back();
     if (next < node->parents.size()) {
       NodePtr parent = node->parents[next++].get();
-      if (!visited[parent->id.value]) {
-        visited[parent->id.value] = true;
+      const auto [seen, fresh] = visited.emplace(parent->id.value, parent);
+      if (fresh) {
         stack.emplace_back(parent, 0);
+      } else if (seen->second != parent) {
+        panic(PanicId::DuplicateNodeId, {{"id", std::to_string(parent->id.value)}});
       }
     } else {
       order.push_back(node);

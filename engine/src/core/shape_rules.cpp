@@ -4,8 +4,11 @@
 #include <algorithm>
 
 namespace crossgrad::rules {
+namespace {
 
-Shape broadcast_shapes(const Shape& lhs, const Shape& rhs, std::string_view op) {
+// NumPy broadcasting of two shapes, without the size check (a matmul's batch shape alone may be
+// too large while its output, with m or n = 0, is empty and fine).
+Shape broadcast_unchecked(const Shape& lhs, const Shape& rhs, std::string_view op) {
   const std::size_t rank = std::max(lhs.rank(), rhs.rank());
   std::vector<std::size_t> out(rank);
   for (std::size_t i = 0; i < rank; ++i) {
@@ -18,7 +21,13 @@ Shape broadcast_shapes(const Shape& lhs, const Shape& rhs, std::string_view op) 
     }
     out[i] = a == 1 ? b : a;
   }
-  Shape result(std::move(out));
+  return Shape(std::move(out));
+}
+
+}  // namespace
+
+Shape broadcast_shapes(const Shape& lhs, const Shape& rhs, std::string_view op) {
+  Shape result = broadcast_unchecked(lhs, rhs, op);
   result.num_elements();  // panics shape-overflow for an unrepresentable result
   return result;
 }
@@ -70,15 +79,18 @@ MatmulPlan plan_matmul(const Shape& lhs, const Shape& rhs) {
   }
   const Shape lhs_batch(std::vector<std::size_t>(lhs.dims().begin(), lhs.dims().end() - 2));
   const Shape rhs_batch(std::vector<std::size_t>(rhs.dims().begin(), rhs.dims().end() - 2));
-  plan.batch = broadcast_shapes(lhs_batch, rhs_batch, "float_matmul");
-  plan.batch_count = plan.batch.num_elements();
+  plan.batch = broadcast_unchecked(lhs_batch, rhs_batch, "float_matmul");
   plan.lhs_batch_strides = broadcast_strides(lhs_batch, plan.batch);
   plan.rhs_batch_strides = broadcast_strides(rhs_batch, plan.batch);
   std::vector<std::size_t> out = plan.batch.dims();
   out.push_back(plan.m);
   out.push_back(plan.n);
   plan.out = Shape(std::move(out));
-  plan.out.num_elements();
+  // Only the output's size matters (panics shape-overflow): with m or n = 0 it is empty however
+  // large the batch dims are, and there is no product to compute. Otherwise the batch count
+  // divides the output's element count, so it fits too.
+  const std::size_t out_elements = plan.out.num_elements();
+  plan.batch_count = out_elements == 0 ? 0 : plan.batch.num_elements();
   return plan;
 }
 

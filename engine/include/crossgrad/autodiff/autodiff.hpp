@@ -26,7 +26,8 @@ struct Autodiff {
   using Tensor = AutodiffTensor<B>;
   using Primitive = typename B::Tensor;
 
-  // A tracked leaf holding `primitive`, with a fresh node id (or the given one, for the harness).
+  // A tracked leaf holding `primitive`, with a fresh node id (or the given one, for the harness:
+  // backward panics duplicate-node-id if two distinct nodes of one graph end up with one id).
   static Tensor from_inner(Primitive primitive);
   static Tensor leaf_with_id(Primitive primitive, NodeId id);
   static Primitive inner(const Tensor& tensor) { return tensor.primitive; }
@@ -62,7 +63,8 @@ struct Autodiff {
   static Tensor float_cast(const Tensor& t, DType dtype);
 
   // Seeds the root with ones of its shape (a non-scalar root acts like its sum) and returns the
-  // gradient of every tracked leaf the root depends on.
+  // gradient of every tracked leaf the root depends on. Panics duplicate-node-id when two
+  // distinct nodes of the graph share an id (Gradients could not keep both apart).
   static Gradients backward(const Tensor& root);
   static std::optional<Primitive> grad(const Tensor& t, const Gradients& grads);
   static std::optional<Primitive> grad_remove(const Tensor& t, Gradients& grads);

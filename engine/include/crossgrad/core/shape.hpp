@@ -17,7 +17,8 @@ class Shape {
   std::size_t operator[](std::size_t i) const { return dims_[i]; }
   const std::vector<std::size_t>& dims() const { return dims_; }
 
-  // Product of dims; panics shape-overflow when it does not fit in 64 bits.
+  // Product of dims: 0 when any dim is 0 (whatever the others), else panics shape-overflow when
+  // it does not fit in 64 bits. The result never depends on the order of the dims.
   std::size_t num_elements() const;
   // "[2, 3]", "[]" — the form used in every message and in debug renderings.
   std::string to_string() const;

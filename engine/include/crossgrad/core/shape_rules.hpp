@@ -26,7 +26,7 @@ void check_float_dtype(DType dtype, std::string_view op);
 struct MatmulPlan {
   Shape out;                 // broadcast batch dims + [m, n]
   Shape batch;               // broadcast batch dims
-  std::size_t batch_count;   // product of batch dims
+  std::size_t batch_count;   // product of batch dims; 0 when `out` is empty (nothing to compute)
   std::size_t m, k, n;
   std::vector<std::size_t> lhs_batch_strides;  // in matrices (m*k) units, 0 when broadcast
   std::vector<std::size_t> rhs_batch_strides;  // in matrices (k*n) units

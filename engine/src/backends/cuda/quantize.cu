@@ -3,8 +3,10 @@
 // The scale and the non-finite check go through the shared host reference, so they are the same
 // as every other backend's bit for bit: the device finds max|x| (exact: a max never rounds) and the
 // first non-finite element, and the host passes just that one value to quantization_scale, which
-// computes max|x| / 127 (1 when 0) or panics quantize-non-finite with the value formatted as
-// everywhere else. The per-element step is quantize_one's formula in double, on the device.
+// applies the one rule of backends/quantization.cpp: it panics quantize-non-finite (that value,
+// formatted as everywhere else) or quantize-scale-overflow (max|x| > 127 * FLT_MAX), else returns
+// max|x| / 127 in F32 (1 when 0, rounded up when subnormal). The per-element step is
+// quantize_one's formula in double, on the device.
 #include "map_kernels.cuh"
 
 #include <cstdint>
@@ -63,7 +65,7 @@ float device_scale(const CudaTensor& tensor) {
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     (void)quantization_scale(std::span<const T>(&bad, 1));  // panics quantize-non-finite
   }
-  return quantization_scale(std::span<const T>(&max_abs, 1));
+  return quantization_scale(std::span<const T>(&max_abs, 1));  // may panic quantize-scale-overflow
 }
 
 }  // namespace
