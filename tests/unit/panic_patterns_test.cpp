@@ -1,0 +1,294 @@
+// Every catalog entry's template and messagePattern pinned by literal examples written by hand:
+// messages the pattern must accept and near misses it must refuse (a wrong word, a missing
+// period, an escaped '.' replaced by another character, an extra suffix under the anchored match
+// the harness uses). The catalog is taken from the engine's compiled API (generated from
+// engine/panics.json at configure time); this file never reads panics.json, so a pattern loosened
+// to `.*` or a template edited there fails here. A catalog id without examples fails the suite.
+#include <crossgrad/core/panic.hpp>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace crossgrad {
+namespace {
+
+struct Examples {
+  std::string template_text;        // the exact template, placeholders and all
+  std::vector<std::string> match;   // full messages the pattern must accept
+  std::vector<std::string> refuse;  // near misses it must refuse
+};
+
+const std::string kFlexF32 = "Flex(Float(FlexTensor { shape: [2], dtype: F32, device: Cpu }))";
+const std::string kNdF32 = "NdArray(Float(NdArrayTensor { shape: [2], dtype: F32, device: Cpu }))";
+const std::string kTracked =
+    "Flex(Autodiff(AutodiffTensor { primitive: FlexTensor { shape: [2, 3], dtype: F32, device: Cpu }, node: NodeId(7) }))";
+
+std::map<std::string, Examples> examples() {
+  std::map<std::string, Examples> e;
+  e["cross-backend"] = {
+      "The provided tensors are not on the same backend. Got backends {t:?} and {g:?}.",
+      {"The provided tensors are not on the same backend. Got backends " + kTracked + " and " + kNdF32 + ".",
+       "The provided tensors are not on the same backend. Got backends " + kNdF32 + " and Autodiff(" + kTracked + ")."},
+      {"The provided tensors are not on the same backend. Got backends " + kTracked + " and " + kNdF32,
+       "The provided tensors are not on the same backend! Got backends " + kTracked + " and " + kNdF32 + ".",
+       "The provided tensors are not on the same backend. Got backends " + kTracked + " and " + kNdF32 + "!",
+       "The provided tensors are on the same backend. Got backends " + kTracked + " and " + kNdF32 + ".",
+       "The provided tensors are not on the same backend. Got backend " + kTracked + " and " + kNdF32 + ".",
+       "The provided tensors are not on the same backend. Got backends  and .",
+       "The provided tensors are not on the same backend. Got backends " + kTracked + " or " + kNdF32 + "."}};
+  e["autodiff-wraps-autodiff"] = {"Autodiff should not wrap an autodiff tensor.",
+                                  {"Autodiff should not wrap an autodiff tensor."},
+                                  {"Autodiff should not wrap an autodiff tensor", "Autodiff should not wrap an autodiff tensor!",
+                                   "Autodiff should not wrap a autodiff tensor.", "autodiff should not wrap an autodiff tensor.",
+                                   "Autodiff should not wrap an autodiff tensor. ", "panicked: Autodiff should not wrap an autodiff tensor."}};
+  e["requires-autodiff"] = {"Requires autodiff tensor.",
+                            {"Requires autodiff tensor."},
+                            {"Requires autodiff tensor", "Requires autodiff tensor!", "Requires autodiff tensors.",
+                             "Requires an autodiff tensor.", "Requires autodiff tensor.\n"}};
+  e["should-be-float"] = {"Should be float, got {got}",
+                          {"Should be float, got int", "Should be float, got bool", "Should be float, got quantized",
+                           "Should be float, got autodiff"},
+                          {"Should be float, got float", "Should be float, got int.", "Should be float got int",
+                           "Should be float, got Int", "Should be float, got ", "Should be float, got intbool",
+                           "Should be a float, got int"}};
+  e["unreachable"] = {"internal error: entered unreachable code",
+                      {"internal error: entered unreachable code"},
+                      {"internal error: entered unreachable code.", "internal error: entered unreachable code: oops",
+                       "Internal error: entered unreachable code", "internal error: reached unreachable code",
+                       "internal error entered unreachable code"}};
+  e["data-length-mismatch"] = {"Tensor data has {actual} values but shape {shape} needs {expected}.",
+                               {"Tensor data has 3 values but shape [2, 2] needs 4.", "Tensor data has 0 values but shape [] needs 1.",
+                                "Tensor data has 12 values but shape [0, 5] needs 0."},
+                               {"Tensor data has 3 values but shape [2, 2] needs 4", "Tensor data has 3 values but shape [2, 2] needs 4!",
+                                "Tensor data has three values but shape [2, 2] needs 4.", "Tensor data has -3 values but shape [2, 2] needs 4.",
+                                "Tensor data has 3 values but shape (2, 2) needs 4.", "Tensor data has 3 values but shape [2, x] needs 4.",
+                                "Tensor data has 3 elements but shape [2, 2] needs 4.", "Tensor data has 3 values but shape [2, 2] needs ."}};
+  e["shape-overflow"] = {"Shape {shape} has more elements than fit in memory.",
+                         {"Shape [1099511627776, 1099511627776] has more elements than fit in memory.",
+                          "Shape [4294967296, 4294967296, 2] has more elements than fit in memory."},
+                         {"Shape [1099511627776, 1099511627776] has more elements than fit in memory",
+                          "Shape [1099511627776, 1099511627776] has more elements than fit in memory!",
+                          "Shape 1099511627776 has more elements than fit in memory.",
+                          "Shape [1099511627776, -1] has more elements than fit in memory.",
+                          "Shape [1099511627776, 1099511627776] has more values than fit in memory."}};
+  e["tensor-too-large"] = {
+      "A tensor of shape {shape} and dtype {dtype} needs {bytes} bytes, over the limit of {limit} bytes.",
+      {"A tensor of shape [200000, 200000] and dtype F64 needs 320000000000 bytes, over the limit of 17179869184 bytes.",
+       "A tensor of shape [] and dtype QInt8 needs 1 bytes, over the limit of 0 bytes."},
+      {"A tensor of shape [200000, 200000] and dtype F64 needs 320000000000 bytes, over the limit of 17179869184 bytes",
+       "A tensor of shape [200000, 200000] and dtype F64 needs 320000000000 bytes, over the limit of 17179869184 bytes!",
+       "A tensor of shape 200000 and dtype F64 needs 320000000000 bytes, over the limit of 17179869184 bytes.",
+       "A tensor of shape [200000, 200000] and dtype F 64 needs 320000000000 bytes, over the limit of 17179869184 bytes.",
+       "A tensor of shape [200000, 200000] and dtype F64 needs 320000000000, over the limit of 17179869184 bytes.",
+       "A tensor of shape [200000, 200000] and dtype F64 needs 320000000000 bytes over the limit of 17179869184 bytes."}};
+  e["unsupported-dtype"] = {"DType {dtype} is not supported by {what}.",
+                            {"DType F16 is not supported by TensorData.", "DType QInt8 is not supported by dequantize.",
+                             "DType BF16 is not supported by float_cast on Flex."},
+                            {"DType F16 is not supported by TensorData", "DType F16 is not supported by TensorData!",
+                             "Dtype F16 is not supported by TensorData.", "DType  is not supported by TensorData.",
+                             "DType F16 is not supported by .", "DType F 16 is not supported by TensorData.",
+                             "DType F16 is supported by TensorData."}};
+  e["data-kind-mismatch"] = {"{op} needs {expected} data, got dtype {dtype}.",
+                             {"float_from_data needs float data, got dtype I64.", "int_from_data needs int data, got dtype F32.",
+                              "bool_from_data needs bool data, got dtype U8."},
+                             {"float_from_data needs float data, got dtype I64", "float_from_data needs float data, got dtype I64!",
+                              "float_from_data needs complex data, got dtype I64.", "float from data needs float data, got dtype I64.",
+                              "float_from_data needs float data, got I64.", "float_from_data needs Float data, got dtype I64."}};
+  e["invalid-bool-value"] = {"Bool data must hold 0 or 1, got byte {value} at index {index}.",
+                             {"Bool data must hold 0 or 1, got byte 7 at index 1.", "Bool data must hold 0 or 1, got byte 255 at index 0."},
+                             {"Bool data must hold 0 or 1, got byte 7 at index 1", "Bool data must hold 0 or 1, got byte 7 at index 1!",
+                              "Bool data must hold 0 or 1, got byte -7 at index 1.", "Bool data must hold 0 or 2, got byte 7 at index 1.",
+                              "Bool data must hold 0 or 1, got byte seven at index 1.", "Bool data must hold 0 or 1, got byte 7 at index ."}};
+  e["dtype-mismatch"] = {"{op} needs operands of one dtype, got {lhs} and {rhs}.",
+                         {"float_add needs operands of one dtype, got F32 and F64.", "float_matmul needs operands of one dtype, got F64 and F32."},
+                         {"float_add needs operands of one dtype, got F32 and F64", "float_add needs operands of one dtype, got F32 and F64!",
+                          "float_add needs operands of one dtype, got F32, F64.", "float_add needs operands of one shape, got F32 and F64.",
+                          "float add needs operands of one dtype, got F32 and F64.", "float_add needs operands of one dtype, got F32 and ."}};
+  e["broadcast-mismatch"] = {"{op} cannot broadcast shapes {lhs} and {rhs}.",
+                             {"float_mul cannot broadcast shapes [2, 3] and [4, 3].", "float_matmul cannot broadcast shapes [2] and [3]."},
+                             {"float_mul cannot broadcast shapes [2, 3] and [4, 3]", "float_mul cannot broadcast shapes [2, 3] and [4, 3]!",
+                              "float_mul cannot broadcast shapes [2, 3] and 4, 3.", "float_mul cannot broadcast shape [2, 3] and [4, 3].",
+                              "float_mul can broadcast shapes [2, 3] and [4, 3].", "float_mul cannot broadcast shapes [2, a] and [4, 3]."}};
+  e["matmul-rank"] = {"float_matmul needs tensors of rank 2 or more, got shapes {lhs} and {rhs}.",
+                      {"float_matmul needs tensors of rank 2 or more, got shapes [3] and [3, 2].",
+                       "float_matmul needs tensors of rank 2 or more, got shapes [] and []."},
+                      {"float_matmul needs tensors of rank 2 or more, got shapes [3] and [3, 2]",
+                       "float_matmul needs tensors of rank 2 or more, got shapes [3] and [3, 2]!",
+                       "float_mul needs tensors of rank 2 or more, got shapes [3] and [3, 2].",
+                       "float_matmul needs tensors of rank 3 or more, got shapes [3] and [3, 2].",
+                       "float_matmul needs tensors of rank 2 or more, got shapes 3 and [3, 2]."}};
+  e["matmul-inner-dim"] = {"float_matmul needs the inner dims to agree, got shapes {lhs} and {rhs}.",
+                           {"float_matmul needs the inner dims to agree, got shapes [2, 3] and [2, 3].",
+                            "float_matmul needs the inner dims to agree, got shapes [4, 2, 3] and [1, 4, 3]."},
+                           {"float_matmul needs the inner dims to agree, got shapes [2, 3] and [2, 3]",
+                            "float_matmul needs the inner dims to agree, got shapes [2, 3] and [2, 3]!",
+                            "float_matmul needs the outer dims to agree, got shapes [2, 3] and [2, 3].",
+                            "float_add needs the inner dims to agree, got shapes [2, 3] and [2, 3].",
+                            "float_matmul needs the inner dims to agree, got shapes [2, 3] and (2, 3)."}};
+  e["dim-out-of-range"] = {"{op} got dim {dim} for a tensor of rank {rank}.",
+                           {"float_sum_dim got dim 2 for a tensor of rank 2.", "float_swap_dims got dim 5 for a tensor of rank 0."},
+                           {"float_sum_dim got dim 2 for a tensor of rank 2", "float_sum_dim got dim 2 for a tensor of rank 2!",
+                            "float_sum_dim got dim -1 for a tensor of rank 2.", "float_sum_dim got dim two for a tensor of rank 2.",
+                            "float_sum_dim got axis 2 for a tensor of rank 2.", "float sum_dim got dim 2 for a tensor of rank 2."}};
+  e["reshape-mismatch"] = {"float_reshape cannot turn shape {from} into {to}: element counts differ.",
+                           {"float_reshape cannot turn shape [2, 3] into [4]: element counts differ.",
+                            "float_reshape cannot turn shape [] into [0]: element counts differ."},
+                           {"float_reshape cannot turn shape [2, 3] into [4]: element counts differ",
+                            "float_reshape cannot turn shape [2, 3] into [4]: element counts differ!",
+                            "float_reshape cannot turn shape [2, 3] into [4], element counts differ.",
+                            "float_reshape cannot turn shape [2, 3] into 4: element counts differ.",
+                            "float_reshape cannot turn shape [2, 3] into [4]: element counts agree."}};
+  e["op-backend-mismatch"] = {"{op} needs operands on one backend, got {lhs:?} and {rhs:?}.",
+                              {"float_add needs operands on one backend, got " + kFlexF32 + " and " + kNdF32 + ".",
+                               "float_matmul needs operands on one backend, got " + kTracked + " and " + kFlexF32 + "."},
+                              {"float_add needs operands on one backend, got " + kFlexF32 + " and " + kNdF32,
+                               "float_add needs operands on one backend, got " + kFlexF32 + " and " + kNdF32 + "!",
+                               "float_add needs operands on one device, got " + kFlexF32 + " and " + kNdF32 + ".",
+                               "float_add needs operands on one backend, got  and .",
+                               "float add needs operands on one backend, got " + kFlexF32 + " and " + kNdF32 + "."}};
+  e["op-kind-mismatch"] = {"{op} needs a tensor of kind {expected}, got {kind:?}.",
+                           {"float_exp needs a tensor of kind Float, got NdArray(Int(NdArrayTensor { shape: [1], dtype: I32, device: Cpu })).",
+                            "dequantize needs a tensor of kind Quantized, got " + kFlexF32 + "."},
+                           {"float_exp needs a tensor of kind Float, got NdArray(Int(NdArrayTensor { shape: [1], dtype: I32, device: Cpu }))",
+                            "float_exp needs a tensor of kind Float, got NdArray(Int(NdArrayTensor { shape: [1], dtype: I32, device: Cpu }))!",
+                            "float_exp needs a tensor of kind Complex, got " + kNdF32 + ".",
+                            "float_exp needs a tensor of kind float, got " + kNdF32 + ".",
+                            "float_exp needs a tensor of kind Autodiff, got " + kNdF32 + ".",
+                            "float_exp needs a tensor of kind Float, got ."}};
+  e["device-unavailable"] = {"Device {device} of backend {backend} is not available: {reason}.",
+                             {"Device Cuda(3) of backend NdArray is not available: NdArray runs on the CPU only.",
+                              "Device Cuda(0) of backend Cuda is not available: no CUDA device was found."},
+                             {"Device Cuda(3) of backend NdArray is not available: NdArray runs on the CPU only",
+                              "Device Cuda(3) of backend NdArray is not available: NdArray runs on the CPU only!",
+                              "Device Cuda (3) of backend NdArray is not available: NdArray runs on the CPU only.",
+                              "Device Cuda(3) of backend Nd Array is not available: NdArray runs on the CPU only.",
+                              "Device Cuda(3) of backend NdArray is available: NdArray runs on the CPU only.",
+                              "Device Cuda(3) of backend NdArray is not available: ."}};
+  e["cross-backend-autodiff-move"] = {
+      "float_to_device cannot move an autodiff tensor from {from} to {to}: the graph lives on one backend.",
+      {"float_to_device cannot move an autodiff tensor from Flex to NdArray: the graph lives on one backend.",
+       "float_to_device cannot move an autodiff tensor from Cuda to Flex: the graph lives on one backend."},
+      {"float_to_device cannot move an autodiff tensor from Flex to NdArray: the graph lives on one backend",
+       "float_to_device cannot move an autodiff tensor from Flex to NdArray: the graph lives on one backend!",
+       "float_to_device cannot move an autodiff tensor from Flex(Cpu) to NdArray: the graph lives on one backend.",
+       "float_to_device cannot move a plain tensor from Flex to NdArray: the graph lives on one backend.",
+       "float_to_device cannot move an autodiff tensor from Flex to NdArray; the graph lives on one backend."}};
+  e["device-kind-mismatch"] = {
+      "float_to_device needs a device of the tensor's kind, got {tensor} tensor and device {device}.",
+      {"float_to_device needs a device of the tensor's kind, got a plain tensor and device Autodiff(Flex(Cpu)).",
+       "float_to_device needs a device of the tensor's kind, got an autodiff tensor and device NdArray(Cpu)."},
+      {"float_to_device needs a device of the tensor's kind, got a plain tensor and device Autodiff(Flex(Cpu))",
+       "float_to_device needs a device of the tensor's kind, got a plain tensor and device Autodiff(Flex(Cpu))!",
+       "float_to_device needs a device of the tensor's kind, got a autodiff tensor and device NdArray(Cpu).",
+       "float_to_device needs a device of the tensor's kind, got an plain tensor and device NdArray(Cpu).",
+       "float_to_device needs a device of the tensor's kind, got a quantized tensor and device NdArray(Cpu).",
+       "float_to_device needs a device of the tensor's kind, got a plain tensor and device ."}};
+  e["quantize-non-finite"] = {"quantize needs finite values, got {value}.",
+                              {"quantize needs finite values, got inf.", "quantize needs finite values, got -inf.",
+                               "quantize needs finite values, got nan."},
+                              {"quantize needs finite values, got inf", "quantize needs finite values, got inf!",
+                               "quantize needs finite value, got inf.", "quantize needs finite values, got .",
+                               "dequantize needs finite values, got inf.", "quantize needs finite values got inf."}};
+  e["quantize-scale-overflow"] = {
+      "quantize needs values of magnitude at most 127 * f32::MAX (about 4.32e40) so that its F32 scale is finite, got max |x| = {value}.",
+      {"quantize needs values of magnitude at most 127 * f32::MAX (about 4.32e40) so that its F32 scale is finite, got max |x| = 1e+41.",
+       "quantize needs values of magnitude at most 127 * f32::MAX (about 4.32e40) so that its F32 scale is finite, got max |x| = "
+       "4.321585802309317e+40.",
+       "quantize needs values of magnitude at most 127 * f32::MAX (about 4.32e40) so that its F32 scale is finite, got max |x| = "
+       "1.7976931348623157e+308."},
+      {"quantize needs values of magnitude at most 127 * f32::MAX (about 4.32e40) so that its F32 scale is finite, got max |x| = 1e+41",
+       "quantize needs values of magnitude at most 127 * f32::MAX (about 4.32e40) so that its F32 scale is finite, got max |x| = 1e41.",
+       "quantize needs values of magnitude at most 127 * f32::MAX (about 4.32e40) so that its F32 scale is finite, got max |x| = 1e-41.",
+       "quantize needs values of magnitude at most 127 * f32::MAX (about 4.32e40) so that its F32 scale is finite, got max |x| = inf.",
+       "quantize needs values of magnitude at most 127 * f32::MAX (about 4.32e40) so that its F32 scale is finite, got max |x| = 12e+41.",
+       "quantize needs values of magnitude at most 127 x f32::MAX (about 4.32e40) so that its F32 scale is finite, got max |x| = 1e+41.",
+       "quantize needs values of magnitude at most 127 * f32::MAX (about 4.32e40) so that its F32 scale is finite, got max x = 1e+41."}};
+  e["duplicate-node-id"] = {
+      "backward found two distinct nodes with id NodeId({id}) in one graph: each node of a graph needs its own id.",
+      {"backward found two distinct nodes with id NodeId(7) in one graph: each node of a graph needs its own id.",
+       "backward found two distinct nodes with id NodeId(18446744073709551615) in one graph: each node of a graph needs its own id."},
+      {"backward found two distinct nodes with id NodeId(7) in one graph: each node of a graph needs its own id",
+       "backward found two distinct nodes with id NodeId(7) in one graph: each node of a graph needs its own id!",
+       "backward found two distinct nodes with id NodeId(-7) in one graph: each node of a graph needs its own id.",
+       "backward found two distinct nodes with id NodeId() in one graph: each node of a graph needs its own id.",
+       "backward found two distinct nodes with id NodeId 7 in one graph: each node of a graph needs its own id.",
+       "backward found two nodes with id NodeId(7) in one graph: each node of a graph needs its own id."}};
+  e["cuda-error"] = {"CUDA error in {call}: {error}.",
+                     {"CUDA error in cudaMalloc: out of memory.", "CUDA error in cudaMemcpy: an illegal memory access was encountered."},
+                     {"CUDA error in cudaMalloc: out of memory", "CUDA error in cudaMalloc: out of memory!",
+                      "CUDA error in cuda Malloc: out of memory.", "CUDA error: out of memory.", "CUDA error in cudaMalloc: .",
+                      "cuda error in cudaMalloc: out of memory."}};
+  return e;
+}
+
+// The template as a regex of its own: literal text escaped, each {placeholder} any non-empty text.
+// A matching example must be the template with its placeholders filled, so a template and its
+// examples cannot drift apart either.
+std::regex template_regex(const std::string& tmpl) {
+  std::string out;
+  for (std::size_t i = 0; i < tmpl.size(); ++i) {
+    const char c = tmpl[i];
+    if (c == '{') {
+      const std::size_t close = tmpl.find('}', i);
+      if (close != std::string::npos) {
+        out += "(.+)";
+        i = close;
+        continue;
+      }
+    }
+    if (std::string("\\^$.|?*+()[]{}").find(c) != std::string::npos) out += '\\';
+    out += c;
+  }
+  return std::regex(out);
+}
+
+TEST(PanicPatterns, EveryEntryIsPinnedByExamples) {
+  const auto table = examples();
+  for (PanicId id : all_panic_ids()) {
+    const std::string name(panic_id_name(id));
+    SCOPED_TRACE(name);
+    const auto it = table.find(name);
+    if (it == table.end()) {
+      ADD_FAILURE() << "catalog entry without pattern examples in tests/unit/panic_patterns_test.cpp: " << name;
+      continue;
+    }
+    const Examples& ex = it->second;
+    EXPECT_EQ(std::string(panic_template(id)), ex.template_text) << "the template changed";
+    ASSERT_FALSE(ex.match.empty()) << "no matching example for " << name;
+    ASSERT_FALSE(ex.refuse.empty()) << "no near miss for " << name;
+    const std::regex pattern(std::string(panic_pattern(id)));
+    const std::regex from_template = template_regex(ex.template_text);
+    for (const std::string& m : ex.match) {
+      EXPECT_TRUE(std::regex_match(m, pattern)) << "pattern " << panic_pattern(id) << " refuses\n  " << m;
+      EXPECT_TRUE(std::regex_match(m, from_template)) << "example is not the template filled in:\n  " << m;
+    }
+    for (const std::string& m : ex.refuse) {
+      EXPECT_FALSE(std::regex_match(m, pattern)) << "pattern " << panic_pattern(id) << " accepts the near miss\n  " << m;
+    }
+  }
+  EXPECT_EQ(table.size(), all_panic_ids().size()) << "examples name an id that is not in the catalog";
+}
+
+// The anchored match is what the harness uses; an unanchored search must still find the whole
+// message inside a panic report (the seed's use), and must find nothing in a near miss that only
+// differs inside the message.
+TEST(PanicPatterns, PatternsAlsoFindMessagesInsideReports) {
+  const auto table = examples();
+  for (PanicId id : all_panic_ids()) {
+    const auto it = table.find(std::string(panic_id_name(id)));
+    if (it == table.end()) continue;  // reported by EveryEntryIsPinnedByExamples
+    const std::regex pattern(std::string(panic_pattern(id)));
+    for (const std::string& m : it->second.match) {
+      const std::string report = "thread 'main' panicked at src/lib.rs:1:1:\n" + m + "\nnote: backtrace";
+      std::smatch found;
+      EXPECT_TRUE(std::regex_search(report, found, pattern)) << panic_id_name(id) << ": not found in\n  " << report;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace crossgrad
