@@ -2,73 +2,113 @@
 #include <crossgrad/core/panic.hpp>
 
 #include <cstdlib>
-#include <map>
-#include <mutex>
-#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include <sanitizer/asan_interface.h>
+#endif
+#endif
 
 namespace crossgrad {
 namespace {
-
-constexpr std::size_t kAlign = 64;
 
 // Note [Host buffer cache]
 // Large results come from fresh mmap'd pages, and first-touch page faults cost more than the
 // element-wise work itself (an add of 16M floats spent ~95% of its time faulting in a 64 MiB
 // result). Freed large buffers are therefore kept, keyed by their exact rounded size, and handed
-// to the next request of that size, whose pages are already mapped. The cache is bounded, and off
-// under AddressSanitizer so that a use-after-free of a tensor buffer is still reported.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kCacheEnabled = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kCacheEnabled = false;
+// to the next request of that size, whose pages are already mapped. The cache is bounded in bytes
+// and in blocks per size. It stays on under AddressSanitizer, where a kept block is poisoned
+// (ASan's manual poisoning interface) until it is handed out again: a use of a released tensor
+// buffer is still reported, as use-after-poison instead of heap-use-after-free.
+
+void poison(void* block, std::size_t bytes) {
+#if defined(ASAN_POISON_MEMORY_REGION)
+  ASAN_POISON_MEMORY_REGION(block, bytes);
 #else
-constexpr bool kCacheEnabled = true;
+  (void)block;
+  (void)bytes;
 #endif
+}
+
+void unpoison(void* block, std::size_t bytes) {
+#if defined(ASAN_UNPOISON_MEMORY_REGION)
+  ASAN_UNPOISON_MEMORY_REGION(block, bytes);
 #else
-constexpr bool kCacheEnabled = true;
+  (void)block;
+  (void)bytes;
 #endif
-constexpr std::size_t kCacheMinBytes = std::size_t{256} << 10;
-constexpr std::size_t kCacheMaxBytes = std::size_t{2} << 30;
-constexpr std::size_t kCachePerSize = 4;
-
-class BufferCache {
- public:
-  void* take(std::size_t bytes) {
-    std::lock_guard lock(mutex_);
-    auto it = free_.find(bytes);
-    if (it == free_.end() || it->second.empty()) return nullptr;
-    void* p = it->second.back();
-    it->second.pop_back();
-    held_ -= bytes;
-    return p;
-  }
-  void give(void* p, std::size_t bytes) {
-    {
-      std::lock_guard lock(mutex_);
-      std::vector<void*>& slot = free_[bytes];
-      if (slot.size() < kCachePerSize && held_ + bytes <= kCacheMaxBytes) {
-        slot.push_back(p);
-        held_ += bytes;
-        return;
-      }
-    }
-    std::free(p);
-  }
-
- private:
-  std::mutex mutex_;
-  std::map<std::size_t, std::vector<void*>> free_;
-  std::size_t held_ = 0;
-};
-
-// Leaked on purpose: tensors may outlive static destruction (a static tensor in a test).
-BufferCache& cache() {
-  static BufferCache* c = new BufferCache;
-  return *c;
 }
 
 }  // namespace
+
+// The header's kHostBlockCachePoisons and the macros above must agree, or a sanitizer build would
+// claim a poisoning it does not do.
+#if defined(ASAN_POISON_MEMORY_REGION)
+static_assert(kHostBlockCachePoisons);
+#else
+static_assert(!kHostBlockCachePoisons);
+#endif
+
+HostBlockCache::~HostBlockCache() {
+  for (auto& [capacity, blocks] : free_) {
+    for (void* block : blocks) {
+      unpoison(block, capacity);
+      std::free(block);
+    }
+  }
+}
+
+void* HostBlockCache::take(std::size_t capacity) {
+  std::lock_guard lock(mutex_);
+  const auto it = free_.find(capacity);
+  if (it == free_.end()) return nullptr;
+  void* block = it->second.back();
+  it->second.pop_back();
+  if (it->second.empty()) free_.erase(it);
+  held_ -= capacity;
+  --blocks_;
+  unpoison(block, capacity);
+  return block;
+}
+
+void HostBlockCache::give(void* block, std::size_t capacity) {
+  if (capacity >= limits_.min_block_bytes) {
+    std::lock_guard lock(mutex_);
+    const auto it = free_.find(capacity);
+    const std::size_t kept = it == free_.end() ? 0 : it->second.size();
+    if (kept < limits_.max_blocks_per_size && held_ + capacity <= limits_.max_total_bytes) {
+      // Out of memory for the free list: the cache stays as it was and the block is freed below.
+      try {
+        std::vector<void*>& slot = free_[capacity];
+        try {
+          slot.push_back(block);
+        } catch (...) {
+          if (slot.empty()) free_.erase(capacity);
+          throw;
+        }
+        poison(block, capacity);  // under the lock: nobody can take it before
+        held_ += capacity;
+        ++blocks_;
+        return;
+      } catch (...) {
+      }
+    }
+  }
+  std::free(block);
+}
+
+HostBlockCacheStats HostBlockCache::stats() const {
+  std::lock_guard lock(mutex_);
+  return {blocks_, held_, free_.size()};
+}
+
+// Leaked on purpose: tensors may outlive static destruction (a static tensor in a test).
+HostBlockCache& host_buffer_cache() {
+  static HostBlockCache* c = new HostBlockCache(kHostBufferCacheLimits);
+  return *c;
+}
 
 std::size_t checked_tensor_bytes(const Shape& shape, DType dtype) {
   std::size_t bytes = 0;
@@ -85,10 +125,11 @@ std::size_t checked_tensor_bytes(const Shape& shape, DType dtype) {
 HostBuffer HostBuffer::allocate(const Shape& shape, DType dtype) {
   const std::size_t bytes = checked_tensor_bytes(shape, dtype);
   // aligned_alloc wants a multiple of the alignment; never zero, so empty tensors own a buffer too.
-  const std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign + kAlign;
-  const bool cacheable = kCacheEnabled && rounded >= kCacheMinBytes;
-  void* p = cacheable ? cache().take(rounded) : nullptr;
-  if (p == nullptr) p = std::aligned_alloc(kAlign, rounded);
+  const std::size_t capacity = (bytes + kHostBufferAlign - 1) / kHostBufferAlign * kHostBufferAlign + kHostBufferAlign;
+  HostBlockCache& cache = host_buffer_cache();
+  const bool cacheable = capacity >= cache.limits().min_block_bytes;
+  void* p = cacheable ? cache.take(capacity) : nullptr;
+  if (p == nullptr) p = std::aligned_alloc(kHostBufferAlign, capacity);
   if (p == nullptr) {
     panic(PanicId::TensorTooLarge, {{"shape", shape.to_string()},
                                     {"dtype", std::string(dtype_name(dtype))},
@@ -96,12 +137,15 @@ HostBuffer HostBuffer::allocate(const Shape& shape, DType dtype) {
                                     {"limit", "what this machine could allocate"}});
   }
   HostBuffer b;
+  // (If the control block cannot be allocated, shared_ptr calls the deleter itself.)
   if (cacheable) {
-    b.data_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [rounded](std::byte* q) { cache().give(q, rounded); });
+    b.data_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p),
+                                         [capacity](std::byte* q) { host_buffer_cache().give(q, capacity); });
   } else {
     b.data_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
   }
   b.size_ = bytes;
+  b.capacity_ = capacity;
   return b;
 }
 

@@ -3,7 +3,10 @@
 #include <crossgrad/core/shape.hpp>
 
 #include <cstddef>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 namespace crossgrad {
 
@@ -14,7 +17,12 @@ inline constexpr std::size_t kMaxTensorBytes = std::size_t{16} << 30;
 // Panics tensor-too-large when shape x dtype needs more than kMaxTensorBytes; returns the bytes.
 std::size_t checked_tensor_bytes(const Shape& shape, DType dtype);
 
+// Every host buffer starts on this boundary.
+inline constexpr std::size_t kHostBufferAlign = 64;
+
 // Shared, 64-byte aligned host memory. Tensors are immutable once built, so sharing is safe.
+// Large buffers come from a bounded cache of released ones (Note [Host buffer cache] in
+// host_buffer.cpp).
 class HostBuffer {
  public:
   HostBuffer() = default;
@@ -22,11 +30,71 @@ class HostBuffer {
   static HostBuffer allocate(const Shape& shape, DType dtype);
 
   std::byte* data() const { return data_.get(); }
-  std::size_t size() const { return size_; }
+  std::size_t size() const { return size_; }          // what was asked for
+  std::size_t capacity() const { return capacity_; }  // what the block holds: at least size()
 
  private:
   std::shared_ptr<std::byte> data_;
   std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
 };
+
+// ---- the cache of released blocks ----------------------------------------------------------------
+// Public so that it can be tested directly (tests/unit/host_buffer_test.cpp) with small limits.
+
+struct HostBlockCacheLimits {
+  std::size_t min_block_bytes;      // smaller blocks are not worth keeping
+  std::size_t max_total_bytes;      // all kept blocks together
+  std::size_t max_blocks_per_size;  // kept blocks of one size
+};
+
+// What HostBuffer::allocate uses.
+inline constexpr HostBlockCacheLimits kHostBufferCacheLimits{std::size_t{256} << 10, std::size_t{2} << 30, 4};
+
+struct HostBlockCacheStats {
+  std::size_t blocks = 0;  // blocks kept
+  std::size_t bytes = 0;   // their capacities together
+  std::size_t sizes = 0;   // distinct capacities among them
+};
+
+// True when kept blocks are poisoned for AddressSanitizer: a use of a released buffer is then an
+// ASan report (use-after-poison) although its memory has not been freed.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kHostBlockCachePoisons = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kHostBlockCachePoisons = true;
+#else
+inline constexpr bool kHostBlockCachePoisons = false;
+#endif
+#else
+inline constexpr bool kHostBlockCachePoisons = false;
+#endif
+
+// Released blocks (from std::aligned_alloc) keyed by exact capacity. Thread-safe.
+class HostBlockCache {
+ public:
+  explicit HostBlockCache(HostBlockCacheLimits limits) : limits_(limits) {}
+  ~HostBlockCache();  // frees what it keeps
+  HostBlockCache(const HostBlockCache&) = delete;
+  HostBlockCache& operator=(const HostBlockCache&) = delete;
+
+  // A kept block of exactly `capacity` bytes, no longer kept; nullptr when there is none.
+  void* take(std::size_t capacity);
+  // Keeps the block when the limits allow, else frees it.
+  void give(void* block, std::size_t capacity);
+  HostBlockCacheStats stats() const;
+  const HostBlockCacheLimits& limits() const { return limits_; }
+
+ private:
+  const HostBlockCacheLimits limits_;
+  mutable std::mutex mutex_;
+  std::map<std::size_t, std::vector<void*>> free_;  // no empty vectors
+  std::size_t held_ = 0;
+  std::size_t blocks_ = 0;
+};
+
+// The cache HostBuffer::allocate uses (limits kHostBufferCacheLimits).
+HostBlockCache& host_buffer_cache();
 
 }  // namespace crossgrad

@@ -1,0 +1,222 @@
+// HostBuffer and its cache of released blocks (Note [Host buffer cache] in
+// engine/src/core/host_buffer.cpp): alignment, sizes, reuse, the bounds, and under AddressSanitizer
+// the poisoning of kept blocks. The process-wide cache is shared with every other test in this
+// binary, so tests of it use sizes nothing else asks for and compare stats before and after;
+// the bounds are tested on a private HostBlockCache with small limits.
+#include <crossgrad/core/host_buffer.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <set>
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define CROSSGRAD_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CROSSGRAD_TEST_ASAN 1
+#endif
+#endif
+#ifndef CROSSGRAD_TEST_ASAN
+#define CROSSGRAD_TEST_ASAN 0
+#endif
+#if CROSSGRAD_TEST_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+namespace crossgrad {
+namespace {
+
+// Element counts that nothing else allocates, one per test so that the tests do not share
+// blocks through the cache (all over the cache's 256 KiB minimum as F32).
+constexpr std::size_t kAlignedTest = 300007;
+constexpr std::size_t kReuseTest = 310007;
+constexpr std::size_t kNeverSmallerTest = 320007;
+constexpr std::size_t kBoundTest = 330007;
+constexpr std::size_t kDeathTest = 340007;
+
+std::uintptr_t address(const HostBuffer& b) { return reinterpret_cast<std::uintptr_t>(b.data()); }
+
+TEST(HostBuffer, EveryBufferIsAlignedAndHoldsWhatWasAsked) {
+  std::vector<HostBuffer> kept;
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{17}, std::size_t{1000},
+                        std::size_t{65536}, kAlignedTest, kAlignedTest + 1, std::size_t{1} << 20}) {
+    for (DType dtype : {DType::F32, DType::F64, DType::I8, DType::Bool}) {
+      const HostBuffer b = HostBuffer::allocate({n}, dtype);
+      ASSERT_NE(b.data(), nullptr) << n;
+      EXPECT_EQ(address(b) % 64, 0u) << n << " " << dtype_name(dtype);
+      EXPECT_EQ(b.size(), n * dtype_size(dtype));
+      EXPECT_GE(b.capacity(), b.size());
+      EXPECT_EQ(b.capacity() % 64, 0u);
+      if (b.size() > 0) {  // every byte asked for is writable (ASan would report otherwise)
+        b.data()[0] = std::byte{1};
+        b.data()[b.size() - 1] = std::byte{2};
+      }
+      kept.push_back(b);
+    }
+  }
+  // Reused blocks are aligned too: release all, allocate the same shapes again.
+  std::vector<std::pair<Shape, DType>> shapes;
+  for (const HostBuffer& b : kept) shapes.push_back({Shape{b.size()}, DType::I8});
+  kept.clear();
+  for (const auto& [shape, dtype] : shapes) EXPECT_EQ(address(HostBuffer::allocate(shape, dtype)) % 64, 0u);
+}
+
+TEST(HostBuffer, ReleasedLargeBufferIsReused) {
+  const HostBlockCacheStats before = host_buffer_cache().stats();
+  std::byte* first = nullptr;
+  std::size_t first_capacity = 0;
+  {
+    const HostBuffer b = HostBuffer::allocate({kReuseTest}, DType::F32);
+    first = b.data();
+    first_capacity = b.capacity();
+  }
+  const HostBlockCacheStats released = host_buffer_cache().stats();
+  EXPECT_EQ(released.blocks, before.blocks + 1);
+  EXPECT_EQ(released.bytes, before.bytes + first_capacity);
+  const HostBuffer again = HostBuffer::allocate({kReuseTest}, DType::F32);
+  EXPECT_EQ(again.data(), first) << "the released block was not handed out again";
+  EXPECT_EQ(host_buffer_cache().stats().blocks, before.blocks);
+  // Small buffers are not kept.
+  { const HostBuffer small = HostBuffer::allocate({1000}, DType::F32); }
+  EXPECT_EQ(host_buffer_cache().stats().blocks, before.blocks);
+}
+
+TEST(HostBuffer, AReusedBlockIsNeverSmallerThanTheRequest) {
+  // Sizes 4 KiB apart, released, then asked for again in the other order and a little larger:
+  // whatever released block a request gets must be at least as large as the request.
+  constexpr std::size_t kBase = kNeverSmallerTest * 4;
+  constexpr std::size_t kStep = 4096;
+  std::vector<std::pair<std::byte*, std::size_t>> released;
+  {
+    std::vector<HostBuffer> held;
+    for (std::size_t i = 0; i < 8; ++i) held.push_back(HostBuffer::allocate({kBase + i * kStep}, DType::I8));
+    for (const HostBuffer& b : held) released.push_back({b.data(), b.capacity()});
+  }
+  std::vector<HostBuffer> again;
+  std::size_t reused = 0;
+  for (std::size_t i = 8; i-- > 0;) {
+    for (std::size_t extra : {std::size_t{0}, std::size_t{1}, std::size_t{64}, kStep}) {
+      const HostBuffer b = HostBuffer::allocate({kBase + i * kStep + extra}, DType::I8);
+      for (const auto& [block, capacity] : released) {
+        if (b.data() == block) {
+          ++reused;
+          EXPECT_GE(capacity, b.size()) << "a released block of " << capacity << " bytes served " << b.size();
+        }
+      }
+      again.push_back(b);
+    }
+  }
+  EXPECT_EQ(reused, 8u) << "each released block serves the request of its own size";
+}
+
+TEST(HostBuffer, TheProcessWideCacheKeepsAtMostFourBlocksOfASize) {
+  const HostBlockCacheStats before = host_buffer_cache().stats();
+  {
+    std::vector<HostBuffer> held;
+    for (int i = 0; i < 7; ++i) held.push_back(HostBuffer::allocate({kBoundTest}, DType::F32));
+  }
+  const HostBlockCacheStats after = host_buffer_cache().stats();
+  EXPECT_EQ(after.blocks, before.blocks + 4);
+  EXPECT_EQ(after.sizes, before.sizes + 1);
+  EXPECT_LE(after.bytes, std::size_t{2} << 30);
+  // Taking them back empties the size's slot entirely.
+  std::vector<HostBuffer> again;
+  for (int i = 0; i < 4; ++i) again.push_back(HostBuffer::allocate({kBoundTest}, DType::F32));
+  EXPECT_EQ(host_buffer_cache().stats().blocks, before.blocks);
+  EXPECT_EQ(host_buffer_cache().stats().sizes, before.sizes);
+}
+
+// ---- HostBlockCache with small limits ------------------------------------------------------------
+
+void* block_of(std::size_t capacity) { return std::aligned_alloc(64, capacity); }
+
+TEST(HostBlockCache, BoundedInBlocksPerSizeAndInTotalBytes) {
+  HostBlockCache cache({1024, 5 * 4096, 2});
+  for (int i = 0; i < 3; ++i) cache.give(block_of(4096), 4096);
+  EXPECT_EQ(cache.stats().blocks, 2u);  // the third is freed
+  EXPECT_EQ(cache.stats().bytes, 2u * 4096);
+  EXPECT_EQ(cache.stats().sizes, 1u);
+  cache.give(block_of(8192), 8192);
+  EXPECT_EQ(cache.stats().bytes, 4u * 4096);
+  cache.give(block_of(8192), 8192);  // would make 6 * 4096: over the total
+  EXPECT_EQ(cache.stats().blocks, 3u);
+  EXPECT_EQ(cache.stats().bytes, 4u * 4096);
+  cache.give(block_of(4096 + 64), 4096 + 64);  // 4 * 4096 + 4160 > 5 * 4096: refused too
+  cache.give(block_of(2048), 2048);            // fits
+  EXPECT_EQ(cache.stats().blocks, 4u);
+  EXPECT_EQ(cache.stats().bytes, 4u * 4096 + 2048);
+  EXPECT_EQ(cache.stats().sizes, 3u);
+  cache.give(block_of(512), 512);  // under the minimum: never kept
+  EXPECT_EQ(cache.stats().blocks, 4u);
+  EXPECT_EQ(cache.stats().sizes, 3u);
+}
+
+TEST(HostBlockCache, TakesOnlyTheExactCapacityAndForgetsEmptySizes) {
+  HostBlockCache cache({1024, 1 << 20, 4});
+  void* a = block_of(4096);
+  cache.give(a, 4096);
+  EXPECT_EQ(cache.take(4096 + 64), nullptr);  // larger: would be too small
+  EXPECT_EQ(cache.take(4096 - 64), nullptr);
+  EXPECT_EQ(cache.take(4096), a);
+  EXPECT_EQ(cache.take(4096), nullptr);
+  EXPECT_EQ(cache.stats().blocks, 0u);
+  EXPECT_EQ(cache.stats().bytes, 0u);
+  EXPECT_EQ(cache.stats().sizes, 0u);  // no empty slot left behind
+  std::free(a);
+  // Refused blocks leave no slot behind either.
+  HostBlockCache none({1024, 1024, 4});
+  for (std::size_t c = 2048; c < 2048 + 64 * 100; c += 64) none.give(block_of(c), c);
+  EXPECT_EQ(none.stats().sizes, 0u);
+  EXPECT_EQ(none.stats().blocks, 0u);
+}
+
+TEST(HostBlockCache, LastReleasedIsFirstReused) {
+  HostBlockCache cache({1024, 1 << 20, 4});
+  void* a = block_of(4096);
+  void* b = block_of(4096);
+  cache.give(a, 4096);
+  cache.give(b, 4096);
+  EXPECT_EQ(cache.take(4096), b);  // the one most likely still in cache lines and mapped
+  EXPECT_EQ(cache.take(4096), a);
+  std::free(a);
+  std::free(b);
+}
+
+// ---- AddressSanitizer: kept blocks are poisoned ------------------------------------------------------
+
+TEST(HostBlockCache, PoisonsUnderAddressSanitizerOnly) { EXPECT_EQ(kHostBlockCachePoisons, bool(CROSSGRAD_TEST_ASAN)); }
+
+#if CROSSGRAD_TEST_ASAN
+TEST(HostBlockCache, KeptBlocksArePoisonedAndHandedOutUnpoisoned) {
+  HostBlockCache cache({1024, 1 << 20, 4});
+  auto* a = static_cast<char*>(block_of(4096));
+  cache.give(a, 4096);
+  EXPECT_TRUE(__asan_address_is_poisoned(a));
+  EXPECT_TRUE(__asan_address_is_poisoned(a + 4095));
+  EXPECT_EQ(cache.take(4096), a);
+  EXPECT_FALSE(__asan_address_is_poisoned(a));
+  EXPECT_FALSE(__asan_address_is_poisoned(a + 4095));
+  std::free(a);
+}
+
+TEST(HostBufferDeathTest, UseOfAReleasedCachedBufferIsAnAsanReport) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        volatile std::byte* stale = nullptr;
+        {
+          const HostBuffer b = HostBuffer::allocate({kDeathTest}, DType::F32);
+          stale = b.data();
+          stale[0] = std::byte{1};
+        }
+        stale[100] = std::byte{2};  // the buffer went back to the cache
+      },
+      "use-after-poison");
+}
+#endif
+
+}  // namespace
+}  // namespace crossgrad
