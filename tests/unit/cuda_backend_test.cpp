@@ -1,23 +1,21 @@
 // Cuda backend. Without a device (no GPU, no driver, as in CI) only the "no device" behaviour is
-// tested, and every kernel test skips with the reason. With a device, every op is compared with
+// tested, and every kernel test skips with the reason; a machine with a device node or a driver
+// whose runtime fails fails them instead (Note [Cuda test gate] in
+// crossgrad/backends/cuda_testing.hpp). With a device, every op is compared with
 // the NdArray reference on the same data: bit for bit where both sides compute the same IEEE
 // operations in the same order (element-wise + - * /, sqrt, relu, casts, layout, quantization,
 // small matmuls), within a few ulps for the transcendental functions, and within a bound from the
 // summation order for reductions and large matmuls. Special values and panics are checked exactly.
-//
-// The kernel tests are written against a backend type parameter (CUDA_TEST_BACKEND, the Cuda
-// backend unless a build says otherwise), so the comparison logic itself can be exercised on a
-// machine without a GPU by compiling this file with -DCUDA_TEST_BACKEND=NdArray.
+// (The kernels' logic also runs on the CPU, without a GPU: cuda_kernel_emulation_test.cpp.)
 #include <crossgrad/config.hpp>
 
-#if CROSSGRAD_WITH_CUDA || defined(CUDA_TEST_BACKEND)
+#if CROSSGRAD_WITH_CUDA
 
+#include <crossgrad/backends/cuda.hpp>
+#include <crossgrad/backends/cuda_testing.hpp>
 #include <crossgrad/backends/ndarray.hpp>
 #include <crossgrad/core/panic.hpp>
 #include <crossgrad/core/shape_rules.hpp>
-#if CROSSGRAD_WITH_CUDA
-#include <crossgrad/backends/cuda.hpp>
-#endif
 
 #include <gtest/gtest.h>
 
@@ -35,10 +33,6 @@
 #include <type_traits>
 #include <vector>
 
-#ifndef CUDA_TEST_BACKEND
-#define CUDA_TEST_BACKEND Cuda
-#endif
-
 namespace {
 
 using crossgrad::Device;
@@ -48,7 +42,7 @@ using crossgrad::PanicId;
 using crossgrad::Shape;
 using crossgrad::TensorData;
 using crossgrad::backends::NdArray;
-using B = crossgrad::backends::CUDA_TEST_BACKEND;
+using B = crossgrad::backends::Cuda;
 using BT = B::Tensor;
 using NT = NdArray::Tensor;
 
@@ -150,7 +144,6 @@ std::string name_of(DType d) { return std::string(crossgrad::dtype_name(d)); }
 
 // ---- without a device: a clean "no device" ------------------------------------------------------
 
-#if CROSSGRAD_WITH_CUDA
 using crossgrad::backends::Cuda;
 
 TEST(CudaAvailability, ProbeNeverCrashesAndAgrees) {
@@ -212,14 +205,17 @@ TEST(CudaAvailability, FloatDtypeIsCheckedBeforeTheDevice) {
   EXPECT_EQ(caught->id, PanicId::UnsupportedDtype);
   EXPECT_EQ(caught->message, "DType I64 is not supported by float_full.");
 }
-#endif
 
 // ---- with a device: every op against the reference ---------------------------------------------
 
 class CudaOps : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!B::is_available()) GTEST_SKIP() << "no CUDA device here: " << B::unavailable_reason();
+    namespace ct = crossgrad::backends::cuda_testing;
+    const ct::Gate& gate = ct::gate();
+    if (gate.verdict == ct::GateVerdict::Skip) GTEST_SKIP() << gate.reason;
+    ASSERT_NE(gate.verdict, ct::GateVerdict::Fail) << gate.reason;
+    ASSERT_TRUE(B::is_available()) << "the gate says run, yet: " << B::unavailable_reason();
   }
 };
 
@@ -647,9 +643,7 @@ TEST_F(CudaOps, ToDevice) {
   const BT same = B::float_to_device(t, B::device(t));
   EXPECT_EQ(B::device(same), B::device(t));
   EXPECT_EQ(B::into_data(same), d);
-#if CROSSGRAD_WITH_CUDA
-  if (std::is_same_v<B, crossgrad::backends::Cuda>) {
-    using crossgrad::backends::Cuda;
+  {
     const Cuda::Tensor c = Cuda::from_data(d, Device::cuda(0));
     const int count = Cuda::device_count();
     const auto caught = panic_of([&] { Cuda::float_to_device(c, Device::cuda(count)); });
@@ -668,7 +662,6 @@ TEST_F(CudaOps, ToDevice) {
       EXPECT_EQ(Cuda::into_data(Cuda::float_to_device(there, Device::cuda(0))), d);
     }
   }
-#endif
 }
 
 TEST_F(CudaOps, PanicsAreTheReferencePanics) {
@@ -741,4 +734,4 @@ TEST_F(CudaOps, ManyOpsReuseCachedMemory) {
 
 }  // namespace
 
-#endif  // CROSSGRAD_WITH_CUDA || defined(CUDA_TEST_BACKEND)
+#endif  // CROSSGRAD_WITH_CUDA

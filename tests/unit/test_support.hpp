@@ -2,11 +2,15 @@
 // Helpers shared by the unit tests. Expected values in tests are written by hand from the
 // contract; these helpers only build inputs and catch panics.
 #include <crossgrad/crossgrad.hpp>
+#if CROSSGRAD_WITH_CUDA
+#include <crossgrad/backends/cuda_testing.hpp>
+#endif
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace crossgrad::testing_support {
 
@@ -39,8 +43,26 @@ template <class... Bs>
 using GTestTypesOf = ::testing::Types<Bs...>;
 using AllBackendTypes = AllBackends::apply<GTestTypesOf>;
 
-#define SKIP_IF_UNAVAILABLE(B) \
-  if (!B::is_available()) GTEST_SKIP() << B::name << " backend unavailable: " << B::unavailable_reason()
+// Where the device should be usable but is not, a failure with the reason instead (for Cuda:
+// Note [Cuda test gate] in crossgrad/backends/cuda_testing.hpp).
+template <class B>
+std::optional<std::string> broken_device_reason() {
+#if CROSSGRAD_WITH_CUDA
+  if constexpr (std::is_same_v<B, backends::Cuda>) {
+    const backends::cuda_testing::Gate& gate = backends::cuda_testing::gate();
+    if (gate.verdict == backends::cuda_testing::GateVerdict::Fail) return gate.reason;
+  }
+#endif
+  return std::nullopt;
+}
+
+#define SKIP_IF_UNAVAILABLE(B)                                                                    \
+  do {                                                                                            \
+    if (B::is_available()) break;                                                                 \
+    if (const auto broken_ = ::crossgrad::testing_support::broken_device_reason<B>())             \
+      FAIL() << B::name << " backend unusable on a machine with its hardware: " << *broken_;      \
+    GTEST_SKIP() << B::name << " backend unavailable: " << B::unavailable_reason();               \
+  } while (0)
 
 template <class B>
 DispatchDevice plain_device() {

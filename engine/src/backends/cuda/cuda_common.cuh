@@ -55,10 +55,13 @@ namespace cuda_detail {
 
 // ---- errors ---------------------------------------------------------------------------------
 
-// panic(cuda-error) with cudaGetErrorString's text. `call` names the runtime call or kernel.
+// panic(cuda-error) with cudaGetErrorString's text and the error's name (the conversion is
+// cuda_testing::raise_cuda_error). `call` names the runtime call or kernel.
 [[noreturn]] void fail(cudaError_t error, const char* call);
 
+// Every checked call goes through injected() (cuda_hooks.hpp), the fault-injection switch.
 inline void check(cudaError_t error, const char* call) {
+  error = injected(error);
   if (error != cudaSuccess) fail(error, call);
 }
 

@@ -25,4 +25,9 @@ CacheStats cache_stats(int device);
 // Frees every cached (unused) block of `device` back to the driver.
 void release_cached(int device);
 
+// The result a checked CUDA call reports: `result`, unless the fault-injection switch is armed and
+// this is the call it names (Note [Cuda fault injection] in crossgrad/backends/cuda_testing.hpp).
+// Every checked call and kernel launch passes its result through here.
+cudaError_t injected(cudaError_t result);
+
 }  // namespace crossgrad::backends::cuda_detail

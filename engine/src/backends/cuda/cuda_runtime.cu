@@ -2,6 +2,8 @@
 // metadata. See Note [Cuda stream ordering] in cuda_common.cuh.
 #include "cuda_common.cuh"
 
+#include <crossgrad/backends/cuda_testing.hpp>
+
 #include <map>
 #include <mutex>
 #include <new>
@@ -16,7 +18,8 @@ namespace {
 
 struct Probe {
   int count = 0;
-  std::string reason;  // empty when count > 0
+  cudaError_t error = cudaSuccess;  // cudaErrorNoDevice when the count is 0 without an error
+  std::string reason;               // empty when count > 0
 };
 
 std::string version_text(int v) {
@@ -28,6 +31,7 @@ Probe run_probe() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
+    p.error = e;
     (void)cudaGetLastError();  // leave no error behind for the caller's next CUDA call
     int driver = 0;
     (void)cudaDriverGetVersion(&driver);
@@ -46,6 +50,7 @@ Probe run_probe() {
     return p;
   }
   if (count <= 0) {
+    p.error = cudaErrorNoDevice;
     p.reason = "no CUDA device is present";
     return p;
   }
@@ -140,11 +145,11 @@ void* take_cached(int device, std::size_t capacity, std::size_t* got) {
 
 void fail(cudaError_t error, const char* call) {
   (void)cudaGetLastError();  // clears the error unless it is sticky
-  panic(PanicId::CudaError, {{"call", call}, {"error", cudaGetErrorString(error)}});
+  cuda_testing::raise_cuda_error(static_cast<int>(error), call);
 }
 
 void check_launch(const char* kernel) {
-  const cudaError_t e = cudaGetLastError();
+  const cudaError_t e = injected(cudaGetLastError());
   if (e != cudaSuccess) fail(e, kernel);
 }
 
@@ -199,7 +204,11 @@ std::shared_ptr<CudaBuffer> allocate(int device, std::size_t bytes) {
     release_cached(device);
     e = cudaMalloc(&p, capacity);
   }
-  if (e != cudaSuccess) fail(e, "cudaMalloc");
+  const cudaError_t reported = injected(e);
+  if (reported != cudaSuccess) {
+    if (e == cudaSuccess) (void)cudaFree(p);  // an injected failure: the block was allocated
+    fail(reported, "cudaMalloc");
+  }
   {
     Cache& c = cache();
     std::lock_guard<std::mutex> lock(c.mu);
@@ -268,6 +277,26 @@ bool Cuda::is_available() { return cuda_detail::probe().count > 0; }
 std::string Cuda::unavailable_reason() { return cuda_detail::probe().reason; }
 
 int Cuda::device_count() { return cuda_detail::probe().count; }
+
+namespace cuda_testing {
+
+// "out of memory (cudaErrorMemoryAllocation)": the runtime's sentence, then the name to search for.
+void raise_cuda_error(int error, const char* call) {
+  const auto code = static_cast<cudaError_t>(error);
+  const std::string text = cudaGetErrorString(code);
+  const std::string name = cudaGetErrorName(code);
+  panic(PanicId::CudaError, {{"call", call}, {"error", name == text ? text : text + " (" + name + ")"}});
+}
+
+int probe_error() { return static_cast<int>(cuda_detail::probe().error); }
+
+const Gate& gate() {
+  static const Gate g = decide_gate(probe_error(), nvidia_device_node_present(), nvidia_driver_library_loadable(),
+                                    cuda_detail::probe().reason);
+  return g;
+}
+
+}  // namespace cuda_testing
 
 Shape Cuda::shape(const CudaTensor& tensor) { return tensor.shape; }
 

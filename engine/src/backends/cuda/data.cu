@@ -24,25 +24,19 @@ CudaTensor on_device(const CudaTensor& tensor, const Device& device) {
   const cudaStream_t src_stream = activate(src);
   cudaEvent_t ready = nullptr;
   check(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-  cudaError_t e = cudaEventRecord(ready, src_stream);
-  if (e == cudaSuccess) {
-    const cudaStream_t dst_stream = activate(dst);
-    e = cudaStreamWaitEvent(dst_stream, ready, 0);
-    if (e == cudaSuccess) {
-      e = cudaMemcpyPeerAsync(out.buffer->data(), dst, tensor.buffer->data(), src, bytes, dst_stream);
-      if (e == cudaSuccess) e = cudaStreamSynchronize(dst_stream);
-      if (e != cudaSuccess) {
-        (void)cudaEventDestroy(ready);
-        fail(e, "cudaMemcpyPeerAsync");
-      }
-    } else {
-      (void)cudaEventDestroy(ready);
-      fail(e, "cudaStreamWaitEvent");
-    }
-  } else {
+  // Like check(), but destroys the event before panicking.
+  auto check_or_drop_event = [&](cudaError_t e, const char* call) {
+    e = injected(e);
+    if (e == cudaSuccess) return;
     (void)cudaEventDestroy(ready);
-    fail(e, "cudaEventRecord");
-  }
+    fail(e, call);
+  };
+  check_or_drop_event(cudaEventRecord(ready, src_stream), "cudaEventRecord");
+  const cudaStream_t dst_stream = activate(dst);
+  check_or_drop_event(cudaStreamWaitEvent(dst_stream, ready, 0), "cudaStreamWaitEvent");
+  check_or_drop_event(cudaMemcpyPeerAsync(out.buffer->data(), dst, tensor.buffer->data(), src, bytes, dst_stream),
+                      "cudaMemcpyPeerAsync");
+  check_or_drop_event(cudaStreamSynchronize(dst_stream), "cudaStreamSynchronize");
   check(cudaEventDestroy(ready), "cudaEventDestroy");
   return out;
 }
