@@ -177,9 +177,6 @@ std::optional<std::string> check_point(EdgeOp op, const gen::EdgePoint& p, EdgeL
   for (std::size_t i = 0; i < xs.size(); ++i) {
     // No derivative where the input or op(x) is NaN.
     if (std::isnan(xs[i]) || std::isnan(reference_value<T>(op, xs[i], ys[i]))) continue;
-    // powf_scalar's backward at x = +-0 with exponent 0 is the open defect of issue 10 (0 * 0^-1 = NaN
-    // where the derivative is 0); it is checked here once the fix is in.
-    if (op == EdgeOp::Powf && y == T(0) && xs[i] == T(0)) continue;
     const LD ref = reference_derivative<T>(op, xs[i], ys[i]);
     if (std::isnan(ref)) continue;
     const Verdict v = judge<T>(ref, got[i], backward_bound<T>(op), /*signed_zeros=*/false);

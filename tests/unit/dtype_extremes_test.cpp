@@ -8,6 +8,7 @@
 
 #include <bit>
 #include <cfloat>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -193,8 +194,11 @@ TYPED_TEST(DtypeExtremesOnBackend, FloatCastAtTheExtremes) {
 }
 
 // ---- quantize / dequantize at the extremes ----------------------------------------------------
-// The scheme (backends/quantized.hpp): scale = max|x| / 127 rounded to F32 (1 when every value is
-// 0), q = round(x / scale) half away from zero, clamped to [-127, 127]; dequantize = float(q) * scale.
+// The scheme (backends/quantized.hpp, docs/OPS.md "quantize / dequantize"): scale = max|x| / 127
+// in F64 rounded to the nearest F32, except that a subnormal scale is rounded up (the smallest F32
+// s with 127 s >= max|x|), and 1 when every value is 0; code = round(x / scale) in F64, half away
+// from zero, clamped to [-127, 127]; dequantize = float(code) * scale in F32. Panics:
+// quantize-non-finite first, then quantize-scale-overflow when max|x| > 127 * FLT_MAX.
 
 struct Quantized {
   float scale;
@@ -202,11 +206,20 @@ struct Quantized {
   std::vector<float> dequantized;
 };
 
-// The scheme, written out for values whose max|x| / 127 is a normal F32 (so no special rounding).
+float expected_scale(double max_abs) {
+  if (max_abs == 0) return 1.0f;
+  float s = static_cast<float>(max_abs / 127.0);
+  if (s < FLT_MIN) {  // subnormal (or 0): the smallest F32 whose 127 multiple reaches max|x|
+    while (127.0 * static_cast<double>(s) < max_abs) s = std::nextafter(s, FLT_MAX);
+    while (s > 0 && 127.0 * static_cast<double>(std::nextafter(s, 0.0f)) >= max_abs) s = std::nextafter(s, 0.0f);
+  }
+  return s;
+}
+
 Quantized expected_quantization(const std::vector<double>& x) {
   double max_abs = 0;
   for (double v : x) max_abs = std::max(max_abs, std::fabs(v));
-  Quantized out{max_abs == 0 ? 1.0f : static_cast<float>(max_abs / 127.0), {}, {}};
+  Quantized out{expected_scale(max_abs), {}, {}};
   for (double v : x) {
     const double r = std::round(v / static_cast<double>(out.scale));
     const auto q = static_cast<std::int8_t>(r > 127 ? 127 : (r < -127 ? -127 : r));
@@ -254,7 +267,22 @@ TYPED_TEST(DtypeExtremesOnBackend, QuantizeAtTheF64ExtremesWithinTheF32Scale) {
   expect_quantizes_as_the_scheme<B>(TensorData::from_f64(y, {y.size()}), y, "F64 tiny");
 }
 
-TYPED_TEST(DtypeExtremesOnBackend, QuantizeRefusesNonFiniteValues) {
+// Subnormal magnitudes: the scale is rounded up, so F32 denorm_min (and small multiples of it)
+// come back exactly instead of as 0.
+TYPED_TEST(DtypeExtremesOnBackend, QuantizeSubnormalTensorsRoundTheScaleUp) {
+  using B = TypeParam;
+  const std::vector<float> f = {FLT_TRUE_MIN, -FLT_TRUE_MIN, 0.0f, 3 * FLT_TRUE_MIN};
+  expect_quantizes_as_the_scheme<B>(TensorData::from_f32(f, {f.size()}), std::vector<double>(f.begin(), f.end()), "F32 subnormal");
+  const std::vector<float> back = B::into_data(B::dequantize(B::quantize(B::from_data(TensorData::from_f32(f, {4}), B::default_device())))).to_f32();
+  EXPECT_EQ(back, f) << B::name << ": denorm_min multiples round-trip exactly";
+  const std::vector<double> d = {1e-300, -DBL_TRUE_MIN, 0.0};
+  expect_quantizes_as_the_scheme<B>(TensorData::from_f64(d, {d.size()}), d, "F64 far below F32");
+  const std::vector<float> edge = {FLT_MIN * 100, -FLT_MIN};  // max / 127 just under min_normal
+  expect_quantizes_as_the_scheme<B>(TensorData::from_f32(edge, {edge.size()}), std::vector<double>(edge.begin(), edge.end()),
+                                    "F32 scale at the subnormal boundary");
+}
+
+TYPED_TEST(DtypeExtremesOnBackend, QuantizeRefusesNonFiniteValuesAndScaleOverflow) {
   using B = TypeParam;
   const float inf = std::numeric_limits<float>::infinity();
   EXPECT_PANIC(B::quantize(B::from_data(TensorData::from_f32({1, inf}, {2}), B::default_device())), "quantize-non-finite",
@@ -266,6 +294,20 @@ TYPED_TEST(DtypeExtremesOnBackend, QuantizeRefusesNonFiniteValues) {
   });
   ASSERT_TRUE(caught.has_value());
   EXPECT_EQ(caught->id, "quantize-non-finite");
+  // Non-finite is reported before an overflowing magnitude, wherever it stands.
+  EXPECT_PANIC(B::quantize(B::from_data(TensorData::from_f64({1e41, std::numeric_limits<double>::infinity()}, {2}), B::default_device())),
+               "quantize-non-finite", "quantize needs finite values, got inf.");
+  // Above 127 * FLT_MAX the F32 scale would be inf; the limit itself is accepted (scale FLT_MAX).
+  const double limit = 127.0 * static_cast<double>(FLT_MAX);
+  const std::string prefix =
+      "quantize needs values of magnitude at most 127 * f32::MAX (about 4.32e40) so that its F32 scale is finite, got max |x| = ";
+  for (double big : {std::nextafter(limit, DBL_MAX), -DBL_MAX, 1e41}) {
+    char text[64];
+    const auto end = std::to_chars(text, text + sizeof text, std::fabs(big), std::chars_format::scientific).ptr;
+    EXPECT_PANIC(B::quantize(B::from_data(TensorData::from_f64({0.5, big}, {2}), B::default_device())), "quantize-scale-overflow",
+                 prefix + std::string(text, end) + ".");
+  }
+  EXPECT_EQ(B::quantize(B::from_data(TensorData::from_f64({limit, -limit}, {2}), B::default_device())).scale, FLT_MAX);
 }
 
 }  // namespace
