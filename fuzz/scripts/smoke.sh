@@ -3,12 +3,28 @@
 #   smoke.sh build SRC            configure + build the `fuzz` preset into SRC/build/fuzz (cached)
 #   smoke.sh run SRC TARGET       run TARGET under ASan+UBSan for FUZZ_SMOKE_SECONDS (default 15)
 #   smoke.sh oss-fuzz SRC         run oss-fuzz/build.sh with local clang/libFuzzer, then each target
+#   smoke.sh verdict SRC TARGET RC DIR   the verdict both modes give (fuzz/scripts/runner_selftest.sh)
 # The corpus in the tree is only read: new inputs go to a scratch directory.
 set -euo pipefail
 mode=$1 src=$2
 secs=${FUZZ_SMOKE_SECONDS:-15}
 build=$src/build/fuzz
 targets="grad_replace_fuzzer ops_differential_fuzzer gradients_api_fuzzer tensor_data_fuzzer"
+
+# Fails (exit 1) when the fuzzer exited non-zero or left any artifact (crash, leak, timeout, oom,
+# slow-unit) under DIR; each artifact's decoded scenario is printed first. Each kind is globbed on
+# its own: `ls` with several globs fails as soon as one matches nothing, which once hid a crash.
+fail_on_findings() {
+  local t=$1 rc=$2 dir=$3 found=0 f
+  for f in "$dir"/crash-* "$dir"/leak-* "$dir"/timeout-* "$dir"/oom-* "$dir"/slow-unit-*; do
+    [[ -f $f ]] || continue
+    found=1
+    echo "fuzz-smoke: $t left artifact $(basename "$f")"
+    [[ -x $build/fuzz/fuzz_repro ]] && { "$build/fuzz/fuzz_repro" --target "$t" "$f" || true; }
+  done
+  [[ $rc -eq 0 ]] || echo "fuzz-smoke: $t exited with $rc"
+  [[ $found -eq 0 && $rc -eq 0 ]] || { echo "fuzz-smoke: $t reported a failure"; exit 1; }
+}
 
 case $mode in
   build)
@@ -33,15 +49,7 @@ case $mode in
       -artifact_prefix="$scratch/" "$scratch/new" "$src/corpus/$t" >"$scratch/log" 2>&1 || rc=$?
     grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::average_exec_per_sec|==|SUMMARY|CROSSGRAD-FUZZ-FAILURE)" "$scratch/log" || true
     [[ $rc -eq 0 ]] || { tail -20 "$scratch/log"; echo "fuzz-smoke: $t exited with $rc"; }
-    # Any artifact is a failure (ls with several globs fails when one of them matches nothing, so
-    # each kind is looked for on its own).
-    found=0
-    for f in "$scratch"/crash-* "$scratch"/leak-* "$scratch"/timeout-* "$scratch"/oom-*; do
-      [[ -f $f ]] || continue
-      found=1
-      "$build/fuzz/fuzz_repro" --target "$t" "$f" || true
-    done
-    [[ $found -eq 0 && $rc -eq 0 ]] || { echo "fuzz-smoke: $t reported a failure"; exit 1; }
+    fail_on_findings "$t" "$rc" "$scratch"
     ;;
   oss-fuzz)
     work=$src/build/oss-fuzz-local
@@ -60,10 +68,17 @@ case $mode in
       unzip -q "$OUT/${t}_seed_corpus.zip" -d "$seeds"
       opts=()
       [[ -f $OUT/$t.dict ]] && opts+=(-dict="$OUT/$t.dict")
-      "$OUT/$t" "${opts[@]}" -artifact_prefix="$work/" -max_total_time="${FUZZ_SMOKE_OSS_SECONDS:-5}" -timeout=10 "$seeds" 2>&1 | grep -E "DONE|CROSSGRAD-FUZZ-FAILURE|SUMMARY" || true
+      arts=$(mktemp -d)
+      rc=0
+      "$OUT/$t" "${opts[@]}" -artifact_prefix="$arts/" -max_total_time="${FUZZ_SMOKE_OSS_SECONDS:-5}" -timeout=10 \
+        -rss_limit_mb=2048 "$seeds" >"$arts/log" 2>&1 || rc=$?
+      grep -E "DONE|CROSSGRAD-FUZZ-FAILURE|SUMMARY" "$arts/log" || true
+      [[ $rc -eq 0 ]] || tail -20 "$arts/log"
       rm -rf "$seeds"
-      if compgen -G "$work/crash-*" >/dev/null; then echo "crash in $t"; exit 1; fi
+      ( fail_on_findings "$t" "$rc" "$arts" ) || { rm -rf "$arts"; exit 1; }
+      rm -rf "$arts"
     done
     ;;
-  *) echo "usage: smoke.sh build|run|oss-fuzz SRC [TARGET]"; exit 2 ;;
+  verdict) fail_on_findings "$3" "$4" "$5" ;;
+  *) echo "usage: smoke.sh build|run|oss-fuzz|verdict SRC [TARGET [RC DIR]]"; exit 2 ;;
 esac
