@@ -1,6 +1,7 @@
 // Anchors measured in the same binary and run as the kernels, so ratios are side by side:
 // matmul/OpenBLAS/<n> (cblas_sgemm, with as many threads as Flex) and copy/memcpy/<n> (memory
-// bandwidth, one thread, preallocated buffers).
+// bandwidth, preallocated buffers): copy/memcpy/<n> on one thread, and copy/memcpy_mt/<n> split over
+// Flex's thread count, the fair anchor for Flex's multithreaded element-wise kernels.
 #include "bench_common.hpp"
 
 #include "backends/flex/thread_pool.hpp"  // Flex's thread count, so OpenBLAS gets the same
@@ -8,6 +9,9 @@
 #include <cblas.h>
 
 #include <cstring>
+#include <algorithm>
+#include <barrier>
+#include <thread>
 
 namespace crossgrad::bench {
 namespace {
@@ -23,6 +27,48 @@ void sgemm(benchmark::State& state, std::size_t m, std::size_t k, std::size_t n)
   }
   set_flops(state, 2.0 * double(m) * double(k) * double(n));
 }
+
+// memcpy in contiguous slices, one per thread, on workers that live as long as the benchmark (as
+// Flex's pool does), so a call pays a barrier wake-up, not thread starts.
+class ParallelCopy {
+ public:
+  explicit ParallelCopy(std::size_t threads)
+      : threads_(std::max<std::size_t>(threads, 1)), start_(std::ptrdiff_t(threads_)), done_(std::ptrdiff_t(threads_)) {
+    for (std::size_t t = 1; t < threads_; ++t) {
+      workers_.emplace_back([this, t] {
+        for (;;) {
+          start_.arrive_and_wait();
+          if (stop_) return;
+          slice(t);
+          done_.arrive_and_wait();
+        }
+      });
+    }
+  }
+  ~ParallelCopy() {
+    stop_ = true;
+    start_.arrive_and_wait();
+  }
+  void operator()(float* dst, const float* src, std::size_t n) {
+    dst_ = dst, src_ = src, n_ = n;
+    start_.arrive_and_wait();
+    slice(0);
+    done_.arrive_and_wait();
+  }
+
+ private:
+  void slice(std::size_t t) const {
+    const std::size_t per = (n_ + threads_ - 1) / threads_, begin = std::min(n_, t * per);
+    std::memcpy(dst_ + begin, src_ + begin, (std::min(n_, begin + per) - begin) * sizeof(float));
+  }
+  std::size_t threads_;
+  std::barrier<> start_, done_;
+  std::vector<std::jthread> workers_;
+  float* dst_ = nullptr;
+  const float* src_ = nullptr;
+  std::size_t n_ = 0;
+  bool stop_ = false;
+};
 
 }  // namespace
 
@@ -50,6 +96,21 @@ void register_anchor_benchmarks() {
         benchmark::ClobberMemory();
       }
       set_bytes(state, 2.0 * 4.0 * double(n));  // one read, one write
+    })->UseRealTime()->Unit(benchmark::kMicrosecond);
+  }
+  const std::size_t threads = backends::flex::num_threads();
+  for (std::size_t n : {std::size_t{1} << 20, std::size_t{16} << 20}) {
+    benchmark::RegisterBenchmark(("copy/memcpy_mt/" + size_label(n)).c_str(), [n, threads](benchmark::State& state) {
+      const auto src = random_values(n, 1);
+      std::vector<float> dst(n);
+      ParallelCopy copy(threads);
+      for (auto _ : state) {
+        copy(dst.data(), src.data(), n);
+        benchmark::DoNotOptimize(dst.data());
+        benchmark::ClobberMemory();
+      }
+      set_bytes(state, 2.0 * 4.0 * double(n));
+      state.counters["threads"] = double(threads);
     })->UseRealTime()->Unit(benchmark::kMicrosecond);
   }
 }
