@@ -140,5 +140,30 @@ TYPED_TEST(ShapeZeroDimsOps, BackwardThroughAnEmptyLeafWithHugeDims) {
   EXPECT_EQ(Dispatch::float_shape(*g), s);
 }
 
+TYPED_TEST(ShapeZeroDimsOps, BackwardThroughBroadcastAndMatmulWithEmptyOutputs) {
+  const DispatchDevice ad = autodiff_device<TypeParam>();
+  const auto leaf = [&](std::vector<float> v, Shape s) { return Dispatch::float_from_data(TensorData::from_f32(std::move(v), std::move(s)), ad); };
+  // A broadcast operand's gradient is a sum over nothing: zeros, whichever dim is the zero one.
+  for (const auto& dims : arrangements({0, kBig, kBig})) {
+    SCOPED_TRACE(Shape(dims).to_string());
+    const DispatchTensor x = this->empty(Shape(dims), ad);
+    const DispatchTensor w = leaf({5}, {1});
+    const Gradients g = Dispatch::backward(Dispatch::float_sum(Dispatch::float_mul(x, w)));
+    EXPECT_EQ(Dispatch::float_into_data(*Dispatch::grad(w, g)).to_f32(), (std::vector<float>{0}));
+    EXPECT_EQ(Dispatch::float_shape(*Dispatch::grad(x, g)), Shape(dims));
+  }
+  // Matmul with an empty output and a 2^80 batch: rhs gets zeros of its shape.
+  const DispatchTensor a = this->empty({kBig, kBig, 0, 2}, ad);
+  const DispatchTensor b = leaf({1, 2, 3, 4, 5, 6}, {2, 3});
+  const Gradients g = Dispatch::backward(Dispatch::float_sum(Dispatch::float_matmul(a, b)));
+  EXPECT_EQ(Dispatch::float_into_data(*Dispatch::grad(b, g)).to_f32(), std::vector<float>(6, 0.0f));
+  EXPECT_EQ(Dispatch::float_shape(*Dispatch::grad(a, g)), (Shape{kBig, kBig, 0, 2}));
+  // An ordinary empty matmul keeps the same answer: [2, 0] x [0, 3] has a non-empty output of
+  // zeros, and [0, 2] x [2, 3] gives rhs zeros.
+  const DispatchTensor c = leaf({}, {0, 2});
+  const Gradients h = Dispatch::backward(Dispatch::float_sum(Dispatch::float_matmul(c, b)));
+  EXPECT_EQ(Dispatch::float_into_data(*Dispatch::grad(b, h)).to_f32(), std::vector<float>(6, 0.0f));
+}
+
 }  // namespace
 }  // namespace crossgrad

@@ -15,6 +15,9 @@ template <class B>
 typename B::Tensor reduce_to_shape(typename B::Tensor grad, const Shape& target) {
   const Shape gs = B::shape(grad);
   if (gs == target) return grad;
+  // An empty gradient sums to zeros. Summing it dim by dim could pass through a shape that does
+  // not fit ([0, 2^40, 2^40] -> [1, 2^40, 2^40]) although the target exists.
+  if (gs.num_elements() == 0) return B::float_full(target, 0.0, B::dtype(grad), B::device(grad));
   const std::size_t offset = gs.rank() - target.rank();
   for (std::size_t d = 0; d < gs.rank(); ++d) {
     const bool extra = d < offset;
@@ -119,6 +122,12 @@ AutodiffTensor<B> Autodiff<B>::float_matmul(const Tensor& a, const Tensor& b) {
   const Primitive pa = a.primitive, pb = b.primitive;
   return record<B>(B::float_matmul(pa, pb), {&a, &b}, [pa, pb](const Primitive& g) {
     using autodiff_detail::reduce_to_shape;
+    // An empty output (m or n = 0) contributes nothing: zeros, without forming g^T-products whose
+    // shape ([batch.., k, n] with a huge batch) may not fit even though both operands exist.
+    if (B::shape(g).num_elements() == 0) {
+      return std::vector<Primitive>{B::float_full(B::shape(pa), 0.0, B::dtype(pa), B::device(pa)),
+                                    B::float_full(B::shape(pb), 0.0, B::dtype(pb), B::device(pb))};
+    }
     const auto t = [](const Primitive& x) {
       const std::size_t r = B::shape(x).rank();
       return B::float_swap_dims(x, r - 2, r - 1);
