@@ -148,13 +148,15 @@ inline rc::Gen<oracle::GraphSpec> matmul_graph(Values mode) {
   return rc::gen::mapcat(
       rc::gen::tuple(backend(), rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64}), rc::gen::inRange<std::size_t>(1, 4),
                      rc::gen::inRange<std::size_t>(1, 5), rc::gen::inRange<std::size_t>(1, 4), rc::gen::inRange<std::size_t>(0, 3),
-                     rc::gen::inRange<int>(0, 3)),
+                     rc::gen::inRange<int>(0, 4)),
       [mode](const auto& t) {
         const auto [b, dtype, m, k, n, batch, broadcast] = t;
         std::vector<std::size_t> lhs{m, k}, rhs{k, n};
+        // Batch layouts: 0 both [batch], 1 lhs [1] against rhs [batch], 2 rhs without batch dims,
+        // 3 lhs [batch] against rhs [1] — each side broadcast in turn.
         if (batch > 0) {
           lhs.insert(lhs.begin(), broadcast == 1 ? 1 : batch);
-          if (broadcast != 2) rhs.insert(rhs.begin(), broadcast == 0 ? batch : batch);
+          if (broadcast != 2) rhs.insert(rhs.begin(), broadcast == 3 ? 1 : batch);
         }
         auto value = mode == Values::Positive ? positive_value() : float_value(false);
         return rc::gen::map(rc::gen::tuple(rc::gen::container<std::vector<double>>(oracle::element_count(lhs), value),
