@@ -6,16 +6,6 @@
 
 namespace crossgrad::fuzz {
 
-const std::vector<std::size_t> &decodable_backends() {
-  static const std::vector<std::size_t> indices = [] {
-    std::vector<std::size_t> out;
-    for (const oracle::BackendRef &b : oracle::available_backends()) out.push_back(b.index);
-    if (out.empty()) out.push_back(oracle::reference_backend());
-    return out;
-  }();
-  return indices;
-}
-
 namespace {
 constexpr double kSpecials[16] = {std::numeric_limits<double>::quiet_NaN(),
                                   std::numeric_limits<double>::infinity(),

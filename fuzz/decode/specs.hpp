@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "decode/backends.hpp"
 #include "harness/io.hpp"
 
 namespace crossgrad::fuzz {
@@ -18,11 +19,6 @@ inline constexpr std::size_t kMaxRank4 = 4;
 inline constexpr std::size_t kMaxDim = 6;
 inline constexpr std::size_t kMaxGraphLeaves = 3;
 inline constexpr std::size_t kMaxGraphOps = 16;
-
-// The registry indices of the backends available here; decoded backend choices
-// index this list, so a corpus file means "the first / second available
-// backend" on any machine.
-const std::vector<std::size_t> &decodable_backends();
 
 // Values come from a one-byte codebook: 0..239 are (code - 120) / 8 (exact in
 // F32 and F64), the rest are specials (NaN, infinities, -0, huge, tiny, ...).
@@ -39,19 +35,6 @@ void value(Io &io, double &v) {
 }
 
 template <class Io>
-void backend(Io &io, std::size_t &registry_index) {
-  const auto &b = decodable_backends();
-  std::size_t pos = 0;
-  if constexpr (!Io::reading) {
-    for (std::size_t i = 0; i < b.size(); ++i) {
-      if (b[i] == registry_index) pos = i;
-    }
-  }
-  io.pick(pos, b.size());
-  registry_index = b[pos];
-}
-
-template <class Io>
 void shape(Io &io, std::vector<std::size_t> &dims) {
   list(io, dims, kMaxRank4, [](Io &i, std::size_t &d) { i.pick(d, kMaxDim + 1); });
 }
@@ -64,7 +47,7 @@ void sanitize_values(oracle::TensorSpec &spec);
 
 template <class Io>
 void tensor_spec(Io &io, oracle::TensorSpec &t) {
-  backend(io, t.backend);
+  backend_and_device(io, t.backend, t.device.index);
   io.pick_enum(t.primitive, 5);
   const std::vector<DType> dtypes = oracle::dtypes_for(t.primitive);
   std::size_t d = 0;
@@ -89,7 +72,7 @@ void tensor_spec(Io &io, oracle::TensorSpec &t) {
   if constexpr (Io::reading) {
     const oracle::BackendRef &ref = oracle::all_backends().at(t.backend);
     t.backend_name = ref.name;
-    t.device = ref.default_device;
+    t.device.kind = ref.default_device.kind;
     t.node_id.reset();
     sanitize_values(t);
   }

@@ -66,7 +66,9 @@ std::string describe(const TensorDataScenario &s) {
     os << ")";
   }
   for (const DataProbeSpec &p : s.probes) {
-    os << "\n  probe " << probe_name(p.probe) << " backend#" << p.backend << (p.tracked ? " tracked" : " plain")
+    os << "\n  probe " << probe_name(p.probe) << " backend#" << p.backend;
+    if (p.backend < kKnownBackendCount) os << " (" << kKnownBackends[p.backend].name << ")";
+    os << (p.tracked ? " tracked" : " plain")
        << " index=" << p.index;
   }
   return os.str();

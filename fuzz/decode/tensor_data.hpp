@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "decode/backends.hpp"
 #include "harness/io.hpp"
 
 namespace crossgrad::fuzz {
@@ -44,7 +45,7 @@ enum class DataProbe : std::uint8_t {
 
 struct DataProbeSpec {
   DataProbe probe = DataProbe::ToF32;
-  std::size_t backend = 0;  // modulo the registered backends
+  std::size_t backend = 0;  // registry index (Note [Backend bytes name registry indices])
   bool tracked = false;
   std::size_t index = 0;  // Cuda device index, 0..3
   friend bool operator==(const DataProbeSpec &, const DataProbeSpec &) = default;
@@ -80,7 +81,7 @@ void schema(Io &io, std::uint64_t &dim) {
 template <class Io>
 void schema(Io &io, DataProbeSpec &p) {
   io.pick_enum(p.probe, static_cast<std::size_t>(DataProbe::kCount));
-  io.pick(p.backend, 4);
+  backend(io, p.backend);
   io.flag(p.tracked);
   io.pick(p.index, 4);
 }

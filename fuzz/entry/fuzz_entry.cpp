@@ -21,6 +21,15 @@ const crossgrad::fuzz::Target &target() {
 }
 }  // namespace
 
+// libFuzzer only (the replay main prints its own summary): at exit, how many
+// inputs ran and how many were not applicable here.
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  std::atexit([] {
+    std::fprintf(stderr, "crossgrad-fuzz: %s\n", crossgrad::fuzz::process_tally().summary().c_str());
+  });
+  return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
   crossgrad::fuzz::run_or_abort(target(), crossgrad::fuzz::Bytes(data, size));
   return 0;

@@ -1,7 +1,10 @@
 // main() for builds without libFuzzer: runs LLVMFuzzerTestOneInput over every
 // file named on the command line, directories recursively (hidden files
 // skipped), in sorted order. A failing input aborts inside the target after
-// printing its scenario, so the last "replaying" line names it.
+// printing its scenario, so the last "replaying" line names it. The last line
+// counts the inputs that ran and those not applicable here (a backend or device
+// this machine lacks), e.g.
+//   replay: 812 inputs, 790 run, 22 not applicable here (Cuda: no device); no failure
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +17,8 @@
 #include <iterator>
 #include <string>
 #include <vector>
+
+#include "harness/target.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size);
 
@@ -64,6 +69,6 @@ int main(int argc, char **argv) {
     std::snprintf(current, sizeof(current), "%s", f.string().c_str());
     LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
   }
-  std::printf("replayed %zu inputs, no failure\n", files.size());
+  std::printf("replay: %s; no failure\n", crossgrad::fuzz::process_tally().summary().c_str());
   return files.empty() ? 3 : 0;
 }

@@ -1,33 +1,33 @@
 #pragma once
-// Registry-indexed helpers for targets: no backend is named here.
+// Registry-indexed helpers for targets: no backend is named here. Indices are registry indices
+// (Note [Registry indices do not depend on the build]); a target calls these only for backends its
+// scenario was found applicable on (skip_unless_applicable), so every index here is built.
 #include <crossgrad/crossgrad.hpp>
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace crossgrad::fuzz {
 
-inline std::size_t backend_count() { return AllBackends::size; }
+// Every backend the engine knows, built or not.
+inline std::size_t backend_count() { return kKnownBackendCount; }
 
-// DispatchDevice::of<B>(device) for the backend at registry index `backend`.
+// DispatchDevice::of<B>(device) for the backend at registry index `backend`; throws when that
+// backend is not built here.
 inline DispatchDevice backend_device(std::size_t backend, std::optional<Device> device = std::nullopt) {
   std::optional<DispatchDevice> out;
-  std::size_t i = 0;
   for_each_backend([&]<class B>() {
-    if (i++ == backend) out = DispatchDevice::of<B>(device ? *device : B::default_device());
+    if (registry_index_of<B>() == backend) out = DispatchDevice::of<B>(device ? *device : B::default_device());
   });
+  if (!out) throw std::logic_error("fuzz: backend " + std::to_string(backend) + " is not built here");
   return *out;
 }
 
-inline std::string backend_name(std::size_t backend) { return std::string(registered_backends().at(backend).name); }
+inline std::string backend_name(std::size_t backend) { return std::string(kKnownBackends[backend].name); }
 inline bool backend_available(std::size_t backend) { return registered_backends().at(backend).available; }
 inline bool backend_is_cpu_only(std::size_t backend) {
-  bool cpu = false;
-  std::size_t i = 0;
-  for_each_backend([&]<class B>() {
-    if (i++ == backend) cpu = B::default_device() == Device::cpu();
-  });
-  return cpu;
+  return kKnownBackends[backend].device_kind == Device::Kind::Cpu;
 }
 
 }  // namespace crossgrad::fuzz

@@ -10,6 +10,17 @@
 // generator (fuzz/tools/seedgen.cpp) therefore writes corpus files from
 // readable scenario descriptions and never needs a second, hand-kept copy of
 // the format.
+//
+// Backend bytes name registry indices (Note [Backend bytes name registry
+// indices] in decode/backends.hpp): the writer writes the registry index
+// itself, the reader takes the byte modulo the number of backends the engine
+// *knows* (not the number built, nor the number with a device here), so a file
+// decodes to the same scenario on every machine and in every build. A backend
+// appended to the registry (Remote, later) leaves every written file — seeds,
+// re-encoded regression inputs — with its meaning, since their bytes are
+// indices below the old count; only fuzzer-made bytes >= the old count move.
+// A scenario naming a backend or device this machine lacks is decoded all the
+// same, and then not run: the targets report it as "not applicable here".
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +29,14 @@
 #include <vector>
 
 namespace crossgrad::fuzz {
+
+// A backend (and device) a decoded scenario names; recorded by the reader so
+// that a target can tell whether its scenario can run here.
+struct BackendUse {
+  std::size_t backend = 0;  // registry index
+  int device = 0;           // device index (0 for a backend's default device)
+  friend bool operator==(const BackendUse &, const BackendUse &) = default;
+};
 
 class ByteReader {
  public:
@@ -66,10 +85,14 @@ class ByteReader {
   }
   bool exhausted() const { return pos_ >= bytes_.size(); }
 
+  void note_use(std::size_t backend, int device) { uses_.push_back({backend, device}); }
+  const std::vector<BackendUse> &uses() const { return uses_; }
+
  private:
   std::uint8_t next() { return pos_ < bytes_.size() ? bytes_[pos_++] : 0; }
   std::span<const std::uint8_t> bytes_;
   std::size_t pos_ = 0;
+  std::vector<BackendUse> uses_;
 };
 
 class ByteWriter {
@@ -105,6 +128,7 @@ class ByteWriter {
     count(n, 0, max);
     for (std::size_t i = 0; i < n; ++i) put(b[i]);
   }
+  void note_use(std::size_t, int) {}
   const std::vector<std::uint8_t> &bytes() const { return out_; }
 
  private:
@@ -128,6 +152,22 @@ Scenario decode_with(std::span<const std::uint8_t> bytes, Schema &&schema) {
   Scenario s{};
   schema(r, s);
   return s;
+}
+
+// A scenario with the backends (and devices) it names, in decoding order.
+template <class Scenario>
+struct Decoded {
+  Scenario scenario;
+  std::vector<BackendUse> uses;
+};
+
+template <class Scenario, class Schema>
+Decoded<Scenario> decode_noting_uses(std::span<const std::uint8_t> bytes, Schema &&schema) {
+  ByteReader r(bytes);
+  Decoded<Scenario> d{};
+  schema(r, d.scenario);
+  d.uses = r.uses();
+  return d;
 }
 
 template <class Scenario, class Schema>

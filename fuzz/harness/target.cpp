@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <exception>
 
+#include <crossgrad/oracle/registry.hpp>
+
 #include "harness/catalog.hpp"
 
 namespace crossgrad::fuzz {
@@ -13,6 +15,57 @@ const Target *find_target(std::string_view name) {
     if (t.name == name) return &t;
   }
   return nullptr;
+}
+
+bool skip_unless_applicable(const std::vector<BackendUse> &uses, Outcome &outcome) {
+  for (const BackendUse &use : uses) {
+    const std::size_t backend = use.backend;
+    if (backend >= oracle::all_backends().size()) {
+      outcome.not_applicable = "backend " + std::to_string(backend) + ": not registered";
+      return true;
+    }
+    oracle::DeviceSpec device = oracle::all_backends()[backend].default_device;
+    device.index = use.device;
+    if (std::optional<std::string> why = oracle::unavailable_here(backend, device)) {
+      outcome.not_applicable = std::move(why);
+      outcome.log.push_back("not applicable here (" + *outcome.not_applicable + ")");
+      return true;
+    }
+  }
+  return false;
+}
+
+void Tally::add(const Outcome &outcome) {
+  ++inputs;
+  if (outcome.not_applicable)
+    ++not_applicable[*outcome.not_applicable];
+  else
+    ++run;
+}
+
+std::size_t Tally::not_applicable_count() const {
+  std::size_t n = 0;
+  for (const auto &[why, count] : not_applicable) n += count;
+  return n;
+}
+
+std::string Tally::summary() const {
+  std::string s = std::to_string(inputs) + " inputs, " + std::to_string(run) + " run, " +
+                  std::to_string(not_applicable_count()) + " not applicable here";
+  if (not_applicable.size() == 1) {
+    s += " (" + not_applicable.begin()->first + ")";
+  } else if (!not_applicable.empty()) {
+    std::string why;
+    for (const auto &[reason, count] : not_applicable)
+      why += (why.empty() ? "" : "; ") + reason + ": " + std::to_string(count);
+    s += " (" + why + ")";
+  }
+  return s;
+}
+
+Tally &process_tally() {
+  static Tally tally;
+  return tally;
 }
 
 Outcome run_target(const Target &target, Bytes bytes) {
@@ -35,6 +88,7 @@ Outcome run_target(const Target &target, Bytes bytes) {
 
 void run_or_abort(const Target &target, Bytes bytes) {
   const Outcome out = run_target(target, bytes);
+  process_tally().add(out);
   if (!out.failure) return;
   std::fprintf(stderr, "\n%s\n", target.describe(bytes).c_str());
   for (const std::string &line : out.log) std::fprintf(stderr, "  %s\n", line.c_str());

@@ -5,12 +5,15 @@
 // table, so a target is written once.
 #include <crossgrad/core/panic.hpp>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "harness/io.hpp"
 
 namespace crossgrad::fuzz {
 
@@ -22,7 +25,14 @@ struct Outcome {
   std::vector<std::string> log;  // one readable line per step and its result
   std::set<PanicId> panics;      // catalog panics raised (and expected) during the run
   std::optional<std::string> failure;
+  // Set when the scenario names a backend or device this machine lacks ("Cuda: no device"): the
+  // target returned before running anything (Note [Backend bytes name registry indices]).
+  std::optional<std::string> not_applicable;
 };
+
+// Called first by a target body: when a backend (or device) the scenario names cannot run here,
+// records why in outcome.not_applicable and returns true; the body then returns.
+bool skip_unless_applicable(const std::vector<BackendUse> &uses, Outcome &outcome);
 
 // Thrown by a target body to stop at the first mismatch; caught by run_target.
 struct Failure {
@@ -51,6 +61,19 @@ Outcome run_target(const Target &target, Bytes bytes);
 // libFuzzer's entry: runs, and on failure prints the scenario and the failure,
 // then aborts.
 void run_or_abort(const Target &target, Bytes bytes);
+
+// What a sequence of inputs did: how many ran and how many were not applicable here, by reason.
+struct Tally {
+  std::size_t inputs = 0;
+  std::size_t run = 0;
+  std::map<std::string, std::size_t> not_applicable;  // reason -> inputs
+  void add(const Outcome &outcome);
+  std::size_t not_applicable_count() const;
+  // "812 inputs, 790 run, 22 not applicable here (Cuda: no device)"
+  std::string summary() const;
+};
+// The tally of every input run_or_abort has seen in this process.
+Tally &process_tally();
 
 // Marker line printed before abort; scripts/fuzz dedups crashes on what follows
 // it.

@@ -14,12 +14,14 @@ namespace {
 
 std::string engine_debug(const DispatchTensorKind &k) { return debug(k); }
 
-GradReplaceCase decode(Bytes bytes) {
-  return decode_with<GradReplaceCase>(bytes, [](auto &io, auto &x) { schema(io, x); });
+Decoded<GradReplaceCase> decode(Bytes bytes) {
+  return decode_noting_uses<GradReplaceCase>(bytes, [](auto &io, auto &x) { schema(io, x); });
 }
 
 void run(Bytes bytes, Outcome &out) {
-  const GradReplaceCase c = decode(bytes);
+  const Decoded<GradReplaceCase> decoded = decode(bytes);
+  if (skip_unless_applicable(decoded.uses, out)) return;
+  const GradReplaceCase &c = decoded.scenario;
   const oracle::GradReplaceScenario &s = c.scenario;
   const oracle::Outcome expected = oracle::expect_grad_replace(s.tensor.kind, std::nullopt, s.grad.kind, std::nullopt);
   out.log.push_back("oracle: grad_replace -> " + oracle::describe(expected));
@@ -37,7 +39,7 @@ void run(Bytes bytes, Outcome &out) {
   }
 }
 
-std::string describe_bytes(Bytes bytes) { return describe(decode(bytes)); }
+std::string describe_bytes(Bytes bytes) { return describe(decode(bytes).scenario); }
 
 }  // namespace
 

@@ -9,8 +9,8 @@
 namespace crossgrad::fuzz {
 namespace {
 
-CommandSequence decode(Bytes bytes) {
-  return decode_with<CommandSequence>(bytes, [](auto &io, auto &x) { schema(io, x); });
+Decoded<CommandSequence> decode(Bytes bytes) {
+  return decode_noting_uses<CommandSequence>(bytes, [](auto &io, auto &x) { schema(io, x); });
 }
 
 // The oracle's expected outcome of a command on the current pool, for the
@@ -39,7 +39,9 @@ std::optional<std::string> expected_panic(const oracle::GradientsSession &sessio
 }
 
 void run(Bytes bytes, Outcome &out) {
-  const CommandSequence seq = decode(bytes);
+  const Decoded<CommandSequence> decoded = decode(bytes);
+  if (skip_unless_applicable(decoded.uses, out)) return;
+  const CommandSequence &seq = decoded.scenario;
   oracle::GradientsSession session;
   for (std::size_t i = 0; i < seq.commands.size(); ++i) {
     const Command &c = seq.commands[i];
@@ -82,7 +84,7 @@ void run(Bytes bytes, Outcome &out) {
   }
 }
 
-std::string describe_bytes(Bytes bytes) { return describe(decode(bytes)); }
+std::string describe_bytes(Bytes bytes) { return describe(decode(bytes).scenario); }
 
 }  // namespace
 

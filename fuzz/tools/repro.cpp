@@ -1,9 +1,12 @@
 // fuzz_repro: prints a corpus file's decoded scenario, runs it, prints each
 // step and the outcome.
-//   fuzz_repro [--target NAME] FILE...
+//   fuzz_repro [--target NAME] [--describe] FILE...
+// (--describe: print the decoded scenarios only, without running them)
 // The target is taken from --target, else from the file's directory
 // (corpus/<target>/...), else from a "<target>" prefix of the file name. Exit
-// status 1 when any input fails.
+// status 1 when any input fails. An input naming a backend or device this
+// machine lacks is decoded and described, then reported "not applicable here"
+// (not run); the last line counts them: "N inputs, M run, K not applicable here".
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -30,10 +33,13 @@ const Target *guess(const fs::path &file) {
 
 int main(int argc, char **argv) {
   const Target *forced = nullptr;
+  bool describe_only = false;
   std::vector<fs::path> files;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--target" && i + 1 < argc) {
+    if (a == "--describe") {
+      describe_only = true;
+    } else if (a == "--target" && i + 1 < argc) {
       forced = find_target(argv[++i]);
       if (!forced) {
         std::fprintf(stderr, "fuzz_repro: unknown target %s\n", argv[i]);
@@ -44,10 +50,11 @@ int main(int argc, char **argv) {
     }
   }
   if (files.empty()) {
-    std::fprintf(stderr, "usage: fuzz_repro [--target NAME] FILE...\n");
+    std::fprintf(stderr, "usage: fuzz_repro [--target NAME] [--describe] FILE...\n");
     return 2;
   }
   int status = 0;
+  Tally tally;
   for (const fs::path &f : files) {
     const Target *t = forced ? forced : guess(f);
     if (!t) {
@@ -58,13 +65,17 @@ int main(int argc, char **argv) {
     const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::printf("== %s (%s, %zu bytes)\n%s\n", f.string().c_str(), std::string(t->name).c_str(), bytes.size(),
                 t->describe(bytes).c_str());
+    if (describe_only) continue;
     const Outcome out = run_target(*t, bytes);
+    tally.add(out);
     for (const std::string &line : out.log) std::printf("  . %s\n", line.c_str());
     std::string reached;
     for (crossgrad::PanicId id : out.panics)
       reached += (reached.empty() ? "" : ", ") + std::string(crossgrad::panic_id_name(id));
     std::printf("catalog panics reached: %s\n", reached.empty() ? "none" : reached.c_str());
-    if (out.failure) {
+    if (out.not_applicable) {
+      std::printf("OUTCOME: not applicable here (%s)\n", out.not_applicable->c_str());
+    } else if (out.failure) {
       std::printf("OUTCOME: FAILURE\n%.*s%s\n", static_cast<int>(kFailureMarker.size()), kFailureMarker.data(),
                   out.failure->c_str());
       status = 1;
@@ -72,5 +83,6 @@ int main(int argc, char **argv) {
       std::printf("OUTCOME: ok\n");
     }
   }
+  if (!describe_only) std::printf("fuzz_repro: %s\n", tally.summary().c_str());
   return status;
 }

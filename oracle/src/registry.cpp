@@ -5,32 +5,31 @@
 namespace crossgrad::oracle {
 namespace {
 
-DeviceSpec device_spec(const Device& device) {
-  return {device.kind == Device::Kind::Cuda ? DeviceSpec::Kind::Cuda : DeviceSpec::Kind::Cpu, device.index};
-}
-
 std::vector<BackendRef> collect() {
   std::vector<BackendRef> refs;
-  const std::vector<BackendInfo> infos = registered_backends();
-  std::size_t index = 0;
-  for_each_backend([&]<class B>() {
+  for (const BackendInfo& info : registered_backends()) {
     BackendRef ref;
-    ref.index = index;
-    ref.name = std::string(B::name);
-    ref.available = index < infos.size() ? infos[index].available : B::is_available();
-    ref.unavailable_reason = index < infos.size() ? infos[index].unavailable_reason : std::string{};
-    ref.default_device = device_spec(B::default_device());
+    ref.index = info.index;
+    ref.name = std::string(info.name);
+    ref.built = info.built;
+    ref.available = info.available;
+    ref.unavailable_reason = info.unavailable_reason;
+    ref.indexed_devices = info.device_kind == Device::Kind::Cuda;
+    ref.device_count = info.device_count;
+    // Every backend's default device is the host or its device 0 (Note [The backend registry]).
+    ref.default_device = ref.indexed_devices ? DeviceSpec{DeviceSpec::Kind::Cuda, 0} : DeviceSpec{};
     refs.push_back(std::move(ref));
-    ++index;
-  });
+  }
   return refs;
 }
+
+const std::vector<BackendRef>* active_view = nullptr;
 
 }  // namespace
 
 const std::vector<BackendRef>& all_backends() {
   static const std::vector<BackendRef> refs = collect();
-  return refs;
+  return active_view ? *active_view : refs;
 }
 
 std::vector<BackendRef> available_backends() {
@@ -42,6 +41,37 @@ std::vector<BackendRef> available_backends() {
 }
 
 std::size_t reference_backend() { return 0; }
+
+std::optional<std::string> unavailable_here(std::size_t backend, const DeviceSpec& device) {
+  const std::vector<BackendRef>& all = all_backends();
+  if (backend >= all.size()) return "backend " + std::to_string(backend) + ": not registered";
+  const BackendRef& ref = all[backend];
+  if (!ref.available) {
+    return ref.name + ": " + (ref.unavailable_reason.empty() ? std::string("no device") : ref.unavailable_reason);
+  }
+  if (ref.indexed_devices && (device.index < 0 || static_cast<std::size_t>(device.index) >= ref.device_count)) {
+    return ref.name + ": no device " + std::to_string(device.index);
+  }
+  return std::nullopt;
+}
+
+ScopedAvailabilityView::ScopedAvailabilityView(std::vector<BackendRef> view)
+    : view_(std::move(view)), previous_(active_view) {
+  active_view = &view_;
+}
+
+ScopedAvailabilityView::~ScopedAvailabilityView() { active_view = previous_; }
+
+std::vector<BackendRef> ScopedAvailabilityView::everything_available(std::size_t devices) {
+  std::vector<BackendRef> view = all_backends();
+  for (BackendRef& ref : view) {
+    ref.built = true;
+    ref.available = true;
+    ref.unavailable_reason.clear();
+    ref.device_count = ref.indexed_devices ? devices : 1;
+  }
+  return view;
+}
 
 TensorSpec tensor_on(std::size_t backend, PrimitiveKind primitive, std::vector<std::size_t> shape, DType dtype,
                      std::vector<double> values) {

@@ -1,12 +1,36 @@
 #include <crossgrad/backends/registry.hpp>
 
 namespace crossgrad {
+namespace {
+
+// Why a known backend is absent from this build (Note [Registry indices do not depend on the build]).
+std::string not_built_reason(std::string_view name) {
+  if (name == "Cuda") return "not built with CUDA";
+  return "not built";
+}
+
+}  // namespace
 
 std::vector<BackendInfo> registered_backends() {
   std::vector<BackendInfo> out;
+  for (std::size_t i = 0; i < kKnownBackendCount; ++i) {
+    BackendInfo info;
+    info.index = i;
+    info.name = kKnownBackends[i].name;
+    info.device_kind = kKnownBackends[i].device_kind;
+    info.unavailable_reason = not_built_reason(info.name);
+    out.push_back(std::move(info));
+  }
   for_each_backend([&]<class B>() {
-    const bool available = B::is_available();
-    out.push_back(BackendInfo{B::name, available, available ? std::string() : B::unavailable_reason()});
+    BackendInfo& info = out[registry_index_of<B>()];
+    info.built = true;
+    info.available = B::is_available();
+    info.unavailable_reason = info.available ? std::string() : B::unavailable_reason();
+    if constexpr (requires { B::device_count(); }) {
+      info.device_count = info.available ? static_cast<std::size_t>(B::device_count()) : 0;
+    } else {
+      info.device_count = info.available ? 1 : 0;
+    }
   });
   return out;
 }

@@ -3,7 +3,17 @@
 // The one list of backends. Everything that must know every backend — DispatchTensorKind's
 // alternatives and constructors, DispatchDevice, debug names, Gradients' entry type, the dispatch
 // arms, the harness's generators and the benchmarks — is expanded from CROSSGRAD_BACKENDS, in this
-// order (CONTRACT section 1). Adding a backend is one X(...) line here plus its header and kernels.
+// order (CONTRACT section 1). Adding a backend is one X(...) line here plus its header and kernels,
+// and one line of CROSSGRAD_KNOWN_BACKENDS below.
+//
+// Note [Registry indices do not depend on the build]
+// CROSSGRAD_BACKENDS lists the backends *built* here (Cuda only with CROSSGRAD_WITH_CUDA); the
+// types are expanded from it. CROSSGRAD_KNOWN_BACKENDS lists every backend the engine knows, built
+// or not, with the kind of device it runs on, in the same CONTRACT order. A registry index is a
+// position in the known list, so index 2 is Cuda in a CPU-only build too (not built, unavailable
+// "not built with CUDA"), and a stored index — a fuzz corpus byte, a property counterexample —
+// names the same backend in every build and on every machine. Backends are only ever appended
+// (Remote, later, becomes index 3), so existing indices keep their meaning.
 #include <crossgrad/config.hpp>
 #include <crossgrad/backends/flex.hpp>
 #include <crossgrad/backends/ndarray.hpp>
@@ -14,6 +24,10 @@
 #define CROSSGRAD_CUDA_ENTRY(X)
 #endif
 
+#include <crossgrad/core/device.hpp>
+
+#include <cstddef>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -26,7 +40,32 @@
   X(Flex)                     \
   CROSSGRAD_CUDA_ENTRY(X)
 
+// X(Name, DeviceKind): every backend the engine knows, built or not (Note [Registry indices do not
+// depend on the build]). DeviceKind Cpu: the one host device; Cuda: indexed devices.
+#define CROSSGRAD_KNOWN_BACKENDS(X) \
+  X(NdArray, Cpu)                   \
+  X(Flex, Cpu)                      \
+  X(Cuda, Cuda)
+
 namespace crossgrad {
+
+struct KnownBackend {
+  std::string_view name;
+  Device::Kind device_kind;
+};
+#define CROSSGRAD_X(Name, DeviceKind) KnownBackend{#Name, Device::Kind::DeviceKind},
+inline constexpr KnownBackend kKnownBackends[] = {CROSSGRAD_KNOWN_BACKENDS(CROSSGRAD_X)};
+#undef CROSSGRAD_X
+inline constexpr std::size_t kKnownBackendCount = std::size(kKnownBackends);
+
+// The registry index of a built backend B (its position in the known list).
+template <class B>
+consteval std::size_t registry_index_of() {
+  for (std::size_t i = 0; i < kKnownBackendCount; ++i) {
+    if (kKnownBackends[i].name == B::name) return i;
+  }
+  throw "backend missing from CROSSGRAD_KNOWN_BACKENDS";  // consteval: a compile error
+}
 
 template <class... Bs>
 struct BackendList {
@@ -59,10 +98,15 @@ void for_each_backend(F&& f) {
 
 // Runtime view of the registry for tools, generators and reports.
 struct BackendInfo {
+  std::size_t index = 0;  // registry index: position in CROSSGRAD_KNOWN_BACKENDS
   std::string_view name;
-  bool available;
-  std::string unavailable_reason;  // empty when available
+  Device::Kind device_kind = Device::Kind::Cpu;  // Cuda: devices are indexed 0..device_count-1
+  bool built = false;                            // compiled into this build
+  bool available = false;                        // built and with a usable device here
+  std::string unavailable_reason;                // empty when available; "not built with CUDA", ...
+  std::size_t device_count = 0;                  // usable devices here (0 when unavailable)
 };
+// Every known backend, built or not, in registry order (its size does not depend on the build).
 std::vector<BackendInfo> registered_backends();
 // The names of the backends with a device here, in registry order.
 std::vector<std::string_view> available_backends();

@@ -1,0 +1,44 @@
+#pragma once
+// Note [Backend bytes name registry indices]
+// A backend byte selects from every backend the engine knows (crossgrad::kKnownBackends, in
+// registry order: NdArray, Flex, Cuda), never from those available here: byte % 3 is the registry
+// index on every machine and in every build (Note [Registry indices do not depend on the build]).
+// The writer writes the registry index itself, so a written file keeps its meaning when a backend
+// is appended (see Note [One schema, two directions]). A backend with indexed devices (Cuda) is
+// followed by a device byte, device = byte % kDeviceChoices, so scenarios can name a second GPU.
+// Whether the named backend and device exist here is not the decoder's business: the reader notes
+// each use (ByteReader::note_use) and the target skips a scenario that cannot run here ("not
+// applicable here"), never remapping it to another backend.
+#include <crossgrad/backends/registry.hpp>
+#include <cstddef>
+
+namespace crossgrad::fuzz {
+
+inline constexpr std::size_t kDeviceChoices = 2;
+
+inline bool has_indexed_devices(std::size_t registry_index) {
+  return registry_index < kKnownBackendCount && kKnownBackends[registry_index].device_kind == Device::Kind::Cuda;
+}
+
+// A backend on its default device.
+template <class Io>
+void backend(Io &io, std::size_t &registry_index) {
+  io.pick(registry_index, kKnownBackendCount);
+  if constexpr (Io::reading) io.note_use(registry_index, 0);
+}
+
+// A backend and, when its devices are indexed, which device.
+template <class Io>
+void backend_and_device(Io &io, std::size_t &registry_index, int &device) {
+  io.pick(registry_index, kKnownBackendCount);
+  if (has_indexed_devices(registry_index)) {
+    std::size_t d = device < 0 ? 0 : static_cast<std::size_t>(device);
+    io.pick(d, kDeviceChoices);
+    device = static_cast<int>(d);
+  } else {
+    device = 0;
+  }
+  if constexpr (Io::reading) io.note_use(registry_index, device);
+}
+
+}  // namespace crossgrad::fuzz
