@@ -161,7 +161,10 @@ DispatchTensor Dispatch::quantize(const DispatchTensor& t) {
   DispatchTensorKind q = with_float_primitive<DispatchTensorKind>("quantize", t, []<class B>(const auto& p) {
     return DispatchTensorKind{BackendTensor<B>::Quantized(B::quantize(p))};
   });
-  if (t.kind.is_autodiff()) return {DispatchTensorKind::Autodiff(std::move(q)), t.checkpointing};
+  // Note [Checkpointing of op results]: an autodiff result always carries a strategy.
+  if (t.kind.is_autodiff()) {
+    return {DispatchTensorKind::Autodiff(std::move(q)), t.checkpointing ? t.checkpointing : CheckpointingStrategy::Disabled};
+  }
   return {std::move(q), std::nullopt};
 }
 

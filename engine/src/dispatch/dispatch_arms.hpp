@@ -23,6 +23,11 @@ DispatchTensor plain(typename B::Tensor t) {
   return {DispatchTensorKind{BackendTensor<B>::Float(std::move(t))}, std::nullopt};
 }
 
+// Note [Checkpointing of op results]
+// CONTRACT section 2: absent means "not tracked". So every result whose kind is Autodiff(...)
+// carries a strategy: its receiver's (the tensor argument; the lhs of a binary op), or Disabled
+// when the receiver has none (x_from_data on an autodiff device: Disabled). Every plain result
+// carries none. Checked by properties/checkpointing_props.cpp.
 template <class B>
 DispatchTensor tracked(AutodiffTensor<B> t, std::optional<CheckpointingStrategy> checkpointing) {
   return {DispatchTensorKind::Autodiff(DispatchTensorKind{BackendTensor<B>::Autodiff(std::move(t))}),
