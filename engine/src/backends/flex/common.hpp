@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by Flex's kernel files (internal to the backend).
 #include <crossgrad/backends/flex.hpp>
+#include <crossgrad/backends/flex_tuning.hpp>
 #include <crossgrad/core/panic.hpp>
 #include <crossgrad/core/shape_rules.hpp>
 
@@ -22,7 +23,7 @@ decltype(auto) with_float_type(DType dtype, F&& f) {
   return f(float{});
 }
 
-// Elements per task below which element-wise kernels stay on the calling thread.
-inline constexpr std::size_t kElementwiseGrain = std::size_t{1} << 15;
+// Elements per task below which element-wise kernels stay on the calling thread (Note [Flex tuning]).
+inline constexpr std::size_t kElementwiseGrain = kTuning.elementwise_grain;
 
 }  // namespace crossgrad::backends::flex

@@ -21,13 +21,10 @@
 namespace crossgrad::backends::flex {
 namespace {
 
-template <class T> struct Blocking;
-// MC x KC of A: 288 KB (float) / 192 KB (double), within a 512 KB-1 MB L2; KC x NR of B in L1.
-template <> struct Blocking<float> {
-  static constexpr std::size_t MR = kSgemmMR, NR = kSgemmNR, MC = 192, KC = 384, NC = 3072;
-};
-template <> struct Blocking<double> {
-  static constexpr std::size_t MR = kDgemmMR, NR = kDgemmNR, MC = 96, KC = 256, NC = 2048;
+// Block sizes per element type (Note [Flex tuning]).
+template <class T> struct Blocking {
+  static constexpr const GemmBlocking& sizes = kTuning.gemm(sizeof(T) == sizeof(double));
+  static constexpr std::size_t MR = sizes.mr, NR = sizes.nr, MC = sizes.mc, KC = sizes.kc, NC = sizes.nc;
 };
 
 // A grow-only 64-byte aligned scratch buffer, one per thread and element type.
@@ -192,8 +189,8 @@ void gemm_blocked(std::size_t m, std::size_t n, std::size_t k, const T* a, const
   }
 }
 
-constexpr std::size_t kSmallGemm = 64 * 64 * 64;      // multiply-adds below which no packing
-constexpr std::size_t kThreadedGemm = 128 * 128 * 64;  // multiply-adds above which threads help
+constexpr std::size_t kSmallGemm = kTuning.gemm_small_work;        // multiply-adds below which no packing
+constexpr std::size_t kThreadedGemm = kTuning.gemm_threaded_work;  // multiply-adds from which threads help
 
 template <class T>
 void gemm_impl(std::size_t m, std::size_t n, std::size_t k, const T* a, const T* b, T* c,

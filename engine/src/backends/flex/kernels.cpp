@@ -43,4 +43,6 @@ void force_portable_kernels(bool portable) {
   forced_portable().store(portable, std::memory_order_relaxed);
 }
 
+const char* active_isa() { return kernels().isa; }
+
 }  // namespace crossgrad::backends::flex

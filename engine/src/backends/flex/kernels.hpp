@@ -7,6 +7,8 @@
 // loop would (no FMA contraction, no reassociation) except the reductions, which accumulate in
 // double, and the GEMM micro-kernels, which use FMA; so add/sub/mul/div/neg/sqrt/relu and the
 // scalar ops are bit-identical whichever table runs.
+#include <crossgrad/backends/flex_tuning.hpp>
+
 #include <cstddef>
 
 namespace crossgrad::backends::flex {
@@ -14,9 +16,12 @@ namespace crossgrad::backends::flex {
 enum class BinaryOp { Add, Sub, Mul, Div };
 inline constexpr std::size_t kBinaryOps = 4;
 
-// Register tile of the GEMM micro-kernels: MR rows of A by NR columns of B.
-inline constexpr std::size_t kSgemmMR = 6, kSgemmNR = 16;
-inline constexpr std::size_t kDgemmMR = 6, kDgemmNR = 8;
+// Register tile of the GEMM micro-kernels: MR rows of A by NR columns of B (Note [Flex tuning]).
+// The AVX2 micro-kernels hold exactly this tile in registers.
+inline constexpr std::size_t kSgemmMR = kTuning.gemm_f32.mr, kSgemmNR = kTuning.gemm_f32.nr;
+inline constexpr std::size_t kDgemmMR = kTuning.gemm_f64.mr, kDgemmNR = kTuning.gemm_f64.nr;
+static_assert(kSgemmMR == 6 && kSgemmNR == 16 && kDgemmMR == 6 && kDgemmNR == 8,
+              "kernels_avx2.cpp's micro-kernels are written for 6x16 floats and 6x8 doubles");
 
 template <class T>
 struct TypedKernels {
@@ -52,9 +57,8 @@ const KernelTable& avx2_kernels();  // only call when the CPU supports AVX2 and 
 bool cpu_has_avx2_fma();
 
 // The table in use: AVX2 when the CPU has it, unless CROSSGRAD_FLEX_ISA=portable, or
-// force_portable_kernels(true) was called (tests use it to check both paths).
+// force_portable_kernels(true) was called (flex_tuning.hpp; tests use it to check both paths).
 const KernelTable& kernels();
-void force_portable_kernels(bool portable);
 
 template <class T> const TypedKernels<T>& typed_kernels();
 template <> inline const TypedKernels<float>& typed_kernels<float>() { return kernels().f32; }

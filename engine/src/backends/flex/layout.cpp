@@ -14,7 +14,7 @@ namespace {
 
 template <class U>
 void transpose_block(const U* in, U* out, std::size_t rows, std::size_t cols) {
-  constexpr std::size_t kTile = 32;
+  constexpr std::size_t kTile = flex::kTuning.transpose_tile;
   for (std::size_t i0 = 0; i0 < rows; i0 += kTile) {
     const std::size_t i1 = std::min(rows, i0 + kTile);
     for (std::size_t j0 = 0; j0 < cols; j0 += kTile) {

@@ -54,8 +54,8 @@ FlexTensor Flex::float_matmul(const FlexTensor& lhs, const FlexTensor& rhs) {
       else flex::gemm_serial<T>(m, n, k, ab, bb, cb);
     };
     const std::size_t per_batch = m * n * k;  // fits: the caller's tensors exist
-    const bool small_matrices = per_batch < std::size_t{128} * 128 * 128;
-    const bool enough_work = per_batch * plan.batch_count >= std::size_t{64} * 64 * 64;
+    const bool small_matrices = per_batch < flex::kTuning.batch_small_matrix_work;
+    const bool enough_work = per_batch * plan.batch_count >= flex::kTuning.batch_enough_work;
     if (plan.batch_count > 1 && small_matrices && enough_work) {
       flex::parallel_for(plan.batch_count, [&](std::size_t batch) { one(batch, false); });
     } else {

@@ -14,15 +14,15 @@
 namespace crossgrad::backends {
 namespace {
 
-constexpr std::size_t kSumBlock = std::size_t{1} << 16;
+constexpr std::size_t kSumBlock = flex::kTuning.sum_block;
 
 template <class T>
 double total(const T* data, std::size_t n) {
   const auto sum = flex::typed_kernels<T>().sum;
-  if (n < 2 * kSumBlock) return sum(data, n);
+  if (n < 2 * kSumBlock) return sum(data, n);  // one block: the kernel's own order
   const std::size_t blocks = (n + kSumBlock - 1) / kSumBlock;
   std::vector<double> partial(blocks);
-  flex::parallel_range(blocks, 2, [&](std::size_t begin, std::size_t end) {
+  flex::parallel_range(blocks, flex::kTuning.sum_block_grain, [&](std::size_t begin, std::size_t end) {
     for (std::size_t b = begin; b < end; ++b) {
       const std::size_t lo = b * kSumBlock;
       partial[b] = sum(data + lo, std::min(kSumBlock, n - lo));
@@ -65,7 +65,7 @@ void reduce_dim(const T* in, T* out, std::size_t outer, std::size_t d, std::size
     return;
   }
   // Column chunks of at most kChunk doubles keep the accumulator row in L1/L2.
-  constexpr std::size_t kChunk = 2048;
+  constexpr std::size_t kChunk = flex::kTuning.reduce_column_chunk;
   const std::size_t chunks = (inner + kChunk - 1) / kChunk;
   const std::size_t per_task = std::max<std::size_t>(d * std::min(inner, kChunk), 1);
   const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / per_task);

@@ -145,9 +145,19 @@ Pool& pool() {
   return instance;
 }
 
+// set_num_threads_override (flex_tuning.hpp); 0 when not set.
+std::atomic<std::size_t> thread_override{0};
+
 }  // namespace
 
-std::size_t num_threads() { return pool().threads(); }
+std::size_t num_threads() {
+  const std::size_t forced = thread_override.load(std::memory_order_relaxed);
+  return forced != 0 ? forced : pool().threads();
+}
+
+void set_num_threads_override(std::size_t threads) {
+  thread_override.store(threads, std::memory_order_relaxed);
+}
 
 void parallel_for(std::size_t tasks, const std::function<void(std::size_t)>& body) {
   if (tasks == 0) return;
@@ -160,12 +170,12 @@ void parallel_range(std::size_t n, std::size_t grain,
                     const std::function<void(std::size_t, std::size_t)>& body) {
   grain = std::max<std::size_t>(grain, 1);
   const std::size_t threads = num_threads();
-  if (n < 2 * grain || threads == 1 || inside_pool_task) {
+  if (n < kTuning.split_min_grains * grain || threads == 1 || inside_pool_task) {
     if (n > 0) body(0, n);
     return;
   }
   // A few chunks per thread balance uneven progress without many wake-ups.
-  const std::size_t max_chunks = threads * 4;
+  const std::size_t max_chunks = threads * kTuning.chunks_per_thread;
   const std::size_t chunks = std::min(max_chunks, n / grain);
   const std::size_t base = n / chunks;
   const std::size_t extra = n % chunks;
