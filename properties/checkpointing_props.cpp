@@ -260,11 +260,11 @@ Trace run(const Program& p, bool strip, bool check_rules) {
 
 }  // namespace
 
-CG_PROP(Checkpointing, EveryResultCarriesTheDocumentedStrategy, 500, ()) {
+CG_PROP(Checkpointing, EveryResultCarriesTheDocumentedStrategy, 1000, ()) {
   (void)run(*rc::gen::resize(100, program()), false, true);  // full size from the first case
 }
 
-CG_PROP(Checkpointing, StrategiesNeverChangeValues, 300, ()) {
+CG_PROP(Checkpointing, StrategiesNeverChangeValues, 500, ()) {
   const Program p = *rc::gen::resize(100, program());  // full size from the first case: inRange scales with size
   const Trace with = run(p, false, false);
   const Trace without = run(p, true, false);

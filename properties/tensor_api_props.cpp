@@ -265,7 +265,7 @@ void require_same_tensor(const std::string& what, const DispatchTensor& high, co
 
 }  // namespace
 
-CG_PROP(TensorApi, EqualsDispatchStepByStep, 500, ()) {
+CG_PROP(TensorApi, EqualsDispatchStepByStep, 1000, ()) {
   const Program p = *rc::gen::resize(100, program());  // full size from the first case: inRange scales with size
   std::vector<Tensor> high;
   std::vector<DispatchTensor> low;
