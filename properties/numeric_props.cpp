@@ -1,7 +1,20 @@
 // Every op on every available backend against the reference backend, and backward against
-// central finite differences in F64.
+// central finite differences in F64. Finite differences only judge where the objective is smooth
+// enough to see the gradient; each finite-difference property counts the cases it judged and
+// fails when fewer than its stated share were, so a generator or a tolerance drifting into
+// "nothing judged" cannot pass silently. The binary prints the bound-tightness table at exit.
 #include "gen/specs.hpp"
 #include "support/prop.hpp"
+
+#include <crossgrad/oracle/numeric.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+#include <tuple>
+#include <iostream>
 
 using namespace crossgrad;
 using namespace crossgrad::properties;
@@ -14,6 +27,57 @@ const std::vector<og::Op>& elementwise_ops() {
                                           og::Op::PowfScalar, og::Op::AddScalar, og::Op::MulScalar};
   return ops;
 }
+
+// Judged cases and elements of one finite-difference property.
+struct JudgedShare {
+  std::size_t cases = 0;
+  std::size_t judged_cases = 0;  // at least one element compared with backward
+  std::size_t points = 0;
+  std::size_t judged_points = 0;
+};
+
+// Runs the oracle's finite-difference check, tags the case as judged or not (RapidCheck prints
+// the distribution) and counts it.
+void judge(const og::GraphSpec& g, JudgedShare& share) {
+  const og::FdVerdict v = og::judge_graph_finite_differences(g);
+  ++share.cases;
+  share.judged_cases += v.judged > 0 ? 1 : 0;
+  share.points += v.sampled;
+  share.judged_points += v.judged;
+  RC_TAG(v.judged > 0 ? std::string("judged") : "not judged: " + v.not_judged);
+  require(v.failure);
+}
+
+// Fails the current test when fewer than `min_share` of the cases were judged; prints the shares.
+void expect_judged_share(const JudgedShare& s, double min_share) {
+  const double case_share = s.cases ? static_cast<double>(s.judged_cases) / static_cast<double>(s.cases) : 0.0;
+  const double point_share = s.points ? static_cast<double>(s.judged_points) / static_cast<double>(s.points) : 0.0;
+  std::printf("finite differences judged %zu of %zu cases (%.1f%%, required %.0f%%), %zu of %zu sampled elements (%.1f%%)\n",
+              s.judged_cases, s.cases, 100 * case_share, 100 * min_share, s.judged_points, s.points, 100 * point_share);
+  EXPECT_GE(case_share, min_share) << "too few finite-difference cases were judged: the check proves little";
+}
+
+// The bound-tightness table, printed when the binary exits (ctest runs one test per process, so
+// each test's output carries its own rows; `property_tests --gtest_filter='Numeric.*'` prints
+// them all).
+class TightnessReport : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    const og::TightnessTable t = og::tightness_table();
+    if (!t.empty()) std::cout << og::render_tightness_table(t) << std::flush;
+  }
+};
+[[maybe_unused]] ::testing::Environment* const tightness_report = ::testing::AddGlobalTestEnvironment(new TightnessReport);
+
+// Minimum judged shares, set from measurement: over five runs with random seeds the judged
+// shares were 95.2-96.8% (graphs), 96.8-98.2% (single ops) and 99.0-100% (matmul); with 400
+// cases one standard deviation is ~1%, so these minimums leave ~10 of them for other seeds.
+// Positive values (0.3..2.0) keep most graphs smooth; the misses are differences at h and h/2
+// that disagree (division and pow near small values) and sqrt/pow at 0.
+constexpr double kMinJudgedGraphs = 0.85;
+constexpr double kMinJudgedSingleOps = 0.90;
+constexpr double kMinJudgedMatmul = 0.95;
+
 }  // namespace
 
 // One op at a time, special values included (±0, ±inf, NaN, subnormals), with broadcasting.
@@ -28,20 +92,168 @@ CG_PROP(Numeric, GraphsEqualReferenceForwardAndBackward, 500, ()) {
   require(og::check_graph_differential(g));
 }
 
-CG_PROP(Numeric, BackwardEqualsFiniteDifferences, 400, ()) {
-  const auto g = *gen::graph(gen::Values::Positive, og::all_ops(), 4);
-  require(og::check_graph_finite_differences(g));
+TEST(Numeric, BackwardEqualsFiniteDifferences) {
+  JudgedShare share;
+  check_property([&] { judge(*gen::graph(gen::Values::Positive, og::all_ops(), 4), share); }, 400);
+  expect_judged_share(share, kMinJudgedGraphs);
 }
 
 // Each differentiable op alone, so a wrong backward rule is pinned to its op.
-CG_PROP(Numeric, EachOpBackwardEqualsFiniteDifferences, 400, ()) {
-  const auto g = *gen::graph(gen::Values::Positive, og::all_ops(), 1);
-  RC_TAG(std::string(og::op_name(g.ops[0].op)));
-  require(og::check_graph_finite_differences(g));
+TEST(Numeric, EachOpBackwardEqualsFiniteDifferences) {
+  JudgedShare share;
+  check_property(
+      [&] {
+        const auto g = *gen::graph(gen::Values::Positive, og::all_ops(), 1);
+        RC_TAG(std::string(og::op_name(g.ops[0].op)));
+        judge(g, share);
+      },
+      400);
+  expect_judged_share(share, kMinJudgedSingleOps);
 }
 
-CG_PROP(Numeric, MatmulEqualsReferenceAndFiniteDifferences, 200, ()) {
-  const auto g = *gen::matmul_graph(gen::Values::Positive);
-  require(og::check_graph_differential(g));
-  require(og::check_graph_finite_differences(g));
+TEST(Numeric, MatmulEqualsReferenceAndFiniteDifferences) {
+  JudgedShare share;
+  check_property(
+      [&] {
+        const auto g = *gen::matmul_graph(gen::Values::Positive);
+        require(og::check_graph_differential(g));
+        judge(g, share);
+      },
+      200);
+  expect_judged_share(share, kMinJudgedMatmul);
+}
+
+// ---- Direct checks of the numeric oracle itself: each fails when its rule is undone.
+
+namespace {
+TensorData f64(std::vector<double> v, std::vector<std::size_t> shape) { return TensorData::from_f64(std::move(v), Shape(std::move(shape))); }
+}  // namespace
+
+// A non-finite reference is matched as a class, also by an accumulation that saw non-finite
+// inputs (once, any non-NaN result passed there), and a non-finite input does not widen the bound
+// of the outputs it does not reach.
+TEST(Numeric, NonFiniteReferenceMatchesAsClass) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const og::OpSpec sum_dim{og::Op::SumDim, 0, 0, 1.0, 1, 0};
+  // Rows [1, inf], [2, -inf], [nan, 1], [1, 2] summed along dim 1: inf, -inf, nan, 3.
+  const TensorData in = f64({1, inf, 2, -inf, nan, 1, 1, 2}, {4, 2});
+  const og::Bound b = og::bound_for_inputs(sum_dim, DType::F64, in, in);
+  EXPECT_TRUE(std::isfinite(b.abs)) << "a non-finite input widened the bound to " << b.abs;
+  EXPECT_FALSE(b.overflow_may_change_class);
+  const TensorData ref = f64({inf, -inf, nan, 3}, {4, 1});
+  EXPECT_EQ(og::compare_values(ref, ref, b, "same"), std::nullopt);
+  EXPECT_EQ(og::compare_values(ref, f64({inf, -inf, -nan, 3}, {4, 1}), b, "any NaN"), std::nullopt);
+  for (const auto& wrong : {std::vector<double>{1e308, -inf, nan, 3}, std::vector<double>{-inf, -inf, nan, 3},
+                            std::vector<double>{inf, inf, nan, 3}, std::vector<double>{inf, -1, nan, 3},
+                            std::vector<double>{inf, -inf, 0, 3}, std::vector<double>{inf, -inf, inf, 3},
+                            std::vector<double>{inf, -inf, nan, inf}, std::vector<double>{inf, -inf, nan, 4}}) {
+    EXPECT_NE(og::compare_values(ref, f64(wrong, {4, 1}), b, "wrong"), std::nullopt)
+        << "accepted " << wrong[0] << ", " << wrong[1] << ", " << wrong[2] << ", " << wrong[3];
+  }
+  // Matmul: the inf in rhs's first column reaches only output column 0.
+  const og::OpSpec mm{og::Op::Matmul, 0, 1, 1.0, 0, 0};
+  const og::Bound mb = og::bound_for_inputs(mm, DType::F64, f64({1, 2}, {1, 2}), f64({inf, 1, 1, 1}, {2, 2}));
+  EXPECT_NE(og::compare_values(f64({inf, 3}, {1, 2}), f64({inf, 1e300}, {1, 2}), mb, "matmul"), std::nullopt);
+  // Only terms that can overflow make the class order-dependent.
+  EXPECT_TRUE(og::bound_for(og::Op::Sum, DType::F32, 4, 3e38).overflow_may_change_class);
+  EXPECT_FALSE(og::bound_for(og::Op::Sum, DType::F32, 4, 1e30).overflow_may_change_class);
+  EXPECT_FALSE(og::bound_for(og::Op::Sum, DType::F64, 4, 3e38).overflow_may_change_class);
+}
+
+// Tolerances scale with the gradient, not the objective: a large constant added to the objective
+// (a second leaf the gradient of v0 does not see) leaves v0's tolerance bounded by its gradient.
+TEST(Numeric, FiniteDifferenceToleranceScalesWithTheGradient) {
+  og::GraphSpec g;
+  g.dtype = DType::F64;
+  g.leaf_shapes = {{1}, {4, 6}};
+  g.leaf_values = {{0.5}, std::vector<double>(24, 4.0)};
+  // v2 = v0 * 0.001 (d/dv0 of the sum: 0.001 per element of the broadcast, 0.024), v3 = v2 + v1.
+  g.ops = {og::OpSpec{og::Op::MulScalar, 0, 0, 0.001, 0, 0}, og::OpSpec{og::Op::Add, 2, 1, 1.0, 0, 0}};
+  g = og::normalized(g);
+  const og::FiniteDifferences fd = og::finite_differences(g);
+  const std::vector<og::FdJudgement> j = og::judge_points(fd);
+  bool seen = false;
+  for (std::size_t k = 0; k < fd.points.size(); ++k) {
+    if (fd.points[k].leaf != 0) continue;
+    seen = true;
+    ASSERT_TRUE(j[k].judged) << j[k].why_not;
+    EXPECT_NEAR(j[k].slope, 0.024, 1e-7);
+    EXPECT_GT(std::fabs(fd.points[k].objective), 90.0);  // the objective is ~4000x the gradient
+    // Bounded by the gradient's scale (here the slope itself), whatever the objective.
+    EXPECT_LE(j[k].tolerance, 1e-5 * std::fabs(j[k].slope)) << "objective " << fd.points[k].objective;
+  }
+  EXPECT_TRUE(seen) << "leaf v0 was not sampled";
+}
+
+// The timeout of issue 10: finite differences of a scenario at the decoder's maximum sizes (three
+// rank-4 F64 leaves of 6^4 = 1296 elements, 16 ops) spend a bounded number of graph evaluations,
+// on a sample that is the same on every machine (drawn from the spec, not the backend index).
+TEST(Numeric, FiniteDifferencesFitTheFuzzerBudgetAtMaximumSizes) {
+  og::GraphSpec g;
+  g.dtype = DType::F64;
+  const std::vector<std::size_t> big{6, 6, 6, 6};
+  g.leaf_shapes = {big, big, big};
+  for (int leaf = 0; leaf < 3; ++leaf) {
+    std::vector<double> v(1296);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.125 * static_cast<double>(1 + (i * 7 + leaf * 3) % 4);
+    g.leaf_values.push_back(v);
+  }
+  using O = og::Op;
+  const std::vector<std::tuple<O, std::size_t, std::size_t>> ops = {
+      {O::Matmul, 0, 1}, {O::Tanh, 3, 0},   {O::Matmul, 4, 2},  {O::Sigmoid, 5, 0}, {O::Mul, 6, 0},     {O::Add, 7, 1},
+      {O::Matmul, 8, 4}, {O::Tanh, 9, 0},   {O::Sub, 10, 2},    {O::Mul, 11, 11},   {O::SwapDims, 12, 0}, {O::Matmul, 13, 5},
+      {O::Sigmoid, 14, 0}, {O::Mul, 15, 8}, {O::Matmul, 15, 9}, {O::Mul, 14, 15}};
+  for (const auto& [op, lhs, rhs] : ops) g.ops.push_back(og::OpSpec{op, lhs, rhs, 1.0, 0, 3});
+  g = og::normalized(g);
+  const og::FdBudget budget;
+  const og::FdVerdict v = og::judge_graph_finite_differences(g, budget);
+  EXPECT_EQ(v.failure, std::nullopt);
+  const std::size_t work = og::fd_work_per_evaluation(g);
+  EXPECT_GT(work, 50'000u) << "not a maximal graph";
+  EXPECT_LE(v.sampled, budget.max_points);
+  EXPECT_EQ(v.evaluations, 1 + 4 * v.sampled);
+  // Within the work budget (one element per used leaf is the floor).
+  EXPECT_LE((v.evaluations - 1) * work, std::max(budget.max_work, 4 * 3 * work))
+      << "finite differences outgrew the fuzzer's time budget: " << v.evaluations << " evaluations of " << work
+      << " element operations";
+  EXPECT_GT(v.judged, 0u) << v.not_judged;
+  // Same sample on another backend index and on a second run.
+  og::GraphSpec elsewhere = g;
+  elsewhere.backend = g.backend == 0 ? 1 : 0;
+  const og::FiniteDifferences a = og::finite_differences(g), b = og::finite_differences(elsewhere);
+  ASSERT_EQ(a.points.size(), b.points.size());
+  for (std::size_t k = 0; k < a.points.size(); ++k) {
+    EXPECT_EQ(a.points[k].leaf, b.points[k].leaf);
+    EXPECT_EQ(a.points[k].index, b.points[k].index);
+  }
+  // Every used leaf is sampled.
+  std::set<std::size_t> leaves;
+  for (const og::FdPoint& p : a.points) leaves.insert(p.leaf);
+  EXPECT_EQ(leaves.size(), 3u);
+}
+
+// The bound-tightness record has a row for every op and dtype the differential check compares.
+TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {
+  for (DType dtype : {DType::F32, DType::F64}) {
+    for (og::Op op : og::all_ops()) {
+      og::GraphSpec g;
+      g.dtype = dtype;
+      g.leaf_shapes = {{2, 3}, {3, 2}};
+      g.leaf_values = {{0.5, 1, 1.5, 2, 2.5, 3}, {0.25, 0.5, 0.75, 1, 1.25, 1.5}};
+      g.ops = {og::OpSpec{op, 0, og::is_binary(op) && op != og::Op::Matmul ? 0u : 1u, 2.0, 1, 0}};
+      ASSERT_EQ(og::check_graph_differential(og::normalized(g)), std::nullopt);
+    }
+  }
+  const og::TightnessTable t = og::tightness_table();
+  const std::string rendered = og::render_tightness_table(t);
+  for (og::Op op : og::all_ops()) {
+    for (const char* dtype : {"F32", "F64"}) {
+      const auto it = t.find({std::string(og::op_name(op)), dtype});
+      ASSERT_NE(it, t.end()) << "no tightness row for " << og::op_name(op) << " " << dtype;
+      EXPECT_GT(it->second.compared, 0u);
+      EXPECT_LE(it->second.max_ratio, 1.0);
+      EXPECT_NE(rendered.find(std::string(og::op_name(op))), std::string::npos);
+    }
+  }
 }

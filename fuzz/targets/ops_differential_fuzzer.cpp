@@ -24,8 +24,13 @@ void run(Bytes bytes, Outcome &out) {
   require(oracle::check_backward_entries(c.graph), "backward entries");
   out.log.push_back("graph: forward and backward agree with the reference on every backend");
   if (c.finite_differences && c.graph.dtype == DType::F64) {
-    require(oracle::check_graph_finite_differences(c.graph), "finite differences");
-    out.log.push_back("graph: backward agrees with finite differences");
+    // On a bounded sample of elements drawn from the scenario (oracle::FdBudget), so a graph of
+    // the decoder's maximum sizes fits the fuzzer's time limit under ASan.
+    const oracle::FdVerdict fd = oracle::judge_graph_finite_differences(c.graph);
+    require(fd.failure, "finite differences");
+    out.log.push_back("graph: backward agrees with finite differences on " + std::to_string(fd.judged) + " of " +
+                      std::to_string(fd.sampled) + " sampled elements" +
+                      (fd.judged == 0 ? " (not judged: " + fd.not_judged + ")" : std::string()));
   }
   for (const oracle::OpProbe &p : c.probes) {
     std::optional<std::string> reached;

@@ -368,15 +368,6 @@ Failure check_graph_differential(const GraphSpec& graph) {
       const OpSpec& op = g.ops[k];
       const TensorData& lhs = ref_values[op.lhs];
       const TensorData& rhs = ref_values[op.rhs];
-      double magnitude = 0;
-      for (double v : lhs.to_f64()) magnitude = std::fmax(magnitude, std::fabs(v));
-      if (op.op == Op::Matmul) {
-        double m2 = 0;
-        for (double v : rhs.to_f64()) m2 = std::fmax(m2, std::fabs(v));
-        magnitude *= m2;
-      }
-      for (double v : lhs.to_f64()) if (!std::isfinite(v)) magnitude = INFINITY;
-      for (double v : rhs.to_f64()) if (op.op == Op::Matmul && !std::isfinite(v)) magnitude = INFINITY;
       std::ostringstream what;
       what << b.name << " " << op << " on " << render_shape(shapes[op.lhs]);
       if (is_binary(op.op)) what << ", " << render_shape(shapes[op.rhs]);
@@ -385,14 +376,15 @@ Failure check_graph_differential(const GraphSpec& graph) {
         got = Dispatch::float_into_data(apply_op(op, Dispatch::float_from_data(lhs, device), Dispatch::float_from_data(rhs, device)));
       });
       if (!outcome.ok()) return what.str() + " panicked: " + describe(outcome) + "\n  graph: " + describe(g);
-      const Bound bound = bound_for(op.op, g.dtype, reduction_length(op, shapes[op.lhs]), magnitude);
-      if (auto diff = compare_values(ref_values[g.leaf_shapes.size() + k], *got, bound, what.str())) {
+      const Bound bound = bound_for_inputs(op, g.dtype, lhs, rhs);
+      if (auto diff = compare_values(ref_values[g.leaf_shapes.size() + k], *got, bound, what.str(), op_name(op.op))) {
         return *diff + "\n  graph: " + describe(g);
       }
     }
     // Backward of the whole graph, against the reference's gradients.
     const GraphGradients grads = graph_gradients_on(g, b.index, g.dtype);
     const Bound bound = bound_for_graph(g, g.dtype);
+    const std::string backward_key = g.ops.size() == 1 ? "backward " + std::string(op_name(g.ops[0].op)) : std::string("backward graph");
     for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
       const auto want = Dispatch::grad(ref_grads.run.leaves[i], ref_grads.grads);
       const auto got = Dispatch::grad(grads.run.leaves[i], grads.grads);
@@ -403,7 +395,8 @@ Failure check_graph_differential(const GraphSpec& graph) {
       for (double v : w.to_f64()) if (std::isfinite(v)) scale = std::fmax(scale, std::fabs(v));
       Bound scaled = bound;
       scaled.abs *= scale;
-      if (auto diff = compare_values(w, Dispatch::float_into_data(*got), scaled, b.name + " gradient of leaf v" + std::to_string(i))) {
+      if (auto diff = compare_values(w, Dispatch::float_into_data(*got), scaled, b.name + " gradient of leaf v" + std::to_string(i),
+                                     backward_key)) {
         return *diff + "\n  graph: " + describe(g);
       }
     }
@@ -443,43 +436,64 @@ bool smooth_at_leaf_values(const GraphSpec& g) {
 
 }  // namespace
 
-Failure check_graph_finite_differences(const GraphSpec& graph) {
+FdVerdict judge_graph_finite_differences(const GraphSpec& graph, const FdBudget& budget) {
   GraphSpec g = normalized(graph);
   g.dtype = DType::F64;
-  if (!smooth_at_leaf_values(g)) return std::nullopt;
-  const auto fd = finite_differences(g);
-  std::vector<std::vector<double>> x;
-  for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
-    x.push_back(effective_values(tensor_on(reference_backend(), PrimitiveKind::Float, g.leaf_shapes[i], DType::F64, g.leaf_values[i])));
+  FdVerdict verdict;
+  if (!smooth_at_leaf_values(g)) {
+    verdict.not_judged = "not smooth at the leaf values (non-finite value or singular point)";
+    return verdict;
   }
-  const double f0 = graph_objective_f64(g, x);
+  const FiniteDifferences fd = finite_differences(g, budget);
+  const std::vector<FdJudgement> judgements = judge_points(fd);
+  verdict.sampled = fd.points.size();
+  verdict.evaluations = fd.evaluations;
   const std::vector<bool> used = used_leaves(g);
+  // One row of the tightness table per op for single-op graphs, one for all deeper graphs.
+  const std::string key = g.ops.size() == 1 ? "fd " + std::string(op_name(g.ops[0].op)) : std::string("fd graph");
   for (const BackendRef& b : available_backends()) {
     const GraphGradients gg = graph_gradients_on(g, b.index, DType::F64);
+    std::vector<std::optional<std::vector<double>>> analytic(g.leaf_shapes.size());
     for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
       const auto grad = Dispatch::grad(gg.run.leaves[i], gg.grads);
       if (!grad) {
-        if (used[i]) return b.name + ": no gradient for used leaf v" + std::to_string(i) + "\n  graph: " + describe(g);
+        if (used[i]) {
+          verdict.failure = b.name + ": no gradient for used leaf v" + std::to_string(i) + "\n  graph: " + describe(g);
+          return verdict;
+        }
         continue;
       }
-      const std::vector<double> analytic = Dispatch::float_into_data(*grad).to_f64();
-      if (analytic.size() != fd[i].size()) return b.name + ": gradient of v" + std::to_string(i) + " has the wrong size\n  graph: " + describe(g);
-      for (std::size_t j = 0; j < analytic.size(); ++j) {
-        if (!fd[i][j]) continue;
-        const double want = *fd[i][j];
-        const double tol = 1e-6 * (1 + std::fabs(f0)) + 1e-5 * std::fabs(want);
-        if (!(std::fabs(analytic[j] - want) <= tol)) {
-          std::ostringstream os;
-          os.precision(17);
-          os << b.name << ": d(sum root)/d v" << i << "[" << j << "] backward " << analytic[j] << ", finite differences "
-             << want << " (tol " << tol << ")\n  graph: " << describe(g);
-          return os.str();
-        }
+      analytic[i] = Dispatch::float_into_data(*grad).to_f64();
+      if (analytic[i]->size() != element_count(g.leaf_shapes[i])) {
+        verdict.failure = b.name + ": gradient of v" + std::to_string(i) + " has the wrong size\n  graph: " + describe(g);
+        return verdict;
+      }
+    }
+    for (std::size_t k = 0; k < fd.points.size(); ++k) {
+      const FdPoint& p = fd.points[k];
+      const FdJudgement& j = judgements[k];
+      if (!j.judged || !analytic[p.leaf]) continue;
+      const double got = (*analytic[p.leaf])[p.index];
+      const double error = std::fabs(got - j.slope);
+      record_tightness(key, DType::F64, error, j.tolerance);
+      if (!(error <= j.tolerance)) {
+        std::ostringstream os;
+        os.precision(17);
+        os << b.name << ": d(sum root)/d v" << p.leaf << "[" << p.index << "] backward " << got << ", finite differences "
+           << j.slope << " (tol " << j.tolerance << ")\n  graph: " << describe(g);
+        verdict.failure = os.str();
+        return verdict;
       }
     }
   }
-  return std::nullopt;
+  for (const FdJudgement& j : judgements) verdict.judged += j.judged ? 1 : 0;
+  if (verdict.judged == 0) {
+    verdict.not_judged = fd.points.empty() ? "no element to differentiate" : judgements.front().why_not;
+  }
+  return verdict;
 }
+
+Failure check_graph_finite_differences(const GraphSpec& graph) { return judge_graph_finite_differences(graph).failure; }
 
 Failure check_backward_entries(const GraphSpec& graph) {
   const GraphSpec g = normalized(graph);

@@ -1,4 +1,8 @@
+#include <charconv>
 #include <cmath>
+#include <limits>
+#include <regex>
+#include <stdexcept>
 #include <crossgrad/core/panic.hpp>
 #include <crossgrad/dispatch/dispatch.hpp>
 #include <crossgrad/oracle/build.hpp>
@@ -16,27 +20,95 @@ bool is_float_view(const KindSpec &k) {
 }
 bool is_tracked(const KindSpec &k) { return k.autodiff_depth == 1; }
 
-std::string binary_name(Op op) {
-  if (op == Op::Sub) return "float_sub";
-  if (op == Op::Mul) return "float_mul";
-  if (op == Op::Div) return "float_div";
-  if (op == Op::Matmul) return "float_matmul";
-  return "float_add";
+// The decoder picks any Op for any probe kind; these say, case by case, which op a probe of that
+// kind runs (no default branch: a new Op fails to compile under -Wswitch-enum until placed here).
+Op binary_op(Op op) {
+  switch (op) {
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Matmul:
+      return op;
+    // Not binary: a Binary probe of these runs float_add (op_probe.hpp).
+    case Op::Neg:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Sqrt:
+    case Op::Tanh:
+    case Op::Relu:
+    case Op::Sigmoid:
+    case Op::PowfScalar:
+    case Op::AddScalar:
+    case Op::MulScalar:
+    case Op::Sum:
+    case Op::Mean:
+    case Op::SumDim:
+    case Op::MeanDim:
+    case Op::Reshape:
+    case Op::SwapDims:
+      return Op::Add;
+  }
+  throw std::logic_error("binary_op: Op value outside the enum");
 }
-std::string unary_name(Op op) {
-  if (op == Op::Neg) return "float_neg";
-  if (op == Op::Exp) return "float_exp";
-  if (op == Op::Log) return "float_log";
-  if (op == Op::Sqrt) return "float_sqrt";
-  if (op == Op::Tanh) return "float_tanh";
-  if (op == Op::Relu) return "relu";
-  if (op == Op::Sigmoid) return "sigmoid";
-  if (op == Op::PowfScalar) return "float_powf_scalar";
-  if (op == Op::AddScalar) return "float_add_scalar";
-  if (op == Op::MulScalar) return "float_mul_scalar";
-  if (op == Op::Sum) return "float_sum";
-  if (op == Op::Mean) return "float_mean";
-  return "float_neg";
+Op unary_op(Op op) {
+  switch (op) {
+    case Op::Neg:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Sqrt:
+    case Op::Tanh:
+    case Op::Relu:
+    case Op::Sigmoid:
+    case Op::PowfScalar:
+    case Op::AddScalar:
+    case Op::MulScalar:
+    case Op::Sum:
+    case Op::Mean:
+      return op;
+    // Binary ops and the ops with their own probe kind: a Unary probe of these runs float_neg.
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Matmul:
+    case Op::SumDim:
+    case Op::MeanDim:
+    case Op::Reshape:
+    case Op::SwapDims:
+      return Op::Neg;
+  }
+  throw std::logic_error("unary_op: Op value outside the enum");
+}
+// The Dispatch name of the op a Binary or Unary probe runs.
+std::string dispatch_name(Op op) {
+  switch (op) {
+    case Op::Add: return "float_add";
+    case Op::Sub: return "float_sub";
+    case Op::Mul: return "float_mul";
+    case Op::Div: return "float_div";
+    case Op::Matmul: return "float_matmul";
+    case Op::Neg: return "float_neg";
+    case Op::Exp: return "float_exp";
+    case Op::Log: return "float_log";
+    case Op::Sqrt: return "float_sqrt";
+    case Op::Tanh: return "float_tanh";
+    case Op::Relu: return "relu";
+    case Op::Sigmoid: return "sigmoid";
+    case Op::PowfScalar: return "float_powf_scalar";
+    case Op::AddScalar: return "float_add_scalar";
+    case Op::MulScalar: return "float_mul_scalar";
+    case Op::Sum: return "float_sum";
+    case Op::Mean: return "float_mean";
+    case Op::SumDim: return "float_sum_dim";
+    case Op::MeanDim: return "float_mean_dim";
+    case Op::Reshape: return "float_reshape";
+    case Op::SwapDims: return "float_swap_dims";
+  }
+  throw std::logic_error("dispatch_name: Op value outside the enum");
+}
+[[noreturn]] void bad_kind(const char *where) {
+  throw std::logic_error(std::string(where) + ": OpProbe::Kind::kCount is not a probe kind");
 }
 
 DispatchDevice device_for(std::size_t backend, bool tracked, bool nested) {
@@ -61,25 +133,16 @@ std::string render_device_of(std::size_t backend, bool tracked, bool nested) {
 DispatchTensor run(const OpProbe &p, const DispatchTensor &a, const DispatchTensor &b) {
   using K = OpProbe::Kind;
   switch (p.kind) {
-    case K::Binary:
-      if (p.op == Op::Sub) return Dispatch::float_sub(a, b);
-      if (p.op == Op::Mul) return Dispatch::float_mul(a, b);
-      if (p.op == Op::Div) return Dispatch::float_div(a, b);
-      if (p.op == Op::Matmul) return Dispatch::float_matmul(a, b);
-      return Dispatch::float_add(a, b);
-    case K::Unary:
-      if (p.op == Op::Exp) return Dispatch::float_exp(a);
-      if (p.op == Op::Log) return Dispatch::float_log(a);
-      if (p.op == Op::Sqrt) return Dispatch::float_sqrt(a);
-      if (p.op == Op::Tanh) return Dispatch::float_tanh(a);
-      if (p.op == Op::Relu) return Dispatch::relu(a);
-      if (p.op == Op::Sigmoid) return Dispatch::sigmoid(a);
-      if (p.op == Op::PowfScalar) return Dispatch::float_powf_scalar(a, 2.0);
-      if (p.op == Op::AddScalar) return Dispatch::float_add_scalar(a, 1.5);
-      if (p.op == Op::MulScalar) return Dispatch::float_mul_scalar(a, -2.0);
-      if (p.op == Op::Sum) return Dispatch::float_sum(a);
-      if (p.op == Op::Mean) return Dispatch::float_mean(a);
-      return Dispatch::float_neg(a);
+    case K::Binary: {
+      // Through apply_op, the graphs' one mapping from Op to Dispatch call.
+      const OpSpec op{binary_op(p.op), 0, 1, 1.0, 0, 0};
+      return apply_op(op, a, b);
+    }
+    case K::Unary: {
+      const Op op = unary_op(p.op);
+      const double scalar = op == Op::PowfScalar ? 2.0 : op == Op::AddScalar ? 1.5 : -2.0;
+      return apply_op(OpSpec{op, 0, 0, scalar, 0, 0}, a, a);
+    }
     case K::SumDim:
       return Dispatch::float_sum_dim(a, p.dim);
     case K::MeanDim:
@@ -97,16 +160,16 @@ DispatchTensor run(const OpProbe &p, const DispatchTensor &a, const DispatchTens
     case K::kCount:
       break;
   }
-  return a;
+  bad_kind("run");
 }
 
 std::string op_name_of(const OpProbe &p) {
   using K = OpProbe::Kind;
   switch (p.kind) {
     case K::Binary:
-      return binary_name(p.op);
+      return dispatch_name(binary_op(p.op));
     case K::Unary:
-      return unary_name(p.op);
+      return dispatch_name(unary_op(p.op));
     case K::SumDim:
       return "float_sum_dim";
     case K::MeanDim:
@@ -124,7 +187,24 @@ std::string op_name_of(const OpProbe &p) {
     case K::kCount:
       break;
   }
-  return "?";
+  bad_kind("op_name_of");
+}
+
+std::string regex_escape(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// quantize-scale-overflow names max |x| in shortest round-trip scientific form ("1e+41").
+std::string quantize_scale_overflow_message(double max_abs) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, max_abs, std::chars_format::scientific);
+  return "quantize needs values of magnitude at most 127 * f32::MAX (about 4.32e40) so that its F32 scale is finite, "
+         "got max |x| = " + std::string(buf, r.ptr) + ".";
 }
 
 std::vector<ProbeFault> faults_of(const OpProbe &p, const DispatchTensor &a, const DispatchTensor &b) {
@@ -150,7 +230,7 @@ std::vector<ProbeFault> faults_of(const OpProbe &p, const DispatchTensor &a, con
         f.push_back({"dtype-mismatch", op + " needs operands of one dtype, got " + render_dtype(ka.leaf.dtype) +
                                            " and " + render_dtype(kb.leaf.dtype) + "."});
       }
-      if (p.op == Op::Matmul) {
+      if (binary_op(p.op) == Op::Matmul) {
         if (sa.size() < 2 || sb.size() < 2) {
           f.push_back({"matmul-rank", "float_matmul needs tensors of rank 2 or more, got shapes " + render_shape(sa) +
                                           " and " + render_shape(sb) + "."});
@@ -160,7 +240,13 @@ std::vector<ProbeFault> faults_of(const OpProbe &p, const DispatchTensor &a, con
                                                  render_shape(sa) + " and " + render_shape(sb) + "."});
           }
           const std::vector<std::size_t> ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
-          if (!broadcast_shape(ba, bb)) f.push_back({"broadcast-mismatch", std::nullopt});
+          // Whether the message names the batch shapes or the whole shapes is the engine's choice.
+          if (!broadcast_shape(ba, bb)) {
+            f.push_back({"broadcast-mismatch", std::nullopt,
+                         "float_matmul cannot broadcast shapes (" + regex_escape(render_shape(ba)) + "|" +
+                             regex_escape(render_shape(sa)) + ") and (" + regex_escape(render_shape(bb)) + "|" +
+                             regex_escape(render_shape(sb)) + ")\\."});
+          }
         }
       } else if (!broadcast_shape(sa, sb)) {
         f.push_back({"broadcast-mismatch",
@@ -213,24 +299,80 @@ std::vector<ProbeFault> faults_of(const OpProbe &p, const DispatchTensor &a, con
       return f;
     }
     case K::Cast:
-      if (f.empty() && p.dtype != DType::F32 && p.dtype != DType::F64) f.push_back({"unsupported-dtype", std::nullopt});
+      // The dtype is pinned; what the message says is "not supported by" is the backend's wording.
+      if (f.empty() && p.dtype != DType::F32 && p.dtype != DType::F64) {
+        f.push_back({"unsupported-dtype", std::nullopt, "DType " + render_dtype(p.dtype) + " is not supported by [^.]+\\."});
+      }
       return f;
     case K::Quantize:
       if (f.empty()) {
+        // An F32 leaf holds its values rounded to F32: beyond FLT_MAX they are infinite.
+        double max_abs = 0;
+        bool non_finite = false;
         for (double v : effective_values(ka.leaf)) {
-          const bool f32_overflow = ka.leaf.dtype == DType::F32 && std::fabs(v) > 3.4028234663852886e38;
-          if (!std::isfinite(v) || f32_overflow) {
-            f.push_back({"quantize-non-finite", std::nullopt});
-            break;
-          }
+          const double stored = ka.leaf.dtype == DType::F32 ? static_cast<double>(static_cast<float>(v)) : v;
+          non_finite = non_finite || !std::isfinite(stored);
+          max_abs = std::fmax(max_abs, std::fabs(stored));
+        }
+        if (non_finite) {
+          // Which non-finite value is named depends on the backend's scan order.
+          f.push_back({"quantize-non-finite", std::nullopt, "quantize needs finite values, got (-?inf|-?nan)\\."});
+        } else if (max_abs > 127.0 * static_cast<double>(std::numeric_limits<float>::max())) {
+          f.push_back({"quantize-scale-overflow", quantize_scale_overflow_message(max_abs)});
         }
       }
       return f;
     case K::Unary:
-    case K::kCount:
       return f;
+    case K::kCount:
+      break;
   }
-  return f;
+  bad_kind("faults_of");
+}
+
+// What a successful probe returns: result_shape's rules for Binary and Unary, the other kinds'
+// documented shapes, the dtype (float_cast: the target; dequantize: F32), the backend and
+// whether the result is tracked.
+struct ExpectedResult {
+  std::vector<std::size_t> shape;
+  DType dtype;
+  std::size_t backend;
+  bool tracked;
+};
+ExpectedResult expected_result(const OpProbe &p) {
+  using K = OpProbe::Kind;
+  const KindSpec &ka = p.lhs.kind;
+  ExpectedResult e{ka.leaf.shape, ka.leaf.dtype, ka.leaf.backend, is_tracked(ka)};
+  switch (p.kind) {
+    case K::Binary:
+      e.shape = *result_shape(OpSpec{binary_op(p.op), 0, 1, 1.0, 0, 0}, ka.leaf.shape, p.rhs.kind.leaf.shape);
+      return e;
+    case K::Unary:
+      e.shape = *result_shape(OpSpec{unary_op(p.op), 0, 0, 1.0, 0, 0}, ka.leaf.shape, ka.leaf.shape);
+      return e;
+    case K::SumDim:
+    case K::MeanDim:
+      e.shape[p.dim] = 1;
+      return e;
+    case K::Reshape:
+      e.shape = p.to_shape;
+      return e;
+    case K::SwapDims:
+      std::swap(e.shape[p.dim], e.shape[p.dim1]);
+      return e;
+    case K::ToDevice:
+      e.backend = p.target_backend;
+      return e;
+    case K::Cast:
+      e.dtype = p.dtype;
+      return e;
+    case K::Quantize:
+      e.dtype = DType::F32;
+      return e;
+    case K::kCount:
+      break;
+  }
+  bad_kind("expected_result");
 }
 
 }  // namespace
@@ -303,21 +445,43 @@ std::optional<std::string> check_op_probe(const OpProbe &p, std::optional<std::s
   } catch (const Panic &panic) {
     const std::string id(panic_id_name(panic.id()));
     for (const ProbeFault &f : faults) {
-      if (f.panic_id == id && (!f.message || *f.message == panic.message())) {
+      if (f.panic_id != id) continue;
+      const bool text_ok = f.message ? *f.message == panic.message() : std::regex_match(panic.message(), std::regex(f.pattern));
+      if (text_ok) {
         if (reached) *reached = id;
         return std::nullopt;
       }
     }
     std::string want;
-    for (const ProbeFault &f : faults) want += " | " + f.panic_id + (f.message ? " \"" + *f.message + "\"" : "");
+    for (const ProbeFault &f : faults) {
+      want += " | " + f.panic_id + (f.message ? " \"" + *f.message + "\"" : " matching /" + f.pattern + "/");
+    }
     return describe(p) + ": panicked " + id + " \"" + panic.message() + "\"; expected " +
            (faults.empty() ? std::string("success") : want.substr(3));
   }
   if (!faults.empty()) return describe(p) + ": succeeded; expected panic " + faults.front().panic_id;
+  // Success: the result's structure, shape and dtype.
+  const ExpectedResult want = expected_result(p);
+  const DispatchTensorKind &k = result->kind;
+  const bool tracked = autodiff_depth_of(k) == 1 && primitive_of(k) == PrimitiveKind::Autodiff;
+  const bool plain = autodiff_depth_of(k) == 0 && primitive_of(k) == PrimitiveKind::Float;
+  if (!(want.tracked ? tracked : plain)) {
+    return describe(p) + ": result is not a " + (want.tracked ? "tracked" : "plain") + " float tensor";
+  }
+  if (backend_of(k) != want.backend) {
+    return describe(p) + ": result on backend " + all_backends().at(backend_of(k)).name + ", expected " +
+           all_backends().at(want.backend).name;
+  }
+  const TensorData data = Dispatch::float_into_data(*result);
+  if (data.shape().dims() != want.shape) {
+    return describe(p) + ": result shape " + render_shape(data.shape().dims()) + ", expected " + render_shape(want.shape);
+  }
+  if (data.dtype() != want.dtype) {
+    return describe(p) + ": result dtype " + render_dtype(data.dtype()) + ", expected " + render_dtype(want.dtype);
+  }
   if (p.kind == OpProbe::Kind::ToDevice) {
     const TensorData before = Dispatch::float_into_data(a);
-    const TensorData after = Dispatch::float_into_data(*result);
-    if (!(before == after)) return describe(p) + ": float_to_device changed the data";
+    if (!(before == data)) return describe(p) + ": float_to_device changed the data";
   }
   return std::nullopt;
 }

@@ -3,6 +3,7 @@
 // RapidCheck suite (properties/) and the fuzz targets (fuzz/) both call these.
 #include <crossgrad/oracle/expect.hpp>
 #include <crossgrad/oracle/graph.hpp>
+#include <crossgrad/oracle/numeric.hpp>
 #include <crossgrad/oracle/spec.hpp>
 
 #include <crossgrad/autodiff/gradients.hpp>
@@ -63,8 +64,17 @@ Failure check_debug_rendering(const KindSpec& kind, const Renderer& engine_debug
 // Forward and backward of `graph` on every available backend equal the reference backend within
 // the per-op bound (`dtype` overrides the graph's).
 Failure check_graph_differential(const GraphSpec& graph);
-// backward in F64 equals central finite differences, on every available backend.
-Failure check_graph_finite_differences(const GraphSpec& graph);
+// backward in F64 equals central finite differences, on every available backend, on the bounded
+// sample of elements finite_differences draws (FdBudget); tolerances as judge_points says.
+struct FdVerdict {
+  Failure failure;
+  std::size_t sampled = 0;       // elements differentiated
+  std::size_t judged = 0;        // of those, compared with backward on every backend
+  std::size_t evaluations = 0;   // graph evaluations spent on finite differences
+  std::string not_judged;        // why nothing was judged, when judged == 0
+};
+FdVerdict judge_graph_finite_differences(const GraphSpec& graph, const FdBudget& budget = {});
+Failure check_graph_finite_differences(const GraphSpec& graph);  // judge_graph_finite_differences(graph).failure
 // backward creates exactly one entry per leaf the root uses, of the leaf's shape, dtype, backend.
 Failure check_backward_entries(const GraphSpec& graph);
 

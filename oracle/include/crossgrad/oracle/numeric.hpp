@@ -1,39 +1,127 @@
 #pragma once
 // Numeric references: per-op, per-dtype error bounds against the reference backend, value
-// comparison with NaN/inf/±0 rules, and central finite differences in F64.
+// comparison with NaN/inf/±0 rules, central finite differences in F64 on a bounded sample of
+// elements, and a record of how tight each bound turned out to be.
 #include <crossgrad/oracle/graph.hpp>
 
 #include <crossgrad/core/tensor_data.hpp>
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace crossgrad::oracle {
 
-// |actual - reference| <= abs + rel * |reference|; `exact` means equal values (±0 equal, any
-// NaN equals any NaN, infinities by sign).
+// Finite values: |actual - reference| <= abs + rel * |reference|; `exact` means equal values
+// (±0 equal). Non-finite values always compare as classes: a NaN reference needs a NaN, an
+// infinite one the same-sign infinity, a finite one a finite value; the one exception is
+// `overflow_may_change_class` (see bound_for).
 struct Bound {
   double abs = 0;
   double rel = 0;
   bool exact = true;
+  // An accumulation whose finite terms can overflow (n * max|term| beyond the dtype's largest
+  // finite value): whether a partial sum overflows, and so inf vs finite vs NaN, then depends on
+  // the summation order, which backends may choose. Only then may the classes differ.
+  bool overflow_may_change_class = false;
 };
 double epsilon_of(DType dtype);
-// reduction_length: elements summed per output (matmul: k); magnitude: the largest |input|
-// (matmul: product of the operands' largest magnitudes).
+double largest_finite_of(DType dtype);
+// reduction_length: elements summed per output (matmul: k); magnitude: the largest |input| among
+// the finite inputs (matmul: product of the operands' largest finite magnitudes). A non-finite
+// input does not widen the bound: an output it reaches is non-finite and compared as a class.
 Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitude);
+// The bound of `op` applied to these operands (rhs ignored by unary ops): bound_for with the
+// reduction length of lhs's shape and the magnitude of their finite values.
+Bound bound_for_inputs(const OpSpec& op, DType dtype, const TensorData& lhs, const TensorData& rhs);
 // A graph: the bound of its loosest op, scaled by its depth.
 Bound bound_for_graph(const GraphSpec& normalized_graph, DType dtype);
 
+// `tightness_key` (optional): the row of the bound-tightness record this comparison counts in.
 std::optional<std::string> compare_values(const TensorData& reference, const TensorData& actual,
-                                          const Bound& bound, std::string_view what);
+                                          const Bound& bound, std::string_view what,
+                                          std::string_view tightness_key = {});
+
+// Bound tightness, per (check, dtype), over this process: the largest |error| / allowed error
+// seen among finite comparisons with a finite, non-zero allowance. A bound far above what is
+// ever seen lets real bugs through, so the property run prints this table.
+struct Tightness {
+  std::size_t compared = 0;   // finite element comparisons counted
+  double max_ratio = 0;       // largest |error| / allowed
+  double max_error = 0;       // largest |error|
+  double allowed_at_max = 0;  // the allowance of the element with the largest ratio
+};
+using TightnessTable = std::map<std::pair<std::string, std::string>, Tightness>;  // (check, dtype)
+void record_tightness(std::string_view check, DType dtype, double error, double allowed);
+TightnessTable tightness_table();
+std::string render_tightness_table(const TightnessTable& table);
 
 // f(leaf values) = sum of the root's elements, computed in F64 on the reference backend.
 double graph_objective_f64(const GraphSpec& normalized_graph, const std::vector<std::vector<double>>& leaves);
-// Central differences (f(x+h) - f(x-h)) / 2h per leaf element, h = step * max(1, |x|). An entry
-// is nullopt where f is not smooth enough there to judge (non-finite values, the h and h/2
-// estimates disagree, or the one-sided slopes at h/2 disagree: a kink such as relu's within reach).
-std::vector<std::vector<std::optional<double>>> finite_differences(const GraphSpec& normalized_graph,
-                                                                   double step = 1e-5);
+
+// Finite differences cost 4 graph evaluations per element; a fuzzer must finish a scenario of
+// 3 leaves x 1296 elements and 16 ops under ASan well inside its time limit (one evaluation of
+// such a graph takes ~8 ms there), so only a bounded sample of elements is differentiated: at most
+// max_points, and fewer when the graph is large, so that all evaluations together stay within
+// max_work element operations (fd_work_per_evaluation), but never fewer than one per used leaf.
+// The sample is drawn from the graph spec itself (a hash of it seeds the choice), so a scenario
+// gets the same sample, and the same verdict, on every machine.
+struct FdBudget {
+  std::size_t max_points = 24;     // property graphs (<= 24 elements per leaf) stay below this
+  std::size_t max_work = 1'400'000;  // the decoder's largest graphs (~57,000 per evaluation): 6 points
+  double step = 1e-5;              // h = step * max(1, |x|)
+};
+// Element operations of one evaluation: every leaf element, and every op's output elements times
+// the elements summed into each (matmul: k).
+std::size_t fd_work_per_evaluation(const GraphSpec& normalized_graph);
+// How many elements finite_differences samples under `budget`.
+std::size_t fd_points_for(const GraphSpec& normalized_graph, const FdBudget& budget);
+// One sampled element: central differences at h and h/2, and the one-sided slopes at h/2.
+struct FdPoint {
+  std::size_t leaf = 0;
+  std::size_t index = 0;
+  double d_h = 0;            // (f(x+h) - f(x-h)) / 2h
+  double d_half = 0;         // the same at h/2
+  double forward = 0;        // (f(x+h/2) - f(x)) / (h/2)
+  double backward = 0;       // (f(x) - f(x-h/2)) / (h/2)
+  double resolution = 0;     // the smallest slope the rounding of f lets these differences see
+  double objective = 0;      // f(x), for messages (tolerances never depend on it)
+  double richardson() const { return (4 * d_half - d_h) / 3; }
+};
+struct FiniteDifferences {
+  std::vector<FdPoint> points;       // in (leaf, index) order
+  std::size_t evaluations = 0;       // graph evaluations spent
+};
+// Samples the leaves the root uses (every element when they hold at most max_points, else at
+// least one per used leaf and the rest drawn deterministically) and differentiates each.
+FiniteDifferences finite_differences(const GraphSpec& normalized_graph, const FdBudget& budget = {});
+std::uint64_t spec_hash(const GraphSpec& normalized_graph);
+
+// Which sampled points can judge a gradient, and within what tolerance. A leaf's gradient scale
+// is the largest |slope| sampled on it; a point is judged only where its own error estimate
+// (|d_h - d_half| + resolution) is at most kConsistency * scale and the one-sided slopes agree
+// (no kink within the step). Its tolerance scales with the gradient, never with the objective:
+//   tol = kRelative * |slope| + kAbsolute * scale + 4 * error estimate
+//      <= kRelative * |slope| + (kAbsolute + 4 * kConsistency) * scale.
+// The error estimate is the point's own: the disagreement of two step sizes plus the rounding
+// resolution of f. A wrong backward rule is off by far more than 1e-6 of the gradient's scale;
+// the factor 4 covers the estimate's own uncertainty (two noisy differences may agree by chance).
+struct FdJudgement {
+  bool judged = false;
+  double slope = 0;
+  double tolerance = 0;
+  std::string why_not;  // when not judged
+};
+inline constexpr double kFdConsistency = 1e-6;
+inline constexpr double kFdAbsolute = 1e-8;
+inline constexpr double kFdRelative = 1e-8;
+// The property run sees errors 15x (deep graphs) to ~1000x (single linear ops, whose differences
+// are nearly exact) below these tolerances: the error estimate's resolution term assumes every
+// root element's rounding reaches f, which the 1296-element graphs of the fuzzer need.
+inline constexpr double kFdEstimateFactor = 4;
+std::vector<FdJudgement> judge_points(const FiniteDifferences& fd);
 
 }  // namespace crossgrad::oracle
