@@ -1,6 +1,9 @@
 #include "check.hpp"
 
+#include <crossgrad/core/host_buffer.hpp>
+
 #include <cmath>
+#include <cstring>
 
 namespace crossgrad::sizes {
 
@@ -36,6 +39,14 @@ Bounds matmul_bounds(DType dtype, std::size_t k) {
   const double resolution = 1.0 / 64, max_term = kMaxSigned * kMaxSigned;
   const Bound b = accumulation_bound(Op::Matmul, dtype, dtype, k, max_term, resolution);
   return {b, b};
+}
+
+void scrub_released_blocks(const Shape& shape, DType dtype) {
+  std::vector<HostBuffer> held;  // taken together, so that every kept block of the size is scrubbed
+  for (std::size_t i = 0; i <= kHostBufferCacheLimits.max_blocks_per_size; ++i) {
+    held.push_back(HostBuffer::allocate(shape, dtype));
+    std::memset(held.back().data(), 0xFF, held.back().capacity());
+  }
 }
 
 void report(const std::string& message, const std::source_location& where) {

@@ -57,6 +57,12 @@ Bounds double_accumulation_bounds(Op op, DType dtype, std::size_t terms, double 
 // Signed values.
 Bounds matmul_bounds(DType dtype, std::size_t k);
 
+// Fills released host blocks of this size with 0xFF bytes (NaN as floats, -1 as int8, an invalid
+// bool) so that an output element a kernel forgets to write cannot keep the right value left there
+// by the previous backend's run of the same op: HostBuffer hands released blocks out again (Note
+// [Host buffer cache]), and so does malloc. Called before every compared run.
+void scrub_released_blocks(const Shape& shape, DType dtype);
+
 // Reports a comparison failure at the caller's line.
 void report(const std::string& message, const std::source_location& where);
 
@@ -73,6 +79,7 @@ void expect_backends_match(const std::string& what, const TensorData& reference,
       for (const ExecConfig& config : exec_configs<B>()) {
         std::string label = what + " on " + std::string(B::name) + config.describe();
         TensorData got = [&] {
+          scrub_released_blocks(reference.shape(), reference.dtype());
           ScopedExec scope(config);
           return run.template operator()<B>();
         }();
