@@ -334,6 +334,13 @@ void ops_seeds() {
   OpProbe q2 = q;
   q2.lhs = tracked_float(b0, {2}, DType::F64, {1.0, -2.5});
   emit(T, "probe-quantize", probe_case({q, q2}));
+  // F64 values whose F32 scale max|x| / 127 overflows (catalog quantize-scale-overflow), and the
+  // same through a tracked tensor.
+  OpProbe big = q;
+  big.lhs = plain(b0, PrimitiveKind::Float, {2}, DType::F64, {1e300, 1.0});
+  OpProbe biggest = big;
+  biggest.lhs = tracked_float(b0, {2}, DType::F64, {0.5, 1e300});
+  emit(T, "probe-quantize-scale-overflow", probe_case({big, biggest}));
   for (std::size_t ba : backends()) {
     for (std::size_t bb : backends()) {
       std::vector<OpProbe> moves;
@@ -438,6 +445,8 @@ int main(int argc, char **argv) {
     const std::string a = argv[i];
     if (a == "--check")
       check = true;
+    else if (a.rfind("-", 0) == 0 || !root.empty())
+      root.clear(), i = argc;  // an unknown option or a second root: usage, never a new folder
     else
       root = a;
   }

@@ -22,10 +22,11 @@ Overloaded(Fs...) -> Overloaded<Fs...>;
 // Calls f.template operator()<B>() for the backend with registry index `index`.
 template <class R, class F>
 R with_backend(std::size_t index, F&& f) {
+  // Registry indices are the known-backend list's (Note [Registry indices do not depend on the
+  // build]), not positions among the backends this build compiled.
   std::optional<R> result;
-  std::size_t i = 0;
   for_each_backend([&]<class B>() {
-    if (i++ == index) result.emplace(f.template operator()<B>());
+    if (registry_index_of<B>() == index) result.emplace(f.template operator()<B>());
   });
   if (!result) throw std::out_of_range("oracle: no backend with registry index " + std::to_string(index));
   return std::move(*result);
