@@ -55,8 +55,12 @@ struct ReluOp {
   template <class T> __device__ T operator()(T x) const { return x > T(0) ? x : (x != x ? x : T(0)); }
 };
 struct SigmoidOp {
-  // The textbook form; exp(-x) overflowing to inf for very negative x correctly gives 0.
-  template <class T> __device__ T operator()(T x) const { return T(1) / (T(1) + dexp(-x)); }
+  // e / (1 + e) below 0, as the CPU backends, so results down to the subnormal range survive.
+  template <class T> __device__ T operator()(T x) const {
+    if (x >= T(0)) return T(1) / (T(1) + dexp(-x));
+    const T e = dexp(x);
+    return e / (T(1) + e);
+  }
 };
 
 template <class T>

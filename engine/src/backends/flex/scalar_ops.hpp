@@ -24,7 +24,10 @@ inline T relu_one(T x) {
 
 template <class T>
 inline T sigmoid_one(T x) {
-  return T(1) / (T(1) + std::exp(-x));
+  // e / (1 + e) below 0, so results down to the subnormal range survive (docs/OPS.md).
+  if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
+  const T e = std::exp(x);
+  return e / (T(1) + e);
 }
 
 }  // namespace crossgrad::backends::flex

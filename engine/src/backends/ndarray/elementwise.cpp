@@ -88,10 +88,13 @@ NdArrayTensor NdArray::relu(const NdArrayTensor& tensor) {
   });
 }
 NdArrayTensor NdArray::sigmoid(const NdArrayTensor& tensor) {
-  // The textbook form; exp(-x) overflowing to inf for very negative x correctly gives 0.
+  // Below 0 as e / (1 + e) with e = exp(x): the textbook 1 / (1 + exp(-x)) gives +0 as soon as
+  // exp(-x) overflows (x < -ln(max)), where the true value is still a subnormal (docs/OPS.md).
   return unary(tensor, "sigmoid", [](auto x) {
     using T = decltype(x);
-    return T(1) / (T(1) + std::exp(-x));
+    if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
+    const T e = std::exp(x);
+    return e / (T(1) + e);
   });
 }
 
