@@ -384,7 +384,7 @@ std::vector<FdJudgement> judge_points(const FiniteDifferences& fd) {
       j.why_not = "one-sided slopes disagree (a kink within the step)";
     } else {
       j.judged = true;
-      j.tolerance = kFdRelative * std::fabs(j.slope) + kFdAbsolute * s + kFdEstimateFactor * error_estimate;
+      j.tolerance = kFdRelative * std::fabs(j.slope) + kFdAbsolute * s + kFdEstimateFactor * error_estimate + kFdFloor;
     }
     out.push_back(j);
   }

@@ -122,6 +122,11 @@ inline constexpr double kFdRelative = 1e-8;
 // are nearly exact) below these tolerances: the error estimate's resolution term assumes every
 // root element's rounding reaches f, which the 1296-element graphs of the fuzzer need.
 inline constexpr double kFdEstimateFactor = 4;
+// An absolute floor. Where f is locally constant with no rounding (log(x / x): every slope and the
+// error estimate are 0) backward still leaves a cancellation residual of a few eps times its
+// intermediate terms (4.4e-16 there); 1e-10 allows that and stays nine orders of magnitude below
+// the O(0.1) errors of a wrong rule. Found by a property run (13k cases) that failed with tol 0.
+inline constexpr double kFdFloor = 1e-10;
 std::vector<FdJudgement> judge_points(const FiniteDifferences& fd);
 
 }  // namespace crossgrad::oracle
