@@ -24,6 +24,7 @@ const crossgrad::fuzz::Target &target() {
 // libFuzzer only (the replay main prints its own summary): at exit, how many
 // inputs ran and how many were not applicable here.
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  (void)crossgrad::fuzz::process_tally();  // exists before the handler below is registered
   std::atexit([] {
     std::fprintf(stderr, "crossgrad-fuzz: %s\n", crossgrad::fuzz::process_tally().summary().c_str());
   });
