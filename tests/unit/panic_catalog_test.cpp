@@ -2,6 +2,10 @@
 // against the entry's own pattern. A catalog id without a trigger below fails the suite.
 #include "test_support.hpp"
 
+#if CROSSGRAD_WITH_CUDA
+#include <crossgrad/backends/cuda_testing.hpp>
+#endif
+
 #include <map>
 #include <regex>
 
@@ -104,7 +108,14 @@ std::map<std::string, Trigger> triggers() {
                             },
                             "backward found two distinct nodes with id NodeId(4611686018427387904) in one graph: each node "
                             "of a graph needs its own id.", ""};
-  t["cuda-error"] = {[] {}, "", "a CUDA runtime failure needs a GPU; scripts/gpu-check covers the Cuda backend"};
+#if CROSSGRAD_WITH_CUDA
+  // The error-to-panic conversion every failed CUDA call goes through; it needs no device
+  // (CudaFaultInjectionOnDevice.* raise it from real calls where a GPU is present).
+  t["cuda-error"] = {[] { backends::cuda_testing::raise_cuda_error(2, "cudaMalloc"); },
+                     "CUDA error in cudaMalloc: out of memory (cudaErrorMemoryAllocation).", ""};
+#else
+  t["cuda-error"] = {[] {}, "", "built without CUDA: no CUDA call can fail"};
+#endif
   return t;
 }
 
