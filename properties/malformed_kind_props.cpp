@@ -19,7 +19,7 @@
 //   data, got dtype {D}." (checked first, catalog); else a nested autodiff device ->
 //   autodiff-wraps-autodiff; else success, float data on an autodiff device tracked
 //   (Autodiff(B(Autodiff))), int and bool data Autodiff(B(Int|Bool)).
-#include "gen/backends.hpp"
+#include "gen/kind_cells.hpp"
 
 #include <crossgrad/dispatch/dispatch.hpp>
 #include <crossgrad/oracle/build.hpp>
@@ -39,30 +39,14 @@ namespace og = crossgrad::oracle;
 
 namespace {
 
-struct Cell {
-  std::size_t backend;
-  PrimitiveKind primitive;
-  std::size_t depth;
-};
-
-std::vector<Cell> cells() {
-  std::vector<Cell> out;
-  for (std::size_t b : properties::gen::tested_backend_indices()) {
-    for (PrimitiveKind p : {PrimitiveKind::Float, PrimitiveKind::Int, PrimitiveKind::Bool, PrimitiveKind::Quantized,
-                            PrimitiveKind::Autodiff}) {
-      for (std::size_t d = 0; d < 3; ++d) out.push_back({b, p, d});
-    }
-  }
-  return out;
-}
+using Cell = properties::gen::KindCell;
+using properties::gen::kind_cells;
 
 // Positive values, so log / sqrt / pow stay finite and every probe without a fault succeeds.
 og::DispatchSpec spec(const Cell& c, std::vector<std::size_t> shape) {
   std::vector<double> values(og::element_count(shape));
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = 0.25 * static_cast<double>(i + 1);
-  return {og::KindSpec{c.depth, og::tensor_on(c.backend, c.primitive, std::move(shape), og::dtypes_for(c.primitive).front(),
-                                              std::move(values))},
-          std::nullopt};
+  return properties::gen::kind_cell_spec(c, std::move(shape), std::move(values));
 }
 
 // Counts cases and keeps the first few failures, so one broken rule does not print thousands.
@@ -97,8 +81,8 @@ og::OpProbe probe(og::OpProbe::Kind kind, og::DispatchSpec lhs) {
 TEST(MalformedKinds, BinaryOpsOnEveryPairOfKinds) {
   Tally tally("binary ops x lhs kind x rhs kind");
   for (og::Op op : {og::Op::Add, og::Op::Sub, og::Op::Mul, og::Op::Div, og::Op::Matmul}) {
-    for (const Cell& l : cells()) {
-      for (const Cell& r : cells()) {
+    for (const Cell& l : kind_cells()) {
+      for (const Cell& r : kind_cells()) {
         og::OpProbe p = probe(og::OpProbe::Kind::Binary, spec(l, {2, 3}));
         p.op = op;
         p.rhs = spec(r, op == og::Op::Matmul ? std::vector<std::size_t>{3, 2} : std::vector<std::size_t>{2, 3});
@@ -112,7 +96,7 @@ TEST(MalformedKinds, UnaryOpsOnEveryKind) {
   Tally tally("unary ops x kind");
   for (og::Op op : {og::Op::Neg, og::Op::Exp, og::Op::Log, og::Op::Sqrt, og::Op::Tanh, og::Op::Relu, og::Op::Sigmoid,
                     og::Op::PowfScalar, og::Op::AddScalar, og::Op::MulScalar, og::Op::Sum, og::Op::Mean}) {
-    for (const Cell& c : cells()) {
+    for (const Cell& c : kind_cells()) {
       og::OpProbe p = probe(og::OpProbe::Kind::Unary, spec(c, {2, 3}));
       p.op = op;
       tally.add(og::check_op_probe(p));
@@ -124,7 +108,7 @@ TEST(MalformedKinds, UnaryOpsOnEveryKind) {
 TEST(MalformedKinds, ReductionsReshapeSwapDimsCastQuantizeOnEveryKind) {
   Tally tally("sum_dim/mean_dim/swap_dims/reshape/cast/quantize x kind");
   using K = og::OpProbe::Kind;
-  for (const Cell& c : cells()) {
+  for (const Cell& c : kind_cells()) {
     for (K kind : {K::SumDim, K::MeanDim}) {
       for (std::size_t dim : {0u, 1u, 2u}) {
         og::OpProbe p = probe(kind, spec(c, {2, 3}));
@@ -154,7 +138,7 @@ TEST(MalformedKinds, ReductionsReshapeSwapDimsCastQuantizeOnEveryKind) {
 
 TEST(MalformedKinds, ToDeviceOfEveryKindToEveryDeviceKind) {
   Tally tally("to_device x kind x target backend x {plain, Autodiff, Autodiff(Autodiff)}");
-  for (const Cell& c : cells()) {
+  for (const Cell& c : kind_cells()) {
     for (std::size_t target : properties::gen::tested_backend_indices()) {
       for (int mode = 0; mode < 3; ++mode) {
         og::OpProbe p = probe(og::OpProbe::Kind::ToDevice, spec(c, {2, 3}));
@@ -169,7 +153,7 @@ TEST(MalformedKinds, ToDeviceOfEveryKindToEveryDeviceKind) {
 
 TEST(MalformedKinds, AutodiffOpsOnEveryKind) {
   Tally tally("grad/grad_remove/backward/inner/from_inner x kind");
-  for (const Cell& c : cells()) {
+  for (const Cell& c : kind_cells()) {
     for (og::ReceiverOp op : {og::ReceiverOp::Grad, og::ReceiverOp::GradRemove, og::ReceiverOp::Backward, og::ReceiverOp::Inner}) {
       Gradients grads;
       tally.add(og::check_receiver(op, spec(c, {2, 2}), grads));
@@ -249,7 +233,7 @@ bool dequantized_close(const TensorData& read, const og::TensorSpec& leaf) {
 TEST(MalformedKinds, DataAccessorsAndDequantizeOnEveryKind) {
   Tally tally("float_into_data/float_shape/float_dtype/float_device/int_into_data/bool_into_data/dequantize x kind");
   for (const Accessor& a : accessors()) {
-    for (const Cell& c : cells()) {
+    for (const Cell& c : kind_cells()) {
       const og::DispatchSpec s = spec(c, {2, 3});
       const DispatchTensor t = og::build(s);
       const og::Outcome got = og::outcome_of([&] { (void)a.run(t); });

@@ -1,7 +1,7 @@
 // The exhaustive matrix: every (backend x primitive kind x autodiff depth 0..2) for the tensor and
 // for the gradient, over the available backends, checked against the oracle. "Every cross-backend
 // pair" is checked literally here, not by sampling.
-#include "gen/backends.hpp"
+#include "gen/kind_cells.hpp"
 
 #include <crossgrad/oracle/checks.hpp>
 #include <crossgrad/oracle/registry.hpp>
@@ -15,31 +15,14 @@ namespace og = crossgrad::oracle;
 
 namespace {
 
-struct Cell {
-  std::size_t backend;
-  PrimitiveKind primitive;
-  std::size_t depth;
-};
-
-std::vector<Cell> cells() {
-  std::vector<Cell> out;
-  for (std::size_t b : crossgrad::properties::gen::tested_backend_indices()) {
-    for (PrimitiveKind p : {PrimitiveKind::Float, PrimitiveKind::Int, PrimitiveKind::Bool, PrimitiveKind::Quantized,
-                            PrimitiveKind::Autodiff}) {
-      for (std::size_t d = 0; d < 3; ++d) out.push_back({b, p, d});
-    }
-  }
-  return out;
-}
+using Cell = properties::gen::KindCell;
+using properties::gen::kind_cells;
 
 std::string cell_name(const Cell& c) {
   return og::all_backends()[c.backend].name + std::string(primitive_kind_name(c.primitive)) + "D" + std::to_string(c.depth);
 }
 
-og::DispatchSpec spec(const Cell& c, std::vector<std::size_t> shape) {
-  return {og::KindSpec{c.depth, og::tensor_on(c.backend, c.primitive, std::move(shape), og::dtypes_for(c.primitive).front())},
-          std::nullopt};
-}
+og::DispatchSpec spec(const Cell& c, std::vector<std::size_t> shape) { return properties::gen::kind_cell_spec(c, std::move(shape)); }
 
 class GradReplaceMatrix : public ::testing::TestWithParam<std::tuple<Cell, Cell>> {};
 
@@ -56,7 +39,7 @@ TEST_P(GradReplaceMatrix, MatchesOracle) {
   if (auto f = og::check_checkpointing_irrelevant(s)) FAIL() << *f;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllPairs, GradReplaceMatrix, ::testing::Combine(::testing::ValuesIn(cells()), ::testing::ValuesIn(cells())),
+INSTANTIATE_TEST_SUITE_P(AllPairs, GradReplaceMatrix, ::testing::Combine(::testing::ValuesIn(kind_cells()), ::testing::ValuesIn(kind_cells())),
                          [](const auto& info) {
                            return cell_name(std::get<0>(info.param)) + "_" + cell_name(std::get<1>(info.param));
                          });
@@ -73,7 +56,7 @@ TEST_P(ReceiverMatrix, MatchesOracle) {
   if (auto f = og::check_from_inner(tensor)) ADD_FAILURE() << *f;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllCells, ReceiverMatrix, ::testing::ValuesIn(cells()),
+INSTANTIATE_TEST_SUITE_P(AllCells, ReceiverMatrix, ::testing::ValuesIn(kind_cells()),
                          [](const auto& info) { return cell_name(info.param); });
 
 }  // namespace

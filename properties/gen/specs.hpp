@@ -2,6 +2,7 @@
 // Generators of oracle specs: backends (from the registry), primitive kinds, every well-formed and
 // malformed DispatchTensorKind structure, checkpointing, computation graphs, grad_replace scenarios.
 #include "gen/backends.hpp"
+#include "gen/kind_cells.hpp"
 #include "gen/values.hpp"
 
 #include <crossgrad/oracle/checks.hpp>
@@ -18,8 +19,7 @@ namespace crossgrad::properties::gen {
 inline rc::Gen<std::size_t> backend() { return rc::gen::elementOf(tested_backend_indices()); }
 
 inline rc::Gen<PrimitiveKind> primitive() {
-  return rc::gen::elementOf(std::vector<PrimitiveKind>{PrimitiveKind::Float, PrimitiveKind::Int, PrimitiveKind::Bool,
-                                                        PrimitiveKind::Quantized, PrimitiveKind::Autodiff});
+  return rc::gen::elementOf(all_primitives());
 }
 
 inline rc::Gen<std::optional<CheckpointingStrategy>> checkpointing() {
