@@ -18,6 +18,7 @@
 // bit-identical values, panics and gradients.
 #include "gen/api_programs.hpp"
 #include "support/prop.hpp"
+#include "support/step_enum.hpp"
 
 #include <crossgrad/oracle/expect.hpp>
 
@@ -32,28 +33,7 @@ namespace {
   X(MulScalar) X(Sum) X(Mean) X(SumDim) X(MeanDim) X(Reshape) X(SwapDims) X(ToDevice) X(Cast) X(Quantize)          \
   X(Dequantize) X(Inner) X(FromInner) X(Grad) X(SetStrategy)
 
-enum class StepOp {
-#define X(name) name,
-  CHECKPOINTING_STEPS(X)
-#undef X
-};
-const std::vector<StepOp>& all_steps() {
-  static const std::vector<StepOp> v = {
-#define X(name) StepOp::name,
-      CHECKPOINTING_STEPS(X)
-#undef X
-  };
-  return v;
-}
-const char* step_name(StepOp op) {
-  switch (op) {
-#define X(name) \
-  case StepOp::name: return #name;
-    CHECKPOINTING_STEPS(X)
-#undef X
-  }
-  return "?";
-}
+CG_STEP_ENUM(CHECKPOINTING_STEPS)
 
 struct Step {
   StepOp op = StepOp::Neg;

@@ -9,6 +9,7 @@
 // casts to an int dtype.
 #include "gen/api_programs.hpp"
 #include "support/prop.hpp"
+#include "support/step_enum.hpp"
 
 #include <crossgrad/oracle/expect.hpp>
 #include <crossgrad/tensor.hpp>
@@ -26,28 +27,7 @@ namespace {
   X(Sigmoid) X(Powf) X(Sum) X(Mean) X(SumDim) X(MeanDim) X(Reshape) X(SwapDims) X(Transpose) X(ToDevice)     \
   X(Cast) X(Inner) X(FromInner)
 
-enum class StepOp {
-#define X(name) name,
-  TENSOR_API_STEPS(X)
-#undef X
-};
-const std::vector<StepOp>& all_steps() {
-  static const std::vector<StepOp> v = {
-#define X(name) StepOp::name,
-      TENSOR_API_STEPS(X)
-#undef X
-  };
-  return v;
-}
-const char* step_name(StepOp op) {
-  switch (op) {
-#define X(name) \
-  case StepOp::name: return #name;
-    TENSOR_API_STEPS(X)
-#undef X
-  }
-  return "?";
-}
+CG_STEP_ENUM(TENSOR_API_STEPS)
 
 enum class Target { SameTracking, Plain, Autodiff, Nested };
 
