@@ -13,7 +13,7 @@
 #include "support/prop.hpp"
 
 // Flex's kernel-table switch (test-facing; not engine API).
-#include "../engine/src/backends/flex/kernels.hpp"
+#include <crossgrad/backends/flex_tuning.hpp>
 
 #include <crossgrad/crossgrad.hpp>
 #include <crossgrad/oracle/build.hpp>
@@ -206,7 +206,7 @@ void for_each_flex_isa(F&& f) {
     ~Restore() { flex::force_portable_kernels(false); }
   } restore;
   flex::force_portable_kernels(false);
-  const std::string isa = flex::kernels().isa;
+  const std::string isa = flex::active_isa();
   f(isa);
   if (isa != "portable") {
     flex::force_portable_kernels(true);
