@@ -4,7 +4,7 @@
 // Flex's thread count, the fair anchor for Flex's multithreaded element-wise kernels.
 #include "bench_common.hpp"
 
-#include "backends/flex/thread_pool.hpp"  // Flex's thread count, so OpenBLAS gets the same
+#include <crossgrad/backends/flex_tuning.hpp>  // Flex's thread count, so OpenBLAS gets the same
 
 #include <cblas.h>
 

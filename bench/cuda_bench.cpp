@@ -19,9 +19,8 @@
 
 #include "bench_common.hpp"
 
-#include "backends/cuda/cuda_hooks.hpp"
-
 #include <crossgrad/backends/cuda.hpp>
+#include <crossgrad/backends/cuda_hooks.hpp>
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>

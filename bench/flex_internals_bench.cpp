@@ -4,8 +4,7 @@
 // Named add_kernel/Flex/<size> so it is not mistaken for the op.
 #include "bench_common.hpp"
 
-#include "backends/flex/kernels.hpp"
-#include "backends/flex/thread_pool.hpp"
+#include <crossgrad/backends/flex_testing.hpp>
 
 namespace crossgrad::bench {
 

@@ -2,8 +2,7 @@
 // dispatch-overhead pairs, all registered at start-up from the backend registry.
 #include "bench_common.hpp"
 
-#include "backends/flex/kernels.hpp"
-#include "backends/flex/thread_pool.hpp"
+#include <crossgrad/backends/flex_tuning.hpp>
 
 #include <cblas.h>
 
@@ -17,8 +16,8 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("crossgrad.version", CROSSGRAD_VERSION);
-  benchmark::AddCustomContext("flex.threads", std::to_string(crossgrad::backends::flex::num_threads()));
-  benchmark::AddCustomContext("flex.isa", crossgrad::backends::flex::kernels().isa);
+  benchmark::AddCustomContext("flex.threads", std::to_string(crossgrad::flex::num_threads()));
+  benchmark::AddCustomContext("flex.isa", crossgrad::flex::active_isa());
   benchmark::AddCustomContext("openblas.threads", std::to_string(openblas_get_num_threads()));
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -1,5 +1,6 @@
-// The Cuda backend's kernels, run on the CPU. kernels.cuh is device code without any CUDA runtime
-// API, so this file compiles the very same templates as plain C++ under a small emulation of the
+// The Cuda backend's kernels, run on the CPU. <crossgrad/backends/cuda_kernels/kernels.cuh>, the
+// header the backend's .cu files compile, is device code without any CUDA runtime API, so this
+// file compiles the very same templates as plain C++ under a small emulation of the
 // CUDA execution model: every CUDA thread of a block is an OS thread, __syncthreads is a
 // std::barrier over the block, __shfl_down_sync exchanges through a per-warp slot array and
 // barrier, __shared__ variables are function statics (blocks run one after another). That checks
@@ -134,7 +135,7 @@ inline float __fadd_rn(float a, float b) { return a + b; }
 inline double __dadd_rn(double a, double b) { return a + b; }
 using std::isfinite;
 
-#include "../../engine/src/backends/cuda/kernels.cuh"
+#include <crossgrad/backends/cuda_kernels/kernels.cuh>
 
 #undef threadIdx
 #undef blockIdx

@@ -5,8 +5,8 @@
 #include <crossgrad/core/panic.hpp>
 
 // Flex internals (kernel table choice, thread pool): tested here, not engine API.
-#include "../../engine/src/backends/flex/kernels.hpp"
-#include "../../engine/src/backends/flex/thread_pool.hpp"
+#include <crossgrad/backends/flex_testing.hpp>
+#include <crossgrad/backends/flex_tuning.hpp>
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,8 @@
 // The values are tuning, not contract: results do not depend on them beyond rounding (the
 // reductions' block structure is fixed, so sums do not depend on the thread count).
 //
-// Below the constants: the test-facing run-time overrides of the kernel table and thread count.
+// Below the constants: the run-time controls of the kernel table and thread count. The kernel
+// table itself and the thread pool are in <crossgrad/backends/flex_testing.hpp> (tests, benchmarks).
 #include <cstddef>
 
 namespace crossgrad::backends::flex {
@@ -70,10 +71,11 @@ inline constexpr Tuning kTuning{
     /*transpose_tile=*/32,
 };
 
-// ---- test-facing overrides ----------------------------------------------------------------------
+// ---- run-time controls --------------------------------------------------------------------------
 // Flex picks its kernel table (AVX2/FMA when the CPU has it, else portable; CROSSGRAD_FLEX_ISA=
 // portable forces portable) and its thread count (CROSSGRAD_NUM_THREADS, else the hardware's)
-// once per process. These let a test run both tables and several thread counts in one process.
+// once per process. These let a program (a test running both tables and several thread counts, a
+// benchmark matching another library's thread count) change or read them in one process.
 // Not for use while another thread runs Flex ops.
 
 // true: the portable table from now on; false: back to the default choice.
@@ -89,5 +91,12 @@ std::size_t num_threads();
 // up by whichever thread is free, so every split still runs completely and in any order; 1 runs
 // everything on the calling thread.
 void set_num_threads_override(std::size_t threads);
+// The same as set_num_threads_override: the name the public API gives it (crossgrad::flex::).
+void set_num_threads(std::size_t threads);
 
 }  // namespace crossgrad::backends::flex
+
+namespace crossgrad {
+// crossgrad::flex::num_threads(), crossgrad::flex::set_num_threads(n), ...: the short name.
+namespace flex = backends::flex;
+}  // namespace crossgrad

@@ -1,33 +1,4 @@
 #pragma once
-// The few Cuda-backend internals that host-only C++ (the CUDA benchmarks, tests) may call. Plain
-// C++: only the CUDA runtime API header, no device code. Not engine API: the benchmarks include it
-// by relative path (bench/cuda_bench.cpp) to time kernels with CUDA events on the backend's stream.
-#include <cuda_runtime_api.h>
-
-#include <cstddef>
-
-namespace crossgrad::backends::cuda_detail {
-
-// Makes `device` current on this thread and returns the stream every op of that device uses
-// (see Note [Cuda stream ordering] in cuda_common.cuh). Panics cuda-error.
-cudaStream_t activate(int device);
-
-// Waits for all work enqueued on the device's stream. Panics cuda-error.
-void synchronize(int device);
-
-// Bytes held by the caching allocator for `device`: blocks in use and blocks cached for reuse.
-struct CacheStats {
-  std::size_t in_use = 0;
-  std::size_t cached = 0;
-};
-CacheStats cache_stats(int device);
-
-// Frees every cached (unused) block of `device` back to the driver.
-void release_cached(int device);
-
-// The result a checked CUDA call reports: `result`, unless the fault-injection switch is armed and
-// this is the call it names (Note [Cuda fault injection] in crossgrad/backends/cuda_testing.hpp).
-// Every checked call and kernel launch passes its result through here.
-cudaError_t injected(cudaError_t result);
-
-}  // namespace crossgrad::backends::cuda_detail
+// The host-callable Cuda internals live in <crossgrad/backends/cuda_hooks.hpp>, public so that the
+// CUDA benchmarks use them without including engine/src. This name stays for this folder's files.
+#include <crossgrad/backends/cuda_hooks.hpp>

@@ -159,6 +159,8 @@ void set_num_threads_override(std::size_t threads) {
   thread_override.store(threads, std::memory_order_relaxed);
 }
 
+void set_num_threads(std::size_t threads) { set_num_threads_override(threads); }
+
 void parallel_for(std::size_t tasks, const std::function<void(std::size_t)>& body) {
   if (tasks == 0) return;
   if (tasks == 1 || inside_pool_task || num_threads() == 1 || !pool().run(tasks, body)) {

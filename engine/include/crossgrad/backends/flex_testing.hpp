@@ -1,0 +1,80 @@
+#pragma once
+// Flex's internals that tests and benchmarks drive directly: the worker pool and the kernel
+// table (the micro-kernels each op runs on contiguous spans). Not for applications: the ops on
+// crossgrad::backends::Flex are the API. Declared here, not in engine/src, so that nothing outside
+// engine/ includes the engine's sources; engine/src/backends/flex/ (thread_pool.hpp, kernels.hpp)
+// includes this header and defines what it declares.
+//
+// The kernel table's choice and the thread count are set through <crossgrad/backends/flex_tuning.hpp>
+// (force_portable_kernels, active_isa, num_threads, set_num_threads).
+#include <crossgrad/backends/flex_tuning.hpp>
+
+#include <cstddef>
+#include <functional>
+
+namespace crossgrad::backends::flex {
+
+// ---- the worker pool (thread_pool.cpp) ---------------------------------------------------------
+
+// Runs body(task) for task in [0, tasks), spread over the pool; returns when all are done.
+// Runs inline when tasks <= 1, when called from inside a pool task, or when the pool is busy
+// with another caller. An exception from a body is rethrown on the calling thread.
+void parallel_for(std::size_t tasks, const std::function<void(std::size_t)>& body);
+
+// Splits [0, n) into chunks of at least `grain` items (at most a few per thread) and runs
+// body(begin, end) on each; serial when n < 2 * grain (Note [Flex tuning] has the exact rule).
+void parallel_range(std::size_t n, std::size_t grain,
+                    const std::function<void(std::size_t, std::size_t)>& body);
+
+// ---- the kernel table (kernels.cpp, kernels_portable.cpp, kernels_avx2.cpp) ---------------------
+// Every kernel computes each element with the same IEEE operation in the same dtype as the plain
+// loop would (no FMA contraction, no reassociation) except the reductions, which accumulate in
+// double, and the GEMM micro-kernels, which use FMA; so add/sub/mul/div/neg/sqrt/relu and the
+// scalar ops are bit-identical whichever table runs.
+
+enum class BinaryOp { Add, Sub, Mul, Div };
+inline constexpr std::size_t kBinaryOps = 4;
+
+template <class T>
+struct TypedKernels {
+  // out[i] = a[i] op b[i]; a_scalar: a[0] for every i; b_scalar: b[0] for every i.
+  using Binary = void (*)(const T* a, const T* b, T* out, std::size_t n);
+  Binary binary_vv[kBinaryOps];
+  Binary binary_vs[kBinaryOps];
+  Binary binary_sv[kBinaryOps];
+  void (*neg)(const T* in, T* out, std::size_t n);
+  void (*relu)(const T* in, T* out, std::size_t n);
+  void (*sqrt)(const T* in, T* out, std::size_t n);
+  void (*add_scalar)(const T* in, T scalar, T* out, std::size_t n);
+  void (*mul_scalar)(const T* in, T scalar, T* out, std::size_t n);
+  // exp within 2 ulp of the correctly rounded result (see the implementations).
+  void (*exp)(const T* in, T* out, std::size_t n);
+  // Sum of in[0..n) in double.
+  double (*sum)(const T* in, std::size_t n);
+  // acc[i] += in[i] in double, for i < n.
+  void (*accumulate)(const T* in, double* acc, std::size_t n);
+  // C[MR x NR] (row stride ldc) = or += packed A (kc x MR, MR-interleaved) * packed B (kc x NR),
+  // MR x NR the dtype's register tile (kTuning.gemm(f64).mr, .nr).
+  void (*gemm_tile)(std::size_t kc, const T* a, const T* b, T* c, std::size_t ldc,
+                    bool accumulate);
+};
+
+struct KernelTable {
+  const char* isa;  // "avx2" or "portable"
+  TypedKernels<float> f32;
+  TypedKernels<double> f64;
+};
+
+const KernelTable& portable_kernels();
+const KernelTable& avx2_kernels();  // only call when the CPU supports AVX2 and FMA
+bool cpu_has_avx2_fma();
+
+// The table in use: AVX2 when the CPU has it, unless CROSSGRAD_FLEX_ISA=portable, or
+// force_portable_kernels(true) was called (flex_tuning.hpp; tests use it to check both paths).
+const KernelTable& kernels();
+
+template <class T> const TypedKernels<T>& typed_kernels();
+template <> inline const TypedKernels<float>& typed_kernels<float>() { return kernels().f32; }
+template <> inline const TypedKernels<double>& typed_kernels<double>() { return kernels().f64; }
+
+}  // namespace crossgrad::backends::flex
