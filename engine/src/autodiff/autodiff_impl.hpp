@@ -43,8 +43,10 @@ const typename B::Tensor& entry_of(const AnyTensor& entry) {
 
 }  // namespace autodiff_detail
 
-namespace {
+namespace autodiff_detail {
 
+// A tracked result: `out` with a node whose parents are `inputs` and whose backward maps the
+// incoming gradient to one gradient per input.
 template <class B>
 AutodiffTensor<B> record(typename B::Tensor out, std::vector<const AutodiffTensor<B>*> inputs,
                          std::function<std::vector<typename B::Tensor>(const typename B::Tensor&)> backward) {
@@ -55,7 +57,7 @@ AutodiffTensor<B> record(typename B::Tensor out, std::vector<const AutodiffTenso
   return AutodiffTensor<B>{std::move(out), std::move(node)};
 }
 
-}  // namespace
+}  // namespace autodiff_detail
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::from_inner(Primitive primitive) {
@@ -74,208 +76,35 @@ AutodiffTensor<B> Autodiff<B>::from_data(const TensorData& data, const Device& d
   return from_inner(B::from_data(data, device));
 }
 
-// The backward rules, written once for every backend in terms of B's forward ops.
-// Binary ops reduce broadcast gradients back to each operand's shape.
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_add(const Tensor& a, const Tensor& b) {
-  const Shape sa = shape(a), sb = shape(b);
-  return record<B>(B::float_add(a.primitive, b.primitive), {&a, &b}, [sa, sb](const Primitive& g) {
-    using autodiff_detail::reduce_to_shape;
-    return std::vector<Primitive>{reduce_to_shape<B>(g, sa), reduce_to_shape<B>(g, sb)};
-  });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_sub(const Tensor& a, const Tensor& b) {
-  const Shape sa = shape(a), sb = shape(b);
-  return record<B>(B::float_sub(a.primitive, b.primitive), {&a, &b}, [sa, sb](const Primitive& g) {
-    using autodiff_detail::reduce_to_shape;
-    return std::vector<Primitive>{reduce_to_shape<B>(g, sa), reduce_to_shape<B>(B::float_neg(g), sb)};
-  });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_mul(const Tensor& a, const Tensor& b) {
-  const Primitive pa = a.primitive, pb = b.primitive;
-  return record<B>(B::float_mul(pa, pb), {&a, &b}, [pa, pb](const Primitive& g) {
-    using autodiff_detail::reduce_to_shape;
-    return std::vector<Primitive>{reduce_to_shape<B>(B::float_mul(g, pb), B::shape(pa)),
-                                  reduce_to_shape<B>(B::float_mul(g, pa), B::shape(pb))};
-  });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_div(const Tensor& a, const Tensor& b) {
-  const Primitive pa = a.primitive, pb = b.primitive;
-  return record<B>(B::float_div(pa, pb), {&a, &b}, [pa, pb](const Primitive& g) {
-    using autodiff_detail::reduce_to_shape;
-    // d(a/b)/db = -a / b^2
-    const Primitive gb = B::float_neg(B::float_div(B::float_mul(g, pa), B::float_mul(pb, pb)));
-    return std::vector<Primitive>{reduce_to_shape<B>(B::float_div(g, pb), B::shape(pa)),
-                                  reduce_to_shape<B>(gb, B::shape(pb))};
-  });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_matmul(const Tensor& a, const Tensor& b) {
-  const Primitive pa = a.primitive, pb = b.primitive;
-  return record<B>(B::float_matmul(pa, pb), {&a, &b}, [pa, pb](const Primitive& g) {
-    using autodiff_detail::reduce_to_shape;
-    // An empty output (m or n = 0) contributes nothing: zeros, without forming g^T-products whose
-    // shape ([batch.., k, n] with a huge batch) may not fit even though both operands exist.
-    if (B::shape(g).num_elements() == 0) {
-      return std::vector<Primitive>{B::float_full(B::shape(pa), 0.0, B::dtype(pa), B::device(pa)),
-                                    B::float_full(B::shape(pb), 0.0, B::dtype(pb), B::device(pb))};
-    }
-    const auto t = [](const Primitive& x) {
-      const std::size_t r = B::shape(x).rank();
-      return B::float_swap_dims(x, r - 2, r - 1);
-    };
-    return std::vector<Primitive>{reduce_to_shape<B>(B::float_matmul(g, t(pb)), B::shape(pa)),
-                                  reduce_to_shape<B>(B::float_matmul(t(pa), g), B::shape(pb))};
-  });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_neg(const Tensor& x) {
-  return record<B>(B::float_neg(x.primitive), {&x},
-                   [](const Primitive& g) { return std::vector<Primitive>{B::float_neg(g)}; });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_exp(const Tensor& x) {
-  const Primitive out = B::float_exp(x.primitive);
-  return record<B>(out, {&x}, [out](const Primitive& g) { return std::vector<Primitive>{B::float_mul(g, out)}; });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_log(const Tensor& x) {
-  const Primitive px = x.primitive;
-  return record<B>(B::float_log(px), {&x}, [px](const Primitive& g) { return std::vector<Primitive>{B::float_div(g, px)}; });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_sqrt(const Tensor& x) {
-  const Primitive out = B::float_sqrt(x.primitive);
-  return record<B>(out, {&x}, [out](const Primitive& g) {
-    return std::vector<Primitive>{B::float_mul_scalar(B::float_div(g, out), 0.5)};
-  });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_tanh(const Tensor& x) {
-  const Primitive out = B::float_tanh(x.primitive);
-  return record<B>(out, {&x}, [out](const Primitive& g) {
-    const Primitive one_minus_sq = B::float_add_scalar(B::float_neg(B::float_mul(out, out)), 1.0);
-    return std::vector<Primitive>{B::float_mul(g, one_minus_sq)};
-  });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::sigmoid(const Tensor& x) {
-  const Primitive out = B::sigmoid(x.primitive);
-  return record<B>(out, {&x}, [out](const Primitive& g) {
-    const Primitive one_minus = B::float_add_scalar(B::float_neg(out), 1.0);
-    return std::vector<Primitive>{B::float_mul(g, B::float_mul(out, one_minus))};
-  });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::relu(const Tensor& x) {
-  const Primitive px = x.primitive;
-  return record<B>(B::relu(px), {&x}, [px](const Primitive& g) {
-    const Primitive mask = B::bool_into_float(B::float_greater_scalar(px, 0.0), B::dtype(px));
-    return std::vector<Primitive>{B::float_mul(g, mask)};
-  });
-}
-
-// d/dx x^p = p * x^(p-1), evaluated in IEEE arithmetic (docs/OPS.md "powf_scalar backward"):
-// at x = 0 that gives 1 for p = 1, 0 for p > 1, +-inf for p < 1 (the one-sided slope). p = 0 is
-// the exception: x^0 = 1 everywhere, so its derivative is 0 everywhere, where the formula would
-// give 0 * 0^-1 = 0 * inf = NaN at x = 0. The incoming gradient is still multiplied (g * 0), so
-// a non-finite upstream gradient stays visible as NaN, as for any other zero derivative.
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_powf_scalar(const Tensor& x, double p) {
-  const Primitive px = x.primitive;
-  return record<B>(B::float_powf_scalar(px, p), {&x}, [px, p](const Primitive& g) {
-    if (p == 0.0) return std::vector<Primitive>{B::float_mul_scalar(g, 0.0)};
-    return std::vector<Primitive>{B::float_mul(g, B::float_mul_scalar(B::float_powf_scalar(px, p - 1.0), p))};
-  });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_add_scalar(const Tensor& x, double s) {
-  return record<B>(B::float_add_scalar(x.primitive, s), {&x},
-                   [](const Primitive& g) { return std::vector<Primitive>{g}; });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_mul_scalar(const Tensor& x, double s) {
-  return record<B>(B::float_mul_scalar(x.primitive, s), {&x},
-                   [s](const Primitive& g) { return std::vector<Primitive>{B::float_mul_scalar(g, s)}; });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_sum(const Tensor& x) {
-  const Shape sx = shape(x);
-  return record<B>(B::float_sum(x.primitive), {&x}, [sx](const Primitive& g) {
-    return std::vector<Primitive>{autodiff_detail::expand_to_shape<B>(g, sx)};
-  });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_mean(const Tensor& x) {
-  const Shape sx = shape(x);
-  return record<B>(B::float_mean(x.primitive), {&x}, [sx](const Primitive& g) {
-    const double n = static_cast<double>(sx.num_elements());
-    return std::vector<Primitive>{B::float_mul_scalar(autodiff_detail::expand_to_shape<B>(g, sx), 1.0 / n)};
-  });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_sum_dim(const Tensor& x, std::size_t dim) {
-  const Shape sx = shape(x);
-  return record<B>(B::float_sum_dim(x.primitive, dim), {&x}, [sx](const Primitive& g) {
-    return std::vector<Primitive>{autodiff_detail::expand_to_shape<B>(g, sx)};
-  });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_mean_dim(const Tensor& x, std::size_t dim) {
-  const Shape sx = shape(x);
-  return record<B>(B::float_mean_dim(x.primitive, dim), {&x}, [sx, dim](const Primitive& g) {
-    const double n = static_cast<double>(sx[dim]);
-    return std::vector<Primitive>{B::float_mul_scalar(autodiff_detail::expand_to_shape<B>(g, sx), 1.0 / n)};
-  });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_reshape(const Tensor& x, const Shape& s) {
-  const Shape sx = shape(x);
-  return record<B>(B::float_reshape(x.primitive, s), {&x},
-                   [sx](const Primitive& g) { return std::vector<Primitive>{B::float_reshape(g, sx)}; });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_swap_dims(const Tensor& x, std::size_t d0, std::size_t d1) {
-  return record<B>(B::float_swap_dims(x.primitive, d0, d1), {&x}, [d0, d1](const Primitive& g) {
-    return std::vector<Primitive>{B::float_swap_dims(g, d0, d1)};
-  });
-}
+// Members the registry derives without a hand-written rule (Note [The op registry]): ops with
+// Int or Bool results run B on the untracked primitives (no gradient flows through a comparison
+// or an index), int/bool -> float conversions start a new leaf.
+#define CROSSGRAD_AD_DEFINE(name, method, Sig, Operand, Result, Rule) CROSSGRAD_AD_DEFINE_##Rule(name, Sig)
+#define CROSSGRAD_AD_DEFINE_Backward(name, Sig)
+#define CROSSGRAD_AD_DEFINE_None(name, Sig) CROSSGRAD_PP_CAT(CROSSGRAD_AD_NONE_, CROSSGRAD_SIG_CLASS_##Sig)(name, Sig)
+#define CROSSGRAD_AD_NONE_MAP(name, Sig)                                                        \
+  template <class B>                                                                           \
+  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Tensor, Primitive)->Primitive {            \
+    return B::name(tensor.primitive CROSSGRAD_SIG_EXTRA_##Sig);                                \
+  }
+#define CROSSGRAD_AD_NONE_ZIP(name, Sig)                                                        \
+  template <class B>                                                                           \
+  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Tensor, Primitive)->Primitive {            \
+    return B::name(lhs.primitive, rhs.primitive);                                              \
+  }
+#define CROSSGRAD_AD_DEFINE_Leaf(name, Sig)                                                     \
+  template <class B>                                                                           \
+  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Tensor {            \
+    return from_inner(B::name(tensor CROSSGRAD_SIG_EXTRA_##Sig));                              \
+  }
+CROSSGRAD_OPS(CROSSGRAD_AD_DEFINE)
+#undef CROSSGRAD_AD_DEFINE
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_to_device(const Tensor& x, const Device& d) {
   const Device from = device(x);
-  return record<B>(B::float_to_device(x.primitive, d), {&x},
+  return autodiff_detail::record<B>(B::float_to_device(x.primitive, d), {&x},
                    [from](const Primitive& g) { return std::vector<Primitive>{B::float_to_device(g, from)}; });
-}
-
-template <class B>
-AutodiffTensor<B> Autodiff<B>::float_cast(const Tensor& x, DType to) {
-  const DType from = dtype(x);
-  return record<B>(B::float_cast(x.primitive, to), {&x},
-                   [from](const Primitive& g) { return std::vector<Primitive>{B::float_cast(g, from)}; });
 }
 
 // Note [One node per id]

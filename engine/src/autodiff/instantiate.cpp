@@ -1,5 +1,7 @@
 // One instantiation of Autodiff<B> per registered backend (Note [Autodiff<B> is one decorator]).
 #include "autodiff/autodiff_impl.hpp"
+#include "autodiff/backward_rules.hpp"
+#include "autodiff/backward_rules_indexing.hpp"
 
 namespace crossgrad {
 #define CROSSGRAD_X(Name) template struct Autodiff<backends::Name>;

@@ -64,7 +64,7 @@ R with_float_primitive(const char* op, const DispatchTensor& t, F&& f) {
   const std::optional<FloatView> v = float_view(t.kind);
   if (!v) kind_mismatch(op, "Float", t.kind);
   const DispatchTensorKind& k = v->tracked ? t.kind.autodiff_inner() : t.kind;
-  return std::visit(Overloaded{[](const AutodiffKind&) -> R { __builtin_unreachable(); },
+  return std::visit(Overloaded{[](const AutodiffKind&) -> R { panic(PanicId::Unreachable); },
                                [&]<class B>(const BackendTensor<B>& bt) -> R {
                                  if (const auto* p = std::get_if<FloatPrimitive<B>>(&bt.value)) return f.template operator()<B>(p->tensor);
                                  return f.template operator()<B>(std::get<AutodiffTensor<B>>(bt.value).primitive);
@@ -131,7 +131,7 @@ DispatchTensor Dispatch::float_to_device(const DispatchTensor& t, const Dispatch
       panic(PanicId::CrossBackendAutodiffMove,
             {{"from", std::string(t.kind.autodiff_inner().backend_name())}, {"to", std::string(backend_name_of(target))}});
     }
-    return std::visit(Overloaded{[](const AutodiffKind&) -> DispatchTensor { __builtin_unreachable(); },
+    return std::visit(Overloaded{[](const AutodiffKind&) -> DispatchTensor { panic(PanicId::Unreachable); },
                                  [&]<class B>(const BackendTensor<B>& bt) -> DispatchTensor {
                                    const Device& d = std::get<BackendDevice<B>>(target.value).device;
                                    return tracked<B>(Autodiff<B>::float_to_device(std::get<AutodiffTensor<B>>(bt.value), d),
@@ -140,11 +140,11 @@ DispatchTensor Dispatch::float_to_device(const DispatchTensor& t, const Dispatch
                       t.kind.autodiff_inner().value);
   }
   return std::visit(
-      Overloaded{[](const AutodiffKind&) -> DispatchTensor { __builtin_unreachable(); },
+      Overloaded{[](const AutodiffKind&) -> DispatchTensor { panic(PanicId::Unreachable); },
                  [&]<class From>(const BackendTensor<From>& bt) -> DispatchTensor {
                    const typename From::Tensor& src = std::get<FloatPrimitive<From>>(bt.value).tensor;
                    return std::visit(
-                       Overloaded{[](const AutodiffDevice&) -> DispatchTensor { __builtin_unreachable(); },
+                       Overloaded{[](const AutodiffDevice&) -> DispatchTensor { panic(PanicId::Unreachable); },
                                   [&]<class To>(const BackendDevice<To>& d) -> DispatchTensor {
                                     if constexpr (std::is_same_v<From, To>) {
                                       return plain<To>(To::float_to_device(src, d.device));

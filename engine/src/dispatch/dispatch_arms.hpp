@@ -2,7 +2,8 @@
 // Note [Dispatch arms]
 // The only place that turns a runtime kind into a typed backend call. Each helper visits the kind
 // variant generated from the backend registry, so no backend is named here and none can be
-// missing: std::visit has no default arm. Ops in ops_api.cpp are one-liners over these helpers.
+// missing: std::visit has no default arm. The registry's ops (ops_api.cpp) expand into one call of
+// map_op, zip_op, indexed_op or list_op each, chosen by the op's signature.
 #include <crossgrad/core/panic.hpp>
 #include <crossgrad/dispatch/debug.hpp>
 #include <crossgrad/dispatch/kind.hpp>
@@ -66,50 +67,170 @@ inline std::optional<FloatView> float_view(const DispatchTensorKind& kind) {
       kind.value);
 }
 
-// f.template operator()<Be>(x) with Be = B on plain tensors and Be = Autodiff<B> on tracked ones.
-template <class F>
-DispatchTensor map_float(std::string_view op, const DispatchTensor& t, F&& f) {
-  if (!float_view(t.kind)) kind_mismatch(op, "Float", t.kind);
-  if (!t.kind.is_autodiff()) {
-    return std::visit(Overloaded{[](const AutodiffKind&) -> DispatchTensor { __builtin_unreachable(); },
-                                 [&]<class B>(const BackendTensor<B>& bt) -> DispatchTensor {
-                                   return plain<B>(f.template operator()<B>(std::get<FloatPrimitive<B>>(bt.value).tensor));
-                                 }},
-                      t.kind.value);
+// The result of a registry op in the kind its Result gives it: B(Float|Int|Bool(p)) for a plain
+// receiver; for a tracked one Autodiff(B(Autodiff(a))) (Float) or Autodiff(B(Int|Bool(p))), the
+// kind int and bool tensors have on an autodiff device.
+template <class B, PrimitiveKind R>
+DispatchTensor wrap_plain(typename B::Tensor t) {
+  if constexpr (R == PrimitiveKind::Float) return plain<B>(std::move(t));
+  if constexpr (R == PrimitiveKind::Int) return {DispatchTensorKind{BackendTensor<B>::Int(std::move(t))}, std::nullopt};
+  if constexpr (R == PrimitiveKind::Bool) return {DispatchTensorKind{BackendTensor<B>::Bool(std::move(t))}, std::nullopt};
+}
+template <class B, PrimitiveKind R, class Result>
+DispatchTensor wrap_tracked(Result r, std::optional<CheckpointingStrategy> checkpointing) {
+  if constexpr (R == PrimitiveKind::Float) {
+    return tracked<B>(std::move(r), checkpointing);
+  } else {
+    BackendTensor<B> bt = R == PrimitiveKind::Int ? BackendTensor<B>::Int(std::move(r)) : BackendTensor<B>::Bool(std::move(r));
+    return {DispatchTensorKind::Autodiff(DispatchTensorKind{std::move(bt)}),
+            checkpointing ? checkpointing : CheckpointingStrategy::Disabled};
   }
-  return std::visit(Overloaded{[](const AutodiffKind&) -> DispatchTensor { __builtin_unreachable(); },
-                               [&]<class B>(const BackendTensor<B>& bt) -> DispatchTensor {
-                                 return tracked<B>(f.template operator()<Autodiff<B>>(std::get<AutodiffTensor<B>>(bt.value)),
-                                                   t.checkpointing);
-                               }},
-                    t.kind.autodiff_inner().value);
 }
 
-// Binary float ops: both operands float, on one backend, both plain or both tracked.
-template <class F>
-DispatchTensor zip_float(std::string_view op, const DispatchTensor& a, const DispatchTensor& b, F&& f) {
-  const std::optional<FloatView> va = float_view(a.kind);
-  if (!va) kind_mismatch(op, "Float", a.kind);
-  const std::optional<FloatView> vb = float_view(b.kind);
-  if (!vb) kind_mismatch(op, "Float", b.kind);
-  if (va->backend != vb->backend || va->tracked != vb->tracked) {
+// An int or bool tensor as ops see it: B(Int(p)) or Autodiff(B(Int(p))) (likewise Bool).
+inline std::optional<FloatView> primitive_view(const DispatchTensorKind& kind, PrimitiveKind want) {
+  const bool tracked = kind.is_autodiff();
+  const DispatchTensorKind& k = tracked ? kind.autodiff_inner() : kind;
+  return std::visit(Overloaded{[](const AutodiffKind&) -> std::optional<FloatView> { return std::nullopt; },
+                               [&](const auto& bt) -> std::optional<FloatView> {
+                                 if (bt.primitive_kind() != want) return std::nullopt;
+                                 return FloatView{k.value.index(), tracked};
+                               }},
+                    k.value);
+}
+
+template <class B>
+const typename B::Tensor& primitive_of(const BackendTensor<B>& bt, PrimitiveKind kind) {
+  switch (kind) {
+    case PrimitiveKind::Int:
+      return std::get<IntPrimitive<B>>(bt.value).tensor;
+    case PrimitiveKind::Bool:
+      return std::get<BoolPrimitive<B>>(bt.value).tensor;
+    case PrimitiveKind::Float:
+      return std::get<FloatPrimitive<B>>(bt.value).tensor;
+    case PrimitiveKind::Quantized:
+    case PrimitiveKind::Autodiff:
+      break;
+  }
+  panic(PanicId::Unreachable);
+}
+
+// Visits the backend tensor inside a kind that a view has already resolved; an Autodiff arm here
+// is an engine bug, reported as the catalog's unreachable panic rather than undefined behaviour.
+template <class R, class F>
+R visit_backend(const DispatchTensorKind& k, F&& f) {
+  return std::visit(Overloaded{[](const AutodiffKind&) -> R { panic(PanicId::Unreachable); },
+                               [&]<class B>(const BackendTensor<B>& bt) -> R { return f.template operator()<B>(bt); }},
+                    k.value);
+}
+
+// The receiver's view for a registry op whose receiver is Operand; op-kind-mismatch otherwise.
+template <PrimitiveKind Operand>
+FloatView receiver_view(std::string_view op, const DispatchTensor& t) {
+  const std::optional<FloatView> v = Operand == PrimitiveKind::Float ? float_view(t.kind) : primitive_view(t.kind, Operand);
+  if (!v) kind_mismatch(op, primitive_kind_name(Operand), t.kind);
+  return *v;
+}
+
+// A second tensor operand must be on the receiver's backend and tracked alike.
+inline void check_same_backend(std::string_view op, const DispatchTensor& a, FloatView va, const DispatchTensor& b, FloatView vb) {
+  if (va.backend != vb.backend || va.tracked != vb.tracked) {
     panic(PanicId::OpBackendMismatch, {{"op", std::string(op)}, {"lhs:?", debug(a.kind)}, {"rhs:?", debug(b.kind)}});
   }
-  const DispatchTensorKind& ka = va->tracked ? a.kind.autodiff_inner() : a.kind;
-  const DispatchTensorKind& kb = vb->tracked ? b.kind.autodiff_inner() : b.kind;
-  return std::visit(
-      Overloaded{[](const AutodiffKind&) -> DispatchTensor { __builtin_unreachable(); },
-                 [&]<class B>(const BackendTensor<B>& ta) -> DispatchTensor {
-                   const BackendTensor<B>& tb = std::get<BackendTensor<B>>(kb.value);
-                   if (va->tracked) {
-                     return tracked<B>(f.template operator()<Autodiff<B>>(std::get<AutodiffTensor<B>>(ta.value),
-                                                                          std::get<AutodiffTensor<B>>(tb.value)),
-                                       a.checkpointing);
-                   }
-                   return plain<B>(f.template operator()<B>(std::get<FloatPrimitive<B>>(ta.value).tensor,
-                                                            std::get<FloatPrimitive<B>>(tb.value).tensor));
-                 }},
-      ka.value);
+}
+
+// f.template operator()<Be>(x) with Be = B on plain tensors and Be = Autodiff<B> on tracked ones
+// (x: B's primitive, or for a float receiver on Autodiff<B> its AutodiffTensor).
+template <PrimitiveKind Operand, PrimitiveKind R, class F>
+DispatchTensor map_op(std::string_view op, const DispatchTensor& t, F&& f) {
+  const FloatView v = receiver_view<Operand>(op, t);
+  const DispatchTensorKind& k = v.tracked ? t.kind.autodiff_inner() : t.kind;
+  return visit_backend<DispatchTensor>(k, [&]<class B>(const BackendTensor<B>& bt) -> DispatchTensor {
+    if (!v.tracked) return wrap_plain<B, R>(f.template operator()<B>(primitive_of<B>(bt, Operand)));
+    if constexpr (Operand == PrimitiveKind::Float) {
+      return wrap_tracked<B, R>(f.template operator()<Autodiff<B>>(std::get<AutodiffTensor<B>>(bt.value)), t.checkpointing);
+    } else {
+      return wrap_tracked<B, R>(f.template operator()<Autodiff<B>>(primitive_of<B>(bt, Operand)), t.checkpointing);
+    }
+  });
+}
+
+// Two float tensors on one backend, both plain or both tracked.
+template <PrimitiveKind R, class F>
+DispatchTensor zip_op(std::string_view op, const DispatchTensor& a, const DispatchTensor& b, F&& f) {
+  const FloatView va = receiver_view<PrimitiveKind::Float>(op, a);
+  const FloatView vb = receiver_view<PrimitiveKind::Float>(op, b);
+  check_same_backend(op, a, va, b, vb);
+  const DispatchTensorKind& ka = va.tracked ? a.kind.autodiff_inner() : a.kind;
+  const DispatchTensorKind& kb = vb.tracked ? b.kind.autodiff_inner() : b.kind;
+  return visit_backend<DispatchTensor>(ka, [&]<class B>(const BackendTensor<B>& ta) -> DispatchTensor {
+    const BackendTensor<B>& tb = std::get<BackendTensor<B>>(kb.value);
+    if (va.tracked) {
+      return wrap_tracked<B, R>(f.template operator()<Autodiff<B>>(std::get<AutodiffTensor<B>>(ta.value),
+                                                                   std::get<AutodiffTensor<B>>(tb.value)),
+                                a.checkpointing);
+    }
+    return wrap_plain<B, R>(f.template operator()<B>(std::get<FloatPrimitive<B>>(ta.value).tensor,
+                                                     std::get<FloatPrimitive<B>>(tb.value).tensor));
+  });
+}
+
+// A float receiver, an Int index tensor and (ASSIGN) a float values tensor, all of one backend and
+// tracked alike. f gets (x, indices) or (x, indices, values); indices are always B's primitive.
+template <bool WithValues, class F>
+DispatchTensor indexed_op(std::string_view op, const DispatchTensor& t, const DispatchTensor& indices,
+                          const DispatchTensor* values, F&& f) {
+  const FloatView vt = receiver_view<PrimitiveKind::Float>(op, t);
+  const std::optional<FloatView> vi = primitive_view(indices.kind, PrimitiveKind::Int);
+  if (!vi) kind_mismatch(op, "Int", indices.kind);
+  check_same_backend(op, t, vt, indices, *vi);
+  std::optional<FloatView> vv;
+  if (values != nullptr) {
+    vv = receiver_view<PrimitiveKind::Float>(op, *values);
+    check_same_backend(op, t, vt, *values, *vv);
+  }
+  const auto inner = [](const DispatchTensor& x, bool tracked) -> const DispatchTensorKind& {
+    return tracked ? x.kind.autodiff_inner() : x.kind;
+  };
+  return visit_backend<DispatchTensor>(inner(t, vt.tracked), [&]<class B>(const BackendTensor<B>& bt) -> DispatchTensor {
+    const typename B::Tensor& idx = std::get<IntPrimitive<B>>(std::get<BackendTensor<B>>(inner(indices, vt.tracked).value).value).tensor;
+    const BackendTensor<B>* bv = values ? &std::get<BackendTensor<B>>(inner(*values, vt.tracked).value) : nullptr;
+    if (vt.tracked) {
+      const AutodiffTensor<B>& x = std::get<AutodiffTensor<B>>(bt.value);
+      if constexpr (WithValues) {
+        return tracked<B>(f.template operator()<Autodiff<B>>(x, idx, std::get<AutodiffTensor<B>>(bv->value)), t.checkpointing);
+      } else {
+        return tracked<B>(f.template operator()<Autodiff<B>>(x, idx), t.checkpointing);
+      }
+    }
+    const typename B::Tensor& x = std::get<FloatPrimitive<B>>(bt.value).tensor;
+    if constexpr (WithValues) {
+      return plain<B>(f.template operator()<B>(x, idx, std::get<FloatPrimitive<B>>(bv->value).tensor));
+    } else {
+      return plain<B>(f.template operator()<B>(x, idx));
+    }
+  });
+}
+
+// A list of float tensors, all on the first one's backend and tracked alike; cat-empty for none.
+template <class F>
+DispatchTensor list_op(std::string_view op, const std::vector<DispatchTensor>& ts, F&& f) {
+  if (ts.empty()) panic(PanicId::CatEmpty);
+  const FloatView v0 = receiver_view<PrimitiveKind::Float>(op, ts.front());
+  for (const DispatchTensor& t : ts) check_same_backend(op, ts.front(), v0, t, receiver_view<PrimitiveKind::Float>(op, t));
+  const auto inner = [&](const DispatchTensor& x) -> const DispatchTensorKind& {
+    return v0.tracked ? x.kind.autodiff_inner() : x.kind;
+  };
+  return visit_backend<DispatchTensor>(inner(ts.front()), [&]<class B>(const BackendTensor<B>&) -> DispatchTensor {
+    if (v0.tracked) {
+      std::vector<AutodiffTensor<B>> xs;
+      for (const DispatchTensor& t : ts) xs.push_back(std::get<AutodiffTensor<B>>(std::get<BackendTensor<B>>(inner(t).value).value));
+      return tracked<B>(f.template operator()<Autodiff<B>>(xs), ts.front().checkpointing);
+    }
+    std::vector<typename B::Tensor> xs;
+    for (const DispatchTensor& t : ts) xs.push_back(std::get<FloatPrimitive<B>>(std::get<BackendTensor<B>>(inner(t).value).value).tensor);
+    return plain<B>(f.template operator()<B>(xs));
+  });
 }
 
 // Resolves the receiver of an autodiff operation exactly as CONTRACT section 5 orders the checks:

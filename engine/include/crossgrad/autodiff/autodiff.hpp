@@ -7,9 +7,21 @@
 #include <crossgrad/autodiff/gradients.hpp>
 #include <crossgrad/autodiff/node.hpp>
 #include <crossgrad/backends/registry.hpp>
+#include <crossgrad/ops/op_list.hpp>
 
 #include <memory>
 #include <optional>
+
+// Autodiff<B>'s parameter and result types per registry kind: a float receiver is tracked, an int
+// or bool one (and any index tensor) is B's primitive.
+#define CROSSGRAD_AD_OPERAND_Float Tensor
+#define CROSSGRAD_AD_OPERAND_Int Primitive
+#define CROSSGRAD_AD_OPERAND_Bool Primitive
+#define CROSSGRAD_AD_RESULT_Float Tensor
+#define CROSSGRAD_AD_RESULT_Int Primitive
+#define CROSSGRAD_AD_RESULT_Bool Primitive
+#define CROSSGRAD_AUTODIFF_OP_DECL(name, method, Sig, Operand, Result, Rule) \
+  static CROSSGRAD_AD_RESULT_##Result name CROSSGRAD_SIG_PARAMS_##Sig(CROSSGRAD_AD_OPERAND_##Operand, Primitive);
 
 namespace crossgrad {
 
@@ -38,29 +50,11 @@ struct Autodiff {
   static DType dtype(const Tensor& t) { return B::dtype(t.primitive); }
   static Device device(const Tensor& t) { return B::device(t.primitive); }
 
-  static Tensor float_add(const Tensor& lhs, const Tensor& rhs);
-  static Tensor float_sub(const Tensor& lhs, const Tensor& rhs);
-  static Tensor float_mul(const Tensor& lhs, const Tensor& rhs);
-  static Tensor float_div(const Tensor& lhs, const Tensor& rhs);
-  static Tensor float_matmul(const Tensor& lhs, const Tensor& rhs);
-  static Tensor float_neg(const Tensor& t);
-  static Tensor float_exp(const Tensor& t);
-  static Tensor float_log(const Tensor& t);
-  static Tensor float_sqrt(const Tensor& t);
-  static Tensor float_tanh(const Tensor& t);
-  static Tensor relu(const Tensor& t);
-  static Tensor sigmoid(const Tensor& t);
-  static Tensor float_powf_scalar(const Tensor& t, double exponent);
-  static Tensor float_add_scalar(const Tensor& t, double scalar);
-  static Tensor float_mul_scalar(const Tensor& t, double scalar);
-  static Tensor float_sum(const Tensor& t);
-  static Tensor float_mean(const Tensor& t);
-  static Tensor float_sum_dim(const Tensor& t, std::size_t dim);
-  static Tensor float_mean_dim(const Tensor& t, std::size_t dim);
-  static Tensor float_reshape(const Tensor& t, const Shape& shape);
-  static Tensor float_swap_dims(const Tensor& t, std::size_t dim0, std::size_t dim1);
+  // Every op of the registry (Note [The op registry]). Float results are tracked; Int and Bool
+  // results are B's untracked primitives; int/bool -> float conversions start new leaves.
+  CROSSGRAD_OPS(CROSSGRAD_AUTODIFF_OP_DECL)
+  // Differentiable within B: the gradient moves back to the source device.
   static Tensor float_to_device(const Tensor& t, const Device& device);
-  static Tensor float_cast(const Tensor& t, DType dtype);
 
   // Seeds the root with ones of its shape (a non-scalar root acts like its sum) and returns the
   // gradient of every tracked leaf the root depends on. Panics duplicate-node-id when two

@@ -6,6 +6,14 @@
 // backend raises the same catalog panic for the same bad input.
 #include <crossgrad/core/device.hpp>
 #include <crossgrad/core/tensor_data.hpp>
+#include <crossgrad/ops/op_list.hpp>
+
+#include <vector>
+
+// One registry entry as a backend member, over the backend's `Tensor` (index tensors included:
+// float, int and bool primitives share it). Every backend names its tensor type `Tensor`.
+#define CROSSGRAD_BACKEND_OP_DECL(name, method, Sig, Operand, Result, Rule) \
+  static Tensor name CROSSGRAD_SIG_PARAMS_##Sig(Tensor, Tensor);
 
 #define CROSSGRAD_DECLARE_BACKEND_OPS(T, Q)                                                     \
   /* Copies validated data (float, int or bool dtype) onto `device`; panics device-unavailable. */ \
@@ -20,41 +28,10 @@
   /* A float tensor of `shape` filled with `value` (F32 or F64). */                              \
   static T float_full(const ::crossgrad::Shape& shape, double value, ::crossgrad::DType dtype,  \
                       const ::crossgrad::Device& device);                                        \
-  /* Element-wise binary ops with NumPy broadcasting; operands share one float dtype. */        \
-  static T float_add(const T& lhs, const T& rhs);                                                \
-  static T float_sub(const T& lhs, const T& rhs);                                                \
-  static T float_mul(const T& lhs, const T& rhs);                                                \
-  static T float_div(const T& lhs, const T& rhs);                                                \
-  /* Element-wise unary ops; results keep shape and dtype. */                                    \
-  static T float_neg(const T& tensor);                                                           \
-  static T float_exp(const T& tensor);                                                           \
-  static T float_log(const T& tensor);                                                           \
-  static T float_sqrt(const T& tensor);                                                          \
-  static T float_tanh(const T& tensor);                                                          \
-  static T relu(const T& tensor);                                                                \
-  static T sigmoid(const T& tensor);                                                             \
-  /* Element-wise with a scalar, computed in the tensor's dtype. */                             \
-  static T float_powf_scalar(const T& tensor, double exponent);                                  \
-  static T float_add_scalar(const T& tensor, double scalar);                                     \
-  static T float_mul_scalar(const T& tensor, double scalar);                                     \
-  /* [..., m, k] x [..., k, n] with broadcast batch dims (rules::plan_matmul). */                \
-  static T float_matmul(const T& lhs, const T& rhs);                                             \
-  /* Sum / mean of all elements, shape [1]. */                                                   \
-  static T float_sum(const T& tensor);                                                           \
-  static T float_mean(const T& tensor);                                                          \
-  /* Along `dim`, keeping it with size 1. */                                                     \
-  static T float_sum_dim(const T& tensor, std::size_t dim);                                      \
-  static T float_mean_dim(const T& tensor, std::size_t dim);                                     \
-  static T float_reshape(const T& tensor, const ::crossgrad::Shape& shape);                      \
-  static T float_swap_dims(const T& tensor, std::size_t dim0, std::size_t dim1);                 \
   /* Same backend, another device (a copy; identity when the device is the same). */             \
   static T float_to_device(const T& tensor, const ::crossgrad::Device& device);                  \
-  /* Between float dtypes (F32 <-> F64); panics unsupported-dtype for others. */                 \
-  static T float_cast(const T& tensor, ::crossgrad::DType dtype);                                \
-  /* Bool tensor: tensor > scalar (relu's backward uses it). */                                  \
-  static T float_greater_scalar(const T& tensor, double scalar);                                 \
-  /* Bool tensor to 0/1 floats of `dtype`. */                                                    \
-  static T bool_into_float(const T& tensor, ::crossgrad::DType dtype);                           \
+  /* Every op of the registry (ops/op_list.hpp; semantics in docs/OPS.md), T for index tensors. */ \
+  CROSSGRAD_OPS(CROSSGRAD_BACKEND_OP_DECL)                                                       \
   /* Per-tensor symmetric int8 (backends/quantized.hpp); panics quantize-non-finite. */          \
   static Q quantize(const T& tensor);                                                            \
   /* Back to F32. */                                                                             \

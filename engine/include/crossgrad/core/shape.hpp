@@ -29,4 +29,11 @@ class Shape {
   std::vector<std::size_t> dims_;
 };
 
+// A half-open range [start, end) of indices along one dim (float_slice).
+struct Range {
+  std::size_t start = 0;
+  std::size_t end = 0;
+  friend bool operator==(const Range&, const Range&) = default;
+};
+
 }  // namespace crossgrad

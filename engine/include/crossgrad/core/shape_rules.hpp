@@ -2,6 +2,7 @@
 // Shape and dtype rules every backend applies before its kernels, so that all backends raise the
 // same catalog panics for the same bad input. Kernels stay the backends' own.
 #include <crossgrad/core/dtype.hpp>
+#include <crossgrad/core/panic.hpp>
 #include <crossgrad/core/shape.hpp>
 
 #include <cstddef>
@@ -42,5 +43,33 @@ Shape reduced_shape(const Shape& shape, std::size_t dim);
 void check_reshape(const Shape& from, const Shape& to);
 // Shape with dims d0 and d1 exchanged (both checked).
 Shape swapped_shape(const Shape& shape, std::size_t d0, std::size_t d1, std::string_view op);
+
+// Panics unsupported-dtype unless dtype is I64 or I32 (index tensors).
+void check_index_dtype(DType dtype, std::string_view op);
+// Panics clamp-bounds unless min <= max (so neither is NaN).
+void check_clamp_bounds(double min, double max);
+// Panics dim-out-of-range, then empty-reduction when the reduced dim has size 0 (max has no value).
+void check_nonempty_reduction(const Shape& shape, std::size_t dim, std::string_view op);
+
+// float_cat: non-empty list (cat-empty), one rank, dim < rank, every other dim equal
+// (cat-mismatch). Returns the output shape.
+Shape cat_shape(const std::vector<Shape>& shapes, std::size_t dim);
+// float_slice: at most rank ranges (dim-out-of-range), start <= end <= size (slice-out-of-range);
+// dims without a range are kept whole. Returns the ranges completed to the full rank.
+std::vector<Range> full_ranges(const Shape& shape, const std::vector<Range>& ranges);
+Shape sliced_shape(const std::vector<Range>& full);
+// float_select / float_select_assign: dim < rank, a 1-D index tensor (select-index-rank) of I64 or
+// I32. Index values are checked by the kernels as they read them (index-out-of-range).
+void check_select(const Shape& shape, std::size_t dim, const Shape& indices, DType index_dtype, std::string_view op);
+[[noreturn]] void index_out_of_range(std::string_view op, long long index, std::size_t dim, std::size_t size);
+// Shape of the selected values: `shape` with dim set to the index count.
+Shape selected_shape(const Shape& shape, std::size_t dim, std::size_t count);
+// float_select_assign: values must have selected_shape (assign-shape-mismatch).
+void check_assign_values(const Shape& expected, const Shape& values, std::string_view op);
+// float_permute: axes is a permutation of 0..rank-1 (permute-invalid). Returns the output shape.
+Shape permuted_shape(const Shape& shape, const std::vector<std::size_t>& axes);
+// float_expand: rank(to) >= rank(from), aligned from the right, each dim equal or 1 in `from`
+// (expand-mismatch). `to` must fit (shape-overflow).
+void check_expand(const Shape& from, const Shape& to);
 
 }  // namespace crossgrad::rules

@@ -5,9 +5,14 @@
 #include <crossgrad/core/tensor_data.hpp>
 #include <crossgrad/dispatch/device.hpp>
 #include <crossgrad/dispatch/kind.hpp>
+#include <crossgrad/ops/op_list.hpp>
 
 #include <cstddef>
 #include <optional>
+#include <vector>
+
+#define CROSSGRAD_DISPATCH_OP_DECL(name, method, Sig, Operand, Result, Rule) \
+  static DispatchTensor name CROSSGRAD_SIG_PARAMS_##Sig(DispatchTensor, DispatchTensor);
 
 namespace crossgrad {
 
@@ -23,31 +28,14 @@ struct Dispatch {
   static Shape float_shape(const DispatchTensor& tensor);
   static DType float_dtype(const DispatchTensor& tensor);
 
-  // Float ops (NumPy broadcasting for the binary ones).
-  static DispatchTensor float_add(const DispatchTensor& lhs, const DispatchTensor& rhs);
-  static DispatchTensor float_sub(const DispatchTensor& lhs, const DispatchTensor& rhs);
-  static DispatchTensor float_mul(const DispatchTensor& lhs, const DispatchTensor& rhs);
-  static DispatchTensor float_div(const DispatchTensor& lhs, const DispatchTensor& rhs);
-  static DispatchTensor float_matmul(const DispatchTensor& lhs, const DispatchTensor& rhs);
-  static DispatchTensor float_neg(const DispatchTensor& t);
-  static DispatchTensor float_exp(const DispatchTensor& t);
-  static DispatchTensor float_log(const DispatchTensor& t);
-  static DispatchTensor float_sqrt(const DispatchTensor& t);
-  static DispatchTensor float_tanh(const DispatchTensor& t);
-  static DispatchTensor relu(const DispatchTensor& t);
-  static DispatchTensor sigmoid(const DispatchTensor& t);
-  static DispatchTensor float_powf_scalar(const DispatchTensor& t, double exponent);
-  static DispatchTensor float_add_scalar(const DispatchTensor& t, double scalar);
-  static DispatchTensor float_mul_scalar(const DispatchTensor& t, double scalar);
-  static DispatchTensor float_sum(const DispatchTensor& t);
-  static DispatchTensor float_mean(const DispatchTensor& t);
-  static DispatchTensor float_sum_dim(const DispatchTensor& t, std::size_t dim);
-  static DispatchTensor float_mean_dim(const DispatchTensor& t, std::size_t dim);
-  static DispatchTensor float_reshape(const DispatchTensor& t, const Shape& shape);
-  static DispatchTensor float_swap_dims(const DispatchTensor& t, std::size_t dim0, std::size_t dim1);
+  // Every op of the registry (Note [The op registry]; semantics in docs/OPS.md). A tracked
+  // receiver gives a tracked result: Autodiff(B(Autodiff(...))) for Float results,
+  // Autodiff(B(Int(...))) / Autodiff(B(Bool(...))) for Int and Bool results (no gradient flows
+  // through them), and a new leaf for int/bool -> float conversions. Index tensors are Int
+  // tensors of the receiver's backend, tracked-ness matching the receiver's.
+  CROSSGRAD_OPS(CROSSGRAD_DISPATCH_OP_DECL)
   // Across backends for plain tensors; within one backend for autodiff tensors (differentiable).
   static DispatchTensor float_to_device(const DispatchTensor& t, const DispatchDevice& device);
-  static DispatchTensor float_cast(const DispatchTensor& t, DType dtype);
 
   // Quantized primitives (per-tensor symmetric int8).
   static DispatchTensor quantize(const DispatchTensor& t);

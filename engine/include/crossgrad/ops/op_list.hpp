@@ -1,0 +1,174 @@
+#pragma once
+// Note [The op registry]
+// The one list of tensor ops. Every layer that must know every op is expanded from CROSSGRAD_OPS:
+// the backend interface (backends/backend_ops.hpp), Autodiff<B>'s declarations and its generic
+// members (autodiff.hpp, autodiff_impl.hpp), the Dispatch API and its one-line bodies
+// (dispatch.hpp, dispatch/ops_api.cpp), the Tensor methods (tensor.hpp), OpId and op_info below,
+// and from those the harness: the oracle's op enumeration, generators, fuzz decoders, op probes,
+// benchmarks and the generated op table (docs/OP_TABLE.md). Adding an op is one X(...) line here
+// plus what cannot be derived: a kernel per backend, a backward rule when Rule is Backward
+// (autodiff/backward_rules.hpp) and the oracle's independent formula (oracle/src/op_semantics.cpp).
+// A missing kernel or backward rule fails the link, a missing oracle formula fails the build
+// (-Wswitch-enum), a missing docs row fails the OpRegistry tests.
+//
+// X(name, method, Sig, Operand, Result, Rule)
+//   name     Burn's name: the backend's, Autodiff<B>'s and Dispatch's function.
+//   method   the Tensor method (tensor.hpp).
+//   Sig      the parameter list, one of the CROSSGRAD_SIG_* families below.
+//   Operand  the kind of the receiver (Float, Int or Bool); other tensor operands follow the Sig.
+//   Result   the kind of the result: Float, Int (I64) or Bool.
+//   Rule     Backward: a backward rule exists (Float results);
+//            None: no gradient flows (Int and Bool results; on a tracked receiver the result is
+//                  Autodiff(B(Int/Bool(...))), the kind the contract gives int and bool tensors on
+//                  an autodiff device);
+//            Leaf: the result of a tracked receiver is a new tracked leaf, not connected to any
+//                  graph (int/bool -> float conversions: an int or bool tensor never carries a
+//                  graph, so nothing can re-enter one through it).
+//
+// Only appended: OpId's value is the op's code in stored inputs (fuzz corpora, counterexamples).
+#define CROSSGRAD_OPS(X)                                                           \
+  X(float_add, add, Binary, Float, Float, Backward)                                \
+  X(float_sub, sub, Binary, Float, Float, Backward)                                \
+  X(float_mul, mul, Binary, Float, Float, Backward)                                \
+  X(float_div, div, Binary, Float, Float, Backward)                                \
+  X(float_matmul, matmul, Binary, Float, Float, Backward)                          \
+  X(float_neg, neg, Unary, Float, Float, Backward)                                 \
+  X(float_exp, exp, Unary, Float, Float, Backward)                                 \
+  X(float_log, log, Unary, Float, Float, Backward)                                 \
+  X(float_sqrt, sqrt, Unary, Float, Float, Backward)                               \
+  X(float_tanh, tanh, Unary, Float, Float, Backward)                               \
+  X(relu, relu, Unary, Float, Float, Backward)                                     \
+  X(sigmoid, sigmoid, Unary, Float, Float, Backward)                               \
+  X(float_powf_scalar, powf, Scalar, Float, Float, Backward)                       \
+  X(float_add_scalar, add_scalar, Scalar, Float, Float, Backward)                  \
+  X(float_mul_scalar, mul_scalar, Scalar, Float, Float, Backward)                  \
+  X(float_sum, sum, Unary, Float, Float, Backward)                                 \
+  X(float_mean, mean, Unary, Float, Float, Backward)                               \
+  X(float_sum_dim, sum_dim, Dim, Float, Float, Backward)                           \
+  X(float_mean_dim, mean_dim, Dim, Float, Float, Backward)                         \
+  X(float_reshape, reshape, ToShape, Float, Float, Backward)                       \
+  X(float_swap_dims, swap_dims, DimPair, Float, Float, Backward)                   \
+  X(float_cast, cast, ToDType, Float, Float, Backward)                             \
+  X(float_greater_scalar, greater_scalar, Scalar, Float, Bool, None)               \
+  X(bool_into_float, bool_into_float, ToDType, Bool, Float, Leaf)                  \
+  X(int_into_float, int_into_float, ToDType, Int, Float, Leaf)                     \
+  X(float_abs, abs, Unary, Float, Float, Backward)                                 \
+  X(float_clamp, clamp, Bounds, Float, Float, Backward)                            \
+  X(float_max_dim, max_dim, Dim, Float, Float, Backward)                           \
+  X(float_argmax, argmax, Dim, Float, Int, None)                                   \
+  X(float_greater, greater, Binary, Float, Bool, None)                             \
+  X(float_lower, lower, Binary, Float, Bool, None)                                 \
+  X(float_equal, equal, Binary, Float, Bool, None)                                 \
+  X(float_cat, cat, Cat, Float, Float, Backward)                                   \
+  X(float_slice, slice, Ranges, Float, Float, Backward)                            \
+  X(float_select, select, Select, Float, Float, Backward)                          \
+  X(float_select_assign, select_assign, SelectAssign, Float, Float, Backward)      \
+  X(float_permute, permute, Axes, Float, Float, Backward)                          \
+  X(float_expand, expand, ToShape, Float, Float, Backward)                         \
+  X(softmax, softmax, Dim, Float, Float, Backward)                                 \
+  X(log_softmax, log_softmax, Dim, Float, Float, Backward)
+
+// Note [Op signatures]
+// Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
+// list with T the layer's tensor type and I the type of an index tensor (for Autodiff<B> that is
+// B's untracked primitive: indices are int tensors, never tracked). CROSSGRAD_SIG_CLASS_<Sig> says
+// how Dispatch routes it: MAP (one receiver plus plain arguments, CROSSGRAD_SIG_EXTRA_<Sig> after
+// it), ZIP (two tensors of one backend), SELECT / ASSIGN (a receiver, an int index tensor and, for
+// ASSIGN, a values tensor), CAT (a list of tensors).
+#define CROSSGRAD_SIG_PARAMS_Unary(T, I) (const T& tensor)
+#define CROSSGRAD_SIG_PARAMS_Binary(T, I) (const T& lhs, const T& rhs)
+#define CROSSGRAD_SIG_PARAMS_Scalar(T, I) (const T& tensor, double scalar)
+#define CROSSGRAD_SIG_PARAMS_Bounds(T, I) (const T& tensor, double min, double max)
+#define CROSSGRAD_SIG_PARAMS_Dim(T, I) (const T& tensor, std::size_t dim)
+#define CROSSGRAD_SIG_PARAMS_DimPair(T, I) (const T& tensor, std::size_t dim0, std::size_t dim1)
+#define CROSSGRAD_SIG_PARAMS_ToShape(T, I) (const T& tensor, const ::crossgrad::Shape& shape)
+#define CROSSGRAD_SIG_PARAMS_ToDType(T, I) (const T& tensor, ::crossgrad::DType dtype)
+#define CROSSGRAD_SIG_PARAMS_Axes(T, I) (const T& tensor, const std::vector<std::size_t>& axes)
+#define CROSSGRAD_SIG_PARAMS_Ranges(T, I) (const T& tensor, const std::vector<::crossgrad::Range>& ranges)
+#define CROSSGRAD_SIG_PARAMS_Select(T, I) (const T& tensor, std::size_t dim, const I& indices)
+#define CROSSGRAD_SIG_PARAMS_SelectAssign(T, I) \
+  (const T& tensor, std::size_t dim, const I& indices, const T& values)
+#define CROSSGRAD_SIG_PARAMS_Cat(T, I) (const std::vector<T>& tensors, std::size_t dim)
+
+#define CROSSGRAD_SIG_CLASS_Unary MAP
+#define CROSSGRAD_SIG_CLASS_Binary ZIP
+#define CROSSGRAD_SIG_CLASS_Scalar MAP
+#define CROSSGRAD_SIG_CLASS_Bounds MAP
+#define CROSSGRAD_SIG_CLASS_Dim MAP
+#define CROSSGRAD_SIG_CLASS_DimPair MAP
+#define CROSSGRAD_SIG_CLASS_ToShape MAP
+#define CROSSGRAD_SIG_CLASS_ToDType MAP
+#define CROSSGRAD_SIG_CLASS_Axes MAP
+#define CROSSGRAD_SIG_CLASS_Ranges MAP
+#define CROSSGRAD_SIG_CLASS_Select SELECT
+#define CROSSGRAD_SIG_CLASS_SelectAssign ASSIGN
+#define CROSSGRAD_SIG_CLASS_Cat CAT
+
+// The arguments after the receiver, for MAP signatures.
+#define CROSSGRAD_SIG_EXTRA_Unary
+#define CROSSGRAD_SIG_EXTRA_Scalar , scalar
+#define CROSSGRAD_SIG_EXTRA_Bounds , min, max
+#define CROSSGRAD_SIG_EXTRA_Dim , dim
+#define CROSSGRAD_SIG_EXTRA_DimPair , dim0, dim1
+#define CROSSGRAD_SIG_EXTRA_ToShape , shape
+#define CROSSGRAD_SIG_EXTRA_ToDType , dtype
+#define CROSSGRAD_SIG_EXTRA_Axes , axes
+#define CROSSGRAD_SIG_EXTRA_Ranges , ranges
+
+// Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
+#define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
+#define CROSSGRAD_PP_CAT_(a, b) a##b
+
+#include <crossgrad/core/dtype.hpp>
+#include <crossgrad/core/shape.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace crossgrad {
+
+// Op identity, in registry order.
+enum class OpId : std::uint8_t {
+#define CROSSGRAD_X(name, method, Sig, Operand, Result, Rule) name,
+  CROSSGRAD_OPS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+};
+
+#define CROSSGRAD_OP_SIGS(X) \
+  X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat)
+enum class OpSig {
+#define CROSSGRAD_X(Sig) Sig,
+  CROSSGRAD_OP_SIGS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+};
+enum class OpKind { Float, Int, Bool };
+enum class OpRule { Backward, None, Leaf };
+
+struct OpInfo {
+  OpId id;
+  std::string_view name;    // "float_tanh"
+  std::string_view method;  // "tanh"
+  OpSig sig;
+  OpKind operand;
+  OpKind result;
+  OpRule rule;
+};
+
+inline constexpr OpInfo kOps[] = {
+#define CROSSGRAD_X(name, method, Sig, Operand, Result, Rule) \
+  OpInfo{OpId::name, #name, #method, OpSig::Sig, OpKind::Operand, OpKind::Result, OpRule::Rule},
+    CROSSGRAD_OPS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+};
+inline constexpr std::size_t kOpCount = std::size(kOps);
+
+constexpr const OpInfo& op_info(OpId id) { return kOps[static_cast<std::size_t>(id)]; }
+constexpr std::string_view op_name(OpId id) { return op_info(id).name; }
+std::string_view op_sig_name(OpSig sig);
+std::string_view op_kind_name(OpKind kind);
+
+
+}  // namespace crossgrad

@@ -1,0 +1,164 @@
+#pragma once
+// Backward rules of the element-selecting, indexing, layout and normalising ops (abs, clamp,
+// max_dim, cat, slice, select, select_assign, permute, expand, softmax, log_softmax), written once
+// for every backend in terms of B's forward ops. The forward op runs first in each: it applies the
+// shape rules, so a rule below never sees invalid arguments. Semantics: docs/OPS.md.
+#include "autodiff/autodiff_impl.hpp"
+
+namespace crossgrad {
+using autodiff_detail::record;
+
+// d|x|/dx = sign(x): +1 above 0, -1 below, 0 at +-0 (and for NaN, whose value is NaN anyway).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_abs(const Tensor& x) {
+  const Primitive px = x.primitive;
+  return record<B>(B::float_abs(px), {&x}, [px](const Primitive& g) {
+    const DType dt = B::dtype(px);
+    const Primitive above = B::bool_into_float(B::float_greater_scalar(px, 0.0), dt);
+    const Primitive below = B::bool_into_float(B::float_greater_scalar(B::float_neg(px), 0.0), dt);
+    return std::vector<Primitive>{B::float_mul(g, B::float_sub(above, below))};
+  });
+}
+
+// 1 where min <= x <= max (the bounds themselves included, as in Burn and PyTorch), 0 where the
+// value was clamped; a NaN x passes through unclamped, and so does its gradient.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_clamp(const Tensor& x, double min, double max) {
+  const Primitive px = x.primitive;
+  return record<B>(B::float_clamp(px, min, max), {&x}, [px, min, max](const Primitive& g) {
+    const DType dt = B::dtype(px);
+    const Primitive above = B::bool_into_float(B::float_greater_scalar(px, max), dt);
+    const Primitive below = B::bool_into_float(B::float_greater_scalar(B::float_neg(px), -min), dt);
+    const Primitive kept = B::float_add_scalar(B::float_neg(B::float_add(above, below)), 1.0);
+    return std::vector<Primitive>{B::float_mul(g, kept)};
+  });
+}
+
+// The gradient is split evenly among the elements equal to the maximum (ties share it, so the
+// rule does not depend on which index argmax would pick). A NaN maximum equals nothing: its slice
+// gets 0/0 = NaN, so the non-finite input stays visible in the gradient.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_max_dim(const Tensor& x, std::size_t dim) {
+  const Primitive px = x.primitive;
+  const Primitive out = B::float_max_dim(px, dim);
+  return record<B>(out, {&x}, [px, out, dim](const Primitive& g) {
+    const Primitive hit = B::bool_into_float(B::float_equal(px, out), B::dtype(px));
+    const Primitive count = B::float_sum_dim(hit, dim);
+    return std::vector<Primitive>{B::float_mul(hit, B::float_div(g, count))};
+  });
+}
+
+// Each input gets its own slice of the gradient along `dim`.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_cat(const std::vector<Tensor>& xs, std::size_t dim) {
+  std::vector<Primitive> parts;
+  std::vector<const Tensor*> inputs;
+  for (const Tensor& x : xs) {
+    parts.push_back(x.primitive);
+    inputs.push_back(&x);
+  }
+  Primitive out = B::float_cat(parts, dim);
+  std::vector<std::size_t> sizes;
+  for (const Primitive& p : parts) sizes.push_back(B::shape(p)[dim]);
+  const Shape so = B::shape(out);
+  return record<B>(std::move(out), std::move(inputs), [sizes, so, dim](const Primitive& g) {
+    std::vector<Primitive> grads;
+    std::size_t offset = 0;
+    for (std::size_t size : sizes) {
+      std::vector<Range> ranges(dim + 1);
+      for (std::size_t d = 0; d < dim; ++d) ranges[d] = Range{0, so[d]};
+      ranges[dim] = Range{offset, offset + size};
+      grads.push_back(B::float_slice(g, ranges));
+      offset += size;
+    }
+    return grads;
+  });
+}
+
+// The gradient padded back to the input's shape with zeros, one sliced dim at a time (cat of
+// zeros, g, zeros), so no op beyond cat and full is needed.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_slice(const Tensor& x, const std::vector<Range>& ranges) {
+  const Primitive px = x.primitive;
+  Primitive out = B::float_slice(px, ranges);
+  const Shape sx = B::shape(px);
+  return record<B>(std::move(out), {&x}, [sx, ranges](const Primitive& g) {
+    Primitive grad = g;
+    for (std::size_t d = 0; d < ranges.size(); ++d) {
+      const Range r = ranges[d];
+      if (r.start == 0 && r.end == sx[d]) continue;
+      std::vector<std::size_t> dims = B::shape(grad).dims();
+      std::vector<Primitive> pieces;
+      if (r.start > 0) {
+        dims[d] = r.start;
+        pieces.push_back(B::float_full(Shape(dims), 0.0, B::dtype(g), B::device(g)));
+      }
+      pieces.push_back(grad);
+      if (r.end < sx[d]) {
+        dims[d] = sx[d] - r.end;
+        pieces.push_back(B::float_full(Shape(dims), 0.0, B::dtype(g), B::device(g)));
+      }
+      grad = B::float_cat(pieces, d);
+    }
+    return std::vector<Primitive>{grad};
+  });
+}
+
+// Scatter-add: an index selected twice receives both gradients.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_select(const Tensor& x, std::size_t dim, const Primitive& indices) {
+  const Primitive px = x.primitive;
+  Primitive out = B::float_select(px, dim, indices);
+  return record<B>(std::move(out), {&x}, [px, dim, indices](const Primitive& g) {
+    const Primitive zeros = B::float_full(B::shape(px), 0.0, B::dtype(px), B::device(px));
+    return std::vector<Primitive>{B::float_select_assign(zeros, dim, indices, g)};
+  });
+}
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_select_assign(const Tensor& x, std::size_t dim, const Primitive& indices,
+                                                   const Tensor& values) {
+  Primitive out = B::float_select_assign(x.primitive, dim, indices, values.primitive);
+  return record<B>(std::move(out), {&x, &values}, [dim, indices](const Primitive& g) {
+    return std::vector<Primitive>{g, B::float_select(g, dim, indices)};
+  });
+}
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_permute(const Tensor& x, const std::vector<std::size_t>& axes) {
+  Primitive out = B::float_permute(x.primitive, axes);  // validates axes before they index below
+  std::vector<std::size_t> inverse(axes.size());
+  for (std::size_t i = 0; i < axes.size(); ++i) inverse[axes[i]] = i;
+  return record<B>(std::move(out), {&x},
+                   [inverse](const Primitive& g) { return std::vector<Primitive>{B::float_permute(g, inverse)}; });
+}
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_expand(const Tensor& x, const Shape& shape) {
+  const Shape sx = B::shape(x.primitive);
+  return record<B>(B::float_expand(x.primitive, shape), {&x}, [sx](const Primitive& g) {
+    return std::vector<Primitive>{autodiff_detail::reduce_to_shape<B>(g, sx)};
+  });
+}
+
+// y = softmax(x): dx = y * (g - sum(g * y)) along dim.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::softmax(const Tensor& x, std::size_t dim) {
+  const Primitive y = B::softmax(x.primitive, dim);
+  return record<B>(y, {&x}, [y, dim](const Primitive& g) {
+    const Primitive s = B::float_sum_dim(B::float_mul(g, y), dim);
+    return std::vector<Primitive>{B::float_mul(y, B::float_sub(g, s))};
+  });
+}
+
+// y = log_softmax(x): dx = g - exp(y) * sum(g) along dim.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::log_softmax(const Tensor& x, std::size_t dim) {
+  const Primitive y = B::log_softmax(x.primitive, dim);
+  return record<B>(y, {&x}, [y, dim](const Primitive& g) {
+    const Primitive s = B::float_sum_dim(g, dim);
+    return std::vector<Primitive>{B::float_sub(g, B::float_mul(B::float_exp(y), s))};
+  });
+}
+
+}  // namespace crossgrad

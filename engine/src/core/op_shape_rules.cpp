@@ -1,0 +1,131 @@
+// Shape rules of the indexing and layout ops (cat, slice, select, permute, expand) and the
+// argument rules of clamp and max_dim: applied by every backend before its kernel, so all raise
+// the same catalog panic for the same bad input.
+#include <crossgrad/core/panic.hpp>
+#include <crossgrad/core/shape_rules.hpp>
+
+#include <cmath>
+#include <sstream>
+
+namespace crossgrad::rules {
+namespace {
+
+std::string number(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+std::string list(const std::vector<std::size_t>& xs) { return Shape(xs).to_string(); }
+
+}  // namespace
+
+void check_index_dtype(DType dtype, std::string_view op) {
+  if (dtype != DType::I64 && dtype != DType::I32) {
+    panic(PanicId::UnsupportedDtype, {{"dtype", std::string(dtype_name(dtype))}, {"what", std::string(op) + " indices"}});
+  }
+}
+
+void check_clamp_bounds(double min, double max) {
+  if (!(min <= max)) panic(PanicId::ClampBounds, {{"min", number(min)}, {"max", number(max)}});
+}
+
+void check_nonempty_reduction(const Shape& shape, std::size_t dim, std::string_view op) {
+  check_dim(dim, shape.rank(), op);
+  if (shape[dim] == 0) panic(PanicId::EmptyReduction, {{"op", std::string(op)}, {"dim", std::to_string(dim)}});
+}
+
+Shape cat_shape(const std::vector<Shape>& shapes, std::size_t dim) {
+  if (shapes.empty()) panic(PanicId::CatEmpty);
+  const Shape& first = shapes.front();
+  check_dim(dim, first.rank(), "float_cat");
+  std::vector<std::size_t> out = first.dims();
+  out[dim] = 0;
+  for (const Shape& s : shapes) {
+    bool same = s.rank() == first.rank();
+    for (std::size_t d = 0; same && d < s.rank(); ++d) same = d == dim || s[d] == first[d];
+    if (!same) {
+      panic(PanicId::CatMismatch, {{"dim", std::to_string(dim)}, {"lhs", first.to_string()}, {"rhs", s.to_string()}});
+    }
+    out[dim] += s[dim];  // cannot wrap: each piece exists, and their sum is checked below
+  }
+  Shape result(std::move(out));
+  result.num_elements();  // shape-overflow for an unrepresentable result
+  return result;
+}
+
+std::vector<Range> full_ranges(const Shape& shape, const std::vector<Range>& ranges) {
+  if (ranges.size() > shape.rank()) check_dim(ranges.size() - 1, shape.rank(), "float_slice");
+  std::vector<Range> full(shape.rank());
+  for (std::size_t d = 0; d < shape.rank(); ++d) {
+    full[d] = d < ranges.size() ? ranges[d] : Range{0, shape[d]};
+    if (full[d].start > full[d].end || full[d].end > shape[d]) {
+      panic(PanicId::SliceOutOfRange, {{"start", std::to_string(full[d].start)},
+                                       {"end", std::to_string(full[d].end)},
+                                       {"dim", std::to_string(d)},
+                                       {"size", std::to_string(shape[d])}});
+    }
+  }
+  return full;
+}
+
+Shape sliced_shape(const std::vector<Range>& full) {
+  std::vector<std::size_t> dims;
+  dims.reserve(full.size());
+  for (const Range& r : full) dims.push_back(r.end - r.start);
+  return Shape(std::move(dims));
+}
+
+void check_select(const Shape& shape, std::size_t dim, const Shape& indices, DType index_dtype, std::string_view op) {
+  check_dim(dim, shape.rank(), op);
+  if (indices.rank() != 1) panic(PanicId::SelectIndexRank, {{"op", std::string(op)}, {"shape", indices.to_string()}});
+  check_index_dtype(index_dtype, op);
+}
+
+void index_out_of_range(std::string_view op, long long index, std::size_t dim, std::size_t size) {
+  panic(PanicId::IndexOutOfRange, {{"op", std::string(op)},
+                                   {"index", std::to_string(index)},
+                                   {"dim", std::to_string(dim)},
+                                   {"size", std::to_string(size)}});
+}
+
+Shape selected_shape(const Shape& shape, std::size_t dim, std::size_t count) {
+  std::vector<std::size_t> dims = shape.dims();
+  dims[dim] = count;
+  Shape out(std::move(dims));
+  out.num_elements();
+  return out;
+}
+
+void check_assign_values(const Shape& expected, const Shape& values, std::string_view op) {
+  if (!(expected == values)) {
+    panic(PanicId::AssignShapeMismatch,
+          {{"op", std::string(op)}, {"expected", expected.to_string()}, {"got", values.to_string()}});
+  }
+}
+
+Shape permuted_shape(const Shape& shape, const std::vector<std::size_t>& axes) {
+  std::vector<bool> seen(shape.rank(), false);
+  bool ok = axes.size() == shape.rank();
+  for (std::size_t i = 0; ok && i < axes.size(); ++i) {
+    ok = axes[i] < shape.rank() && !seen[axes[i]];
+    if (ok) seen[axes[i]] = true;
+  }
+  if (!ok) panic(PanicId::PermuteInvalid, {{"rank", std::to_string(shape.rank())}, {"axes", list(axes)}});
+  std::vector<std::size_t> dims(axes.size());
+  for (std::size_t i = 0; i < axes.size(); ++i) dims[i] = shape[axes[i]];
+  return Shape(std::move(dims));
+}
+
+void check_expand(const Shape& from, const Shape& to) {
+  bool ok = to.rank() >= from.rank();
+  for (std::size_t i = 0; ok && i < from.rank(); ++i) {
+    const std::size_t f = from[from.rank() - 1 - i];
+    ok = f == 1 || f == to[to.rank() - 1 - i];
+  }
+  if (!ok) panic(PanicId::ExpandMismatch, {{"from", from.to_string()}, {"to", to.to_string()}});
+  to.num_elements();
+}
+
+}  // namespace crossgrad::rules
