@@ -1,12 +1,13 @@
 #!/bin/bash -eu
 # OSS-Fuzz / ClusterFuzzLite build: $CC $CXX $CFLAGS $CXXFLAGS $LIB_FUZZING_ENGINE $SRC $OUT (and
-# optionally $WORK) come from the infrastructure. Builds the four targets with the same CMake
-# project, copies them to $OUT with their seed corpus zips (from corpus/<target>/), dicts, options.
+# optionally $WORK) come from the infrastructure. Builds the targets listed in fuzz/targets.txt with
+# the same CMake project, copies them to $OUT with their seed corpus zips (from corpus/<target>/),
+# dicts, options.
 project=${SRC}/crossgrad
 [[ -d $project ]] || project=$SRC   # local runs point SRC at the checkout itself
 # CROSSGRAD_BUILD_DIR lets the local smoke test reuse build/fuzz (same flags: nothing recompiles).
 build=${CROSSGRAD_BUILD_DIR:-${WORK:-/tmp}/crossgrad-build}
-targets="grad_replace_fuzzer ops_differential_fuzzer gradients_api_fuzzer tensor_data_fuzzer"
+targets=$(bash "$project/fuzz/scripts/list-targets" "$project/fuzz/targets.txt")   # the one list
 
 cmake -S "$project" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \

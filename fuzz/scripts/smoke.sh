@@ -4,12 +4,16 @@
 #   smoke.sh run SRC TARGET       run TARGET under ASan+UBSan for FUZZ_SMOKE_SECONDS (default 15)
 #   smoke.sh oss-fuzz SRC         run oss-fuzz/build.sh with local clang/libFuzzer, then each target
 #   smoke.sh verdict SRC TARGET RC DIR   the verdict both modes give (fuzz/scripts/runner_selftest.sh)
+#   smoke.sh list SRC             print the targets (SRC/fuzz/targets.txt, the one list)
 # The corpus in the tree is only read: new inputs go to a scratch directory.
 set -euo pipefail
+usage() { sed -n '2,8p' "$0"; }
+[[ ${1:-} == -h || ${1:-} == --help ]] && { usage; exit 0; }
+[[ $# -ge 2 ]] || { usage >&2; exit 2; }
 mode=$1 src=$2
 secs=${FUZZ_SMOKE_SECONDS:-15}
 build=$src/build/fuzz
-targets="grad_replace_fuzzer ops_differential_fuzzer gradients_api_fuzzer tensor_data_fuzzer"
+targets=$(bash "$src/fuzz/scripts/list-targets" "$src/fuzz/targets.txt")
 
 # Fails (exit 1) when the fuzzer exited non-zero or left any artifact (crash, leak, timeout, oom,
 # slow-unit) under DIR; each artifact's decoded scenario is printed first. Each kind is globbed on
@@ -80,5 +84,6 @@ case $mode in
     done
     ;;
   verdict) fail_on_findings "$3" "$4" "$5" ;;
-  *) echo "usage: smoke.sh build|run|oss-fuzz|verdict SRC [TARGET [RC DIR]]"; exit 2 ;;
+  list) echo "$targets" ;;
+  *) usage >&2; exit 2 ;;
 esac

@@ -1,13 +1,16 @@
 #pragma once
-// The four targets, each defined in its own file; all_targets() lists them
-// (targets.cpp).
+// The fuzz targets, each defined in its own file fuzz/targets/<name>.cpp; all_targets() lists them
+// (targets.cpp). The list is fuzz/targets.txt: CMake turns it into the X-macro
+// CROSSGRAD_FUZZ_TARGETS(X) (fuzz_targets.inc in the build tree, fuzz/targets.cmake), one
+// X(name, symbol) per target, so no target is named here.
+#include "fuzz_targets.inc"
 #include "harness/target.hpp"
 
 namespace crossgrad::fuzz {
 
-extern const Target kTensorDataTarget;
-extern const Target kGradReplaceTarget;
-extern const Target kOpsDifferentialTarget;
-extern const Target kGradientsApiTarget;
+// Declared extern here so each target file's `const Target k...Target{...}` has external linkage.
+#define CROSSGRAD_FUZZ_DECLARE_TARGET(name, symbol) extern const Target symbol;
+CROSSGRAD_FUZZ_TARGETS(CROSSGRAD_FUZZ_DECLARE_TARGET)
+#undef CROSSGRAD_FUZZ_DECLARE_TARGET
 
 }  // namespace crossgrad::fuzz
