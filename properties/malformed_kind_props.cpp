@@ -80,12 +80,12 @@ og::OpProbe probe(og::OpProbe::Kind kind, og::DispatchSpec lhs) {
 
 TEST(MalformedKinds, BinaryOpsOnEveryPairOfKinds) {
   Tally tally("binary ops x lhs kind x rhs kind");
-  for (og::Op op : {og::Op::Add, og::Op::Sub, og::Op::Mul, og::Op::Div, og::Op::Matmul}) {
+  for (og::Op op : {og::Op::float_add, og::Op::float_sub, og::Op::float_mul, og::Op::float_div, og::Op::float_matmul}) {
     for (const Cell& l : kind_cells()) {
       for (const Cell& r : kind_cells()) {
         og::OpProbe p = probe(og::OpProbe::Kind::Binary, spec(l, {2, 3}));
         p.op = op;
-        p.rhs = spec(r, op == og::Op::Matmul ? std::vector<std::size_t>{3, 2} : std::vector<std::size_t>{2, 3});
+        p.rhs = spec(r, op == og::Op::float_matmul ? std::vector<std::size_t>{3, 2} : std::vector<std::size_t>{2, 3});
         tally.add(og::check_op_probe(p));
       }
     }
@@ -94,8 +94,8 @@ TEST(MalformedKinds, BinaryOpsOnEveryPairOfKinds) {
 
 TEST(MalformedKinds, UnaryOpsOnEveryKind) {
   Tally tally("unary ops x kind");
-  for (og::Op op : {og::Op::Neg, og::Op::Exp, og::Op::Log, og::Op::Sqrt, og::Op::Tanh, og::Op::Relu, og::Op::Sigmoid,
-                    og::Op::PowfScalar, og::Op::AddScalar, og::Op::MulScalar, og::Op::Sum, og::Op::Mean}) {
+  for (og::Op op : {og::Op::float_neg, og::Op::float_exp, og::Op::float_log, og::Op::float_sqrt, og::Op::float_tanh, og::Op::relu, og::Op::sigmoid,
+                    og::Op::float_powf_scalar, og::Op::float_add_scalar, og::Op::float_mul_scalar, og::Op::float_sum, og::Op::float_mean}) {
     for (const Cell& c : kind_cells()) {
       og::OpProbe p = probe(og::OpProbe::Kind::Unary, spec(c, {2, 3}));
       p.op = op;

@@ -33,7 +33,7 @@ TEST_P(GradReplaceMatrix, MatchesOracle) {
   // On an empty container, and on one holding the tensor's own entry.
   Gradients empty;
   if (auto f = og::check_grad_replace(tensor, grad, empty)) FAIL() << *f;
-  og::GradReplaceScenario s{{og::GraphSpec{tc.backend, DType::F32, {{2, 3}}, {{}}, {{og::Op::Exp, 0}}}}, tensor, grad, 0};
+  og::GradReplaceScenario s{{og::GraphSpec{tc.backend, DType::F32, {{2, 3}}, {{}}, {{og::Op::float_exp, 0}}}}, tensor, grad, 0};
   if (auto f = og::check_grad_replace(s)) FAIL() << *f;
   if (auto f = og::check_cross_backend_message(tensor, grad)) FAIL() << *f;
   if (auto f = og::check_checkpointing_irrelevant(s)) FAIL() << *f;

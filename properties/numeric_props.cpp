@@ -22,9 +22,9 @@ namespace og = crossgrad::oracle;
 
 namespace {
 const std::vector<og::Op>& elementwise_ops() {
-  static const std::vector<og::Op> ops = {og::Op::Add, og::Op::Sub, og::Op::Mul, og::Op::Div, og::Op::Neg, og::Op::Exp,
-                                          og::Op::Log, og::Op::Sqrt, og::Op::Tanh, og::Op::Relu, og::Op::Sigmoid,
-                                          og::Op::PowfScalar, og::Op::AddScalar, og::Op::MulScalar};
+  static const std::vector<og::Op> ops = {og::Op::float_add, og::Op::float_sub, og::Op::float_mul, og::Op::float_div, og::Op::float_neg, og::Op::float_exp,
+                                          og::Op::float_log, og::Op::float_sqrt, og::Op::float_tanh, og::Op::relu, og::Op::sigmoid,
+                                          og::Op::float_powf_scalar, og::Op::float_add_scalar, og::Op::float_mul_scalar};
   return ops;
 }
 
@@ -135,7 +135,7 @@ TensorData f64(std::vector<double> v, std::vector<std::size_t> shape) { return T
 TEST(Numeric, NonFiniteReferenceMatchesAsClass) {
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const og::OpSpec sum_dim{og::Op::SumDim, 0, 0, 1.0, 1, 0};
+  const og::OpSpec sum_dim{og::Op::float_sum_dim, 0, 0, 1.0, 1, 0};
   // Rows [1, inf], [2, -inf], [nan, 1], [1, 2] summed along dim 1: inf, -inf, nan, 3.
   const TensorData in = f64({1, inf, 2, -inf, nan, 1, 1, 2}, {4, 2});
   const og::Bound b = og::bound_for_inputs(sum_dim, DType::F64, in, in);
@@ -152,13 +152,13 @@ TEST(Numeric, NonFiniteReferenceMatchesAsClass) {
         << "accepted " << wrong[0] << ", " << wrong[1] << ", " << wrong[2] << ", " << wrong[3];
   }
   // Matmul: the inf in rhs's first column reaches only output column 0.
-  const og::OpSpec mm{og::Op::Matmul, 0, 1, 1.0, 0, 0};
+  const og::OpSpec mm{og::Op::float_matmul, 0, 1, 1.0, 0, 0};
   const og::Bound mb = og::bound_for_inputs(mm, DType::F64, f64({1, 2}, {1, 2}), f64({inf, 1, 1, 1}, {2, 2}));
   EXPECT_NE(og::compare_values(f64({inf, 3}, {1, 2}), f64({inf, 1e300}, {1, 2}), mb, "matmul"), std::nullopt);
   // Only terms that can overflow make the class order-dependent.
-  EXPECT_TRUE(og::bound_for(og::Op::Sum, DType::F32, 4, 3e38).overflow_may_change_class);
-  EXPECT_FALSE(og::bound_for(og::Op::Sum, DType::F32, 4, 1e30).overflow_may_change_class);
-  EXPECT_FALSE(og::bound_for(og::Op::Sum, DType::F64, 4, 3e38).overflow_may_change_class);
+  EXPECT_TRUE(og::bound_for(og::Op::float_sum, DType::F32, 4, 3e38).overflow_may_change_class);
+  EXPECT_FALSE(og::bound_for(og::Op::float_sum, DType::F32, 4, 1e30).overflow_may_change_class);
+  EXPECT_FALSE(og::bound_for(og::Op::float_sum, DType::F64, 4, 3e38).overflow_may_change_class);
 }
 
 // Tolerances scale with the gradient, not the objective: a large constant added to the objective
@@ -169,7 +169,7 @@ TEST(Numeric, FiniteDifferenceToleranceScalesWithTheGradient) {
   g.leaf_shapes = {{1}, {4, 6}};
   g.leaf_values = {{0.5}, std::vector<double>(24, 4.0)};
   // v2 = v0 * 0.001 (d/dv0 of the sum: 0.001 per element of the broadcast, 0.024), v3 = v2 + v1.
-  g.ops = {og::OpSpec{og::Op::MulScalar, 0, 0, 0.001, 0, 0}, og::OpSpec{og::Op::Add, 2, 1, 1.0, 0, 0}};
+  g.ops = {og::OpSpec{og::Op::float_mul_scalar, 0, 0, 0.001, 0, 0}, og::OpSpec{og::Op::float_add, 2, 1, 1.0, 0, 0}};
   g = og::normalized(g);
   const og::FiniteDifferences fd = og::finite_differences(g);
   const std::vector<og::FdJudgement> j = og::judge_points(fd);
@@ -201,9 +201,9 @@ TEST(Numeric, FiniteDifferencesFitTheFuzzerBudgetAtMaximumSizes) {
   }
   using O = og::Op;
   const std::vector<std::tuple<O, std::size_t, std::size_t>> ops = {
-      {O::Matmul, 0, 1}, {O::Tanh, 3, 0},   {O::Matmul, 4, 2},  {O::Sigmoid, 5, 0}, {O::Mul, 6, 0},     {O::Add, 7, 1},
-      {O::Matmul, 8, 4}, {O::Tanh, 9, 0},   {O::Sub, 10, 2},    {O::Mul, 11, 11},   {O::SwapDims, 12, 0}, {O::Matmul, 13, 5},
-      {O::Sigmoid, 14, 0}, {O::Mul, 15, 8}, {O::Matmul, 15, 9}, {O::Mul, 14, 15}};
+      {O::float_matmul, 0, 1}, {O::float_tanh, 3, 0},   {O::float_matmul, 4, 2},  {O::sigmoid, 5, 0}, {O::float_mul, 6, 0},     {O::float_add, 7, 1},
+      {O::float_matmul, 8, 4}, {O::float_tanh, 9, 0},   {O::float_sub, 10, 2},    {O::float_mul, 11, 11},   {O::float_swap_dims, 12, 0}, {O::float_matmul, 13, 5},
+      {O::sigmoid, 14, 0}, {O::float_mul, 15, 8}, {O::float_matmul, 15, 9}, {O::float_mul, 14, 15}};
   for (const auto& [op, lhs, rhs] : ops) g.ops.push_back(og::OpSpec{op, lhs, rhs, 1.0, 0, 3});
   g = og::normalized(g);
   const og::FdBudget budget;
@@ -241,7 +241,7 @@ TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {
       g.dtype = dtype;
       g.leaf_shapes = {{2, 3}, {3, 2}};
       g.leaf_values = {{0.5, 1, 1.5, 2, 2.5, 3}, {0.25, 0.5, 0.75, 1, 1.25, 1.5}};
-      g.ops = {og::OpSpec{op, 0, og::is_binary(op) && op != og::Op::Matmul ? 0u : 1u, 2.0, 1, 0}};
+      g.ops = {og::OpSpec{op, 0, og::is_binary(op) && op != og::Op::float_matmul ? 0u : 1u, 2.0, 1, 0}};
       ASSERT_EQ(og::check_graph_differential(og::normalized(g)), std::nullopt);
     }
   }

@@ -113,7 +113,7 @@ struct OpsCase {
 template <class Io>
 void probe_spec(Io &io, oracle::OpProbe &p) {
   io.pick_enum(p.kind, static_cast<std::size_t>(oracle::OpProbe::Kind::kCount));
-  io.pick_enum(p.op, oracle::all_ops().size());
+  io.pick_enum(p.op, oracle::kOpCodeSpace);
   dispatch_spec(io, p.lhs);
   switch (p.kind) {
     case oracle::OpProbe::Kind::Binary:

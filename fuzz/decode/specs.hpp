@@ -124,7 +124,7 @@ void dispatch_spec(Io &io, oracle::DispatchSpec &s) {
 
 template <class Io>
 void op_spec(Io &io, oracle::OpSpec &op) {
-  io.pick_enum(op.op, oracle::all_ops().size());
+  io.pick_enum(op.op, oracle::kOpCodeSpace);
   io.pick(op.lhs, 16);
   io.pick(op.rhs, 16);
   value(io, op.scalar);

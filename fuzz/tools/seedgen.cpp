@@ -197,7 +197,7 @@ void grad_replace_seeds() {
   const std::string T = "grad_replace_fuzzer";
   auto scenario = [](std::size_t state_backend, DispatchSpec tensor, DispatchSpec grad) {
     GradReplaceCase c;
-    c.scenario.graphs = {graph(state_backend, {{2, 2}, {2, 2}}, {op(Op::Mul, 0, 1), op(Op::Sum, 2)})};
+    c.scenario.graphs = {graph(state_backend, {{2, 2}, {2, 2}}, {op(Op::float_mul, 0, 1), op(Op::float_sum, 2)})};
     c.scenario.tensor = std::move(tensor);
     c.scenario.grad = std::move(grad);
     c.scenario.target_entry = 0;
@@ -247,16 +247,16 @@ void ops_seeds() {
       c.graph = graph(b,
                       binary ? std::vector<std::vector<std::size_t>>{{2, 3}, {3, 2}}
                              : std::vector<std::vector<std::size_t>>{{2, 3}},
-                      {op(o, 0, 1, 2.0, 1, 0), op(Op::Sum, 2)}, DType::F64);
-      if (binary && o != Op::Matmul) c.graph.leaf_shapes[1] = {2, 3};
-      if (o == Op::Log || o == Op::Sqrt || o == Op::PowfScalar) c.graph.leaf_values[0] = {0.5, 1, 1.5, 2, 2.5, 3};
+                      {op(o, 0, 1, 2.0, 1, 0), op(Op::float_sum, 2)}, DType::F64);
+      if (binary && o != Op::float_matmul) c.graph.leaf_shapes[1] = {2, 3};
+      if (o == Op::float_log || o == Op::float_sqrt || o == Op::float_powf_scalar) c.graph.leaf_values[0] = {0.5, 1, 1.5, 2, 2.5, 3};
       c.finite_differences = true;
       emit(T, "op-" + std::string(oracle::op_name(o)) + "-" + bname(b), c);
     }
     OpsCase deep;
     deep.graph = graph(b, {{2, 1, 3}, {1, 4, 3}},
-                       {op(Op::Add, 0, 1), op(Op::Tanh, 2), op(Op::SwapDims, 3, 0, 0, 1, 2), op(Op::Mul, 3, 3),
-                        op(Op::MeanDim, 5, 0, 0, 1), op(Op::Sigmoid, 6), op(Op::Reshape, 7), op(Op::Mean, 8)});
+                       {op(Op::float_add, 0, 1), op(Op::float_tanh, 2), op(Op::float_swap_dims, 3, 0, 0, 1, 2), op(Op::float_mul, 3, 3),
+                        op(Op::float_mean_dim, 5, 0, 0, 1), op(Op::sigmoid, 6), op(Op::float_reshape, 7), op(Op::float_mean, 8)});
     emit(T, "deep-broadcast-" + bname(b), deep);
   }
   // Probes: each documented op panic, and op-backend-mismatch for every backend
@@ -279,30 +279,30 @@ void ops_seeds() {
   for (std::size_t ba : backends()) {
     for (std::size_t bb : backends()) {
       emit(T, "probe-add-" + bname(ba) + "-" + bname(bb),
-           probe_case({binary(Op::Add, plain(ba), plain(bb)), binary(Op::Add, tracked_float(ba), tracked_float(bb)),
-                       binary(Op::Mul, tracked_float(ba), plain(bb))}));
+           probe_case({binary(Op::float_add, plain(ba), plain(bb)), binary(Op::float_add, tracked_float(ba), tracked_float(bb)),
+                       binary(Op::float_mul, tracked_float(ba), plain(bb))}));
     }
   }
   emit(T, "probe-dtype-mismatch",
-       probe_case({binary(Op::Add, plain(b0), plain(b0, PrimitiveKind::Float, {2, 2}, DType::F64))}));
+       probe_case({binary(Op::float_add, plain(b0), plain(b0, PrimitiveKind::Float, {2, 2}, DType::F64))}));
   emit(T, "probe-broadcast-mismatch",
-       probe_case({binary(Op::Sub, plain(b0, PrimitiveKind::Float, {2, 3}), plain(b0, PrimitiveKind::Float, {4, 3}))}));
+       probe_case({binary(Op::float_sub, plain(b0, PrimitiveKind::Float, {2, 3}), plain(b0, PrimitiveKind::Float, {4, 3}))}));
   emit(T, "probe-matmul-rank",
-       probe_case({binary(Op::Matmul, plain(b0, PrimitiveKind::Float, {3}), plain(b0, PrimitiveKind::Float, {3, 2}))}));
+       probe_case({binary(Op::float_matmul, plain(b0, PrimitiveKind::Float, {3}), plain(b0, PrimitiveKind::Float, {3, 2}))}));
   emit(T, "probe-matmul-inner-dim",
        probe_case(
-           {binary(Op::Matmul, plain(b0, PrimitiveKind::Float, {2, 3}), plain(b0, PrimitiveKind::Float, {2, 3}))}));
+           {binary(Op::float_matmul, plain(b0, PrimitiveKind::Float, {2, 3}), plain(b0, PrimitiveKind::Float, {2, 3}))}));
   emit(T, "probe-matmul-batch",
-       probe_case({binary(Op::Matmul, plain(b0, PrimitiveKind::Float, {2, 2, 3}),
+       probe_case({binary(Op::float_matmul, plain(b0, PrimitiveKind::Float, {2, 2, 3}),
                           plain(b0, PrimitiveKind::Float, {3, 3, 2}))}));
   for (PrimitiveKind p : kPrimitives) {
     OpProbe u;
     u.kind = OpProbe::Kind::Unary;
-    u.op = Op::Exp;
+    u.op = Op::float_exp;
     u.lhs = plain(b0, p);
     OpProbe w = u;
     w.lhs = wrapped(1, b0, p);
-    emit(T, "probe-kind-" + pk(p), probe_case({u, w, binary(Op::Div, plain(b0), plain(b0, p))}));
+    emit(T, "probe-kind-" + pk(p), probe_case({u, w, binary(Op::float_div, plain(b0), plain(b0, p))}));
   }
   OpProbe p;
   p.lhs = plain(b0, PrimitiveKind::Float, {2, 3});
@@ -389,7 +389,7 @@ void gradients_api_seeds() {
   for (std::size_t b : backends()) {
     CommandSequence s;
     s.commands = {
-        backward(graph(b, {{2, 2}, {2, 2}}, {op(Op::Mul, 0, 1)})),
+        backward(graph(b, {{2, 2}, {2, 2}}, {op(Op::float_mul, 0, 1)})),
         cmd(CommandKind::Grad, 0),
         with_spec(CommandKind::GradReplace, 0, plain(b, PrimitiveKind::Float, {2, 2}, DType::F32, {1, 2, 3, 4})),
         cmd(CommandKind::Grad, 0),
@@ -403,8 +403,8 @@ void gradients_api_seeds() {
     emit(T, "lifecycle-" + bname(b), s);
     for (std::size_t other : backends()) {
       CommandSequence x;
-      x.commands = {backward(graph(b, {{3}}, {op(Op::Exp, 0)})),
-                    backward(graph(other, {{2}}, {op(Op::Tanh, 0)})),
+      x.commands = {backward(graph(b, {{3}}, {op(Op::float_exp, 0)})),
+                    backward(graph(other, {{2}}, {op(Op::float_tanh, 0)})),
                     with_spec(CommandKind::GradReplace, 0, plain(other)),
                     with_spec(CommandKind::GradReplace, 1, plain(b)),
                     with_spec(CommandKind::GradReplace, 0, tracked_float(b)),
@@ -415,7 +415,7 @@ void gradients_api_seeds() {
     for (PrimitiveKind p : kPrimitives) {
       for (std::size_t depth : {0, 1, 2}) {
         CommandSequence m;
-        m.commands = {backward(graph(b, {{2}}, {op(Op::Neg, 0)})),
+        m.commands = {backward(graph(b, {{2}}, {op(Op::float_neg, 0)})),
                       with_spec(CommandKind::AddTensor, 0, wrapped(depth, b, p)),
                       cmd(CommandKind::Grad, 1),
                       cmd(CommandKind::GradRemove, 1),

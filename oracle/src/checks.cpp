@@ -423,12 +423,44 @@ bool smooth_at_leaf_values(const GraphSpec& g) {
   // Points where an op's derivative is undefined or infinite although its value is finite: relu
   // at 0, sqrt at 0 (d/dx = inf; inf * 0 further down gives NaN), x^p at 0 for p < 1.
   const auto singular_at_zero = [](const OpSpec& op) {
-    return op.op == Op::Relu || op.op == Op::Sqrt || (op.op == Op::PowfScalar && op.scalar < 1.0);
+    return op.op == Op::relu || op.op == Op::float_sqrt || (op.op == Op::float_powf_scalar && op.scalar < 1.0);
   };
   for (const auto& op : g.ops) {
     if (!singular_at_zero(op) || op.lhs >= values.size()) continue;
     for (double x : values[op.lhs]) {
       if (x == 0.0) return false;
+    }
+  }
+  // clamp exactly at a bound (backward 1, central differences 0.5) and max_dim with a tied
+  // maximum (backward splits it, central differences give 1/2 to each side of the tie).
+  const std::vector<std::vector<std::size_t>> shapes = value_shapes(g);
+  for (const auto& op : g.ops) {
+    if (op.op == Op::float_clamp) {
+      for (double x : values[op.lhs]) {
+        if (std::fabs(x) == std::fabs(op.scalar)) return false;
+      }
+    }
+    if (op.op == Op::float_max_dim) {
+      const std::vector<std::size_t>& s = shapes[op.lhs];
+      std::size_t inner = 1;
+      for (std::size_t d = op.dim + 1; d < s.size(); ++d) inner *= s[d];
+      const std::size_t n = s[op.dim], outer = element_count(s) / std::max<std::size_t>(1, n * inner);
+      for (std::size_t o = 0; o < outer; ++o) {
+        for (std::size_t i = 0; i < inner; ++i) {
+          double best = -INFINITY;
+          std::size_t hits = 0;
+          for (std::size_t k = 0; k < n; ++k) {
+            const double x = values[op.lhs][(o * n + k) * inner + i];
+            if (x > best) {
+              best = x;
+              hits = 1;
+            } else if (x == best) {
+              ++hits;
+            }
+          }
+          if (hits > 1) return false;
+        }
+      }
     }
   }
   return true;

@@ -5,40 +5,94 @@
 
 #include <crossgrad/dispatch/dispatch.hpp>
 
+#include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 namespace crossgrad::oracle {
 
-std::string_view op_name(Op op) {
-  switch (op) {
-#define CROSSGRAD_X(name) \
-  case Op::name:          \
-    return #name;
-    CROSSGRAD_ORACLE_OPS(CROSSGRAD_X)
-#undef CROSSGRAD_X
-  }
-  return "?";
+bool is_op_code(Op op) { return static_cast<std::size_t>(op) < kOpCount; }
+
+std::string_view op_name(Op op) { return is_op_code(op) ? op_info(op).name : std::string_view("reserved-op-code"); }
+
+bool is_graph_op(Op op) {
+  if (!is_op_code(op)) return false;
+  const OpInfo& info = op_info(op);
+  return info.operand == OpKind::Float && info.result == OpKind::Float && info.rule == OpRule::Backward &&
+         info.sig != OpSig::ToDType;
 }
 
 const std::vector<Op>& all_ops() {
-  static const std::vector<Op> ops = {
-#define CROSSGRAD_X(name) Op::name,
-      CROSSGRAD_ORACLE_OPS(CROSSGRAD_X)
-#undef CROSSGRAD_X
-  };
+  static const std::vector<Op> ops = [] {
+    std::vector<Op> out;
+    for (const OpInfo& info : kOps) {
+      if (is_graph_op(info.id)) out.push_back(info.id);
+    }
+    return out;
+  }();
   return ops;
 }
 
 bool is_binary(Op op) {
-  return op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div || op == Op::Matmul;
+  if (!is_op_code(op)) return false;
+  const OpSig sig = op_info(op).sig;
+  return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign;
 }
+
+namespace {
+
+bool has_scalar(Op op) { return is_op_code(op) && (op_info(op).sig == OpSig::Scalar || op_info(op).sig == OpSig::Bounds); }
+bool has_dim(Op op) {
+  if (!is_op_code(op)) return false;
+  switch (op_info(op).sig) {
+    case OpSig::Dim:
+    case OpSig::DimPair:
+    case OpSig::Cat:
+    case OpSig::Ranges:
+    case OpSig::Select:
+    case OpSig::SelectAssign:
+    case OpSig::Axes:
+    case OpSig::ToShape:
+      return op != Op::float_reshape;
+    case OpSig::Unary:
+    case OpSig::Binary:
+    case OpSig::Scalar:
+    case OpSig::Bounds:
+    case OpSig::ToDType:
+      return false;
+  }
+  return false;
+}
+bool has_dim1(Op op) {
+  if (!is_op_code(op)) return false;
+  switch (op_info(op).sig) {
+    case OpSig::DimPair:
+    case OpSig::Ranges:
+    case OpSig::Select:
+    case OpSig::SelectAssign:
+    case OpSig::Axes:
+      return true;
+    case OpSig::Unary:
+    case OpSig::Binary:
+    case OpSig::Scalar:
+    case OpSig::Bounds:
+    case OpSig::Dim:
+    case OpSig::ToShape:
+    case OpSig::ToDType:
+    case OpSig::Cat:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
 
 std::ostream& operator<<(std::ostream& os, const OpSpec& op) {
   os << op_name(op.op) << "(v" << op.lhs;
   if (is_binary(op.op)) os << ", v" << op.rhs;
-  if (op.op == Op::PowfScalar || op.op == Op::AddScalar || op.op == Op::MulScalar) os << ", " << op.scalar;
-  if (op.op == Op::SumDim || op.op == Op::MeanDim) os << ", dim " << op.dim;
-  if (op.op == Op::SwapDims) os << ", " << op.dim << ", " << op.dim1;
+  if (has_scalar(op.op)) os << ", " << op.scalar;
+  if (has_dim(op.op)) os << ", dim " << op.dim;
+  if (has_dim1(op.op)) os << ", " << op.dim1;
   return os << ")";
 }
 
@@ -73,15 +127,65 @@ std::optional<std::vector<std::size_t>> broadcast_shape(const std::vector<std::s
   return out;
 }
 
+namespace {
+
+// The structured arguments of a step, by the conventions in graph.hpp (OpSpec).
+struct StepArgs {
+  double min = 0, max = 0;
+  std::vector<Range> ranges;
+  std::vector<std::int64_t> indices;
+  std::vector<std::size_t> axes;
+  std::vector<std::size_t> expand_to;
+};
+
+StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const std::vector<std::size_t>& rhs) {
+  StepArgs a;
+  a.min = -std::fabs(op.scalar);
+  a.max = std::fabs(op.scalar);
+  const std::size_t rank = lhs.size();
+  const std::size_t size = op.dim < rank ? lhs[op.dim] : 0;
+  if (op.dim < rank) {
+    for (std::size_t d = 0; d < op.dim; ++d) a.ranges.push_back(Range{0, lhs[d]});
+    a.ranges.push_back(Range{op.dim1 % (size + 1), size});
+  }
+  if (op.op == Op::float_select && size > 0) {
+    const auto j = static_cast<std::int64_t>(op.dim1 % size);
+    a.indices = {j, 0, j};
+  }
+  if (op.op == Op::float_select_assign && size > 0 && op.dim < rhs.size()) {
+    for (std::size_t i = 0; i < rhs[op.dim]; ++i) a.indices.push_back(static_cast<std::int64_t>((op.dim1 + i) % size));
+  }
+  for (std::size_t i = 0; i < rank; ++i) a.axes.push_back((i + op.dim1) % rank);
+  a.expand_to.push_back(2);
+  for (std::size_t d = 0; d < rank; ++d) a.expand_to.push_back(d == op.dim && lhs[d] == 1 ? 3 : lhs[d]);
+  return a;
+}
+
+bool same_except(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t dim) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t d = 0; d < a.size(); ++d) {
+    if (d != dim && a[d] != b[d]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// The oracle's own shape rules, one per op (CONTRACT section 6 and docs/OPS.md).
 std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std::vector<std::size_t>& lhs,
                                                      const std::vector<std::size_t>& rhs) {
+  const std::size_t rank = lhs.size();
+  const bool dim_ok = op.dim < rank;
   switch (op.op) {
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Div:
+    case Op::float_add:
+    case Op::float_sub:
+    case Op::float_mul:
+    case Op::float_div:
+    case Op::float_greater:
+    case Op::float_lower:
+    case Op::float_equal:
       return broadcast_shape(lhs, rhs);
-    case Op::Matmul: {
+    case Op::float_matmul: {
       if (lhs.size() < 2 || rhs.size() < 2) return std::nullopt;
       if (lhs[lhs.size() - 1] != rhs[rhs.size() - 2]) return std::nullopt;
       auto batch = broadcast_shape(std::vector<std::size_t>(lhs.begin(), lhs.end() - 2),
@@ -91,33 +195,79 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
       batch->push_back(rhs[rhs.size() - 1]);
       return batch;
     }
-    case Op::Neg:
-    case Op::Exp:
-    case Op::Log:
-    case Op::Sqrt:
-    case Op::Tanh:
-    case Op::Relu:
-    case Op::Sigmoid:
-    case Op::PowfScalar:
-    case Op::AddScalar:
-    case Op::MulScalar:
+    case Op::float_neg:
+    case Op::float_exp:
+    case Op::float_log:
+    case Op::float_sqrt:
+    case Op::float_tanh:
+    case Op::relu:
+    case Op::sigmoid:
+    case Op::float_powf_scalar:
+    case Op::float_add_scalar:
+    case Op::float_mul_scalar:
+    case Op::float_abs:
+    case Op::float_cast:
+    case Op::float_greater_scalar:
+    case Op::bool_into_float:
+    case Op::int_into_float:
       return lhs;
-    case Op::Sum:
-    case Op::Mean:
+    case Op::float_clamp:
+      if (std::isnan(op.scalar)) return std::nullopt;
+      return lhs;
+    case Op::float_sum:
+    case Op::float_mean:
       return std::vector<std::size_t>{1};
-    case Op::SumDim:
-    case Op::MeanDim: {
-      if (op.dim >= lhs.size()) return std::nullopt;
+    case Op::float_sum_dim:
+    case Op::float_mean_dim:
+    case Op::float_max_dim:
+    case Op::float_argmax: {
+      if (!dim_ok) return std::nullopt;
+      if ((op.op == Op::float_max_dim || op.op == Op::float_argmax) && lhs[op.dim] == 0) return std::nullopt;
       auto out = lhs;
       out[op.dim] = 1;
       return out;
     }
-    case Op::Reshape:
+    case Op::softmax:
+    case Op::log_softmax:
+      if (!dim_ok) return std::nullopt;
+      return lhs;
+    case Op::float_reshape:
       return std::vector<std::size_t>{element_count(lhs)};
-    case Op::SwapDims: {
+    case Op::float_swap_dims: {
       if (op.dim >= lhs.size() || op.dim1 >= lhs.size()) return std::nullopt;
       auto out = lhs;
       std::swap(out[op.dim], out[op.dim1]);
+      return out;
+    }
+    case Op::float_cat: {
+      if (!dim_ok || !same_except(lhs, rhs, op.dim)) return std::nullopt;
+      auto out = lhs;
+      out[op.dim] += rhs[op.dim];
+      return out;
+    }
+    case Op::float_slice: {
+      if (!dim_ok) return std::nullopt;
+      auto out = lhs;
+      out[op.dim] -= op.dim1 % (lhs[op.dim] + 1);
+      return out;
+    }
+    case Op::float_select: {
+      if (!dim_ok || lhs[op.dim] == 0) return std::nullopt;
+      auto out = lhs;
+      out[op.dim] = 3;
+      return out;
+    }
+    case Op::float_select_assign:
+      if (!dim_ok || !same_except(lhs, rhs, op.dim) || (lhs[op.dim] == 0 && rhs[op.dim] > 0)) return std::nullopt;
+      return lhs;
+    case Op::float_permute: {
+      std::vector<std::size_t> out(rank);
+      for (std::size_t i = 0; i < rank; ++i) out[i] = lhs[(i + op.dim1) % rank];
+      return out;
+    }
+    case Op::float_expand: {
+      std::vector<std::size_t> out{2};
+      for (std::size_t d = 0; d < rank; ++d) out.push_back(d == op.dim && lhs[d] == 1 ? 3 : lhs[d]);
       return out;
     }
   }
@@ -125,9 +275,11 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
 }
 
 std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& lhs) {
-  if (op.op == Op::Matmul) return lhs.empty() ? 1 : lhs.back();
-  if (op.op == Op::Sum || op.op == Op::Mean) return element_count(lhs);
-  if (op.op == Op::SumDim || op.op == Op::MeanDim) return op.dim < lhs.size() ? lhs[op.dim] : 1;
+  if (op.op == Op::float_matmul) return lhs.empty() ? 1 : lhs.back();
+  if (op.op == Op::float_sum || op.op == Op::float_mean) return element_count(lhs);
+  if (op.op == Op::float_sum_dim || op.op == Op::float_mean_dim || op.op == Op::softmax || op.op == Op::log_softmax) {
+    return op.dim < lhs.size() ? lhs[op.dim] : 1;
+  }
   return 1;
 }
 
@@ -140,18 +292,29 @@ GraphSpec normalized(GraphSpec graph) {
   std::vector<std::vector<std::size_t>> shapes = graph.leaf_shapes;
   for (OpSpec& op : graph.ops) {
     const std::size_t count = shapes.size();
+    // A code that is not a graph op (a reserved code, or an op with another kind of result) is
+    // a step that does not fit, like a shape that does not.
+    const bool known = is_graph_op(op.op);
+    if (!known) op = OpSpec{Op::float_neg, op.lhs, 0, 1.0, 0, 0};
     op.lhs %= count;
     op.rhs = is_binary(op.op) ? op.rhs % count : 0;
     const std::size_t rank = shapes[op.lhs].size();
-    if (op.op == Op::SumDim || op.op == Op::MeanDim || op.op == Op::SwapDims) {
+    if (has_dim(op.op) || op.op == Op::float_swap_dims) {
       op.dim = rank ? op.dim % rank : 0;
-      op.dim1 = op.op == Op::SwapDims && rank ? op.dim1 % rank : 0;
     } else {
-      op.dim = op.dim1 = 0;
+      op.dim = 0;
+    }
+    if (!has_dim1(op.op)) {
+      op.dim1 = 0;
+    } else if (op.op == Op::float_swap_dims || op.op == Op::float_permute) {
+      op.dim1 = rank ? op.dim1 % rank : 0;
+    } else if (op.dim < rank) {
+      const std::size_t size = shapes[op.lhs][op.dim];
+      op.dim1 = op.op == Op::float_slice ? op.dim1 % (size + 1) : (size ? op.dim1 % size : 0);
     }
     auto shape = result_shape(op, shapes[op.lhs], shapes[op.rhs]);
     if (!shape) {
-      op = OpSpec{Op::Neg, op.lhs, 0, 1.0, 0, 0};
+      op = OpSpec{Op::float_neg, op.lhs, 0, 1.0, 0, 0};
       shape = shapes[op.lhs];
     }
     shapes.push_back(*shape);
@@ -179,30 +342,59 @@ std::vector<bool> used_leaves(const GraphSpec& g) {
 }
 
 DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const DispatchTensor& rhs) {
+  const std::vector<std::size_t> ls = Dispatch::float_shape(lhs).dims();
+  const bool two = is_binary(op.op);
+  const std::vector<std::size_t> rs = two ? Dispatch::float_shape(rhs).dims() : ls;
+  const StepArgs a = args_of(op, ls, rs);
+  const auto indices = [&] {
+    return Dispatch::int_from_data(TensorData::from_i64(a.indices, {a.indices.size()}), Dispatch::float_device(lhs));
+  };
   switch (op.op) {
-    case Op::Add: return Dispatch::float_add(lhs, rhs);
-    case Op::Sub: return Dispatch::float_sub(lhs, rhs);
-    case Op::Mul: return Dispatch::float_mul(lhs, rhs);
-    case Op::Div: return Dispatch::float_div(lhs, rhs);
-    case Op::Matmul: return Dispatch::float_matmul(lhs, rhs);
-    case Op::Neg: return Dispatch::float_neg(lhs);
-    case Op::Exp: return Dispatch::float_exp(lhs);
-    case Op::Log: return Dispatch::float_log(lhs);
-    case Op::Sqrt: return Dispatch::float_sqrt(lhs);
-    case Op::Tanh: return Dispatch::float_tanh(lhs);
-    case Op::Relu: return Dispatch::relu(lhs);
-    case Op::Sigmoid: return Dispatch::sigmoid(lhs);
-    case Op::PowfScalar: return Dispatch::float_powf_scalar(lhs, op.scalar);
-    case Op::AddScalar: return Dispatch::float_add_scalar(lhs, op.scalar);
-    case Op::MulScalar: return Dispatch::float_mul_scalar(lhs, op.scalar);
-    case Op::Sum: return Dispatch::float_sum(lhs);
-    case Op::Mean: return Dispatch::float_mean(lhs);
-    case Op::SumDim: return Dispatch::float_sum_dim(lhs, op.dim);
-    case Op::MeanDim: return Dispatch::float_mean_dim(lhs, op.dim);
-    case Op::Reshape: return Dispatch::float_reshape(lhs, Shape{element_count(Dispatch::float_into_data(lhs).shape().dims())});
-    case Op::SwapDims: return Dispatch::float_swap_dims(lhs, op.dim, op.dim1);
+    case Op::float_add: return Dispatch::float_add(lhs, rhs);
+    case Op::float_sub: return Dispatch::float_sub(lhs, rhs);
+    case Op::float_mul: return Dispatch::float_mul(lhs, rhs);
+    case Op::float_div: return Dispatch::float_div(lhs, rhs);
+    case Op::float_matmul: return Dispatch::float_matmul(lhs, rhs);
+    case Op::float_neg: return Dispatch::float_neg(lhs);
+    case Op::float_exp: return Dispatch::float_exp(lhs);
+    case Op::float_log: return Dispatch::float_log(lhs);
+    case Op::float_sqrt: return Dispatch::float_sqrt(lhs);
+    case Op::float_tanh: return Dispatch::float_tanh(lhs);
+    case Op::relu: return Dispatch::relu(lhs);
+    case Op::sigmoid: return Dispatch::sigmoid(lhs);
+    case Op::float_powf_scalar: return Dispatch::float_powf_scalar(lhs, op.scalar);
+    case Op::float_add_scalar: return Dispatch::float_add_scalar(lhs, op.scalar);
+    case Op::float_mul_scalar: return Dispatch::float_mul_scalar(lhs, op.scalar);
+    case Op::float_sum: return Dispatch::float_sum(lhs);
+    case Op::float_mean: return Dispatch::float_mean(lhs);
+    case Op::float_sum_dim: return Dispatch::float_sum_dim(lhs, op.dim);
+    case Op::float_mean_dim: return Dispatch::float_mean_dim(lhs, op.dim);
+    case Op::float_reshape: return Dispatch::float_reshape(lhs, Shape{element_count(ls)});
+    case Op::float_swap_dims: return Dispatch::float_swap_dims(lhs, op.dim, op.dim1);
+    case Op::float_abs: return Dispatch::float_abs(lhs);
+    case Op::float_clamp: return Dispatch::float_clamp(lhs, a.min, a.max);
+    case Op::float_max_dim: return Dispatch::float_max_dim(lhs, op.dim);
+    case Op::float_cat: return Dispatch::float_cat({lhs, rhs}, op.dim);
+    case Op::float_slice: return Dispatch::float_slice(lhs, a.ranges);
+    case Op::float_select: return Dispatch::float_select(lhs, op.dim, indices());
+    case Op::float_select_assign: return Dispatch::float_select_assign(lhs, op.dim, indices(), rhs);
+    case Op::float_permute: return Dispatch::float_permute(lhs, a.axes);
+    case Op::float_expand: return Dispatch::float_expand(lhs, Shape(a.expand_to));
+    case Op::softmax: return Dispatch::softmax(lhs, op.dim);
+    case Op::log_softmax: return Dispatch::log_softmax(lhs, op.dim);
+    // Not graph steps (normalized() turns them into float_neg): other result kinds, or a dtype
+    // change in a one-dtype graph.
+    case Op::float_cast:
+    case Op::float_greater_scalar:
+    case Op::bool_into_float:
+    case Op::int_into_float:
+    case Op::float_argmax:
+    case Op::float_greater:
+    case Op::float_lower:
+    case Op::float_equal:
+      break;
   }
-  return lhs;
+  throw std::logic_error("apply_op: " + std::string(op_name(op.op)) + " is not a graph step (normalize first)");
 }
 
 GraphRun run_graph(const GraphSpec& graph, std::size_t backend, DType dtype, bool tracked) {

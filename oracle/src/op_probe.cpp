@@ -20,93 +20,22 @@ bool is_float_view(const KindSpec &k) {
 }
 bool is_tracked(const KindSpec &k) { return k.autodiff_depth == 1; }
 
-// The decoder picks any Op for any probe kind; these say, case by case, which op a probe of that
-// kind runs (no default branch: a new Op fails to compile under -Wswitch-enum until placed here).
+// The decoder picks any op code for any probe kind; the registry says which op a probe of that kind
+// runs: Binary probes run float -> float ops of the Binary signature (others run float_add), Unary
+// probes float -> float ops of the Unary, Scalar and Bounds signatures (others run float_neg).
+bool float_to_float(Op op) {
+  return is_op_code(op) && op_info(op).operand == OpKind::Float && op_info(op).result == OpKind::Float;
+}
 Op binary_op(Op op) {
-  switch (op) {
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Div:
-    case Op::Matmul:
-      return op;
-    // Not binary: a Binary probe of these runs float_add (op_probe.hpp).
-    case Op::Neg:
-    case Op::Exp:
-    case Op::Log:
-    case Op::Sqrt:
-    case Op::Tanh:
-    case Op::Relu:
-    case Op::Sigmoid:
-    case Op::PowfScalar:
-    case Op::AddScalar:
-    case Op::MulScalar:
-    case Op::Sum:
-    case Op::Mean:
-    case Op::SumDim:
-    case Op::MeanDim:
-    case Op::Reshape:
-    case Op::SwapDims:
-      return Op::Add;
-  }
-  throw std::logic_error("binary_op: Op value outside the enum");
+  return float_to_float(op) && op_info(op).sig == OpSig::Binary ? op : Op::float_add;
 }
 Op unary_op(Op op) {
-  switch (op) {
-    case Op::Neg:
-    case Op::Exp:
-    case Op::Log:
-    case Op::Sqrt:
-    case Op::Tanh:
-    case Op::Relu:
-    case Op::Sigmoid:
-    case Op::PowfScalar:
-    case Op::AddScalar:
-    case Op::MulScalar:
-    case Op::Sum:
-    case Op::Mean:
-      return op;
-    // Binary ops and the ops with their own probe kind: a Unary probe of these runs float_neg.
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Div:
-    case Op::Matmul:
-    case Op::SumDim:
-    case Op::MeanDim:
-    case Op::Reshape:
-    case Op::SwapDims:
-      return Op::Neg;
-  }
-  throw std::logic_error("unary_op: Op value outside the enum");
+  if (!float_to_float(op)) return Op::float_neg;
+  const OpSig sig = op_info(op).sig;
+  return sig == OpSig::Unary || sig == OpSig::Scalar || sig == OpSig::Bounds ? op : Op::float_neg;
 }
 // The Dispatch name of the op a Binary or Unary probe runs.
-std::string dispatch_name(Op op) {
-  switch (op) {
-    case Op::Add: return "float_add";
-    case Op::Sub: return "float_sub";
-    case Op::Mul: return "float_mul";
-    case Op::Div: return "float_div";
-    case Op::Matmul: return "float_matmul";
-    case Op::Neg: return "float_neg";
-    case Op::Exp: return "float_exp";
-    case Op::Log: return "float_log";
-    case Op::Sqrt: return "float_sqrt";
-    case Op::Tanh: return "float_tanh";
-    case Op::Relu: return "relu";
-    case Op::Sigmoid: return "sigmoid";
-    case Op::PowfScalar: return "float_powf_scalar";
-    case Op::AddScalar: return "float_add_scalar";
-    case Op::MulScalar: return "float_mul_scalar";
-    case Op::Sum: return "float_sum";
-    case Op::Mean: return "float_mean";
-    case Op::SumDim: return "float_sum_dim";
-    case Op::MeanDim: return "float_mean_dim";
-    case Op::Reshape: return "float_reshape";
-    case Op::SwapDims: return "float_swap_dims";
-  }
-  throw std::logic_error("dispatch_name: Op value outside the enum");
-}
+std::string dispatch_name(Op op) { return std::string(op_name(op)); }
 [[noreturn]] void bad_kind(const char *where) {
   throw std::logic_error(std::string(where) + ": OpProbe::Kind::kCount is not a probe kind");
 }
@@ -140,7 +69,7 @@ DispatchTensor run(const OpProbe &p, const DispatchTensor &a, const DispatchTens
     }
     case K::Unary: {
       const Op op = unary_op(p.op);
-      const double scalar = op == Op::PowfScalar ? 2.0 : op == Op::AddScalar ? 1.5 : -2.0;
+      const double scalar = op == Op::float_powf_scalar ? 2.0 : op == Op::float_add_scalar ? 1.5 : -2.0;
       return apply_op(OpSpec{op, 0, 0, scalar, 0, 0}, a, a);
     }
     case K::SumDim:
@@ -230,7 +159,7 @@ std::vector<ProbeFault> faults_of(const OpProbe &p, const DispatchTensor &a, con
         f.push_back({"dtype-mismatch", op + " needs operands of one dtype, got " + render_dtype(ka.leaf.dtype) +
                                            " and " + render_dtype(kb.leaf.dtype) + "."});
       }
-      if (binary_op(p.op) == Op::Matmul) {
+      if (binary_op(p.op) == Op::float_matmul) {
         if (sa.size() < 2 || sb.size() < 2) {
           f.push_back({"matmul-rank", "float_matmul needs tensors of rank 2 or more, got shapes " + render_shape(sa) +
                                           " and " + render_shape(sb) + "."});

@@ -134,7 +134,7 @@ inline rc::Gen<oracle::GraphSpec> graph_on(std::size_t backend, Values mode, con
                                  g.leaf_values = std::get<0>(p);
                                  g.ops = std::get<1>(p);
                                  if (g.ops.size() > max_ops) g.ops.resize(max_ops);
-                                 if (g.ops.empty()) g.ops.push_back(oracle::OpSpec{oracle::Op::Mul, 0, 0, 1.0, 0, 0});
+                                 if (g.ops.empty()) g.ops.push_back(oracle::OpSpec{oracle::Op::float_mul, 0, 0, 1.0, 0, 0});
                                  return oracle::normalized(g);
                                });
                          });
@@ -168,8 +168,8 @@ inline rc::Gen<oracle::GraphSpec> matmul_graph(Values mode) {
                               g.dtype = dtype;
                               g.leaf_shapes = {lhs, rhs};
                               g.leaf_values = {std::get<0>(v), std::get<1>(v)};
-                              g.ops = {oracle::OpSpec{oracle::Op::Matmul, 0, 1, 1.0, 0, 0}};
-                              if (std::get<2>(v)) g.ops.push_back(oracle::OpSpec{oracle::Op::Tanh, 2, 0, 1.0, 0, 0});
+                              g.ops = {oracle::OpSpec{oracle::Op::float_matmul, 0, 1, 1.0, 0, 0}};
+                              if (std::get<2>(v)) g.ops.push_back(oracle::OpSpec{oracle::Op::float_tanh, 2, 0, 1.0, 0, 0});
                               return oracle::normalized(g);
                             });
       });

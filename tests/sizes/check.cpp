@@ -37,7 +37,7 @@ Bounds double_accumulation_bounds(Op op, DType dtype, std::size_t terms, double 
 
 Bounds matmul_bounds(DType dtype, std::size_t k) {
   const double resolution = 1.0 / 64, max_term = kMaxSigned * kMaxSigned;
-  const Bound b = accumulation_bound(Op::Matmul, dtype, dtype, k, max_term, resolution);
+  const Bound b = accumulation_bound(Op::float_matmul, dtype, dtype, k, max_term, resolution);
   return {b, b};
 }
 

@@ -31,7 +31,7 @@ TEST(SizesReduce, SumAndMeanAroundTheSumBlock) {
         const TensorData reference = run.template operator()<backends::NdArray>();
         const std::string what = std::string(mean ? "float_mean " : "float_sum ") + std::string(dtype_name(dtype)) +
                                  " n=" + std::to_string(c.n) + " " + c.why;
-        const Bounds bounds = sum_bounds(mean ? Op::Mean : Op::Sum, dtype, c.n);
+        const Bounds bounds = sum_bounds(mean ? Op::float_mean : Op::float_sum, dtype, c.n);
         expect_samples(what, reference, {0}, [&](std::size_t) {
           return to_dtype(mean ? exact / static_cast<double>(c.n) : exact, dtype);
         }, bounds.host);
@@ -58,7 +58,7 @@ TEST(SizesReduce, SumsAccumulateInDouble) {
       const TensorData reference = run.template operator()<backends::NdArray>();
       const std::string what = "float_sum " + std::string(dtype_name(dtype)) + " of rounding values n=" +
                                std::to_string(c.n) + " " + c.why;
-      const Bounds bounds = double_accumulation_bounds(Op::Sum, dtype, c.n, sum_abs, 4.0);
+      const Bounds bounds = double_accumulation_bounds(Op::float_sum, dtype, c.n, sum_abs, 4.0);
       expect_samples(what, reference, {0}, [&](std::size_t) { return to_dtype(static_cast<double>(exact), dtype); },
                      bounds.host);
       expect_backends_match(what, reference, run, bounds);
@@ -76,7 +76,7 @@ TEST(SizesReduce, SumsAccumulateInDouble) {
       const std::string what = "float_sum_dim " + std::string(dtype_name(dtype)) + " of rounding values " +
                                shape_text(shape) + " dim 1";
       // The loosest row's bound holds for every row: sum|x| <= len * 4.
-      const Bounds bounds = double_accumulation_bounds(Op::SumDim, dtype, len, 4.0 * static_cast<double>(len), 4.0);
+      const Bounds bounds = double_accumulation_bounds(Op::float_sum_dim, dtype, len, 4.0 * static_cast<double>(len), 4.0);
       expect_samples(what, reference, sample_positions(shape[0] * inner, inner, len), [&](std::size_t flat) {
         const std::size_t o = flat / inner, j = flat % inner;
         long double acc = 0;
@@ -107,7 +107,7 @@ void check_dim_reduce(const std::vector<std::size_t>& shape, std::size_t dim, DT
     const TensorData reference = run.template operator()<backends::NdArray>();
     const std::string what = std::string(mean ? "float_mean_dim " : "float_sum_dim ") +
                              std::string(dtype_name(dtype)) + " " + why;
-    const Bounds bounds = sum_bounds(mean ? Op::MeanDim : Op::SumDim, dtype, len);
+    const Bounds bounds = sum_bounds(mean ? Op::float_mean_dim : Op::float_sum_dim, dtype, len);
     expect_samples(what, reference, sample_positions(outer * inner, inner, len + dim), [&](std::size_t flat) {
       const std::size_t o = flat / inner, j = flat % inner;
       double acc = 0;
@@ -155,7 +155,7 @@ TEST(SizesReduce, DimReductionsOfSwappedInputs) {
     double exact = 0;
     for (double v : y) exact += v;
     const std::string what = "float_sum " + std::string(dtype_name(dtype)) + " of swap_dims(" + shape_text(big) + ")";
-    const Bounds bounds = sum_bounds(Op::Sum, dtype, y.size());
+    const Bounds bounds = sum_bounds(Op::float_sum, dtype, y.size());
     expect_samples(what, reference, {0}, [&](std::size_t) { return to_dtype(exact, dtype); }, bounds.host);
     expect_backends_match(what, reference, run, bounds);
   }

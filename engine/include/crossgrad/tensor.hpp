@@ -4,7 +4,42 @@
 #include <crossgrad/dispatch/dispatch.hpp>
 
 #include <optional>
+#include <vector>
 #include <utility>
+
+// Tensor's method for one registry op. The receiver is *this; tensor operands of the signature
+// are Tensors (index tensors: DispatchTensor, they are Int); Cat is a static member.
+#define CROSSGRAD_TENSOR_RESULT_Float Tensor
+#define CROSSGRAD_TENSOR_RESULT_Int DispatchTensor
+#define CROSSGRAD_TENSOR_RESULT_Bool DispatchTensor
+#define CROSSGRAD_TENSOR_METHOD(name, method, Sig, Operand, Result, Rule) \
+  CROSSGRAD_TENSOR_METHOD_##Operand(name, method, Sig, Result)
+#define CROSSGRAD_TENSOR_METHOD_Int(name, method, Sig, Result)
+#define CROSSGRAD_TENSOR_METHOD_Bool(name, method, Sig, Result)
+#define CROSSGRAD_TENSOR_METHOD_Float(name, method, Sig, Result) \
+  CROSSGRAD_PP_CAT(CROSSGRAD_TENSOR_METHOD_, CROSSGRAD_SIG_CLASS_##Sig)(name, method, Sig, Result)
+#define CROSSGRAD_TENSOR_METHOD_MAP(name, method, Sig, Result)                                       \
+  CROSSGRAD_TENSOR_RESULT_##Result method CROSSGRAD_SIG_TAIL_##Sig const {                         \
+    return CROSSGRAD_TENSOR_RESULT_##Result(Dispatch::name(inner_ CROSSGRAD_SIG_EXTRA_##Sig));      \
+  }
+#define CROSSGRAD_TENSOR_METHOD_ZIP(name, method, Sig, Result)          \
+  CROSSGRAD_TENSOR_RESULT_##Result method(const Tensor& rhs) const {    \
+    return CROSSGRAD_TENSOR_RESULT_##Result(Dispatch::name(inner_, rhs.inner_)); \
+  }
+#define CROSSGRAD_TENSOR_METHOD_SELECT(name, method, Sig, Result)                            \
+  Tensor method(std::size_t dim, const DispatchTensor& indices) const {                       \
+    return Tensor(Dispatch::name(inner_, dim, indices));                                      \
+  }
+#define CROSSGRAD_TENSOR_METHOD_ASSIGN(name, method, Sig, Result)                                   \
+  Tensor method(std::size_t dim, const DispatchTensor& indices, const Tensor& values) const {         \
+    return Tensor(Dispatch::name(inner_, dim, indices, values.inner_));                              \
+  }
+#define CROSSGRAD_TENSOR_METHOD_CAT(name, method, Sig, Result)                  \
+  static Tensor method(const std::vector<Tensor>& tensors, std::size_t dim) {   \
+    std::vector<DispatchTensor> inner;                                           \
+    for (const Tensor& t : tensors) inner.push_back(t.inner_);                  \
+    return Tensor(Dispatch::name(inner, dim));                                   \
+  }
 
 namespace crossgrad {
 
@@ -19,31 +54,19 @@ class Tensor {
   TensorData into_data() const { return Dispatch::float_into_data(inner_); }
   DispatchDevice device() const { return Dispatch::float_device(inner_); }
 
-  friend Tensor operator+(const Tensor& a, const Tensor& b) { return Tensor(Dispatch::float_add(a.inner_, b.inner_)); }
-  friend Tensor operator-(const Tensor& a, const Tensor& b) { return Tensor(Dispatch::float_sub(a.inner_, b.inner_)); }
-  friend Tensor operator*(const Tensor& a, const Tensor& b) { return Tensor(Dispatch::float_mul(a.inner_, b.inner_)); }
-  friend Tensor operator/(const Tensor& a, const Tensor& b) { return Tensor(Dispatch::float_div(a.inner_, b.inner_)); }
-  friend Tensor operator+(const Tensor& a, double s) { return Tensor(Dispatch::float_add_scalar(a.inner_, s)); }
-  friend Tensor operator*(const Tensor& a, double s) { return Tensor(Dispatch::float_mul_scalar(a.inner_, s)); }
-  Tensor operator-() const { return Tensor(Dispatch::float_neg(inner_)); }
+  // One method per registry op with a float receiver (Note [The op registry]), named as in Burn's
+  // Tensor API: float results are Tensors, int and bool results DispatchTensors.
+  CROSSGRAD_OPS(CROSSGRAD_TENSOR_METHOD)
 
-  Tensor matmul(const Tensor& rhs) const { return Tensor(Dispatch::float_matmul(inner_, rhs.inner_)); }
-  Tensor exp() const { return Tensor(Dispatch::float_exp(inner_)); }
-  Tensor log() const { return Tensor(Dispatch::float_log(inner_)); }
-  Tensor sqrt() const { return Tensor(Dispatch::float_sqrt(inner_)); }
-  Tensor tanh() const { return Tensor(Dispatch::float_tanh(inner_)); }
-  Tensor relu() const { return Tensor(Dispatch::relu(inner_)); }
-  Tensor sigmoid() const { return Tensor(Dispatch::sigmoid(inner_)); }
-  Tensor powf(double exponent) const { return Tensor(Dispatch::float_powf_scalar(inner_, exponent)); }
-  Tensor sum() const { return Tensor(Dispatch::float_sum(inner_)); }
-  Tensor mean() const { return Tensor(Dispatch::float_mean(inner_)); }
-  Tensor sum_dim(std::size_t dim) const { return Tensor(Dispatch::float_sum_dim(inner_, dim)); }
-  Tensor mean_dim(std::size_t dim) const { return Tensor(Dispatch::float_mean_dim(inner_, dim)); }
-  Tensor reshape(const Shape& shape) const { return Tensor(Dispatch::float_reshape(inner_, shape)); }
-  Tensor swap_dims(std::size_t d0, std::size_t d1) const { return Tensor(Dispatch::float_swap_dims(inner_, d0, d1)); }
-  Tensor transpose() const;
+  friend Tensor operator+(const Tensor& a, const Tensor& b) { return a.add(b); }
+  friend Tensor operator-(const Tensor& a, const Tensor& b) { return a.sub(b); }
+  friend Tensor operator*(const Tensor& a, const Tensor& b) { return a.mul(b); }
+  friend Tensor operator/(const Tensor& a, const Tensor& b) { return a.div(b); }
+  friend Tensor operator+(const Tensor& a, double s) { return a.add_scalar(s); }
+  friend Tensor operator*(const Tensor& a, double s) { return a.mul_scalar(s); }
+  Tensor operator-() const { return neg(); }
   Tensor to_device(const DispatchDevice& device) const { return Tensor(Dispatch::float_to_device(inner_, device)); }
-  Tensor cast(DType dtype) const { return Tensor(Dispatch::float_cast(inner_, dtype)); }
+  Tensor transpose() const;
 
   Gradients backward() const { return Dispatch::backward(inner_); }
   std::optional<Tensor> grad(const Gradients& grads) const {

@@ -115,6 +115,17 @@
 #define CROSSGRAD_SIG_EXTRA_Axes , axes
 #define CROSSGRAD_SIG_EXTRA_Ranges , ranges
 
+// The parameters after the receiver, for MAP signatures (Tensor methods).
+#define CROSSGRAD_SIG_TAIL_Unary ()
+#define CROSSGRAD_SIG_TAIL_Scalar (double scalar)
+#define CROSSGRAD_SIG_TAIL_Bounds (double min, double max)
+#define CROSSGRAD_SIG_TAIL_Dim (std::size_t dim)
+#define CROSSGRAD_SIG_TAIL_DimPair (std::size_t dim0, std::size_t dim1)
+#define CROSSGRAD_SIG_TAIL_ToShape (const ::crossgrad::Shape& shape)
+#define CROSSGRAD_SIG_TAIL_ToDType (::crossgrad::DType dtype)
+#define CROSSGRAD_SIG_TAIL_Axes (const std::vector<std::size_t>& axes)
+#define CROSSGRAD_SIG_TAIL_Ranges (const std::vector<::crossgrad::Range>& ranges)
+
 // Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
 #define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
 #define CROSSGRAD_PP_CAT_(a, b) a##b
@@ -166,7 +177,6 @@ inline constexpr OpInfo kOps[] = {
 inline constexpr std::size_t kOpCount = std::size(kOps);
 
 constexpr const OpInfo& op_info(OpId id) { return kOps[static_cast<std::size_t>(id)]; }
-constexpr std::string_view op_name(OpId id) { return op_info(id).name; }
 std::string_view op_sig_name(OpSig sig);
 std::string_view op_kind_name(OpKind kind);
 

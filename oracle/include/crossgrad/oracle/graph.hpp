@@ -6,6 +6,7 @@
 
 #include <crossgrad/autodiff/gradients.hpp>
 #include <crossgrad/dispatch/kind.hpp>
+#include <crossgrad/ops/op_list.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -16,26 +17,35 @@
 
 namespace crossgrad::oracle {
 
-#define CROSSGRAD_ORACLE_OPS(X)                                                            \
-  X(Add) X(Sub) X(Mul) X(Div) X(Matmul)                                                    \
-  X(Neg) X(Exp) X(Log) X(Sqrt) X(Tanh) X(Relu) X(Sigmoid)                                  \
-  X(PowfScalar) X(AddScalar) X(MulScalar)                                                  \
-  X(Sum) X(Mean) X(SumDim) X(MeanDim) X(Reshape) X(SwapDims)
-
-enum class Op {
-#define CROSSGRAD_X(name) name,
-  CROSSGRAD_ORACLE_OPS(CROSSGRAD_X)
-#undef CROSSGRAD_X
-};
+// The oracle's ops are the engine's registry ops (Note [The op registry]): Op is OpId, so a new
+// registry op is an Op here too and every per-op table of the oracle (result shapes, bounds,
+// probes, reference formulas) that switches over it fails to compile until it says what the new
+// op means. What an op *does* stays written here independently of the engine.
+using Op = ::crossgrad::OpId;
+// False for a reserved code (past the registry's last op), which only a stored input can hold.
+bool is_op_code(Op op);
 std::string_view op_name(Op op);
+// The ops a graph step can be: float -> float ops with a backward rule (not float_cast: a graph
+// has one dtype), in registry order.
 const std::vector<Op>& all_ops();
+bool is_graph_op(Op op);
+// Graph steps that read a second value (rhs): binary ops, float_cat (lhs, rhs), float_select_assign
+// (values = rhs).
 bool is_binary(Op op);
+// Stored op codes (fuzz inputs): the code is the OpId value; codes past the registry's last op are
+// reserved for ops appended later (Note [The op registry]) and decode as not an op.
+inline constexpr std::size_t kOpCodeSpace = 64;
+static_assert(::crossgrad::kOpCount <= kOpCodeSpace, "grow kOpCodeSpace (and re-encode stored inputs)");
 
 // One step: operands index the values so far (leaves first, then earlier steps), taken modulo
-// their count. `scalar` for the *Scalar ops, `dim`/`dim1` for SumDim/MeanDim/SwapDims (modulo
-// rank), Reshape flattens to [n].
+// their count. `scalar` for the *_scalar ops; `dim` (modulo rank) for the dim ops; Reshape
+// flattens to [n]. The ops with structured arguments take them from these fields, by the oracle's
+// own conventions (args_of in graph.cpp): clamp to [-|scalar|, |scalar|]; cat lhs and rhs along
+// dim; slice dim from dim1 % (size + 1) to the end; select indices {j, 0, j} with j = dim1 % size;
+// select_assign rhs as values at indices (dim1 + i) % size; permute rotates the dims by dim1;
+// expand prepends a dim of 2 and widens a size-1 dim `dim` to 3.
 struct OpSpec {
-  Op op = Op::Neg;
+  Op op = Op::float_neg;
   std::size_t lhs = 0;
   std::size_t rhs = 0;
   double scalar = 1.0;

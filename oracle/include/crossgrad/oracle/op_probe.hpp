@@ -19,7 +19,7 @@ namespace crossgrad::oracle {
 struct OpProbe {
   enum class Kind { Binary, Unary, SumDim, MeanDim, Reshape, SwapDims, ToDevice, Cast, Quantize, kCount };
   Kind kind = Kind::Unary;
-  Op op = Op::Add;   // Binary: Add Sub Mul Div Matmul (others run Add); Unary:
+  Op op = Op::float_add;   // Binary: Add Sub Mul Div Matmul (others run Add); Unary:
                      // the op (binary and dim/shape ops run Neg)
   DispatchSpec lhs;  // the receiver (any kind, malformed ones included)
   DispatchSpec rhs;  // Binary only
