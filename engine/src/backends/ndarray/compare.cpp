@@ -1,4 +1,5 @@
-// NdArray: comparison to a bool tensor and back (relu's backward is built from these).
+// NdArray: comparisons to a bool tensor, and bool/int tensors back to float (relu's backward is
+// built from float_greater_scalar and bool_into_float).
 #include "common.hpp"
 
 #include <cstdint>
@@ -6,7 +7,58 @@
 namespace crossgrad::backends {
 
 using ndarray_detail::make_tensor;
+using ndarray_detail::Odometer;
 using ndarray_detail::with_float_type;
+
+namespace {
+
+// Two float tensors with NumPy broadcasting to a Bool tensor; `op` compares in T (so any
+// comparison with NaN is false, except that != would be true: none of ours uses it).
+template <class Op>
+NdArrayTensor compare(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std::string_view name,
+                      Op op) {
+  // As in the arithmetic binary ops: a non-float operand is reported before a dtype mismatch.
+  rules::check_float_dtype(lhs.dtype, name);
+  rules::check_float_dtype(rhs.dtype, name);
+  rules::check_same_dtype(lhs.dtype, rhs.dtype, name);
+  const Shape out_shape = rules::broadcast_shapes(lhs.shape, rhs.shape, name);
+  NdArrayTensor out = make_tensor(out_shape, DType::Bool);
+  with_float_type(lhs.dtype, [&]<class T>(T) {
+    const T* a = lhs.data<T>();
+    const T* b = rhs.data<T>();
+    std::uint8_t* o = out.mutable_data<std::uint8_t>();
+    Odometer walk(out_shape, {rules::broadcast_strides(lhs.shape, out_shape),
+                              rules::broadcast_strides(rhs.shape, out_shape)});
+    const std::size_t n = out_shape.num_elements();
+    for (std::size_t i = 0; i < n; ++i) {
+      o[i] = op(a[walk.offset(0)], b[walk.offset(1)]) ? 1 : 0;
+      walk.next();
+    }
+  });
+  return out;
+}
+
+// Calls fn(I{}) with I the C++ type of an int dtype; dtype must be one.
+template <class Fn>
+void with_int_type(DType dtype, Fn&& fn) {
+  if (dtype == DType::I64) return fn(std::int64_t{});
+  if (dtype == DType::I32) return fn(std::int32_t{});
+  if (dtype == DType::I8) return fn(std::int8_t{});
+  return fn(std::uint8_t{});  // U8, the last int dtype
+}
+
+}  // namespace
+
+NdArrayTensor NdArray::float_greater(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return compare(lhs, rhs, "float_greater", [](auto a, auto b) { return a > b; });
+}
+NdArrayTensor NdArray::float_lower(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return compare(lhs, rhs, "float_lower", [](auto a, auto b) { return a < b; });
+}
+NdArrayTensor NdArray::float_equal(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  // IEEE equality: NaN == NaN is false, -0 == +0 is true.
+  return compare(lhs, rhs, "float_equal", [](auto a, auto b) { return a == b; });
+}
 
 NdArrayTensor NdArray::float_greater_scalar(const NdArrayTensor& tensor, double scalar) {
   rules::check_float_dtype(tensor.dtype, "float_greater_scalar");
@@ -35,6 +87,25 @@ NdArrayTensor NdArray::bool_into_float(const NdArrayTensor& tensor, DType dtype)
     T* o = out.mutable_data<T>();
     const std::size_t n = tensor.num_elements();
     for (std::size_t i = 0; i < n; ++i) o[i] = x[i] != 0 ? T(1) : T(0);
+  });
+  return out;
+}
+
+NdArrayTensor NdArray::int_into_float(const NdArrayTensor& tensor, DType dtype) {
+  if (!is_int(tensor.dtype)) {
+    panic(PanicId::UnsupportedDtype,
+          {{"dtype", std::string(dtype_name(tensor.dtype))}, {"what", "int_into_float"}});
+  }
+  rules::check_float_dtype(dtype, "int_into_float");
+  NdArrayTensor out = make_tensor(tensor.shape, dtype);
+  with_int_type(tensor.dtype, [&]<class I>(I) {
+    with_float_type(dtype, [&]<class T>(T) {
+      const I* x = tensor.data<I>();
+      T* o = out.mutable_data<T>();
+      const std::size_t n = tensor.num_elements();
+      // Rounds to nearest for large I64 values (exact up to 2^24 in F32, 2^53 in F64).
+      for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<T>(x[i]);
+    });
   });
   return out;
 }

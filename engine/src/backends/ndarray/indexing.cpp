@@ -1,0 +1,164 @@
+// NdArray: ops that pick or place parts of a tensor: cat, slice, select, select_assign.
+// Every op views tensors as [outer, len, inner] around the dim it works on: outer is the product
+// of the dims before it, inner of the dims after it, and element (i, r, j) is at
+// (i * len + r) * inner + j.
+#include "common.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace crossgrad::backends {
+namespace {
+
+using ndarray_detail::make_tensor;
+using ndarray_detail::Odometer;
+using ndarray_detail::with_float_type;
+
+std::size_t outer_of(const Shape& shape, std::size_t dim) {
+  std::size_t outer = 1;
+  for (std::size_t d = 0; d < dim; ++d) outer *= shape[d];
+  return outer;
+}
+std::size_t inner_of(const Shape& shape, std::size_t dim) {
+  std::size_t inner = 1;
+  for (std::size_t d = dim + 1; d < shape.rank(); ++d) inner *= shape[d];
+  return inner;
+}
+
+// The index values of a 1-D I64 or I32 tensor (check_select has checked both), each checked
+// against 0 <= v < size in order, so the first bad one is the one reported. Negative indices
+// are errors, never wrapped.
+std::vector<std::size_t> checked_indices(const NdArrayTensor& indices, std::size_t dim,
+                                         std::size_t size, std::string_view op) {
+  const std::size_t k = indices.num_elements();
+  std::vector<std::size_t> out(k);
+  for (std::size_t j = 0; j < k; ++j) {
+    const long long v = indices.dtype == DType::I64
+                            ? static_cast<long long>(indices.data<std::int64_t>()[j])
+                            : static_cast<long long>(indices.data<std::int32_t>()[j]);
+    if (v < 0 || static_cast<unsigned long long>(v) >= size) rules::index_out_of_range(op, v, dim, size);
+    out[j] = static_cast<std::size_t>(v);
+  }
+  return out;
+}
+
+}  // namespace
+
+NdArrayTensor NdArray::float_cat(const std::vector<NdArrayTensor>& tensors, std::size_t dim) {
+  std::vector<Shape> shapes;
+  shapes.reserve(tensors.size());
+  for (const NdArrayTensor& t : tensors) shapes.push_back(t.shape);
+  const Shape out_shape = rules::cat_shape(shapes, dim);
+  // As in the binary ops: a non-float piece is reported before a dtype mismatch.
+  for (const NdArrayTensor& t : tensors) rules::check_float_dtype(t.dtype, "float_cat");
+  for (const NdArrayTensor& t : tensors) rules::check_same_dtype(tensors.front().dtype, t.dtype, "float_cat");
+  NdArrayTensor out = make_tensor(out_shape, tensors.front().dtype);
+  if (out.num_elements() == 0) return out;
+  const std::size_t outer = outer_of(out_shape, dim);
+  const std::size_t inner = inner_of(out_shape, dim);
+  const std::size_t out_len = out_shape[dim];
+  with_float_type(out.dtype, [&]<class T>(T) {
+    T* o = out.mutable_data<T>();
+    std::size_t start = 0;  // where the current piece begins along dim
+    for (const NdArrayTensor& t : tensors) {
+      const std::size_t len = t.shape[dim];
+      const T* x = t.data<T>();
+      for (std::size_t i = 0; i < outer; ++i) {
+        for (std::size_t r = 0; r < len; ++r) {
+          for (std::size_t j = 0; j < inner; ++j) {
+            o[(i * out_len + start + r) * inner + j] = x[(i * len + r) * inner + j];
+          }
+        }
+      }
+      start += len;
+    }
+  });
+  return out;
+}
+
+NdArrayTensor NdArray::float_slice(const NdArrayTensor& tensor, const std::vector<Range>& ranges) {
+  rules::check_float_dtype(tensor.dtype, "float_slice");
+  const std::vector<Range> full = rules::full_ranges(tensor.shape, ranges);
+  const Shape out_shape = rules::sliced_shape(full);
+  NdArrayTensor out = make_tensor(out_shape, tensor.dtype);
+  if (out.num_elements() == 0) return out;
+  // Output element (i0, i1, ..) is input element (i0 + start0, i1 + start1, ..): the input's own
+  // strides walked over the output shape, from the offset of (start0, start1, ..).
+  const std::vector<std::size_t> strides = rules::contiguous_strides(tensor.shape);
+  std::size_t base = 0;
+  for (std::size_t d = 0; d < full.size(); ++d) base += full[d].start * strides[d];
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    const T* x = tensor.data<T>();
+    T* o = out.mutable_data<T>();
+    Odometer walk(out_shape, {strides});
+    const std::size_t n = out.num_elements();
+    for (std::size_t i = 0; i < n; ++i) {
+      o[i] = x[base + walk.offset(0)];
+      walk.next();
+    }
+  });
+  return out;
+}
+
+NdArrayTensor NdArray::float_select(const NdArrayTensor& tensor, std::size_t dim,
+                                    const NdArrayTensor& indices) {
+  rules::check_float_dtype(tensor.dtype, "float_select");
+  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, "float_select");
+  const std::size_t size = tensor.shape[dim];
+  const std::vector<std::size_t> idx = checked_indices(indices, dim, size, "float_select");
+  const Shape out_shape = rules::selected_shape(tensor.shape, dim, idx.size());
+  NdArrayTensor out = make_tensor(out_shape, tensor.dtype);
+  if (out.num_elements() == 0) return out;
+  const std::size_t outer = outer_of(tensor.shape, dim);
+  const std::size_t inner = inner_of(tensor.shape, dim);
+  const std::size_t k = idx.size();
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    const T* x = tensor.data<T>();
+    T* o = out.mutable_data<T>();
+    for (std::size_t i = 0; i < outer; ++i) {
+      for (std::size_t j = 0; j < k; ++j) {
+        for (std::size_t r = 0; r < inner; ++r) {
+          o[(i * k + j) * inner + r] = x[(i * size + idx[j]) * inner + r];
+        }
+      }
+    }
+  });
+  return out;
+}
+
+NdArrayTensor NdArray::float_select_assign(const NdArrayTensor& tensor, std::size_t dim,
+                                           const NdArrayTensor& indices,
+                                           const NdArrayTensor& values) {
+  rules::check_float_dtype(tensor.dtype, "float_select_assign");
+  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, "float_select_assign");
+  const std::size_t size = tensor.shape[dim];
+  const std::vector<std::size_t> idx = checked_indices(indices, dim, size, "float_select_assign");
+  const std::size_t k = idx.size();
+  rules::check_assign_values(rules::selected_shape(tensor.shape, dim, k), values.shape,
+                             "float_select_assign");
+  rules::check_float_dtype(values.dtype, "float_select_assign");
+  rules::check_same_dtype(tensor.dtype, values.dtype, "float_select_assign");
+  NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
+  if (out.num_elements() == 0) return out;
+  const std::size_t outer = outer_of(tensor.shape, dim);
+  const std::size_t inner = inner_of(tensor.shape, dim);
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    const T* x = tensor.data<T>();
+    const T* v = values.data<T>();
+    T* o = out.mutable_data<T>();
+    const std::size_t n = out.num_elements();
+    for (std::size_t e = 0; e < n; ++e) o[e] = x[e];
+    // j in increasing order: duplicate indices accumulate in that order (part of the contract,
+    // so every backend rounds the same way).
+    for (std::size_t i = 0; i < outer; ++i) {
+      for (std::size_t j = 0; j < k; ++j) {
+        for (std::size_t r = 0; r < inner; ++r) {
+          o[(i * size + idx[j]) * inner + r] += v[(i * k + j) * inner + r];
+        }
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace crossgrad::backends

@@ -1,0 +1,76 @@
+// NdArray: max and argmax along one dim. Both keep the element chosen by one scan (NEW_OPS_SPEC):
+// the first NaN if there is one, else the first of the equal maxima in index order, so -0 vs +0
+// and NaN payloads give defined bits on every backend.
+#include "common.hpp"
+
+#include <cmath>
+#include <cstdint>
+
+namespace crossgrad::backends {
+namespace {
+
+using ndarray_detail::make_tensor;
+using ndarray_detail::with_float_type;
+
+// Index (along the dim) of the element the max scan keeps, over len >= 1 elements at
+// x[0], x[step], x[2*step], ...
+template <class T>
+std::size_t max_scan(const T* x, std::size_t len, std::size_t step) {
+  std::size_t best = 0;
+  for (std::size_t r = 1; r < len; ++r) {
+    const T b = x[best * step];
+    const T v = x[r * step];
+    if (!std::isnan(b) && (std::isnan(v) || v > b)) best = r;
+  }
+  return best;
+}
+
+// Calls keep(out_index, kept_value, kept_index) for every lane along `dim` (the tensor viewed as
+// [outer, len, inner]). Callers have checked len >= 1 and that the output is not empty.
+template <class T, class Keep>
+void for_each_lane(const NdArrayTensor& tensor, std::size_t dim, Keep keep) {
+  std::size_t outer = 1;
+  for (std::size_t d = 0; d < dim; ++d) outer *= tensor.shape[d];
+  std::size_t inner = 1;
+  for (std::size_t d = dim + 1; d < tensor.shape.rank(); ++d) inner *= tensor.shape[d];
+  const std::size_t len = tensor.shape[dim];
+  const T* x = tensor.data<T>();
+  for (std::size_t i = 0; i < outer; ++i) {
+    for (std::size_t j = 0; j < inner; ++j) {
+      const T* lane = x + i * len * inner + j;
+      const std::size_t best = max_scan(lane, len, inner);
+      keep(i * inner + j, lane[best * inner], best);
+    }
+  }
+}
+
+}  // namespace
+
+NdArrayTensor NdArray::float_max_dim(const NdArrayTensor& tensor, std::size_t dim) {
+  rules::check_float_dtype(tensor.dtype, "float_max_dim");
+  rules::check_nonempty_reduction(tensor.shape, dim, "float_max_dim");
+  NdArrayTensor out = make_tensor(rules::reduced_shape(tensor.shape, dim), tensor.dtype);
+  // No output element: nothing to scan (and outer * inner could multiply a huge dim by 0).
+  if (out.num_elements() == 0) return out;
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    T* o = out.mutable_data<T>();
+    for_each_lane<T>(tensor, dim, [&](std::size_t at, T value, std::size_t) { o[at] = value; });
+  });
+  return out;
+}
+
+NdArrayTensor NdArray::float_argmax(const NdArrayTensor& tensor, std::size_t dim) {
+  rules::check_float_dtype(tensor.dtype, "float_argmax");
+  rules::check_nonempty_reduction(tensor.shape, dim, "float_argmax");
+  NdArrayTensor out = make_tensor(rules::reduced_shape(tensor.shape, dim), DType::I64);
+  if (out.num_elements() == 0) return out;
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    std::int64_t* o = out.mutable_data<std::int64_t>();
+    for_each_lane<T>(tensor, dim, [&](std::size_t at, T, std::size_t best) {
+      o[at] = static_cast<std::int64_t>(best);
+    });
+  });
+  return out;
+}
+
+}  // namespace crossgrad::backends
