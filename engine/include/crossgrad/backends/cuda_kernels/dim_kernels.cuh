@@ -1,0 +1,194 @@
+#pragma once
+// Device kernels of the Cuda backend's indexing, comparison and along-a-dim ops (float_greater /
+// lower / equal, max_dim, argmax, softmax, log_softmax, cat, select, select_assign); the
+// launchers live in engine/src/backends/cuda (compare.cu, reduce_max.cu, softmax.cu, indexing.cu).
+// slice, permute and expand reuse gather_kernel (kernels.cuh).
+//
+// Like kernels.cuh: device code only, no CUDA runtime API and no block-level synchronisation, so
+// that tests/unit/cuda_dim_kernels_emulation_test.cpp compiles these very templates as plain C++
+// and runs them on the CPU. Not engine API.
+//
+// Note [Along-a-dim layout]
+// A contiguous tensor seen along `dim` is [outer, len, inner] (outer: the product of the dims
+// before dim, inner: after). Slice (o, i) starts at o * len * inner + i and steps by inner. The
+// along-a-dim kernels give one thread to each slice and scan it in index order, as the spec's
+// sequential formulas do (first NaN, first maximum, sums in index order), so results are
+// bit-identical to NdArray wherever the arithmetic is IEEE-exact. Consecutive threads own
+// consecutive i, so reads are coalesced when inner > 1.
+#include "kernel_support.cuh"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace crossgrad::backends::cuda_detail {
+
+// Host side of Note [Along-a-dim layout]: outer, len and inner of `dims` around `dim` (< rank).
+struct DimLayout {
+  std::size_t outer = 1;
+  std::size_t len = 0;
+  std::size_t inner = 1;
+};
+
+inline DimLayout dim_layout(const std::vector<std::size_t>& dims, std::size_t dim) {
+  DimLayout l;
+  for (std::size_t d = 0; d < dim; ++d) l.outer *= dims[d];
+  l.len = dims[dim];
+  for (std::size_t d = dim + 1; d < dims.size(); ++d) l.inner *= dims[d];
+  return l;
+}
+
+// ---- comparisons (compare.cu) -------------------------------------------------------------------
+
+// z[i] = op(x[off0(i)], y[off1(i)]) as one byte 0/1 (Bool storage), NumPy broadcasting through
+// strides over the collapsed output shape (as broadcast_kernel, with a byte output).
+template <class T, class Index, class Op>
+__global__ void __launch_bounds__(kThreads) compare_kernel(const T* __restrict__ x, const T* __restrict__ y,
+                                                           std::uint8_t* __restrict__ z, Index n,
+                                                           Strided<Index, 2> walk, Op op) {
+  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    Index off[2];
+    walk.offsets(i, off);
+    z[i] = op(x[off[0]], y[off[1]]) ? 1 : 0;
+  }
+}
+
+// ---- max_dim / argmax (reduce_max.cu) -----------------------------------------------------------
+
+// The spec's scan: the first NaN if any, else the first maximum in index order (so -0 vs +0 ties
+// keep the earlier one). `x != x` is isnan without a math-library call (no fast-math here).
+// Writes the kept value to values[t] and its index along dim to indices[t]; either may be null.
+template <class T>
+__global__ void __launch_bounds__(kThreads) max_dim_kernel(const T* __restrict__ x, T* __restrict__ values,
+                                                           std::int64_t* __restrict__ indices,
+                                                           std::uint64_t slices, std::uint64_t len,
+                                                           std::uint64_t inner) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < slices;
+       t += stride) {
+    const std::uint64_t o = t / inner;
+    const std::uint64_t i = t - o * inner;
+    const T* p = x + o * len * inner + i;
+    T best = p[0];
+    std::uint64_t at = 0;
+    for (std::uint64_t r = 1; r < len; ++r) {
+      const T v = p[r * inner];
+      if (!(best != best) && (v != v || v > best)) {
+        best = v;
+        at = r;
+      }
+    }
+    if (values != nullptr) values[t] = best;
+    if (indices != nullptr) indices[t] = static_cast<std::int64_t>(at);
+  }
+}
+
+// ---- softmax / log_softmax (softmax.cu) ---------------------------------------------------------
+
+// The exponential and logarithm in T (expf/logf for float: CUDA's precise versions, within 2 ulp;
+// the emulation test supplies host overloads).
+__device__ inline float dim_exp(float x) { return expf(x); }
+__device__ inline double dim_exp(double x) { return exp(x); }
+__device__ inline float dim_log(float x) { return logf(x); }
+__device__ inline double dim_log(double x) { return log(x); }
+
+// Along each slice, in T: m = the max scan above (NaN if any element is NaN; -inf when all are
+// -inf, and then every x - m is NaN, as on the CPU), s = sum of exp(x - m) in index order;
+// softmax y = exp(x - m) / s, log_softmax y = (x - m) - log(s). len > 0 (no slice otherwise).
+template <class T, bool kLog>
+__global__ void __launch_bounds__(kThreads) softmax_kernel(const T* __restrict__ x, T* __restrict__ y,
+                                                           std::uint64_t slices, std::uint64_t len,
+                                                           std::uint64_t inner) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < slices;
+       t += stride) {
+    const std::uint64_t o = t / inner;
+    const std::uint64_t i = t - o * inner;
+    const std::uint64_t base = o * len * inner + i;
+    const T* p = x + base;
+    T* q = y + base;
+    T m = p[0];
+    for (std::uint64_t r = 1; r < len; ++r) {
+      const T v = p[r * inner];
+      if (!(m != m) && (v != v || v > m)) m = v;
+    }
+    T s = T(0);
+    if constexpr (kLog) {
+      for (std::uint64_t r = 0; r < len; ++r) s += dim_exp(p[r * inner] - m);
+      const T log_s = dim_log(s);
+      for (std::uint64_t r = 0; r < len; ++r) q[r * inner] = (p[r * inner] - m) - log_s;
+    } else {
+      // y holds the exponentials until s is known (each is computed once, like the CPU's e_i).
+      for (std::uint64_t r = 0; r < len; ++r) {
+        const T e = dim_exp(p[r * inner] - m);
+        q[r * inner] = e;
+        s += e;
+      }
+      for (std::uint64_t r = 0; r < len; ++r) q[r * inner] = q[r * inner] / s;
+    }
+  }
+}
+
+// ---- cat (indexing.cu) --------------------------------------------------------------------------
+
+// One piece of a cat: the piece is [outer, block] contiguous (block = its len * inner), the output
+// rows are `row` elements long (total len * inner) and dst already points at the piece's first
+// column. dst[o * row + r] = src[o * block + r].
+template <class T>
+__global__ void __launch_bounds__(kThreads) cat_piece_kernel(const T* __restrict__ src, T* __restrict__ dst,
+                                                             std::uint64_t n, std::uint64_t block,
+                                                             std::uint64_t row) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) {
+    const std::uint64_t o = t / block;
+    const std::uint64_t r = t - o * block;
+    dst[o * row + r] = src[t];
+  }
+}
+
+// ---- select / select_assign (indexing.cu) -------------------------------------------------------
+
+// out is [outer, k, inner]: out[o, j, i] = x[o, index[j], i]. The indices were validated on the
+// host (0 <= index[j] < len) before the launch.
+template <class T>
+__global__ void __launch_bounds__(kThreads) select_kernel(const T* __restrict__ x, const std::int64_t* __restrict__ index,
+                                                          T* __restrict__ out, std::uint64_t n, std::uint64_t k,
+                                                          std::uint64_t len, std::uint64_t inner) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) {
+    const std::uint64_t i = t % inner;
+    const std::uint64_t oj = t / inner;
+    const std::uint64_t o = oj / k;
+    const std::uint64_t j = oj - o * k;
+    out[t] = x[(o * len + static_cast<std::uint64_t>(index[j])) * inner + i];
+  }
+}
+
+// out = x, then out[o, index[j], i] += values[o, j, i] for j = 0..k-1 in order. Without atomics:
+// each thread owns one output element (o, r, i) and adds the values of the j with index[j] == r,
+// in increasing j. Those j are given in CSR form, built on the host: the j of position r are
+// js[first[r] .. first[r + 1]), ascending. So every element sees exactly the additions of the
+// sequential loop, in its order: bit-identical to it.
+template <class T>
+__global__ void __launch_bounds__(kThreads) select_assign_kernel(const T* __restrict__ x, const T* __restrict__ values,
+                                                                 const std::int64_t* __restrict__ first,
+                                                                 const std::int64_t* __restrict__ js,
+                                                                 T* __restrict__ out, std::uint64_t n, std::uint64_t k,
+                                                                 std::uint64_t len, std::uint64_t inner) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) {
+    const std::uint64_t i = t % inner;
+    const std::uint64_t orow = t / inner;
+    const std::uint64_t o = orow / len;
+    const std::uint64_t r = orow - o * len;
+    T acc = x[t];
+    const std::int64_t end = first[r + 1];
+    for (std::int64_t p = first[r]; p < end; ++p) {
+      acc += values[(o * k + static_cast<std::uint64_t>(js[p])) * inner + i];
+    }
+    out[t] = acc;
+  }
+}
+
+}  // namespace crossgrad::backends::cuda_detail
