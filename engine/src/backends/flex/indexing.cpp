@@ -1,0 +1,169 @@
+// Flex indexing ops: float_cat, float_slice, float_select, float_select_assign. Each views its
+// tensors as [outer, dim, inner] (inner: the elements after the dim, contiguous), so the copies
+// are whole runs of `inner` elements (memcpy); float_slice is the strided gather of
+// Note [Flex strided gather] from the first kept element.
+#include "common.hpp"
+#include "strided_gather.hpp"
+#include "thread_pool.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace crossgrad::backends {
+namespace {
+
+struct Split {
+  std::size_t outer = 1, inner = 1;
+};
+
+Split split_at(const Shape& shape, std::size_t dim) {
+  Split s;
+  for (std::size_t i = 0; i < dim; ++i) s.outer *= shape[i];
+  for (std::size_t i = dim + 1; i < shape.rank(); ++i) s.inner *= shape[i];
+  return s;
+}
+
+// The index values as int64, each checked in order (0 <= v < size); the first bad one panics
+// index-out-of-range before anything is written.
+std::vector<std::int64_t> checked_indices(const FlexTensor& indices, std::size_t dim, std::size_t size,
+                                          std::string_view op) {
+  const std::size_t k = indices.num_elements();
+  std::vector<std::int64_t> out(k);
+  if (indices.dtype == DType::I64) {
+    const std::int64_t* src = indices.data<std::int64_t>();
+    std::copy(src, src + k, out.begin());
+  } else {
+    const std::int32_t* src = indices.data<std::int32_t>();
+    std::copy(src, src + k, out.begin());
+  }
+  for (std::int64_t v : out) {
+    if (v < 0 || static_cast<std::uint64_t>(v) >= size) rules::index_out_of_range(op, v, dim, size);
+  }
+  return out;
+}
+
+}  // namespace
+
+FlexTensor Flex::float_cat(const std::vector<FlexTensor>& tensors, std::size_t dim) {
+  std::vector<Shape> shapes;
+  shapes.reserve(tensors.size());
+  for (const FlexTensor& t : tensors) shapes.push_back(t.shape);
+  Shape shape = rules::cat_shape(shapes, dim);
+  const DType dtype = tensors.front().dtype;
+  rules::check_float_dtype(dtype, "float_cat");
+  for (const FlexTensor& t : tensors) rules::check_same_dtype(dtype, t.dtype, "float_cat");
+  FlexTensor out = flex::make_tensor(shape, dtype);
+  if (out.num_elements() == 0) return out;
+  const std::size_t esize = dtype_size(dtype);
+  const Split split = split_at(shape, dim);
+  // Per piece: its run (elements per outer row) and where that run starts in an output row.
+  std::vector<std::size_t> run(tensors.size()), start(tensors.size());
+  std::size_t row = 0;
+  for (std::size_t p = 0; p < tensors.size(); ++p) {
+    start[p] = row;
+    run[p] = tensors[p].shape[dim] * split.inner;
+    row += run[p];
+  }
+  auto* dst = out.buffer.data();
+  if (split.outer == 1) {  // one run per piece: copy each, large ones split over the pool
+    for (std::size_t p = 0; p < tensors.size(); ++p) {
+      if (run[p] != 0) flex::parallel_copy(dst + start[p] * esize, tensors[p].buffer.data(), run[p] * esize);
+    }
+    return out;
+  }
+  const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / row);
+  flex::parallel_range(split.outer, grain, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t o = begin; o < end; ++o) {
+      for (std::size_t p = 0; p < tensors.size(); ++p) {
+        if (run[p] == 0) continue;
+        const auto* src = static_cast<const std::byte*>(tensors[p].buffer.data());
+        std::memcpy(dst + (o * row + start[p]) * esize, src + o * run[p] * esize, run[p] * esize);
+      }
+    }
+  });
+  return out;
+}
+
+FlexTensor Flex::float_slice(const FlexTensor& t, const std::vector<Range>& ranges) {
+  rules::check_float_dtype(t.dtype, "float_slice");
+  const std::vector<Range> full = rules::full_ranges(t.shape, ranges);
+  FlexTensor out = flex::make_tensor(rules::sliced_shape(full), t.dtype);
+  if (out.num_elements() == 0) return out;
+  const std::vector<std::size_t> strides = rules::contiguous_strides(t.shape);
+  std::size_t offset = 0;
+  for (std::size_t d = 0; d < full.size(); ++d) offset += full[d].start * strides[d];
+  flex::gather_float(t, offset, out, strides);
+  return out;
+}
+
+FlexTensor Flex::float_select(const FlexTensor& t, std::size_t dim, const FlexTensor& indices) {
+  constexpr std::string_view op = "float_select";
+  rules::check_float_dtype(t.dtype, op);
+  rules::check_select(t.shape, dim, indices.shape, indices.dtype, op);
+  const std::vector<std::int64_t> idx = checked_indices(indices, dim, t.shape[dim], op);
+  const std::size_t k = idx.size();
+  FlexTensor out = flex::make_tensor(rules::selected_shape(t.shape, dim, k), t.dtype);
+  if (out.num_elements() == 0) return out;
+  const Split split = split_at(t.shape, dim);
+  const std::size_t d = t.shape[dim];
+  const std::size_t run = split.inner * dtype_size(t.dtype);
+  const auto* src = static_cast<const std::byte*>(t.buffer.data());
+  auto* dst = out.buffer.data();
+  // One output row (o, j) per task item: a run of `inner` elements from input row (o, idx[j]).
+  const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / split.inner);
+  flex::parallel_range(split.outer * k, grain, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r) {
+      const std::size_t o = r / k, j = r % k;
+      std::memcpy(dst + r * run, src + (o * d + static_cast<std::size_t>(idx[j])) * run, run);
+    }
+  });
+  return out;
+}
+
+FlexTensor Flex::float_select_assign(const FlexTensor& t, std::size_t dim, const FlexTensor& indices,
+                                     const FlexTensor& values) {
+  constexpr std::string_view op = "float_select_assign";
+  rules::check_float_dtype(t.dtype, op);
+  rules::check_select(t.shape, dim, indices.shape, indices.dtype, op);
+  const std::vector<std::int64_t> idx = checked_indices(indices, dim, t.shape[dim], op);
+  const std::size_t k = idx.size();
+  rules::check_assign_values(rules::selected_shape(t.shape, dim, k), values.shape, op);
+  rules::check_same_dtype(t.dtype, values.dtype, op);
+  FlexTensor out = flex::make_tensor(t.shape, t.dtype);
+  const std::size_t n = t.num_elements();
+  if (n == 0) return out;
+  flex::parallel_copy(out.buffer.data(), t.buffer.data(), n * dtype_size(t.dtype));
+  if (k == 0) return out;
+  const Split split = split_at(t.shape, dim);
+  const std::size_t d = t.shape[dim], inner = split.inner;
+  // Tasks over (outer row, column chunk): each adds values[o, j, chunk] into out[o, idx[j], chunk]
+  // for j = 0..k-1 in order, so duplicate indices accumulate in the contract's order and no two
+  // tasks touch the same element.
+  constexpr std::size_t kChunk = flex::kTuning.reduce_column_chunk;
+  const std::size_t chunks = (inner + kChunk - 1) / kChunk;
+  const std::size_t per_task = std::max<std::size_t>(k * std::min(inner, kChunk), 1);
+  const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / per_task);
+  flex::with_float_type(t.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* v = values.data<T>();
+    T* o_data = out.mutable_data<T>();
+    flex::parallel_range(split.outer * chunks, grain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t task = begin; task < end; ++task) {
+        const std::size_t o = task / chunks, lo = (task % chunks) * kChunk;
+        const std::size_t width = std::min(kChunk, inner - lo);
+        for (std::size_t j = 0; j < k; ++j) {
+          T* dst = o_data + (o * d + static_cast<std::size_t>(idx[j])) * inner + lo;
+          const T* src = v + (o * k + j) * inner + lo;
+          for (std::size_t i = 0; i < width; ++i) dst[i] = dst[i] + src[i];
+        }
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace crossgrad::backends
