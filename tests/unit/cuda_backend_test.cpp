@@ -732,6 +732,337 @@ TEST_F(CudaOps, ManyOpsReuseCachedMemory) {
   expect_close(B::into_data(t), NdArray::into_data(ref), 64, 1e-4, "chained ops");
 }
 
+// ---- the registry's second batch of ops (abs ... int_into_float) ---------------------------------
+
+// Values on a coarse grid (multiples of 0.5 in [-2, 2]) so that comparisons and maxima meet ties.
+TensorData coarse_data(const Shape& shape, DType dtype, unsigned seed) {
+  std::vector<double> v = values(shape.num_elements(), seed);
+  for (double& x : v) x = std::round(x * 2.0) / 2.0;
+  return data_of(v, shape, dtype);
+}
+
+// Special values: NaN, +-inf, -0 and +0 (ties), repeated maxima.
+TensorData special_data(DType dtype) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  return data_of({-0.0, 0.0, 1, 1, nan, 2, -inf, -inf, -inf, -inf, 0.0, -0.0, 3, nan, inf, 1, inf, inf, -1, -2},
+                 {5, 4}, dtype);
+}
+
+const Shape kDimShapes[] = {{7}, {3, 5}, {2, 3, 4}, {1, 1, 1}, {4, 1, 3}, {300, 3}, {3, 300}, {33, 40, 2}};
+
+TEST_F(CudaOps, AbsAndClampAreBitIdentical) {
+  unsigned seed = 1200;
+  for (DType dtype : kFloatDtypes) {
+    std::vector<TensorData> inputs = {special_data(dtype), data_of({}, {0, 3}, dtype)};
+    for (const Shape& shape : {Shape{}, Shape{7}, Shape{1025, 3}}) inputs.push_back(random_data(shape, dtype, ++seed, -3, 3));
+    for (const TensorData& x : inputs) {
+      const std::string what = name_of(dtype) + " " + x.shape().to_string();
+      EXPECT_EQ(B::into_data(B::float_abs(on_b(x))), NdArray::into_data(NdArray::float_abs(on_ref(x)))) << "abs " << what;
+      for (const auto& [lo, hi] : {std::pair{-1.0, 1.0}, std::pair{0.1, 0.1}, std::pair{-0.0, 0.0}, std::pair{-1e300, 0.3}}) {
+        EXPECT_EQ(B::into_data(B::float_clamp(on_b(x), lo, hi)), NdArray::into_data(NdArray::float_clamp(on_ref(x), lo, hi)))
+            << "clamp " << what << " [" << lo << ", " << hi << "]";
+      }
+    }
+    const std::vector<double> a = B::into_data(B::float_abs(on_b(special_data(dtype)))).to_f64();
+    EXPECT_FALSE(std::signbit(a[0])) << "abs(-0) is +0";
+    EXPECT_TRUE(std::isnan(a[4]));
+    EXPECT_TRUE(std::isnan(B::into_data(B::float_clamp(on_b(special_data(dtype)), -1, 1)).to_f64()[4])) << "clamp keeps NaN";
+  }
+}
+
+TEST_F(CudaOps, IntIntoFloatConvertsEveryIntDtype) {
+  const std::int64_t big = (std::int64_t{1} << 53) + 1;  // rounds in F64, and further in F32
+  const TensorData ints[] = {
+      TensorData::from_i64({-7, 0, big, std::numeric_limits<std::int64_t>::min(), 16777217}, {5}),
+      TensorData::from_i32({1, -2, 2147483647, 16777217, 5, 6}, {2, 3}),
+      TensorData::from_i8({-128, 127, 0}, {3}),
+      TensorData::from_u8({255, 0, 1, 2, 3}, {5, 1}),
+      TensorData::from_i64({}, {0, 2}),
+      TensorData::from_i32({42}, {}),
+  };
+  for (const TensorData& d : ints) {
+    for (DType dtype : kFloatDtypes) {
+      EXPECT_EQ(B::into_data(B::int_into_float(on_b(d), dtype)), NdArray::into_data(NdArray::int_into_float(on_ref(d), dtype)))
+          << name_of(d.dtype()) << " -> " << name_of(dtype) << " " << d.shape().to_string();
+    }
+  }
+  EXPECT_EQ(B::into_data(B::int_into_float(on_b(TensorData::from_i64({3, -4}, {2})), DType::F32)),
+            TensorData::from_f32({3, -4}, {2}));
+}
+
+TEST_F(CudaOps, ComparisonsAreBitIdentical) {
+  using Op = BT (*)(const BT&, const BT&);
+  using RefOp = NT (*)(const NT&, const NT&);
+  const std::tuple<const char*, Op, RefOp> ops[] = {
+      {"float_greater", &B::float_greater, &NdArray::float_greater},
+      {"float_lower", &B::float_lower, &NdArray::float_lower},
+      {"float_equal", &B::float_equal, &NdArray::float_equal},
+  };
+  unsigned seed = 1300;
+  for (DType dtype : kFloatDtypes) {
+    for (const auto& [ls, rs] : kBroadcastCases) {
+      const TensorData l = coarse_data(ls, dtype, ++seed);
+      const TensorData r = coarse_data(rs, dtype, ++seed);
+      for (const auto& [name, op, ref] : ops) {
+        const BT got = op(on_b(l), on_b(r));
+        EXPECT_EQ(B::dtype(got), DType::Bool);
+        EXPECT_EQ(B::into_data(got), NdArray::into_data(ref(on_ref(l), on_ref(r))))
+            << name << " " << name_of(dtype) << " " << ls.to_string() << " " << rs.to_string();
+        EXPECT_EQ(B::into_data(op(on_b(r), on_b(l))), NdArray::into_data(ref(on_ref(r), on_ref(l))))
+            << name << " swapped " << name_of(dtype) << " " << ls.to_string() << " " << rs.to_string();
+      }
+    }
+    // Every pair of special values, hand-checked: NaN is false everywhere, -0 == +0.
+    const double inf = std::numeric_limits<double>::infinity();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const TensorData a = data_of({nan, nan, 1, -0.0, -inf, 2}, {6}, dtype);
+    const TensorData b = data_of({nan, 1, nan, 0.0, -inf, 1}, {6}, dtype);
+    EXPECT_EQ(B::into_data(B::float_greater(on_b(a), on_b(b))),
+              TensorData::from_bool({false, false, false, false, false, true}, {6}));
+    EXPECT_EQ(B::into_data(B::float_lower(on_b(a), on_b(b))),
+              TensorData::from_bool({false, false, false, false, false, false}, {6}));
+    EXPECT_EQ(B::into_data(B::float_equal(on_b(a), on_b(b))),
+              TensorData::from_bool({false, false, false, true, true, false}, {6}));
+  }
+}
+
+TEST_F(CudaOps, MaxDimAndArgmaxFollowTheFirstNanFirstMaxScan) {
+  unsigned seed = 1400;
+  for (DType dtype : kFloatDtypes) {
+    std::vector<TensorData> inputs = {special_data(dtype), data_of({}, {0, 3}, dtype), data_of({5}, {}, dtype)};
+    for (const Shape& shape : kDimShapes) inputs.push_back(coarse_data(shape, dtype, ++seed));
+    for (const TensorData& x : inputs) {
+      for (std::size_t dim = 0; dim < std::max<std::size_t>(x.shape().rank(), 1); ++dim) {
+        if (x.shape().rank() == 0 || x.shape()[dim] == 0) continue;  // panics, checked below
+        const std::string what = name_of(dtype) + " " + x.shape().to_string() + " dim " + std::to_string(dim);
+        // The kept element is copied: its bits (NaN payload, the sign of a zero) are the reference's.
+        EXPECT_EQ(B::into_data(B::float_max_dim(on_b(x), dim)), NdArray::into_data(NdArray::float_max_dim(on_ref(x), dim)))
+            << "max_dim " << what;
+        const BT arg = B::float_argmax(on_b(x), dim);
+        EXPECT_EQ(B::dtype(arg), DType::I64);
+        EXPECT_EQ(B::into_data(arg), NdArray::into_data(NdArray::float_argmax(on_ref(x), dim))) << "argmax " << what;
+      }
+    }
+    // Hand-checked rows of special_data along dim 1: [-0, 0, 1, 1] keeps the first 1; [NaN, 2, -inf, -inf]
+    // the NaN; [-inf, -inf, 0, -0] the first zero; [3, NaN, inf, 1] the NaN; [inf, inf, -1, -2] the
+    // first inf.
+    EXPECT_EQ(B::into_data(B::float_argmax(on_b(special_data(dtype)), 1)).to_i64(),
+              (std::vector<std::int64_t>{2, 0, 2, 1, 0}));
+    // -0 before +0: the first of the equal maxima, with its sign.
+    const std::vector<double> z = B::into_data(B::float_max_dim(on_b(data_of({-0.0, 0.0, 0.0, -0.0}, {2, 2}, dtype)), 1)).to_f64();
+    EXPECT_TRUE(std::signbit(z[0]));
+    EXPECT_FALSE(std::signbit(z[1]));
+  }
+  // A 0 dim other than the reduced one: an empty result.
+  EXPECT_EQ(B::into_data(B::float_max_dim(on_b(TensorData::from_f32({}, {0, 3})), 1)), TensorData::from_f32({}, {0, 1}));
+  EXPECT_EQ(B::into_data(B::float_argmax(on_b(TensorData::from_f32({}, {0, 3})), 1)), TensorData::from_i64({}, {0, 1}));
+}
+
+TEST_F(CudaOps, SoftmaxAndLogSoftmaxMatchTheReference) {
+  unsigned seed = 1500;
+  for (DType dtype : kFloatDtypes) {
+    const double eps = dtype == DType::F32 ? 0x1p-23 : 0x1p-52;
+    std::vector<TensorData> inputs = {special_data(dtype), data_of({}, {0, 3}, dtype), data_of({}, {2, 0}, dtype)};
+    for (const Shape& shape : kDimShapes) inputs.push_back(random_data(shape, dtype, ++seed, -20, 20));
+    for (const TensorData& x : inputs) {
+      for (std::size_t dim = 0; dim < x.shape().rank(); ++dim) {
+        const std::string what = name_of(dtype) + " " + x.shape().to_string() + " dim " + std::to_string(dim);
+        // Same operations in the same order; only exp and log may differ by their few ulps.
+        expect_close(B::into_data(B::softmax(on_b(x), dim)), NdArray::into_data(NdArray::softmax(on_ref(x), dim)), 8,
+                     0.0, "softmax " + what);
+        // (x - m) - log(s) cancels near 0: an absolute allowance of a few ulps of log(s).
+        expect_close(B::into_data(B::log_softmax(on_b(x), dim)),
+                     NdArray::into_data(NdArray::log_softmax(on_ref(x), dim)), 8, 16 * eps * 8, "log_softmax " + what);
+      }
+    }
+    // Hand-checked: equal inputs share 1/n; a NaN, +inf or an all -inf slice makes NaN everywhere in it.
+    EXPECT_EQ(B::into_data(B::softmax(on_b(data_of({3, 3, 3, 3}, {4}, dtype)), 0)), data_of({0.25, 0.25, 0.25, 0.25}, {4}, dtype));
+    const std::vector<double> s = B::into_data(B::softmax(on_b(special_data(dtype)), 1)).to_f64();
+    for (std::size_t i = 0; i < 20; ++i) EXPECT_EQ(std::isnan(s[i]), (i >= 4 && i < 8) || i >= 12) << i;
+    const double inf = std::numeric_limits<double>::infinity();
+    for (double v : B::into_data(B::log_softmax(on_b(data_of({-inf, -inf}, {2}, dtype)), 0)).to_f64()) EXPECT_TRUE(std::isnan(v));
+  }
+}
+
+TEST_F(CudaOps, CatIsBitIdentical) {
+  unsigned seed = 1600;
+  for (DType dtype : kFloatDtypes) {
+    const std::vector<std::pair<std::vector<Shape>, std::size_t>> cases = {
+        {{{2, 3}, {4, 3}}, 0},
+        {{{2, 3}, {2, 1}, {2, 5}}, 1},
+        {{{2, 0, 3}, {2, 4, 3}, {2, 0, 3}, {2, 1, 3}}, 1},  // zero-size pieces
+        {{{0, 3}, {0, 3}}, 1},                              // no element at all
+        {{{5}}, 0},
+        {{{3, 4, 2}, {3, 4, 7}}, 2},
+        {{{1000, 3}, {1, 3}, {999, 3}}, 0},
+    };
+    for (const auto& [shapes, dim] : cases) {
+      std::vector<BT> pieces;
+      std::vector<NT> refs;
+      std::string what = name_of(dtype) + " dim " + std::to_string(dim);
+      for (const Shape& shape : shapes) {
+        const TensorData d = random_data(shape, dtype, ++seed);
+        pieces.push_back(on_b(d));
+        refs.push_back(on_ref(d));
+        what += ' ';  // (two appends: GCC 12 warns -Wrestrict on " " + string here)
+        what += shape.to_string();
+      }
+      EXPECT_EQ(B::into_data(B::float_cat(pieces, dim)), NdArray::into_data(NdArray::float_cat(refs, dim))) << what;
+    }
+  }
+  EXPECT_EQ(B::into_data(B::float_cat({on_b(TensorData::from_f32({1, 2, 3, 4}, {2, 2})), on_b(TensorData::from_f32({5, 6}, {2, 1}))}, 1)),
+            TensorData::from_f32({1, 2, 5, 3, 4, 6}, {2, 3}));
+}
+
+TEST_F(CudaOps, SlicePermuteExpandAreBitIdentical) {
+  using crossgrad::Range;
+  unsigned seed = 1700;
+  for (DType dtype : kFloatDtypes) {
+    const TensorData x = random_data({4, 5, 6}, dtype, ++seed);
+    const std::vector<std::vector<Range>> slices = {
+        {}, {{1, 3}}, {{0, 4}, {2, 5}}, {{3, 4}, {4, 5}, {5, 6}}, {{0, 4}, {0, 5}, {1, 4}}, {{2, 2}}, {{0, 4}, {1, 1}, {0, 6}},
+    };
+    for (const auto& ranges : slices) {
+      EXPECT_EQ(B::into_data(B::float_slice(on_b(x), ranges)), NdArray::into_data(NdArray::float_slice(on_ref(x), ranges)))
+          << name_of(dtype) << " slice of " << ranges.size() << " ranges";
+    }
+    EXPECT_EQ(B::into_data(B::float_slice(on_b(TensorData::from_f32({1, 2, 3, 4, 5, 6}, {2, 3})), {{1, 2}, {1, 3}})),
+              TensorData::from_f32({5, 6}, {1, 2}));
+    for (const auto& axes : std::vector<std::vector<std::size_t>>{{0, 1, 2}, {2, 1, 0}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}}) {
+      EXPECT_EQ(B::into_data(B::float_permute(on_b(x), axes)), NdArray::into_data(NdArray::float_permute(on_ref(x), axes)))
+          << name_of(dtype) << " permute " << axes[0] << axes[1] << axes[2];
+    }
+    const TensorData e = TensorData::from_f32({}, {0, 3});
+    EXPECT_EQ(B::into_data(B::float_permute(on_b(e), {1, 0})), TensorData::from_f32({}, {3, 0}));
+    const TensorData big = random_data({1000, 999}, dtype, ++seed);
+    EXPECT_EQ(B::into_data(B::float_permute(on_b(big), {1, 0})), NdArray::into_data(NdArray::float_permute(on_ref(big), {1, 0})));
+    const std::vector<std::pair<Shape, Shape>> expands = {
+        {{3}, {2, 3}}, {{2, 1}, {2, 4}}, {{1, 3, 1}, {5, 2, 3, 7}}, {{}, {4}}, {{1}, {0}}, {{2, 3}, {2, 3}}, {{1, 1}, {300, 301}},
+    };
+    for (const auto& [from, to] : expands) {
+      const TensorData d = random_data(from, dtype, ++seed);
+      EXPECT_EQ(B::into_data(B::float_expand(on_b(d), to)), NdArray::into_data(NdArray::float_expand(on_ref(d), to)))
+          << name_of(dtype) << " expand " << from.to_string() << " -> " << to.to_string();
+    }
+  }
+}
+
+TEST_F(CudaOps, SelectAndSelectAssignAreBitIdentical) {
+  unsigned seed = 1800;
+  for (DType dtype : kFloatDtypes) {
+    const TensorData x = random_data({4, 5, 3}, dtype, ++seed);
+    const std::vector<std::int64_t> index_lists[] = {{0}, {4, 0, 4, 2, 4}, {}, {3, 3, 3}, {1, 2, 3, 0, 4, 1}};
+    for (std::size_t dim = 0; dim < 3; ++dim) {
+      for (const auto& list : index_lists) {
+        std::vector<std::int64_t> idx;
+        for (std::int64_t v : list) idx.push_back(v % static_cast<std::int64_t>(x.shape()[dim]));
+        const std::size_t k = idx.size();
+        const TensorData i64 = TensorData::from_i64(idx, {k});
+        const TensorData i32 = TensorData::from_i32(std::vector<std::int32_t>(idx.begin(), idx.end()), {k});
+        const TensorData vals = random_data(crossgrad::rules::selected_shape(x.shape(), dim, k), dtype, ++seed);
+        for (const TensorData& ind : {i64, i32}) {
+          const std::string what = name_of(dtype) + " dim " + std::to_string(dim) + " k " + std::to_string(k) + " " +
+                                   name_of(ind.dtype());
+          EXPECT_EQ(B::into_data(B::float_select(on_b(x), dim, on_b(ind))),
+                    NdArray::into_data(NdArray::float_select(on_ref(x), dim, on_ref(ind))))
+              << "select " << what;
+          // Duplicates accumulate in j order on both sides: the same bits.
+          EXPECT_EQ(B::into_data(B::float_select_assign(on_b(x), dim, on_b(ind), on_b(vals))),
+                    NdArray::into_data(NdArray::float_select_assign(on_ref(x), dim, on_ref(ind), on_ref(vals))))
+              << "select_assign " << what;
+        }
+      }
+    }
+    // Hand-checked duplicate accumulation: 1 + 0.5 + 0.25 at position 1, in that order.
+    const TensorData one = data_of({0, 1, 2}, {3}, dtype);
+    EXPECT_EQ(B::into_data(B::float_select_assign(on_b(one), 0, on_b(TensorData::from_i64({1, 1}, {2})),
+                                                  on_b(data_of({0.5, 0.25}, {2}, dtype)))),
+              data_of({0, 1.75, 2}, {3}, dtype));
+    // Empty tensors: nothing selected from a 0 outer dim; a select from an empty index list.
+    const TensorData empty = data_of({}, {0, 3}, dtype);
+    EXPECT_EQ(B::into_data(B::float_select(on_b(empty), 1, on_b(TensorData::from_i64({2, 0}, {2})))), data_of({}, {0, 2}, dtype));
+    EXPECT_EQ(B::into_data(B::float_select(on_b(one), 0, on_b(TensorData::from_i64({}, {0})))), data_of({}, {0}, dtype));
+  }
+}
+
+TEST_F(CudaOps, NewOpPanicsAreTheReferencePanics) {
+  using crossgrad::Range;
+  const TensorData f23 = random_data({2, 3}, DType::F32, 1);
+  const TensorData d23 = random_data({2, 3}, DType::F64, 2);
+  const TensorData f43 = random_data({4, 3}, DType::F32, 3);
+  const TensorData i23 = TensorData::from_i64({1, 2, 3, 4, 5, 6}, {2, 3});
+  const TensorData b23 = TensorData::from_bool({true, false, true, true, false, false}, {2, 3});
+  const TensorData e03 = TensorData::from_f32({}, {0, 3});
+  auto same = [&](const char* what, const std::function<void()>& on_backend, const std::function<void()>& on_ref_fn) {
+    expect_same_panic(on_backend, on_ref_fn, what);
+  };
+  same("abs int", [&] { B::float_abs(on_b(i23)); }, [&] { NdArray::float_abs(on_ref(i23)); });
+  same("clamp bounds", [&] { B::float_clamp(on_b(f23), 1, 0); }, [&] { NdArray::float_clamp(on_ref(f23), 1, 0); });
+  same("clamp NaN", [&] { B::float_clamp(on_b(f23), std::nan(""), 0); },
+       [&] { NdArray::float_clamp(on_ref(f23), std::nan(""), 0); });
+  same("max_dim empty", [&] { B::float_max_dim(on_b(e03), 0); }, [&] { NdArray::float_max_dim(on_ref(e03), 0); });
+  same("max_dim dim", [&] { B::float_max_dim(on_b(f23), 2); }, [&] { NdArray::float_max_dim(on_ref(f23), 2); });
+  same("argmax empty", [&] { B::float_argmax(on_b(e03), 0); }, [&] { NdArray::float_argmax(on_ref(e03), 0); });
+  same("argmax bool", [&] { B::float_argmax(on_b(b23), 0); }, [&] { NdArray::float_argmax(on_ref(b23), 0); });
+  same("greater shapes", [&] { B::float_greater(on_b(f23), on_b(f43)); },
+       [&] { NdArray::float_greater(on_ref(f23), on_ref(f43)); });
+  same("lower dtypes", [&] { B::float_lower(on_b(f23), on_b(d23)); }, [&] { NdArray::float_lower(on_ref(f23), on_ref(d23)); });
+  same("equal int", [&] { B::float_equal(on_b(i23), on_b(f23)); }, [&] { NdArray::float_equal(on_ref(i23), on_ref(f23)); });
+  same("cat empty", [&] { B::float_cat({}, 0); }, [&] { NdArray::float_cat({}, 0); });
+  same("cat mismatch", [&] { B::float_cat({on_b(f23), on_b(f43)}, 1); },
+       [&] { NdArray::float_cat({on_ref(f23), on_ref(f43)}, 1); });
+  same("cat dim", [&] { B::float_cat({on_b(f23)}, 2); }, [&] { NdArray::float_cat({on_ref(f23)}, 2); });
+  same("cat dtype", [&] { B::float_cat({on_b(f23), on_b(d23)}, 0); }, [&] { NdArray::float_cat({on_ref(f23), on_ref(d23)}, 0); });
+  same("slice range", [&] { B::float_slice(on_b(f23), {{0, 3}}); }, [&] { NdArray::float_slice(on_ref(f23), {{0, 3}}); });
+  same("slice reversed", [&] { B::float_slice(on_b(f23), {{0, 2}, {2, 1}}); },
+       [&] { NdArray::float_slice(on_ref(f23), {{0, 2}, {2, 1}}); });
+  same("slice rank", [&] { B::float_slice(on_b(f23), {{0, 1}, {0, 1}, {0, 1}}); },
+       [&] { NdArray::float_slice(on_ref(f23), {{0, 1}, {0, 1}, {0, 1}}); });
+  const TensorData idx2d = TensorData::from_i64({0, 1}, {1, 2});
+  const TensorData idx_f = TensorData::from_f32({0, 1}, {2});
+  // Two bad indices: the first one is reported (-1 before 7).
+  const TensorData bad = TensorData::from_i64({1, -1, 0, 7}, {4});
+  const TensorData bad32 = TensorData::from_i32({2, 3, 0}, {3});
+  same("select rank", [&] { B::float_select(on_b(f23), 0, on_b(idx2d)); },
+       [&] { NdArray::float_select(on_ref(f23), 0, on_ref(idx2d)); });
+  same("select index dtype", [&] { B::float_select(on_b(f23), 0, on_b(idx_f)); },
+       [&] { NdArray::float_select(on_ref(f23), 0, on_ref(idx_f)); });
+  same("select dim", [&] { B::float_select(on_b(f23), 2, on_b(bad)); }, [&] { NdArray::float_select(on_ref(f23), 2, on_ref(bad)); });
+  same("select first bad", [&] { B::float_select(on_b(f23), 1, on_b(bad)); },
+       [&] { NdArray::float_select(on_ref(f23), 1, on_ref(bad)); });
+  same("select bad I32", [&] { B::float_select(on_b(f23), 0, on_b(bad32)); },
+       [&] { NdArray::float_select(on_ref(f23), 0, on_ref(bad32)); });
+  same("select from empty dim", [&] { B::float_select(on_b(e03), 0, on_b(TensorData::from_i64({0}, {1}))); },
+       [&] { NdArray::float_select(on_ref(e03), 0, on_ref(TensorData::from_i64({0}, {1}))); });
+  const TensorData v24 = random_data({2, 4}, DType::F32, 4);
+  const TensorData v22 = random_data({2, 2}, DType::F32, 5);
+  const TensorData d24 = random_data({2, 4}, DType::F64, 6);
+  const TensorData ok4 = TensorData::from_i64({0, 2, 2, 1}, {4});
+  same("select_assign first bad", [&] { B::float_select_assign(on_b(f23), 1, on_b(bad), on_b(v24)); },
+       [&] { NdArray::float_select_assign(on_ref(f23), 1, on_ref(bad), on_ref(v24)); });
+  same("select_assign bad and wrong values", [&] { B::float_select_assign(on_b(f23), 1, on_b(bad), on_b(v22)); },
+       [&] { NdArray::float_select_assign(on_ref(f23), 1, on_ref(bad), on_ref(v22)); });
+  same("select_assign values shape", [&] { B::float_select_assign(on_b(f23), 1, on_b(ok4), on_b(v22)); },
+       [&] { NdArray::float_select_assign(on_ref(f23), 1, on_ref(ok4), on_ref(v22)); });
+  same("select_assign values dtype", [&] { B::float_select_assign(on_b(f23), 1, on_b(ok4), on_b(d24)); },
+       [&] { NdArray::float_select_assign(on_ref(f23), 1, on_ref(ok4), on_ref(d24)); });
+  same("select_assign rank", [&] { B::float_select_assign(on_b(f23), 1, on_b(idx2d), on_b(v24)); },
+       [&] { NdArray::float_select_assign(on_ref(f23), 1, on_ref(idx2d), on_ref(v24)); });
+  same("permute", [&] { B::float_permute(on_b(f23), {0, 0}); }, [&] { NdArray::float_permute(on_ref(f23), {0, 0}); });
+  same("permute rank", [&] { B::float_permute(on_b(f23), {0}); }, [&] { NdArray::float_permute(on_ref(f23), {0}); });
+  same("expand", [&] { B::float_expand(on_b(f23), {4, 3}); }, [&] { NdArray::float_expand(on_ref(f23), {4, 3}); });
+  same("expand rank", [&] { B::float_expand(on_b(f23), {3}); }, [&] { NdArray::float_expand(on_ref(f23), {3}); });
+  same("softmax dim", [&] { B::softmax(on_b(f23), 2); }, [&] { NdArray::softmax(on_ref(f23), 2); });
+  same("log_softmax int", [&] { B::log_softmax(on_b(i23), 0); }, [&] { NdArray::log_softmax(on_ref(i23), 0); });
+  same("int_into_float of float", [&] { B::int_into_float(on_b(f23), DType::F32); },
+       [&] { NdArray::int_into_float(on_ref(f23), DType::F32); });
+  same("int_into_float of bool", [&] { B::int_into_float(on_b(b23), DType::F32); },
+       [&] { NdArray::int_into_float(on_ref(b23), DType::F32); });
+  same("int_into_float to int", [&] { B::int_into_float(on_b(i23), DType::I32); },
+       [&] { NdArray::int_into_float(on_ref(i23), DType::I32); });
+}
+
 }  // namespace
 
 #endif  // CROSSGRAD_WITH_CUDA
