@@ -1,0 +1,769 @@
+// Flex's kernels of the new ops (abs, clamp, max_dim, argmax, greater, lower, equal, cat, slice,
+// select, select_assign, permute, expand, softmax, log_softmax, int_into_float) against NdArray,
+// the reference backend: bit for bit, except softmax / log_softmax (the sum order is free off
+// NdArray), which are checked within a tolerance against NdArray and within a few ulps against a
+// long double formula written here. Sizes sit on both sides of Flex's thread threshold
+// (2 * kTuning.elementwise_grain elements) and its column chunk (kTuning.reduce_column_chunk);
+// values carry NaN, +-inf, +-0 and subnormals; every test runs with 1 and 4 planned threads and
+// both kernel tables. A few results are also checked against values worked out by hand from the
+// spec, and every panic of the new ops is raised with the same id and message as NdArray's.
+#include <crossgrad/backends/flex.hpp>
+#include <crossgrad/backends/flex_testing.hpp>
+#include <crossgrad/backends/flex_tuning.hpp>
+#include <crossgrad/backends/ndarray.hpp>
+#include <crossgrad/core/panic.hpp>
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+using crossgrad::Device;
+using crossgrad::DType;
+using crossgrad::Panic;
+using crossgrad::PanicId;
+using crossgrad::Range;
+using crossgrad::Shape;
+using crossgrad::TensorData;
+using crossgrad::backends::Flex;
+using crossgrad::backends::NdArray;
+namespace flex = crossgrad::backends::flex;
+using FlexTag = std::type_identity<Flex>;
+using RefTag = std::type_identity<NdArray>;
+
+// Above the threshold where Flex splits element-wise work over threads, and one below it.
+constexpr std::size_t kParallel = 2 * flex::kTuning.elementwise_grain;
+constexpr std::size_t kChunk = flex::kTuning.reduce_column_chunk;
+static_assert(300 * 257 > kParallel, "the large shapes must cross the thread threshold");
+static_assert(4 * 5 * (2 * kChunk + 3) > kParallel, "and the column-chunk shapes too");
+const Shape kLarge{300, 257};
+const Shape kChunked{4, 5, 2 * kChunk + 3};  // inner rows of more than two column chunks
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+enum class Values {
+  Mixed,   // uniform in [-4, 4), every ~8th a special (NaN, +-inf, +-0, subnormal)
+  Ties,    // small integers and +-0 (so comparisons and maxima tie), a few NaN and +-inf
+  Finite,  // uniform in [-30, 30), one special in ~3000 (softmax rows mostly finite)
+};
+
+std::vector<double> values_of(std::size_t n, unsigned seed, Values kind, DType dtype) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> uniform(kind == Values::Finite ? -30 : -4, kind == Values::Finite ? 30 : 4);
+  std::uniform_int_distribution<int> pick(0, kind == Values::Finite ? 3000 : 7);
+  std::uniform_int_distribution<int> special(0, 5), small(-3, 3);
+  const double subnormal = dtype == DType::F32 ? 1e-40 : 1e-310;
+  const double specials[] = {kNaN, kInf, -kInf, 0.0, -0.0, subnormal};
+  std::vector<double> v(n);
+  for (double& x : v) {
+    if (pick(rng) == 0) x = specials[special(rng)];
+    else if (kind == Values::Ties) x = small(rng) == 0 ? -0.0 : small(rng);
+    else x = uniform(rng);
+  }
+  return v;
+}
+
+TensorData float_data(DType dtype, const std::vector<double>& v, Shape shape) {
+  if (dtype == DType::F64) return TensorData::from_f64(v, std::move(shape));
+  return TensorData::from_f32(std::vector<float>(v.begin(), v.end()), std::move(shape));
+}
+
+TensorData random_data(DType dtype, Shape shape, unsigned seed, Values kind = Values::Mixed) {
+  return float_data(dtype, values_of(shape.num_elements(), seed, kind, dtype), shape);
+}
+
+template <class B>
+typename B::Tensor on(const TensorData& d) {
+  return B::from_data(d, Device::cpu());
+}
+
+// The first differing element, for the failure message.
+std::string first_difference(const TensorData& a, const TensorData& b) {
+  const auto x = a.bytes(), y = b.bytes();
+  const std::size_t esize = x.size() / std::max<std::size_t>(a.shape().num_elements(), 1);
+  for (std::size_t i = 0; i < std::min(x.size(), y.size()); ++i) {
+    if (x[i] != y[i]) {
+      const std::size_t e = i / std::max<std::size_t>(esize, 1);
+      std::string s = "element " + std::to_string(e);
+      if (a.dtype() == DType::F32) s += ": " + std::to_string(a.to_f32()[e]) + " vs " + std::to_string(b.to_f32()[e]);
+      if (a.dtype() == DType::F64) s += ": " + std::to_string(a.to_f64()[e]) + " vs " + std::to_string(b.to_f64()[e]);
+      return s;
+    }
+  }
+  return "sizes " + std::to_string(x.size()) + " vs " + std::to_string(y.size());
+}
+
+void expect_bits(const TensorData& flex_result, const TensorData& reference, const std::string& what) {
+  EXPECT_EQ(flex_result.shape(), reference.shape()) << what;
+  EXPECT_EQ(flex_result.dtype(), reference.dtype()) << what;
+  EXPECT_TRUE(flex_result == reference) << what << ": " << first_difference(flex_result, reference);
+}
+
+// f(tag) runs one op chain on the tag's backend and returns into_data of the result.
+template <class F>
+void expect_same_as_ndarray(F f, const std::string& what) {
+  expect_bits(f(FlexTag{}), f(RefTag{}), what);
+}
+
+std::string shape_str(const Shape& s) { return s.to_string(); }
+
+// ---- thread and kernel-table configurations ----------------------------------------------------
+
+struct Config {
+  std::size_t threads;
+  bool portable;
+};
+
+class FlexNewOps : public ::testing::TestWithParam<Config> {
+ protected:
+  void SetUp() override {
+    flex::set_num_threads(GetParam().threads);
+    flex::force_portable_kernels(GetParam().portable);
+  }
+  void TearDown() override {
+    flex::set_num_threads(0);
+    flex::force_portable_kernels(false);
+  }
+};
+INSTANTIATE_TEST_SUITE_P(Configs, FlexNewOps,
+                         ::testing::Values(Config{1, false}, Config{4, false}, Config{1, true}, Config{4, true}),
+                         [](const auto& info) {
+                           return "T" + std::to_string(info.param.threads) + (info.param.portable ? "Portable" : "Native");
+                         });
+
+const DType kFloatTypes[] = {DType::F32, DType::F64};
+
+// ---- element-wise -------------------------------------------------------------------------------
+
+TEST_P(FlexNewOps, AbsAndClampMatchNdArray) {
+  const Shape shapes[] = {Shape{7}, kLarge, Shape{0, 3}, Shape{}};
+  const double bounds[][2] = {{-1, 1}, {0, 0}, {-0.0, 0.0}, {-kInf, kInf}, {0.5, 0.5}, {1e300, 1e301}, {-2.5, -kInf * -1}};
+  unsigned seed = 1;
+  for (DType dt : kFloatTypes) {
+    for (const Shape& s : shapes) {
+      const TensorData d = random_data(dt, s, seed++);
+      expect_same_as_ndarray([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::float_abs(on<B>(d)));
+      }, "abs " + shape_str(s));
+      for (const auto& b : bounds) {
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_clamp(on<B>(d), b[0], b[1]));
+        }, "clamp " + shape_str(s) + " [" + std::to_string(b[0]) + ", " + std::to_string(b[1]) + "]");
+      }
+    }
+  }
+}
+
+TEST_P(FlexNewOps, AbsAndClampHandValues) {
+  const auto a = Flex::into_data(Flex::float_abs(on<Flex>(TensorData::from_f32({-0.0f, -2, NAN, -INFINITY}, {4})))).to_f32();
+  EXPECT_FALSE(std::signbit(a[0]));
+  EXPECT_EQ(a[1], 2);
+  EXPECT_TRUE(std::isnan(a[2]));
+  EXPECT_EQ(a[3], INFINITY);
+  const auto c = Flex::into_data(Flex::float_clamp(on<Flex>(TensorData::from_f64({-5, 0.25, 7, kNaN}, {4})), -1, 1)).to_f64();
+  EXPECT_EQ(c[0], -1);
+  EXPECT_EQ(c[1], 0.25);
+  EXPECT_EQ(c[2], 1);
+  EXPECT_TRUE(std::isnan(c[3]));
+}
+
+TEST_P(FlexNewOps, IntIntoFloatMatchesNdArray) {
+  std::mt19937_64 rng(7);
+  for (std::size_t n : {std::size_t{7}, kParallel + 5}) {
+    std::vector<std::int64_t> i64(n);
+    for (auto& v : i64) v = static_cast<std::int64_t>(rng());
+    i64[0] = std::numeric_limits<std::int64_t>::min();
+    i64[1] = std::numeric_limits<std::int64_t>::max();
+    i64[2] = (std::int64_t{1} << 53) + 1;
+    i64[3] = (std::int64_t{1} << 24) + 1;
+    i64[4] = -1;
+    std::vector<std::int32_t> i32(i64.begin(), i64.end());
+    std::vector<std::int8_t> i8(i64.begin(), i64.end());
+    std::vector<std::uint8_t> u8(i64.begin(), i64.end());
+    const TensorData inputs[] = {TensorData::from_i64(i64, {n}), TensorData::from_i32(i32, {n}),
+                                 TensorData::from_i8(i8, {n}), TensorData::from_u8(u8, {n})};
+    for (const TensorData& d : inputs) {
+      for (DType to : kFloatTypes) {
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::int_into_float(on<B>(d), to));
+        }, "int_into_float " + std::string(crossgrad::dtype_name(d.dtype())) + " n=" + std::to_string(n));
+      }
+    }
+  }
+  const auto f = Flex::into_data(Flex::int_into_float(on<Flex>(TensorData::from_i64({16777217, -3}, {2})), DType::F32)).to_f32();
+  EXPECT_EQ(f, (std::vector<float>{16777216.0f, -3.0f}));  // static_cast rounds to nearest even
+}
+
+// ---- max_dim / argmax -----------------------------------------------------------------------------
+
+struct DimCase {
+  Shape shape;
+  std::size_t dim;
+};
+
+std::vector<DimCase> dim_cases() {
+  std::vector<DimCase> cases = {{Shape{7}, 0},    {Shape{1, 7}, 0}, {Shape{1, 7}, 1},   {Shape{7, 1}, 0},
+                                {Shape{2, 0, 3}, 0}, {kLarge, 0},    {kLarge, 1},        {Shape{kParallel + 1}, 0}};
+  for (std::size_t d = 0; d < 3; ++d) cases.push_back({Shape{3, 4, 5}, d});
+  for (std::size_t d = 0; d < 3; ++d) cases.push_back({kChunked, d});
+  return cases;
+}
+
+TEST_P(FlexNewOps, MaxDimAndArgmaxMatchNdArray) {
+  unsigned seed = 100;
+  for (DType dt : kFloatTypes) {
+    for (Values kind : {Values::Mixed, Values::Ties}) {
+      for (const DimCase& c : dim_cases()) {
+        const TensorData d = random_data(dt, c.shape, seed++, kind);
+        const std::string what = shape_str(c.shape) + " dim " + std::to_string(c.dim);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_max_dim(on<B>(d), c.dim));
+        }, "max_dim " + what);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_argmax(on<B>(d), c.dim));
+        }, "argmax " + what);
+      }
+    }
+  }
+}
+
+TEST_P(FlexNewOps, MaxScanKeepsFirstNaNAndFirstOfEqualMaxima) {
+  // Rows (dim 1): [+0, -0, -1] -> +0 at 0; [-0, +0, -1] -> -0 at 0; [1, NaN, NaN] -> NaN at 1;
+  // [-inf, -inf, -inf] -> -inf at 0.
+  const TensorData d = TensorData::from_f32({0.0f, -0.0f, -1, -0.0f, 0.0f, -1, 1, NAN, NAN, -INFINITY, -INFINITY, -INFINITY},
+                                            {4, 3});
+  const auto m = Flex::into_data(Flex::float_max_dim(on<Flex>(d), 1)).to_f32();
+  EXPECT_FALSE(std::signbit(m[0]));
+  EXPECT_TRUE(std::signbit(m[1]) && m[1] == 0);
+  EXPECT_TRUE(std::isnan(m[2]));
+  EXPECT_EQ(m[3], -INFINITY);
+  const TensorData idx = Flex::into_data(Flex::float_argmax(on<Flex>(d), 1));
+  EXPECT_EQ(idx.dtype(), DType::I64);
+  EXPECT_EQ(idx.shape(), (Shape{4, 1}));
+  EXPECT_EQ(idx.to_i64(), (std::vector<std::int64_t>{0, 0, 1, 0}));
+  // Along dim 0 (columns, inner > 1): [+0, -0, 1, -inf] -> 1 at 2, [-0, +0, NaN, ...] -> NaN at 2.
+  EXPECT_EQ(Flex::into_data(Flex::float_argmax(on<Flex>(d), 0)).to_i64(), (std::vector<std::int64_t>{2, 2, 2}));
+}
+
+// ---- comparisons ----------------------------------------------------------------------------------
+
+TEST_P(FlexNewOps, ComparisonsMatchNdArrayWithBroadcasting) {
+  const std::pair<Shape, Shape> pairs[] = {
+      {Shape{7}, Shape{7}},          {kLarge, kLarge},         {Shape{300, 1}, Shape{1, 257}}, {Shape{257}, kLarge},
+      {kLarge, Shape{}},             {Shape{7}, Shape{1}},     {Shape{0, 3}, Shape{1, 3}},     {Shape{4, 1, 2 * kChunk + 3}, Shape{5, 1}},
+      {kChunked, Shape{4, 1, 2 * kChunk + 3}}, {Shape{kParallel + 3}, Shape{1}}, {Shape{2, 1, 3}, Shape{2, 4, 1}}};
+  unsigned seed = 200;
+  for (DType dt : kFloatTypes) {
+    for (const auto& [ls, rs] : pairs) {
+      const TensorData a = random_data(dt, ls, seed++, Values::Ties);
+      const TensorData b = random_data(dt, rs, seed++, Values::Ties);
+      const std::string what = shape_str(ls) + " vs " + shape_str(rs);
+      expect_same_as_ndarray([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::float_greater(on<B>(a), on<B>(b)));
+      }, "greater " + what);
+      expect_same_as_ndarray([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::float_lower(on<B>(b), on<B>(a)));
+      }, "lower " + what);
+      expect_same_as_ndarray([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::float_equal(on<B>(a), on<B>(b)));
+      }, "equal " + what);
+    }
+  }
+}
+
+TEST_P(FlexNewOps, ComparisonsHandValues) {
+  const auto a = on<Flex>(TensorData::from_f64({-0.0, 1, kNaN, kInf}, {4}));
+  const auto b = on<Flex>(TensorData::from_f64({0.0, 2, kNaN, kInf}, {4}));
+  const TensorData g = Flex::into_data(Flex::float_greater(b, a));
+  EXPECT_EQ(g.dtype(), DType::Bool);
+  EXPECT_EQ(g.to_bool(), (std::vector<bool>{false, true, false, false}));
+  EXPECT_EQ(Flex::into_data(Flex::float_lower(a, b)).to_bool(), (std::vector<bool>{false, true, false, false}));
+  EXPECT_EQ(Flex::into_data(Flex::float_equal(a, b)).to_bool(), (std::vector<bool>{true, false, false, true}));
+}
+
+// ---- cat / slice / select / select_assign -----------------------------------------------------------
+
+TEST_P(FlexNewOps, CatMatchesNdArray) {
+  struct CatCase {
+    std::vector<Shape> shapes;
+    std::size_t dim;
+  };
+  const CatCase cases[] = {
+      {{Shape{2, 3}, Shape{0, 3}, Shape{5, 3}}, 0}, {{Shape{7}, Shape{7}}, 0},     {{Shape{3}}, 0},
+      {{Shape{300, 100}, Shape{300, 157}, Shape{300, 0}}, 1}, {{Shape{200, 257}, Shape{100, 257}}, 0},
+      {{Shape{4, 5, 1}, Shape{4, 5, 2 * kChunk + 2}}, 2}, {{Shape{4, 2, 7}, Shape{4, 0, 7}, Shape{4, 3, 7}}, 1},
+      {{Shape{0, 4}, Shape{0, 4}}, 0}};
+  unsigned seed = 300;
+  for (DType dt : kFloatTypes) {
+    for (const CatCase& c : cases) {
+      std::vector<TensorData> pieces;
+      for (const Shape& s : c.shapes) pieces.push_back(random_data(dt, s, seed++));
+      expect_same_as_ndarray([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        std::vector<typename B::Tensor> ts;
+        for (const TensorData& p : pieces) ts.push_back(on<B>(p));
+        return B::into_data(B::float_cat(ts, c.dim));
+      }, "cat dim " + std::to_string(c.dim) + " of " + shape_str(c.shapes.front()) + "...");
+    }
+  }
+}
+
+TEST_P(FlexNewOps, SliceMatchesNdArray) {
+  struct SliceCase {
+    Shape shape;
+    std::vector<Range> ranges;
+  };
+  const SliceCase cases[] = {
+      {Shape{7}, {{2, 6}}},
+      {kLarge, {{3, 290}, {1, 250}}},
+      {kLarge, {{10, 290}}},
+      {kLarge, {{0, 300}, {0, 257}}},
+      {kLarge, {{5, 5}}},
+      {kLarge, {{0, 300}, {100, 101}}},
+      {kChunked, {{1, 3}, {0, 5}, {7, 2 * kChunk}}},
+      {kChunked, {{0, 4}, {2, 3}}},
+      {Shape{3, 4, 5}, {{1, 2}, {1, 3}, {4, 5}}},
+      {Shape{}, {}},
+      {Shape{2, 0, 3}, {{1, 2}}},
+  };
+  unsigned seed = 400;
+  for (DType dt : kFloatTypes) {
+    for (const SliceCase& c : cases) {
+      const TensorData d = random_data(dt, c.shape, seed++);
+      expect_same_as_ndarray([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::float_slice(on<B>(d), c.ranges));
+      }, "slice " + shape_str(c.shape));
+    }
+  }
+}
+
+TensorData index_data(const std::vector<std::int64_t>& idx, bool i32) {
+  if (i32) return TensorData::from_i32(std::vector<std::int32_t>(idx.begin(), idx.end()), {idx.size()});
+  return TensorData::from_i64(idx, {idx.size()});
+}
+
+std::vector<std::int64_t> random_indices(std::size_t k, std::size_t size, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<std::int64_t> dist(0, static_cast<std::int64_t>(size) - 1);
+  std::vector<std::int64_t> v(k);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+struct SelectCase {
+  Shape shape;
+  std::size_t dim;
+  std::vector<std::int64_t> indices;
+};
+
+std::vector<SelectCase> select_cases() {
+  return {
+      {Shape{7}, 0, {6, 0, 0, 3}},
+      {Shape{7}, 0, {}},
+      {kLarge, 0, random_indices(250, 300, 1)},
+      {kLarge, 1, random_indices(300, 257, 2)},
+      {kChunked, 1, {4, 0, 4, 2, 4}},
+      {kChunked, 2, random_indices(40, 2 * kChunk + 3, 3)},
+      {Shape{3, 4, 5}, 2, {1, 1}},
+      {Shape{2, 0, 3}, 2, {2, 0}},
+      {Shape{1, kParallel + 9}, 0, {0, 0, 0}},
+  };
+}
+
+TEST_P(FlexNewOps, SelectMatchesNdArray) {
+  unsigned seed = 500;
+  for (DType dt : kFloatTypes) {
+    for (const SelectCase& c : select_cases()) {
+      const TensorData d = random_data(dt, c.shape, seed++);
+      for (bool i32 : {false, true}) {
+        const TensorData idx = index_data(c.indices, i32);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_select(on<B>(d), c.dim, on<B>(idx)));
+        }, "select " + shape_str(c.shape) + " dim " + std::to_string(c.dim));
+      }
+    }
+  }
+}
+
+TEST_P(FlexNewOps, SelectAssignMatchesNdArray) {
+  unsigned seed = 600;
+  for (DType dt : kFloatTypes) {
+    for (const SelectCase& c : select_cases()) {
+      const TensorData d = random_data(dt, c.shape, seed++);
+      std::vector<std::size_t> vdims = c.shape.dims();
+      vdims[c.dim] = c.indices.size();
+      const TensorData v = random_data(dt, Shape(vdims), seed++);
+      for (bool i32 : {false, true}) {
+        const TensorData idx = index_data(c.indices, i32);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_select_assign(on<B>(d), c.dim, on<B>(idx), on<B>(v)));
+        }, "select_assign " + shape_str(c.shape) + " dim " + std::to_string(c.dim));
+      }
+    }
+  }
+}
+
+TEST_P(FlexNewOps, SelectAssignAccumulatesDuplicatesInIndexOrder) {
+  // out[0] = (1e8 + 1) + -1e8 in float: 1e8 + 1 rounds to 1e8, so 0 (the other order gives 1).
+  const auto out = Flex::float_select_assign(on<Flex>(TensorData::from_f32({1e8f, 5}, {2})), 0,
+                                             on<Flex>(TensorData::from_i64({0, 0}, {2})),
+                                             on<Flex>(TensorData::from_f32({1, -1e8f}, {2})));
+  EXPECT_EQ(Flex::into_data(out).to_f32(), (std::vector<float>{0, 5}));
+  const auto sel = Flex::float_select(on<Flex>(TensorData::from_f64({1, 2, 3, 4, 5, 6}, {2, 3})), 1,
+                                      on<Flex>(TensorData::from_i32({2, 0, 2}, {3})));
+  EXPECT_EQ(Flex::shape(sel), (Shape{2, 3}));
+  EXPECT_EQ(Flex::into_data(sel).to_f64(), (std::vector<double>{3, 1, 3, 6, 4, 6}));
+}
+
+// ---- permute / expand -------------------------------------------------------------------------------
+
+TEST_P(FlexNewOps, PermuteMatchesNdArray) {
+  struct PermCase {
+    Shape shape;
+    std::vector<std::size_t> axes;
+  };
+  std::vector<PermCase> cases = {
+      {kLarge, {1, 0}},          {kLarge, {0, 1}},          {Shape{1, 7, 1}, {2, 1, 0}},
+      {Shape{}, {}},             {Shape{2, 0, 3}, {2, 0, 1}}, {Shape{7}, {0}},
+      {kChunked, {2, 1, 0}},     {kChunked, {0, 2, 1}},     {kChunked, {1, 0, 2}}};
+  const std::vector<std::size_t> perms3[] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  for (const auto& p : perms3) cases.push_back({Shape{3, 4, 5}, p});
+  const Shape big4{8, 9, 33, 40};
+  for (const auto& axes : {std::vector<std::size_t>{3, 2, 1, 0}, {0, 1, 3, 2}, {2, 0, 3, 1}, {1, 0, 2, 3}, {0, 3, 1, 2}}) {
+    cases.push_back({big4, axes});
+  }
+  unsigned seed = 700;
+  for (DType dt : kFloatTypes) {
+    for (const PermCase& c : cases) {
+      const TensorData d = random_data(dt, c.shape, seed++);
+      expect_same_as_ndarray([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::float_permute(on<B>(d), c.axes));
+      }, "permute " + shape_str(c.shape) + " axes " + Shape(c.axes).to_string());
+    }
+  }
+  // By hand: [2, 3] -> [3, 2] is the transpose.
+  const auto t = Flex::float_permute(on<Flex>(TensorData::from_f32({1, 2, 3, 4, 5, 6}, {2, 3})), {1, 0});
+  EXPECT_EQ(Flex::into_data(t).to_f32(), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+}
+
+TEST_P(FlexNewOps, ExpandMatchesNdArray) {
+  const std::pair<Shape, Shape> cases[] = {
+      {Shape{1, 257}, kLarge}, {Shape{300, 1}, kLarge},   {Shape{7}, Shape{2, 3, 7}},  {Shape{}, Shape{5, 5}},
+      {Shape{1}, Shape{0}},    {Shape{1, 1}, Shape{1, 1}}, {Shape{3, 1, 1}, Shape{3, 4099, 7}},
+      {Shape{4, 1, 2 * kChunk + 3}, kChunked}, {Shape{7}, Shape{7}}, {Shape{}, Shape{kParallel + 1}}};
+  unsigned seed = 800;
+  for (DType dt : kFloatTypes) {
+    for (const auto& [from, to] : cases) {
+      const TensorData d = random_data(dt, from, seed++);
+      expect_same_as_ndarray([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::float_expand(on<B>(d), to));
+      }, "expand " + shape_str(from) + " -> " + shape_str(to));
+    }
+  }
+  const auto e = Flex::float_expand(on<Flex>(TensorData::from_f32({1, 2}, {2, 1})), Shape{2, 3});
+  EXPECT_EQ(Flex::into_data(e).to_f32(), (std::vector<float>{1, 1, 1, 2, 2, 2}));
+}
+
+// Chains that read the output of one layout op with another, as a non-contiguous view would.
+TEST_P(FlexNewOps, LayoutChainsMatchNdArray) {
+  unsigned seed = 900;
+  for (DType dt : kFloatTypes) {
+    const TensorData a = random_data(dt, Shape{8, 9, 33, 40}, seed++);
+    const TensorData small = random_data(dt, Shape{3, 1, 5}, seed++);
+    const TensorData idx = TensorData::from_i64({32, 0, 5, 5, 17}, {5});
+    expect_same_as_ndarray([&](auto tag) {
+      using B = typename decltype(tag)::type;
+      auto p = B::float_permute(on<B>(a), {2, 0, 3, 1});                 // [33, 8, 40, 9]
+      auto s = B::float_select(p, 0, on<B>(idx));                       // [5, 8, 40, 9]
+      auto sl = B::float_slice(s, {{1, 4}, {2, 8}, {3, 39}});           // [3, 6, 36, 9]
+      auto m = B::float_max_dim(B::float_permute(sl, {3, 1, 2, 0}), 2);  // [9, 6, 1, 3]
+      return B::into_data(B::float_equal(m, B::float_expand(B::float_max_dim(m, 0), Shape{9, 6, 1, 3})));
+    }, "permute-select-slice-max chain");
+    expect_same_as_ndarray([&](auto tag) {
+      using B = typename decltype(tag)::type;
+      auto e = B::float_expand(on<B>(small), Shape{2, 3, 4, 5});
+      auto p = B::float_permute(e, {3, 2, 1, 0});
+      auto c = B::float_cat({p, B::float_abs(p), B::float_clamp(p, -1, 0.5)}, 1);
+      auto sa = B::float_select_assign(c, 1, on<B>(TensorData::from_i32({11, 0, 11}, {3})),
+                                       B::float_slice(c, {{0, 5}, {2, 5}}));
+      return B::into_data(B::float_cat({sa, B::float_expand(B::float_max_dim(sa, 1), Shape{5, 2, 3, 2})}, 1));
+    }, "expand-permute-cat-assign chain");
+  }
+}
+
+// ---- softmax / log_softmax --------------------------------------------------------------------------
+
+template <class T>
+std::vector<double> as_doubles(const TensorData& d) {
+  if constexpr (std::is_same_v<T, float>) {
+    const auto v = d.to_f32();
+    return {v.begin(), v.end()};
+  } else {
+    return d.to_f64();
+  }
+}
+
+// |a - b| <= rel * |b| + abs, with NaN only against NaN and infinities only against themselves.
+bool close(double a, double b, double rel, double abs) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (std::isinf(a) || std::isinf(b)) return a == b;
+  return std::fabs(a - b) <= rel * std::fabs(b) + abs;
+}
+
+// softmax / log_softmax along dim in long double from the inputs, after the spec's x_i - m in T.
+template <class T>
+std::vector<double> reference_softmax(const std::vector<double>& x, const Shape& shape, std::size_t dim, bool log) {
+  std::size_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < dim; ++i) outer *= shape[i];
+  for (std::size_t i = dim + 1; i < shape.rank(); ++i) inner *= shape[i];
+  const std::size_t d = shape[dim];
+  std::vector<double> y(x.size());
+  for (std::size_t o = 0; o < outer; ++o) {
+    for (std::size_t i = 0; i < inner; ++i) {
+      auto at = [&](std::size_t j) { return (o * d + j) * inner + i; };
+      T m = static_cast<T>(x[at(0)]);
+      for (std::size_t j = 1; j < d; ++j) {
+        const T v = static_cast<T>(x[at(j)]);
+        if (!std::isnan(m) && (std::isnan(v) || v > m)) m = v;
+      }
+      long double s = 0;
+      for (std::size_t j = 0; j < d; ++j) s += std::exp(static_cast<long double>(static_cast<T>(static_cast<T>(x[at(j)]) - m)));
+      for (std::size_t j = 0; j < d; ++j) {
+        const long double shifted = static_cast<T>(static_cast<T>(x[at(j)]) - m);
+        y[at(j)] = static_cast<double>(static_cast<T>(log ? shifted - std::log(s) : std::exp(shifted) / s));
+      }
+    }
+  }
+  return y;
+}
+
+template <class T>
+void check_softmax(const TensorData& d, std::size_t dim, bool log, const std::string& what) {
+  constexpr double eps = std::numeric_limits<T>::epsilon();
+  constexpr double tiny = 16 * static_cast<double>(std::numeric_limits<T>::denorm_min());
+  auto run = [&](auto tag) {
+    using B = typename decltype(tag)::type;
+    return B::into_data(log ? B::log_softmax(on<B>(d), dim) : B::softmax(on<B>(d), dim));
+  };
+  const TensorData flex_data = run(FlexTag{});
+  const TensorData ref_data = run(RefTag{});
+  ASSERT_EQ(flex_data.shape(), d.shape()) << what;
+  ASSERT_EQ(flex_data.dtype(), d.dtype()) << what;
+  const auto f = as_doubles<T>(flex_data), r = as_doubles<T>(ref_data);
+  const auto exact = reference_softmax<T>(as_doubles<T>(d), d.shape(), dim, log);
+  const std::size_t row = d.shape()[dim];
+  // Against the formula: exp within 2 ulp, the last step rounded once, s accumulated in double
+  // (exact to about an ulp of T for F32, up to row ulps for F64); log(s) then costs that relative
+  // error of s as an absolute one.
+  const double sum_rel = std::is_same_v<T, double> ? eps * static_cast<double>(row) : eps;
+  const double rel_exact = 8 * eps + sum_rel;
+  const double abs_exact = log ? 4 * eps * std::max(1.0, std::log(static_cast<double>(row)) + 1) + sum_rel : tiny;
+  // Against NdArray, whose sum in T in index order may be off by up to row * eps.
+  const double rel_ref = 8 * eps + 2 * eps * static_cast<double>(row);
+  std::size_t bad_exact = 0, bad_ref = 0;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    if (!close(f[i], exact[i], rel_exact, abs_exact) && bad_exact++ == 0) {
+      ADD_FAILURE() << what << " vs formula, element " << i << ": " << f[i] << " vs " << exact[i];
+    }
+    if (!close(f[i], r[i], rel_ref, abs_exact + rel_ref * (log ? 1 : 0)) && bad_ref++ == 0) {
+      ADD_FAILURE() << what << " vs NdArray, element " << i << ": " << f[i] << " vs " << r[i];
+    }
+  }
+}
+
+TEST_P(FlexNewOps, SoftmaxAndLogSoftmaxCloseToNdArrayAndFormula) {
+  unsigned seed = 1000;
+  std::vector<DimCase> cases = dim_cases();
+  cases.push_back({Shape{3, 0}, 1});
+  cases.push_back({Shape{0, 3}, 1});
+  for (DType dt : kFloatTypes) {
+    for (Values kind : {Values::Finite, Values::Ties}) {
+      for (const DimCase& c : cases) {
+        const TensorData d = random_data(dt, c.shape, seed++, kind);
+        for (bool log : {false, true}) {
+          const std::string what = std::string(log ? "log_softmax " : "softmax ") + shape_str(c.shape) + " dim " +
+                                   std::to_string(c.dim) + " " + std::string(crossgrad::dtype_name(dt));
+          if (dt == DType::F32) check_softmax<float>(d, c.dim, log, what);
+          else check_softmax<double>(d, c.dim, log, what);
+        }
+      }
+    }
+  }
+}
+
+TEST_P(FlexNewOps, SoftmaxEdgeRows) {
+  // Rows: a NaN (all NaN), a +inf (all NaN: inf - inf), all -inf (all NaN), [0, -inf] -> [1, 0].
+  const TensorData d = TensorData::from_f64({1, kNaN, 2, 1, kInf, 2, -kInf, -kInf, -kInf, 0, -kInf, -kInf}, {4, 3});
+  const auto s = Flex::into_data(Flex::softmax(on<Flex>(d), 1)).to_f64();
+  for (std::size_t i = 0; i < 9; ++i) EXPECT_TRUE(std::isnan(s[i])) << i;
+  EXPECT_EQ(s[9], 1);
+  EXPECT_EQ(s[10], 0);
+  const auto l = Flex::into_data(Flex::log_softmax(on<Flex>(d), 1)).to_f64();
+  EXPECT_EQ(l[9], 0);
+  EXPECT_EQ(l[10], -kInf);
+  // The same rows along dim 0 (inner > 1) of the transpose.
+  const auto st = Flex::into_data(Flex::softmax(Flex::float_permute(on<Flex>(d), {1, 0}), 0)).to_f64();
+  EXPECT_EQ(st[3], 1);
+  EXPECT_EQ(st[7], 0);
+  EXPECT_TRUE(std::isnan(st[0]) && std::isnan(st[1]) && std::isnan(st[2]));
+}
+
+TEST_P(FlexNewOps, SoftmaxDoesNotDependOnThreadCount) {
+  for (DType dt : kFloatTypes) {
+    for (const DimCase& c : dim_cases()) {
+      const TensorData d = random_data(dt, c.shape, 77, Values::Finite);
+      for (bool log : {false, true}) {
+        auto run = [&](std::size_t threads) {
+          flex::set_num_threads(threads);
+          return Flex::into_data(log ? Flex::log_softmax(on<Flex>(d), c.dim) : Flex::softmax(on<Flex>(d), c.dim));
+        };
+        const TensorData one = run(1);
+        expect_bits(run(3), one, "softmax threads " + shape_str(c.shape));
+        flex::set_num_threads(GetParam().threads);
+      }
+    }
+  }
+}
+
+// ---- panics -------------------------------------------------------------------------------------------
+
+std::optional<std::pair<PanicId, std::string>> panic_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Panic& p) {
+    return std::make_pair(p.id(), p.message());
+  }
+  return std::nullopt;
+}
+
+struct BadInput {
+  std::string name;
+  PanicId id;
+  std::function<void(FlexTag)> flex;
+  std::function<void(RefTag)> ref;
+};
+
+// One bad input, run on both backends through the same generic body.
+template <class F>
+BadInput bad(std::string name, PanicId id, F f) {
+  return {std::move(name), id, [f](FlexTag t) { f(t); }, [f](RefTag t) { f(t); }};
+}
+
+#define CG_BAD(name, id, body)                                  \
+  bad(name, PanicId::id, [](auto tag) {                         \
+    using B = typename decltype(tag)::type;                     \
+    auto f32 = [](std::vector<float> v, Shape s) {              \
+      return on<B>(TensorData::from_f32(std::move(v), std::move(s))); \
+    };                                                          \
+    (void)f32;                                                  \
+    body;                                                       \
+  })
+
+std::vector<BadInput> bad_inputs() {
+  return {
+      CG_BAD("clamp min > max", ClampBounds, B::float_clamp(f32({1}, {1}), 2, 1)),
+      CG_BAD("clamp NaN bound", ClampBounds, B::float_clamp(f32({1}, {1}), kNaN, 1)),
+      CG_BAD("abs of int", UnsupportedDtype, B::float_abs(on<B>(TensorData::from_i64({1}, {1})))),
+      CG_BAD("max_dim empty dim", EmptyReduction, B::float_max_dim(f32({}, {2, 0}), 1)),
+      CG_BAD("argmax empty dim", EmptyReduction, B::float_argmax(f32({}, {0}), 0)),
+      CG_BAD("max_dim dim", DimOutOfRange, B::float_max_dim(f32({1, 2}, {2}), 1)),
+      CG_BAD("argmax dim", DimOutOfRange, B::float_argmax(f32({1}, {}), 0)),
+      CG_BAD("greater shapes", BroadcastMismatch, B::float_greater(f32({1, 2}, {2}), f32({1, 2, 3}, {3}))),
+      CG_BAD("lower dtypes", DtypeMismatch,
+             B::float_lower(f32({1}, {1}), on<B>(TensorData::from_f64({1}, {1})))),
+      CG_BAD("equal of int", UnsupportedDtype, B::float_equal(on<B>(TensorData::from_i32({1}, {1})), f32({1}, {1}))),
+      CG_BAD("cat empty list", CatEmpty, B::float_cat({}, 0)),
+      CG_BAD("cat dim", DimOutOfRange, B::float_cat({f32({1}, {1})}, 1)),
+      CG_BAD("cat ranks", CatMismatch, B::float_cat({f32({1}, {1}), f32({1}, {1, 1})}, 0)),
+      CG_BAD("cat other dim", CatMismatch, B::float_cat({f32({1, 2}, {1, 2}), f32({1, 2, 3}, {1, 3})}, 0)),
+      CG_BAD("cat dtypes", DtypeMismatch,
+             B::float_cat({f32({1}, {1}), on<B>(TensorData::from_f64({1}, {1}))}, 0)),
+      CG_BAD("slice too many ranges", DimOutOfRange, B::float_slice(f32({1, 2}, {2}), {{0, 1}, {0, 1}})),
+      CG_BAD("slice start > end", SliceOutOfRange, B::float_slice(f32({1, 2, 3}, {3}), {{2, 1}})),
+      CG_BAD("slice end > size", SliceOutOfRange, B::float_slice(f32({1, 2, 3, 4}, {2, 2}), {{0, 2}, {1, 3}})),
+      CG_BAD("select dim", DimOutOfRange,
+             B::float_select(f32({1, 2}, {2}), 1, on<B>(TensorData::from_i64({0}, {1})))),
+      CG_BAD("select 2-D indices", SelectIndexRank,
+             B::float_select(f32({1, 2}, {2}), 0, on<B>(TensorData::from_i64({0}, {1, 1})))),
+      CG_BAD("select float indices", UnsupportedDtype, B::float_select(f32({1, 2}, {2}), 0, f32({0}, {1}))),
+      CG_BAD("select index too large", IndexOutOfRange,
+             B::float_select(f32({1, 2}, {2}), 0, on<B>(TensorData::from_i64({1, 2, -1}, {3})))),
+      CG_BAD("select negative index first", IndexOutOfRange,
+             B::float_select(f32({1, 2, 3, 4}, {2, 2}), 1, on<B>(TensorData::from_i32({0, -1, 5}, {3})))),
+      CG_BAD("select index on empty tensor", IndexOutOfRange,
+             B::float_select(f32({}, {0, 3}), 1, on<B>(TensorData::from_i64({3}, {1})))),
+      CG_BAD("select_assign index", IndexOutOfRange,
+             B::float_select_assign(f32({1, 2}, {2}), 0, on<B>(TensorData::from_i64({7}, {1})), f32({1}, {1}))),
+      CG_BAD("select_assign values shape", AssignShapeMismatch,
+             B::float_select_assign(f32({1, 2}, {2}), 0, on<B>(TensorData::from_i64({0, 1}, {2})), f32({1}, {1}))),
+      CG_BAD("select_assign values dtype", DtypeMismatch,
+             B::float_select_assign(f32({1, 2}, {2}), 0, on<B>(TensorData::from_i64({0}, {1})),
+                                    on<B>(TensorData::from_f64({1}, {1})))),
+      CG_BAD("select_assign index rank", SelectIndexRank,
+             B::float_select_assign(f32({1, 2}, {2}), 0, on<B>(TensorData::from_i64({0}, {})), f32({1}, {1}))),
+      CG_BAD("permute duplicate", PermuteInvalid, B::float_permute(f32({1, 2}, {1, 2}), {0, 0})),
+      CG_BAD("permute length", PermuteInvalid, B::float_permute(f32({1, 2}, {1, 2}), {0})),
+      CG_BAD("permute out of range", PermuteInvalid, B::float_permute(f32({1, 2}, {1, 2}), {0, 2})),
+      CG_BAD("expand mismatch", ExpandMismatch, B::float_expand(f32({1, 2}, {2}), Shape{3})),
+      CG_BAD("expand lower rank", ExpandMismatch, B::float_expand(f32({1, 2}, {1, 2}), Shape{2})),
+      CG_BAD("expand overflow", ShapeOverflow,
+             B::float_expand(f32({1}, {1}), Shape{std::size_t{1} << 40, std::size_t{1} << 40})),
+      CG_BAD("softmax dim", DimOutOfRange, B::softmax(f32({1, 2}, {2}), 1)),
+      CG_BAD("log_softmax dim", DimOutOfRange, B::log_softmax(f32({1}, {}), 0)),
+      CG_BAD("softmax of int", UnsupportedDtype, B::softmax(on<B>(TensorData::from_i64({1}, {1})), 0)),
+      CG_BAD("int_into_float of float", UnsupportedDtype, B::int_into_float(f32({1}, {1}), DType::F64)),
+      CG_BAD("int_into_float of bool", UnsupportedDtype,
+             B::int_into_float(on<B>(TensorData::from_bool({true}, {1})), DType::F32)),
+      CG_BAD("int_into_float to int", UnsupportedDtype,
+             B::int_into_float(on<B>(TensorData::from_i64({1}, {1})), DType::I32)),
+  };
+}
+
+TEST_P(FlexNewOps, EveryPanicMatchesNdArray) {
+  for (const BadInput& b : bad_inputs()) {
+    const auto flex_panic = panic_of([&] { b.flex(FlexTag{}); });
+    const auto ref_panic = panic_of([&] { b.ref(RefTag{}); });
+    ASSERT_TRUE(flex_panic.has_value()) << b.name << ": Flex did not panic";
+    EXPECT_EQ(flex_panic->first, b.id) << b.name << ": " << flex_panic->second;
+    ASSERT_TRUE(ref_panic.has_value()) << b.name << ": NdArray did not panic";
+    EXPECT_EQ(flex_panic->second, ref_panic->second) << b.name;
+  }
+}
+
+TEST_P(FlexNewOps, IndexOutOfRangeReportsTheFirstBadIndex) {
+  const auto p = panic_of([] {
+    Flex::float_select(on<Flex>(TensorData::from_f32({1, 2, 3, 4}, {2, 2})), 1,
+                       on<Flex>(TensorData::from_i64({1, 9, -4}, {3})));
+  });
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->first, PanicId::IndexOutOfRange);
+  EXPECT_NE(p->second.find('9'), std::string::npos) << p->second;
+  EXPECT_EQ(p->second.find("-4"), std::string::npos) << p->second;
+}
+
+}  // namespace
