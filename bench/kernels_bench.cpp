@@ -1,7 +1,13 @@
-// Kernel benchmarks on every available backend of the registry: matmul, add, exp, sum_dim,
-// mean_dim and the backward pass of a two-layer MLP. A backend added to CROSSGRAD_BACKENDS is
-// benchmarked here without any edit.
+// Kernel benchmarks on every available backend of the backend registry: every op of the op
+// registry (Note [Benchmarks from the op registry] in op_args.hpp), named <method>/<backend>/<size>,
+// plus the GEMM shapes of matmul and the backward pass of a two-layer MLP. A backend added to
+// CROSSGRAD_BACKENDS or an op added to CROSSGRAD_OPS is benchmarked here without any edit.
 #include "bench_common.hpp"
+#include "op_args.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 namespace crossgrad::bench {
 namespace {
@@ -17,14 +23,69 @@ struct MatmulSize {
 const MatmulSize kMatmulSizes[] = {{64, 64, 64},     {128, 128, 128},  {256, 256, 256},
                                    {512, 512, 512},  {1024, 1024, 1024},
                                    {4096, 256, 64},  {64, 4096, 256},  {1, 1024, 1024}};
-const std::size_t kElementwiseSizes[] = {std::size_t{1} << 10, std::size_t{1} << 16,
-                                         std::size_t{1} << 20, std::size_t{16} << 20};
-const std::size_t kReduceSides[] = {256, 1024, 4096};  // square [n, n]
 const std::size_t kMlpBatches[] = {32, 256};
+
+// Ops whose benchmarks are written out below instead: matmul's sizes are GEMM shapes with a FLOP
+// counter, compared with the OpenBLAS and cuBLAS anchors of the same names.
+constexpr OpId kHandWritten[] = {OpId::float_matmul};
+
+// How each Sig's arguments are passed (the registry's CROSSGRAD_SIG_PARAMS_<Sig> order).
+#define CROSSGRAD_BENCH_CALL_Unary(f) f(a.x)
+#define CROSSGRAD_BENCH_CALL_Binary(f) f(a.x, a.y)
+#define CROSSGRAD_BENCH_CALL_Scalar(f) f(a.x, a.scalar)
+#define CROSSGRAD_BENCH_CALL_Bounds(f) f(a.x, a.min, a.max)
+#define CROSSGRAD_BENCH_CALL_Dim(f) f(a.x, a.dim)
+#define CROSSGRAD_BENCH_CALL_DimPair(f) f(a.x, a.dim0, a.dim1)
+#define CROSSGRAD_BENCH_CALL_ToShape(f) f(a.x, a.shape)
+#define CROSSGRAD_BENCH_CALL_ToDType(f) f(a.x, a.dtype)
+#define CROSSGRAD_BENCH_CALL_Axes(f) f(a.x, a.axes)
+#define CROSSGRAD_BENCH_CALL_Ranges(f) f(a.x, a.ranges)
+#define CROSSGRAD_BENCH_CALL_Select(f) f(a.x, a.dim, a.indices)
+#define CROSSGRAD_BENCH_CALL_SelectAssign(f) f(a.x, a.dim, a.indices, a.values)
+#define CROSSGRAD_BENCH_CALL_Cat(f) f(a.pieces, a.dim)
+
+// Registers `op` on B with the first argument family the op accepts (a tiny trial call that
+// raises no panic). An op no family fits stops the suite: a new Sig needs its family in op_args.hpp.
+template <class B, class Call>
+void register_op(const OpInfo& op, Call call) {
+  if (std::find(std::begin(kHandWritten), std::end(kHandWritten), op.id) != std::end(kHandWritten)) return;
+  for (const ArgFamily<B>& family : arg_families<B>(op)) {
+    try {
+      benchmark::DoNotOptimize(call(family.make(family.trial)));
+      B::synchronize(B::default_device());
+    } catch (const Panic&) {
+      continue;
+    }
+    const std::string prefix = std::string(op.method) + "/" + std::string(B::name) + "/";
+    for (const BenchSize& size : family.sizes) {
+      const auto make = family.make;
+      benchmark::RegisterBenchmark((prefix + family.label(size)).c_str(), [make, call, size](benchmark::State& state) {
+        const OpArgs<B> a = make(size);
+        const auto out = call(a);
+        time_op<B>(state, [&] { return call(a); });
+        set_bytes(state, a.input_bytes + bytes_of<B>(out));
+      })->UseRealTime()->Unit(benchmark::kMicrosecond);
+    }
+    return;
+  }
+  std::fprintf(stderr, "crossgrad_bench: no argument family of bench/op_args.hpp fits %.*s (Sig %.*s) on %.*s\n",
+               int(op.name.size()), op.name.data(), int(op_sig_name(op.sig).size()), op_sig_name(op.sig).data(),
+               int(B::name.size()), B::name.data());
+  std::abort();
+}
+
+template <class B>
+void register_registry_ops() {
+#define CROSSGRAD_X(name, method, Sig, Operand, Result, Rule) \
+  register_op<B>(op_info(OpId::name), [](const OpArgs<B>& a) { return CROSSGRAD_BENCH_CALL_##Sig(B::name); });
+  CROSSGRAD_OPS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+}
 
 template <class B>
 void register_backend() {
   const std::string name(B::name);
+  register_registry_ops<B>();
   for (const MatmulSize& s : kMatmulSizes) {
     if (is_reference_backend<B>() && s.m * s.k * s.n > std::size_t{512} * 512 * 512) continue;
     benchmark::RegisterBenchmark(("matmul/" + name + "/" + s.label()).c_str(), [s](benchmark::State& state) {
@@ -33,35 +94,6 @@ void register_backend() {
       time_op<B>(state, [&] { return B::float_matmul(a, b); });
       set_flops(state, 2.0 * double(s.m) * double(s.k) * double(s.n));
     })->UseRealTime()->Unit(benchmark::kMicrosecond);
-  }
-  for (std::size_t n : kElementwiseSizes) {
-    benchmark::RegisterBenchmark(("add/" + name + "/" + size_label(n)).c_str(), [n](benchmark::State& state) {
-      const auto a = random_tensor<B>(Shape{n}, 1);
-      const auto b = random_tensor<B>(Shape{n}, 2);
-      time_op<B>(state, [&] { return B::float_add(a, b); });
-      set_bytes(state, 3.0 * 4.0 * double(n));  // two reads, one write
-      set_flops(state, double(n));
-    })->UseRealTime()->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("exp/" + name + "/" + size_label(n)).c_str(), [n](benchmark::State& state) {
-      const auto a = random_tensor<B>(Shape{n}, 1);
-      time_op<B>(state, [&] { return B::float_exp(a); });
-      set_bytes(state, 2.0 * 4.0 * double(n));
-    })->UseRealTime()->Unit(benchmark::kMicrosecond);
-  }
-  for (std::size_t side : kReduceSides) {
-    for (std::size_t dim : {std::size_t{0}, std::size_t{1}}) {
-      const std::string label = std::to_string(side) + "x" + std::to_string(side) + "/d" + std::to_string(dim);
-      benchmark::RegisterBenchmark(("sum_dim/" + name + "/" + label).c_str(), [side, dim](benchmark::State& state) {
-        const auto a = random_tensor<B>(Shape{side, side}, 1);
-        time_op<B>(state, [&] { return B::float_sum_dim(a, dim); });
-        set_bytes(state, 4.0 * double(side) * double(side));
-      })->UseRealTime()->Unit(benchmark::kMicrosecond);
-      benchmark::RegisterBenchmark(("mean_dim/" + name + "/" + label).c_str(), [side, dim](benchmark::State& state) {
-        const auto a = random_tensor<B>(Shape{side, side}, 1);
-        time_op<B>(state, [&] { return B::float_mean_dim(a, dim); });
-        set_bytes(state, 4.0 * double(side) * double(side));
-      })->UseRealTime()->Unit(benchmark::kMicrosecond);
-    }
   }
   // Two-layer MLP, [batch, 256] -> relu(x W1) [batch, 256] -> W2 [batch, 16] -> sum; forward
   // and backward through Autodiff<B>.

@@ -1,0 +1,204 @@
+#pragma once
+// Note [Benchmarks from the op registry]
+// The arguments of a registry op's benchmark, chosen by its signature (OpSig) and operand kind
+// only, so an op added to CROSSGRAD_OPS is benchmarked without an edit here: kernels_bench.cpp
+// registers <method>/<backend>/<size> for every op and every available backend. A Sig can offer
+// several argument families (ToShape: reshape-like and broadcast-like targets); the first one the
+// op accepts in a tiny trial call is used, so two ops of one Sig with different shape rules
+// (float_reshape, float_expand) both get benchmarks.
+#include "bench_common.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace crossgrad::bench {
+
+// Every argument any Sig takes; a Sig's call reads its own (CROSSGRAD_BENCH_CALL_<Sig> in
+// kernels_bench.cpp).
+template <class B>
+struct OpArgs {
+  using T = typename B::Tensor;
+  T x, y, indices, values;
+  std::vector<T> pieces;
+  double scalar = 0.5, min = -0.5, max = 0.5;
+  std::size_t dim = 0, dim0 = 0, dim1 = 1;
+  Shape shape;
+  DType dtype = DType::F32;
+  std::vector<std::size_t> axes;
+  std::vector<Range> ranges;
+  double input_bytes = 0;  // bytes the op reads (GB/s counts these plus the result's)
+};
+
+// One benchmark size: n elements (1-D sizes) or a [side, side] matrix, and the dim for Dim ops.
+struct BenchSize {
+  std::size_t n = 0;
+  std::size_t dim = 0;
+};
+
+template <class B>
+struct ArgFamily {
+  std::vector<BenchSize> sizes;
+  BenchSize trial;                                    // a tiny size for the acceptance trial
+  std::function<std::string(const BenchSize&)> label;
+  std::function<OpArgs<B>(const BenchSize&)> make;
+};
+
+inline const std::vector<std::size_t>& elementwise_sizes() {
+  static const std::vector<std::size_t> sizes = {std::size_t{1} << 10, std::size_t{1} << 16, std::size_t{1} << 20,
+                                                 std::size_t{16} << 20};
+  return sizes;
+}
+inline const std::vector<std::size_t>& matrix_sides() {  // square [side, side]
+  static const std::vector<std::size_t> sides = {256, 1024, 4096};
+  return sides;
+}
+
+template <class B>
+double bytes_of(const typename B::Tensor& t) {
+  return double(B::shape(t).num_elements()) * double(dtype_size(B::dtype(t)));
+}
+
+// A tensor of the operand kind: F32 in [-1, 1], I64 in [-1000, 1000], or Bool.
+template <class B>
+typename B::Tensor operand_tensor(OpKind kind, Shape shape, unsigned seed) {
+  if (kind == OpKind::Float) return random_tensor<B>(std::move(shape), seed);
+  const std::size_t n = shape.num_elements();
+  std::mt19937 rng(seed);
+  if (kind == OpKind::Int) {
+    std::uniform_int_distribution<std::int64_t> dist(-1000, 1000);
+    std::vector<std::int64_t> v(n);
+    for (auto& x : v) x = dist(rng);
+    return B::from_data(TensorData::from_i64(std::move(v), std::move(shape)), B::default_device());
+  }
+  std::vector<bool> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = (rng() & 1u) != 0;
+  return B::from_data(TensorData::from_bool(std::move(v), std::move(shape)), B::default_device());
+}
+
+// I64 indices into a dim of `size`, k of them, repeats included (select's scatter-add path).
+template <class B>
+typename B::Tensor index_tensor(std::size_t k, std::size_t size, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<std::int64_t> dist(0, static_cast<std::int64_t>(size) - 1);
+  std::vector<std::int64_t> v(k);
+  for (auto& x : v) x = dist(rng);
+  return B::from_data(TensorData::from_i64(std::move(v), Shape{k}), B::default_device());
+}
+
+inline std::string square_label(const BenchSize& s) { return std::to_string(s.n) + "x" + std::to_string(s.n); }
+
+// The argument families of `op`, in the order they are tried.
+template <class B>
+std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
+  const OpKind kind = op.operand;
+  std::vector<BenchSize> flat, squares, square_dims;
+  for (std::size_t n : elementwise_sizes()) flat.push_back({n, 0});
+  for (std::size_t s : matrix_sides()) {
+    squares.push_back({s, 0});
+    for (std::size_t d : {std::size_t{0}, std::size_t{1}}) square_dims.push_back({s, d});
+  }
+  const auto flat_label = [](const BenchSize& s) { return size_label(s.n); };
+  const auto receiver = [kind](Shape shape, OpArgs<B>& a) {
+    a.x = operand_tensor<B>(kind, std::move(shape), 1);
+    a.input_bytes += bytes_of<B>(a.x);
+  };
+  const auto square = [](const BenchSize& s) { return Shape{s.n, s.n}; };
+
+  switch (op.sig) {
+    case OpSig::Unary:
+    case OpSig::Scalar:
+    case OpSig::Bounds:
+      return {{flat, {16, 0}, flat_label, [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(Shape{s.n}, a);
+                 return a;
+               }}};
+    case OpSig::Binary:
+      return {{flat, {16, 0}, flat_label, [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(Shape{s.n}, a);
+                 a.y = operand_tensor<B>(kind, Shape{s.n}, 2);
+                 a.input_bytes += bytes_of<B>(a.y);
+                 return a;
+               }}};
+    case OpSig::ToDType:
+      return {{flat, {16, 0}, flat_label, [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(Shape{s.n}, a);
+                 a.dtype = kind == OpKind::Float ? DType::F64 : DType::F32;  // a float cast converts
+                 return a;
+               }}};
+    case OpSig::Dim:
+      return {{square_dims, {4, 1},
+               [](const BenchSize& s) { return square_label(s) + "/d" + std::to_string(s.dim); },
+               [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(square(s), a);
+                 a.dim = s.dim;
+                 return a;
+               }}};
+    case OpSig::DimPair:
+      return {{squares, {4, 0}, square_label, [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(square(s), a);
+                 return a;
+               }}};
+    case OpSig::Axes:
+      return {{squares, {4, 0}, square_label, [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(square(s), a);
+                 a.axes = {1, 0};
+                 return a;
+               }}};
+    case OpSig::ToShape:
+      return {{squares, {4, 0}, square_label,  // reshape-like: same elements, new shape
+               [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(square(s), a);
+                 a.shape = Shape{s.n * s.n};
+                 return a;
+               }},
+              {squares, {4, 0}, square_label,  // broadcast-like: a row to a square
+               [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(Shape{1, s.n}, a);
+                 a.shape = square(s);
+                 return a;
+               }}};
+    case OpSig::Ranges:
+      return {{squares, {4, 0}, square_label, [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(square(s), a);
+                 a.ranges = {Range{s.n / 4, s.n / 4 + s.n / 2}, Range{0, s.n / 2}};  // a centred quarter
+                 return a;
+               }}};
+    case OpSig::Select:
+    case OpSig::SelectAssign:
+      return {{squares, {4, 0}, square_label, [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(square(s), a);
+                 a.dim = 0;
+                 a.indices = index_tensor<B>(s.n, s.n, 3);
+                 a.input_bytes += bytes_of<B>(a.indices);
+                 if (op.sig == OpSig::SelectAssign) {
+                   a.values = operand_tensor<B>(kind, square(s), 4);
+                   a.input_bytes += bytes_of<B>(a.values);
+                 }
+                 return a;
+               }}};
+    case OpSig::Cat:
+      return {{squares, {4, 0}, square_label, [=](const BenchSize& s) {  // two squares along dim 0
+                 OpArgs<B> a;
+                 for (unsigned seed : {1u, 2u}) {
+                   a.pieces.push_back(operand_tensor<B>(kind, square(s), seed));
+                   a.input_bytes += bytes_of<B>(a.pieces.back());
+                 }
+                 return a;
+               }}};
+  }
+  return {};
+}
+
+}  // namespace crossgrad::bench
