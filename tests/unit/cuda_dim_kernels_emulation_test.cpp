@@ -1,0 +1,217 @@
+// The Cuda backend's indexing, comparison and along-a-dim kernels
+// (<crossgrad/backends/cuda_kernels/dim_kernels.cuh>), run on the CPU. Those kernels use no
+// block-level synchronisation, so a sequential emulation suffices: every thread of every block
+// runs one after another, with threadIdx/blockIdx/blockDim/gridDim as plain globals. Small grids
+// (2 blocks of 32 threads) make every grid-stride loop take several turns. Expected values come
+// from plain loops over multi-indices written here from the spec (NEW_OPS_SPEC / docs/OPS.md),
+// not from the engine. Checks index math, scan order and tie/NaN rules; says nothing about the
+// launch configuration or the device's math library (cuda_backend_test on a GPU does).
+//
+// Needs no CUDA toolkit: built in every configuration.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace emu_seq {
+struct dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+inline dim3 thread_index, block_index, block_dim, grid_dim;
+
+// Runs kernel() for every thread of a grid x block launch, one at a time.
+inline void launch(unsigned blocks, unsigned threads, const std::function<void()>& kernel) {
+  grid_dim = {blocks, 1, 1};
+  block_dim = {threads, 1, 1};
+  for (unsigned b = 0; b < blocks; ++b) {
+    for (unsigned t = 0; t < threads; ++t) {
+      block_index = {b, 0, 0};
+      thread_index = {t, 0, 0};
+      kernel();
+    }
+  }
+}
+}  // namespace emu_seq
+
+#define __global__
+#define __device__
+#define __host__
+#define __launch_bounds__(...)
+#define __shared__ static
+#define threadIdx (::emu_seq::thread_index)
+#define blockIdx (::emu_seq::block_index)
+#define blockDim (::emu_seq::block_dim)
+#define gridDim (::emu_seq::grid_dim)
+// Only in kernel_support.cuh's block sums, which these kernels do not use.
+#define __syncthreads() ((void)0)
+#define __shfl_down_sync(mask, v, offset) (v)
+// expf/exp/logf/log for dim_exp and dim_log: the C library's, in the global namespace.
+#include <math.h>
+
+#include <crossgrad/backends/cuda_kernels/dim_kernels.cuh>
+
+#undef threadIdx
+#undef blockIdx
+#undef blockDim
+#undef gridDim
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace crossgrad::backends::cuda_detail;
+constexpr unsigned kBlocks = 2;
+constexpr unsigned kBlockThreads = 32;
+
+std::vector<float> coarse(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(-4, 4);
+  std::vector<float> v(n);
+  for (float& x : v) x = static_cast<float>(dist(rng)) * 0.5f;
+  return v;
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// The spec's scan over x[o, :, i] of an [outer, len, inner] tensor: (kept index, kept value).
+std::pair<std::size_t, float> spec_max(const std::vector<float>& x, std::size_t o, std::size_t i, std::size_t len,
+                                       std::size_t inner) {
+  auto at = [&](std::size_t r) { return x[(o * len + r) * inner + i]; };
+  std::size_t best = 0;
+  for (std::size_t r = 1; r < len; ++r) {
+    if (!std::isnan(at(best)) && (std::isnan(at(r)) || at(r) > at(best))) best = r;
+  }
+  return {best, at(best)};
+}
+
+TEST(CudaDimKernelsEmulation, MaxDimKeepsTheFirstNanElseTheFirstMax) {
+  for (const auto& [outer, len, inner] : {std::tuple<std::size_t, std::size_t, std::size_t>{3, 5, 4}, {1, 7, 1},
+                                          {70, 3, 1}, {1, 1, 65}, {2, 9, 33}}) {
+    std::vector<float> x = coarse(outer * len * inner, static_cast<unsigned>(outer * 100 + len * 10 + inner));
+    // NaNs with distinct payloads (which one is kept shows), and signed zeros for ties.
+    for (std::size_t p = 0; p < x.size(); p += 7) x[p] = -0.0f;
+    for (std::size_t p = 3; p < x.size(); p += 11) {
+      std::uint32_t bits = 0x7fc00000u | static_cast<std::uint32_t>(p);
+      std::memcpy(&x[p], &bits, sizeof bits);
+    }
+    const std::size_t slices = outer * inner;
+    std::vector<float> values(slices);
+    std::vector<std::int64_t> indices(slices);
+    emu_seq::launch(kBlocks, kBlockThreads, [&] {
+      max_dim_kernel<float>(x.data(), values.data(), indices.data(), slices, len, inner);
+    });
+    for (std::size_t o = 0; o < outer; ++o) {
+      for (std::size_t i = 0; i < inner; ++i) {
+        const auto [want_index, want_value] = spec_max(x, o, i, len, inner);
+        EXPECT_EQ(indices[o * inner + i], static_cast<std::int64_t>(want_index)) << o << "," << i;
+        EXPECT_TRUE(same_bits(values[o * inner + i], want_value)) << o << "," << i;
+      }
+    }
+  }
+  // -0 then +0: the first (-0) is kept; argmax 0.
+  const std::vector<float> z = {-0.0f, 0.0f};
+  float v = 1;
+  std::int64_t k = 9;
+  emu_seq::launch(1, kBlockThreads, [&] { max_dim_kernel<float>(z.data(), &v, &k, 1, 2, 1); });
+  EXPECT_TRUE(std::signbit(v));
+  EXPECT_EQ(k, 0);
+}
+
+TEST(CudaDimKernelsEmulation, SoftmaxIsTheSequentialFormula) {
+  for (const auto& [outer, len, inner] : {std::tuple<std::size_t, std::size_t, std::size_t>{3, 5, 4}, {1, 300, 1},
+                                          {70, 3, 1}, {2, 9, 33}}) {
+    std::mt19937 rng(static_cast<unsigned>(len));
+    std::uniform_real_distribution<double> dist(-20, 20);
+    std::vector<double> x(outer * len * inner);
+    for (double& e : x) e = dist(rng);
+    std::vector<double> y(x.size()), ly(x.size());
+    const std::size_t slices = outer * inner;
+    emu_seq::launch(kBlocks, kBlockThreads, [&] { softmax_kernel<double, false>(x.data(), y.data(), slices, len, inner); });
+    emu_seq::launch(kBlocks, kBlockThreads, [&] { softmax_kernel<double, true>(x.data(), ly.data(), slices, len, inner); });
+    for (std::size_t o = 0; o < outer; ++o) {
+      for (std::size_t i = 0; i < inner; ++i) {
+        auto at = [&](std::size_t r) { return (o * len + r) * inner + i; };
+        double m = x[at(0)];
+        for (std::size_t r = 1; r < len; ++r) m = x[at(r)] > m ? x[at(r)] : m;
+        double s = 0;
+        for (std::size_t r = 0; r < len; ++r) s += std::exp(x[at(r)] - m);
+        for (std::size_t r = 0; r < len; ++r) {
+          EXPECT_EQ(y[at(r)], std::exp(x[at(r)] - m) / s);
+          EXPECT_EQ(ly[at(r)], (x[at(r)] - m) - std::log(s));
+        }
+      }
+    }
+  }
+}
+
+TEST(CudaDimKernelsEmulation, CompareBroadcasts) {
+  // [3, 1] against [4]: out [3, 4], strides (1, 0) and (0, 1).
+  const std::vector<float> a = {1, std::numeric_limits<float>::quiet_NaN(), -0.0f};
+  const std::vector<float> b = {0.0f, 1, 2, -1};
+  const Collapsed c = collapse({3, 4}, {{1, 0}, {0, 1}});
+  Strided<std::uint32_t, 2> walk;
+  ASSERT_TRUE(fill_strided(c, walk));
+  std::vector<std::uint8_t> out(12, 7);
+  struct Greater {
+    bool operator()(float p, float q) const { return p > q; }
+  };
+  struct Equal {
+    bool operator()(float p, float q) const { return p == q; }
+  };
+  emu_seq::launch(kBlocks, 4, [&] { compare_kernel<float>(a.data(), b.data(), out.data(), 12u, walk, Greater{}); });
+  EXPECT_EQ(out, (std::vector<std::uint8_t>{1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1}));
+  emu_seq::launch(kBlocks, 4, [&] { compare_kernel<float>(a.data(), b.data(), out.data(), 12u, walk, Equal{}); });
+  EXPECT_EQ(out, (std::vector<std::uint8_t>{0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}));
+}
+
+TEST(CudaDimKernelsEmulation, CatPiecesLandAtTheirColumns) {
+  // [2, 1, 3] and [2, 2, 3] along dim 1 -> [2, 3, 3].
+  const std::vector<float> p0 = {1, 2, 3, 4, 5, 6};
+  const std::vector<float> p1 = {10, 11, 12, 13, 14, 15, 20, 21, 22, 23, 24, 25};
+  std::vector<float> out(18, -1);
+  const std::size_t row = 3 * 3;
+  emu_seq::launch(kBlocks, 4, [&] { cat_piece_kernel<float>(p0.data(), out.data(), 6, 3, row); });
+  emu_seq::launch(kBlocks, 4, [&] { cat_piece_kernel<float>(p1.data(), out.data() + 3, 12, 6, row); });
+  EXPECT_EQ(out, (std::vector<float>{1, 2, 3, 10, 11, 12, 13, 14, 15, 4, 5, 6, 20, 21, 22, 23, 24, 25}));
+}
+
+TEST(CudaDimKernelsEmulation, SelectAndSelectAssignInJOrder) {
+  const std::size_t outer = 2, len = 4, inner = 3;
+  std::vector<float> x(outer * len * inner);
+  for (std::size_t p = 0; p < x.size(); ++p) x[p] = static_cast<float>(p);
+  const std::vector<std::int64_t> idx = {3, 0, 3, 3, 1};
+  const std::size_t k = idx.size();
+  std::vector<float> sel(outer * k * inner);
+  emu_seq::launch(kBlocks, kBlockThreads, [&] {
+    select_kernel<float>(x.data(), idx.data(), sel.data(), sel.size(), k, len, inner);
+  });
+  for (std::size_t o = 0; o < outer; ++o)
+    for (std::size_t j = 0; j < k; ++j)
+      for (std::size_t i = 0; i < inner; ++i)
+        EXPECT_EQ(sel[(o * k + j) * inner + i], x[(o * len + static_cast<std::size_t>(idx[j])) * inner + i]);
+  // Position 3 gets j = 0, 2, 3: +2^25 first rounds x to a multiple of 4, so x + 2^25 - 2^25 + 1
+  // and x + 1 - 2^25 + 2^25 differ (9 -> 9 vs 8): any other order shows in the bits.
+  std::vector<float> vals(outer * k * inner);
+  const float order_sensitive[] = {0x1p25f, 0.5f, -0x1p25f, 1.0f, 3.0f};
+  for (std::size_t o = 0; o < outer; ++o)
+    for (std::size_t j = 0; j < k; ++j)
+      for (std::size_t i = 0; i < inner; ++i) vals[(o * k + j) * inner + i] = order_sensitive[j] * static_cast<float>(i + 1);
+  // CSR of the positions: r = 0 <- j 1; r = 1 <- j 4; r = 3 <- j 0, 2, 3.
+  const std::vector<std::int64_t> first = {0, 1, 2, 2, 5};
+  const std::vector<std::int64_t> js = {1, 4, 0, 2, 3};
+  std::vector<float> out(x.size());
+  emu_seq::launch(kBlocks, kBlockThreads, [&] {
+    select_assign_kernel<float>(x.data(), vals.data(), first.data(), js.data(), out.data(), out.size(), k, len, inner);
+  });
+  std::vector<float> want = x;  // the spec's sequential loop
+  for (std::size_t j = 0; j < k; ++j)
+    for (std::size_t o = 0; o < outer; ++o)
+      for (std::size_t i = 0; i < inner; ++i)
+        want[(o * len + static_cast<std::size_t>(idx[j])) * inner + i] += vals[(o * k + j) * inner + i];
+  for (std::size_t p = 0; p < out.size(); ++p) EXPECT_TRUE(same_bits(out[p], want[p])) << p;
+}
+
+}  // namespace
