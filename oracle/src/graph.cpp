@@ -131,7 +131,6 @@ namespace {
 
 // The structured arguments of a step, by the conventions in graph.hpp (OpSpec).
 struct StepArgs {
-  double min = 0, max = 0;
   std::vector<Range> ranges;
   std::vector<std::int64_t> indices;
   std::vector<std::size_t> axes;
@@ -140,8 +139,6 @@ struct StepArgs {
 
 StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const std::vector<std::size_t>& rhs) {
   StepArgs a;
-  a.min = -std::fabs(op.scalar);
-  a.max = std::fabs(op.scalar);
   const std::size_t rank = lhs.size();
   const std::size_t size = op.dim < rank ? lhs[op.dim] : 0;
   if (op.dim < rank) {
@@ -342,11 +339,14 @@ std::vector<bool> used_leaves(const GraphSpec& g) {
 }
 
 DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const DispatchTensor& rhs) {
-  const std::vector<std::size_t> ls = Dispatch::float_shape(lhs).dims();
-  const bool two = is_binary(op.op);
-  const std::vector<std::size_t> rs = two ? Dispatch::float_shape(rhs).dims() : ls;
-  const StepArgs a = args_of(op, ls, rs);
+  // Shapes are read only for the ops whose arguments depend on them, so that an op on a malformed
+  // kind panics from the op itself, as the kind checks expect.
+  const auto args = [&] {
+    const std::vector<std::size_t> ls = Dispatch::float_shape(lhs).dims();
+    return args_of(op, ls, is_binary(op.op) ? Dispatch::float_shape(rhs).dims() : ls);
+  };
   const auto indices = [&] {
+    const StepArgs a = args();
     return Dispatch::int_from_data(TensorData::from_i64(a.indices, {a.indices.size()}), Dispatch::float_device(lhs));
   };
   switch (op.op) {
@@ -369,17 +369,17 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::float_mean: return Dispatch::float_mean(lhs);
     case Op::float_sum_dim: return Dispatch::float_sum_dim(lhs, op.dim);
     case Op::float_mean_dim: return Dispatch::float_mean_dim(lhs, op.dim);
-    case Op::float_reshape: return Dispatch::float_reshape(lhs, Shape{element_count(ls)});
+    case Op::float_reshape: return Dispatch::float_reshape(lhs, Shape{element_count(Dispatch::float_into_data(lhs).shape().dims())});
     case Op::float_swap_dims: return Dispatch::float_swap_dims(lhs, op.dim, op.dim1);
     case Op::float_abs: return Dispatch::float_abs(lhs);
-    case Op::float_clamp: return Dispatch::float_clamp(lhs, a.min, a.max);
+    case Op::float_clamp: return Dispatch::float_clamp(lhs, -std::fabs(op.scalar), std::fabs(op.scalar));
     case Op::float_max_dim: return Dispatch::float_max_dim(lhs, op.dim);
     case Op::float_cat: return Dispatch::float_cat({lhs, rhs}, op.dim);
-    case Op::float_slice: return Dispatch::float_slice(lhs, a.ranges);
+    case Op::float_slice: return Dispatch::float_slice(lhs, args().ranges);
     case Op::float_select: return Dispatch::float_select(lhs, op.dim, indices());
     case Op::float_select_assign: return Dispatch::float_select_assign(lhs, op.dim, indices(), rhs);
-    case Op::float_permute: return Dispatch::float_permute(lhs, a.axes);
-    case Op::float_expand: return Dispatch::float_expand(lhs, Shape(a.expand_to));
+    case Op::float_permute: return Dispatch::float_permute(lhs, args().axes);
+    case Op::float_expand: return Dispatch::float_expand(lhs, Shape(args().expand_to));
     case Op::softmax: return Dispatch::softmax(lhs, op.dim);
     case Op::log_softmax: return Dispatch::log_softmax(lhs, op.dim);
     // Not graph steps (normalized() turns them into float_neg): other result kinds, or a dtype
