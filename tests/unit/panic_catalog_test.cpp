@@ -108,6 +108,36 @@ std::map<std::string, Trigger> triggers() {
                             },
                             "backward found two distinct nodes with id NodeId(4611686018427387904) in one graph: each node "
                             "of a graph needs its own id.", ""};
+  // The ops of issue 11 item 5: each rule raises before any kernel, the same on every backend.
+  t["clamp-bounds"] = {[] { Dispatch::float_clamp(nd_f32({1, 2}, {2}), 2, 1); },
+                       "float_clamp needs min <= max, got min 2 and max 1.", ""};
+  t["empty-reduction"] = {[] { Dispatch::float_max_dim(flex_f32({}, {2, 0}), 1); },
+                          "float_max_dim over dim 1 of size 0 has no result.", ""};
+  t["cat-empty"] = {[] { Dispatch::float_cat({}, 0); }, "float_cat needs at least one tensor.", ""};
+  t["cat-mismatch"] = {[] { Dispatch::float_cat({flex_f32(std::vector<float>(6), {2, 3}), flex_f32(std::vector<float>(8), {2, 4})}, 0); },
+                       "float_cat needs shapes that differ only in dim 0, got [2, 3] and [2, 4].", ""};
+  t["slice-out-of-range"] = {[] { Dispatch::float_slice(nd_f32({1, 2, 3}, {3}), {{1, 4}}); },
+                             "float_slice got range 1..4 for dim 0 of size 3.", ""};
+  t["select-index-rank"] = {[] {
+                              Dispatch::float_select(flex_f32(std::vector<float>(6), {3, 2}), 0,
+                                                     Dispatch::int_from_data(TensorData::from_i64({0, 1, 2, 0}, {2, 2}), DispatchDevice::Flex()));
+                            },
+                            "float_select needs a 1-D index tensor, got shape [2, 2].", ""};
+  t["index-out-of-range"] = {[] {
+                               Dispatch::float_select(nd_f32(std::vector<float>(6), {3, 2}), 0,
+                                                      Dispatch::int_from_data(TensorData::from_i64({0, 3}, {2}), DispatchDevice::NdArray()));
+                             },
+                             "float_select got index 3 for dim 0 of size 3.", ""};
+  t["assign-shape-mismatch"] = {[] {
+                                  Dispatch::float_select_assign(flex_f32(std::vector<float>(6), {3, 2}), 0,
+                                                                Dispatch::int_from_data(TensorData::from_i64({0, 2}, {2}), DispatchDevice::Flex()),
+                                                                flex_f32(std::vector<float>(6), {2, 3}));
+                                },
+                                "float_select_assign needs values of shape [2, 2], got [2, 3].", ""};
+  t["permute-invalid"] = {[] { Dispatch::float_permute(flex_f32(std::vector<float>(6), {2, 3}), {0, 0}); },
+                          "float_permute needs each of the 2 dims exactly once, got [0, 0].", ""};
+  t["expand-mismatch"] = {[] { Dispatch::float_expand(nd_f32(std::vector<float>(6), {2, 3}), {4, 3}); },
+                          "float_expand cannot expand shape [2, 3] to [4, 3].", ""};
 #if CROSSGRAD_WITH_CUDA
   // The error-to-panic conversion every failed CUDA call goes through; it needs no device
   // (CudaFaultInjectionOnDevice.* raise it from real calls where a GPU is present).
