@@ -6,10 +6,12 @@
 // (dispatch.hpp, dispatch/ops_api.cpp), the Tensor methods (tensor.hpp), OpId and op_info below,
 // and from those the harness: the oracle's op enumeration, generators, fuzz decoders, op probes,
 // benchmarks and the generated op table (docs/OP_TABLE.md). Adding an op is one X(...) line here
-// plus what cannot be derived: a kernel per backend, a backward rule when Rule is Backward
-// (autodiff/backward_rules.hpp) and the oracle's independent formula (oracle/src/op_semantics.cpp).
-// A missing kernel or backward rule fails the link, a missing oracle formula fails the build
-// (-Wswitch-enum), a missing docs row fails the OpRegistry tests.
+// plus what cannot be derived: a kernel per backend (engine/src/backends/<backend>/), a backward
+// rule when Rule is Backward (engine/src/autodiff/backward_rules*.hpp), the oracle's independent
+// formula and shape rule (oracle/src: reference_ops.cpp, graph.cpp's result_shape, numeric.cpp's
+// bound_for) and its semantics in docs/OPS.md. A missing kernel or backward rule fails the link,
+// a missing oracle entry fails the build (exhaustive switches over OpId, -Wswitch-enum), a missing
+// docs entry fails the OpRegistryDocs tests.
 //
 // X(name, method, Sig, Operand, Result, Rule)
 //   name     Burn's name: the backend's, Autodiff<B>'s and Dispatch's function.

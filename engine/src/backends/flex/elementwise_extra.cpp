@@ -27,8 +27,17 @@ void int_to(const FlexTensor& in, FlexTensor& out) {
     case DType::I64: return map_flat<std::int64_t, To>(in, out, convert);
     case DType::I32: return map_flat<std::int32_t, To>(in, out, convert);
     case DType::I8: return map_flat<std::int8_t, To>(in, out, convert);
-    default: return map_flat<std::uint8_t, To>(in, out, convert);  // U8
+    case DType::U8: return map_flat<std::uint8_t, To>(in, out, convert);
+    // Refused by int_into_float's dtype check before this runs.
+    case DType::F64:
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16:
+    case DType::Bool:
+    case DType::QInt8:
+      break;
   }
+  panic(PanicId::Unreachable);
 }
 
 }  // namespace
