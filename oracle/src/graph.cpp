@@ -350,48 +350,46 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     return Dispatch::int_from_data(TensorData::from_i64(a.indices, {a.indices.size()}), Dispatch::float_device(lhs));
   };
   switch (op.op) {
-    case Op::float_add: return Dispatch::float_add(lhs, rhs);
-    case Op::float_sub: return Dispatch::float_sub(lhs, rhs);
-    case Op::float_mul: return Dispatch::float_mul(lhs, rhs);
-    case Op::float_div: return Dispatch::float_div(lhs, rhs);
-    case Op::float_matmul: return Dispatch::float_matmul(lhs, rhs);
-    case Op::float_neg: return Dispatch::float_neg(lhs);
-    case Op::float_exp: return Dispatch::float_exp(lhs);
-    case Op::float_log: return Dispatch::float_log(lhs);
-    case Op::float_sqrt: return Dispatch::float_sqrt(lhs);
-    case Op::float_tanh: return Dispatch::float_tanh(lhs);
-    case Op::relu: return Dispatch::relu(lhs);
-    case Op::sigmoid: return Dispatch::sigmoid(lhs);
-    case Op::float_powf_scalar: return Dispatch::float_powf_scalar(lhs, op.scalar);
-    case Op::float_add_scalar: return Dispatch::float_add_scalar(lhs, op.scalar);
-    case Op::float_mul_scalar: return Dispatch::float_mul_scalar(lhs, op.scalar);
-    case Op::float_sum: return Dispatch::float_sum(lhs);
-    case Op::float_mean: return Dispatch::float_mean(lhs);
-    case Op::float_sum_dim: return Dispatch::float_sum_dim(lhs, op.dim);
-    case Op::float_mean_dim: return Dispatch::float_mean_dim(lhs, op.dim);
+    // Ops whose arguments are the step's fields as they are: derived from the registry.
+#define CROSSGRAD_APPLY(name, method, Sig, Operand, Result, Rule) CROSSGRAD_APPLY_##Sig(name)
+#define CROSSGRAD_APPLY_Unary(name) \
+  case Op::name:                    \
+    return Dispatch::name(lhs);
+#define CROSSGRAD_APPLY_Binary(name) \
+  case Op::name:                     \
+    return Dispatch::name(lhs, rhs);
+#define CROSSGRAD_APPLY_Scalar(name) \
+  case Op::name:                     \
+    return Dispatch::name(lhs, op.scalar);
+#define CROSSGRAD_APPLY_Dim(name) \
+  case Op::name:                  \
+    return Dispatch::name(lhs, op.dim);
+#define CROSSGRAD_APPLY_DimPair(name) \
+  case Op::name:                      \
+    return Dispatch::name(lhs, op.dim, op.dim1);
+#define CROSSGRAD_APPLY_Bounds(name)
+#define CROSSGRAD_APPLY_ToShape(name)
+#define CROSSGRAD_APPLY_ToDType(name)
+#define CROSSGRAD_APPLY_Axes(name)
+#define CROSSGRAD_APPLY_Ranges(name)
+#define CROSSGRAD_APPLY_Select(name)
+#define CROSSGRAD_APPLY_SelectAssign(name)
+#define CROSSGRAD_APPLY_Cat(name)
+    CROSSGRAD_OPS(CROSSGRAD_APPLY)
+    // Ops with structured arguments, by the conventions of graph.hpp (OpSpec).
     case Op::float_reshape: return Dispatch::float_reshape(lhs, Shape{element_count(Dispatch::float_into_data(lhs).shape().dims())});
-    case Op::float_swap_dims: return Dispatch::float_swap_dims(lhs, op.dim, op.dim1);
-    case Op::float_abs: return Dispatch::float_abs(lhs);
     case Op::float_clamp: return Dispatch::float_clamp(lhs, -std::fabs(op.scalar), std::fabs(op.scalar));
-    case Op::float_max_dim: return Dispatch::float_max_dim(lhs, op.dim);
     case Op::float_cat: return Dispatch::float_cat({lhs, rhs}, op.dim);
     case Op::float_slice: return Dispatch::float_slice(lhs, args().ranges);
     case Op::float_select: return Dispatch::float_select(lhs, op.dim, indices());
     case Op::float_select_assign: return Dispatch::float_select_assign(lhs, op.dim, indices(), rhs);
     case Op::float_permute: return Dispatch::float_permute(lhs, args().axes);
     case Op::float_expand: return Dispatch::float_expand(lhs, Shape(args().expand_to));
-    case Op::softmax: return Dispatch::softmax(lhs, op.dim);
-    case Op::log_softmax: return Dispatch::log_softmax(lhs, op.dim);
-    // Not graph steps (normalized() turns them into float_neg): other result kinds, or a dtype
-    // change in a one-dtype graph.
+    // Not graph steps (normalized() turns them into float_neg): a dtype change in a one-dtype
+    // graph, or an int/bool receiver.
     case Op::float_cast:
-    case Op::float_greater_scalar:
     case Op::bool_into_float:
     case Op::int_into_float:
-    case Op::float_argmax:
-    case Op::float_greater:
-    case Op::float_lower:
-    case Op::float_equal:
       break;
   }
   throw std::logic_error("apply_op: " + std::string(op_name(op.op)) + " is not a graph step (normalize first)");
