@@ -33,6 +33,7 @@ std::string_view dtype_name(DType d) { return info(d).name; }
 std::size_t dtype_size(DType d) { return info(d).size; }
 DTypeCategory dtype_category(DType d) { return info(d).category; }
 bool is_implemented(DType d) { return d != DType::F16 && d != DType::BF16; }
+bool is_backend_storable(DType d) { return is_implemented(d) && dtype_category(d) != DTypeCategory::Quantized; }
 
 std::optional<DType> dtype_from_name(std::string_view name) {
   for (const DTypeInfo& i : kInfo) {

@@ -108,7 +108,7 @@ std::vector<T> TensorData::read_as(const char* reader, DTypeCategory want) const
       case DType::F16:
       case DType::BF16:
       case DType::QInt8:
-        break;  // rejected above
+        panic(PanicId::Unreachable);  // rejected above: reaching here is an engine bug
     }
   }
   return out;

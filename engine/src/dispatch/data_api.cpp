@@ -127,6 +127,11 @@ DispatchTensor Dispatch::float_to_device(const DispatchTensor& t, const Dispatch
   const DispatchDevice& target = device_tracked ? *std::get<AutodiffDevice>(device.value).inner : device;
   if (std::holds_alternative<AutodiffDevice>(target.value)) panic(PanicId::AutodiffWrapsAutodiff);
   if (v->tracked) {
+    // A device index compared with a kind index: both variants list the registry's backends in
+    // the same order (Note [Variant indices are registry positions]).
+    static_assert(lists_backends_in_registry_order<DispatchDevice::Variant, BackendDevice, AutodiffDevice>() &&
+                  lists_backends_in_registry_order<DispatchTensorKind::Variant, BackendTensor, AutodiffKind>() &&
+                  std::variant_size_v<DispatchDevice::Variant> == std::variant_size_v<DispatchTensorKind::Variant>);
     if (target.value.index() != v->backend) {
       panic(PanicId::CrossBackendAutodiffMove,
             {{"from", std::string(t.kind.autodiff_inner().backend_name())}, {"to", std::string(backend_name_of(target))}});

@@ -42,9 +42,12 @@ DispatchTensor tracked(AutodiffTensor<B> t, std::optional<CheckpointingStrategy>
 
 // A float tensor as ops see it: B(Float(p)) or the well-formed Autodiff(B(Autodiff(a))).
 struct FloatView {
-  std::size_t backend;  // index of the backend in the registry
+  std::size_t backend;  // the kind's variant index: the backend's position in CROSSGRAD_BACKENDS
   bool tracked;
 };
+// FloatView::backend is compared across tensors and with DispatchDevice indices
+// (Note [Variant indices are registry positions]).
+static_assert(lists_backends_in_registry_order<DispatchTensorKind::Variant, BackendTensor, AutodiffKind>());
 
 inline std::optional<FloatView> float_view(const DispatchTensorKind& kind) {
   return std::visit(

@@ -38,5 +38,8 @@ inline bool is_float(DType d) { return dtype_category(d) == DTypeCategory::Float
 inline bool is_int(DType d) { return dtype_category(d) == DTypeCategory::Int; }
 // F16 and BF16 are named (CONTRACT section 1) but not implemented yet.
 bool is_implemented(DType dtype);
+// The one dtype-support rule of every backend's from_data: a backend tensor stores implemented
+// float, int and bool dtypes as-is; QInt8 lives only inside a quantized tensor (it needs its scale).
+bool is_backend_storable(DType dtype);
 
 }  // namespace crossgrad

@@ -1,5 +1,6 @@
 #pragma once
 #include <crossgrad/backends/registry.hpp>
+#include <crossgrad/dispatch/variant_order.hpp>
 
 #include <memory>
 #include <string>
@@ -41,5 +42,7 @@ class DispatchDevice {
   std::string to_string() const;
   friend bool operator==(const DispatchDevice& a, const DispatchDevice& b);
 };
+// A device's variant index names its backend (Note [Variant indices are registry positions]).
+static_assert(lists_backends_in_registry_order<DispatchDevice::Variant, BackendDevice, AutodiffDevice>());
 
 }  // namespace crossgrad

@@ -3,10 +3,13 @@
 // Every constructor is public, malformed shapes included: the harness builds them on purpose.
 #include <crossgrad/autodiff/autodiff.hpp>
 #include <crossgrad/backends/registry.hpp>
+#include <crossgrad/dispatch/variant_order.hpp>
 
 #include <memory>
 #include <optional>
+#include <cstddef>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 
 namespace crossgrad {
@@ -25,6 +28,15 @@ struct BackendTensor {
   using Variant = std::variant<FloatPrimitive<B>, IntPrimitive<B>, BoolPrimitive<B>,
                                QuantizedPrimitive<B>, AutodiffTensor<B>>;
   Variant value;
+
+  // primitive_kind() casts the variant index to PrimitiveKind: the alternatives must stay in
+  // PrimitiveKind's order, one per enumerator.
+  static_assert(std::variant_size_v<Variant> == static_cast<std::size_t>(PrimitiveKind::Autodiff) + 1);
+  static_assert(std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(PrimitiveKind::Float), Variant>, FloatPrimitive<B>>);
+  static_assert(std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(PrimitiveKind::Int), Variant>, IntPrimitive<B>>);
+  static_assert(std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(PrimitiveKind::Bool), Variant>, BoolPrimitive<B>>);
+  static_assert(std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(PrimitiveKind::Quantized), Variant>, QuantizedPrimitive<B>>);
+  static_assert(std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(PrimitiveKind::Autodiff), Variant>, AutodiffTensor<B>>);
 
   static BackendTensor Float(typename B::Tensor t) { return {FloatPrimitive<B>{std::move(t)}}; }
   static BackendTensor Int(typename B::Tensor t) { return {IntPrimitive<B>{std::move(t)}}; }
@@ -64,6 +76,8 @@ class DispatchTensorKind {
   // The backend's name for a backend kind; "Autodiff" for an autodiff kind.
   std::string_view backend_name() const;
 };
+// A kind's variant index names its backend (Note [Variant indices are registry positions]).
+static_assert(lists_backends_in_registry_order<DispatchTensorKind::Variant, BackendTensor, AutodiffKind>());
 
 enum class CheckpointingStrategy { Disabled, Balanced };
 

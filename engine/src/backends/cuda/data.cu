@@ -46,9 +46,8 @@ CudaTensor on_device(const CudaTensor& tensor, const Device& device) {
 
 CudaTensor Cuda::from_data(const TensorData& data, const Device& device) {
   cuda_detail::require_device(device);
-  // As NdArray::from_data: QInt8 exists only inside a quantized tensor (it needs its scale), and
-  // F16/BF16 are not implemented.
-  if (!is_implemented(data.dtype()) || dtype_category(data.dtype()) == DTypeCategory::Quantized) {
+  // The dtype rule every backend's from_data shares (is_backend_storable, core/dtype.cpp).
+  if (!is_backend_storable(data.dtype())) {
     panic(PanicId::UnsupportedDtype,
           {{"dtype", std::string(dtype_name(data.dtype()))}, {"what", "Cuda::from_data"}});
   }

@@ -5,6 +5,8 @@
 #include <crossgrad/core/panic.hpp>
 #include <crossgrad/core/shape_rules.hpp>
 
+#include <crossgrad/backends/host_common.hpp>
+
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -16,12 +18,12 @@ inline FlexTensor make_tensor(Shape shape, DType dtype) {
   return FlexTensor{HostTensor::empty(std::move(shape), dtype)};
 }
 
-// Calls f(T{}) with T = float or double for a dtype already checked to be F32 or F64.
-template <class F>
-decltype(auto) with_float_type(DType dtype, F&& f) {
-  if (dtype == DType::F64) return f(double{});
-  return f(float{});
-}
+// The host backends' shared helpers (crossgrad/backends/host_common.hpp): the device check,
+// from_data's dtype rule and the float-type dispatch (F32 -> float, F64 -> double, anything else
+// the unreachable panic).
+using host::require_host_device;
+using host::require_storable_dtype;
+using host::with_float_type;
 
 // Elements per task below which element-wise kernels stay on the calling thread (Note [Flex tuning]).
 inline constexpr std::size_t kElementwiseGrain = kTuning.elementwise_grain;

@@ -9,42 +9,10 @@
 #include <type_traits>
 
 namespace crossgrad::backends {
-namespace {
-
-void require_cpu(const Device& device) {
-  if (device == Device::cpu()) return;
-  panic(PanicId::DeviceUnavailable, {{"device", device.to_string()},
-                                     {"backend", std::string(Flex::name)},
-                                     {"reason", "Flex runs on the CPU only"}});
-}
-
-// Float, int and bool data are stored as-is; the rest is not a Flex primitive.
-bool storable(DType dtype) {
-  switch (dtype) {
-    case DType::F64:
-    case DType::F32:
-    case DType::I64:
-    case DType::I32:
-    case DType::I8:
-    case DType::U8:
-    case DType::Bool:
-      return true;
-    case DType::F16:
-    case DType::BF16:
-    case DType::QInt8:
-      return false;
-  }
-  return false;
-}
-
-}  // namespace
 
 FlexTensor Flex::from_data(const TensorData& data, const Device& device) {
-  require_cpu(device);
-  if (!storable(data.dtype())) {
-    panic(PanicId::UnsupportedDtype,
-          {{"dtype", std::string(dtype_name(data.dtype()))}, {"what", "Flex::from_data"}});
-  }
+  flex::require_host_device(device, Flex::name);
+  flex::require_storable_dtype(data.dtype(), Flex::name);
   FlexTensor out = flex::make_tensor(data.shape(), data.dtype());
   const auto bytes = data.bytes();
   if (!bytes.empty()) std::memcpy(out.buffer.data(), bytes.data(), bytes.size());
@@ -58,7 +26,7 @@ Device Flex::device(const FlexTensor& tensor) { return tensor.device(); }
 
 FlexTensor Flex::float_full(const Shape& shape, double value, DType dtype, const Device& device) {
   rules::check_float_dtype(dtype, "float_full");
-  require_cpu(device);
+  flex::require_host_device(device, Flex::name);
   FlexTensor out = flex::make_tensor(shape, dtype);
   flex::with_float_type(dtype, [&](auto zero) {
     using T = decltype(zero);
@@ -72,7 +40,7 @@ FlexTensor Flex::float_full(const Shape& shape, double value, DType dtype, const
 
 FlexTensor Flex::float_to_device(const FlexTensor& tensor, const Device& device) {
   rules::check_float_dtype(tensor.dtype, "float_to_device");
-  require_cpu(device);
+  flex::require_host_device(device, Flex::name);
   return tensor;  // one device, and tensors are immutable: sharing is a copy
 }
 

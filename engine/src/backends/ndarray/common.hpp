@@ -4,6 +4,8 @@
 #include <crossgrad/core/panic.hpp>
 #include <crossgrad/core/shape_rules.hpp>
 
+#include <crossgrad/backends/host_common.hpp>
+
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -16,23 +18,12 @@ inline NdArrayTensor make_tensor(Shape shape, DType dtype) {
   return NdArrayTensor{HostTensor::empty(std::move(shape), dtype)};
 }
 
-// NdArray has exactly one device, the host; anything else is a documented panic, never a silent
-// fallback to the CPU.
-inline void check_cpu(const Device& device) {
-  if (device != Device::cpu()) {
-    panic(PanicId::DeviceUnavailable, {{"device", device.to_string()},
-                                       {"backend", "NdArray"},
-                                       {"reason", "NdArray runs on the CPU only"}});
-  }
-}
-
-// Calls fn(T{}) with T = float or double. Callers run rules::check_float_dtype first, so any
-// dtype other than F32 here is F64.
-template <class Fn>
-decltype(auto) with_float_type(DType dtype, Fn&& fn) {
-  if (dtype == DType::F32) return std::forward<Fn>(fn)(float{});
-  return std::forward<Fn>(fn)(double{});
-}
+// The host backends' shared helpers (crossgrad/backends/host_common.hpp): the device check,
+// from_data's dtype rule and the float-type dispatch (F32 -> float, F64 -> double, anything else
+// the unreachable panic).
+using host::require_host_device;
+using host::require_storable_dtype;
+using host::with_float_type;
 
 // Row-major walk over `shape` that tracks one element offset per operand, each with its own
 // strides (0 on broadcast dims). Plain odometer: the reference must be easy to check by eye.

@@ -3,18 +3,15 @@
 
 namespace crossgrad::backends {
 
-using ndarray_detail::check_cpu;
+using ndarray_detail::require_host_device;
+using ndarray_detail::require_storable_dtype;
 using ndarray_detail::make_tensor;
 using ndarray_detail::with_float_type;
 
 NdArrayTensor NdArray::from_data(const TensorData& data, const Device& device) {
-  check_cpu(device);
-  // TensorData is validated on construction; what remains is what this backend stores. QInt8
-  // only exists inside a QuantizedTensor (it needs its scale), and F16/BF16 are not implemented.
-  if (!is_implemented(data.dtype()) || dtype_category(data.dtype()) == DTypeCategory::Quantized) {
-    panic(PanicId::UnsupportedDtype,
-          {{"dtype", std::string(dtype_name(data.dtype()))}, {"what", "NdArray::from_data"}});
-  }
+  require_host_device(device, NdArray::name);
+  // TensorData is validated on construction; what remains is what this backend stores.
+  require_storable_dtype(data.dtype(), NdArray::name);
   return NdArrayTensor{HostTensor::copy_of(data)};
 }
 
@@ -29,7 +26,7 @@ Device NdArray::device(const NdArrayTensor& tensor) { return tensor.device(); }
 NdArrayTensor NdArray::float_full(const Shape& shape, double value, DType dtype,
                                   const Device& device) {
   rules::check_float_dtype(dtype, "float_full");
-  check_cpu(device);
+  require_host_device(device, NdArray::name);
   NdArrayTensor out = make_tensor(shape, dtype);
   with_float_type(dtype, [&]<class T>(T) {
     const T v = static_cast<T>(value);

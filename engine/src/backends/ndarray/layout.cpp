@@ -4,7 +4,7 @@
 
 namespace crossgrad::backends {
 
-using ndarray_detail::check_cpu;
+using ndarray_detail::require_host_device;
 using ndarray_detail::make_tensor;
 using ndarray_detail::Odometer;
 using ndarray_detail::with_float_type;
@@ -42,7 +42,7 @@ NdArrayTensor NdArray::float_swap_dims(const NdArrayTensor& tensor, std::size_t 
 
 NdArrayTensor NdArray::float_to_device(const NdArrayTensor& tensor, const Device& device) {
   rules::check_float_dtype(tensor.dtype, "float_to_device");
-  check_cpu(device);
+  require_host_device(device, NdArray::name);
   // The only device is the one it is already on; immutable storage makes sharing a valid copy.
   return tensor;
 }

@@ -1,0 +1,42 @@
+#pragma once
+// What the two host backends (NdArray, Flex) share: the device check, the dtype-support rule of
+// from_data and the float-type dispatch. Kernels stay per backend; this header is public (like
+// cuda_kernels/) only so that tests can reach the helpers without including engine/src.
+#include <crossgrad/core/device.hpp>
+#include <crossgrad/core/dtype.hpp>
+#include <crossgrad/core/panic.hpp>
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace crossgrad::backends::host {
+
+// A host backend has exactly one device, the CPU; anything else is the catalog's
+// device-unavailable panic ("<backend> runs on the CPU only"), never a silent fallback.
+inline void require_host_device(const Device& device, std::string_view backend_name) {
+  if (device == Device::cpu()) return;
+  panic(PanicId::DeviceUnavailable, {{"device", device.to_string()},
+                                     {"backend", std::string(backend_name)},
+                                     {"reason", std::string(backend_name) + " runs on the CPU only"}});
+}
+
+// from_data stores what is_backend_storable allows (core/dtype.cpp, the rule Cuda uses too) and
+// raises unsupported-dtype for the rest, naming "<backend>::from_data".
+inline void require_storable_dtype(DType dtype, std::string_view backend_name) {
+  if (is_backend_storable(dtype)) return;
+  panic(PanicId::UnsupportedDtype, {{"dtype", std::string(dtype_name(dtype))},
+                                    {"what", std::string(backend_name) + "::from_data"}});
+}
+
+// Calls f(float{}) for F32 and f(double{}) for F64. Callers run rules::check_float_dtype first, so
+// any other dtype here is an engine bug: the catalog's unreachable panic, never a kernel reading
+// int or bool bytes as floats.
+template <class F>
+decltype(auto) with_float_type(DType dtype, F&& f) {
+  if (dtype == DType::F32) return std::forward<F>(f)(float{});
+  if (dtype == DType::F64) return std::forward<F>(f)(double{});
+  panic(PanicId::Unreachable);
+}
+
+}  // namespace crossgrad::backends::host
