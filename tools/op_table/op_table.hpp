@@ -45,31 +45,11 @@ inline std::string sig_params(OpSig sig) {
   return out;
 }
 
-inline std::string_view kind_text(OpKind kind) {
-  switch (kind) {
-    case OpKind::Float: return "Float";
-    case OpKind::Int: return "Int";
-    case OpKind::Bool: return "Bool";
-  }
-  return "?";
-}
-
 inline std::string_view rule_text(OpRule rule) {
   switch (rule) {
     case OpRule::Backward: return "yes";
     case OpRule::None: return "none";
     case OpRule::Leaf: return "new leaf";
-  }
-  return "?";
-}
-
-inline std::string_view sig_text(OpSig sig) {
-  switch (sig) {
-#define CROSSGRAD_X(Sig) \
-  case OpSig::Sig:       \
-    return #Sig;
-    CROSSGRAD_OP_SIGS(CROSSGRAD_X)
-#undef CROSSGRAD_X
   }
   return "?";
 }
@@ -165,8 +145,8 @@ inline std::string render_op_table() {
   for (const OpInfo& op : kOps) {
     std::string row = "| `";
     row.append(op.name).append("` | `").append(op.method).append("` | ");
-    row.append(sig_text(op.sig)).append(" `").append(sig_params(op.sig)).append("` | ");
-    row.append(kind_text(op.operand)).append(" -> ").append(kind_text(op.result)).append(" | ");
+    row.append(op_sig_name(op.sig)).append(" `").append(sig_params(op.sig)).append("` | ");
+    row.append(op_kind_name(op.operand)).append(" -> ").append(op_kind_name(op.result)).append(" | ");
     row.append(rule_text(op.rule)).append(" |");
     for (const KnownBackend& b : kKnownBackends) row.append(" ").append(backend_dtypes(b, op)).append(" |");
     line(row);
