@@ -1,0 +1,61 @@
+#pragma once
+// Note [The reference evaluator]
+// The oracle's own value for every registry op (issue 11 item 1: the op enumeration comes from the
+// registry, the formulas stay written here, one per op). A plain evaluator over host arrays: no
+// engine kernel, no Dispatch, no crossgrad::rules. Each formula is the one of docs/OPS.md (and
+// /work/coord/NEW_OPS_SPEC.md), computed in the operand's dtype T (float or double) wherever the
+// spec says the backend computes in T, so that the ops bound_for calls exact compare bit for bit:
+// element-wise library functions through std:: on T, sums in index order in T, matmul in k order in
+// T, select_assign's additions in j order in T. The argument rules (which catalog panic an invalid
+// argument raises) are decided here too, from the spec's wording, before any value is computed.
+//
+// The switch over OpId in reference_ops.cpp has no default and the project compiles with
+// -Werror=switch-enum, so a registry op without a formula here fails the build.
+#include <crossgrad/core/dtype.hpp>
+#include <crossgrad/core/shape.hpp>
+#include <crossgrad/ops/op_list.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace crossgrad::oracle {
+
+// A tensor as host values: one double per element in row-major order. Float values are already
+// rounded to `dtype` (F32 values are exact doubles); int values are exact integers; bools are 0/1.
+struct HostArray {
+  std::vector<std::size_t> shape;  // {} is a scalar (one element)
+  DType dtype = DType::F32;
+  std::vector<double> values;
+};
+
+// The structured arguments; each op reads the fields of its Sig (op_list.hpp):
+//   Scalar: scalar; Bounds: min, max; Dim: dim; DimPair: dim, dim1; ToShape: shape;
+//   ToDType: dtype; Axes: axes; Ranges: ranges; Select, SelectAssign, Cat: dim.
+struct OpArgs {
+  double scalar = 0;
+  double min = 0;
+  double max = 0;
+  std::size_t dim = 0;
+  std::size_t dim1 = 0;
+  std::vector<std::size_t> shape;
+  DType dtype = DType::F32;
+  std::vector<std::size_t> axes;
+  std::vector<Range> ranges;
+};
+
+// The operands, by Sig: Binary {lhs, rhs}; Select {tensor, indices}; SelectAssign {tensor,
+// indices, values}; Cat the list (possibly empty); every other Sig {tensor}.
+struct ReferenceResult {
+  std::optional<std::string> panic_id;  // the catalog id the arguments must raise; value unset then
+  HostArray value;                      // Float results: the receiver's (or the target) dtype; Int: I64; Bool: Bool
+  OpKind kind = OpKind::Float;
+};
+ReferenceResult reference_op(OpId op, const std::vector<HostArray>& operands, const OpArgs& args);
+
+// Elements summed into each output element (bound_for's reduction_length): matmul k, sum/mean all,
+// the *_dim reductions and softmax the size of dim, 1 elsewhere. Arguments assumed valid.
+std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& operands, const OpArgs& args);
+
+}  // namespace crossgrad::oracle

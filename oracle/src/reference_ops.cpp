@@ -1,0 +1,553 @@
+// The reference evaluator (Note [The reference evaluator] in reference_ops.hpp): one formula per
+// registry op, written from docs/OPS.md, over host arrays in double storage, computed in T.
+#include <crossgrad/oracle/reference_ops.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+
+namespace crossgrad::oracle {
+namespace {
+
+// An invalid argument: the catalog id the spec gives it.
+struct Invalid {
+  std::string id;
+};
+[[noreturn]] void invalid(std::string id) { throw Invalid{std::move(id)}; }
+
+using Dims = std::vector<std::size_t>;
+
+std::size_t count(const Dims& shape) {
+  std::size_t n = 1;
+  for (std::size_t d : shape) n *= d;
+  return n;
+}
+
+Dims strides(const Dims& shape) {
+  Dims s(shape.size(), 1);
+  for (std::size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
+// The coordinates of flat index `flat` in `shape`.
+Dims coords(std::size_t flat, const Dims& shape) {
+  Dims c(shape.size(), 0);
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    c[i] = flat % shape[i];
+    flat /= shape[i];
+  }
+  return c;
+}
+
+bool is_float_dtype(DType d) { return d == DType::F32 || d == DType::F64; }
+bool is_int_dtype(DType d) { return d == DType::I64 || d == DType::I32 || d == DType::I8 || d == DType::U8; }
+
+void require_float(DType d) {
+  if (!is_float_dtype(d)) invalid("unsupported-dtype");
+}
+void require_same(DType a, DType b) {
+  if (a != b) invalid("dtype-mismatch");
+}
+void require_dim(std::size_t dim, std::size_t rank) {
+  if (dim >= rank) invalid("dim-out-of-range");
+}
+
+// Calls f(T{}) with T the C++ type of a float dtype.
+template <class F>
+auto with_t(DType d, F&& f) {
+  if (d == DType::F64) return f(double{});
+  return f(float{});
+}
+
+template <class T>
+double in_t(T v) {
+  return static_cast<double>(v);
+}
+
+// NumPy broadcasting: aligned from the right, each pair equal or one of them 1.
+Dims broadcast(const Dims& a, const Dims& b) {
+  const std::size_t rank = std::max(a.size(), b.size());
+  Dims out(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::size_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const std::size_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (x != y && x != 1 && y != 1) invalid("broadcast-mismatch");
+    out[i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+// The flat index into `small` of the element at `c` (coordinates in a broadcast shape).
+std::size_t broadcast_offset(const Dims& c, const Dims& small) {
+  const Dims s = strides(small);
+  const std::size_t lead = c.size() - small.size();
+  std::size_t off = 0;
+  for (std::size_t i = 0; i < small.size(); ++i) {
+    if (small[i] != 1) off += c[lead + i] * s[i];
+  }
+  return off;
+}
+
+HostArray make(Dims shape, DType dtype) {
+  HostArray out;
+  out.values.assign(count(shape), 0.0);
+  out.shape = std::move(shape);
+  out.dtype = dtype;
+  return out;
+}
+
+// Element-wise over one float operand, in T.
+template <class F>
+HostArray unary(const HostArray& x, F f) {
+  require_float(x.dtype);
+  HostArray out = make(x.shape, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    for (std::size_t i = 0; i < x.values.size(); ++i) out.values[i] = in_t<T>(f(static_cast<T>(x.values[i])));
+  });
+  return out;
+}
+
+// Element-wise over two broadcast float operands, in T; `result` is the output dtype (Bool for
+// comparisons, whose f returns bool).
+template <class F>
+HostArray binary(const HostArray& a, const HostArray& b, bool to_bool, F f) {
+  require_float(a.dtype);
+  require_float(b.dtype);
+  require_same(a.dtype, b.dtype);
+  const Dims shape = broadcast(a.shape, b.shape);
+  HostArray out = make(shape, to_bool ? DType::Bool : a.dtype);
+  with_t(a.dtype, [&]<class T>(T) {
+    for (std::size_t i = 0; i < out.values.size(); ++i) {
+      const Dims c = coords(i, shape);
+      const T x = static_cast<T>(a.values[broadcast_offset(c, a.shape)]);
+      const T y = static_cast<T>(b.values[broadcast_offset(c, b.shape)]);
+      out.values[i] = static_cast<double>(f(x, y));
+    }
+  });
+  return out;
+}
+
+// Views a tensor as [outer, len, inner] around `dim`.
+struct Around {
+  std::size_t outer = 1, len = 1, inner = 1;
+  Around(const Dims& shape, std::size_t dim) {
+    for (std::size_t d = 0; d < dim; ++d) outer *= shape[d];
+    len = shape[dim];
+    for (std::size_t d = dim + 1; d < shape.size(); ++d) inner *= shape[d];
+  }
+  std::size_t at(std::size_t i, std::size_t r, std::size_t j) const { return (i * len + r) * inner + j; }
+};
+
+// sum_dim / mean_dim: dim kept with size 1; the sum in index order in T, the mean divided by len.
+HostArray reduce_dim(const HostArray& x, std::size_t dim, bool mean) {
+  require_float(x.dtype);
+  require_dim(dim, x.shape.size());
+  Dims shape = x.shape;
+  shape[dim] = 1;
+  HostArray out = make(shape, x.dtype);
+  const Around v(x.shape, dim);
+  with_t(x.dtype, [&]<class T>(T) {
+    for (std::size_t i = 0; i < v.outer; ++i) {
+      for (std::size_t j = 0; j < v.inner; ++j) {
+        T acc = T(0);
+        for (std::size_t r = 0; r < v.len; ++r) acc += static_cast<T>(x.values[v.at(i, r, j)]);
+        if (mean) acc /= static_cast<T>(v.len);
+        out.values[i * v.inner + j] = in_t<T>(acc);
+      }
+    }
+  });
+  return out;
+}
+
+// The max scan of docs/OPS.md: the first NaN if any, else the first of the equal maxima. Returns
+// the index along dim the scan keeps.
+template <class T>
+std::size_t max_scan(const HostArray& x, const Around& v, std::size_t i, std::size_t j) {
+  std::size_t best = 0;
+  T m = static_cast<T>(x.values[v.at(i, 0, j)]);
+  for (std::size_t r = 1; r < v.len; ++r) {
+    const T e = static_cast<T>(x.values[v.at(i, r, j)]);
+    if (!std::isnan(m) && (std::isnan(e) || e > m)) {
+      m = e;
+      best = r;
+    }
+  }
+  return best;
+}
+
+// max_dim (the value) or argmax (its index, I64).
+HostArray max_along(const HostArray& x, std::size_t dim, bool index) {
+  require_float(x.dtype);
+  require_dim(dim, x.shape.size());
+  if (x.shape[dim] == 0) invalid("empty-reduction");
+  Dims shape = x.shape;
+  shape[dim] = 1;
+  HostArray out = make(shape, index ? DType::I64 : x.dtype);
+  const Around v(x.shape, dim);
+  with_t(x.dtype, [&]<class T>(T) {
+    for (std::size_t i = 0; i < v.outer; ++i) {
+      for (std::size_t j = 0; j < v.inner; ++j) {
+        const std::size_t r = max_scan<T>(x, v, i, j);
+        out.values[i * v.inner + j] = index ? static_cast<double>(r) : x.values[v.at(i, r, j)];
+      }
+    }
+  });
+  return out;
+}
+
+// softmax / log_softmax along dim, in T: m the max scan's value, e = exp(x - m), s = sum e in
+// index order, y = e / s or (x - m) - log(s). A 0 dim anywhere: an empty result.
+HostArray softmax_along(const HostArray& x, std::size_t dim, bool log) {
+  require_float(x.dtype);
+  require_dim(dim, x.shape.size());
+  HostArray out = make(x.shape, x.dtype);
+  if (out.values.empty()) return out;
+  const Around v(x.shape, dim);
+  with_t(x.dtype, [&]<class T>(T) {
+    for (std::size_t i = 0; i < v.outer; ++i) {
+      for (std::size_t j = 0; j < v.inner; ++j) {
+        const T m = static_cast<T>(x.values[v.at(i, max_scan<T>(x, v, i, j), j)]);
+        T s = T(0);
+        for (std::size_t r = 0; r < v.len; ++r) s += std::exp(static_cast<T>(x.values[v.at(i, r, j)]) - m);
+        for (std::size_t r = 0; r < v.len; ++r) {
+          const T shifted = static_cast<T>(x.values[v.at(i, r, j)]) - m;
+          out.values[v.at(i, r, j)] = in_t<T>(log ? shifted - std::log(s) : std::exp(shifted) / s);
+        }
+      }
+    }
+  });
+  return out;
+}
+
+// Result dim i is input dim axes[i] (a permutation, checked by the caller).
+HostArray permuted(const HostArray& x, const Dims& axes) {
+  Dims shape(axes.size());
+  for (std::size_t i = 0; i < axes.size(); ++i) shape[i] = x.shape[axes[i]];
+  HostArray out = make(shape, x.dtype);
+  const Dims in_strides = strides(x.shape);
+  for (std::size_t f = 0; f < out.values.size(); ++f) {
+    const Dims c = coords(f, shape);
+    std::size_t off = 0;
+    for (std::size_t i = 0; i < axes.size(); ++i) off += c[i] * in_strides[axes[i]];
+    out.values[f] = x.values[off];
+  }
+  return out;
+}
+
+HostArray matmul(const HostArray& a, const HostArray& b) {
+  require_float(a.dtype);
+  require_float(b.dtype);
+  require_same(a.dtype, b.dtype);
+  if (a.shape.size() < 2 || b.shape.size() < 2) invalid("matmul-rank");
+  const std::size_t m = a.shape[a.shape.size() - 2], k = a.shape.back();
+  const std::size_t k2 = b.shape[b.shape.size() - 2], n = b.shape.back();
+  if (k != k2) invalid("matmul-inner-dim");
+  const Dims a_batch(a.shape.begin(), a.shape.end() - 2), b_batch(b.shape.begin(), b.shape.end() - 2);
+  const Dims batch = broadcast(a_batch, b_batch);
+  Dims shape = batch;
+  shape.push_back(m);
+  shape.push_back(n);
+  HostArray out = make(shape, a.dtype);
+  with_t(a.dtype, [&]<class T>(T) {
+    for (std::size_t bi = 0; bi < count(batch) && m * n > 0; ++bi) {
+      const Dims c = coords(bi, batch);
+      const std::size_t ao = broadcast_offset(c, a_batch) * m * k, bo = broadcast_offset(c, b_batch) * k * n;
+      for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+          T acc = T(0);
+          for (std::size_t p = 0; p < k; ++p) {
+            acc += static_cast<T>(a.values[ao + i * k + p]) * static_cast<T>(b.values[bo + p * n + j]);
+          }
+          out.values[(bi * m + i) * n + j] = in_t<T>(acc);
+        }
+      }
+    }
+  });
+  return out;
+}
+
+HostArray cat(const std::vector<HostArray>& xs, std::size_t dim) {
+  if (xs.empty()) invalid("cat-empty");
+  const Dims& first = xs.front().shape;
+  require_dim(dim, first.size());
+  Dims shape = first;
+  shape[dim] = 0;
+  for (const HostArray& x : xs) {
+    if (x.shape.size() != first.size()) invalid("cat-mismatch");
+    for (std::size_t d = 0; d < first.size(); ++d) {
+      if (d != dim && x.shape[d] != first[d]) invalid("cat-mismatch");
+    }
+    shape[dim] += x.shape[dim];
+  }
+  for (const HostArray& x : xs) require_float(x.dtype);
+  for (const HostArray& x : xs) require_same(xs.front().dtype, x.dtype);
+  HostArray out = make(shape, xs.front().dtype);
+  const Around o(shape, dim);
+  std::size_t start = 0;
+  for (const HostArray& x : xs) {
+    const Around v(x.shape, dim);
+    for (std::size_t i = 0; i < v.outer; ++i) {
+      for (std::size_t r = 0; r < v.len; ++r) {
+        for (std::size_t j = 0; j < v.inner; ++j) out.values[o.at(i, start + r, j)] = x.values[v.at(i, r, j)];
+      }
+    }
+    start += v.len;
+  }
+  return out;
+}
+
+HostArray slice(const HostArray& x, const std::vector<Range>& ranges) {
+  require_float(x.dtype);
+  if (ranges.size() > x.shape.size()) invalid("dim-out-of-range");
+  std::vector<Range> full;
+  for (std::size_t d = 0; d < x.shape.size(); ++d) full.push_back(d < ranges.size() ? ranges[d] : Range{0, x.shape[d]});
+  for (std::size_t d = 0; d < full.size(); ++d) {
+    if (full[d].start > full[d].end || full[d].end > x.shape[d]) invalid("slice-out-of-range");
+  }
+  Dims shape;
+  for (const Range& r : full) shape.push_back(r.end - r.start);
+  HostArray out = make(shape, x.dtype);
+  const Dims in_strides = strides(x.shape);
+  for (std::size_t f = 0; f < out.values.size(); ++f) {
+    const Dims c = coords(f, shape);
+    std::size_t off = 0;
+    for (std::size_t d = 0; d < c.size(); ++d) off += (c[d] + full[d].start) * in_strides[d];
+    out.values[f] = x.values[off];
+  }
+  return out;
+}
+
+// The checks float_select and float_select_assign share: dim, a 1-D I64/I32 index tensor, every
+// index value in [0, size) with the first bad one reported (before any write).
+Dims checked_indices(const HostArray& x, std::size_t dim, const HostArray& indices) {
+  require_float(x.dtype);
+  require_dim(dim, x.shape.size());
+  if (indices.shape.size() != 1) invalid("select-index-rank");
+  if (indices.dtype != DType::I64 && indices.dtype != DType::I32) invalid("unsupported-dtype");
+  Dims idx;
+  for (double v : indices.values) {
+    if (!(v >= 0) || v >= static_cast<double>(x.shape[dim])) invalid("index-out-of-range");
+    idx.push_back(static_cast<std::size_t>(v));
+  }
+  return idx;
+}
+
+HostArray select(const HostArray& x, std::size_t dim, const HostArray& indices) {
+  const Dims idx = checked_indices(x, dim, indices);
+  Dims shape = x.shape;
+  shape[dim] = idx.size();
+  HostArray out = make(shape, x.dtype);
+  const Around v(x.shape, dim), o(shape, dim);
+  for (std::size_t i = 0; i < v.outer; ++i) {
+    for (std::size_t j = 0; j < idx.size(); ++j) {
+      for (std::size_t r = 0; r < v.inner; ++r) out.values[o.at(i, j, r)] = x.values[v.at(i, idx[j], r)];
+    }
+  }
+  return out;
+}
+
+// A copy of x, then for j = 0..k-1 in order out[.., idx[j], ..] += values[.., j, ..] in T.
+HostArray select_assign(const HostArray& x, std::size_t dim, const HostArray& indices, const HostArray& values) {
+  const Dims idx = checked_indices(x, dim, indices);
+  Dims selected = x.shape;
+  selected[dim] = idx.size();
+  if (values.shape != selected) invalid("assign-shape-mismatch");
+  require_float(values.dtype);
+  require_same(x.dtype, values.dtype);
+  HostArray out = x;
+  const Around o(x.shape, dim), v(selected, dim);
+  with_t(x.dtype, [&]<class T>(T) {
+    for (std::size_t i = 0; i < o.outer; ++i) {
+      for (std::size_t j = 0; j < idx.size(); ++j) {
+        for (std::size_t r = 0; r < o.inner; ++r) {
+          double& target = out.values[o.at(i, idx[j], r)];
+          target = in_t<T>(static_cast<T>(static_cast<T>(target) + static_cast<T>(values.values[v.at(i, j, r)])));
+        }
+      }
+    }
+  });
+  return out;
+}
+
+HostArray permute(const HostArray& x, const Dims& axes) {
+  require_float(x.dtype);
+  if (axes.size() != x.shape.size()) invalid("permute-invalid");
+  std::vector<bool> seen(axes.size(), false);
+  for (std::size_t a : axes) {
+    if (a >= axes.size() || seen[a]) invalid("permute-invalid");
+    seen[a] = true;
+  }
+  return permuted(x, axes);
+}
+
+HostArray expand(const HostArray& x, const Dims& to) {
+  require_float(x.dtype);
+  if (to.size() < x.shape.size()) invalid("expand-mismatch");
+  const std::size_t lead = to.size() - x.shape.size();
+  for (std::size_t i = 0; i < x.shape.size(); ++i) {
+    if (x.shape[i] != 1 && x.shape[i] != to[lead + i]) invalid("expand-mismatch");
+  }
+  HostArray out = make(to, x.dtype);
+  for (std::size_t f = 0; f < out.values.size(); ++f) out.values[f] = x.values[broadcast_offset(coords(f, to), x.shape)];
+  return out;
+}
+
+// A conversion to the float dtype `to` (static_cast from the value the operand holds).
+HostArray converted(const HostArray& x, DType to) {
+  require_float(to);
+  HostArray out = make(x.shape, to);
+  with_t(to, [&]<class T>(T) {
+    for (std::size_t i = 0; i < x.values.size(); ++i) out.values[i] = in_t<T>(static_cast<T>(x.values[i]));
+  });
+  return out;
+}
+
+HostArray sum_all(const HostArray& x, bool mean) {
+  require_float(x.dtype);
+  HostArray out = make({1}, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    T acc = T(0);
+    for (double v : x.values) acc += static_cast<T>(v);
+    if (mean) acc /= static_cast<T>(x.values.size());
+    out.values[0] = in_t<T>(acc);
+  });
+  return out;
+}
+
+// One formula per registry op. No default: a new op fails to compile here (-Werror=switch-enum).
+HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
+  switch (op) {
+    case OpId::float_add: return binary(in[0], in[1], false, [](auto x, auto y) { return x + y; });
+    case OpId::float_sub: return binary(in[0], in[1], false, [](auto x, auto y) { return x - y; });
+    case OpId::float_mul: return binary(in[0], in[1], false, [](auto x, auto y) { return x * y; });
+    case OpId::float_div: return binary(in[0], in[1], false, [](auto x, auto y) { return x / y; });
+    case OpId::float_matmul: return matmul(in[0], in[1]);
+    case OpId::float_neg: return unary(in[0], [](auto x) { return -x; });
+    case OpId::float_exp: return unary(in[0], [](auto x) { return std::exp(x); });
+    case OpId::float_log: return unary(in[0], [](auto x) { return std::log(x); });
+    case OpId::float_sqrt: return unary(in[0], [](auto x) { return std::sqrt(x); });
+    case OpId::float_tanh: return unary(in[0], [](auto x) { return std::tanh(x); });
+    // max(x, 0): +0 for every x <= 0 (also -0), NaN stays NaN.
+    case OpId::relu:
+      return unary(in[0], [](auto x) {
+        using T = decltype(x);
+        if (std::isnan(x)) return x;
+        return x > T(0) ? x : T(0);
+      });
+    // docs/OPS.md "sigmoid at the ends of its range": the split form.
+    case OpId::sigmoid:
+      return unary(in[0], [](auto x) {
+        using T = decltype(x);
+        if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
+        const T e = std::exp(x);
+        return e / (T(1) + e);
+      });
+    case OpId::float_powf_scalar:
+      return unary(in[0], [p = a.scalar](auto x) { return std::pow(x, static_cast<decltype(x)>(p)); });
+    case OpId::float_add_scalar:
+      return unary(in[0], [s = a.scalar](auto x) { return x + static_cast<decltype(x)>(s); });
+    case OpId::float_mul_scalar:
+      return unary(in[0], [s = a.scalar](auto x) { return x * static_cast<decltype(x)>(s); });
+    case OpId::float_sum: return sum_all(in[0], false);
+    case OpId::float_mean: return sum_all(in[0], true);
+    case OpId::float_sum_dim: return reduce_dim(in[0], a.dim, false);
+    case OpId::float_mean_dim: return reduce_dim(in[0], a.dim, true);
+    case OpId::float_reshape: {
+      require_float(in[0].dtype);
+      if (count(a.shape) != count(in[0].shape)) invalid("reshape-mismatch");
+      HostArray out = in[0];
+      out.shape = a.shape;
+      return out;
+    }
+    case OpId::float_swap_dims: {
+      require_float(in[0].dtype);
+      require_dim(a.dim, in[0].shape.size());
+      require_dim(a.dim1, in[0].shape.size());
+      Dims axes(in[0].shape.size());
+      for (std::size_t i = 0; i < axes.size(); ++i) axes[i] = i;
+      std::swap(axes[a.dim], axes[a.dim1]);
+      return permuted(in[0], axes);
+    }
+    case OpId::float_cast:
+      require_float(in[0].dtype);
+      return converted(in[0], a.dtype);
+    case OpId::float_greater_scalar: {
+      require_float(in[0].dtype);
+      HostArray out = make(in[0].shape, DType::Bool);
+      with_t(in[0].dtype, [&]<class T>(T) {
+        for (std::size_t i = 0; i < out.values.size(); ++i) out.values[i] = static_cast<T>(in[0].values[i]) > static_cast<T>(a.scalar) ? 1 : 0;
+      });
+      return out;
+    }
+    case OpId::bool_into_float:
+      if (in[0].dtype != DType::Bool) invalid("unsupported-dtype");
+      return converted(in[0], a.dtype);
+    case OpId::int_into_float:
+      if (!is_int_dtype(in[0].dtype)) invalid("unsupported-dtype");
+      return converted(in[0], a.dtype);
+    case OpId::float_abs: return unary(in[0], [](auto x) { return std::fabs(x); });
+    case OpId::float_clamp: {
+      require_float(in[0].dtype);
+      if (!(a.min <= a.max)) invalid("clamp-bounds");
+      return unary(in[0], [lo = a.min, hi = a.max](auto x) {
+        using T = decltype(x);
+        return x < static_cast<T>(lo) ? static_cast<T>(lo) : (x > static_cast<T>(hi) ? static_cast<T>(hi) : x);
+      });
+    }
+    case OpId::float_max_dim: return max_along(in[0], a.dim, false);
+    case OpId::float_argmax: return max_along(in[0], a.dim, true);
+    case OpId::float_greater: return binary(in[0], in[1], true, [](auto x, auto y) { return x > y; });
+    case OpId::float_lower: return binary(in[0], in[1], true, [](auto x, auto y) { return x < y; });
+    case OpId::float_equal: return binary(in[0], in[1], true, [](auto x, auto y) { return x == y; });
+    case OpId::float_cat: return cat(in, a.dim);
+    case OpId::float_slice: return slice(in[0], a.ranges);
+    case OpId::float_select: return select(in[0], a.dim, in[1]);
+    case OpId::float_select_assign: return select_assign(in[0], a.dim, in[1], in[2]);
+    case OpId::float_permute: return permute(in[0], a.axes);
+    case OpId::float_expand: return expand(in[0], a.shape);
+    case OpId::softmax: return softmax_along(in[0], a.dim, false);
+    case OpId::log_softmax: return softmax_along(in[0], a.dim, true);
+  }
+  throw std::logic_error("reference_op: not a registry op");
+}
+
+}  // namespace
+
+ReferenceResult reference_op(OpId op, const std::vector<HostArray>& operands, const OpArgs& args) {
+  ReferenceResult r;
+  r.kind = op_info(op).result;
+  try {
+    r.value = evaluate(op, operands, args);
+  } catch (const Invalid& e) {
+    r.panic_id = e.id;
+  }
+  return r;
+}
+
+std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& operands, const OpArgs& args) {
+  const Dims& shape = operands.empty() ? Dims{} : operands[0].shape;
+  switch (op_info(op).sig) {
+    case OpSig::Binary:
+      return op == OpId::float_matmul && !shape.empty() ? shape.back() : 1;
+    case OpSig::Unary:
+      return op == OpId::float_sum || op == OpId::float_mean ? count(shape) : 1;
+    case OpSig::Dim:
+      return args.dim < shape.size() ? shape[args.dim] : 1;
+    case OpSig::Scalar:
+    case OpSig::Bounds:
+    case OpSig::DimPair:
+    case OpSig::ToShape:
+    case OpSig::ToDType:
+    case OpSig::Axes:
+    case OpSig::Ranges:
+    case OpSig::Select:
+    case OpSig::SelectAssign:
+    case OpSig::Cat:
+      return 1;
+  }
+  return 1;
+}
+
+}  // namespace crossgrad::oracle
