@@ -42,9 +42,14 @@ using Dims = std::vector<std::size_t>;
 
 // gen::float_value's ordinary and special values, small integers (ties for max/compare, -0 vs +0)
 // and F64-only extremes (subnormal, near the largest finite; they round to 0 / inf in F32).
+// Decimal fractions round, so the order of additions shows (select_assign's j order).
+std::size_t pick(std::size_t lo, std::size_t hi_inclusive);
+bool chance(int one_in);
+
 rc::Gen<double> element() {
   return rc::gen::weightedOneOf<double>(
       {{6, gen::float_value(true)},
+       {2, rc::gen::elementOf(std::vector<double>{0.1, 0.2, 0.3, 0.7, 1e-8, 3.3333333333333335, 1e30, -1e30})},
        {3, rc::gen::elementOf(std::vector<double>{-1.0, -0.0, 0.0, 1.0, 2.0})},
        {1, rc::gen::elementOf(std::vector<double>{1e300, -1e300, 4.9406564584124654e-324, -2.5e-310,
                                                   1.7976931348623157e308, 88.5, -104.0, 709.5, -745.0})}});
@@ -52,8 +57,11 @@ rc::Gen<double> element() {
 
 double round_to(double v, DType d) { return d == DType::F32 ? static_cast<double>(static_cast<float>(v)) : v; }
 
+// A case draws all its values from a few tie-prone ones about one time in three: equal maxima
+// (-0 and +0 among them) decide max_dim's bits and argmax's index.
 og::HostArray floats(Dims shape, DType dtype) {
-  og::HostArray h{shape, dtype, *rc::gen::container<std::vector<double>>(og::element_count(shape), element())};
+  const rc::Gen<double> ties = rc::gen::elementOf(std::vector<double>{-0.0, 0.0, -0.0, 0.0, -0.0, 0.0, 1.0, -1.0, NAN, INFINITY});
+  og::HostArray h{shape, dtype, *rc::gen::container<std::vector<double>>(og::element_count(shape), chance(3) ? ties : element())};
   for (double& v : h.values) v = round_to(v, dtype);
   return h;
 }
@@ -228,10 +236,12 @@ void gen_select(Case& c, bool bad, bool assign) {
   const Dims s = any_shape(1);
   const std::size_t dim = pick(0, s.size() - 1);
   const std::size_t size = s[dim];
-  std::size_t k = size == 0 ? 0 : pick(0, 4);
+  std::size_t k = size == 0 ? 0 : pick(0, 6);
+  // Half the cases pick among at most two positions: duplicates accumulate.
+  const std::size_t spread = size == 0 ? 0 : (chance(2) ? std::min<std::size_t>(size - 1, 1) : size - 1);
   const DType index_dtype = chance(2) ? DType::I64 : DType::I32;
   std::vector<double> idx;
-  for (std::size_t j = 0; j < k; ++j) idx.push_back(double(pick(0, size - 1)));
+  for (std::size_t j = 0; j < k; ++j) idx.push_back(double(pick(0, spread)));
   og::HostArray indices{{k}, index_dtype, idx};
   c.args.dim = dim;
   Dims selected = s;
