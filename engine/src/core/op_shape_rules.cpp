@@ -31,6 +31,22 @@ void check_clamp_bounds(double min, double max) {
   if (!(min <= max)) panic(PanicId::ClampBounds, {{"min", number(min)}, {"max", number(max)}});
 }
 
+void check_clamp(DType dtype, double min, double max) {
+  check_float_dtype(dtype, "float_clamp");
+  check_clamp_bounds(min, max);
+}
+
+void check_cat_dtypes(const std::vector<DType>& dtypes) {
+  for (DType d : dtypes) check_float_dtype(d, "float_cat");
+  for (DType d : dtypes) check_same_dtype(dtypes.front(), d, "float_cat");
+}
+
+void check_select_assign_values(const Shape& expected, const Shape& values, DType tensor_dtype, DType values_dtype) {
+  check_assign_values(expected, values, "float_select_assign");
+  check_float_dtype(values_dtype, "float_select_assign");
+  check_same_dtype(tensor_dtype, values_dtype, "float_select_assign");
+}
+
 void check_nonempty_reduction(const Shape& shape, std::size_t dim, std::string_view op) {
   check_dim(dim, shape.rank(), op);
   if (shape[dim] == 0) panic(PanicId::EmptyReduction, {{"op", std::string(op)}, {"dim", std::to_string(dim)}});

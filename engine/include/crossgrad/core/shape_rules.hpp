@@ -48,12 +48,18 @@ Shape swapped_shape(const Shape& shape, std::size_t d0, std::size_t d1, std::str
 void check_index_dtype(DType dtype, std::string_view op);
 // Panics clamp-bounds unless min <= max (so neither is NaN).
 void check_clamp_bounds(double min, double max);
+// float_clamp's whole check, in the one order every backend uses: the tensor's float dtype, then
+// the bounds.
+void check_clamp(DType dtype, double min, double max);
 // Panics dim-out-of-range, then empty-reduction when the reduced dim has size 0 (max has no value).
 void check_nonempty_reduction(const Shape& shape, std::size_t dim, std::string_view op);
 
 // float_cat: non-empty list (cat-empty), one rank, dim < rank, every other dim equal
 // (cat-mismatch). Returns the output shape.
 Shape cat_shape(const std::vector<Shape>& shapes, std::size_t dim);
+// float_cat's dtype rule after cat_shape: every piece float (unsupported-dtype, first offender),
+// then every piece the first one's dtype (dtype-mismatch).
+void check_cat_dtypes(const std::vector<DType>& dtypes);
 // float_slice: at most rank ranges (dim-out-of-range), start <= end <= size (slice-out-of-range);
 // dims without a range are kept whole. Returns the ranges completed to the full rank.
 std::vector<Range> full_ranges(const Shape& shape, const std::vector<Range>& ranges);
@@ -66,6 +72,10 @@ void check_select(const Shape& shape, std::size_t dim, const Shape& indices, DTy
 Shape selected_shape(const Shape& shape, std::size_t dim, std::size_t count);
 // float_select_assign: values must have selected_shape (assign-shape-mismatch).
 void check_assign_values(const Shape& expected, const Shape& values, std::string_view op);
+// float_select_assign's checks of the values once the index values are checked: shape, float
+// dtype, the tensor's dtype. Every backend calls it in this place of the order: float dtype of
+// the tensor, check_select, the index values, then this.
+void check_select_assign_values(const Shape& expected, const Shape& values, DType tensor_dtype, DType values_dtype);
 // float_permute: axes is a permutation of 0..rank-1 (permute-invalid). Returns the output shape.
 Shape permuted_shape(const Shape& shape, const std::vector<std::size_t>& axes);
 // float_expand: rank(to) >= rank(from), aligned from the right, each dim equal or 1 in `from`

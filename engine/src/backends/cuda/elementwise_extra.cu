@@ -50,8 +50,7 @@ CudaTensor Cuda::float_abs(const CudaTensor& tensor) {
 }
 
 CudaTensor Cuda::float_clamp(const CudaTensor& tensor, double min, double max) {
-  rules::check_float_dtype(tensor.dtype, "float_clamp");
-  rules::check_clamp_bounds(min, max);
+  rules::check_clamp(tensor.dtype, min, max);
   return float_map(tensor, "float_clamp", [min, max](auto zero) {
     using T = decltype(zero);
     return ClampOp<T>{static_cast<T>(min), static_cast<T>(max)};

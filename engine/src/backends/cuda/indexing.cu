@@ -114,8 +114,9 @@ CudaTensor Cuda::float_cat(const std::vector<CudaTensor>& tensors, std::size_t d
   for (const CudaTensor& t : tensors) shapes.push_back(t.shape);
   const Shape out_shape = rules::cat_shape(shapes, dim);
   // As the binary ops: every operand is a float first, then all of one dtype.
-  for (const CudaTensor& t : tensors) rules::check_float_dtype(t.dtype, "float_cat");
-  for (const CudaTensor& t : tensors) rules::check_same_dtype(tensors[0].dtype, t.dtype, "float_cat");
+  std::vector<DType> dtypes;
+  for (const CudaTensor& t : tensors) dtypes.push_back(t.dtype);
+  rules::check_cat_dtypes(dtypes);
   const Device& device = tensors[0].dev;
   CudaTensor out = make_tensor(out_shape, tensors[0].dtype, device);
   if (out_shape.num_elements() == 0) return out;
@@ -173,8 +174,8 @@ CudaTensor Cuda::float_select_assign(const CudaTensor& tensor, std::size_t dim, 
   const std::size_t len = tensor.shape[dim];
   const std::vector<std::int64_t> idx = checked_indices(indices, dim, len, "float_select_assign");
   const std::size_t k = idx.size();
-  rules::check_assign_values(rules::selected_shape(tensor.shape, dim, k), values_in.shape, "float_select_assign");
-  rules::check_same_dtype(tensor.dtype, values_in.dtype, "float_select_assign");
+  rules::check_select_assign_values(rules::selected_shape(tensor.shape, dim, k), values_in.shape, tensor.dtype,
+                                    values_in.dtype);
   CudaTensor out = make_tensor(tensor.shape, tensor.dtype, tensor.dev);
   const std::size_t n = out.shape.num_elements();
   if (n == 0) return out;

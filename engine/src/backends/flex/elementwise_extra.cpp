@@ -53,8 +53,7 @@ FlexTensor Flex::float_abs(const FlexTensor& t) {
 }
 
 FlexTensor Flex::float_clamp(const FlexTensor& t, double min, double max) {
-  rules::check_clamp_bounds(min, max);
-  rules::check_float_dtype(t.dtype, "float_clamp");
+  rules::check_clamp(t.dtype, min, max);
   FlexTensor out = flex::make_tensor(t.shape, t.dtype);
   flex::with_float_type(t.dtype, [&](auto zero) {
     using T = decltype(zero);

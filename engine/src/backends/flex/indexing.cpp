@@ -53,9 +53,10 @@ FlexTensor Flex::float_cat(const std::vector<FlexTensor>& tensors, std::size_t d
   shapes.reserve(tensors.size());
   for (const FlexTensor& t : tensors) shapes.push_back(t.shape);
   Shape shape = rules::cat_shape(shapes, dim);
-  const DType dtype = tensors.front().dtype;
-  rules::check_float_dtype(dtype, "float_cat");
-  for (const FlexTensor& t : tensors) rules::check_same_dtype(dtype, t.dtype, "float_cat");
+  std::vector<DType> dtypes;
+  for (const FlexTensor& t : tensors) dtypes.push_back(t.dtype);
+  rules::check_cat_dtypes(dtypes);
+  const DType dtype = dtypes.front();
   FlexTensor out = flex::make_tensor(shape, dtype);
   if (out.num_elements() == 0) return out;
   const std::size_t esize = dtype_size(dtype);
@@ -131,8 +132,7 @@ FlexTensor Flex::float_select_assign(const FlexTensor& t, std::size_t dim, const
   rules::check_select(t.shape, dim, indices.shape, indices.dtype, op);
   const std::vector<std::int64_t> idx = checked_indices(indices, dim, t.shape[dim], op);
   const std::size_t k = idx.size();
-  rules::check_assign_values(rules::selected_shape(t.shape, dim, k), values.shape, op);
-  rules::check_same_dtype(t.dtype, values.dtype, op);
+  rules::check_select_assign_values(rules::selected_shape(t.shape, dim, k), values.shape, t.dtype, values.dtype);
   FlexTensor out = flex::make_tensor(t.shape, t.dtype);
   const std::size_t n = t.num_elements();
   if (n == 0) return out;

@@ -23,8 +23,7 @@ NdArrayTensor NdArray::float_abs(const NdArrayTensor& tensor) {
 }
 
 NdArrayTensor NdArray::float_clamp(const NdArrayTensor& tensor, double min, double max) {
-  rules::check_float_dtype(tensor.dtype, "float_clamp");
-  rules::check_clamp_bounds(min, max);
+  rules::check_clamp(tensor.dtype, min, max);
   NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
   with_float_type(tensor.dtype, [&]<class T>(T) {
     const T lo = static_cast<T>(min);

@@ -50,8 +50,9 @@ NdArrayTensor NdArray::float_cat(const std::vector<NdArrayTensor>& tensors, std:
   for (const NdArrayTensor& t : tensors) shapes.push_back(t.shape);
   const Shape out_shape = rules::cat_shape(shapes, dim);
   // As in the binary ops: a non-float piece is reported before a dtype mismatch.
-  for (const NdArrayTensor& t : tensors) rules::check_float_dtype(t.dtype, "float_cat");
-  for (const NdArrayTensor& t : tensors) rules::check_same_dtype(tensors.front().dtype, t.dtype, "float_cat");
+  std::vector<DType> dtypes;
+  for (const NdArrayTensor& t : tensors) dtypes.push_back(t.dtype);
+  rules::check_cat_dtypes(dtypes);
   NdArrayTensor out = make_tensor(out_shape, tensors.front().dtype);
   if (out.num_elements() == 0) return out;
   const std::size_t outer = outer_of(out_shape, dim);
@@ -134,10 +135,8 @@ NdArrayTensor NdArray::float_select_assign(const NdArrayTensor& tensor, std::siz
   const std::size_t size = tensor.shape[dim];
   const std::vector<std::size_t> idx = checked_indices(indices, dim, size, "float_select_assign");
   const std::size_t k = idx.size();
-  rules::check_assign_values(rules::selected_shape(tensor.shape, dim, k), values.shape,
-                             "float_select_assign");
-  rules::check_float_dtype(values.dtype, "float_select_assign");
-  rules::check_same_dtype(tensor.dtype, values.dtype, "float_select_assign");
+  rules::check_select_assign_values(rules::selected_shape(tensor.shape, dim, k), values.shape, tensor.dtype,
+                                    values.dtype);
   NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
   const std::size_t outer = outer_of(tensor.shape, dim);
