@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "decode/op_args.hpp"
 #include "decode/scenarios.hpp"
 #include "decode/tensor_data.hpp"
 #include "harness/target.hpp"
@@ -112,6 +113,7 @@ const std::map<std::string, std::function<std::size_t(const std::string &)>> &ch
       {"ops_differential_fuzzer", check_target<OpsCase>},
       {"gradients_api_fuzzer", check_target<CommandSequence>},
       {"tensor_data_fuzzer", check_target<TensorDataScenario>},
+      {"op_args_fuzzer", check_target<op_args::OpArgsCase>},
   };
   return table;
 }

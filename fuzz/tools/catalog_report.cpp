@@ -19,7 +19,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -82,44 +81,10 @@ std::optional<std::string> reach_by_fault_injection([[maybe_unused]] const std::
 }
 
 // Entries outside every fuzz schema, raised directly through the public API: the reach line, or
-// nothing when the direct trigger did not give the entry with a catalogued message.
-// The argument panics of the registry's structured ops (clamp bounds, empty max, cat, slice,
-// select, permute, expand): the fuzz schemas give graph steps valid arguments by construction and
-// the op probes do not decode structured arguments yet, so these are raised directly on Flex.
-std::optional<std::string> raise_structured_arg_panic(const std::string &entry) {
-  const DispatchDevice dev = DispatchDevice::Flex();
-  const auto t = [&](std::vector<float> v, std::vector<std::size_t> shape) {
-    return Dispatch::float_from_data(TensorData::from_f32(std::move(v), Shape(std::move(shape))), dev);
-  };
-  const auto idx = [&](std::vector<std::int64_t> v, std::vector<std::size_t> shape) {
-    return Dispatch::int_from_data(TensorData::from_i64(std::move(v), Shape(std::move(shape))), dev);
-  };
-  const std::map<std::string, std::function<void()>> triggers = {
-      {"clamp-bounds", [&] { (void)Dispatch::float_clamp(t({1, 2}, {2}), 2.0, 1.0); }},
-      {"empty-reduction", [&] { (void)Dispatch::float_max_dim(t({}, {2, 0}), 1); }},
-      {"cat-empty", [&] { (void)Dispatch::float_cat({}, 0); }},
-      {"cat-mismatch", [&] { (void)Dispatch::float_cat({t({1, 2}, {1, 2}), t({1, 2, 3}, {1, 3})}, 0); }},
-      {"slice-out-of-range", [&] { (void)Dispatch::float_slice(t({1, 2, 3}, {3}), {Range{1, 4}}); }},
-      {"select-index-rank", [&] { (void)Dispatch::float_select(t({1, 2}, {2}), 0, idx({0, 1}, {1, 2})); }},
-      {"index-out-of-range", [&] { (void)Dispatch::float_select(t({1, 2}, {2}), 0, idx({-1}, {1})); }},
-      {"assign-shape-mismatch", [&] { (void)Dispatch::float_select_assign(t({1, 2}, {2}), 0, idx({0}, {1}), t({1, 2}, {2})); }},
-      {"permute-invalid", [&] { (void)Dispatch::float_permute(t({1, 2}, {1, 2}), {0, 0}); }},
-      {"expand-mismatch", [&] { (void)Dispatch::float_expand(t({1, 2}, {2}), Shape{3}); }},
-  };
-  const auto found = triggers.find(entry);
-  if (found == triggers.end()) return std::nullopt;
-  try {
-    found->second();
-  } catch (const Panic &p) {
-    if (panic_id_name(p.id()) == entry && !check_catalogued(p)) {
-      return "raised directly, outside the fuzz schemas (structured op arguments are not decoded yet)";
-    }
-  }
-  return std::nullopt;
-}
-
+// nothing when the direct trigger did not give the entry with a catalogued message. (The argument
+// panics of the registry's structured ops are reached by op_args_fuzzer's corpus.)
 std::optional<std::string> reach_outside_schemas(const std::string &entry) {
-  if (entry != "duplicate-node-id") return raise_structured_arg_panic(entry);
+  if (entry != "duplicate-node-id") return std::nullopt;
   // Two distinct Flex leaves given one id with the public Autodiff<B>::leaf_with_id.
   using B = backends::Flex;
   const NodeId id = next_node_id();

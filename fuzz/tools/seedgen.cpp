@@ -9,8 +9,12 @@
 // kind, every op, and a scenario for every catalog entry a CPU build can raise.
 // Each seed must decode back to the scenario it was written from.
 #include <crossgrad/oracle/oracle.hpp>
+#include <bit>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <set>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -18,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "decode/op_args.hpp"
 #include "decode/scenarios.hpp"
 #include "decode/tensor_data.hpp"
 
@@ -431,6 +436,212 @@ void gradients_api_seeds() {
   }
 }
 
+// ---- op_args_fuzzer
+// Every registry op (kOps, no op named here) on every backend with valid arguments, plain in F32
+// and tracked in F64; and for every (op, catalog panic) pair the argument candidates below reach,
+// one seed on every backend, plain and tracked. Which candidate is valid, and which panic an
+// invalid one raises, is the oracle's reference evaluator's answer (oracle::reference_op), so a
+// new op of an existing Sig gets its seeds without an edit here.
+namespace oa = crossgrad::fuzz::op_args;
+using ArgEdit = std::function<void(oa::OpArgsCase &)>;
+
+std::size_t float_code(double v) {
+  for (std::size_t c = 0; c < oa::kFloatCodes; ++c) {
+    const double x = oa::float_value(c);
+    if ((std::isnan(x) && std::isnan(v)) || std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(v)) return c;
+  }
+  std::fprintf(stderr, "seedgen: %g is not in the op_args float table\n", v);
+  ++errors;
+  return 0;
+}
+std::size_t int_code(std::int64_t v) {
+  for (std::size_t c = 0; c < oa::kIntCodes; ++c) {
+    if (oa::int_value(c) == v) return c;
+  }
+  std::fprintf(stderr, "seedgen: %lld is not in the op_args int table\n", static_cast<long long>(v));
+  ++errors;
+  return 0;
+}
+std::size_t dtype_index(DType d) {
+  for (std::size_t i = 0; i < all_dtypes().size(); ++i) {
+    if (all_dtypes()[i] == d) return i;
+  }
+  return 0;
+}
+oa::ArgTensor arg(std::vector<std::size_t> shape) { return {std::move(shape), {}}; }
+oa::ArgTensor index_arg(std::vector<std::size_t> shape, std::vector<std::int64_t> values) {
+  oa::ArgTensor t{std::move(shape), {}};
+  for (std::int64_t v : values) t.codes.push_back(static_cast<std::uint8_t>(int_code(v)));
+  return t;
+}
+// The second tensor, given by a mode (its shape as the decoder derives it).
+void second(oa::OpArgsCase &c, oa::ShapeMode mode, std::vector<std::size_t> shape) {
+  c.tensors.resize(2);
+  c.tensors[1] = arg(std::move(shape));
+  c.modes = {mode};
+}
+void cat_pieces(oa::OpArgsCase &c, std::size_t dim, std::vector<std::vector<std::size_t>> shapes) {
+  c.dim = dim;
+  c.tensors.clear();
+  c.modes.clear();
+  c.sizes.clear();
+  for (std::size_t k = 0; k < shapes.size(); ++k) {
+    c.tensors.push_back(arg(shapes[k]));
+    if (k == 0) continue;
+    c.modes.push_back(oa::ShapeMode::Explicit);
+    c.sizes.push_back(0);
+  }
+}
+
+// Argument candidates by Sig: valid ones first (the first the reference accepts is the op's seed),
+// then invalid ones, each aimed at a catalog argument panic.
+struct Candidates {
+  std::vector<ArgEdit> valid, invalid;
+};
+Candidates candidates(OpSig sig, DType dtype) {
+  const std::size_t SIZE_MAX_CODE = oa::kDimCodes - 1;
+  switch (sig) {
+    case OpSig::Unary:
+      return {{[](oa::OpArgsCase &) {}}, {}};
+    case OpSig::Binary:
+      return {{[](auto &c) { second(c, oa::ShapeMode::LikeFirst, {2, 3}); },
+               [](auto &c) { second(c, oa::ShapeMode::Derived, {3, 2}); }},
+              {[](auto &c) { second(c, oa::ShapeMode::Explicit, {4, 3}); },
+               [](auto &c) {
+                 c.tensors[0] = arg({3});
+                 second(c, oa::ShapeMode::Explicit, {3, 2});
+               },
+               [](auto &c) {
+                 c.tensors[0] = arg({2, 2, 3});
+                 second(c, oa::ShapeMode::Explicit, {3, 3, 2});
+               }}};
+    case OpSig::Scalar:
+      return {{[](auto &c) { c.scalar = float_code(1.5); }}, {}};
+    case OpSig::Bounds:
+      return {{[](auto &c) { c.min = float_code(-0.5), c.max = float_code(1.0); }},
+              {[](auto &c) { c.min = float_code(2.0), c.max = float_code(1.0); },
+               [](auto &c) { c.min = float_code(std::nan("")), c.max = float_code(1.0); }}};
+    case OpSig::Dim:
+      return {{[](auto &c) { c.dim = 1; }},
+              {[](auto &c) { c.dim = 5; },
+               [=](auto &c) { c.dim = SIZE_MAX_CODE; },
+               [](auto &c) {
+                 c.tensors[0] = arg({2, 0});
+                 c.dim = 1;
+               }}};
+    case OpSig::DimPair:
+      return {{[](auto &c) { c.dim = 0, c.dim1 = 1; }}, {[](auto &c) { c.dim = 0, c.dim1 = 5; }}};
+    case OpSig::ToShape:
+      return {{[](auto &c) { c.shape = {3, 2}; }, [](auto &c) { c.shape = {4, 2, 3}; }},
+              {[](auto &c) { c.shape = {4}; }}};
+    case OpSig::ToDType:
+      return {{[=](auto &c) { c.dtype = dtype_index(dtype == DType::F32 ? DType::F64 : DType::F32); }},
+              {[](auto &c) { c.dtype = dtype_index(DType::I32); }}};
+    case OpSig::Axes:
+      return {{[](auto &c) { c.axes = {1, 0}; }},
+              {[](auto &c) { c.axes = {0, 0}; }, [](auto &c) { c.axes = {0}; },
+               [](auto &c) { c.axes = {oa::kAxisCodes - 1, 0}; }}};
+    case OpSig::Ranges:
+      return {{[](auto &c) { c.ranges = {{0, 2}, {1, 3}}; }},
+              {[](auto &c) { c.ranges = {{0, 2}, {1, 4}}; }, [](auto &c) { c.ranges = {{2, 1}}; },
+               [](auto &c) { c.ranges = {{0, 1}, {0, 1}, {0, 1}}; }}};
+    case OpSig::Select:
+    case OpSig::SelectAssign: {
+      const bool assign = sig == OpSig::SelectAssign;
+      auto with = [assign](std::size_t dim, oa::ArgTensor indices, std::size_t int_dtype = 0) {
+        return [=](oa::OpArgsCase &c) {
+          c.dim = dim;
+          c.indices = indices;
+          c.int_dtype = int_dtype;
+          if (assign) {
+            std::vector<std::size_t> values = c.tensors[0].shape;
+            if (dim < values.size() && indices.shape.size() == 1) values[dim] = indices.shape[0];
+            second(c, oa::ShapeMode::Derived, values);
+          }
+        };
+      };
+      Candidates out{{with(1, index_arg({3}, {2, 0, 2}))},
+                     {with(1, index_arg({1, 2}, {0, 1})), with(1, index_arg({2}, {0, -1})),
+                      with(1, index_arg({1}, {3})), with(5, index_arg({1}, {0})),
+                      with(1, index_arg({2}, {0, 1}), 2)}};
+      if (assign) {
+        out.invalid.push_back([](oa::OpArgsCase &c) {
+          c.dim = 1;
+          c.indices = index_arg({1}, {0});
+          second(c, oa::ShapeMode::Explicit, {2, 2});
+        });
+      }
+      return out;
+    }
+    case OpSig::Cat:
+      return {{[](auto &c) {
+                cat_pieces(c, 1, {{2, 3}, {2, 1}});
+                c.modes = {oa::ShapeMode::LikeFirst};
+                c.sizes = {1};
+              }},
+              {[](auto &c) { cat_pieces(c, 0, {}); }, [](auto &c) { cat_pieces(c, 0, {{1, 2}, {1, 3}}); },
+               [](auto &c) { cat_pieces(c, 0, {{1, 2}, {2}}); }, [](auto &c) { cat_pieces(c, 5, {{1, 2}}); }}};
+  }
+  return {};
+}
+
+oa::OpArgsCase op_args_case(const OpInfo &op, std::size_t b, bool tracked, DType dtype) {
+  oa::OpArgsCase c;
+  c.backend = b;
+  c.tracked = tracked;
+  c.op_code = static_cast<std::size_t>(op.id);
+  c.f64 = dtype == DType::F64;
+  if (op.sig != OpSig::Cat) c.tensors = {arg({2, 3})};
+  return c;
+}
+
+// The panic the reference expects for this case, or "" for a value.
+std::string reference_panic(const oa::OpArgsCase &c) {
+  const oa::ReferenceCall call = oa::reference_call(c);
+  const oracle::ReferenceResult r = oracle::reference_op(oa::op_of(c).id, call.operands, call.args);
+  return r.panic_id ? *r.panic_id : std::string();
+}
+
+void op_args_seeds() {
+  const std::string T = "op_args_fuzzer";
+  for (const OpInfo &op : kOps) {
+    const std::string name(op.name);
+    for (std::size_t b : backends()) {
+      for (const auto &[tracked, dtype] : {std::pair{false, DType::F32}, std::pair{true, DType::F64}}) {
+        bool found = false;
+        for (const ArgEdit &edit : candidates(op.sig, dtype).valid) {
+          oa::OpArgsCase c = op_args_case(op, b, tracked, dtype);
+          edit(c);
+          if (!reference_panic(c).empty()) continue;
+          emit(T, "op-" + name + "-" + bname(b) + (tracked ? "-tracked" : "-plain"), c);
+          found = true;
+          break;
+        }
+        if (!found) {
+          std::fprintf(stderr, "seedgen: no valid op_args candidate for %s (Sig %s)\n", name.c_str(),
+                       std::string(op_sig_name(op.sig)).c_str());
+          ++errors;
+        }
+      }
+    }
+    std::set<std::string> reached;
+    for (const ArgEdit &edit : candidates(op.sig, DType::F32).invalid) {
+      oa::OpArgsCase probe = op_args_case(op, 0, false, DType::F32);
+      edit(probe);
+      const std::string id = reference_panic(probe);
+      if (id.empty() || !reached.insert(id).second) continue;
+      for (std::size_t b : backends()) {
+        for (bool tracked : {false, true}) {
+          oa::OpArgsCase c = probe;
+          c.backend = b;
+          c.tracked = tracked;
+          emit(T, "panic-" + id + "-" + name + "-" + bname(b) + (tracked ? "-tracked" : "-plain"), c);
+        }
+      }
+    }
+  }
+}
+
 std::vector<std::uint8_t> read(const fs::path &f) {
   std::ifstream in(f, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -458,6 +669,7 @@ int main(int argc, char **argv) {
   grad_replace_seeds();
   ops_seeds();
   gradients_api_seeds();
+  op_args_seeds();
   int stale = 0, written = 0;
   for (const auto &[target, files] : seeds) {
     const fs::path dir = root / target;

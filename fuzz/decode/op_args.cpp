@@ -1,0 +1,214 @@
+#include "decode/op_args.hpp"
+
+#include <crossgrad/oracle/render.hpp>
+#include <limits>
+#include <sstream>
+
+namespace crossgrad::fuzz::op_args {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kFloats[kFloatCodes] = {
+    0.0,    -0.0,  1.0,     -1.0,  0.5,    -0.5,    2.0,   -2.0,   3.0,   -3.0,   1.5,
+    -2.5,   0.25,  7.0,     -7.0,  0.1,    1.0 / 3, 100.0, -100.0, 65504, 1e-3,   1e30,
+    -1e30,  3.4e38, 1e300,  -1e300, 1e-40, 5e-324, std::numeric_limits<double>::quiet_NaN(), kInf,
+    -kInf,  4096.0};
+constexpr std::int64_t kInts[kIntCodes] = {0,   1,    2,          3,           4,          5,
+                                           -1,  -2,   6,          7,           100,        -100,
+                                           2147483647, -2147483647 - 1, std::int64_t{1} << 40,
+                                           std::numeric_limits<std::int64_t>::min()};
+}  // namespace
+
+double float_value(std::size_t code) { return kFloats[code % kFloatCodes]; }
+std::int64_t int_value(std::size_t code) { return kInts[code % kIntCodes]; }
+std::size_t size_value(std::size_t code, std::size_t codes) {
+  return code + 1 >= codes ? std::numeric_limits<std::size_t>::max() : code;
+}
+
+bool is_op(const OpArgsCase &c) { return c.op_code < kOpCount; }
+const OpInfo &op_of(const OpArgsCase &c) { return kOps[c.op_code]; }
+
+std::vector<std::size_t> binary_rhs_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
+  std::vector<std::size_t> s = c.tensors[0].shape;
+  if (mode == ShapeMode::Derived && s.size() >= 2) std::swap(s[s.size() - 1], s[s.size() - 2]);
+  return s;
+}
+
+std::vector<std::size_t> assign_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
+  std::vector<std::size_t> s = c.tensors[0].shape;
+  const std::size_t d = size_value(c.dim, kDimCodes);
+  if (mode == ShapeMode::Derived && d < s.size() && c.indices.shape.size() == 1) s[d] = c.indices.shape[0];
+  return s;
+}
+
+namespace {
+
+std::string size_text(std::size_t v) {
+  return v == std::numeric_limits<std::size_t>::max() ? "SIZE_MAX" : std::to_string(v);
+}
+
+std::string float_text(std::size_t code) {
+  std::ostringstream os;
+  os.precision(17);
+  os << float_value(code);
+  return os.str();
+}
+
+std::string tensor_text(const ArgTensor &t, bool ints) {
+  std::string s = oracle::render_shape(t.shape);
+  if (t.codes.empty()) return s + " fill";
+  s += " {";
+  for (std::size_t i = 0; i < t.codes.size(); ++i) {
+    if (i) s += ", ";
+    s += ints ? std::to_string(int_value(t.codes[i])) : float_text(t.codes[i]);
+  }
+  return s + "}";
+}
+
+}  // namespace
+
+namespace {
+
+std::size_t count(const std::vector<std::size_t> &shape) {
+  std::size_t n = 1;
+  for (std::size_t d : shape) n *= d;
+  return n;
+}
+
+// The fill of a tensor without explicit codes: finite values (float codes 2..14), indices 0..5.
+std::size_t code_at(const ArgTensor &t, std::size_t i, bool ints) {
+  if (!t.codes.empty()) return t.codes[i];
+  return ints ? i % 6 : 2 + (i * 7) % 13;
+}
+
+oracle::HostArray floats(const ArgTensor &t, DType dtype) {
+  oracle::HostArray h{t.shape, dtype, std::vector<double>(count(t.shape))};
+  for (std::size_t i = 0; i < h.values.size(); ++i) {
+    const double v = float_value(code_at(t, i, false));
+    h.values[i] = dtype == DType::F32 ? static_cast<double>(static_cast<float>(v)) : v;
+  }
+  return h;
+}
+
+template <class T>
+double wrapped(std::int64_t v) {
+  return static_cast<double>(static_cast<T>(v));
+}
+
+oracle::HostArray ints(const ArgTensor &t, DType dtype) {
+  oracle::HostArray h{t.shape, dtype, std::vector<double>(count(t.shape))};
+  for (std::size_t i = 0; i < h.values.size(); ++i) {
+    const std::int64_t v = int_value(code_at(t, i, true));
+    h.values[i] = dtype == DType::I64   ? wrapped<std::int64_t>(v)
+                  : dtype == DType::I32 ? wrapped<std::int32_t>(v)
+                  : dtype == DType::I8  ? wrapped<std::int8_t>(v)
+                                        : wrapped<std::uint8_t>(v);
+  }
+  return h;
+}
+
+oracle::HostArray bools(const ArgTensor &t) {
+  oracle::HostArray h{t.shape, DType::Bool, std::vector<double>(count(t.shape))};
+  for (std::size_t i = 0; i < h.values.size(); ++i) h.values[i] = code_at(t, i, true) % 2 == 1 ? 1 : 0;
+  return h;
+}
+
+}  // namespace
+
+ReferenceCall reference_call(const OpArgsCase &c) {
+  const OpInfo &op = op_of(c);
+  const DType float_dtype = c.f64 ? DType::F64 : DType::F32;
+  const DType int_dtype = kIntDTypes[c.int_dtype % std::size(kIntDTypes)];
+  ReferenceCall call;
+  for (std::size_t k = 0; k < c.tensors.size(); ++k) {
+    if (k == 0 && op.operand == OpKind::Int)
+      call.operands.push_back(ints(c.tensors[k], int_dtype));
+    else if (k == 0 && op.operand == OpKind::Bool)
+      call.operands.push_back(bools(c.tensors[k]));
+    else
+      call.operands.push_back(floats(c.tensors[k], float_dtype));
+  }
+  // {tensor, indices} or {tensor, indices, values}
+  if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign)
+    call.operands.insert(call.operands.begin() + 1, ints(c.indices, int_dtype));
+  oracle::OpArgs &a = call.args;
+  a.scalar = float_value(c.scalar);
+  a.min = float_value(c.min);
+  a.max = float_value(c.max);
+  a.dim = size_value(c.dim, kDimCodes);
+  a.dim1 = size_value(c.dim1, kDimCodes);
+  a.shape = c.shape;
+  a.dtype = all_dtypes()[c.dtype % all_dtypes().size()];
+  for (std::size_t axis : c.axes) a.axes.push_back(size_value(axis, kAxisCodes));
+  for (const auto &[start, end] : c.ranges)
+    a.ranges.push_back(Range{size_value(start, kBoundCodes), size_value(end, kBoundCodes)});
+  return call;
+}
+
+std::string describe(const OpArgsCase &c) {
+  std::ostringstream os;
+  os << "op_args: backend " << c.backend
+     << (c.backend < kKnownBackendCount ? " (" + std::string(kKnownBackends[c.backend].name) + ")" : std::string())
+     << (c.tracked ? ", tracked" : ", plain") << ", " << (c.f64 ? "F64" : "F32") << ", op code " << c.op_code;
+  if (!is_op(c)) {
+    os << " (not a registry op)";
+    return os.str();
+  }
+  const OpInfo &op = op_of(c);
+  os << " (" << op.name << ", Sig " << op_sig_name(op.sig) << ")";
+  const bool int_receiver = op.operand != OpKind::Float;
+  for (std::size_t k = 0; k < c.tensors.size(); ++k) {
+    os << "\n  tensor " << k << ": " << tensor_text(c.tensors[k], k == 0 && int_receiver);
+    if (k == 0 && op.operand == OpKind::Int) os << " " << dtype_name(kIntDTypes[c.int_dtype % std::size(kIntDTypes)]);
+    if (k == 0 && op.operand == OpKind::Bool) os << " Bool";
+  }
+  switch (op.sig) {
+    case OpSig::Unary:
+    case OpSig::Binary:
+      break;
+    case OpSig::Scalar:
+      os << "\n  scalar " << float_text(c.scalar);
+      break;
+    case OpSig::Bounds:
+      os << "\n  min " << float_text(c.min) << ", max " << float_text(c.max);
+      break;
+    case OpSig::DimPair:
+      os << "\n  dim0 " << size_text(size_value(c.dim, kDimCodes)) << ", dim1 "
+         << size_text(size_value(c.dim1, kDimCodes));
+      break;
+    case OpSig::ToShape:
+      os << "\n  shape " << oracle::render_shape(c.shape);
+      break;
+    case OpSig::ToDType:
+      os << "\n  dtype " << dtype_name(all_dtypes()[c.dtype % all_dtypes().size()]);
+      break;
+    case OpSig::Axes: {
+      os << "\n  axes [";
+      for (std::size_t i = 0; i < c.axes.size(); ++i) os << (i ? ", " : "") << size_text(size_value(c.axes[i], kAxisCodes));
+      os << "]";
+      break;
+    }
+    case OpSig::Ranges: {
+      os << "\n  ranges [";
+      for (std::size_t i = 0; i < c.ranges.size(); ++i) {
+        os << (i ? ", " : "") << size_text(size_value(c.ranges[i].first, kBoundCodes)) << ".."
+           << size_text(size_value(c.ranges[i].second, kBoundCodes));
+      }
+      os << "]";
+      break;
+    }
+    case OpSig::Dim:
+    case OpSig::Select:
+    case OpSig::SelectAssign:
+    case OpSig::Cat:
+      os << "\n  dim " << size_text(size_value(c.dim, kDimCodes));
+      break;
+  }
+  if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign) {
+    os << "\n  indices " << dtype_name(kIntDTypes[c.int_dtype % std::size(kIntDTypes)]) << " "
+       << tensor_text(c.indices, true);
+  }
+  return os.str();
+}
+
+}  // namespace crossgrad::fuzz::op_args

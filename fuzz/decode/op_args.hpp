@@ -1,0 +1,240 @@
+#pragma once
+// op_args_fuzzer's scenario: one registry op (by its stored code, oracle::kOpCodeSpace) called
+// through Dispatch with raw, possibly invalid, structured arguments: operand tensors as the op's
+// Sig needs them, scalars from a table with NaN and infinities, dims that are NOT reduced modulo
+// the rank, target shapes, axes and ranges of any length with any values. Which fields follow the
+// op code depends on the op's Sig (op_list.hpp), so a code names the same fields in every build
+// that lists the op; a code past the registry's last op reads nothing more and is not run.
+//
+// Every value is stored as a small code into a table below (Note [One schema, two directions]:
+// the writer writes the code, the reader reads it back), so scenarios compare with == and seeds
+// are readable. Sizes are bounded: rank <= 4, dims <= 5, at most 4 tensors for float_cat.
+#include <crossgrad/core/dtype.hpp>
+#include <crossgrad/core/shape.hpp>
+#include <crossgrad/ops/op_list.hpp>
+#include <crossgrad/oracle/graph.hpp>
+#include <crossgrad/oracle/reference_ops.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "decode/backends.hpp"
+#include "harness/io.hpp"
+
+namespace crossgrad::fuzz::op_args {
+
+inline constexpr std::size_t kMaxRank = 4;        // operand tensors
+inline constexpr std::size_t kMaxTargetRank = 5;  // target shapes (expand may add dims)
+inline constexpr std::size_t kDimChoices = 6;     // dims 0..5
+inline constexpr std::size_t kMaxCat = 4;
+inline constexpr std::size_t kMaxAxes = 5;
+inline constexpr std::size_t kMaxRanges = 5;
+
+// Value tables (op_args.cpp). Float: small exact values, ±0, 1/3, 0.1, large, F32 max, values
+// that overflow F32, subnormals of F32 and F64, NaN, ±inf. Int: valid indices 0..7, negatives,
+// 32-bit extremes, 2^40 and INT64_MIN (converted to the tensor's int dtype, wrapping).
+inline constexpr std::size_t kFloatCodes = 32;
+inline constexpr std::size_t kIntCodes = 16;
+double float_value(std::size_t code);
+std::int64_t int_value(std::size_t code);
+// Dims, axes and range bounds: codes 0..n-2 are themselves, the last code is SIZE_MAX.
+inline constexpr std::size_t kDimCodes = 8;    // dim, dim1: 0..6, SIZE_MAX
+inline constexpr std::size_t kAxisCodes = 7;   // 0..5, SIZE_MAX
+inline constexpr std::size_t kBoundCodes = 9;  // range start / end: 0..7, SIZE_MAX
+std::size_t size_value(std::size_t code, std::size_t codes);
+// The int dtypes a tensor of ints can have (index tensors and int receivers): I64, I32, I8, U8
+// (index tensors of I8 / U8 are the unsupported-dtype case).
+inline constexpr DType kIntDTypes[] = {DType::I64, DType::I32, DType::I8, DType::U8};
+
+// One tensor operand: a shape and, per element, a value code (empty: a deterministic fill of
+// finite values / valid small indices). How the codes are read depends on the operand's role.
+struct ArgTensor {
+  std::vector<std::size_t> shape;
+  std::vector<std::uint8_t> codes;
+  friend bool operator==(const ArgTensor &, const ArgTensor &) = default;
+};
+
+// How a second tensor's shape is given: read, or derived from the first operand so that valid
+// arguments are common (Binary: lhs's shape or lhs's with the last two dims swapped; SelectAssign:
+// the selected shape; Cat: the first piece's shape with `dim` resized).
+enum class ShapeMode : std::uint8_t { Explicit, LikeFirst, Derived, kCount };
+
+struct OpArgsCase {
+  std::size_t backend = 0;  // registry index
+  bool tracked = false;     // receivers on Autodiff(device)
+  std::size_t op_code = 0;  // OpId value; >= kOpCount: not an op
+  bool f64 = false;         // float operands' dtype
+  std::vector<ArgTensor> tensors;  // the float operands (or the int/bool receiver), by Sig
+  std::vector<ShapeMode> modes;    // per tensor after the first
+  std::vector<std::size_t> sizes;  // Cat: per piece after the first, the size of `dim` (LikeFirst)
+  std::size_t int_dtype = 0;       // index into kIntDTypes: index tensors and int receivers
+  ArgTensor indices;               // Select, SelectAssign
+  std::size_t scalar = 0, min = 0, max = 0;  // float codes
+  std::size_t dim = 0, dim1 = 0;             // dim codes
+  std::vector<std::size_t> shape;            // ToShape target
+  std::size_t dtype = 0;                     // ToDType target: index into all_dtypes()
+  std::vector<std::size_t> axes;             // axis codes
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;  // bound codes
+  friend bool operator==(const OpArgsCase &, const OpArgsCase &) = default;
+};
+
+bool is_op(const OpArgsCase &c);
+const OpInfo &op_of(const OpArgsCase &c);  // only when is_op(c)
+
+template <class Io>
+void shape(Io &io, std::vector<std::size_t> &dims, std::size_t max_rank) {
+  list(io, dims, max_rank, [](Io &i, std::size_t &d) { i.pick(d, kDimChoices); });
+}
+
+// The codes of a tensor whose shape is known; the explicit flag first.
+template <class Io>
+void codes(Io &io, ArgTensor &t, std::size_t code_count) {
+  bool explicit_codes = !t.codes.empty();
+  io.flag(explicit_codes);
+  if (!explicit_codes) {
+    t.codes.clear();
+    return;
+  }
+  std::size_t n = 1;
+  for (std::size_t d : t.shape) n *= d;
+  t.codes.resize(n);
+  for (std::uint8_t &code : t.codes) {
+    std::size_t v = code;
+    io.pick(v, code_count);
+    code = static_cast<std::uint8_t>(v);
+  }
+  if (n == 0) t.codes.clear();  // nothing to say: reads back as the fill
+}
+
+template <class Io>
+void tensor(Io &io, ArgTensor &t, std::size_t code_count) {
+  shape(io, t.shape, kMaxRank);
+  codes(io, t, code_count);
+}
+
+// A tensor after the first: its mode, then its shape (when Explicit) and codes.
+template <class Io>
+void later_tensor(Io &io, OpArgsCase &c, std::size_t k, std::size_t code_count,
+                  std::vector<std::size_t> (*derive)(const OpArgsCase &, ShapeMode, std::size_t)) {
+  if (c.tensors.size() < k + 1) c.tensors.resize(k + 1);
+  if (c.modes.size() < k) c.modes.resize(k);
+  io.pick_enum(c.modes[k - 1], static_cast<std::size_t>(ShapeMode::kCount));
+  if (c.modes[k - 1] == ShapeMode::Explicit)
+    shape(io, c.tensors[k].shape, kMaxRank);
+  else if constexpr (Io::reading)
+    c.tensors[k].shape = derive(c, c.modes[k - 1], k);
+  codes(io, c.tensors[k], code_count);
+}
+
+// The derived shapes (op_args.cpp).
+std::vector<std::size_t> binary_rhs_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
+std::vector<std::size_t> assign_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
+
+template <class Io>
+void index_tensor(Io &io, OpArgsCase &c) {
+  io.pick(c.int_dtype, std::size(kIntDTypes));
+  list(io, c.indices.shape, 2, [](Io &i, std::size_t &d) { i.pick(d, kDimChoices); });
+  codes(io, c.indices, kIntCodes);
+}
+
+template <class Io>
+void schema(Io &io, OpArgsCase &c) {
+  backend(io, c.backend);
+  io.flag(c.tracked);
+  io.pick(c.op_code, oracle::kOpCodeSpace);
+  io.flag(c.f64);
+  if (!is_op(c)) return;
+  const OpInfo &op = op_of(c);
+  if constexpr (Io::reading) c.tensors.assign(op.sig == OpSig::Cat ? 0 : 1, ArgTensor{});
+  // The receiver of a non-float op (int/bool -> float conversions) holds ints or bools.
+  const std::size_t receiver_codes = op.operand == OpKind::Float ? kFloatCodes : kIntCodes;
+  if (op.operand == OpKind::Int) io.pick(c.int_dtype, std::size(kIntDTypes));
+  if (op.sig != OpSig::Cat) tensor(io, c.tensors[0], receiver_codes);
+  switch (op.sig) {
+    case OpSig::Unary:
+      break;
+    case OpSig::Binary:
+      later_tensor(io, c, 1, kFloatCodes, &binary_rhs_shape);
+      break;
+    case OpSig::Scalar:
+      io.pick(c.scalar, kFloatCodes);
+      break;
+    case OpSig::Bounds:
+      io.pick(c.min, kFloatCodes);
+      io.pick(c.max, kFloatCodes);
+      break;
+    case OpSig::Dim:
+      io.pick(c.dim, kDimCodes);
+      break;
+    case OpSig::DimPair:
+      io.pick(c.dim, kDimCodes);
+      io.pick(c.dim1, kDimCodes);
+      break;
+    case OpSig::ToShape:
+      shape(io, c.shape, kMaxTargetRank);
+      break;
+    case OpSig::ToDType:
+      io.pick(c.dtype, all_dtypes().size());
+      break;
+    case OpSig::Axes:
+      list(io, c.axes, kMaxAxes, [](Io &i, std::size_t &a) { i.pick(a, kAxisCodes); });
+      break;
+    case OpSig::Ranges:
+      list(io, c.ranges, kMaxRanges, [](Io &i, std::pair<std::size_t, std::size_t> &r) {
+        i.pick(r.first, kBoundCodes);
+        i.pick(r.second, kBoundCodes);
+      });
+      break;
+    case OpSig::Select:
+      io.pick(c.dim, kDimCodes);
+      index_tensor(io, c);
+      break;
+    case OpSig::SelectAssign:
+      io.pick(c.dim, kDimCodes);
+      index_tensor(io, c);
+      later_tensor(io, c, 1, kFloatCodes, &assign_values_shape);
+      break;
+    case OpSig::Cat: {
+      io.pick(c.dim, kDimCodes);
+      std::size_t n = c.tensors.size();
+      io.count(n, 0, kMaxCat);
+      if constexpr (Io::reading) c.tensors.assign(n, ArgTensor{});
+      c.modes.resize(n ? n - 1 : 0);
+      c.sizes.resize(n ? n - 1 : 0);
+      for (std::size_t k = 0; k < n; ++k) {
+        if (k == 0) {
+          tensor(io, c.tensors[0], kFloatCodes);
+          continue;
+        }
+        // Explicit, or the first piece's shape with `dim` (when it names one) resized.
+        io.pick_enum(c.modes[k - 1], static_cast<std::size_t>(ShapeMode::kCount));
+        if (c.modes[k - 1] == ShapeMode::Explicit) {
+          c.sizes[k - 1] = 0;
+          shape(io, c.tensors[k].shape, kMaxRank);
+        } else {
+          io.pick(c.sizes[k - 1], kDimChoices);
+          if constexpr (Io::reading) {
+            c.tensors[k].shape = c.tensors[0].shape;
+            const std::size_t d = size_value(c.dim, kDimCodes);
+            if (d < c.tensors[k].shape.size()) c.tensors[k].shape[d] = c.sizes[k - 1];
+          }
+        }
+        codes(io, c.tensors[k], kFloatCodes);
+      }
+      break;
+    }
+  }
+}
+
+std::string describe(const OpArgsCase &c);
+
+// What the codes mean: the operands as host values (already in their dtype: F32 values rounded,
+// ints converted, wrapping, to the int dtype), in reference_op's order, and the arguments.
+struct ReferenceCall {
+  std::vector<oracle::HostArray> operands;
+  oracle::OpArgs args;
+};
+ReferenceCall reference_call(const OpArgsCase &c);  // only when is_op(c)
+
+}  // namespace crossgrad::fuzz::op_args

@@ -1,0 +1,298 @@
+// op_args_fuzzer: bytes -> one registry op called through Dispatch with raw, possibly invalid,
+// structured arguments (decode/op_args.hpp), checked against the oracle's independent reference
+// evaluator (oracle::reference_op): where it names a catalog panic, the engine must raise that
+// entry with a message its catalog pattern matches; where it gives a value, the result must have
+// the reference's kind, tracked-ness, backend, shape and dtype and its values (bit for bit for the
+// ops whose bound is exact, NaN compared as a class; within oracle::bound_for otherwise). A tracked
+// Float result of an op with a backward rule must give its receiver a gradient of its shape.
+// No op is named here: the Dispatch call is expanded from the registry (CROSSGRAD_OPS) by Sig.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <crossgrad/crossgrad.hpp>
+#include <crossgrad/oracle/build.hpp>
+#include <crossgrad/oracle/numeric.hpp>
+#include <crossgrad/oracle/reference_ops.hpp>
+#include <crossgrad/oracle/registry.hpp>
+#include <crossgrad/oracle/render.hpp>
+#include <cstdint>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "decode/op_args.hpp"
+#include "harness/expect.hpp"
+#include "harness/target.hpp"
+#include "targets/targets.hpp"
+
+namespace crossgrad::fuzz {
+namespace {
+
+using oracle::HostArray;
+using namespace op_args;
+
+// The operands as the reference sees them (decode/op_args.hpp: reference_call) and as the engine
+// sees them: Dispatch tensors on the scenario's device built from the same host values.
+struct Call {
+  std::vector<HostArray> reference_operands;  // reference_op's order (reference_ops.hpp)
+  oracle::OpArgs args;
+  std::vector<DispatchTensor> tensors;  // float operands, or the int/bool receiver
+  std::optional<DispatchTensor> indices;
+};
+
+template <class T>
+std::vector<T> as(const HostArray &h) {
+  std::vector<T> out;
+  out.reserve(h.values.size());
+  for (double v : h.values) out.push_back(static_cast<T>(v));
+  return out;
+}
+
+// The engine tensor holding exactly the host values (F32 values are exact floats, ints exact).
+DispatchTensor engine_tensor(const HostArray &h, const DispatchDevice &dev) {
+  const Shape shape(h.shape);
+  switch (h.dtype) {
+    case DType::F32:
+      return Dispatch::float_from_data(TensorData::from_f32(as<float>(h), shape), dev);
+    case DType::F64:
+      return Dispatch::float_from_data(TensorData::from_f64(h.values, shape), dev);
+    case DType::I64:
+      return Dispatch::int_from_data(TensorData::from_i64(as<std::int64_t>(h), shape), dev);
+    case DType::I32:
+      return Dispatch::int_from_data(TensorData::from_i32(as<std::int32_t>(h), shape), dev);
+    case DType::I8:
+      return Dispatch::int_from_data(TensorData::from_i8(as<std::int8_t>(h), shape), dev);
+    case DType::U8:
+      return Dispatch::int_from_data(TensorData::from_u8(as<std::uint8_t>(h), shape), dev);
+    case DType::Bool: {
+      std::vector<bool> b;
+      for (double v : h.values) b.push_back(v != 0);
+      return Dispatch::bool_from_data(TensorData::from_bool(std::move(b), shape), dev);
+    }
+    case DType::F16:
+    case DType::BF16:
+    case DType::QInt8:
+      break;
+  }
+  fail("op_args: no operand of dtype " + oracle::render_dtype(h.dtype));
+}
+
+Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
+  ReferenceCall rc = reference_call(c);
+  Call call;
+  const bool indexed = op.sig == OpSig::Select || op.sig == OpSig::SelectAssign;
+  for (std::size_t k = 0; k < rc.operands.size(); ++k) {
+    if (indexed && k == 1)
+      call.indices = engine_tensor(rc.operands[k], dev);
+    else
+      call.tensors.push_back(engine_tensor(rc.operands[k], dev));
+  }
+  call.reference_operands = std::move(rc.operands);
+  call.args = std::move(rc.args);
+  return call;
+}
+
+// The Dispatch call of each Sig, in the registry's parameter order (CROSSGRAD_SIG_PARAMS_<Sig>).
+#define CROSSGRAD_OPARGS_CALL_Unary(f) f(in.tensors[0])
+#define CROSSGRAD_OPARGS_CALL_Binary(f) f(in.tensors[0], in.tensors[1])
+#define CROSSGRAD_OPARGS_CALL_Scalar(f) f(in.tensors[0], a.scalar)
+#define CROSSGRAD_OPARGS_CALL_Bounds(f) f(in.tensors[0], a.min, a.max)
+#define CROSSGRAD_OPARGS_CALL_Dim(f) f(in.tensors[0], a.dim)
+#define CROSSGRAD_OPARGS_CALL_DimPair(f) f(in.tensors[0], a.dim, a.dim1)
+#define CROSSGRAD_OPARGS_CALL_ToShape(f) f(in.tensors[0], Shape(a.shape))
+#define CROSSGRAD_OPARGS_CALL_ToDType(f) f(in.tensors[0], a.dtype)
+#define CROSSGRAD_OPARGS_CALL_Axes(f) f(in.tensors[0], a.axes)
+#define CROSSGRAD_OPARGS_CALL_Ranges(f) f(in.tensors[0], a.ranges)
+#define CROSSGRAD_OPARGS_CALL_Select(f) f(in.tensors[0], a.dim, *in.indices)
+#define CROSSGRAD_OPARGS_CALL_SelectAssign(f) f(in.tensors[0], a.dim, *in.indices, in.tensors[1])
+#define CROSSGRAD_OPARGS_CALL_Cat(f) f(in.tensors, a.dim)
+
+DispatchTensor dispatch(OpId op, const Call &in) {
+  const oracle::OpArgs &a = in.args;
+  switch (op) {
+#define CROSSGRAD_X(name, method, Sig, Operand, Result, Rule) \
+  case OpId::name:                                            \
+    return CROSSGRAD_OPARGS_CALL_##Sig(Dispatch::name);
+    CROSSGRAD_OPS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+  }
+  fail("dispatch: not a registry op");
+}
+
+PrimitiveKind expected_primitive(OpKind result, bool tracked) {
+  switch (result) {
+    case OpKind::Float:
+      return tracked ? PrimitiveKind::Autodiff : PrimitiveKind::Float;
+    case OpKind::Int:
+      return PrimitiveKind::Int;
+    case OpKind::Bool:
+      return PrimitiveKind::Bool;
+  }
+  fail("unknown result kind");
+}
+
+TensorData data_of(OpKind kind, const DispatchTensor &t) {
+  switch (kind) {
+    case OpKind::Float:
+      return Dispatch::float_into_data(t);
+    case OpKind::Int:
+      return Dispatch::int_into_data(t);
+    case OpKind::Bool:
+      return Dispatch::bool_into_data(t);
+  }
+  fail("unknown result kind");
+}
+
+std::vector<double> values_of(const TensorData &d) {
+  switch (dtype_category(d.dtype())) {
+    case DTypeCategory::Float:
+      return d.to_f64();
+    case DTypeCategory::Int: {
+      std::vector<double> out;
+      for (std::int64_t v : d.to_i64()) out.push_back(static_cast<double>(v));
+      return out;
+    }
+    case DTypeCategory::Bool: {
+      std::vector<double> out;
+      for (bool v : d.to_bool()) out.push_back(v ? 1 : 0);
+      return out;
+    }
+    case DTypeCategory::Quantized:
+      break;
+  }
+  fail("a quantized result");
+}
+
+TensorData reference_data(const HostArray &r) {
+  if (r.dtype == DType::F32) {
+    std::vector<float> f(r.values.begin(), r.values.end());
+    return TensorData::from_f32(std::move(f), Shape(r.shape));
+  }
+  return TensorData::from_f64(r.values, Shape(r.shape));
+}
+
+std::string number(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+// The largest finite |value| of the float operands; for Binary ops (matmul's bound) the product of
+// the two operands' largest.
+double magnitude(const OpInfo &op, const std::vector<HostArray> &operands) {
+  std::vector<double> largest;
+  for (const HostArray &h : operands) {
+    if (dtype_category(h.dtype) != DTypeCategory::Float) continue;
+    double m = 0;
+    for (double v : h.values) {
+      if (std::isfinite(v)) m = std::max(m, std::fabs(v));
+    }
+    largest.push_back(m);
+  }
+  double out = op.sig == OpSig::Binary ? 1 : 0;
+  for (double m : largest) out = op.sig == OpSig::Binary ? out * m : std::max(out, m);
+  return largest.empty() ? 0 : out;
+}
+
+void check_panic(const OpInfo &op, const Attempt<DispatchTensor> &a, const std::string &id, Outcome &out) {
+  const std::string what = std::string(op.name);
+  if (!a.panic) fail(what + ": the reference expects panic " + id + " but the call succeeded");
+  const std::string got(panic_id_name(a.panic->id()));
+  if (got != id) fail(what + ": the reference expects panic " + id + ", got " + got + " \"" + a.panic->message() + "\"");
+  // attempt() has matched the message against the catalog pattern; where the catalog's template
+  // starts with the op's name, it must name this op.
+  const std::string prefix = std::string(op.name) + " ";
+  if (panic_template(a.panic->id()).rfind("{op} ", 0) == 0 && a.panic->message().rfind(prefix, 0) != 0)
+    fail(what + ": panic " + id + " names another op: \"" + a.panic->message() + "\"");
+  out.panics.insert(a.panic->id());
+  out.log.push_back(what + " -> panic " + id + ": " + a.panic->message());
+}
+
+void check_value(const OpArgsCase &c, const OpInfo &op, const Call &in, const oracle::ReferenceResult &ref,
+                 const DispatchTensor &r) {
+  const std::string what(op.name);
+  const PrimitiveKind want = expected_primitive(op.result, c.tracked);
+  if (oracle::primitive_of(r.kind) != want || oracle::autodiff_depth_of(r.kind) != (c.tracked ? 1u : 0u) ||
+      oracle::backend_of(r.kind) != c.backend) {
+    fail(what + ": result kind " + debug(r.kind) + ", expected " + std::string(primitive_kind_name(want)) +
+         (c.tracked ? " on an autodiff device" : "") + " of backend " + std::to_string(c.backend));
+  }
+  if (ref.kind != op.result) fail(what + ": the reference gives another result kind than the registry");
+  const TensorData got = data_of(op.result, r);
+  if (got.shape().dims() != ref.value.shape || got.dtype() != ref.value.dtype) {
+    fail(what + ": result shape " + got.shape().to_string() + " dtype " + oracle::render_dtype(got.dtype()) +
+         ", reference " + oracle::render_shape(ref.value.shape) + " " + oracle::render_dtype(ref.value.dtype));
+  }
+  const std::vector<double> values = values_of(got);
+  if (op.result != OpKind::Float) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (values[i] != ref.value.values[i])
+        fail(what + ": element " + std::to_string(i) + " is " + number(values[i]) + ", reference " +
+             number(ref.value.values[i]));
+    }
+    return;
+  }
+  const DType dtype = ref.value.dtype;
+  const oracle::Bound bound =
+      oracle::bound_for(op.id, dtype, oracle::reference_reduction_length(op.id, in.reference_operands, in.args),
+                        magnitude(op, in.reference_operands));
+  if (!bound.exact) {
+    require(oracle::compare_values(reference_data(ref.value), got, bound, what));
+    return;
+  }
+  // Exact ops: the same bits (values of F32 data are exact doubles), NaN compared as a class.
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double x = values[i], y = ref.value.values[i];
+    if (std::isnan(x) && std::isnan(y)) continue;
+    if (std::bit_cast<std::uint64_t>(x) != std::bit_cast<std::uint64_t>(y))
+      fail(what + ": element " + std::to_string(i) + " is " + number(x) + ", reference " + number(y) +
+           " (an exact op: bits must agree)");
+  }
+}
+
+void run(Bytes bytes, Outcome &out) {
+  const Decoded<OpArgsCase> decoded =
+      decode_noting_uses<OpArgsCase>(bytes, [](auto &io, auto &x) { op_args::schema(io, x); });
+  if (skip_unless_applicable(decoded.uses, out)) return;
+  const OpArgsCase &c = decoded.scenario;
+  if (!is_op(c)) {
+    // One reason for every reserved code, so tallies group them.
+    out.not_applicable = "op code past the registry's last op";
+    out.log.push_back("not applicable here (op code " + std::to_string(c.op_code) + ": not a registry op)");
+    return;
+  }
+  const OpInfo &op = op_of(c);
+  const DispatchDevice dev =
+      oracle::dispatch_device(c.backend, oracle::all_backends().at(c.backend).default_device, c.tracked);
+  const Call in = build(c, op, dev);
+  const oracle::ReferenceResult ref = oracle::reference_op(op.id, in.reference_operands, in.args);
+  const Attempt<DispatchTensor> a = attempt([&] { return dispatch(op.id, in); });
+  if (ref.panic_id) {
+    check_panic(op, a, *ref.panic_id, out);
+    return;
+  }
+  const DispatchTensor r = expect_value(a, op.name);
+  check_value(c, op, in, ref, r);
+  out.log.push_back(std::string(op.name) + " -> " + debug(r.kind) + ": agrees with the reference");
+  if (!c.tracked || op.rule != OpRule::Backward) return;
+  const Gradients grads = Dispatch::backward(Dispatch::float_sum(r));
+  const std::optional<DispatchTensor> g = Dispatch::grad(in.tensors[0], grads);
+  if (!g) fail(std::string(op.name) + ": backward gave the tracked receiver no gradient");
+  if (Dispatch::float_shape(*g).dims() != c.tensors[0].shape)
+    fail(std::string(op.name) + ": the receiver's gradient has shape " + Dispatch::float_shape(*g).to_string() +
+         ", the receiver " + oracle::render_shape(c.tensors[0].shape));
+  out.log.push_back("backward of the result's sum: receiver gradient of shape " +
+                    Dispatch::float_shape(*g).to_string());
+}
+
+std::string describe_bytes(Bytes bytes) {
+  return describe(decode_with<OpArgsCase>(bytes, [](auto &io, auto &x) { op_args::schema(io, x); }));
+}
+
+}  // namespace
+
+const Target kOpArgsTarget{"op_args_fuzzer", &describe_bytes, &run};
+
+}  // namespace crossgrad::fuzz
