@@ -38,7 +38,12 @@ struct JudgedShare {
 
 // Runs the oracle's finite-difference check, tags the case as judged or not (RapidCheck prints
 // the distribution) and counts it.
-void judge(const og::GraphSpec& g, JudgedShare& share) {
+// The root is weighted by a random cotangent (oracle::with_cotangent): with the seed of ones alone,
+// a backward rule that misplaces cat's slices or drops softmax's sum term goes unseen.
+void judge(const og::GraphSpec& graph, JudgedShare& share) {
+  const std::vector<double> weights = *rc::gen::container<std::vector<double>>(
+      *rc::gen::inRange<std::size_t>(1, 8), rc::gen::elementOf(std::vector<double>{-1.75, -1.25, -0.5, 0.75, 1.5, 2.25}));
+  const og::GraphSpec g = og::with_cotangent(og::normalized(graph), weights);
   const og::FdVerdict v = og::judge_graph_finite_differences(g);
   ++share.cases;
   share.judged_cases += v.judged > 0 ? 1 : 0;

@@ -437,7 +437,7 @@ bool smooth_at_leaf_values(const GraphSpec& g) {
   for (const auto& op : g.ops) {
     if (op.op == Op::float_clamp) {
       for (double x : values[op.lhs]) {
-        if (std::fabs(x) == std::fabs(op.scalar)) return false;
+        if (x == clamp_min(op) || x == clamp_max(op)) return false;
       }
     }
     if (op.op == Op::float_max_dim) {

@@ -33,6 +33,9 @@ const std::vector<Op>& all_ops() {
   return ops;
 }
 
+double clamp_min(const OpSpec& op) { return std::fabs(op.scalar) / 2; }
+double clamp_max(const OpSpec& op) { return std::fabs(op.scalar) * 2; }
+
 bool is_binary(Op op) {
   if (!is_op_code(op)) return false;
   const OpSig sig = op_info(op).sig;
@@ -325,6 +328,25 @@ std::vector<std::vector<std::size_t>> value_shapes(const GraphSpec& g) {
   return shapes;
 }
 
+GraphSpec with_cotangent(const GraphSpec& g, const std::vector<double>& weights) {
+  const std::vector<std::vector<std::size_t>> shapes = value_shapes(g);
+  const std::size_t leaves = g.leaf_shapes.size();
+  GraphSpec out = g;
+  // Values after the leaves move up by one: the weight leaf goes last among the leaves.
+  for (OpSpec& op : out.ops) {
+    if (op.lhs >= leaves) ++op.lhs;
+    if (op.rhs >= leaves) ++op.rhs;
+  }
+  const std::vector<std::size_t>& root = shapes.back();
+  std::vector<double> w(element_count(root));
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = weights.empty() ? 1.0 : weights[i % weights.size()];
+  out.leaf_shapes.push_back(root);
+  out.leaf_values.push_back(std::move(w));
+  const std::size_t root_index = leaves + g.ops.size();  // after the shift
+  out.ops.push_back(OpSpec{Op::float_mul, root_index, leaves, 1.0, 0, 0});
+  return out;
+}
+
 std::vector<bool> used_leaves(const GraphSpec& g) {
   const std::size_t n = g.leaf_shapes.size() + g.ops.size();
   std::vector<bool> live(n, false);
@@ -378,7 +400,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     CROSSGRAD_OPS(CROSSGRAD_APPLY)
     // Ops with structured arguments, by the conventions of graph.hpp (OpSpec).
     case Op::float_reshape: return Dispatch::float_reshape(lhs, Shape{element_count(Dispatch::float_into_data(lhs).shape().dims())});
-    case Op::float_clamp: return Dispatch::float_clamp(lhs, -std::fabs(op.scalar), std::fabs(op.scalar));
+    case Op::float_clamp: return Dispatch::float_clamp(lhs, clamp_min(op), clamp_max(op));
     case Op::float_cat: return Dispatch::float_cat({lhs, rhs}, op.dim);
     case Op::float_slice: return Dispatch::float_slice(lhs, args().ranges);
     case Op::float_select: return Dispatch::float_select(lhs, op.dim, indices());

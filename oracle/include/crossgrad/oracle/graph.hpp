@@ -40,7 +40,8 @@ static_assert(::crossgrad::kOpCount <= kOpCodeSpace, "grow kOpCodeSpace (and re-
 // One step: operands index the values so far (leaves first, then earlier steps), taken modulo
 // their count. `scalar` for the *_scalar ops; `dim` (modulo rank) for the dim ops; Reshape
 // flattens to [n]. The ops with structured arguments take them from these fields, by the oracle's
-// own conventions (args_of in graph.cpp): clamp to [-|scalar|, |scalar|]; cat lhs and rhs along
+// own conventions (args_of in graph.cpp): clamp to [|scalar| / 2, 2 |scalar|] (both bounds within
+// reach of the positive values finite differences use); cat lhs and rhs along
 // dim; slice dim from dim1 % (size + 1) to the end; select indices {j, 0, j} with j = dim1 % size;
 // select_assign rhs as values at indices (dim1 + i) % size; permute rotates the dims by dim1;
 // expand prepends a dim of 2 and widens a size-1 dim `dim` to 3.
@@ -64,6 +65,9 @@ struct GraphSpec {
   friend bool operator==(const GraphSpec&, const GraphSpec&) = default;
 };
 std::string describe(const GraphSpec& graph);
+// float_clamp's bounds for a step (the convention at OpSpec).
+double clamp_min(const OpSpec& op);
+double clamp_max(const OpSpec& op);
 std::ostream& operator<<(std::ostream& os, const GraphSpec& graph);
 std::ostream& operator<<(std::ostream& os, const OpSpec& op);
 
@@ -77,6 +81,12 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
 // its lhs; at least one leaf. Every run_* function normalises first.
 GraphSpec normalized(GraphSpec graph);
 std::vector<std::vector<std::size_t>> value_shapes(const GraphSpec& normalized_graph);
+// The graph whose root is root * w, with w a new leaf of the root's shape holding `weights`
+// (cycled to the root's size). backward seeds the root with ones, so a graph's own gradient is
+// the vector-Jacobian product with the cotangent 1: blind to whatever a backward rule gets wrong
+// under a uniform cotangent (which slice of it goes where in cat, softmax's sum term: sum(softmax)
+// is constant). A random cotangent w sees those. Takes a normalized graph; the result is one.
+GraphSpec with_cotangent(const GraphSpec& normalized_graph, const std::vector<double>& weights);
 // Leaves the last value depends on.
 std::vector<bool> used_leaves(const GraphSpec& normalized_graph);
 
