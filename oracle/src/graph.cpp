@@ -200,6 +200,7 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_log:
     case Op::float_sqrt:
     case Op::float_tanh:
+    case Op::float_log1p:
     case Op::relu:
     case Op::sigmoid:
     case Op::float_powf_scalar:

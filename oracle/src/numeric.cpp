@@ -79,6 +79,7 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
       return {tiny, 8 * eps, false};
     case Op::float_log:
     case Op::float_tanh:
+    case Op::float_log1p:
     case Op::sigmoid:
       return {8 * eps, 8 * eps, false};
     // pow is exp(p log x) in most libraries: the error of log x is multiplied by p (same

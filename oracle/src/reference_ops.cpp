@@ -429,6 +429,7 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_log: return unary(in[0], [](auto x) { return std::log(x); });
     case OpId::float_sqrt: return unary(in[0], [](auto x) { return std::sqrt(x); });
     case OpId::float_tanh: return unary(in[0], [](auto x) { return std::tanh(x); });
+    case OpId::float_log1p: return unary(in[0], [](auto x) { return std::log1p(x); });
     // max(x, 0): +0 for every x <= 0 (also -0), NaN stays NaN.
     case OpId::relu:
       return unary(in[0], [](auto x) {

@@ -89,6 +89,7 @@ DispatchTensor call(OpId op, const DispatchTensor& x, const DispatchTensor& othe
     case OpId::float_log: return Dispatch::float_log(x);
     case OpId::float_sqrt: return Dispatch::float_sqrt(x);
     case OpId::float_tanh: return Dispatch::float_tanh(x);
+    case OpId::float_log1p: return Dispatch::float_log1p(x);
     case OpId::relu: return Dispatch::relu(x);
     case OpId::sigmoid: return Dispatch::sigmoid(x);
     case OpId::float_powf_scalar: return Dispatch::float_powf_scalar(x, 1.5);

@@ -85,6 +85,14 @@ AutodiffTensor<B> Autodiff<B>::float_log(const Tensor& x) {
   return record<B>(B::float_log(px), {&x}, [px](const Primitive& g) { return std::vector<Primitive>{B::float_div(g, px)}; });
 }
 
+// d/dx log(1 + x) = 1 / (1 + x).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_log1p(const Tensor& x) {
+  const Primitive px = x.primitive;
+  return record<B>(B::float_log1p(px), {&x},
+                   [px](const Primitive& g) { return std::vector<Primitive>{B::float_div(g, B::float_add_scalar(px, 1.0))}; });
+}
+
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_sqrt(const Tensor& x) {
   const Primitive out = B::float_sqrt(x.primitive);

@@ -68,7 +68,8 @@
   X(float_permute, permute, Axes, Float, Float, Backward)                          \
   X(float_expand, expand, ToShape, Float, Float, Backward)                         \
   X(softmax, softmax, Dim, Float, Float, Backward)                                 \
-  X(log_softmax, log_softmax, Dim, Float, Float, Backward)
+  X(log_softmax, log_softmax, Dim, Float, Float, Backward)                         \
+  X(float_log1p, log1p, Unary, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

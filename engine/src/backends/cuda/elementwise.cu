@@ -16,6 +16,8 @@ __device__ inline float dlog(float x) { return logf(x); }
 __device__ inline double dlog(double x) { return log(x); }
 __device__ inline float dsqrt(float x) { return sqrtf(x); }
 __device__ inline double dsqrt(double x) { return sqrt(x); }
+__device__ inline float dlog1p(float x) { return log1pf(x); }
+__device__ inline double dlog1p(double x) { return log1p(x); }
 __device__ inline float dtanh(float x) { return tanhf(x); }
 __device__ inline double dtanh(double x) { return tanh(x); }
 __device__ inline float dpow(float x, float e) { return powf(x, e); }
@@ -46,6 +48,9 @@ struct LogOp {
 };
 struct SqrtOp {
   template <class T> __device__ T operator()(T x) const { return dsqrt(x); }
+};
+struct Log1pOp {
+  template <class T> __device__ T operator()(T x) const { return dlog1p(x); }
 };
 struct TanhOp {
   template <class T> __device__ T operator()(T x) const { return dtanh(x); }
@@ -147,6 +152,10 @@ CudaTensor Cuda::float_log(const CudaTensor& tensor) {
 CudaTensor Cuda::float_sqrt(const CudaTensor& tensor) {
   return unary(tensor, "float_sqrt", [](auto) { return SqrtOp{}; });
 }
+CudaTensor Cuda::float_log1p(const CudaTensor& tensor) {
+  return unary(tensor, "float_log1p", [](auto) { return Log1pOp{}; });
+}
+
 CudaTensor Cuda::float_tanh(const CudaTensor& tensor) {
   return unary(tensor, "float_tanh", [](auto) { return TanhOp{}; });
 }

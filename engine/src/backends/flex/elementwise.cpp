@@ -204,6 +204,10 @@ FlexTensor Flex::float_sqrt(const FlexTensor& t) {
     flex::typed_kernels<T>().sqrt(src, dst, n);
   });
 }
+FlexTensor Flex::float_log1p(const FlexTensor& t) {
+  return map_elements(t, "float_log1p", [](auto x) { return std::log1p(x); });
+}
+
 FlexTensor Flex::float_tanh(const FlexTensor& t) {
   return map_elements(t, "float_tanh", [](auto x) { return std::tanh(x); });
 }

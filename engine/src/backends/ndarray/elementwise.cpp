@@ -77,6 +77,10 @@ NdArrayTensor NdArray::float_log(const NdArrayTensor& tensor) {
 NdArrayTensor NdArray::float_sqrt(const NdArrayTensor& tensor) {
   return unary(tensor, "float_sqrt", [](auto x) { return std::sqrt(x); });
 }
+NdArrayTensor NdArray::float_log1p(const NdArrayTensor& tensor) {
+  return unary(tensor, "float_log1p", [](auto x) { return std::log1p(x); });
+}
+
 NdArrayTensor NdArray::float_tanh(const NdArrayTensor& tensor) {
   return unary(tensor, "float_tanh", [](auto x) { return std::tanh(x); });
 }
