@@ -3,7 +3,7 @@
 // block-level synchronisation, so a sequential emulation suffices: every thread of every block
 // runs one after another, with threadIdx/blockIdx/blockDim/gridDim as plain globals. Small grids
 // (2 blocks of 32 threads) make every grid-stride loop take several turns. Expected values come
-// from plain loops over multi-indices written here from the spec (NEW_OPS_SPEC / docs/OPS.md),
+// from plain loops over multi-indices written here from the spec (docs/OPS.md),
 // not from the engine. Checks index math, scan order and tie/NaN rules; says nothing about the
 // launch configuration or the device's math library (cuda_backend_test on a GPU does).
 //

@@ -1,4 +1,4 @@
-// NdArray, the reference backend: the ops added with the op registry (NEW_OPS_SPEC), each against
+// NdArray, the reference backend: the ops added with the op registry (docs/OPS.md), each against
 // values worked out by hand from the spec, plus the tie/NaN/-0 cases that fix the result bits and
 // every panic the spec names (checked by catalog id; index-out-of-range also by message, since
 // which index it reports is part of the spec).

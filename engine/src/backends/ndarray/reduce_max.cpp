@@ -1,4 +1,4 @@
-// NdArray: max and argmax along one dim. Both keep the element chosen by one scan (NEW_OPS_SPEC):
+// NdArray: max and argmax along one dim. Both keep the element chosen by one scan (docs/OPS.md):
 // the first NaN if there is one, else the first of the equal maxima in index order, so -0 vs +0
 // and NaN payloads give defined bits on every backend.
 #include "common.hpp"

@@ -1,4 +1,4 @@
-// NdArray: softmax and log_softmax along one dim, in the tensor's dtype (NEW_OPS_SPEC):
+// NdArray: softmax and log_softmax along one dim, in the tensor's dtype (docs/OPS.md):
 // m = the max scan of float_max_dim (NaN if any element is NaN), e_i = exp(x_i - m),
 // s = sum of e_i in index order, softmax y_i = e_i / s, log_softmax y_i = (x_i - m) - log(s).
 #include "common.hpp"

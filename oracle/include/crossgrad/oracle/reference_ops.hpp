@@ -2,8 +2,8 @@
 // Note [The reference evaluator]
 // The oracle's own value for every registry op (issue 11 item 1: the op enumeration comes from the
 // registry, the formulas stay written here, one per op). A plain evaluator over host arrays: no
-// engine kernel, no Dispatch, no crossgrad::rules. Each formula is the one of docs/OPS.md (and
-// /work/coord/NEW_OPS_SPEC.md), computed in the operand's dtype T (float or double) wherever the
+// engine kernel, no Dispatch, no crossgrad::rules. Each formula is the one of docs/OPS.md ("Op
+// semantics"), computed in the operand's dtype T (float or double) wherever the
 // spec says the backend computes in T, so that the ops bound_for calls exact compare bit for bit:
 // element-wise library functions through std:: on T, sums in index order in T, matmul in k order in
 // T, select_assign's additions in j order in T. The argument rules (which catalog panic an invalid
