@@ -1,7 +1,9 @@
 #include <crossgrad/core/host_buffer.hpp>
 #include <crossgrad/core/panic.hpp>
 
+#include <atomic>
 #include <cstdlib>
+#include <cstring>
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -122,6 +124,13 @@ std::size_t checked_tensor_bytes(const Shape& shape, DType dtype) {
   return bytes;
 }
 
+namespace {
+// -1: no fill; else the byte (Note [Filling fresh buffers in tests]).
+std::atomic<int> fresh_fill{-1};
+}  // namespace
+
+void set_fresh_host_buffer_fill(std::optional<std::uint8_t> byte) { fresh_fill.store(byte ? int{*byte} : -1); }
+
 HostBuffer HostBuffer::allocate(const Shape& shape, DType dtype) {
   const std::size_t bytes = checked_tensor_bytes(shape, dtype);
   // aligned_alloc wants a multiple of the alignment; never zero, so empty tensors own a buffer too.
@@ -136,6 +145,7 @@ HostBuffer HostBuffer::allocate(const Shape& shape, DType dtype) {
                                     {"bytes", std::to_string(bytes)},
                                     {"limit", "what this machine could allocate"}});
   }
+  if (const int fill = fresh_fill.load(std::memory_order_relaxed); fill >= 0) std::memset(p, fill, capacity);
   HostBuffer b;
   // (If the control block cannot be allocated, shared_ptr calls the deleter itself.)
   if (cacheable) {

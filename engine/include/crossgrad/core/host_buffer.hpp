@@ -3,9 +3,11 @@
 #include <crossgrad/core/shape.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace crossgrad {
@@ -96,5 +98,14 @@ class HostBlockCache {
 
 // The cache HostBuffer::allocate uses (limits kHostBufferCacheLimits).
 HostBlockCache& host_buffer_cache();
+
+// Note [Filling fresh buffers in tests]
+// HostBuffer::allocate hands out uninitialised memory, and a reused cache block still holds the
+// bytes of the tensor it last belonged to, often a result of the same shape: a kernel that leaves
+// part of its output unwritten (a chunk edge, a tile edge, a thread's range) can then pass every
+// comparison by luck. The test binaries set a fill byte, so every fresh buffer starts as that
+// pattern (0xFF: NaN in F32/F64, -1 in ints) and an unwritten element shows. Off (nullopt) by
+// default: production code never pays for it.
+void set_fresh_host_buffer_fill(std::optional<std::uint8_t> byte);
 
 }  // namespace crossgrad

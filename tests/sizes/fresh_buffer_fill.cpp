@@ -1,0 +1,8 @@
+// Every fresh host buffer of this test binary starts as 0xFF bytes (NaN in F32/F64, -1 in ints),
+// so an output element a kernel forgets to write shows instead of holding a reused block's old,
+// possibly right, value (Note [Filling fresh buffers in tests] in core/host_buffer.hpp).
+#include <crossgrad/core/host_buffer.hpp>
+
+namespace {
+[[maybe_unused]] const bool fresh_buffers_filled = (crossgrad::set_fresh_host_buffer_fill(0xFF), true);
+}  // namespace
