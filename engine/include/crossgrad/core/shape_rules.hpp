@@ -37,6 +37,20 @@ MatmulPlan plan_matmul(const Shape& lhs, const Shape& rhs);
 
 // Panics dim-out-of-range.
 void check_dim(std::size_t dim, std::size_t rank, std::string_view op);
+// A tensor viewed as [outer, len, inner] around `dim` (< rank): the products of the dims before
+// and after it. Kernels that reduce, normalise or index along one dim walk this view.
+struct DimSplit {
+  std::size_t outer = 1;
+  std::size_t len = 1;
+  std::size_t inner = 1;
+};
+inline DimSplit split_at_dim(const Shape& shape, std::size_t dim) {
+  DimSplit s;
+  for (std::size_t d = 0; d < dim; ++d) s.outer *= shape[d];
+  s.len = shape[dim];
+  for (std::size_t d = dim + 1; d < shape.rank(); ++d) s.inner *= shape[d];
+  return s;
+}
 // Shape with `dim` set to 1.
 Shape reduced_shape(const Shape& shape, std::size_t dim);
 // Panics reshape-mismatch.

@@ -44,11 +44,8 @@ CudaTensor reduce_dim(const CudaTensor& tensor, std::size_t dim, const char* nam
   // with a zero one).
   const std::size_t total = out.shape.num_elements();
   if (total == 0) return out;
-  std::size_t outer = 1;
-  for (std::size_t d = 0; d < dim; ++d) outer *= tensor.shape[d];
-  std::size_t inner = 1;
-  for (std::size_t d = dim + 1; d < tensor.shape.rank(); ++d) inner *= tensor.shape[d];
-  const std::size_t len = tensor.shape[dim];
+  const rules::DimSplit split = rules::split_at_dim(tensor.shape, dim);
+  const std::size_t outer = split.outer, len = split.len, inner = split.inner;
   const int device = tensor.dev.index;
   with_float_type(tensor.dtype, [&](auto zero) {
     using T = decltype(zero);

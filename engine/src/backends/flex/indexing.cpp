@@ -16,17 +16,6 @@
 namespace crossgrad::backends {
 namespace {
 
-struct Split {
-  std::size_t outer = 1, inner = 1;
-};
-
-Split split_at(const Shape& shape, std::size_t dim) {
-  Split s;
-  for (std::size_t i = 0; i < dim; ++i) s.outer *= shape[i];
-  for (std::size_t i = dim + 1; i < shape.rank(); ++i) s.inner *= shape[i];
-  return s;
-}
-
 // The index values as int64, each checked in order (0 <= v < size); the first bad one panics
 // index-out-of-range before anything is written.
 std::vector<std::int64_t> checked_indices(const FlexTensor& indices, std::size_t dim, std::size_t size,
@@ -60,7 +49,7 @@ FlexTensor Flex::float_cat(const std::vector<FlexTensor>& tensors, std::size_t d
   FlexTensor out = flex::make_tensor(shape, dtype);
   if (out.num_elements() == 0) return out;
   const std::size_t esize = dtype_size(dtype);
-  const Split split = split_at(shape, dim);
+  const rules::DimSplit split = rules::split_at_dim(shape, dim);
   // Per piece: its run (elements per outer row) and where that run starts in an output row.
   std::vector<std::size_t> run(tensors.size()), start(tensors.size());
   std::size_t row = 0;
@@ -109,7 +98,7 @@ FlexTensor Flex::float_select(const FlexTensor& t, std::size_t dim, const FlexTe
   const std::size_t k = idx.size();
   FlexTensor out = flex::make_tensor(rules::selected_shape(t.shape, dim, k), t.dtype);
   if (out.num_elements() == 0) return out;
-  const Split split = split_at(t.shape, dim);
+  const rules::DimSplit split = rules::split_at_dim(t.shape, dim);
   const std::size_t d = t.shape[dim];
   const std::size_t run = split.inner * dtype_size(t.dtype);
   const auto* src = static_cast<const std::byte*>(t.buffer.data());
@@ -138,7 +127,7 @@ FlexTensor Flex::float_select_assign(const FlexTensor& t, std::size_t dim, const
   if (n == 0) return out;
   flex::parallel_copy(out.buffer.data(), t.buffer.data(), n * dtype_size(t.dtype));
   if (k == 0) return out;
-  const Split split = split_at(t.shape, dim);
+  const rules::DimSplit split = rules::split_at_dim(t.shape, dim);
   const std::size_t d = t.shape[dim], inner = split.inner;
   // Tasks over (outer row, column chunk): each adds values[o, j, chunk] into out[o, idx[j], chunk]
   // for j = 0..k-1 in order, so duplicate indices accumulate in the contract's order and no two

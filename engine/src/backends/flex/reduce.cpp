@@ -88,12 +88,11 @@ FlexTensor dim_reduce(const FlexTensor& t, std::size_t dim, bool mean, std::stri
   rules::check_dim(dim, t.shape.rank(), op);
   FlexTensor out = flex::make_tensor(rules::reduced_shape(t.shape, dim), t.dtype);
   if (out.num_elements() == 0) return out;
-  std::size_t outer = 1, inner = 1;
-  for (std::size_t i = 0; i < dim; ++i) outer *= t.shape[i];
-  for (std::size_t i = dim + 1; i < t.shape.rank(); ++i) inner *= t.shape[i];
+  const rules::DimSplit split = rules::split_at_dim(t.shape, dim);
+  const std::size_t outer = split.outer, len = split.len, inner = split.inner;
   flex::with_float_type(t.dtype, [&](auto zero) {
     using T = decltype(zero);
-    reduce_dim(t.data<T>(), out.mutable_data<T>(), outer, t.shape[dim], inner, mean);
+    reduce_dim(t.data<T>(), out.mutable_data<T>(), outer, len, inner, mean);
   });
   return out;
 }

@@ -70,14 +70,13 @@ FlexTensor max_dim(const FlexTensor& t, std::size_t dim, bool want_index, std::s
   rules::check_nonempty_reduction(t.shape, dim, op);
   FlexTensor out = flex::make_tensor(rules::reduced_shape(t.shape, dim), want_index ? DType::I64 : t.dtype);
   if (out.num_elements() == 0) return out;
-  std::size_t outer = 1, inner = 1;
-  for (std::size_t i = 0; i < dim; ++i) outer *= t.shape[i];
-  for (std::size_t i = dim + 1; i < t.shape.rank(); ++i) inner *= t.shape[i];
+  const rules::DimSplit split = rules::split_at_dim(t.shape, dim);
+  const std::size_t outer = split.outer, len = split.len, inner = split.inner;
   flex::with_float_type(t.dtype, [&](auto zero) {
     using T = decltype(zero);
     T* values = want_index ? nullptr : out.mutable_data<T>();
     std::int64_t* indices = want_index ? out.mutable_data<std::int64_t>() : nullptr;
-    max_along(t.data<T>(), values, indices, outer, t.shape[dim], inner);
+    max_along(t.data<T>(), values, indices, outer, len, inner);
   });
   return out;
 }

@@ -95,13 +95,12 @@ FlexTensor softmax_along(const FlexTensor& t, std::size_t dim, bool log, std::st
   rules::check_dim(dim, t.shape.rank(), op);
   FlexTensor out = flex::make_tensor(t.shape, t.dtype);
   if (out.num_elements() == 0) return out;
-  std::size_t outer = 1, inner = 1;
-  for (std::size_t i = 0; i < dim; ++i) outer *= t.shape[i];
-  for (std::size_t i = dim + 1; i < t.shape.rank(); ++i) inner *= t.shape[i];
+  const rules::DimSplit split = rules::split_at_dim(t.shape, dim);
+  const std::size_t outer = split.outer, len = split.len, inner = split.inner;
   flex::with_float_type(t.dtype, [&](auto zero) {
     using T = decltype(zero);
-    if (inner == 1) softmax_rows(t.data<T>(), out.mutable_data<T>(), outer, t.shape[dim], log);
-    else softmax_columns(t.data<T>(), out.mutable_data<T>(), outer, t.shape[dim], inner, log);
+    if (inner == 1) softmax_rows(t.data<T>(), out.mutable_data<T>(), outer, len, log);
+    else softmax_columns(t.data<T>(), out.mutable_data<T>(), outer, len, inner, log);
   });
   return out;
 }

@@ -14,16 +14,6 @@ using ndarray_detail::make_tensor;
 using ndarray_detail::Odometer;
 using ndarray_detail::with_float_type;
 
-std::size_t outer_of(const Shape& shape, std::size_t dim) {
-  std::size_t outer = 1;
-  for (std::size_t d = 0; d < dim; ++d) outer *= shape[d];
-  return outer;
-}
-std::size_t inner_of(const Shape& shape, std::size_t dim) {
-  std::size_t inner = 1;
-  for (std::size_t d = dim + 1; d < shape.rank(); ++d) inner *= shape[d];
-  return inner;
-}
 
 // The index values of a 1-D I64 or I32 tensor (check_select has checked both), each checked
 // against 0 <= v < size in order, so the first bad one is the one reported. Negative indices
@@ -55,9 +45,8 @@ NdArrayTensor NdArray::float_cat(const std::vector<NdArrayTensor>& tensors, std:
   rules::check_cat_dtypes(dtypes);
   NdArrayTensor out = make_tensor(out_shape, tensors.front().dtype);
   if (out.num_elements() == 0) return out;
-  const std::size_t outer = outer_of(out_shape, dim);
-  const std::size_t inner = inner_of(out_shape, dim);
-  const std::size_t out_len = out_shape[dim];
+  const rules::DimSplit split = rules::split_at_dim(out_shape, dim);
+  const std::size_t outer = split.outer, out_len = split.len, inner = split.inner;
   with_float_type(out.dtype, [&]<class T>(T) {
     T* o = out.mutable_data<T>();
     std::size_t start = 0;  // where the current piece begins along dim
@@ -110,8 +99,8 @@ NdArrayTensor NdArray::float_select(const NdArrayTensor& tensor, std::size_t dim
   const Shape out_shape = rules::selected_shape(tensor.shape, dim, idx.size());
   NdArrayTensor out = make_tensor(out_shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
-  const std::size_t outer = outer_of(tensor.shape, dim);
-  const std::size_t inner = inner_of(tensor.shape, dim);
+  const rules::DimSplit split = rules::split_at_dim(tensor.shape, dim);
+  const std::size_t outer = split.outer, inner = split.inner;
   const std::size_t k = idx.size();
   with_float_type(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
@@ -139,8 +128,8 @@ NdArrayTensor NdArray::float_select_assign(const NdArrayTensor& tensor, std::siz
                                     values.dtype);
   NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
-  const std::size_t outer = outer_of(tensor.shape, dim);
-  const std::size_t inner = inner_of(tensor.shape, dim);
+  const rules::DimSplit split = rules::split_at_dim(tensor.shape, dim);
+  const std::size_t outer = split.outer, inner = split.inner;
   with_float_type(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     const T* v = values.data<T>();

@@ -29,11 +29,8 @@ std::size_t max_scan(const T* x, std::size_t len, std::size_t step) {
 // [outer, len, inner]). Callers have checked len >= 1 and that the output is not empty.
 template <class T, class Keep>
 void for_each_lane(const NdArrayTensor& tensor, std::size_t dim, Keep keep) {
-  std::size_t outer = 1;
-  for (std::size_t d = 0; d < dim; ++d) outer *= tensor.shape[d];
-  std::size_t inner = 1;
-  for (std::size_t d = dim + 1; d < tensor.shape.rank(); ++d) inner *= tensor.shape[d];
-  const std::size_t len = tensor.shape[dim];
+  const rules::DimSplit split = rules::split_at_dim(tensor.shape, dim);
+  const std::size_t outer = split.outer, len = split.len, inner = split.inner;
   const T* x = tensor.data<T>();
   for (std::size_t i = 0; i < outer; ++i) {
     for (std::size_t j = 0; j < inner; ++j) {

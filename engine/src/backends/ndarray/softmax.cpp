@@ -18,11 +18,8 @@ NdArrayTensor softmax_along(const NdArrayTensor& tensor, std::size_t dim, std::s
   NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
   // A 0 dim anywhere (the softmax dim included) leaves nothing to compute, and no panic.
   if (out.num_elements() == 0) return out;
-  std::size_t outer = 1;
-  for (std::size_t d = 0; d < dim; ++d) outer *= tensor.shape[d];
-  std::size_t inner = 1;
-  for (std::size_t d = dim + 1; d < tensor.shape.rank(); ++d) inner *= tensor.shape[d];
-  const std::size_t len = tensor.shape[dim];
+  const rules::DimSplit split = rules::split_at_dim(tensor.shape, dim);
+  const std::size_t outer = split.outer, len = split.len, inner = split.inner;
   with_float_type(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     T* o = out.mutable_data<T>();
