@@ -5,7 +5,7 @@
 #include <crossgrad/core/panic.hpp>
 #include <crossgrad/core/shape_rules.hpp>
 
-#include <unordered_map>
+#include <iterator>
 
 namespace crossgrad {
 namespace autodiff_detail {
@@ -46,14 +46,19 @@ const typename B::Tensor& entry_of(const AnyTensor& entry) {
 namespace autodiff_detail {
 
 // A tracked result: `out` with a node whose parents are `inputs` and whose backward maps the
-// incoming gradient to one gradient per input.
+// incoming gradient to one gradient per input, all on B (the rules are written per backend; the
+// node itself is backend-neutral, Note [One graph across backends]).
 template <class B>
 AutodiffTensor<B> record(typename B::Tensor out, std::vector<const AutodiffTensor<B>*> inputs,
                          std::function<std::vector<typename B::Tensor>(const typename B::Tensor&)> backward) {
-  auto node = std::make_shared<Node<typename B::Tensor>>();
+  auto node = std::make_shared<Node>();
   node->id = next_node_id();
+  node->parents.reserve(inputs.size());
   for (const AutodiffTensor<B>* in : inputs) node->parents.push_back(in->node);
-  node->backward = std::move(backward);
+  node->backward = [rule = std::move(backward)](const AnyTensor& g) {
+    std::vector<typename B::Tensor> grads = rule(entry_of<B>(g));
+    return std::vector<AnyTensor>(std::make_move_iterator(grads.begin()), std::make_move_iterator(grads.end()));
+  };
   return AutodiffTensor<B>{std::move(out), std::move(node)};
 }
 
@@ -66,7 +71,7 @@ AutodiffTensor<B> Autodiff<B>::from_inner(Primitive primitive) {
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::leaf_with_id(Primitive primitive, NodeId id) {
-  auto node = std::make_shared<Node<Primitive>>();
+  auto node = std::make_shared<Node>();
   node->id = id;
   return Tensor{std::move(primitive), std::move(node)};
 }
@@ -107,62 +112,10 @@ AutodiffTensor<B> Autodiff<B>::float_to_device(const Tensor& x, const Device& d)
                    [from](const Primitive& g) { return std::vector<Primitive>{B::float_to_device(g, from)}; });
 }
 
-// Note [One node per id]
-// backward's bookkeeping and its result (Gradients, keyed by node id: CONTRACT section 2) both
-// identify a node by its id, so two distinct nodes of one graph sharing an id (possible through
-// the public leaf_with_id) would be merged: one's gradient added into, or lost behind, the
-// other's. The traversal below therefore maps every id it meets to the node it belongs to and
-// panics duplicate-node-id when a second node shows up under the same id, before any backward
-// rule runs. The same node reached along several paths is one node, not a duplicate.
+// The traversal is backend-neutral (backward_graph.cpp): a graph may span backends.
 template <class B>
 Gradients Autodiff<B>::backward(const Tensor& root) {
-  using NodePtr = const Node<Primitive>*;
-  // Iterative post-order DFS: graphs from fuzzers can be deep chains, recursion would overflow.
-  std::vector<NodePtr> order;
-  std::unordered_map<std::uint64_t, NodePtr> visited;  // id -> the one node that carries it
-  std::vector<std::pair<NodePtr, std::size_t>> stack{{root.node.get(), 0}};
-  visited.emplace(root.id().value, root.node.get());
-  while (!stack.empty()) {
-    auto& [node, next] = stack.back();
-    if (next < node->parents.size()) {
-      NodePtr parent = node->parents[next++].get();
-      const auto [seen, fresh] = visited.emplace(parent->id.value, parent);
-      if (fresh) {
-        stack.emplace_back(parent, 0);
-      } else if (seen->second != parent) {
-        panic(PanicId::DuplicateNodeId, {{"id", std::to_string(parent->id.value)}});
-      }
-    } else {
-      order.push_back(node);
-      stack.pop_back();
-    }
-  }
-
-  std::unordered_map<std::uint64_t, Primitive> pending;
-  pending.emplace(root.id().value, B::float_full(shape(root), 1.0, dtype(root), device(root)));
-  Gradients grads;
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    const NodePtr node = *it;
-    auto found = pending.find(node->id.value);
-    if (found == pending.end()) continue;
-    Primitive g = std::move(found->second);
-    pending.erase(found);
-    if (node->is_leaf()) {
-      grads.register_grad(node->id, AnyTensor{std::move(g)});
-      continue;
-    }
-    std::vector<Primitive> parent_grads = node->backward(g);
-    for (std::size_t i = 0; i < node->parents.size(); ++i) {
-      const std::uint64_t pid = node->parents[i]->id.value;
-      auto slot = pending.find(pid);
-      if (slot == pending.end()) {
-        pending.emplace(pid, std::move(parent_grads[i]));
-      } else {
-        slot->second = B::float_add(slot->second, parent_grads[i]);
-      }
-    }
-  }
-  return grads;
+  return backward_from(*root.node, AnyTensor{B::float_full(shape(root), 1.0, dtype(root), device(root))});
 }
 
 template <class B>

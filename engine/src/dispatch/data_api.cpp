@@ -51,12 +51,6 @@ TensorData read_primitive(const DispatchTensor& t, const char* op, const char* e
                     k.value);
 }
 
-std::string_view backend_name_of(const DispatchDevice& device) {
-  return std::visit(Overloaded{[](const AutodiffDevice&) { return std::string_view("Autodiff"); },
-                               []<class B>(const BackendDevice<B>&) { return B::name; }},
-                    device.value);
-}
-
 // f.template operator()<B>(primitive) on the float primitive of B(Float(p)) or
 // Autodiff(B(Autodiff(a))); op-kind-mismatch on any other kind.
 template <class R, class F>
@@ -115,8 +109,10 @@ DType Dispatch::float_dtype(const DispatchTensor& t) {
   return with_float_primitive<DType>("float_dtype", t, []<class B>(const auto& p) { return B::dtype(p); });
 }
 
-// Plain tensors move anywhere (across backends through host data); tracked tensors move between
-// devices of their own backend only, differentiably (catalog: cross-backend-autodiff-move).
+// Plain tensors move anywhere (across backends through host data). Tracked tensors move anywhere
+// too, differentiably: within their backend through Autodiff<B>::float_to_device, to another
+// backend through move_tracked_across, so one graph spans both (CONTRACT section 7). The result
+// keeps the receiver's checkpointing strategy, as every op's result does.
 DispatchTensor Dispatch::float_to_device(const DispatchTensor& t, const DispatchDevice& device) {
   const std::optional<FloatView> v = float_view(t.kind);
   if (!v) kind_mismatch("float_to_device", "Float", t.kind);
@@ -127,22 +123,22 @@ DispatchTensor Dispatch::float_to_device(const DispatchTensor& t, const Dispatch
   const DispatchDevice& target = device_tracked ? *std::get<AutodiffDevice>(device.value).inner : device;
   if (std::holds_alternative<AutodiffDevice>(target.value)) panic(PanicId::AutodiffWrapsAutodiff);
   if (v->tracked) {
-    // A device index compared with a kind index: both variants list the registry's backends in
-    // the same order (Note [Variant indices are registry positions]).
-    static_assert(lists_backends_in_registry_order<DispatchDevice::Variant, BackendDevice, AutodiffDevice>() &&
-                  lists_backends_in_registry_order<DispatchTensorKind::Variant, BackendTensor, AutodiffKind>() &&
-                  std::variant_size_v<DispatchDevice::Variant> == std::variant_size_v<DispatchTensorKind::Variant>);
-    if (target.value.index() != v->backend) {
-      panic(PanicId::CrossBackendAutodiffMove,
-            {{"from", std::string(t.kind.autodiff_inner().backend_name())}, {"to", std::string(backend_name_of(target))}});
-    }
-    return std::visit(Overloaded{[](const AutodiffKind&) -> DispatchTensor { panic(PanicId::Unreachable); },
-                                 [&]<class B>(const BackendTensor<B>& bt) -> DispatchTensor {
-                                   const Device& d = std::get<BackendDevice<B>>(target.value).device;
-                                   return tracked<B>(Autodiff<B>::float_to_device(std::get<AutodiffTensor<B>>(bt.value), d),
-                                                     t.checkpointing);
-                                 }},
-                      t.kind.autodiff_inner().value);
+    return std::visit(
+        Overloaded{[](const AutodiffKind&) -> DispatchTensor { panic(PanicId::Unreachable); },
+                   [&]<class From>(const BackendTensor<From>& bt) -> DispatchTensor {
+                     const AutodiffTensor<From>& src = std::get<AutodiffTensor<From>>(bt.value);
+                     return std::visit(
+                         Overloaded{[](const AutodiffDevice&) -> DispatchTensor { panic(PanicId::Unreachable); },
+                                    [&]<class To>(const BackendDevice<To>& d) -> DispatchTensor {
+                                      if constexpr (std::is_same_v<From, To>) {
+                                        return tracked<To>(Autodiff<To>::float_to_device(src, d.device), t.checkpointing);
+                                      } else {
+                                        return tracked<To>(move_tracked_across<From, To>(src, d.device), t.checkpointing);
+                                      }
+                                    }},
+                         target.value);
+                   }},
+        t.kind.autodiff_inner().value);
   }
   return std::visit(
       Overloaded{[](const AutodiffKind&) -> DispatchTensor { panic(PanicId::Unreachable); },

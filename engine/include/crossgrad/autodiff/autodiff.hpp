@@ -7,10 +7,13 @@
 #include <crossgrad/autodiff/gradients.hpp>
 #include <crossgrad/autodiff/node.hpp>
 #include <crossgrad/backends/registry.hpp>
+#include <crossgrad/core/panic.hpp>
 #include <crossgrad/ops/op_list.hpp>
 
 #include <memory>
 #include <optional>
+#include <variant>
+#include <vector>
 
 // Autodiff<B>'s parameter and result types per registry kind: a float receiver is tracked, an int
 // or bool one (and any index tensor) is B's primitive.
@@ -28,7 +31,7 @@ namespace crossgrad {
 template <class B>
 struct AutodiffTensor {
   typename B::Tensor primitive;
-  std::shared_ptr<const Node<typename B::Tensor>> node;
+  std::shared_ptr<const Node> node;
   NodeId id() const { return node->id; }
 };
 
@@ -53,7 +56,8 @@ struct Autodiff {
   // Every op of the registry (Note [The op registry]). Float results are tracked; Int and Bool
   // results are B's untracked primitives; int/bool -> float conversions start new leaves.
   CROSSGRAD_OPS(CROSSGRAD_AUTODIFF_OP_DECL)
-  // Differentiable within B: the gradient moves back to the source device.
+  // Differentiable within B: the gradient moves back to the source device. Moves to another
+  // backend are move_tracked_across below.
   static Tensor float_to_device(const Tensor& t, const Device& device);
 
   // Seeds the root with ones of its shape (a non-scalar root acts like its sum) and returns the
@@ -65,6 +69,24 @@ struct Autodiff {
   // Replaces (never accumulates) t's entry with `grad`; any shape, dtype or device of B is accepted.
   static void grad_replace(const Tensor& t, Gradients& grads, Primitive grad);
 };
+
+// Moves tracked `t` of backend From onto `device` of backend To (CONTRACT section 7): a new node
+// on To, child of t's node, whose backward moves the incoming gradient back to t's device on From,
+// bit for bit through host data (same dtype). The graph then spans both backends (Note [One graph
+// across backends]) and backward gives each leaf its gradient on its own backend.
+template <class From, class To>
+AutodiffTensor<To> move_tracked_across(const AutodiffTensor<From>& t, const Device& device) {
+  const Device source = From::device(t.primitive);
+  auto node = std::make_shared<Node>();
+  node->id = next_node_id();
+  node->parents.push_back(t.node);
+  node->backward = [source](const AnyTensor& g) {
+    const auto* on_to = std::get_if<typename To::Tensor>(&g);
+    if (on_to == nullptr) panic(PanicId::Unreachable);
+    return std::vector<AnyTensor>{AnyTensor{From::from_data(To::into_data(*on_to), source)}};
+  };
+  return AutodiffTensor<To>{To::from_data(From::into_data(t.primitive), device), std::move(node)};
+}
 
 #define CROSSGRAD_X(Name) extern template struct Autodiff<backends::Name>;
 CROSSGRAD_BACKENDS(CROSSGRAD_X)

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -33,5 +34,11 @@ class Gradients {
  private:
   Map entries_;
 };
+
+// Walks the graph below `root` (Note [One graph across backends]) with `seed` as root's gradient
+// and returns the gradient of every leaf it reaches, each on its leaf's backend. Gradients meeting
+// at a node are added on that node's backend. Panics duplicate-node-id when two distinct nodes of
+// the graph share an id (Note [One node per id]).
+Gradients backward_from(const Node& root, AnyTensor seed);
 
 }  // namespace crossgrad

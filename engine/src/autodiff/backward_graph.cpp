@@ -1,0 +1,87 @@
+// The backward pass of every autodiff graph, whatever backends its nodes live on.
+#include <crossgrad/autodiff/gradients.hpp>
+#include <crossgrad/core/panic.hpp>
+
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
+namespace crossgrad {
+namespace {
+
+// a + b on their backend. Both flow into one node, so both are on that node's backend; anything
+// else means a backward closure returned a gradient on the wrong backend.
+AnyTensor add_on_one_backend(const AnyTensor& a, const AnyTensor& b) {
+  std::optional<AnyTensor> sum;
+  for_each_backend([&]<class B>() {
+    const auto* x = std::get_if<typename B::Tensor>(&a);
+    if (x == nullptr) return;
+    const auto* y = std::get_if<typename B::Tensor>(&b);
+    if (y == nullptr) panic(PanicId::Unreachable);
+    sum.emplace(B::float_add(*x, *y));
+  });
+  if (!sum) panic(PanicId::Unreachable);
+  return std::move(*sum);
+}
+
+}  // namespace
+
+// Note [One node per id]
+// backward's bookkeeping and its result (Gradients, keyed by node id: CONTRACT section 2) both
+// identify a node by its id, so two distinct nodes of one graph sharing an id (possible through
+// the public leaf_with_id) would be merged: one's gradient added into, or lost behind, the
+// other's. The traversal below therefore maps every id it meets to the node it belongs to and
+// panics duplicate-node-id when a second node shows up under the same id, before any backward
+// rule runs. The same node reached along several paths is one node, not a duplicate.
+Gradients backward_from(const Node& root, AnyTensor seed) {
+  using NodePtr = const Node*;
+  // Iterative post-order DFS: graphs from fuzzers can be deep chains, recursion would overflow.
+  std::vector<NodePtr> order;
+  std::unordered_map<std::uint64_t, NodePtr> visited;  // id -> the one node that carries it
+  std::vector<std::pair<NodePtr, std::size_t>> stack{{&root, 0}};
+  visited.emplace(root.id.value, &root);
+  while (!stack.empty()) {
+    auto& [node, next] = stack.back();
+    if (next < node->parents.size()) {
+      NodePtr parent = node->parents[next++].get();
+      const auto [seen, fresh] = visited.emplace(parent->id.value, parent);
+      if (fresh) {
+        stack.emplace_back(parent, 0);
+      } else if (seen->second != parent) {
+        panic(PanicId::DuplicateNodeId, {{"id", std::to_string(parent->id.value)}});
+      }
+    } else {
+      order.push_back(node);
+      stack.pop_back();
+    }
+  }
+
+  std::unordered_map<std::uint64_t, AnyTensor> pending;
+  pending.emplace(root.id.value, std::move(seed));
+  Gradients grads;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const NodePtr node = *it;
+    auto found = pending.find(node->id.value);
+    if (found == pending.end()) continue;
+    AnyTensor g = std::move(found->second);
+    pending.erase(found);
+    if (node->is_leaf()) {
+      grads.register_grad(node->id, std::move(g));
+      continue;
+    }
+    std::vector<AnyTensor> parent_grads = node->backward(g);
+    if (parent_grads.size() != node->parents.size()) panic(PanicId::Unreachable);
+    for (std::size_t i = 0; i < node->parents.size(); ++i) {
+      const std::uint64_t pid = node->parents[i]->id.value;
+      auto slot = pending.find(pid);
+      if (slot == pending.end()) {
+        pending.emplace(pid, std::move(parent_grads[i]));
+      } else {
+        slot->second = add_on_one_backend(slot->second, parent_grads[i]);
+      }
+    }
+  }
+  return grads;
+}
+
+}  // namespace crossgrad
