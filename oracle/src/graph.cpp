@@ -5,6 +5,7 @@
 
 #include <crossgrad/dispatch/dispatch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -13,9 +14,15 @@ namespace crossgrad::oracle {
 
 bool is_op_code(Op op) { return static_cast<std::size_t>(op) < kOpCount; }
 
-std::string_view op_name(Op op) { return is_op_code(op) ? op_info(op).name : std::string_view("reserved-op-code"); }
+bool is_hop(Op op) { return op == kHopOp; }
+
+std::string_view op_name(Op op) {
+  if (is_hop(op)) return "to_backend";
+  return is_op_code(op) ? op_info(op).name : std::string_view("reserved-op-code");
+}
 
 bool is_graph_op(Op op) {
+  if (is_hop(op)) return true;
   if (!is_op_code(op)) return false;
   const OpInfo& info = op_info(op);
   return info.operand == OpKind::Float && info.result == OpKind::Float && info.rule == OpRule::Backward &&
@@ -24,6 +31,7 @@ bool is_graph_op(Op op) {
 
 const std::vector<Op>& all_ops() {
   static const std::vector<Op> ops = [] {
+    // Registry ops only: a hop is a graph step but not an op (generators add hops on purpose).
     std::vector<Op> out;
     for (const OpInfo& info : kOps) {
       if (is_graph_op(info.id)) out.push_back(info.id);
@@ -90,7 +98,18 @@ bool has_dim1(Op op) {
 
 }  // namespace
 
+namespace {
+
+// "Flex", or "backend#7" for an index past the registry (an unnormalized spec).
+std::string backend_label(std::size_t backend) {
+  const std::vector<BackendRef>& all = all_backends();
+  return backend < all.size() ? all[backend].name : "backend#" + std::to_string(backend);
+}
+
+}  // namespace
+
 std::ostream& operator<<(std::ostream& os, const OpSpec& op) {
+  if (is_hop(op.op)) return os << op_name(op.op) << "(v" << op.lhs << " -> " << backend_label(op.rhs) << ")";
   os << op_name(op.op) << "(v" << op.lhs;
   if (is_binary(op.op)) os << ", v" << op.rhs;
   if (has_scalar(op.op)) os << ", " << op.scalar;
@@ -104,6 +123,7 @@ std::string describe(const GraphSpec& graph) {
   os << "Graph{backend#" << graph.backend << " " << render_dtype(graph.dtype) << "; ";
   for (std::size_t i = 0; i < graph.leaf_shapes.size(); ++i) {
     os << "v" << i << "=leaf" << render_shape(graph.leaf_shapes[i]);
+    if (i < graph.leaf_backends.size()) os << "@" << backend_label(graph.leaf_backends[i]);
     if (i < graph.leaf_values.size() && !graph.leaf_values[i].empty()) {
       os << "{";
       for (std::size_t j = 0; j < graph.leaf_values[i].size(); ++j) os << (j ? ", " : "") << graph.leaf_values[i][j];
@@ -176,6 +196,7 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
                                                      const std::vector<std::size_t>& rhs) {
   const std::size_t rank = lhs.size();
   const bool dim_ok = op.dim < rank;
+  if (is_hop(op.op)) return lhs;  // a move: same shape (before the switch: not a registry op)
   switch (op.op) {
     case Op::float_add:
     case Op::float_sub:
@@ -276,6 +297,7 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
 }
 
 std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& lhs) {
+  if (is_hop(op.op)) return 1;  // a move sums nothing
   if (op.op == Op::float_matmul) return lhs.empty() ? 1 : lhs.back();
   if (op.op == Op::float_sum || op.op == Op::float_mean) return element_count(lhs);
   if (op.op == Op::float_sum_dim || op.op == Op::float_mean_dim || op.op == Op::softmax || op.op == Op::log_softmax) {
@@ -287,6 +309,11 @@ std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& l
 GraphSpec normalized(GraphSpec graph) {
   if (graph.leaf_shapes.empty()) graph.leaf_shapes.push_back({});
   graph.leaf_values.resize(graph.leaf_shapes.size());
+  const std::size_t known_backends = all_backends().size();
+  if (!graph.leaf_backends.empty()) {
+    graph.leaf_backends.resize(graph.leaf_shapes.size(), graph.backend);
+    for (std::size_t& b : graph.leaf_backends) b %= known_backends;
+  }
   for (std::size_t i = 0; i < graph.leaf_shapes.size(); ++i) {
     if (graph.leaf_values[i].size() != element_count(graph.leaf_shapes[i])) graph.leaf_values[i].clear();
   }
@@ -298,6 +325,12 @@ GraphSpec normalized(GraphSpec graph) {
     const bool known = is_graph_op(op.op);
     if (!known) op = OpSpec{Op::float_neg, op.lhs, 0, 1.0, 0, 0};
     op.lhs %= count;
+    if (is_hop(op.op)) {
+      // rhs names the target backend, not a value; a move fits every shape.
+      op = OpSpec{kHopOp, op.lhs, op.rhs % known_backends, 1.0, 0, 0};
+      shapes.push_back(shapes[op.lhs]);
+      continue;
+    }
     op.rhs = is_binary(op.op) ? op.rhs % count : 0;
     const std::size_t rank = shapes[op.lhs].size();
     if (has_dim(op.op) || op.op == Op::float_swap_dims) {
@@ -313,7 +346,7 @@ GraphSpec normalized(GraphSpec graph) {
       const std::size_t size = shapes[op.lhs][op.dim];
       op.dim1 = op.op == Op::float_slice ? op.dim1 % (size + 1) : (size ? op.dim1 % size : 0);
     }
-    auto shape = result_shape(op, shapes[op.lhs], shapes[op.rhs]);
+    auto shape = result_shape(op, shapes[op.lhs], shapes[op.rhs]);  // rhs is 0 for unary steps
     if (!shape) {
       op = OpSpec{Op::float_neg, op.lhs, 0, 1.0, 0, 0};
       shape = shapes[op.lhs];
@@ -325,8 +358,48 @@ GraphSpec normalized(GraphSpec graph) {
 
 std::vector<std::vector<std::size_t>> value_shapes(const GraphSpec& g) {
   std::vector<std::vector<std::size_t>> shapes = g.leaf_shapes;
-  for (const OpSpec& op : g.ops) shapes.push_back(*result_shape(op, shapes[op.lhs], shapes[op.rhs]));
+  for (const OpSpec& op : g.ops) {
+    shapes.push_back(*result_shape(op, shapes[op.lhs], is_binary(op.op) ? shapes[op.rhs] : shapes[op.lhs]));
+  }
   return shapes;
+}
+
+namespace {
+
+// value_backends with `leaf_default` in graph.backend's role for leaves without their own.
+std::vector<std::size_t> backends_as_specified(const GraphSpec& g, std::size_t leaf_default) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
+    out.push_back(i < g.leaf_backends.size() ? g.leaf_backends[i] : leaf_default);
+  }
+  // A binary step's rhs on another backend moves to lhs's first: the result is on lhs's.
+  for (const OpSpec& op : g.ops) out.push_back(is_hop(op.op) ? op.rhs : out[op.lhs]);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::size_t> value_backends(const GraphSpec& g) { return backends_as_specified(g, g.backend); }
+
+bool has_hops(const GraphSpec& graph) {
+  for (const std::size_t b : graph.leaf_backends) {
+    if (b != graph.backend) return true;
+  }
+  for (const OpSpec& op : graph.ops) {
+    if (is_hop(op.op)) return true;
+  }
+  return false;
+}
+
+std::vector<std::size_t> named_backends(const GraphSpec& g) {
+  std::vector<std::size_t> out{g.backend};
+  out.insert(out.end(), g.leaf_backends.begin(), g.leaf_backends.end());
+  for (const OpSpec& op : g.ops) {
+    if (is_hop(op.op)) out.push_back(op.rhs);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 GraphSpec with_cotangent(const GraphSpec& g, const std::vector<double>& weights) {
@@ -336,8 +409,10 @@ GraphSpec with_cotangent(const GraphSpec& g, const std::vector<double>& weights)
   // Values after the leaves move up by one: the weight leaf goes last among the leaves.
   for (OpSpec& op : out.ops) {
     if (op.lhs >= leaves) ++op.lhs;
-    if (op.rhs >= leaves) ++op.rhs;
+    if (is_binary(op.op) && op.rhs >= leaves) ++op.rhs;  // a hop's rhs is a backend, not a value
   }
+  // w lives on graph.backend; the final mul moves it to the root's backend when that differs.
+  if (!out.leaf_backends.empty()) out.leaf_backends.push_back(g.backend);
   const std::vector<std::size_t>& root = shapes.back();
   std::vector<double> w(element_count(root));
   for (std::size_t i = 0; i < w.size(); ++i) w[i] = weights.empty() ? 1.0 : weights[i % weights.size()];
@@ -372,6 +447,11 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     const StepArgs a = args();
     return Dispatch::int_from_data(TensorData::from_i64(a.indices, {a.indices.size()}), Dispatch::float_device(lhs));
   };
+  if (is_hop(op.op)) {
+    // A move to rhs's default device, tracked when lhs is (before the switch: not a registry op).
+    const std::size_t target = op.rhs % all_backends().size();
+    return Dispatch::float_to_device(lhs, dispatch_device(target, all_backends()[target].default_device, lhs.kind.is_autodiff()));
+  }
   switch (op.op) {
     // Ops whose arguments are the step's fields as they are: derived from the registry.
 #define CROSSGRAD_APPLY(name, method, Sig, Operand, Result, Rule) CROSSGRAD_APPLY_##Sig(name)
@@ -418,25 +498,57 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
   throw std::logic_error("apply_op: " + std::string(op_name(op.op)) + " is not a graph step (normalize first)");
 }
 
-GraphRun run_graph(const GraphSpec& graph, std::size_t backend, DType dtype, bool tracked) {
+namespace {
+
+DispatchDevice default_device_of(std::size_t backend, bool tracked) {
+  return dispatch_device(backend, all_backends().at(backend).default_device, tracked);
+}
+
+// A hop: `t` to `backend`'s default device, tracked when t is (Dispatch::float_to_device keeps
+// the graph across backends, CONTRACT section 7).
+DispatchTensor moved_to(const DispatchTensor& t, std::size_t backend) {
+  return Dispatch::float_to_device(t, default_device_of(backend, t.kind.is_autodiff()));
+}
+
+}  // namespace
+
+GraphRun run_graph(const GraphSpec& graph, std::size_t backend, DType dtype, bool tracked, Hops hops) {
   const GraphSpec g = normalized(graph);
+  const bool follow = hops == Hops::Follow;
   GraphRun run;
-  const DispatchDevice device = dispatch_device(backend, all_backends().at(backend).default_device, tracked);
+  run.backends = follow ? backends_as_specified(g, backend)
+                        : std::vector<std::size_t>(g.leaf_shapes.size() + g.ops.size(), backend);
   for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
-    TensorSpec leaf = tensor_on(backend, PrimitiveKind::Float, g.leaf_shapes[i], dtype, g.leaf_values[i]);
-    run.leaves.push_back(Dispatch::float_from_data(leaf_data(leaf), device));
+    const std::size_t b = run.backends[i];
+    TensorSpec leaf = tensor_on(b, PrimitiveKind::Float, g.leaf_shapes[i], dtype, g.leaf_values[i]);
+    run.leaves.push_back(Dispatch::float_from_data(leaf_data(leaf), default_device_of(b, tracked)));
     run.values.push_back(run.leaves.back());
   }
-  for (const OpSpec& op : g.ops) run.values.push_back(apply_op(op, run.values[op.lhs], run.values[op.rhs]));
+  for (const OpSpec& op : g.ops) {
+    const DispatchTensor& lhs = run.values[op.lhs];
+    if (is_hop(op.op)) {
+      // Ignore: the graph without hops, the value passes through (same tensor, no move).
+      run.values.push_back(follow ? moved_to(lhs, op.rhs) : lhs);
+      continue;
+    }
+    if (is_binary(op.op) && follow && run.backends[op.rhs] != run.backends[op.lhs]) {
+      const DispatchTensor rhs = moved_to(run.values[op.rhs], run.backends[op.lhs]);  // implicit hop
+      run.values.push_back(apply_op(op, lhs, rhs));
+      continue;
+    }
+    run.values.push_back(apply_op(op, lhs, run.values[op.rhs]));
+  }
   return run;
 }
 
-GraphGradients graph_gradients_on(const GraphSpec& graph, std::size_t backend, DType dtype) {
-  GraphRun run = run_graph(graph, backend, dtype, true);
+GraphGradients graph_gradients_on(const GraphSpec& graph, std::size_t backend, DType dtype, Hops hops) {
+  GraphRun run = run_graph(graph, backend, dtype, true, hops);
   Gradients grads = Dispatch::backward(run.root());
   return {std::move(run), std::move(grads)};
 }
 
-GraphGradients graph_gradients(const GraphSpec& graph) { return graph_gradients_on(graph, graph.backend, graph.dtype); }
+GraphGradients graph_gradients(const GraphSpec& graph) {
+  return graph_gradients_on(graph, graph.backend, graph.dtype, Hops::Follow);
+}
 
 }  // namespace crossgrad::oracle

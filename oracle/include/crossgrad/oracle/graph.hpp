@@ -37,6 +37,16 @@ bool is_binary(Op op);
 inline constexpr std::size_t kOpCodeSpace = 64;
 static_assert(::crossgrad::kOpCount <= kOpCodeSpace, "grow kOpCodeSpace (and re-encode stored inputs)");
 
+// A hop (CONTRACT section 7): a graph step that moves value `lhs` to backend `rhs` (a registry
+// index, modulo all_backends().size(), the backends the engine knows) through
+// Dispatch::float_to_device, keeping the autodiff graph. Same shape, dtype and data bit for bit.
+// It is the last reserved code, given a meaning by the oracle only: not a registry op (the
+// registry appends from kOpCount upward), not in all_ops(), but a graph step (is_graph_op). Every
+// per-op table tests is_hop before its switch over Op. op_name(kHopOp) == "to_backend".
+inline constexpr Op kHopOp = static_cast<Op>(kOpCodeSpace - 1);
+static_assert(::crossgrad::kOpCount < kOpCodeSpace, "the hop code must stay reserved");
+bool is_hop(Op op);
+
 // One step: operands index the values so far (leaves first, then earlier steps), taken modulo
 // their count. `scalar` for the *_scalar ops; `dim` (modulo rank) for the dim ops; Reshape
 // flattens to [n]. The ops with structured arguments take them from these fields, by the oracle's
@@ -55,13 +65,17 @@ struct OpSpec {
   friend bool operator==(const OpSpec&, const OpSpec&) = default;
 };
 
-// Leaves are float values on one backend; `backend` and `dtype` (F32/F64) apply to all.
+// Leaves are float values; `dtype` (F32/F64) applies to all, `backend` to every leaf without
+// its own entry in leaf_backends. Where each value lives: value_backends.
 struct GraphSpec {
   std::size_t backend = 0;
   DType dtype = DType::F32;
   std::vector<std::vector<std::size_t>> leaf_shapes;
   std::vector<std::vector<double>> leaf_values;  // empty entry: deterministic fill
   std::vector<OpSpec> ops;
+  // Empty: every leaf on `backend`; else one registry index per leaf. Kept last so that aggregate
+  // initialisations written before it stay valid.
+  std::vector<std::size_t> leaf_backends;
   friend bool operator==(const GraphSpec&, const GraphSpec&) = default;
 };
 std::string describe(const GraphSpec& graph);
@@ -78,16 +92,26 @@ std::optional<std::vector<std::size_t>> broadcast_shape(const std::vector<std::s
 std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std::vector<std::size_t>& lhs,
                                                      const std::vector<std::size_t>& rhs);
 // Operands resolved (modulo), dims resolved, any step whose shapes do not fit turned into Neg of
-// its lhs; at least one leaf. Every run_* function normalises first.
+// its lhs; at least one leaf; hop targets and leaf_backends (resized to the leaf count, padded
+// with `backend`) modulo all_backends().size(). Every run_* function normalises first.
 GraphSpec normalized(GraphSpec graph);
 std::vector<std::vector<std::size_t>> value_shapes(const GraphSpec& normalized_graph);
+// The backend each value lives on as specified: leaf i on leaf_backends[i] (or `backend`), a hop
+// on its target, every other step on its lhs's backend (a binary step whose rhs lives elsewhere
+// first moves rhs to lhs's backend: an implicit hop).
+std::vector<std::size_t> value_backends(const GraphSpec& normalized_graph);
+// Any hop step, or any leaf off `backend`.
+bool has_hops(const GraphSpec& graph);
+// Every backend the graph names (`backend`, leaf_backends, hop targets), sorted, no duplicates.
+std::vector<std::size_t> named_backends(const GraphSpec& normalized_graph);
 // The graph whose root is root * w, with w a new leaf of the root's shape holding `weights`
-// (cycled to the root's size). backward seeds the root with ones, so a graph's own gradient is
+// (cycled to the root's size), on `backend` (the mul's rhs hops implicitly when the root lives
+// elsewhere). backward seeds the root with ones, so a graph's own gradient is
 // the vector-Jacobian product with the cotangent 1: blind to whatever a backward rule gets wrong
 // under a uniform cotangent (which slice of it goes where in cat, softmax's sum term: sum(softmax)
 // is constant). A random cotangent w sees those. Takes a normalized graph; the result is one.
 GraphSpec with_cotangent(const GraphSpec& normalized_graph, const std::vector<double>& weights);
-// Leaves the last value depends on.
+// Leaves the last value depends on (a hop uses its lhs).
 std::vector<bool> used_leaves(const GraphSpec& normalized_graph);
 
 // One step through Dispatch on already-built operands (rhs ignored by unary ops).
@@ -95,20 +119,27 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 // Elements summed per output element (matmul: k; sum: all; others: 1).
 std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& lhs);
 
+// How a run treats hops. Ignore: the graph without hops, every value on the run's backend (a hop
+// step passes its lhs through unchanged, leaf_backends ignored). Follow: as specified
+// (value_backends), the run's backend taking graph.backend's role for leaves without their own.
+enum class Hops { Follow, Ignore };
+
 struct GraphRun {
   std::vector<DispatchTensor> leaves;
   std::vector<DispatchTensor> values;  // leaves, then one per op
+  std::vector<std::size_t> backends;   // per value: the backend it was built on
   const DispatchTensor& root() const { return values.back(); }
 };
-// Builds the leaves on `backend` (tracked: on Autodiff(device)) with `dtype` and runs the ops
-// through Dispatch. Panics propagate.
-GraphRun run_graph(const GraphSpec& graph, std::size_t backend, DType dtype, bool tracked);
-// backward of the root on graph.backend; also returns the run (leaves hold the node ids).
+// Builds the leaves (tracked: on Autodiff(device)) with `dtype` and runs the ops through
+// Dispatch. Panics propagate.
+GraphRun run_graph(const GraphSpec& graph, std::size_t backend, DType dtype, bool tracked, Hops hops = Hops::Ignore);
+// backward of the root; also returns the run (leaves hold the node ids). graph_gradients: Follow
+// on graph.backend (a spanning graph's backward).
 struct GraphGradients {
   GraphRun run;
   Gradients grads;
 };
 GraphGradients graph_gradients(const GraphSpec& graph);
-GraphGradients graph_gradients_on(const GraphSpec& graph, std::size_t backend, DType dtype);
+GraphGradients graph_gradients_on(const GraphSpec& graph, std::size_t backend, DType dtype, Hops hops = Hops::Ignore);
 
 }  // namespace crossgrad::oracle
