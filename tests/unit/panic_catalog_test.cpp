@@ -86,9 +86,6 @@ std::map<std::string, Trigger> triggers() {
                            "device: Cpu })).", ""};
   t["device-unavailable"] = {[] { Dispatch::float_from_data(TensorData::from_f32({1}, {1}), DispatchDevice::of<NdArray>(Device::cuda(3))); },
                              "Device Cuda(3) of backend NdArray is not available: NdArray runs on the CPU only.", ""};
-  t["cross-backend-autodiff-move"] = {[] { Dispatch::float_to_device(x, DispatchDevice::Autodiff(DispatchDevice::NdArray())); },
-                                      "float_to_device cannot move an autodiff tensor from Flex to NdArray: the graph lives on "
-                                      "one backend.", ""};
   t["device-kind-mismatch"] = {[] { Dispatch::float_to_device(flex_f32({1}, {1}), DispatchDevice::Autodiff(DispatchDevice::Flex())); },
                                "float_to_device needs a device of the tensor's kind, got a plain tensor and device "
                                "Autodiff(Flex(Cpu)).", ""};

@@ -168,15 +168,6 @@ std::map<std::string, Examples> examples() {
                               "Device Cuda(3) of backend Nd Array is not available: NdArray runs on the CPU only.",
                               "Device Cuda(3) of backend NdArray is available: NdArray runs on the CPU only.",
                               "Device Cuda(3) of backend NdArray is not available: ."}};
-  e["cross-backend-autodiff-move"] = {
-      "float_to_device cannot move an autodiff tensor from {from} to {to}: the graph lives on one backend.",
-      {"float_to_device cannot move an autodiff tensor from Flex to NdArray: the graph lives on one backend.",
-       "float_to_device cannot move an autodiff tensor from Cuda to Flex: the graph lives on one backend."},
-      {"float_to_device cannot move an autodiff tensor from Flex to NdArray: the graph lives on one backend",
-       "float_to_device cannot move an autodiff tensor from Flex to NdArray: the graph lives on one backend!",
-       "float_to_device cannot move an autodiff tensor from Flex(Cpu) to NdArray: the graph lives on one backend.",
-       "float_to_device cannot move a plain tensor from Flex to NdArray: the graph lives on one backend.",
-       "float_to_device cannot move an autodiff tensor from Flex to NdArray; the graph lives on one backend."}};
   e["device-kind-mismatch"] = {
       "float_to_device needs a device of the tensor's kind, got {tensor} tensor and device {device}.",
       {"float_to_device needs a device of the tensor's kind, got a plain tensor and device Autodiff(Flex(Cpu)).",
