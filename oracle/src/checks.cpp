@@ -9,6 +9,7 @@
 #include <crossgrad/dispatch/dispatch.hpp>
 
 #include <cmath>
+#include <functional>
 #include <regex>
 #include <sstream>
 
@@ -366,8 +367,10 @@ Failure check_graph_differential(const GraphSpec& graph) {
     // Forward: each op alone, on the reference's inputs, within its own bound.
     for (std::size_t k = 0; k < g.ops.size(); ++k) {
       const OpSpec& op = g.ops[k];
+      // A hop is the identity in a run without hops; check_graph_hops checks it as specified.
+      if (is_hop(op.op)) continue;
       const TensorData& lhs = ref_values[op.lhs];
-      const TensorData& rhs = ref_values[op.rhs];
+      const TensorData& rhs = ref_values[is_binary(op.op) ? op.rhs : op.lhs];
       std::ostringstream what;
       what << b.name << " " << op << " on " << render_shape(shapes[op.lhs]);
       if (is_binary(op.op)) what << ", " << render_shape(shapes[op.rhs]);
@@ -382,7 +385,7 @@ Failure check_graph_differential(const GraphSpec& graph) {
       }
     }
     // Backward of the whole graph, against the reference's gradients.
-    const GraphGradients grads = graph_gradients_on(g, b.index, g.dtype);
+    const GraphGradients grads = graph_gradients_on(g, b.index, g.dtype, Hops::Ignore);
     const Bound bound = bound_for_graph(g, g.dtype);
     const std::string backward_key = g.ops.size() == 1 ? "backward " + std::string(op_name(g.ops[0].op)) : std::string("backward graph");
     for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
@@ -399,6 +402,153 @@ Failure check_graph_differential(const GraphSpec& graph) {
                                      backward_key)) {
         return *diff + "\n  graph: " + describe(g);
       }
+    }
+  }
+  if (has_hops(g)) return check_graph_hops(g);
+  return std::nullopt;
+}
+
+namespace {
+
+// The graph bound with its absolute part scaled by the largest finite |value| of the reference
+// (at least 1), as for gradients above.
+Bound scaled_graph_bound(const GraphSpec& g, const TensorData& reference) {
+  double scale = 1;
+  for (double v : reference.to_f64()) {
+    if (std::isfinite(v)) scale = std::fmax(scale, std::fabs(v));
+  }
+  Bound b = bound_for_graph(g, g.dtype);
+  b.abs *= scale;
+  return b;
+}
+
+bool all_finite(const std::vector<TensorData>& values) {
+  for (const TensorData& v : values) {
+    for (double x : v.to_f64()) {
+      if (!std::isfinite(x)) return false;
+    }
+  }
+  return true;
+}
+
+// A tracked float tensor Autodiff(B(Autodiff(..))) of registry index `backend`, read from the
+// kind's structure (never from a rendering).
+bool tracked_on(const DispatchTensor& t, std::size_t backend) {
+  return autodiff_depth_of(t.kind) == 1 && primitive_of(t.kind) == PrimitiveKind::Autodiff && backend_of(t.kind) == backend;
+}
+
+std::string backend_name(std::size_t backend) {
+  return backend < all_backends().size() ? all_backends()[backend].name : "backend#" + std::to_string(backend);
+}
+
+// A leaf's gradient as grad returns it: a plain float tensor of the leaf's own backend, on that
+// backend's default device (where the leaf was built), and the container's entry of that backend.
+Failure check_gradient_placement(const DispatchTensor& got, std::size_t leaf, std::size_t backend,
+                                 const std::optional<std::uint64_t>& node, const GradientsSnapshot& entries) {
+  const std::string what = "gradient of leaf v" + std::to_string(leaf) + " (a leaf on " + backend_name(backend) + ")";
+  if (autodiff_depth_of(got.kind) != 0 || primitive_of(got.kind) != PrimitiveKind::Float) {
+    return what + ": grad did not return a plain float tensor";
+  }
+  if (backend_of(got.kind) != backend) return what + ": grad returned a tensor of " + backend_name(backend_of(got.kind));
+  if (!(Dispatch::float_device(got) == dispatch_device(backend, all_backends().at(backend).default_device))) {
+    return what + ": grad returned a tensor on another device of " + backend_name(backend);
+  }
+  const auto it = node ? entries.find(*node) : entries.end();
+  if (it == entries.end()) return what + ": no entry in the container";
+  if (it->second.backend != backend) return what + ": the container's entry is a tensor of " + backend_name(it->second.backend);
+  return std::nullopt;
+}
+
+}  // namespace
+
+Failure check_graph_hops(const GraphSpec& graph) {
+  const GraphSpec g = normalized(graph);
+  if (unavailable_here(g)) return std::nullopt;  // not applicable here (hops_applicable_here says why)
+  const std::string ctx = "\n  graph: " + describe(g);
+  const std::size_t ref = reference_backend();
+  const std::size_t leaves = g.leaf_shapes.size();
+  const std::vector<std::size_t> where = value_backends(g);
+  // The reference: the graph without hops, untracked, on the reference backend.
+  const GraphRun ref_run = run_graph(g, ref, g.dtype, false, Hops::Ignore);
+  std::vector<TensorData> ref_values;
+  for (const DispatchTensor& v : ref_run.values) ref_values.push_back(Dispatch::float_into_data(v));
+  const bool finite = all_finite(ref_values);
+  // The system under test: the graph as specified, tracked.
+  GraphGradients follow;
+  const Outcome ran = outcome_of([&] { follow = graph_gradients(g); });
+  if (!ran.ok()) return "hops as specified: forward or backward panicked: " + describe(ran) + ctx;
+
+  // Forward: every value on its backend, tracked; a hop's value bit for bit its lhs's; every
+  // other step within its own bound of the reference op on the same inputs, and every value
+  // within the graph bound of the reference run (when that run is finite everywhere: a
+  // non-finite intermediate makes later classes depend on summation order).
+  const DispatchDevice ref_device = dispatch_device(ref, all_backends().at(ref).default_device);
+  std::vector<TensorData> values;
+  for (std::size_t k = 0; k < follow.run.values.size(); ++k) {
+    const DispatchTensor& v = follow.run.values[k];
+    const std::string what = "hops as specified: v" + std::to_string(k);
+    if (!tracked_on(v, where[k])) {
+      return what + " is not a tracked tensor of " + backend_name(where[k]) + " (got backend " +
+             backend_name(backend_of(v.kind)) + ")" + ctx;
+    }
+    values.push_back(Dispatch::float_into_data(v));
+    const TensorData& got = values.back();
+    if (k < leaves) {
+      if (!(got == ref_values[k])) return what + ": the leaf's data differs from the reference leaf's" + ctx;
+      continue;
+    }
+    const OpSpec& op = g.ops[k - leaves];
+    if (is_hop(op.op)) {
+      if (!(got == values[op.lhs])) {
+        return what + " = to_backend(v" + std::to_string(op.lhs) + " -> " + backend_name(op.rhs) +
+               "): the moved data (or dtype) is not bit for bit its source's" + ctx;
+      }
+      continue;
+    }
+    const TensorData& lhs = values[op.lhs];
+    const TensorData& rhs = values[is_binary(op.op) ? op.rhs : op.lhs];
+    std::optional<TensorData> want;
+    const Outcome o = outcome_of([&] {
+      want = Dispatch::float_into_data(
+          apply_op(op, Dispatch::float_from_data(lhs, ref_device), Dispatch::float_from_data(rhs, ref_device)));
+    });
+    if (!o.ok()) return what + ": the reference op panicked on its inputs: " + describe(o) + ctx;
+    if (auto diff = compare_values(*want, got, bound_for_inputs(op, g.dtype, lhs, rhs), what, op_name(op.op))) return *diff + ctx;
+    if (finite) {
+      if (auto diff = compare_values(ref_values[k], got, scaled_graph_bound(g, ref_values[k]), what + " (vs the reference run)")) {
+        return *diff + ctx;
+      }
+    }
+  }
+
+  // Backward: every leaf's gradient on the leaf's own backend (grad's result and the entry), and
+  // within the graph bound of the reference gradient and of the gradient of the graph without
+  // hops on graph.backend (a hop whose gradient is accumulated twice doubles it).
+  const GraphGradients ref_grads = graph_gradients_on(g, ref, g.dtype, Hops::Ignore);
+  const GraphGradients plain = graph_gradients_on(g, g.backend, g.dtype, Hops::Ignore);
+  const GradientsSnapshot entries = snapshot(follow.grads);
+  for (std::size_t i = 0; i < leaves; ++i) {
+    const auto want = Dispatch::grad(ref_grads.run.leaves[i], ref_grads.grads);
+    const auto got = Dispatch::grad(follow.run.leaves[i], follow.grads);
+    const auto without = Dispatch::grad(plain.run.leaves[i], plain.grads);
+    const std::string what = "hops as specified: gradient of leaf v" + std::to_string(i);
+    if (want.has_value() != got.has_value()) {
+      return what + (got ? " present" : " missing") + ", the reference's " + (want ? "present" : "missing") + ctx;
+    }
+    if (!got) continue;
+    if (auto bad = check_gradient_placement(*got, i, where[i], node_of(follow.run.leaves[i].kind), entries)) {
+      return "hops as specified: " + *bad + ctx;
+    }
+    const TensorData got_data = Dispatch::float_into_data(*got);
+    const TensorData want_data = Dispatch::float_into_data(*want);
+    if (auto diff = compare_values(want_data, got_data, scaled_graph_bound(g, want_data), what, "backward hops")) {
+      return *diff + ctx;
+    }
+    if (!without) return what + " present, absent in the graph without hops on " + backend_name(g.backend) + ctx;
+    const TensorData without_data = Dispatch::float_into_data(*without);
+    if (auto diff = compare_values(without_data, got_data, scaled_graph_bound(g, without_data),
+                                   what + " (vs the graph without hops on " + backend_name(g.backend) + ")")) {
+      return *diff + ctx;
     }
   }
   return std::nullopt;
@@ -483,8 +633,19 @@ FdVerdict judge_graph_finite_differences(const GraphSpec& graph, const FdBudget&
   const std::vector<bool> used = used_leaves(g);
   // One row of the tightness table per op for single-op graphs, one for all deeper graphs.
   const std::string key = g.ops.size() == 1 ? "fd " + std::string(op_name(g.ops[0].op)) : std::string("fd graph");
+  // Each available backend runs the graph without hops; a graph with hops also runs as specified
+  // (when every backend it names is available here). Hops are the identity in the objective.
+  struct Run {
+    std::string name;
+    std::function<GraphGradients()> gradients;
+  };
+  std::vector<Run> runs;
   for (const BackendRef& b : available_backends()) {
-    const GraphGradients gg = graph_gradients_on(g, b.index, DType::F64);
+    runs.push_back({b.name, [&g, index = b.index] { return graph_gradients_on(g, index, DType::F64, Hops::Ignore); }});
+  }
+  if (has_hops(g) && !unavailable_here(g)) runs.push_back({"hops as specified", [&g] { return graph_gradients(g); }});
+  for (const Run& b : runs) {
+    const GraphGradients gg = b.gradients();
     std::vector<std::optional<std::vector<double>>> analytic(g.leaf_shapes.size());
     for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
       const auto grad = Dispatch::grad(gg.run.leaves[i], gg.grads);
@@ -529,7 +690,11 @@ Failure check_graph_finite_differences(const GraphSpec& graph) { return judge_gr
 
 Failure check_backward_entries(const GraphSpec& graph) {
   const GraphSpec g = normalized(graph);
-  const GraphGradients gg = graph_gradients(g);
+  // As specified when every backend the graph names is here (each leaf's entry on the leaf's own
+  // backend); else the graph without hops on graph.backend, if that one is here.
+  const bool follow = !unavailable_here(g);
+  if (!follow && unavailable_here(g.backend, all_backends().at(g.backend).default_device)) return std::nullopt;  // not applicable
+  const GraphGradients gg = follow ? graph_gradients(g) : graph_gradients_on(g, g.backend, g.dtype, Hops::Ignore);
   const std::vector<bool> used = used_leaves(g);
   const GradientsSnapshot snap = snapshot(gg.grads);
   std::size_t count = 0;
@@ -542,7 +707,12 @@ Failure check_backward_entries(const GraphSpec& graph) {
     }
     ++count;
     if (it == snap.end()) return "backward made no entry for leaf v" + std::to_string(i) + "\n  graph: " + describe(g);
-    if (it->second.backend != g.backend || it->second.data.dtype() != g.dtype ||
+    const std::optional<DispatchTensor> grad = Dispatch::grad(gg.run.leaves[i], gg.grads);
+    if (!grad) return "grad returned nothing for leaf v" + std::to_string(i) + ", which has an entry\n  graph: " + describe(g);
+    if (auto bad = check_gradient_placement(*grad, i, gg.run.backends[i], node, snap)) {
+      return "backward: " + *bad + "\n  graph: " + describe(g);
+    }
+    if (it->second.backend != gg.run.backends[i] || it->second.data.dtype() != g.dtype ||
         it->second.data.shape().dims() != g.leaf_shapes[i]) {
       return "backward entry of v" + std::to_string(i) + " is " + describe(it->second) + "\n  graph: " + describe(g);
     }

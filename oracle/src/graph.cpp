@@ -391,6 +391,14 @@ bool has_hops(const GraphSpec& graph) {
   return false;
 }
 
+std::optional<std::string> unavailable_here(const GraphSpec& g) {
+  for (const std::size_t b : named_backends(g)) {
+    if (b >= all_backends().size()) return "backend " + std::to_string(b) + ": not registered";
+    if (auto why = unavailable_here(b, all_backends()[b].default_device)) return why;
+  }
+  return std::nullopt;
+}
+
 std::vector<std::size_t> named_backends(const GraphSpec& g) {
   std::vector<std::size_t> out{g.backend};
   out.insert(out.end(), g.leaf_backends.begin(), g.leaf_backends.end());

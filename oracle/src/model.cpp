@@ -31,9 +31,23 @@ Failure GradientsSession::backward(const GraphSpec& graph) {
   GraphGradients gg;
   const Outcome o = outcome_of([&] { gg = graph_gradients(graph); });
   if (!o.ok()) return "backward of a generated graph panicked: " + describe(o) + "\n  graph: " + describe(graph);
-  for (const auto& [id, entry] : snapshot(gg.grads)) model_.insert_or_assign(id, entry);  // extend: new wins
+  const GradientsSnapshot entries = snapshot(gg.grads);
+  // Each leaf lives on its own backend (graph.backend, or its leaf_backends entry), and so does
+  // its gradient, whichever backends the graph hops through (CONTRACT section 7).
+  for (std::size_t i = 0; i < gg.run.leaves.size(); ++i) {
+    const std::optional<std::uint64_t> node = node_of(gg.run.leaves[i].kind);
+    const auto it = node ? entries.find(*node) : entries.end();
+    if (it != entries.end() && it->second.backend != gg.run.backends[i]) {
+      return "backward put the gradient of leaf v" + std::to_string(i) + " on backend#" + std::to_string(it->second.backend) +
+             ", not on the leaf's own backend#" + std::to_string(gg.run.backends[i]) + "\n  graph: " + describe(graph);
+    }
+  }
+  for (const auto& [id, entry] : entries) model_.insert_or_assign(id, entry);  // extend: new wins
   grads_.extend(std::move(gg.grads));
-  for (const DispatchTensor& leaf : gg.run.leaves) pool_.push_back({spec_of_leaf(graph.backend, leaf, graph.dtype), leaf});
+  for (std::size_t i = 0; i < gg.run.leaves.size(); ++i) {
+    const DispatchTensor& leaf = gg.run.leaves[i];
+    pool_.push_back({spec_of_leaf(gg.run.backends[i], leaf, graph.dtype), leaf});
+  }
   return check_model("backward + extend");
 }
 

@@ -31,6 +31,8 @@ double largest_finite_of(DType dtype) {
 Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitude) {
   const double eps = epsilon_of(dtype);
   const double tiny = dtype == DType::F64 ? 1e-300 : 1e-37;
+  // A hop moves the data between backends bit for bit (before the switch: not a registry op).
+  if (is_hop(op)) return {0, 0, true};
   switch (op) {
     // Correctly rounded in IEEE arithmetic (also when computed in F64 and rounded to F32).
     case Op::float_add:
@@ -246,7 +248,8 @@ struct Objective {
 Objective objective(const GraphSpec& g, const std::vector<std::vector<double>>& leaves) {
   GraphSpec copy = g;
   copy.leaf_values = leaves;
-  const GraphRun run = run_graph(copy, reference_backend(), DType::F64, false);
+  // Hops are the identity here: the graph without them, on the reference backend.
+  const GraphRun run = run_graph(copy, reference_backend(), DType::F64, false, Hops::Ignore);
   Objective o;
   for (double v : Dispatch::float_into_data(run.root()).to_f64()) {
     o.sum += v;

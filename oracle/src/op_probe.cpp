@@ -218,13 +218,9 @@ std::vector<ProbeFault> faults_of(const OpProbe &p, const DispatchTensor &a, con
       }
       if (p.target_nested) {
         f.push_back({"autodiff-wraps-autodiff", std::string(text::autodiff_wraps_autodiff)});
-        return f;
       }
-      if (is_tracked(ka) && ka.leaf.backend != p.target_backend) {
-        f.push_back({"cross-backend-autodiff-move",
-                     "float_to_device cannot move an autodiff tensor from " + ka.leaf.backend_name + " to " +
-                         all_backends().at(p.target_backend).name + ": the graph lives on one backend."});
-      }
+      // A tracked tensor moves to another backend's autodiff device too, keeping the graph
+      // (CONTRACT section 7): no fault, checked on success below.
       return f;
     }
     case K::Cast:
@@ -364,6 +360,10 @@ std::string describe(const OpProbe &p) {
   return os.str();
 }
 
+namespace {
+bool ka_backend_differs(const OpProbe &p) { return p.lhs.kind.leaf.backend != p.target_backend; }
+}  // namespace
+
 std::optional<std::string> check_op_probe(const OpProbe &p, std::optional<std::string> *reached) {
   const DispatchTensor a = build(p.lhs);
   const DispatchTensor b = p.kind == OpProbe::Kind::Binary ? build(p.rhs) : a;
@@ -411,6 +411,17 @@ std::optional<std::string> check_op_probe(const OpProbe &p, std::optional<std::s
   if (p.kind == OpProbe::Kind::ToDevice) {
     const TensorData before = Dispatch::float_into_data(a);
     if (!(before == data)) return describe(p) + ": float_to_device changed the data";
+    if (want.tracked) {
+      // A tracked move is an op: a new node, the receiver's checkpointing (none: Disabled).
+      const CheckpointingStrategy strategy = a.checkpointing.value_or(CheckpointingStrategy::Disabled);
+      if (result->checkpointing != strategy) {
+        return describe(p) + ": the moved tensor's checkpointing is not the receiver's (" +
+               (result->checkpointing ? "set to the other strategy" : "absent") + ")";
+      }
+      if (ka_backend_differs(p) && node_of(k) == node_of(a.kind)) {
+        return describe(p) + ": a move to another backend kept the receiver's node (a new node is expected)";
+      }
+    }
   }
   return std::nullopt;
 }

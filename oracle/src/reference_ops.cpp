@@ -1,6 +1,7 @@
 // The reference evaluator (Note [The reference evaluator] in reference_ops.hpp): one formula per
 // registry op, written from docs/OPS.md, over host arrays in double storage, computed in T.
 #include <crossgrad/oracle/reference_ops.hpp>
+#include <crossgrad/oracle/graph.hpp>  // is_hop, is_op_code: a graph hop is the identity here
 
 #include <algorithm>
 #include <cmath>
@@ -518,6 +519,14 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
 
 ReferenceResult reference_op(OpId op, const std::vector<HostArray>& operands, const OpArgs& args) {
   ReferenceResult r;
+  if (is_hop(op)) {
+    // A graph's hop (graph.hpp): a move between backends, the identity on values.
+    r.kind = OpKind::Float;
+    if (operands.empty()) throw std::logic_error("reference_op: a hop takes one operand");
+    r.value = operands[0];
+    return r;
+  }
+  if (!is_op_code(op)) throw std::logic_error("reference_op: not a registry op");
   r.kind = op_info(op).result;
   try {
     r.value = evaluate(op, operands, args);
@@ -529,6 +538,7 @@ ReferenceResult reference_op(OpId op, const std::vector<HostArray>& operands, co
 
 std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& operands, const OpArgs& args) {
   const Dims& shape = operands.empty() ? Dims{} : operands[0].shape;
+  if (!is_op_code(op)) return 1;  // a hop (or a reserved code) sums nothing
   switch (op_info(op).sig) {
     case OpSig::Binary:
       return op == OpId::float_matmul && !shape.empty() ? shape.back() : 1;

@@ -62,8 +62,18 @@ using Renderer = std::function<std::string(const DispatchTensorKind&)>;
 Failure check_debug_rendering(const KindSpec& kind, const Renderer& engine_debug);
 
 // Forward and backward of `graph` on every available backend equal the reference backend within
-// the per-op bound (`dtype` overrides the graph's).
+// the per-op bound (`dtype` overrides the graph's). Hops are the identity there; a graph with hops
+// (has_hops) is then also checked as specified (check_graph_hops).
 Failure check_graph_differential(const GraphSpec& graph);
+// The graph run as specified (Hops::Follow, tracked) against the reference (the reference backend,
+// Hops::Ignore, untracked): every value tracked on its value_backends entry, a hop's value bit for
+// bit its lhs's (data and dtype), every other step within its bound of the reference op on the same
+// inputs and within the graph bound of the reference run; every leaf's gradient a plain float
+// tensor of the LEAF's backend (grad's result, its device, and the container entry's variant),
+// within the graph bound of the reference gradient and of the graph without hops on
+// graph.backend. Not applicable (success) when a backend the graph names is not available here:
+// unavailable_here(graph) says which.
+Failure check_graph_hops(const GraphSpec& graph);
 // backward in F64 equals central finite differences, on every available backend, on the bounded
 // sample of elements finite_differences draws (FdBudget); tolerances as judge_points says.
 struct FdVerdict {
@@ -73,9 +83,14 @@ struct FdVerdict {
   std::size_t evaluations = 0;   // graph evaluations spent on finite differences
   std::string not_judged;        // why nothing was judged, when judged == 0
 };
+// A graph with hops is also judged run as specified (its Follow gradients), when every backend it
+// names is available; the objective is the graph without hops (hops are the identity).
 FdVerdict judge_graph_finite_differences(const GraphSpec& graph, const FdBudget& budget = {});
 Failure check_graph_finite_differences(const GraphSpec& graph);  // judge_graph_finite_differences(graph).failure
-// backward creates exactly one entry per leaf the root uses, of the leaf's shape, dtype, backend.
+// backward creates exactly one entry per leaf the root uses, of the leaf's shape, dtype and own
+// backend (leaf_backends), whichever backends the graph hops through; grad returns it as a plain
+// float tensor of that backend. A graph naming an unavailable backend runs without hops on
+// graph.backend; not applicable (success) when graph.backend itself is not available.
 Failure check_backward_entries(const GraphSpec& graph);
 
 }  // namespace crossgrad::oracle

@@ -104,6 +104,10 @@ std::vector<std::size_t> value_backends(const GraphSpec& normalized_graph);
 bool has_hops(const GraphSpec& graph);
 // Every backend the graph names (`backend`, leaf_backends, hop targets), sorted, no duplicates.
 std::vector<std::size_t> named_backends(const GraphSpec& normalized_graph);
+// Why the graph cannot run here as specified (Hops::Follow): the first backend it names that is
+// not available ("Cuda: not built with CUDA"); nothing when every one is. Checks treat such a
+// graph's hops as not applicable here.
+std::optional<std::string> unavailable_here(const GraphSpec& normalized_graph);
 // The graph whose root is root * w, with w a new leaf of the root's shape holding `weights`
 // (cycled to the root's size), on `backend` (the mul's rhs hops implicitly when the root lives
 // elsewhere). backward seeds the root with ones, so a graph's own gradient is

@@ -49,7 +49,8 @@ struct ProbeFault {
 // receiver's backend (to_device: the target's), the shape of the op's rule
 // (result_shape, or the kind's documented shape), the receiver's dtype
 // (float_cast: the target; quantize then dequantize: F32) and, for to_device,
-// the data bit for bit. Otherwise the engine's panic must be one of the faults,
+// the data bit for bit (a tracked move: the receiver's checkpointing, a new node across
+// backends, CONTRACT section 7). Otherwise the engine's panic must be one of the faults,
 // with its exact message or one its pattern accepts. `reached` receives the
 // catalog id raised. Messages and patterns are the oracle's own, written from the
 // catalog's templates (never read from the engine).
