@@ -1,6 +1,7 @@
 // Kernel benchmarks on every available backend of the backend registry: every op of the op
 // registry (Note [Benchmarks from the op registry] in op_args.hpp), named <method>/<backend>/<size>,
-// plus the GEMM shapes of matmul and the backward pass of a two-layer MLP. A backend added to
+// plus the GEMM shapes of matmul and the backward pass of a two-layer MLP, on one backend and
+// spanning NdArray and another backend through hops. A backend added to
 // CROSSGRAD_BACKENDS or an op added to CROSSGRAD_OPS is benchmarked here without any edit.
 #include "bench_common.hpp"
 #include "op_args.hpp"
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 namespace crossgrad::bench {
 namespace {
@@ -82,6 +84,34 @@ void register_registry_ops() {
 #undef CROSSGRAD_X
 }
 
+// mlp_backward_hop/<B>/<batch>: the same MLP in one graph spanning NdArray and B (CONTRACT section
+// 7): x is an NdArray leaf that hops NdArray -> B, both layers run on B with B's weights, the
+// logits hop B -> NdArray and the sum and the seed are on NdArray. Beside mlp_backward/<B>/<batch>
+// it prices what the hops add: x and the logits moved forward, their gradients moved back.
+template <class B>
+void register_hop_mlp() {
+  const std::string name(B::name);
+  for (std::size_t batch : kMlpBatches) {
+    benchmark::RegisterBenchmark(("mlp_backward_hop/" + name + "/" + std::to_string(batch)).c_str(),
+                                 [batch](benchmark::State& state) {
+      using Home = backends::NdArray;
+      using AD = Autodiff<B>;
+      constexpr std::size_t in = 256, hidden = 256, out = 16;
+      const auto x = random_tensor<Home>(Shape{batch, in}, 1);
+      const auto w1 = random_tensor<B>(Shape{in, hidden}, 2);
+      const auto w2 = random_tensor<B>(Shape{hidden, out}, 3);
+      time_op<B>(state, [&] {
+        const auto tx = Autodiff<Home>::from_inner(x), tw1 = AD::from_inner(w1), tw2 = AD::from_inner(w2);
+        const auto x_on_b = move_tracked_across<Home, B>(tx, B::default_device());
+        const auto logits = AD::float_matmul(AD::relu(AD::float_matmul(x_on_b, tw1)), tw2);
+        const auto loss = Autodiff<Home>::float_sum(move_tracked_across<B, Home>(logits, Home::default_device()));
+        return Autodiff<Home>::backward(loss);
+      });
+      set_flops(state, 3.0 * 2.0 * double(batch) * double(in * hidden + hidden * out));
+    })->UseRealTime()->Unit(benchmark::kMicrosecond);
+  }
+}
+
 template <class B>
 void register_backend() {
   const std::string name(B::name);
@@ -115,6 +145,7 @@ void register_backend() {
       set_flops(state, 3.0 * 2.0 * double(batch) * double(in * hidden + hidden * out));
     })->UseRealTime()->Unit(benchmark::kMicrosecond);
   }
+  if constexpr (!std::is_same_v<B, backends::NdArray>) register_hop_mlp<B>();
 }
 
 }  // namespace
