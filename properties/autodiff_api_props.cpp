@@ -1,5 +1,5 @@
 // grad / grad_remove / backward / inner / from_inner on every kind structure, and round trips.
-#include "gen/specs.hpp"
+#include "gen/scenarios.hpp"
 #include "support/prop.hpp"
 
 using namespace crossgrad;

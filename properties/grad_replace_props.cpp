@@ -1,6 +1,6 @@
 // grad_replace (CONTRACT section 5): outcome, message, replace semantics, panic safety,
 // checkpointing. Each property runs kGradReplaceCases cases by default.
-#include "gen/specs.hpp"
+#include "gen/scenarios.hpp"
 #include "support/prop.hpp"
 
 #include <crossgrad/core/panic.hpp>

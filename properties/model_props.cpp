@@ -1,6 +1,8 @@
 // Model-based (rapidcheck/state.h): random sequences of backward / grad / grad_remove /
 // grad_replace / inner / from_inner against a model of the Gradients container
-// (oracle::GradientsSession checks every command against the oracle and the model).
+// (oracle::GradientsSession checks every command against the oracle and the model). Graphs may
+// span backends.
+#include "gen/hops.hpp"
 #include "gen/specs.hpp"
 #include "support/prop.hpp"
 
@@ -26,8 +28,12 @@ struct Base : Command {
   void apply(Model& m) const override { ++m.commands; }
 };
 
+// Half the graphs span backends (hops, leaves on several backends: CONTRACT section 7), so the
+// container holds entries of several backends from one backward and grad_replace meets a gradient
+// of another backend of the same graph.
 struct Backward : Base {
-  og::GraphSpec graph = *gen::graph(gen::Values::WithSpecials, og::all_ops(), 3);
+  og::GraphSpec graph = *rc::gen::weightedOneOf<og::GraphSpec>({{1, gen::graph(gen::Values::WithSpecials, og::all_ops(), 3)},
+                                                                {1, gen::hop_graph(gen::Values::WithSpecials, og::all_ops(), 3)}});
   void run(const Model&, Sut& s) const override { require(s.session.backward(graph)); }
   void show(std::ostream& os) const override { os << "backward+extend " << graph; }
 };

@@ -13,7 +13,7 @@ namespace og = crossgrad::oracle;
 TEST(Regression, ShouldBeFloatPanicKeepsTheLiveEntry) {
   const std::size_t b = og::reference_backend();
   og::GradReplaceScenario s;
-  s.graphs = {og::GraphSpec{b, DType::F32, {{2}}, {{-8, -8}}, {og::OpSpec{og::Op::float_mul, 0, 0}}}};
+  s.graphs = {og::GraphSpec{b, DType::F32, {{2}}, {{-8, -8}}, {og::OpSpec{og::Op::float_mul, 0, 0}}, {}}};
   s.tensor = {og::KindSpec{1, og::tensor_on(b, PrimitiveKind::Autodiff, {}, DType::F32, {-8})}, std::nullopt};
   s.grad = {og::KindSpec{0, og::tensor_on(b, PrimitiveKind::Int, {}, DType::I64, {0})}, std::nullopt};
   s.target_entry = 0;
@@ -31,7 +31,7 @@ TEST(Regression, ConstantObjectiveWithABackwardResidualIsNotAFailure) {
     return og::reference_backend();
   }();
   const og::GraphSpec g{flex, DType::F32, {{2}}, {{0.4, 0.3}},
-                        {og::OpSpec{og::Op::float_div, 0, 0}, og::OpSpec{og::Op::float_log, 1, 0}}};
+                        {og::OpSpec{og::Op::float_div, 0, 0}, og::OpSpec{og::Op::float_log, 1, 0}}, {}};
   const og::FdVerdict v = og::judge_graph_finite_differences(g);
   EXPECT_FALSE(v.failure) << *v.failure;
 }
