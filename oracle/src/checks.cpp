@@ -55,7 +55,10 @@ std::ostream& operator<<(std::ostream& os, const GradReplaceScenario& s) { retur
 
 Gradients build_gradients(const std::vector<GraphSpec>& graphs) {
   Gradients grads;
-  for (const GraphSpec& g : graphs) grads.extend(graph_gradients(g).grads);
+  for (const GraphSpec& g : graphs) {
+    if (unavailable_here(normalized(g))) continue;  // cannot run here: not applicable, left out
+    grads.extend(graph_gradients(g).grads);
+  }
   return grads;
 }
 

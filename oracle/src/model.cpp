@@ -28,6 +28,9 @@ Failure GradientsSession::check_model(std::string_view after) const {
 }
 
 Failure GradientsSession::backward(const GraphSpec& graph) {
+  // A graph naming a backend that is not available here cannot run as specified: not applicable,
+  // a no-op (callers count it; generators name only available backends).
+  if (unavailable_here(normalized(graph))) return std::nullopt;
   GraphGradients gg;
   const Outcome o = outcome_of([&] { gg = graph_gradients(graph); });
   if (!o.ok()) return "backward of a generated graph panicked: " + describe(o) + "\n  graph: " + describe(graph);

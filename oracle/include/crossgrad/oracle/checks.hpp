@@ -17,8 +17,9 @@ namespace crossgrad::oracle {
 
 using Failure = std::optional<std::string>;
 
-// A Gradients built by the backward passes of `graphs` (merged with Gradients::extend), a tensor
-// and a gradient. When `target_entry` is set and the tensor's leaf is an Autodiff primitive, the
+// A Gradients built by the backward passes of `graphs` (hops as specified, so one graph may give
+// entries of several backends, each on its leaf's backend; merged with Gradients::extend; a graph
+// naming a backend not available here is left out), a tensor and a gradient. When `target_entry` is set and the tensor's leaf is an Autodiff primitive, the
 // tensor takes the node id of that entry (modulo the entry count), so replace hits a live entry.
 struct GradReplaceScenario {
   std::vector<GraphSpec> graphs;

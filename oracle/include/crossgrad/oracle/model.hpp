@@ -18,7 +18,9 @@ class GradientsSession {
     DispatchTensor tensor;
   };
 
-  // Runs graph's backward and extends the container; its leaves join the pool.
+  // Runs graph's backward (hops as specified) and extends the container; its leaves join the pool,
+  // each on its own backend, and every entry must be on its leaf's backend. A no-op success when
+  // the graph names a backend not available here (unavailable_here(graph)).
   Failure backward(const GraphSpec& graph);
   // Adds any tensor (malformed ones included) to the pool.
   Failure add_tensor(const DispatchSpec& spec);
