@@ -39,6 +39,9 @@ void schema(Io &io, GradReplaceCase &c) {
   } else {
     c.second_grad.reset();
   }
+  trailing_section(io, [&](Io &i) {
+    for (oracle::GraphSpec &g : c.scenario.graphs) leaf_backends(i, g);
+  });
 }
 std::string describe(const GradReplaceCase &c);
 
@@ -92,9 +95,15 @@ void schema(Io &io, Command &c) {
       break;
   }
 }
+// The Backward commands' leaf backends follow every command (Note [Trailing sections]).
 template <class Io>
 void schema(Io &io, CommandSequence &s) {
   list(io, s.commands, kMaxCommands, [](Io &i, Command &c) { schema(i, c); });
+  trailing_section(io, [&](Io &i) {
+    for (Command &c : s.commands) {
+      if (c.kind == CommandKind::Backward) leaf_backends(i, c.graph);
+    }
+  });
 }
 std::string_view command_name(CommandKind k);
 std::string describe(const Command &c);
@@ -146,6 +155,7 @@ void schema(Io &io, OpsCase &c) {
   graph_spec(io, c.graph);
   io.flag(c.finite_differences);
   list(io, c.probes, 3, [](Io &i, oracle::OpProbe &p) { probe_spec(i, p); });
+  trailing_section(io, [&](Io &i) { leaf_backends(i, c.graph); });
 }
 std::string describe(const OpsCase &c);
 

@@ -122,6 +122,11 @@ void dispatch_spec(Io &io, oracle::DispatchSpec &s) {
     s.checkpointing = static_cast<CheckpointingStrategy>(c - 1);
 }
 
+// Op code 63 (oracle::kHopOp, the last reserved code) is a hop: value lhs moves to the backend
+// named by the rhs byte (modulo the known backends, by the oracle's normalized()); the target is a
+// backend use like any backend byte, so a hop to a backend this machine lacks makes the scenario
+// "not applicable here" (never remapped). Before hops, code 63 decoded as float_neg of lhs; no
+// stored input held one when they came (measured, issue 14).
 template <class Io>
 void op_spec(Io &io, oracle::OpSpec &op) {
   io.pick_enum(op.op, oracle::kOpCodeSpace);
@@ -130,6 +135,9 @@ void op_spec(Io &io, oracle::OpSpec &op) {
   value(io, op.scalar);
   io.pick(op.dim, kMaxRank4);
   io.pick(op.dim1, kMaxRank4);
+  if constexpr (Io::reading) {
+    if (oracle::is_hop(op.op)) io.note_use(op.rhs % kKnownBackendCount, 0);
+  }
 }
 
 // Leaf shapes after the first: 0 a new shape, 1 the first leaf's shape, 2 the
@@ -174,6 +182,24 @@ void graph_spec(Io &io, oracle::GraphSpec &g, std::size_t max_leaves = kMaxGraph
     }
   }
   list(io, g.ops, max_ops, [](Io &i, oracle::OpSpec &op) { op_spec(i, op); });
+}
+
+// A graph's leaf backends, in a scenario's trailing section (Note [Trailing sections]): a flag,
+// then, when set, one backend byte per leaf (each a backend use). Flag off: every leaf on
+// graph.backend (leaf_backends empty), which is what an old file, ending before the section, reads.
+template <class Io>
+void leaf_backends(Io &io, oracle::GraphSpec &g) {
+  bool any = !g.leaf_backends.empty();
+  io.flag(any);
+  if (!any) {
+    g.leaf_backends.clear();
+    return;
+  }
+  if constexpr (Io::reading)
+    g.leaf_backends.assign(g.leaf_shapes.size(), 0);
+  else
+    g.leaf_backends.resize(g.leaf_shapes.size(), g.backend);  // one per leaf, as the reader reads
+  for (std::size_t &b : g.leaf_backends) backend(io, b);
 }
 
 }  // namespace crossgrad::fuzz

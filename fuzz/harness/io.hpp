@@ -84,6 +84,9 @@ class ByteReader {
     for (auto &x : b) x = next();
   }
   bool exhausted() const { return pos_ >= bytes_.size(); }
+  // Bytes read so far (never more than the input's size): a file longer than what its scenario
+  // consumed holds trailing bytes a later trailing section would read.
+  std::size_t consumed() const { return pos_; }
 
   void note_use(std::size_t backend, int device) { uses_.push_back({backend, device}); }
   const std::vector<BackendUse> &uses() const { return uses_; }
@@ -130,6 +133,11 @@ class ByteWriter {
   }
   void note_use(std::size_t, int) {}
   const std::vector<std::uint8_t> &bytes() const { return out_; }
+  // Drops the zero bytes at the end of what was written since `start` (the reader yields them
+  // anyway): see trailing_section.
+  void drop_trailing_zeros_since(std::size_t start) {
+    while (out_.size() > start && out_.back() == 0) out_.pop_back();
+  }
 
  private:
   void put(std::uint8_t b) { out_.push_back(b); }
@@ -144,6 +152,25 @@ void list(Io &io, std::vector<T> &items, std::size_t max, F &&f) {
   io.count(n, 0, max);
   if constexpr (Io::reading) items.assign(n, T{});
   for (std::size_t i = 0; i < n && i < items.size(); ++i) f(io, items[i]);
+}
+
+// Note [Trailing sections]
+// A field added to a schema after files were written goes in a trailing section, after every
+// other field: an old file ends before it, so the exhausted reader yields zeros there, and a
+// section whose zeros mean "nothing new" (flags off) leaves every old file with its meaning. The
+// writer drops the zero bytes a section leaves at the end, so a scenario that uses nothing of the
+// section is written byte for byte as before the section existed (seeds keep their bytes). A
+// fuzz-found file with bytes past its old end is the exception: those bytes now mean something and
+// such files are re-encoded when a section is added (decode, write back).
+template <class Io, class F>
+void trailing_section(Io &io, F &&fields) {
+  if constexpr (Io::reading) {
+    fields(io);
+  } else {
+    const std::size_t start = io.bytes().size();
+    fields(io);
+    io.drop_trailing_zeros_since(start);
+  }
 }
 
 template <class Scenario, class Schema>

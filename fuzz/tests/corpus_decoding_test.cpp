@@ -152,6 +152,91 @@ TEST(CorpusDecoding, BackendByteIsTheRegistryIndex) {
   }
 }
 
+template <class S>
+bool uses_backend(const DecodedView<S> &d, std::size_t backend) {
+  return std::find(d.uses.begin(), d.uses.end(), BackendUse{backend, 0}) != d.uses.end();
+}
+
+// Every backend a graph names through a hop target or a leaf backend is a backend use (issue 14),
+// in each scenario with graphs: a scenario whose graph hops to Cuda, or has a leaf on Cuda, is
+// decoded the same everywhere and is not applicable where Cuda cannot run (never remapped).
+template <class S>
+void expect_names_cuda(const S &s, const std::string &what) {
+  const std::size_t cuda = 2;
+  ASSERT_EQ(kKnownBackends[cuda].name, "Cuda");
+  const std::vector<std::uint8_t> bytes = encode_with(s, [](auto &io, auto &x) { schema(io, x); });
+  const auto here = decode_here<S>(bytes);
+  // (The reader fills in what the writer does not write, such as a tensor's backend name, so the
+  // decoding is compared with `s` through the bytes it writes.)
+  EXPECT_EQ(encode_with(here.scenario, [](auto &io, auto &x) { schema(io, x); }), bytes) << what;
+  EXPECT_TRUE(uses_backend(here, cuda)) << what << ": Cuda is not counted as a backend use";
+  {
+    ScopedAvailabilityView view(ScopedAvailabilityView::everything_available());
+    EXPECT_TRUE(decode_here<S>(bytes).applicable) << what;
+  }
+  {
+    ScopedAvailabilityView view(cuda_not_built());
+    const auto cpu_only = decode_here<S>(bytes);
+    EXPECT_TRUE(same_scenario(cpu_only.scenario, here.scenario)) << what;
+    EXPECT_EQ(cpu_only.uses, here.uses) << what;
+    EXPECT_FALSE(cpu_only.applicable) << what << ": applicable without Cuda";
+  }
+}
+
+oracle::GraphSpec two_leaf_graph(std::vector<oracle::OpSpec> ops) {
+  oracle::GraphSpec g;
+  g.leaf_shapes = {{2}, {2}};
+  g.leaf_values = {{}, {}};
+  g.ops = std::move(ops);
+  return g;
+}
+
+TEST(CorpusDecoding, HopTargetsAndLeafBackendsAreBackendUses) {
+  const oracle::OpSpec hop_to_cuda{oracle::kHopOp, 0, 2, 1.0, 0, 0};
+  const oracle::OpSpec add{oracle::Op::float_add, 0, 1, 1.0, 0, 0};
+  OpsCase hop;
+  hop.graph = two_leaf_graph({hop_to_cuda});
+  expect_names_cuda(hop, "ops_differential, hop to Cuda");
+  OpsCase leaves;
+  leaves.graph = two_leaf_graph({add});
+  leaves.graph.leaf_backends = {1, 2};
+  expect_names_cuda(leaves, "ops_differential, leaf on Cuda");
+  CommandSequence seq;
+  seq.commands.resize(3);
+  seq.commands[0].kind = CommandKind::Backward;
+  seq.commands[0].graph = two_leaf_graph({add});
+  seq.commands[2].kind = CommandKind::Backward;
+  seq.commands[2].graph = two_leaf_graph({add});
+  seq.commands[2].graph.leaf_backends = {0, 2};
+  expect_names_cuda(seq, "gradients_api, second graph with a leaf on Cuda");
+  seq.commands[2].graph = two_leaf_graph({hop_to_cuda});
+  expect_names_cuda(seq, "gradients_api, second graph hops to Cuda");
+  GradReplaceCase replace;
+  replace.scenario.graphs = {two_leaf_graph({add}), two_leaf_graph({add})};
+  replace.scenario.graphs[1].leaf_backends = {2, 0};
+  expect_names_cuda(replace, "grad_replace, second state graph with a leaf on Cuda");
+}
+
+// Leaf backends are a trailing section (Note [Trailing sections]): a file ending before it (every
+// file written before hops) reads no leaf backends, and the writer writes nothing for a scenario
+// without them, so its bytes are those of before the section.
+TEST(CorpusDecoding, LeafBackendsAreATrailingSection) {
+  OpsCase c;
+  c.graph = two_leaf_graph({oracle::OpSpec{oracle::Op::float_add, 0, 1, 1.0, 0, 0}});
+  auto schema_of = [](auto &io, auto &x) { schema(io, x); };
+  const std::vector<std::uint8_t> old_bytes = encode_with(c, schema_of);
+  ByteReader r{Bytes(old_bytes)};
+  OpsCase back;
+  schema(r, back);
+  EXPECT_TRUE(back.graph.leaf_backends.empty());
+  EXPECT_EQ(r.consumed(), old_bytes.size()) << "the writer wrote a byte the reader did not read";
+  std::vector<std::uint8_t> with_flag = old_bytes;
+  with_flag.push_back(1);  // flag set, leaf backends 0 0 (the exhausted reader's zeros)
+  EXPECT_EQ(decode_with<OpsCase>(Bytes(with_flag), schema_of).graph.leaf_backends, (std::vector<std::size_t>{0, 0}));
+  c.graph.leaf_backends = {0, 0};
+  EXPECT_EQ(encode_with(c, schema_of), with_flag) << "trailing zeros of the section are not dropped";
+}
+
 // The registry lists every backend the engine knows, in CONTRACT order, whatever the build.
 TEST(RegistryIndices, KnownBackendsDoNotDependOnTheBuild) {
   const std::vector<BackendInfo> all = registered_backends();

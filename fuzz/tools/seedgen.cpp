@@ -94,6 +94,17 @@ oracle::OpSpec op(Op o, std::size_t lhs = 0, std::size_t rhs = 1, double scalar 
                   std::size_t dim1 = 1) {
   return {o, lhs, rhs, scalar, dim, dim1};
 }
+// A hop (issue 14): value lhs moves to backend `to`, keeping the autodiff graph.
+oracle::OpSpec hop(std::size_t lhs, std::size_t to) { return {oracle::kHopOp, lhs, to, 1.0, 0, 0}; }
+// The state/command graph of the hop seeds (two leaves, four steps: within grad_replace's and
+// gradients_api's graph limits): x on a, y on b; x hops to b, is multiplied by y there, the
+// product hops back to a and is summed there. Each leaf's gradient must come back on its own backend.
+GraphSpec spanning_graph(std::size_t a, std::size_t b) {
+  GraphSpec g = graph(a, {{2, 2}, {2, 2}}, {hop(0, b), op(Op::float_mul, 2, 1), hop(3, a), op(Op::float_sum, 4)});
+  g.leaf_values = {{0.5, -1, 1.5, 2}, {-0.25, 3, 0.75, -2}};
+  g.leaf_backends = {a, b};
+  return g;
+}
 std::string pk(PrimitiveKind p) { return std::string(primitive_kind_name(p)); }
 const PrimitiveKind kPrimitives[] = {PrimitiveKind::Float, PrimitiveKind::Int, PrimitiveKind::Bool,
                                      PrimitiveKind::Quantized, PrimitiveKind::Autodiff};
@@ -240,6 +251,23 @@ void grad_replace_seeds() {
     c.scenario.graphs.clear();
     emit(T, "empty-state-" + bname(bt), c);
   }
+  // A state from one graph spanning two backends (issue 14): its Gradients holds entries of both.
+  // Replacing either leaf's entry with a gradient of the other backend of the same graph is the
+  // exact cross-backend panic, nothing touched; with one of its own backend it succeeds.
+  for (std::size_t a : backends()) {
+    for (std::size_t b : backends()) {
+      if (a == b) continue;
+      for (std::size_t entry : {0, 1}) {
+        const std::size_t own = entry == 0 ? a : b;
+        for (std::size_t g : {a, b}) {
+          GradReplaceCase c = scenario(a, tracked_float(own), plain(g, PrimitiveKind::Float, {2, 2}, DType::F32, {1, -2, 0.5, 4}));
+          c.scenario.graphs = {spanning_graph(a, b)};
+          c.scenario.target_entry = entry;
+          emit(T, "spanning-" + bname(a) + "-" + bname(b) + "-entry" + std::to_string(entry) + "-grad-" + bname(g), c);
+        }
+      }
+    }
+  }
 }
 
 // ---- ops_differential_fuzzer
@@ -263,6 +291,33 @@ void ops_seeds() {
                        {op(Op::float_add, 0, 1), op(Op::float_tanh, 2), op(Op::float_swap_dims, 3, 0, 0, 1, 2), op(Op::float_mul, 3, 3),
                         op(Op::float_mean_dim, 5, 0, 0, 1), op(Op::sigmoid, 6), op(Op::float_reshape, 7), op(Op::float_mean, 8)});
     emit(T, "deep-broadcast-" + bname(b), deep);
+  }
+  // Hops (issue 14) over every ordered pair of backends, same-backend moves included. hop: x (on a)
+  // hops to b, meets y (a leaf on b) there, the result hops back to a and meets x again (hops in
+  // both directions, F64 with finite differences). hop-root: the root itself lives on b.
+  // leaves: x on a, y on b and no hop step: each binary step moves its rhs to its lhs's backend
+  // (implicit hops both ways), and y's gradient is the sum of parts from both backends.
+  for (std::size_t a : backends()) {
+    for (std::size_t b : backends()) {
+      OpsCase h;
+      h.graph = graph(a, {{2, 3}, {2, 3}},
+                      {hop(0, b), op(Op::float_mul, 2, 1), op(Op::float_tanh, 3), hop(4, a), op(Op::float_add, 5, 0),
+                       op(Op::float_sum, 6)},
+                      DType::F64);
+      h.graph.leaf_backends = {a, b};
+      h.finite_differences = true;
+      emit(T, "hop-" + bname(a) + "-" + bname(b), h);
+      OpsCase r;
+      r.graph = graph(a, {{3}}, {op(Op::float_exp, 0), hop(1, b), op(Op::float_mul_scalar, 2, 0, 0.5, 0, 0), hop(3, b)}, DType::F64);
+      r.finite_differences = true;
+      emit(T, "hop-root-" + bname(a) + "-" + bname(b), r);
+      if (a == b) continue;
+      OpsCase l;
+      l.graph = graph(a, {{2, 3}, {2, 3}}, {op(Op::float_mul, 0, 1), op(Op::float_sub, 1, 2), op(Op::float_sum, 3)}, DType::F64);
+      l.graph.leaf_backends = {a, b};
+      l.finite_differences = true;
+      emit(T, "leaves-" + bname(a) + "-" + bname(b), l);
+    }
   }
   // Probes: each documented op panic, and op-backend-mismatch for every backend
   // pair.
@@ -416,6 +471,24 @@ void gradients_api_seeds() {
                     cmd(CommandKind::Grad, 0),
                     cmd(CommandKind::Grad, 1)};
       emit(T, "two-backends-" + bname(b) + "-" + bname(other), x);
+      if (other == b) continue;
+      // One graph spanning b and other (issue 14): pool[0] is its leaf on b, pool[1] its leaf on
+      // other; each entry on its leaf's backend; a gradient of the graph's other backend is the
+      // cross-backend panic, one of the leaf's own is replaced.
+      CommandSequence h;
+      h.commands = {backward(spanning_graph(b, other)),
+                    cmd(CommandKind::Grad, 0),
+                    cmd(CommandKind::Grad, 1),
+                    with_spec(CommandKind::GradReplace, 0, plain(other)),
+                    with_spec(CommandKind::GradReplace, 1, plain(b)),
+                    with_spec(CommandKind::GradReplace, 0, plain(b, PrimitiveKind::Float, {2, 2}, DType::F32, {1, 2, 3, 4})),
+                    with_spec(CommandKind::GradReplace, 1, plain(other, PrimitiveKind::Float, {2, 2}, DType::F32, {-1, 0.5, 0, 8})),
+                    cmd(CommandKind::Grad, 0),
+                    cmd(CommandKind::GradRemove, 1),
+                    cmd(CommandKind::Grad, 1),
+                    backward(spanning_graph(other, b)),
+                    cmd(CommandKind::Grad, 3)};
+      emit(T, "spanning-" + bname(b) + "-" + bname(other), h);
     }
     for (PrimitiveKind p : kPrimitives) {
       for (std::size_t depth : {0, 1, 2}) {
