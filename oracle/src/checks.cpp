@@ -444,11 +444,21 @@ std::string backend_name(std::size_t backend) {
   return backend < all_backends().size() ? all_backends()[backend].name : "backend#" + std::to_string(backend);
 }
 
-// A leaf's gradient as grad returns it: a plain float tensor of the leaf's own backend, on that
-// backend's default device (where the leaf was built), and the container's entry of that backend.
-Failure check_gradient_placement(const DispatchTensor& got, std::size_t leaf, std::size_t backend,
-                                 const std::optional<std::uint64_t>& node, const GradientsSnapshot& entries) {
+// A leaf's gradient: the container's entry a tensor of the leaf's own backend, and grad(leaf) (read
+// through outcome_of: an engine that put the entry elsewhere may throw there) a plain float
+// tensor of that backend, on its default device (where the leaf was built).
+Failure check_gradient_placement(const DispatchTensor& leaf_tensor, const Gradients& grads, std::size_t leaf,
+                                 std::size_t backend, const GradientsSnapshot& entries) {
   const std::string what = "gradient of leaf v" + std::to_string(leaf) + " (a leaf on " + backend_name(backend) + ")";
+  const std::optional<std::uint64_t> node = node_of(leaf_tensor.kind);
+  const auto it = node ? entries.find(*node) : entries.end();
+  if (it == entries.end()) return what + ": no entry in the container";
+  if (it->second.backend != backend) return what + ": the container's entry is a tensor of " + backend_name(it->second.backend);
+  std::optional<DispatchTensor> read;
+  const Outcome o = outcome_of([&] { read = Dispatch::grad(leaf_tensor, grads); });
+  if (!o.ok()) return what + ": grad panicked: " + describe(o);
+  if (!read) return what + ": grad returned nothing, the container has an entry";
+  const DispatchTensor& got = *read;
   if (autodiff_depth_of(got.kind) != 0 || primitive_of(got.kind) != PrimitiveKind::Float) {
     return what + ": grad did not return a plain float tensor";
   }
@@ -456,9 +466,6 @@ Failure check_gradient_placement(const DispatchTensor& got, std::size_t leaf, st
   if (!(Dispatch::float_device(got) == dispatch_device(backend, all_backends().at(backend).default_device))) {
     return what + ": grad returned a tensor on another device of " + backend_name(backend);
   }
-  const auto it = node ? entries.find(*node) : entries.end();
-  if (it == entries.end()) return what + ": no entry in the container";
-  if (it->second.backend != backend) return what + ": the container's entry is a tensor of " + backend_name(it->second.backend);
   return std::nullopt;
 }
 
@@ -532,16 +539,18 @@ Failure check_graph_hops(const GraphSpec& graph) {
   const GradientsSnapshot entries = snapshot(follow.grads);
   for (std::size_t i = 0; i < leaves; ++i) {
     const auto want = Dispatch::grad(ref_grads.run.leaves[i], ref_grads.grads);
-    const auto got = Dispatch::grad(follow.run.leaves[i], follow.grads);
     const auto without = Dispatch::grad(plain.run.leaves[i], plain.grads);
     const std::string what = "hops as specified: gradient of leaf v" + std::to_string(i);
-    if (want.has_value() != got.has_value()) {
-      return what + (got ? " present" : " missing") + ", the reference's " + (want ? "present" : "missing") + ctx;
+    const std::optional<std::uint64_t> node = node_of(follow.run.leaves[i].kind);
+    const bool has_entry = node && entries.count(*node);
+    if (want.has_value() != has_entry) {
+      return what + (has_entry ? " present" : " missing") + ", the reference's " + (want ? "present" : "missing") + ctx;
     }
-    if (!got) continue;
-    if (auto bad = check_gradient_placement(*got, i, where[i], node_of(follow.run.leaves[i].kind), entries)) {
+    if (!want) continue;
+    if (auto bad = check_gradient_placement(follow.run.leaves[i], follow.grads, i, where[i], entries)) {
       return "hops as specified: " + *bad + ctx;
     }
+    const auto got = Dispatch::grad(follow.run.leaves[i], follow.grads);  // placed right: readable
     const TensorData got_data = Dispatch::float_into_data(*got);
     const TensorData want_data = Dispatch::float_into_data(*want);
     if (auto diff = compare_values(want_data, got_data, scaled_graph_bound(g, want_data), what, "backward hops")) {
@@ -697,7 +706,9 @@ Failure check_backward_entries(const GraphSpec& graph) {
   // backend); else the graph without hops on graph.backend, if that one is here.
   const bool follow = !unavailable_here(g);
   if (!follow && unavailable_here(g.backend, all_backends().at(g.backend).default_device)) return std::nullopt;  // not applicable
-  const GraphGradients gg = follow ? graph_gradients(g) : graph_gradients_on(g, g.backend, g.dtype, Hops::Ignore);
+  GraphGradients gg;
+  const Outcome ran = outcome_of([&] { gg = follow ? graph_gradients(g) : graph_gradients_on(g, g.backend, g.dtype, Hops::Ignore); });
+  if (!ran.ok()) return "backward panicked: " + describe(ran) + "\n  graph: " + describe(g);
   const std::vector<bool> used = used_leaves(g);
   const GradientsSnapshot snap = snapshot(gg.grads);
   std::size_t count = 0;
@@ -710,9 +721,7 @@ Failure check_backward_entries(const GraphSpec& graph) {
     }
     ++count;
     if (it == snap.end()) return "backward made no entry for leaf v" + std::to_string(i) + "\n  graph: " + describe(g);
-    const std::optional<DispatchTensor> grad = Dispatch::grad(gg.run.leaves[i], gg.grads);
-    if (!grad) return "grad returned nothing for leaf v" + std::to_string(i) + ", which has an entry\n  graph: " + describe(g);
-    if (auto bad = check_gradient_placement(*grad, i, gg.run.backends[i], node, snap)) {
+    if (auto bad = check_gradient_placement(gg.run.leaves[i], gg.grads, i, gg.run.backends[i], snap)) {
       return "backward: " + *bad + "\n  graph: " + describe(g);
     }
     if (it->second.backend != gg.run.backends[i] || it->second.data.dtype() != g.dtype ||
