@@ -8,7 +8,8 @@
 //   R1  x_from_data on Autodiff(device) gives Disabled; on a plain device, none.
 //   R2  an op whose result kind is Autodiff(...) gives it the strategy of its receiver (the tensor
 //       argument, the lhs of a binary op), or Disabled when the receiver has none. This covers
-//       every float op on tracked tensors, float_to_device between devices of one backend,
+//       every float op on tracked tensors, float_to_device between devices of one backend and
+//       between backends (a tracked move to another backend keeps the graph: CONTRACT section 7),
 //       quantize / dequantize of an autodiff kind, and from_inner (which starts tracking).
 //   R3  an op whose result kind is not Autodiff(...) gives none: ops on plain tensors, inner,
 //       grad, a move to a plain device, quantize / dequantize of a plain kind.
@@ -39,7 +40,8 @@ struct Step {
   StepOp op = StepOp::Neg;
   std::size_t lhs = 0, rhs = 0;
   std::size_t dim = 0, dim1 = 0;  // modulo the rank
-  bool to_plain = false;          // ToDevice: to the plain device of the receiver's backend (else its own kind)
+  bool to_plain = false;          // ToDevice: to the plain device of the target backend (else the receiver's kind)
+  std::optional<std::size_t> to_backend;  // ToDevice: the target backend (registry index); none: the receiver's
   std::optional<CheckpointingStrategy> strategy;  // SetStrategy
 };
 
@@ -50,7 +52,9 @@ struct Program {
 
 std::ostream& operator<<(std::ostream& os, const Step& s) {
   os << step_name(s.op) << "(v" << s.lhs << ", v" << s.rhs << ", dims " << s.dim << " " << s.dim1;
-  if (s.op == StepOp::ToDevice) os << (s.to_plain ? ", plain" : ", same kind");
+  if (s.op == StepOp::ToDevice) {
+    os << (s.to_plain ? ", plain" : ", same kind") << ", to " << (s.to_backend ? og::all_backends().at(*s.to_backend).name : "its backend");
+  }
   if (s.op == StepOp::SetStrategy) os << ", " << gen::strategy_name(s.strategy);
   return os << ")";
 }
@@ -61,13 +65,27 @@ std::ostream& operator<<(std::ostream& os, const Program& p) {
   return os << "}";
 }
 
+// Every step op, ToDevice three times as often as the others: a tracked move to another backend
+// needs a tracked receiver, another target backend and a tracked target, so it is rare otherwise.
+const std::vector<StepOp>& step_ops() {
+  static const std::vector<StepOp> ops = [] {
+    std::vector<StepOp> v = all_steps();
+    v.insert(v.end(), 2, StepOp::ToDevice);
+    return v;
+  }();
+  return ops;
+}
+
 rc::Gen<Step> step() {
-  return rc::gen::map(rc::gen::tuple(rc::gen::elementOf(all_steps()), rc::gen::inRange<std::size_t>(0, 16),
+  return rc::gen::map(rc::gen::tuple(rc::gen::elementOf(step_ops()), rc::gen::inRange<std::size_t>(0, 16),
                                      rc::gen::inRange<std::size_t>(0, 16), rc::gen::inRange<std::size_t>(0, 4),
-                                     rc::gen::inRange<std::size_t>(0, 4), rc::gen::arbitrary<bool>(), gen::checkpointing()),
+                                     rc::gen::inRange<std::size_t>(0, 4), rc::gen::arbitrary<bool>(), gen::checkpointing(),
+                                     rc::gen::weightedOneOf<std::optional<std::size_t>>(
+                                         {{1, rc::gen::just(std::optional<std::size_t>())},
+                                          {1, rc::gen::map(gen::backend(), [](std::size_t b) { return std::optional<std::size_t>(b); })}})),
                       [](const auto& t) {
                         Step s;
-                        std::tie(s.op, s.lhs, s.rhs, s.dim, s.dim1, s.to_plain, s.strategy) = t;
+                        std::tie(s.op, s.lhs, s.rhs, s.dim, s.dim1, s.to_plain, s.strategy, s.to_backend) = t;
                         return s;
                       });
 }
@@ -134,8 +152,8 @@ DispatchTensor apply(const Step& s, const std::vector<DispatchTensor>& v, std::s
     case StepOp::Reshape: return Dispatch::float_reshape(a, Shape{Dispatch::float_shape(a).num_elements()});
     case StepOp::SwapDims: return Dispatch::float_swap_dims(a, d0, d1);
     case StepOp::ToDevice: {
-      // The receiver's own backend (a tracked tensor may only move within it).
-      const std::size_t backend = og::backend_of(a.kind);
+      // The receiver's own backend, or another one (a tracked tensor then stays tracked there).
+      const std::size_t backend = s.to_backend ? *s.to_backend : og::backend_of(a.kind);
       const DispatchDevice plain = og::dispatch_device(backend, og::all_backends().at(backend).default_device);
       return Dispatch::float_to_device(a, a.kind.is_autodiff() && !s.to_plain ? DispatchDevice::Autodiff(plain) : plain);
     }
@@ -160,7 +178,7 @@ DispatchTensor apply(const Step& s, const std::vector<DispatchTensor>& v, std::s
 bool expect_tracked(StepOp op, const DispatchTensor& receiver) {
   if (op == StepOp::FromInner) return true;
   if (op == StepOp::Inner || op == StepOp::Grad) return false;
-  if (op == StepOp::ToDevice) return receiver.kind.is_autodiff();  // the property only moves within the kind, or to plain
+  if (op == StepOp::ToDevice) return receiver.kind.is_autodiff();  // the property moves within the kind (any backend), or to plain
   return receiver.kind.is_autodiff();
 }
 
@@ -174,6 +192,7 @@ struct Trace {
   std::vector<std::string> outcomes;  // per leaf and step: "ok" or the panic id
   std::vector<TensorData> data;       // the float data of each value that has some
   std::vector<std::optional<TensorData>> grads;
+  bool tracked_move_across = false;  // a tracked value moved to another backend (CONTRACT section 7)
 };
 
 // Runs the program; with `strip`, every strategy it sets is none. Checks R1-R4 on the way when
@@ -224,6 +243,8 @@ Trace run(const Program& p, bool strip, bool check_rules) {
                 ", expected " + gen::strategy_name(want));
       }
     }
+    trace.tracked_move_across |= s.op == StepOp::ToDevice && result->kind.is_autodiff() &&
+                                 og::backend_of(result->kind) != og::backend_of(values[r].kind);
     values.push_back(*result);
     record(*result);
   }
@@ -241,13 +262,15 @@ Trace run(const Program& p, bool strip, bool check_rules) {
 }  // namespace
 
 CG_PROP(Checkpointing, EveryResultCarriesTheDocumentedStrategy, 1000, ()) {
-  (void)run(*rc::gen::resize(100, program()), false, true);  // full size from the first case
+  const Trace trace = run(*rc::gen::resize(100, program()), false, true);  // full size from the first case
+  RC_CLASSIFY(trace.tracked_move_across, "a tracked move to another backend");
 }
 
 CG_PROP(Checkpointing, StrategiesNeverChangeValues, 500, ()) {
   const Program p = *rc::gen::resize(100, program());  // full size from the first case: inRange scales with size
   const Trace with = run(p, false, false);
   const Trace without = run(p, true, false);
+  RC_CLASSIFY(with.tracked_move_across, "a tracked move to another backend");
   RC_ASSERT(with.outcomes == without.outcomes);
   RC_ASSERT(with.data == without.data);
   RC_ASSERT(with.grads == without.grads);
