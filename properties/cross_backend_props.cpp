@@ -78,8 +78,12 @@ og::Failure check_gradients_equal_without_hops(const og::GraphSpec& graph) {
   bound.abs *= 2;
   bound.rel *= 2;
   for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
-    const auto want = Dispatch::grad(ignore.run.leaves[i], ignore.grads);
-    const auto got = Dispatch::grad(follow.run.leaves[i], follow.grads);
+    std::optional<DispatchTensor> want, got;
+    const og::Outcome o = og::outcome_of([&] {
+      want = Dispatch::grad(ignore.run.leaves[i], ignore.grads);
+      got = Dispatch::grad(follow.run.leaves[i], follow.grads);
+    });
+    if (!o.ok()) return "grad of leaf " + value_name(i) + " panicked: " + og::describe(o) + in_graph(g);
     if (want.has_value() != got.has_value()) {
       return "gradient of leaf " + value_name(i) + (want ? " missing with hops" : " only with hops") + in_graph(g);
     }
@@ -112,13 +116,22 @@ og::Failure check_leaf_gradients_on_own_backends(const og::GraphSpec& graph) {
   std::size_t expected_entries = 0;
   for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
     const std::string leaf = "leaf " + value_name(i) + " (on " + backend_name(where[i]) + ")";
-    const std::optional<DispatchTensor> grad = Dispatch::grad(gg.run.leaves[i], gg.grads);
+    // The container entry first: grad of a node whose entry sits on another backend panics
+    // (`unreachable`, CONTRACT section 5), so the entry says more about such a bug than grad does.
+    const auto entry = entries.find(*og::node_of(gg.run.leaves[i].kind));
     if (!used[i]) {
-      if (grad) return "unused " + leaf + " has a gradient" + in_graph(g);
+      if (entry != entries.end()) return "unused " + leaf + " has a gradient entry" + in_graph(g);
       continue;
     }
     ++expected_entries;
-    if (!grad) return leaf + " has no gradient" + in_graph(g);
+    if (entry == entries.end()) return "no container entry for " + leaf + in_graph(g);
+    if (entry->second.backend != where[i]) {
+      return "the container entry of " + leaf + " is on " + backend_name(entry->second.backend) + in_graph(g);
+    }
+    std::optional<DispatchTensor> grad;
+    const og::Outcome o = og::outcome_of([&] { grad = Dispatch::grad(gg.run.leaves[i], gg.grads); });
+    if (!o.ok()) return "grad of " + leaf + " panicked: " + og::describe(o) + in_graph(g);
+    if (!grad) return "grad of " + leaf + " returned nothing" + in_graph(g);
     if (og::autodiff_depth_of(grad->kind) != 0 || og::primitive_of(grad->kind) != PrimitiveKind::Float) {
       return "the gradient of " + leaf + " is not a plain float tensor" + in_graph(g);
     }
@@ -130,9 +143,7 @@ og::Failure check_leaf_gradients_on_own_backends(const og::GraphSpec& graph) {
     if (!snap || snap->device != b.default_device || snap->data.dtype() != g.dtype || snap->data.shape().dims() != g.leaf_shapes[i]) {
       return "the gradient of " + leaf + " is " + (snap ? og::describe(*snap) : std::string("unreadable")) + in_graph(g);
     }
-    const auto entry = entries.find(*og::node_of(gg.run.leaves[i].kind));
-    if (entry == entries.end()) return "no container entry for " + leaf + in_graph(g);
-    if (entry->second.backend != where[i]) return "the container entry of " + leaf + " is on " + backend_name(entry->second.backend) + in_graph(g);
+    if (auto diff = og::compare(entry->second, *snap)) return "grad of " + leaf + " differs from its entry: " + *diff + in_graph(g);
   }
   if (entries.size() != expected_entries) {
     return "backward made " + std::to_string(entries.size()) + " entries for " + std::to_string(expected_entries) + " used leaves" + in_graph(g);
@@ -154,7 +165,10 @@ og::Failure check_grad_replace_across_one_graph(const og::GraphSpec& graph, std:
   const std::size_t leaves = g.leaf_shapes.size();
   // The gradients as backward made them (copies: replaces below must not change them).
   std::vector<std::optional<DispatchTensor>> original(leaves);
-  for (std::size_t i = 0; i < leaves; ++i) original[i] = Dispatch::grad(gg.run.leaves[i], grads);
+  for (std::size_t i = 0; i < leaves; ++i) {
+    const og::Outcome o = og::outcome_of([&] { original[i] = Dispatch::grad(gg.run.leaves[i], grads); });
+    if (!o.ok()) return "grad of leaf " + value_name(i) + " panicked: " + og::describe(o) + in_graph(g);
+  }
 
   for (std::size_t x = 0; x < leaves; ++x) {
     if (!original[x]) continue;
