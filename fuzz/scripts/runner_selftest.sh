@@ -1,27 +1,35 @@
 #!/usr/bin/env bash
-# ctest fuzz.runner_selftest: scripts/fuzz's verdicts, checked against a stand-in fuzzer so that no
-# sanitizer build is needed. The stand-in writes the artifacts a scenario asks for, and on replay
-# (-runs=1) prints a stack and exits 1 unless the input says "fixed". Each case states the exit
-# status and the output scripts/fuzz must give.
+# ctest fuzz.runner_verdicts: scripts/fuzz's verdicts and corpus layout, checked against a stand-in
+# fuzzer so that no sanitizer build is needed. The stand-in writes the artifacts a scenario asks
+# for (and one new input into the corpus folder it fuzzes), and on replay (-runs=1) prints a stack
+# and exits 1 unless the input says "fixed"; -merge=1 copies the new-* inputs of its second folder
+# into its first. Each case states the exit status and the output scripts/fuzz must give.
 #   runner_selftest.sh SRC
 set -uo pipefail
 src=$(cd "$1" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/bin" "$work/corpus/fake_fuzzer"
+mkdir -p "$work/bin" "$work/corpus/fake_fuzzer" "$work/corpus/other_fuzzer"
+echo seed >"$work/corpus/fake_fuzzer/seed-1"
+echo seed >"$work/corpus/other_fuzzer/seed-1"
 
 cat >"$work/bin/fake_fuzzer" <<'FAKE'
 #!/usr/bin/env bash
-prefix="" runs=0 input=""
+prefix="" runs=0 merge=0 input="" dirs=() secs=1
 for a in "$@"; do
   case $a in
     -artifact_prefix=*) prefix=${a#-artifact_prefix=} ;;
+    -max_total_time=*) secs=${a#-max_total_time=} ;;
     -runs=1) runs=1 ;;
-    -merge=1) exit 0 ;;
+    -merge=1) merge=1 ;;
     -*) ;;
-    *) input=$a ;;
+    *) input=$a; dirs+=("$a") ;;
   esac
 done
+if [[ $merge == 1 ]]; then
+  for f in "${dirs[1]}"/new-*; do [[ -f $f ]] && cp -n "$f" "${dirs[0]}/"; done
+  exit 0
+fi
 if [[ $runs == 1 ]]; then
   body=$(cat "$input")
   [[ $body == fixed* ]] && { echo "#1 DONE"; exit 0; }
@@ -41,20 +49,32 @@ if [[ $runs == 1 ]]; then
   esac
   exit 1
 fi
-# Fuzzing: write the artifacts the scenario names, then exit with its code.
-for spec in ${FAKE_ARTIFACTS:-}; do printf '%s' "${spec#*=}" >"${prefix}${spec%%=*}"; done
+# Fuzzing: a new input in the corpus folder, the artifacts the scenario names, then its exit code
+# (a clean slice lasts its time, at most 1 s here, as libFuzzer's -max_total_time does).
+echo new >"$input/new-$(basename "$0")"
+echo "#21 NEW    cov: 1 ft: 1 corp: 1/1b exec/s: 1"
+for spec in ${FAKE_ARTIFACTS:-}; do
+  printf '%s' "${spec#*=}" >"${prefix}${spec%%=*}"
+  echo "artifact_prefix='$prefix'; Test unit written to ${prefix}${spec%%=*}"
+done
+[[ ${FAKE_EXIT:-0} == 0 ]] && sleep $(( secs < 1 ? secs : 1 ))
 echo "#42 DONE cov: 1 ft: 1 corp: 1/1b exec/s: 1"
+echo "stat::number_of_executed_units: 42"
 exit "${FAKE_EXIT:-0}"
 FAKE
 chmod +x "$work/bin/fake_fuzzer"
+cp "$work/bin/fake_fuzzer" "$work/bin/other_fuzzer"
 
 pass=0 fail=0
-# expect NAME STATUS PATTERN [PATTERN...]: run scripts/fuzz with the scenario in the environment.
+# expect NAME STATUS PATTERN [PATTERN...]: run scripts/fuzz (on fake_fuzzer, 2 cores, 1 s, or with
+# the options in ARGS) with the scenario in the environment; its output stays in $out.
+out=""
 expect() {
-  local name=$1 want=$2 got=0 p out
+  local name=$1 want=$2 got=0 p
   shift 2
+  # shellcheck disable=SC2086
   out=$(CROSSGRAD_FUZZ_OUT="$work/out" CROSSGRAD_CORPUS="$work/corpus" \
-        "$src/scripts/fuzz" --no-build --bin "$work/bin" --targets fake_fuzzer --time 1 --no-merge 2>&1) || got=$?
+        "$src/scripts/fuzz" --no-build --bin "$work/bin" ${ARGS:---targets fake_fuzzer --jobs 2 --time 1} 2>&1) || got=$?
   local ok=1
   [[ $got == "$want" ]] || { ok=0; echo "  $name: exit $got, want $want"; }
   for p in "$@"; do
@@ -62,8 +82,28 @@ expect() {
   done
   if [[ $ok == 1 ]]; then pass=$((pass + 1)); echo "ok   $name"; else fail=$((fail + 1)); echo "FAIL $name"; printf '%s\n' "$out" | tail -15; fi
 }
+# check NAME CONDITION...: a fact about the files a run left.
+check() {
+  local name=$1; shift
+  if "$@"; then pass=$((pass + 1)); echo "ok   $name"; else fail=$((fail + 1)); echo "FAIL $name ($*)"; fi
+}
+files_in() { find "$1" -maxdepth 1 -type f | wc -l; }
+last_run() { ls -d "$work/out/runs"/* | sort | tail -1; }
 
-FAKE_ARTIFACTS="" FAKE_EXIT=0 expect "clean run passes" 0 "0 findings \(0 reproduce\)" "fuzzer exit codes: fake_fuzzer=0"
+FAKE_ARTIFACTS="" FAKE_EXIT=0 expect "clean run passes" 0 "0 findings \(0 reproduce\)" "fuzzer exit codes: fake_fuzzer=0" \
+  "on 2 cores" "execs/s aggregate; fake_fuzzer [0-9]+ \(" "working corpus \+1 inputs"
+# Layout: the run fuzzed fuzz-out/corpus/<target>, seeded from corpus/<target>, and left corpus/ alone.
+check "fuzzing never writes corpus/" test "$(files_in "$work/corpus/fake_fuzzer")" = 1
+check "the working corpus is seeded from corpus/ and keeps new inputs" \
+  test -f "$work/out/corpus/fake_fuzzer/seed-1" -a -f "$work/out/corpus/fake_fuzzer/new-fake_fuzzer"
+check "both cores fuzzed" test "$(ls "$(last_run)/fake_fuzzer/slices"/*.log | wc -l)" -ge 2
+ARGS="--targets fake_fuzzer,other_fuzzer --jobs 1 --slice 1 --time 3" FAKE_ARTIFACTS="" FAKE_EXIT=0 \
+  expect "one core takes the targets in turn" 0 "fake_fuzzer [1-9][0-9]* \(" "other_fuzzer [1-9][0-9]* \(" \
+  "on 1 cores" "2 targets"
+ARGS="--promote --targets fake_fuzzer" expect "--promote adds the new inputs to corpus/" 0 \
+  "fake_fuzzer: \+1 inputs promoted" "promote: \+1 inputs"
+check "--promote wrote corpus/" test -f "$work/corpus/fake_fuzzer/new-fake_fuzzer"
+ARGS="--no-merge" expect "--no-merge is refused (fuzzing never writes corpus/)" 2 "--promote"
 export FAKE_ARTIFACTS="timeout-a=timeout-1 timeout-b=timeout-2"
 FAKE_EXIT=0 expect "two timeouts of one cause are one finding" 1 "2 findings \(2 reproduce\), 1 new distinct" \
   "timeout \| crossgrad::oracle::finite_difference crossgrad::oracle::check_finite_differences"
@@ -76,6 +116,11 @@ export FAKE_ARTIFACTS="crash-e=fixed"
 FAKE_EXIT=0 expect "a finding that no longer reproduces passes" 0 "does not reproduce" "1 findings \(0 reproduce\)"
 export FAKE_ARTIFACTS=""
 FAKE_EXIT=3 expect "a fuzzer exiting non-zero fails the run" 1 "fuzzer exit codes: fake_fuzzer=3"
+check "a failed fuzzer gets no further slices" test "$(ls "$(last_run)/fake_fuzzer/slices"/*.log | wc -l)" -le 2
+export FAKE_ARTIFACTS="crash-f=fixed"
+FAKE_EXIT=77 expect "a fuzzer exiting non-zero on a finding is not a failed fuzzer" 0 "fuzzer exit codes: fake_fuzzer=0" \
+  "1 findings \(0 reproduce\)"
+export FAKE_ARTIFACTS=""
 # fuzz-smoke's verdict (both its run and oss-fuzz modes): any artifact or a non-zero exit fails.
 smoke_verdict() {
   local name=$1 want=$2 rc=$3 got=0
