@@ -415,16 +415,6 @@ namespace {
 
 // The graph bound with its absolute part scaled by the largest finite |value| of the reference
 // (at least 1), as for gradients above.
-Bound scaled_graph_bound(const GraphSpec& g, const TensorData& reference) {
-  double scale = 1;
-  for (double v : reference.to_f64()) {
-    if (std::isfinite(v)) scale = std::fmax(scale, std::fabs(v));
-  }
-  Bound b = bound_for_graph(g, g.dtype);
-  b.abs *= scale;
-  return b;
-}
-
 bool all_finite(const std::vector<TensorData>& values) {
   for (const TensorData& v : values) {
     for (double x : v.to_f64()) {

@@ -1,5 +1,6 @@
 #include <crossgrad/oracle/build.hpp>
 #include <crossgrad/oracle/model.hpp>
+#include <crossgrad/oracle/numeric.hpp>
 #include <crossgrad/oracle/registry.hpp>
 
 #include <crossgrad/core/panic.hpp>
@@ -13,6 +14,26 @@ KindSpec spec_of_leaf(std::size_t backend, const DispatchTensor& t, DType dtype)
   KindSpec k{autodiff_depth_of(t.kind), tensor_on(backend, primitive_of(t.kind), data.shape().dims(), dtype, data.to_f64())};
   k.leaf.node_id = node_of(t.kind);
   return k;
+}
+
+Failure compare_with_graph_without_hops(const GraphSpec& graph, const GraphGradients& hopped) {
+  const GraphSpec g = normalized(graph);
+  GraphGradients plain;
+  const Outcome o = outcome_of([&] { plain = graph_gradients_on(g, g.backend, g.dtype, Hops::Ignore); });
+  if (!o.ok()) return "backward of the graph without hops panicked: " + describe(o);
+  for (std::size_t i = 0; i < hopped.run.leaves.size(); ++i) {
+    const std::optional<DispatchTensor> want = Dispatch::grad(plain.run.leaves[i], plain.grads);
+    const std::optional<DispatchTensor> got = Dispatch::grad(hopped.run.leaves[i], hopped.grads);
+    const std::string what = "backward: gradient of leaf v" + std::to_string(i) + " with hops";
+    if (want.has_value() != got.has_value()) return what + (got ? " present" : " missing") + ", without hops the opposite";
+    if (!want) continue;
+    const TensorData want_data = Dispatch::float_into_data(*want);
+    if (auto diff = compare_values(want_data, Dispatch::float_into_data(*got), scaled_graph_bound(g, want_data),
+                                   what + " (vs the graph without hops)")) {
+      return diff;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -44,6 +65,11 @@ Failure GradientsSession::backward(const GraphSpec& graph) {
       return "backward put the gradient of leaf v" + std::to_string(i) + " on backend#" + std::to_string(it->second.backend) +
              ", not on the leaf's own backend#" + std::to_string(gg.run.backends[i]) + "\n  graph: " + describe(graph);
     }
+  }
+  // A graph with hops: each leaf's gradient equals the one of the same graph without hops on
+  // graph.backend (a hop whose gradient is counted twice doubles it; values alone cannot see that).
+  if (has_hops(normalized(graph))) {
+    if (auto bad = compare_with_graph_without_hops(graph, gg)) return *bad + "\n  graph: " + describe(graph);
   }
   for (const auto& [id, entry] : entries) model_.insert_or_assign(id, entry);  // extend: new wins
   grads_.extend(std::move(gg.grads));

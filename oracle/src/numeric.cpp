@@ -137,6 +137,16 @@ Bound bound_for_graph(const GraphSpec& g, DType dtype) {
   return {base * depth, base * depth, false};
 }
 
+Bound scaled_graph_bound(const GraphSpec& g, const TensorData& reference) {
+  double scale = 1;
+  for (double v : reference.to_f64()) {
+    if (std::isfinite(v)) scale = std::fmax(scale, std::fabs(v));
+  }
+  Bound b = bound_for_graph(g, g.dtype);
+  b.abs *= scale;
+  return b;
+}
+
 namespace {
 
 std::string show(double v) {

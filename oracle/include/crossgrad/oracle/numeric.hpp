@@ -39,6 +39,9 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
 Bound bound_for_inputs(const OpSpec& op, DType dtype, const TensorData& lhs, const TensorData& rhs);
 // A graph: the bound of its loosest op, scaled by its depth.
 Bound bound_for_graph(const GraphSpec& normalized_graph, DType dtype);
+// bound_for_graph with its absolute part scaled by the largest finite |value| of `reference` (at
+// least 1): values of a graph compared against a reference run of it.
+Bound scaled_graph_bound(const GraphSpec& normalized_graph, const TensorData& reference);
 
 // `tightness_key` (optional): the row of the bound-tightness record this comparison counts in.
 std::optional<std::string> compare_values(const TensorData& reference, const TensorData& actual,
