@@ -91,7 +91,7 @@ files_in() { find "$1" -maxdepth 1 -type f | wc -l; }
 last_run() { ls -d "$work/out/runs"/* | sort | tail -1; }
 
 FAKE_ARTIFACTS="" FAKE_EXIT=0 expect "clean run passes" 0 "0 findings \(0 reproduce\)" "fuzzer exit codes: fake_fuzzer=0" \
-  "on 2 cores" "execs/s aggregate; fake_fuzzer [0-9]+ \(" "working corpus \+1 inputs"
+  "on 2 cores" "execs/s aggregate; fake_fuzzer [0-9]+ \(" "\+1 new inputs in the working corpus"
 # Layout: the run fuzzed fuzz-out/corpus/<target>, seeded from corpus/<target>, and left corpus/ alone.
 check "fuzzing never writes corpus/" test "$(files_in "$work/corpus/fake_fuzzer")" = 1
 check "the working corpus is seeded from corpus/ and keeps new inputs" \
