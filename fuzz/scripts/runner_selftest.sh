@@ -91,15 +91,17 @@ files_in() { find "$1" -maxdepth 1 -type f | wc -l; }
 last_run() { ls -d "$work/out/runs"/* | sort | tail -1; }
 
 FAKE_ARTIFACTS="" FAKE_EXIT=0 expect "clean run passes" 0 "0 findings \(0 reproduce\)" "fuzzer exit codes: fake_fuzzer=0" \
-  "on 2 cores" "execs/s aggregate; fake_fuzzer [0-9]+ \(" "\+1 new inputs in the working corpus"
+  "2 processes at a time" "execs/s aggregate; fake_fuzzer [0-9]+ \(" "\+1 new inputs in the working corpus"
 # Layout: the run fuzzed fuzz-out/corpus/<target>, seeded from corpus/<target>, and left corpus/ alone.
 check "fuzzing never writes corpus/" test "$(files_in "$work/corpus/fake_fuzzer")" = 1
 check "the working corpus is seeded from corpus/ and keeps new inputs" \
   test -f "$work/out/corpus/fake_fuzzer/seed-1" -a -f "$work/out/corpus/fake_fuzzer/new-fake_fuzzer"
-check "both cores fuzzed" test "$(ls "$(last_run)/fake_fuzzer/slices"/*.log | wc -l)" -ge 2
+check "both jobs fuzzed" test "$(ls "$(last_run)/fake_fuzzer/slices"/*.log | wc -l)" -ge 2
 ARGS="--targets fake_fuzzer,other_fuzzer --jobs 1 --slice 1 --time 3" FAKE_ARTIFACTS="" FAKE_EXIT=0 \
   expect "one core takes the targets in turn" 0 "fake_fuzzer [1-9][0-9]* \(" "other_fuzzer [1-9][0-9]* \(" \
-  "on 1 cores" "2 targets"
+  "1 processes at a time" "2 targets" "round-robin slices of 1s"
+ARGS="--targets fake_fuzzer,other_fuzzer --time 1" FAKE_ARTIFACTS="" FAKE_EXIT=0 \
+  expect "by default every target has a process of its own" 0 "one per target" "other_fuzzer [1-9][0-9]* \("
 ARGS="--promote --targets fake_fuzzer" expect "--promote adds the new inputs to corpus/" 0 \
   "fake_fuzzer: \+1 inputs promoted" "promote: \+1 inputs"
 check "--promote wrote corpus/" test -f "$work/corpus/fake_fuzzer/new-fake_fuzzer"
