@@ -102,6 +102,13 @@ ARGS="--targets fake_fuzzer,other_fuzzer --jobs 1 --slice 1 --time 3" FAKE_ARTIF
   "1 processes at a time" "2 targets" "round-robin slices of 1s"
 ARGS="--targets fake_fuzzer,other_fuzzer --time 1" FAKE_ARTIFACTS="" FAKE_EXIT=0 \
   expect "by default every target has a process of its own" 0 "one per target" "other_fuzzer [1-9][0-9]* \("
+# A working corpus past twice corpus/ is compacted to the seeds plus what adds coverage (for the
+# stand-in: new-* inputs), so stale-* inputs go and the seed stays.
+for i in 1 2 3; do echo stale >"$work/out/corpus/fake_fuzzer/stale-$i"; done
+FAKE_ARTIFACTS="" FAKE_EXIT=0 expect "a grown working corpus is compacted" 0 "compacted .*fake_fuzzer 2"
+check "compaction keeps the seeds and the inputs adding coverage" \
+  test -f "$work/out/corpus/fake_fuzzer/seed-1" -a -f "$work/out/corpus/fake_fuzzer/new-fake_fuzzer" \
+  -a ! -e "$work/out/corpus/fake_fuzzer/stale-1"
 ARGS="--promote --targets fake_fuzzer" expect "--promote adds the new inputs to corpus/" 0 \
   "fake_fuzzer: \+1 inputs promoted" "promote: \+1 inputs"
 check "--promote wrote corpus/" test -f "$work/corpus/fake_fuzzer/new-fake_fuzzer"
