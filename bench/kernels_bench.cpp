@@ -26,6 +26,11 @@ const MatmulSize kMatmulSizes[] = {{64, 64, 64},     {128, 128, 128},  {256, 256
                                    {512, 512, 512},  {1024, 1024, 1024},
                                    {4096, 256, 64},  {64, 4096, 256},  {1, 1024, 1024}};
 const std::size_t kMlpBatches[] = {32, 256};
+// The two-layer MLP of mlp_backward and mlp_backward_hop, one shape for both so that they compare:
+// [batch, in] -> relu(x W1) [batch, hidden] -> W2 [batch, out] -> sum.
+constexpr std::size_t kMlpIn = 256, kMlpHidden = 256, kMlpOut = 16;
+// Forward 2 matmuls, backward 4 (dX is computed too, x being a tracked leaf).
+double mlp_flops(std::size_t batch) { return 3.0 * 2.0 * double(batch) * double(kMlpIn * kMlpHidden + kMlpHidden * kMlpOut); }
 
 // Ops whose benchmarks are written out below instead: matmul's sizes are GEMM shapes with a FLOP
 // counter, compared with the OpenBLAS and cuBLAS anchors of the same names.
@@ -96,10 +101,9 @@ void register_hop_mlp() {
                                  [batch](benchmark::State& state) {
       using Home = backends::NdArray;
       using AD = Autodiff<B>;
-      constexpr std::size_t in = 256, hidden = 256, out = 16;
-      const auto x = random_tensor<Home>(Shape{batch, in}, 1);
-      const auto w1 = random_tensor<B>(Shape{in, hidden}, 2);
-      const auto w2 = random_tensor<B>(Shape{hidden, out}, 3);
+      const auto x = random_tensor<Home>(Shape{batch, kMlpIn}, 1);
+      const auto w1 = random_tensor<B>(Shape{kMlpIn, kMlpHidden}, 2);
+      const auto w2 = random_tensor<B>(Shape{kMlpHidden, kMlpOut}, 3);
       time_op<B>(state, [&] {
         const auto tx = Autodiff<Home>::from_inner(x), tw1 = AD::from_inner(w1), tw2 = AD::from_inner(w2);
         const auto x_on_b = move_tracked_across<Home, B>(tx, B::default_device());
@@ -107,7 +111,7 @@ void register_hop_mlp() {
         const auto loss = Autodiff<Home>::float_sum(move_tracked_across<B, Home>(logits, Home::default_device()));
         return Autodiff<Home>::backward(loss);
       });
-      set_flops(state, 3.0 * 2.0 * double(batch) * double(in * hidden + hidden * out));
+      set_flops(state, mlp_flops(batch));
     })->UseRealTime()->Unit(benchmark::kMicrosecond);
   }
 }
@@ -125,24 +129,21 @@ void register_backend() {
       set_flops(state, 2.0 * double(s.m) * double(s.k) * double(s.n));
     })->UseRealTime()->Unit(benchmark::kMicrosecond);
   }
-  // Two-layer MLP, [batch, 256] -> relu(x W1) [batch, 256] -> W2 [batch, 16] -> sum; forward
-  // and backward through Autodiff<B>.
+  // The MLP (kMlpIn above), forward and backward through Autodiff<B>.
   for (std::size_t batch : kMlpBatches) {
     benchmark::RegisterBenchmark(("mlp_backward/" + name + "/" + std::to_string(batch)).c_str(),
                                  [batch](benchmark::State& state) {
       using AD = Autodiff<B>;
-      constexpr std::size_t in = 256, hidden = 256, out = 16;
-      const auto x = random_tensor<B>(Shape{batch, in}, 1);
-      const auto w1 = random_tensor<B>(Shape{in, hidden}, 2);
-      const auto w2 = random_tensor<B>(Shape{hidden, out}, 3);
+      const auto x = random_tensor<B>(Shape{batch, kMlpIn}, 1);
+      const auto w1 = random_tensor<B>(Shape{kMlpIn, kMlpHidden}, 2);
+      const auto w2 = random_tensor<B>(Shape{kMlpHidden, kMlpOut}, 3);
       time_op<B>(state, [&] {
         const auto tx = AD::from_inner(x), tw1 = AD::from_inner(w1), tw2 = AD::from_inner(w2);
         const auto h = AD::relu(AD::float_matmul(tx, tw1));
         const auto loss = AD::float_sum(AD::float_matmul(h, tw2));
         return AD::backward(loss);
       });
-      // forward 2 matmuls, backward 4 (dX is computed too, x being a tracked leaf)
-      set_flops(state, 3.0 * 2.0 * double(batch) * double(in * hidden + hidden * out));
+      set_flops(state, mlp_flops(batch));
     })->UseRealTime()->Unit(benchmark::kMicrosecond);
   }
   if constexpr (!std::is_same_v<B, backends::NdArray>) register_hop_mlp<B>();
