@@ -1,0 +1,474 @@
+#!/usr/bin/env python3
+"""scripts/mutate: mutation testing of engine/src (or oracle/) by the ctest labels unit|property|corpus.
+
+Steps (each prints progress; README "Mutation testing"):
+  1. copy the working tree to build/mutate/src (files rewritten only when they changed, so that
+     a second run rebuilds only what changed);
+  2. find every mutant in the scope's sources from the clang AST (sites.py);
+  3. render each file as a mutant schema (schemata.py) and build build/mutate/build once, with
+     tools/mutate/mutation_switch.hpp force-included; a mutant that does not compile is dropped
+     ("not compiled") and its file rendered again;
+  4. trace: run the labels once with no mutant live, recording which tests reach which sites;
+     a mutant no test reaches is "not covered";
+  5. run each covered mutant (or a deterministic sample, --sample N) with CROSSGRAD_MUTANT=<id>:
+     ctest on the tests that reach it, --stop-on-failure, a per-test timeout; a failure, crash or
+     timeout kills it;
+  6. a survivor whose object code equals the original's (same compile command, same path) is
+     "equivalent";
+  7. write the JSON results and the markdown report (report.py).
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import glob
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report  # noqa: E402
+import schemata  # noqa: E402
+import sites  # noqa: E402
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SWITCH_HEADER = os.path.join(REPO, "tools", "mutate", "mutation_switch.hpp")
+
+SCOPES = {
+    # Cuda kernels cannot run here; their mutants would all be "not covered".
+    "engine": {"globs": ["engine/src/**/*.cpp", "engine/src/**/*.hpp"], "exclude": "/cuda/",
+               "target": "crossgrad_engine"},
+    "oracle": {"globs": ["oracle/src/**/*.cpp", "oracle/src/**/*.hpp", "oracle/include/**/*.hpp"],
+               "exclude": None, "target": "crossgrad_oracle"},
+}
+
+
+def log(msg):
+    print(f"mutate: {msg}", flush=True)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, text=True, capture_output=True, **kw)
+
+
+# ---- 1. the copy -------------------------------------------------------------------------------
+def sync_copy(dest, rendered_here):
+    """Brings dest up to date with the working tree, leaving alone the files that are rendered as
+    schemata afterwards (so that an unchanged schema is not rewritten and rebuilt)."""
+    files = run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO).stdout.split("\0")
+    changed = 0
+    for rel in filter(None, files):
+        if rel in rendered_here:
+            continue
+        src = os.path.join(REPO, rel)
+        if not os.path.isfile(src) or os.path.islink(src):
+            continue
+        dst = os.path.join(dest, rel)
+        data = open(src, "rb").read()
+        if os.path.exists(dst) and open(dst, "rb").read() == data:
+            continue
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "wb") as f:
+            f.write(data)
+        shutil.copymode(src, dst)
+        changed += 1
+    return changed
+
+
+def write_if_changed(path, data: bytes):
+    if os.path.exists(path) and open(path, "rb").read() == data:
+        return False
+    with open(path, "wb") as f:
+        f.write(data)
+    return True
+
+
+# ---- 2. the mutants ----------------------------------------------------------------------------
+def scope_files(scope):
+    cfg = SCOPES[scope]
+    out = set()
+    for g in cfg["globs"]:
+        for f in glob.glob(os.path.join(REPO, g), recursive=True):
+            rel = os.path.relpath(f, REPO)
+            if cfg["exclude"] and cfg["exclude"] in f:
+                continue
+            out.add(rel)
+    return sorted(out)
+
+
+def libclang_args(compile_db):
+    entries = json.load(open(compile_db))
+    engine = [e for e in entries if "/engine/src/" in e["file"]]
+    oracle = [e for e in entries if "/oracle/src/" in e["file"]]
+    return {"engine": sites.compile_args(engine[0], REPO),
+            "oracle": sites.compile_args((oracle or engine)[0], REPO)}
+
+
+def find_mutants(files, args):
+    all_mutants = []
+    for rel in files:
+        ms = sites.mutants_of(os.path.join(REPO, rel), rel, args)
+        ordinals = {}
+        for m in ms:
+            k = m.key()
+            ordinals[k] = ordinals.get(k, 0) + 1
+            m.key_hash = sites.stable_key(m, ordinals[k])
+        all_mutants.extend(ms)
+    for i, m in enumerate(all_mutants, start=1):
+        m.id = i
+    return all_mutants
+
+
+# ---- 3. the schemata build ---------------------------------------------------------------------
+def render_all(copy_root, by_file, dropped):
+    rendered = {}
+    changed = []
+    for rel, ms in by_file.items():
+        live = [m for m in ms if m.id not in dropped]
+        src = open(os.path.join(REPO, rel), "rb").read()
+        r = schemata.render(src, live)
+        rendered[rel] = r
+        if write_if_changed(os.path.join(copy_root, rel), r.text()):
+            changed.append(rel)
+    return rendered, changed
+
+
+def configure(copy_root, build_dir):
+    flags = f"-include {SWITCH_HEADER}"
+    cmd = ["cmake", "-S", copy_root, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
+           "-DCMAKE_CXX_COMPILER=g++", f"-DCMAKE_CXX_FLAGS={flags}", "-DCROSSGRAD_CUDA=OFF",
+           "-DCROSSGRAD_BUILD_TESTS=ON", "-DCROSSGRAD_BUILD_BENCH=OFF", "-DCROSSGRAD_BUILD_FUZZERS=OFF",
+           "-DCROSSGRAD_MUTATION_SAMPLE=OFF"]
+    r = run(cmd)
+    if r.returncode != 0:
+        sys.exit(f"mutate: configure failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
+
+
+def build_schemata(copy_root, build_dir, by_file, target, jobs, log_path):
+    dropped, reasons = set(), {}
+    for round_ in range(1, 30):
+        rendered, changed = render_all(copy_root, by_file, dropped)
+        log(f"build round {round_}: {len(changed)} file(s) rendered, {len(dropped)} mutant(s) dropped so far")
+        r = run(["cmake", "--build", build_dir, "--target", target, "-j", str(jobs), "--", "-k"])
+        with open(log_path, "a") as f:
+            f.write(r.stdout + r.stderr)
+        if r.returncode == 0:
+            return dropped, reasons
+        output = r.stdout + r.stderr
+        newly, unmapped = set(), 0
+        for rel, rend in rendered.items():
+            ids, un = schemata.culprits(rend, output, rel)
+            newly |= ids
+            unmapped += un
+        newly -= dropped
+        if not newly:
+            tail = "\n".join(l for l in output.splitlines() if "error" in l)[:4000]
+            sys.exit(f"mutate: the schemata build fails and no mutant is to blame:\n{tail}")
+        for i in newly:
+            reasons[i] = "does not compile"
+        dropped |= newly
+    sys.exit("mutate: the schemata build did not converge in 30 rounds")
+
+
+# ---- 4. trace ----------------------------------------------------------------------------------
+# "  3/40 Test  #45: <name, may hold spaces> ....   Passed    0.12 sec"; the name is read from the
+# test number, the verdict from the end of the line.
+_RESULT = re.compile(r"^\s*\d+/\d+ Test\s+#(?P<num>\d+): .*?\s(?P<status>Passed|\*\*\*\S.*?|Not Run.*?)"
+                     r"\s+(?P<secs>[\d.]+) sec\s*$")
+
+
+def list_tests(build_dir, labels):
+    r = run(["ctest", "--test-dir", build_dir, "-L", labels, "--show-only=json-v1"])
+    data = json.loads(r.stdout)
+    tests = {}
+    # Test numbers are positions in the whole list (ctest -I counts from 1 over every test).
+    full = json.loads(run(["ctest", "--test-dir", build_dir, "--show-only=json-v1"]).stdout)
+    number = {t["name"]: i for i, t in enumerate(full["tests"], start=1)}
+    for t in data["tests"]:
+        tests[t["name"]] = {"number": number[t["name"]], "command": "\x1f".join(t.get("command", []))}
+    return tests
+
+
+def trace(build_dir, labels, jobs, trace_dir, names):
+    shutil.rmtree(trace_dir, ignore_errors=True)
+    os.makedirs(trace_dir)
+    env = dict(os.environ, CROSSGRAD_MUTATION_TRACE=trace_dir)
+    env.pop("CROSSGRAD_MUTANT", None)
+    r = run(["ctest", "--test-dir", build_dir, "-L", labels, "-j", str(jobs), "--output-on-failure"], env=env)
+    durations = {}
+    for line in r.stdout.splitlines():
+        m = _RESULT.match(line)
+        if m:
+            durations[names[int(m.group("num"))]] = float(m.group("secs"))
+    if r.returncode != 0:
+        sys.exit("mutate: the tests fail with no mutant live; fix them first:\n" + r.stdout[-4000:])
+    return durations
+
+
+def read_traces(trace_dir, tests):
+    by_command = {t["command"].rstrip("\x1f"): name for name, t in tests.items()}
+    reached = {}  # mutant id -> set of test names
+    unknown = 0
+    for path in glob.glob(os.path.join(trace_dir, "*.trace")):
+        lines = open(path).read().splitlines()
+        if not lines:
+            continue
+        name = None
+        for cmd in lines[0].split("\x1e"):
+            name = by_command.get(cmd.rstrip("\x1f"))
+            if name:
+                break
+        if name is None:
+            unknown += 1
+            name = "*"  # no ancestor is a test's command: counts as covering, runs every test
+        for l in lines[1:]:
+            if l.strip().isdigit():
+                reached.setdefault(int(l), set()).add(name)
+    return reached, unknown
+
+
+# ---- 5. runs -----------------------------------------------------------------------------------
+def run_mutant(build_dir, labels, m_id, numbers, timeout, jobs, names):
+    env = dict(os.environ, CROSSGRAD_MUTANT=str(m_id))
+    env.pop("CROSSGRAD_MUTATION_TRACE", None)
+    select = "0,0,0," + ",".join(str(n) for n in sorted(numbers))
+    start = time.time()
+    try:
+        r = subprocess.run(["ctest", "--test-dir", build_dir, "-L", labels, "-I", select,
+                            "--stop-on-failure", "--timeout", str(timeout), "-j", str(jobs)],
+                           env=env, text=True, capture_output=True, timeout=timeout * len(numbers) + 120)
+        out = r.stdout
+    except subprocess.TimeoutExpired as e:
+        return {"status": "killed", "how": "timeout", "by": None, "seconds": round(time.time() - start, 2)}
+    seconds = round(time.time() - start, 2)
+    ran = 0
+    for line in out.splitlines():
+        m = _RESULT.match(line)
+        if not m:
+            continue
+        ran += 1
+        status = m.group("status")
+        if status == "Passed" or "Skipped" in status:
+            continue
+        how = "timeout" if "Timeout" in status else "crash" if "Exception" in status or "aborted" in status \
+            else "test failed"
+        return {"status": "killed", "how": how, "by": names[int(m.group("num"))], "seconds": seconds}
+    if r.returncode != 0:
+        return {"status": "killed", "how": "ctest failed", "by": None, "seconds": seconds, "tests_run": ran}
+    return {"status": "survived", "seconds": seconds, "tests_run": ran}
+
+
+# ---- 6. equivalence ----------------------------------------------------------------------------
+def object_hash(compile_db, equiv_root, rel, source: bytes, dependents):
+    """Hash of the objects of the translation units that hold `rel`, compiled from `source`."""
+    path = os.path.join(equiv_root, rel)
+    with open(path, "wb") as f:
+        f.write(source)
+    h = hashlib.sha1()
+    for entry in dependents:
+        argv = shlex.split(entry["command"])
+        cpp = entry["file"].replace(REPO + "/", equiv_root + "/")
+        out = []
+        skip = False
+        for a in argv:
+            if skip:
+                skip = False
+                continue
+            if a == "-o":
+                skip = True
+                continue
+            out.append(a.replace(REPO + "/", equiv_root + "/") if a.startswith(("-I", REPO)) else a)
+        obj = path + ".equiv.o"
+        r = run(out[:-1] + [cpp, "-o", obj] if out[-1].endswith(".cpp") else out + ["-o", obj],
+                cwd=entry["directory"])
+        if r.returncode != 0:
+            return None
+        h.update(open(obj, "rb").read())
+    return h.hexdigest()
+
+
+def dependents_of(compile_db, rel):
+    entries = [e for e in json.load(open(compile_db)) if "/engine/src/" in e["file"] or "/oracle/src/" in e["file"]]
+    if rel.endswith(".cpp"):
+        return [e for e in entries if e["file"].endswith(rel)]
+    name = os.path.basename(rel)
+    return [e for e in entries if name.encode() in open(e["file"], "rb").read()]
+
+
+def check_equivalence(survivors, by_id, compile_db, equiv_root):
+    if os.path.exists(equiv_root):
+        shutil.rmtree(equiv_root)
+    for d in ("engine", "oracle"):
+        shutil.copytree(os.path.join(REPO, d), os.path.join(equiv_root, d))
+    originals = {}
+    verdicts = {}
+    for i in survivors:
+        m = by_id[i]
+        deps = dependents_of(compile_db, m.file)
+        src = open(os.path.join(REPO, m.file), "rb").read()
+        if m.file not in originals:
+            originals[m.file] = object_hash(compile_db, equiv_root, m.file, src, deps)
+        mutated = bytearray(src)
+        for s, e, new in sorted(m.edits, reverse=True):
+            mutated[s:e] = new.encode()
+        hm = object_hash(compile_db, equiv_root, m.file, bytes(mutated), deps)
+        with open(os.path.join(equiv_root, m.file), "wb") as f:
+            f.write(src)
+        verdicts[i] = hm is not None and hm == originals[m.file]
+    return verdicts
+
+
+# ---- sampling ----------------------------------------------------------------------------------
+def sample(ids_by_file, n):
+    """A deterministic sample of n mutants, spread over files in proportion to their mutants:
+    within a file, mutants in the order of their stable hash (file, function, operator, text)."""
+    total = sum(len(v) for v in ids_by_file.values())
+    if n >= total:
+        return [m for v in ids_by_file.values() for m in v]
+    chosen = []
+    quotas = {f: max(1, round(n * len(v) / total)) for f, v in ids_by_file.items()}
+    for f, v in ids_by_file.items():
+        chosen.extend(sorted(v, key=lambda m: m.key_hash)[:quotas[f]])
+    return chosen
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scope", choices=sorted(SCOPES), default="engine")
+    ap.add_argument("--files", nargs="*", help="only these repository-relative files (default: the scope)")
+    ap.add_argument("--labels", default="unit|property|corpus", help="ctest labels each mutant runs")
+    ap.add_argument("--sample", type=int, default=0, help="run a deterministic sample of N mutants (0: all)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--json", default=None, help="results (default docs/mutation-<scope>.json)")
+    ap.add_argument("--markdown", default=None, help="report (default docs/MUTATION.md for engine)")
+    ap.add_argument("--work", default=os.path.join(REPO, "build", "mutate"))
+    ap.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"))
+    ap.add_argument("--list", action="store_true", help="print the mutants and stop")
+    ap.add_argument("--ids", help="run only these mutant ids (comma-separated), for debugging")
+    opts = ap.parse_args()
+
+    if opts.compare:
+        print(report.compare(json.load(open(opts.compare[0])), json.load(open(opts.compare[1]))))
+        return 0
+
+    started = time.time()
+    compile_db = os.path.join(REPO, "build", "default", "compile_commands.json")
+    if not os.path.exists(compile_db):
+        sys.exit("mutate: build/default/compile_commands.json is missing; run scripts/test (or cmake --preset default) first")
+    files = opts.files or scope_files(opts.scope)
+    log(f"finding mutants in {len(files)} file(s) of {opts.scope} (libclang 14)")
+    mutants = find_mutants(files, libclang_args(compile_db)[opts.scope])
+    by_id = {m.id: m for m in mutants}
+    by_file = {}
+    for m in mutants:
+        by_file.setdefault(m.file, []).append(m)
+    log(f"{len(mutants)} mutants")
+    if opts.list:
+        for m in mutants:
+            print(m.id, m.describe())
+        return 0
+
+    copy_root = os.path.join(opts.work, "src")
+    build_dir = os.path.join(opts.work, "build")
+    os.makedirs(copy_root, exist_ok=True)
+    log(f"copying the working tree to {os.path.relpath(copy_root, REPO)}: {sync_copy(copy_root, set(by_file))} file(s) changed")
+    configure(copy_root, build_dir)
+    build_log = os.path.join(opts.work, "build.log")
+    open(build_log, "w").close()
+    target = SCOPES[opts.scope]["target"]
+    log(f"building the schemata ({target}; log {os.path.relpath(build_log, REPO)})")
+    dropped, reasons = build_schemata(copy_root, build_dir, by_file, target, opts.jobs, build_log)
+    log(f"{len(dropped)} mutant(s) do not compile; building the tests")
+    r = run(["cmake", "--build", build_dir, "-j", str(opts.jobs)])
+    if r.returncode != 0:
+        sys.exit("mutate: the test build failed:\n" + (r.stdout + r.stderr)[-4000:])
+
+    tests = list_tests(build_dir, opts.labels)
+    log(f"tracing: {len(tests)} tests of -L '{opts.labels}' with no mutant live")
+    names = {t["number"]: name for name, t in tests.items()}
+    durations = trace(build_dir, opts.labels, opts.jobs, os.path.join(opts.work, "trace"), names)
+    reached, unknown = read_traces(os.path.join(opts.work, "trace"), tests)
+    log(f"traced: {len(reached)} sites reached; {unknown} trace(s) from helper processes")
+
+    results = {}
+    for m in mutants:
+        if m.id in dropped:
+            results[m.id] = {"status": "not compiled", "how": reasons.get(m.id)}
+        elif m.id not in reached:
+            results[m.id] = {"status": "not covered"}
+    runnable = [m for m in mutants if m.id not in results]
+    if opts.ids:
+        wanted = {int(x) for x in opts.ids.split(",")}
+        chosen = [m for m in runnable if m.id in wanted]
+    elif opts.sample:
+        live_by_file = {}
+        for m in mutants:
+            if m.id not in dropped:
+                live_by_file.setdefault(m.file, []).append(m)
+        picked = {m.id for m in sample(live_by_file, opts.sample)}
+        chosen = [m for m in runnable if m.id in picked]
+        for m in mutants:
+            if m.id not in picked:
+                results.pop(m.id, None)  # outside the sample: not part of this run's figures
+        mutants = [m for m in mutants if m.id in picked]
+    else:
+        chosen = runnable
+    log(f"running {len(chosen)} covered mutant(s); "
+        f"{sum(1 for v in results.values() if v['status'] == 'not covered')} not covered, "
+        f"{sum(1 for v in results.values() if v['status'] == 'not compiled')} not compiled")
+
+    run_start = time.time()
+    for k, m in enumerate(chosen, start=1):
+        names = reached[m.id]
+        if "*" in names:
+            numbers = [t["number"] for t in tests.values()]
+            names = set(tests)
+        else:
+            numbers = [tests[n]["number"] for n in names]
+        slowest = max((durations.get(n, 1.0) for n in names), default=1.0)
+        timeout = int(max(20, 10 * slowest))
+        res = run_mutant(build_dir, opts.labels, m.id, numbers, timeout, opts.jobs, names)
+        res["tests_reaching"] = len(names)
+        results[m.id] = res
+        if k % 10 == 0 or k == len(chosen):
+            done = [results[x.id] for x in chosen[:k]]
+            killed = sum(1 for d in done if d["status"] == "killed")
+            eta = (time.time() - run_start) / k * (len(chosen) - k)
+            log(f"[{k}/{len(chosen)}] killed {killed}, survived {k - killed}; ~{eta / 60:.0f} min left")
+
+    survivors = [i for i, r in results.items() if r["status"] == "survived"]
+    if survivors:
+        log(f"checking {len(survivors)} survivor(s) for equivalence (object hashes)")
+        verdicts = check_equivalence(survivors, by_id, compile_db, os.path.join(opts.work, "equiv"))
+        for i, same in verdicts.items():
+            if same:
+                results[i]["status"] = "equivalent"
+    for i, res in results.items():
+        if res["status"] in ("survived", "equivalent"):
+            res["reached_by"] = sorted(reached.get(i, []))[:20]
+
+    data = report.assemble(opts, mutants, results, time.time() - started, " ".join(sys.argv[1:]))
+    json_path = opts.json or os.path.join(REPO, "docs", f"mutation-{opts.scope}.json")
+    with open(json_path, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.write("\n")
+    md_path = opts.markdown or (os.path.join(REPO, "docs", "MUTATION.md") if opts.scope == "engine" and not opts.files
+                                and not opts.ids else None)
+    if md_path:
+        with open(md_path, "w") as f:
+            f.write(report.markdown(data))
+    s = data["summary"]
+    log(f"kill rate {s['kill_rate']:.1%} ({s['killed']} killed / {s['killed'] + s['survived']} non-equivalent covered); "
+        f"{s['survived']} survived, {s['equivalent']} equivalent, {s['not_covered']} not covered, "
+        f"{s['not_compiled']} not compiled; {data['seconds'] / 60:.1f} min; {os.path.relpath(json_path, REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

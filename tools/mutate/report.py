@@ -1,0 +1,172 @@
+"""The mutation report: JSON (every mutant with its verdict) and markdown (docs/MUTATION.md), and
+the comparison of two JSON reports (scripts/mutate --compare A.json B.json)."""
+from __future__ import annotations
+
+import collections
+import datetime
+import os
+
+BUG_CLASS = {
+    "relational": "boundary condition: an edge (empty, size 1, equal values) the tests do not pin",
+    "arithmetic": "wrong arithmetic in an index, size or value the tests do not observe",
+    "constant": "constant off by a little (threshold, start value, epsilon) and no test notices",
+    "off-by-one": "loop bound off by one: the first or last element is not checked",
+    "negate-condition": "inverted branch: both sides give what the tests accept",
+    "logical": "&&/|| confusion: the operands are never tested apart",
+    "bitwise": "bit operation confusion the tests do not observe",
+    "delete-call": "missing side effect: the call's effect is never observed",
+    "delete-panic": "missing validation: no test asserts this panic",
+    "delete-erase": "stale entry left behind: no test looks for it",
+    "swap-arguments": "arguments swapped: the tests use symmetric values",
+    "delete-constexpr-branch": "a type-specific case no test reaches with that type",
+}
+
+# Op families, from the enclosing function's name first and the file's name second.
+FAMILIES = [
+    ("matmul", ("matmul", "gemm", "gemv")),
+    ("softmax", ("softmax",)),
+    ("reduction", ("reduce", "sum", "mean", "max", "min", "argmax", "argmin")),
+    ("comparison", ("compare", "equal", "greater", "lower", "less")),
+    ("indexing", ("gather", "select", "index", "slice", "scatter", "strided")),
+    ("layout", ("reshape", "swap", "permute", "layout", "expand", "cat", "transpose", "dim")),
+    ("quantization", ("quantiz",)),
+    ("autodiff graph", ("backward", "grad", "record", "node", "checkpoint")),
+    ("data and memory", ("data", "buffer", "cast", "host", "alloc", "from_", "into_", "device")),
+    ("elementwise", ("exp", "log", "sqrt", "tanh", "sigmoid", "relu", "add", "sub", "mul", "div", "neg",
+                     "pow", "abs", "elementwise", "kernel", "map", "unary", "binary", "scalar", "clamp")),
+    ("shape and panic rules", ("shape", "rule", "panic", "dtype", "check", "broadcast")),
+]
+
+
+def family(file, function):
+    for text in (function.lower(), os.path.basename(file).lower()):
+        for name, keys in FAMILIES:
+            if any(k in text for k in keys):
+                return name
+    return "other"
+
+
+def area(file):
+    parts = file.split("/")
+    if parts[:2] == ["engine", "src"] and len(parts) > 3 and parts[2] == "backends":
+        return "backends/" + parts[3] if len(parts) > 4 else "backends (shared)"
+    if parts[:2] == ["engine", "src"]:
+        return parts[2]
+    return parts[0]
+
+
+def assemble(opts, mutants, results, seconds, cmdline):
+    rows = []
+    for m in mutants:
+        r = results.get(m.id)
+        if r is None:
+            continue
+        rows.append({"id": m.id, "key": m.key_hash, "file": m.file, "line": m.line, "col": m.col,
+                     "function": m.function, "operator": m.operator, "original": m.original,
+                     "mutated": m.mutated, "area": area(m.file), "family": family(m.file, m.function),
+                     **r})
+    return {"command": "scripts/mutate " + cmdline, "labels": opts.labels, "scope": opts.scope,
+            "date": datetime.date.today().isoformat(), "seconds": round(seconds, 1),
+            "summary": summarize(rows), "mutants": rows}
+
+
+def summarize(rows):
+    c = collections.Counter(r["status"] for r in rows)
+    killed, survived = c["killed"], c["survived"]
+    how = collections.Counter(r.get("how") for r in rows if r["status"] == "killed")
+    return {"total": len(rows), "killed": killed, "survived": survived, "equivalent": c["equivalent"],
+            "not_covered": c["not covered"], "not_compiled": c["not compiled"],
+            "killed_by_timeout": how["timeout"], "killed_by_crash": how["crash"],
+            "kill_rate": killed / (killed + survived) if killed + survived else 0.0}
+
+
+def _table(rows, key):
+    groups = collections.defaultdict(list)
+    for r in rows:
+        groups[r[key]].append(r)
+    lines = [f"| {key} | mutants | killed | survived | equivalent | not covered | not compiled | kill rate |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for name in sorted(groups):
+        s = summarize(groups[name])
+        rate = f"{s['kill_rate']:.1%}" if s["killed"] + s["survived"] else "—"
+        lines.append(f"| {name} | {s['total']} | {s['killed']} | {s['survived']} | {s['equivalent']} | "
+                     f"{s['not_covered']} | {s['not_compiled']} | {rate} |")
+    return "\n".join(lines)
+
+
+def markdown(data):
+    s = data["summary"]
+    rows = data["mutants"]
+    out = [
+        "# Mutation testing report",
+        "",
+        "Generated by `scripts/mutate` (tools/mutate); do not edit by hand. README \"Mutation testing\"",
+        "says how mutants are made and judged.",
+        "",
+        f"- Command: `{data['command']}` ({data['date']}, {data['seconds'] / 60:.0f} min on this machine)",
+        f"- Tests per mutant: `ctest -L '{data['labels']}'`, only the tests that reach the mutant, stopping at the",
+        "  first failure.",
+        f"- **Kill rate: {s['kill_rate']:.1%}** — {s['killed']} killed of {s['killed'] + s['survived']} covered,",
+        f"  non-equivalent mutants ({s['killed_by_timeout']} by timeout, {s['killed_by_crash']} by a crash).",
+        f"- {s['survived']} survived, {s['equivalent']} equivalent (same object code), {s['not_covered']} not covered",
+        f"  (no test reaches the line), {s['not_compiled']} not compiled; {s['total']} mutants in all.",
+        "",
+        "## By file",
+        "",
+        _table(rows, "file"),
+        "",
+        "## By op family",
+        "",
+        _table(rows, "family"),
+        "",
+        "## By mutation operator",
+        "",
+        _table(rows, "operator"),
+        "",
+        "## Survivors",
+        "",
+    ]
+    survivors = [r for r in rows if r["status"] == "survived"]
+    if not survivors:
+        out.append("None.")
+    for r in sorted(survivors, key=lambda r: (r["file"], r["line"])):
+        out += [f"### {r['file']}:{r['line']} — {r['operator']} in `{r['function']}` (id {r['id']}, key {r['key']})",
+                "",
+                "```diff",
+                f"- {r['original']}",
+                f"+ {r['mutated']}",
+                "```",
+                "",
+                f"- Likely bug class: {BUG_CLASS.get(r['operator'], r['operator'])}.",
+                f"- Reached by {r.get('tests_reaching', 0)} test(s), e.g. "
+                + ", ".join(f"`{t}`" for t in r.get("reached_by", [])[:5]) + ".",
+                ""]
+    why = data.get("why_alive", {})
+    if why:
+        out += ["## Left alive, and why", ""]
+        for key, reason in sorted(why.items()):
+            out.append(f"- `{key}`: {reason}")
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def compare(a, b):
+    ka = {r["key"]: r for r in a["mutants"]}
+    kb = {r["key"]: r for r in b["mutants"]}
+    sa, sb = a["summary"], b["summary"]
+    lines = [f"A: {a['command']} ({a['date']}): kill rate {sa['kill_rate']:.1%}, {sa['killed']} killed, {sa['survived']} survived",
+             f"B: {b['command']} ({b['date']}): kill rate {sb['kill_rate']:.1%}, {sb['killed']} killed, {sb['survived']} survived",
+             f"kill rate change: {100 * (sb['kill_rate'] - sa['kill_rate']):+.1f} points"]
+    both = sorted(set(ka) & set(kb))
+    changes = collections.Counter()
+    details = []
+    for k in both:
+        x, y = ka[k]["status"], kb[k]["status"]
+        if x != y:
+            changes[(x, y)] += 1
+            details.append(f"  {x} -> {y}: {kb[k]['file']}:{kb[k]['line']} {kb[k]['operator']} "
+                           f"`{kb[k]['original']}` -> `{kb[k]['mutated']}`")
+    lines.append(f"{len(both)} mutants in both, {len(set(ka) - set(kb))} only in A, {len(set(kb) - set(ka))} only in B")
+    for (x, y), n in sorted(changes.items()):
+        lines.append(f"{n:5d}  {x} -> {y}")
+    return "\n".join(lines + details)

@@ -1,0 +1,360 @@
+"""Mutation sites from the clang AST (libclang 14, Debian's python3-clang-14).
+
+A *mutant* is one small source change: a list of edits (byte ranges of the original file and
+their new text) inside a *site*, the smallest expression or statement whose evaluation can be
+switched between the original and the mutant at run time (see schemata.py). Nothing here reads
+the source text with regexes: every site is an AST node, and operator tokens are found from the
+node's own token stream.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import shlex
+
+import clang.cindex as ci
+
+K = ci.CursorKind
+
+# Operator replacement, by the classes the report groups by.
+ARITH = {"+": ["-"], "-": ["+"], "*": ["/"], "/": ["*"], "%": ["/"]}
+RELATIONAL = {"<": ["<=", ">="], "<=": ["<", ">"], ">": [">=", "<="], ">=": [">", "<"],
+              "==": ["!="], "!=": ["=="]}
+LOGICAL = {"&&": ["||"], "||": ["&&"]}
+BITWISE = {"&": ["|"], "|": ["&"], "^": ["&"], "<<": [">>"], ">>": ["<<"]}
+COMPOUND = {"+=": ["-="], "-=": ["+="], "*=": ["/="], "/=": ["*="], "&=": ["|="], "|=": ["&="],
+            "<<=": [">>="], ">>=": ["<<="]}
+OPERATOR_CLASS = {}
+for table, name in ((ARITH, "arithmetic"), (RELATIONAL, "relational"), (LOGICAL, "logical"),
+                    (BITWISE, "bitwise"), (COMPOUND, "arithmetic")):
+    for op in table:
+        OPERATOR_CLASS[op] = name
+REPLACEMENTS = {**ARITH, **RELATIONAL, **LOGICAL, **BITWISE, **COMPOUND}
+
+FLOAT_EPSILON = 1e-3
+ERASERS = {"erase", "remove", "pop_back", "pop_front", "clear", "reset"}
+
+
+@dataclasses.dataclass
+class Mutant:
+    file: str            # repository-relative path
+    line: int            # 1-based line of the edit
+    col: int
+    operator: str        # the mutation operator's class, e.g. "relational", "delete-call"
+    site: tuple          # (start, end) byte offsets of the switchable site
+    edits: list          # [(start, end, new_text)], inside site, non-overlapping, sorted
+    style: str           # "expr": value-preserving ternary; "void": statement deletion;
+                         # "block": a braced statement run only when the mutant is off
+    function: str        # enclosing function, for the report
+    original: str = ""   # the original text of the edited span(s), for the diff
+    mutated: str = ""
+    id: int = 0
+
+    def key(self) -> str:
+        """Stable across runs of the same source: file, enclosing function, operator and text,
+        plus the ordinal among identical keys (assigned by the caller)."""
+        return f"{self.file}|{self.function}|{self.operator}|{self.original}|{self.mutated}"
+
+    def describe(self) -> str:
+        return f"{self.file}:{self.line}:{self.col} {self.operator}: `{self.original}` -> `{self.mutated}`"
+
+
+def _tokens(cursor):
+    return list(cursor.get_tokens())
+
+
+def _first_token_after(cursor, offset):
+    for t in cursor.get_tokens():
+        if t.extent.start.offset >= offset:
+            return t
+    return None
+
+
+def _is_constexpr_decl(cursor) -> bool:
+    """True for a declaration spelled with constexpr/consteval/constinit before its body or '='."""
+    for t in cursor.get_tokens():
+        if t.spelling in ("{", "=", ";"):
+            return False
+        if t.spelling in ("constexpr", "consteval", "constinit"):
+            return True
+    return False
+
+
+# Ancestors under which a run-time switch cannot compile (constant expressions) or makes no sense.
+_CONSTANT_CONTEXTS = {K.CASE_STMT, K.ENUM_CONSTANT_DECL, K.STATIC_ASSERT, K.TEMPLATE_NON_TYPE_PARAMETER,
+                      K.CXX_ALIGNOF_EXPR if hasattr(K, "CXX_ALIGNOF_EXPR") else K.STATIC_ASSERT}
+
+
+class _Walker:
+    def __init__(self, path, rel, text: bytes):
+        self.path = path
+        self.rel = rel
+        self.text = text
+        self.mutants: list[Mutant] = []
+
+    def src(self, start, end) -> str:
+        return self.text[start:end].decode()
+
+    def add(self, cursor, operator, site, edits, style, function, at=None):
+        start = at if at is not None else edits[0][0]
+        line = self.text.count(b"\n", 0, start) + 1
+        col = start - (self.text.rfind(b"\n", 0, start) + 1) + 1
+        lo, hi = min(s for s, _, _ in edits), max(e for _, e, _ in edits)
+        original = self.src(lo, hi)
+        mutated, pos = "", lo
+        for s, e, new in sorted(edits):
+            mutated += self.src(pos, s) + new
+            pos = e
+        mutated += self.src(pos, hi)
+        self.mutants.append(Mutant(self.rel, line, col, operator, site, edits, style, function,
+                                   original=original, mutated=mutated))
+
+    def in_file(self, cursor) -> bool:
+        f = cursor.location.file
+        return f is not None and os.path.realpath(f.name) == self.path
+
+    def extent(self, cursor):
+        return cursor.extent.start.offset, cursor.extent.end.offset
+
+    def walk(self, cursor, ancestors, function, constant):
+        for child in cursor.get_children():
+            if not self.in_file(child):
+                # Declarations from headers are skipped; a node of this file is always under a
+                # parent of this file or the translation unit.
+                continue
+            kind = child.kind
+            fn = function
+            const = constant
+            if kind in (K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE, K.CONSTRUCTOR,
+                        K.DESTRUCTOR, K.CONVERSION_FUNCTION):
+                fn = child.spelling or function
+                const = constant or _is_constexpr_decl(child)
+            elif kind in (K.VAR_DECL, K.FIELD_DECL) and _is_constexpr_decl(child):
+                const = True
+            elif kind in _CONSTANT_CONTEXTS:
+                const = True
+            elif kind == K.IF_STMT:
+                toks = _tokens(child)
+                if len(toks) > 1 and toks[1].spelling == "constexpr":
+                    self.constexpr_branches(child, fn)
+            if not const and not self.in_macro(child):
+                self.visit(child, cursor, fn)
+            self.walk(child, ancestors + [child], fn, const)
+
+    def in_macro(self, cursor) -> bool:
+        # A node written by a macro expansion has an extent whose text is not its tokens.
+        s, e = self.extent(cursor)
+        if e <= s or e > len(self.text):
+            return True
+        toks = _tokens(cursor)
+        if not toks:
+            return True
+        return self.src(toks[0].extent.start.offset, toks[0].extent.end.offset) != toks[0].spelling
+
+    # ---- operators -------------------------------------------------------------------------
+    def visit(self, c, parent, fn):
+        kind = c.kind
+        if kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+            self.binary(c, fn)
+        elif kind == K.UNARY_OPERATOR:
+            toks = _tokens(c)
+            if toks and toks[0].spelling == "!":
+                s, e = self.extent(c)
+                t = toks[0].extent
+                self.add(c, "negate-condition", (s, e), [(t.start.offset, t.end.offset, "")], "expr", fn)
+        elif kind in (K.INTEGER_LITERAL, K.FLOATING_LITERAL):
+            self.literal(c, fn)
+        elif kind in (K.IF_STMT, K.WHILE_STMT, K.DO_STMT, K.CONDITIONAL_OPERATOR):
+            self.condition(c, fn)
+        elif kind == K.FOR_STMT:
+            self.for_bounds(c, fn)
+        elif kind == K.CALL_EXPR:
+            self.swap_args(c, fn)
+        if kind == K.COMPOUND_STMT or kind in (K.IF_STMT, K.FOR_STMT, K.WHILE_STMT):
+            self.statement_calls(c, fn)
+
+    def binary(self, c, fn):
+        children = list(c.get_children())
+        if len(children) != 2:
+            return
+        lhs, rhs = children
+        tok = _first_token_after(c, lhs.extent.end.offset)
+        if tok is None or tok.spelling not in REPLACEMENTS:
+            return
+        s, e = self.extent(c)
+        ts, te = tok.extent.start.offset, tok.extent.end.offset
+        if not (lhs.extent.end.offset <= ts and te <= rhs.extent.start.offset):
+            return
+        for new in REPLACEMENTS[tok.spelling]:
+            self.add(c, OPERATOR_CLASS[tok.spelling], (s, e), [(ts, te, new)], "expr", fn)
+
+    def literal(self, c, fn):
+        toks = _tokens(c)
+        if len(toks) != 1:
+            return
+        spelling = toks[0].spelling
+        s, e = self.extent(c)
+        if c.kind == K.INTEGER_LITERAL:
+            digits = spelling.rstrip("uUlLzZ").replace("'", "")
+            try:
+                value = int(digits, 0)
+            except ValueError:
+                return
+            candidates = [0, 1, value + 1, value - 1]
+            seen = []
+            for v in candidates:
+                if v != value and v not in seen and v >= 0:
+                    seen.append(v)
+            for v in seen[:3]:
+                self.add(c, "constant", (s, e), [(s, e, f"decltype({spelling})({v})")], "expr", fn)
+        else:
+            body = spelling.rstrip("fFlL")
+            try:
+                value = float(body)
+            except ValueError:
+                return
+            out = []
+            for v in (0.0, 1.0, value * (1 + FLOAT_EPSILON), value * (1 - FLOAT_EPSILON)):
+                if v != value and v not in out:
+                    out.append(v)
+            for v in out[:3]:
+                self.add(c, "constant", (s, e), [(s, e, f"decltype({spelling})({v!r})")], "expr", fn)
+
+    def condition(self, c, fn):
+        toks = _tokens(c)
+        if c.kind == K.IF_STMT and len(toks) > 1 and toks[1].spelling == "constexpr":
+            return
+        children = list(c.get_children())
+        if c.kind == K.DO_STMT:
+            cond = children[-1] if children else None
+        else:
+            cond = children[0] if children else None
+        if cond is None or cond.kind in (K.VAR_DECL, K.DECL_STMT) or not cond.kind.is_expression():
+            return
+        s, e = self.extent(cond)
+        if e <= s:
+            return
+        self.add(cond, "negate-condition", (s, e), [(s, s, "!("), (e, e, ")")], "expr", fn, at=s)
+
+    def for_bounds(self, c, fn):
+        # The condition is the child between the header's two semicolons.
+        toks = _tokens(c)
+        depth, semis = 0, []
+        for t in toks:
+            if t.spelling == "(":
+                depth += 1
+            elif t.spelling == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif t.spelling == ";" and depth == 1:
+                semis.append(t.extent.start.offset)
+        if len(semis) != 2:
+            return
+        for child in c.get_children():
+            s, e = self.extent(child)
+            if semis[0] < s and e <= semis[1] and child.kind == K.BINARY_OPERATOR:
+                kids = list(child.get_children())
+                tok = _first_token_after(child, kids[0].extent.end.offset) if len(kids) == 2 else None
+                if tok is None or tok.spelling not in ("<", "<=", "!=", ">", ">="):
+                    return
+                rs, re_ = self.extent(kids[1])
+                for delta in ("+ 1", "- 1"):
+                    self.add(child, "off-by-one", (s, e), [(rs, rs, "("), (re_, re_, f") {delta}")], "expr", fn,
+                             at=rs)
+                return
+
+    def swap_args(self, c, fn):
+        args = list(c.get_arguments())
+        for a, b in zip(args, args[1:]):
+            if a.type.get_canonical().spelling != b.type.get_canonical().spelling:
+                continue
+            sa, ea = self.extent(a)
+            sb, eb = self.extent(b)
+            ta, tb = self.src(sa, ea), self.src(sb, eb)
+            if not ta or not tb or ta == tb or ea > sb or "\n" in ta + tb:
+                continue
+            if a.kind in (K.INTEGER_LITERAL, K.FLOATING_LITERAL) and b.kind == a.kind:
+                continue
+            s, e = self.extent(c)
+            self.add(c, "swap-arguments", (s, e), [(sa, ea, tb), (sb, eb, ta)], "expr", fn)
+
+    def statement_calls(self, c, fn):
+        """Calls whose result is unused: children of a block, or the body of if/for/while."""
+        stmts = list(c.get_children())
+        for st in stmts:
+            call = st
+            while call.kind == K.UNEXPOSED_EXPR and len(list(call.get_children())) == 1:
+                call = list(call.get_children())[0]
+            if call.kind != K.CALL_EXPR or not self.in_file(st):
+                continue
+            name = call.spelling or ""
+            if name.startswith("operator") or not name:
+                continue
+            s, e = self.extent(st)
+            if self.text[e:].lstrip()[:1] != b";":
+                continue  # not an expression statement (a condition, an argument, ...)
+            if "panic" in name or name in ("fail", "unreachable"):
+                op = "delete-panic"
+            elif name in ERASERS:
+                op = "delete-erase"
+            else:
+                op = "delete-call"
+            self.add(call, op, (s, e), [(s, e, "(void)0")], "void", fn)
+
+    def constexpr_branches(self, c, fn):
+        # Deleting a branch that returns would fall off the function; only branches that do work
+        # and go on are deleted ("forgot this case").
+        for child in c.get_children():
+            if child.kind != K.COMPOUND_STMT:
+                continue
+            if any(t.spelling in ("return", "co_return", "throw") for t in child.get_tokens()):
+                continue
+            s, e = self.extent(child)
+            body = self.src(s, e)
+            if len(body) < 3:
+                continue
+            self.add(child, "delete-constexpr-branch", (s, e), [(s, e, "{}")], "block", fn)
+
+
+def compile_args(entry, source_root):
+    """The compile_commands.json entry's flags for libclang: no compiler, output or source."""
+    argv = shlex.split(entry["command"]) if "command" in entry else list(entry["arguments"])
+    out, skip = [], False
+    for a in argv[1:]:
+        if skip:
+            skip = False
+            continue
+        if a in ("-o", "-c"):
+            skip = a == "-o"
+            continue
+        if a == entry["file"] or a.endswith((".cpp", ".cc")):
+            continue
+        out.append(a)
+    return out
+
+
+def mutants_of(path, rel, args) -> list[Mutant]:
+    index = ci.Index.create()
+    lang = ["-x", "c++"] if path.endswith((".hpp", ".h")) else []
+    tu = index.parse(path, args=lang + args + ["-Wno-everything"],
+                     options=ci.TranslationUnit.PARSE_INCOMPLETE)
+    errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+    if errors:
+        raise RuntimeError(f"{rel}: libclang could not parse: {errors[0]}")
+    text = open(path, "rb").read()
+    walker = _Walker(os.path.realpath(path), rel, text)
+    walker.walk(tu.cursor, [], "", False)
+    # Drop exact duplicates (a node reached twice through an unexposed wrapper).
+    seen, unique = set(), []
+    for m in walker.mutants:
+        k = (m.site, tuple(m.edits), m.operator)
+        if k not in seen:
+            seen.add(k)
+            unique.append(m)
+    return unique
+
+
+def stable_key(m: Mutant, ordinal: int) -> str:
+    return hashlib.sha1(f"{m.key()}|{ordinal}".encode()).hexdigest()[:12]
