@@ -5,16 +5,87 @@ Prints the per-file table of engine/src and engine/include (lines, branches, fun
 engine totals; --mode report writes docs/COVERAGE.md, --mode update also the baseline, --mode check
 compares the engine line coverage with the baseline and exits 1 when it is below it by more than
 the tolerance.
+
+docs/COVERAGE.md also lists every unexecuted line of engine/src outside cuda/ (issue 12: each gets a
+test or a reason), from `llvm-cov export -format=lcov` over the instrumented executables of the build
+directory that holds the summary, each run with its reason from docs/coverage-exceptions.json
+({"file", "lines": "a-b", "reason"} entries) or NO REASON GIVEN.
 """
 import argparse
 import datetime
 import glob
 import json
 import os
+import subprocess
 import sys
 
 ENGINE_DIRS = ("engine/src/", "engine/include/")
 CUDA_DIR = "engine/src/backends/cuda/"
+
+
+def instrumented_objects(build):
+    """The executables of the build with a coverage mapping, found as scripts/coverage finds them."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(build):
+        dirnames[:] = [d for d in dirnames if d != "CMakeFiles" and os.path.join(dirpath, d) != os.path.join(build, "profiles")]
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if not os.path.isfile(path) or os.path.islink(path) or not os.access(path, os.X_OK):
+                continue
+            sections = subprocess.run(["readelf", "-S", path], capture_output=True, text=True).stdout
+            if "__llvm_covmap" in sections:
+                found.append(path)
+    return sorted(found)
+
+
+def unexecuted_src_lines(profdata, objects, root):
+    """{engine/src file (outside cuda/): sorted unexecuted line numbers}, as llvm-cov show counts them."""
+    cmd = ["llvm-cov-16", "export", "-format=lcov", "-instr-profile", profdata,
+           "-ignore-filename-regex=/backends/cuda/", objects[0]]
+    for o in objects[1:]:
+        cmd += ["-object", o]
+    cmd.append(os.path.join(root, "engine/src"))
+    lcov = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    missed, current = {}, None
+    for line in lcov.splitlines():
+        if line.startswith("SF:"):
+            current = os.path.relpath(line[3:], root)
+        elif line.startswith("DA:") and current and current.startswith("engine/src/") and not current.startswith(CUDA_DIR):
+            number, count = line[3:].split(",")[:2]
+            if int(count) == 0:
+                missed.setdefault(current, set()).add(int(number))
+    return {f: sorted(lines) for f, lines in missed.items()}
+
+
+def load_exceptions(path):
+    """[(file, first, last, reason)] from docs/coverage-exceptions.json; [] when there is none."""
+    if not os.path.exists(path):
+        return []
+    out = []
+    with open(path) as f:
+        for e in json.load(f):
+            first, _, last = str(e["lines"]).partition("-")
+            out.append((e["file"], int(first), int(last or first), e["reason"]))
+    return out
+
+
+def reasoned_runs(missed, exceptions):
+    """[(file, first, last, reason or None)]: the unexecuted lines in runs of consecutive lines that
+    share a reason (None: no exception names them)."""
+    runs = []
+    for file in sorted(missed):
+        for n in missed[file]:
+            reason = next((r for f, a, b, r in exceptions if f == file and a <= n <= b), None)
+            if runs and runs[-1][0] == file and runs[-1][2] == n - 1 and runs[-1][3] == reason:
+                runs[-1][2] = n
+            else:
+                runs.append([file, n, n, reason])
+    return [tuple(r) for r in runs]
+
+
+def stale_exceptions(missed, exceptions):
+    """The exception entries that name no unexecuted line any more (a test reaches them now)."""
+    return [(f, a, b) for f, a, b, _ in exceptions if not any(a <= n <= b for n in missed.get(f, ()))]
 
 
 def pct(covered, count):
@@ -58,7 +129,33 @@ def md_cell(covered, count):
     return f"{pct(covered, count):.2f} % ({covered}/{count})" if count else "-"
 
 
-def markdown(rows, total, unmapped, args):
+def unexecuted_section(runs, stale, exceptions_rel):
+    span = lambda a, b: f"{a}" if a == b else f"{a}-{b}"
+    total = sum(b - a + 1 for _, a, b, _ in runs)
+    bare = sum(b - a + 1 for _, a, b, r in runs if r is None)
+    lines = [
+        "## Unexecuted engine/src lines",
+        "",
+        f"Every line of `engine/src` outside `{CUDA_DIR}` that no test executed, as `llvm-cov show` counts",
+        "lines (a line counts as executed when any instantiation in any test executable ran it; the",
+        "per-file figures below come from llvm-cov's summary, which can count a few more in templates and",
+        f"macros), with the reason no test reaches it from `{exceptions_rel}`. {total} line(s),",
+        f"{bare} without a reason.",
+        "",
+        "| file | lines | reason |",
+        "|---|---|---|",
+    ]
+    lines += [f"| `{f}` | {span(a, b)} | {r if r is not None else '**NO REASON GIVEN**'} |" for f, a, b, r in runs]
+    if not runs:
+        lines.append("| - | - | every line was executed |")
+    lines.append("")
+    if stale:
+        lines += [f"Entries of `{exceptions_rel}` that name no unexecuted line any more (a test reaches them now):",
+                  ""] + [f"- `{f}` {span(a, b)}" for f, a, b in stale] + [""]
+    return lines
+
+
+def markdown(rows, total, unmapped, args, unexecuted=()):
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# Engine coverage",
@@ -102,7 +199,8 @@ def markdown(rows, total, unmapped, args):
                    key=lambda r: (r["lines"][0] - r["lines"][1], r["file"]))[:10]
     lines += ["## Most uncovered lines", "", "| file | uncovered lines | lines |", "|---|---|---|"]
     lines += [f"| `{r['file']}` | {r['lines'][1] - r['lines'][0]} | {md_cell(*r['lines'])} |" for r in worst]
-    lines += ["", "## Per file", "", "| file | lines | branches | functions |", "|---|---|---|---|"]
+    lines += [""] + list(unexecuted)
+    lines += ["## Per file", "", "| file | lines | branches | functions |", "|---|---|---|---|"]
     lines += [f"| `{r['file']}` | {md_cell(*r['lines'])} | {md_cell(*r['branches'])} | {md_cell(*r['functions'])} |"
               for r in rows]
     return "\n".join(lines) + "\n"
@@ -113,6 +211,8 @@ def main():
     for a in ("--summary", "--root", "--unmapped", "--baseline", "--command", "--labels", "--exclude-labels",
               "--markdown", "--objects"):
         ap.add_argument(a, required=True)
+    ap.add_argument("--profdata", help="default: coverage.profdata next to --summary")
+    ap.add_argument("--exceptions", help="default: docs/coverage-exceptions.json under --root")
     ap.add_argument("--mode", choices=("report", "check", "update"), required=True)
     ap.add_argument("--tolerance", type=float, default=0.1)
     args = ap.parse_args()
@@ -129,11 +229,29 @@ def main():
     for f, what in unmapped:
         print(f"coverage: left out of the mapping (clang crash, llvm#54907): {f}: {what}")
 
+    build = os.path.dirname(os.path.abspath(args.summary))
+    profdata = args.profdata or os.path.join(build, "coverage.profdata")
+    exceptions_path = args.exceptions or os.path.join(args.root, "docs", "coverage-exceptions.json")
+    objects = instrumented_objects(build)
+    if not objects:
+        print(f"coverage: no instrumented executable under {build}")
+        return 1
+    missed = unexecuted_src_lines(profdata, objects, args.root)
+    exceptions = load_exceptions(exceptions_path)
+    runs = reasoned_runs(missed, exceptions)
+    stale = stale_exceptions(missed, exceptions)
+    unexecuted = unexecuted_section(runs, stale, os.path.relpath(exceptions_path, args.root))
+    bare = [(f, a, b) for f, a, b, r in runs if r is None]
+    print(f"coverage: {sum(b - a + 1 for _, a, b, _ in runs)} unexecuted engine/src line(s) outside cuda/, "
+          f"{sum(b - a + 1 for _, a, b in bare)} without a reason in {os.path.relpath(exceptions_path, args.root)}")
+    for f, a, b in bare:
+        print(f"coverage: NO REASON GIVEN: {f}:{a}" + (f"-{b}" if b != a else ""))
+
     line_pct = round(pct(*total["lines"]), 2)
     rc = 0
     if args.mode in ("report", "update"):
         with open(args.markdown, "w") as f:
-            f.write(markdown(rows, total, unmapped, args))
+            f.write(markdown(rows, total, unmapped, args, unexecuted))
         print(f"coverage: wrote {os.path.relpath(args.markdown, args.root)}")
     if args.mode == "update":
         baseline = {
