@@ -77,8 +77,9 @@ TEST(EngineCoverageGaps, DequantizeRefusesValuesThatAreNotQInt8) {
 
 // ---- CROSSGRAD_NUM_THREADS (flex/thread_pool.cpp, configured_threads) ------------------------------
 
-// Flex's pool is sized once, from CROSSGRAD_NUM_THREADS when it is a whole number >= 1 (at most 256,
-// docs/PERFORMANCE.md), else from the hardware. The pool is created on first use, so each value is
+// Flex's pool is sized once, from CROSSGRAD_NUM_THREADS when it is a whole number >= 1, else from the
+// hardware (flex_tuning.hpp, docs/PERFORMANCE.md). The cap at 256 threads is thread_pool.cpp's own
+// and documented nowhere else; a negative value is taken as a huge one (strtoull) and capped. The pool is created on first use, so each value is
 // checked in a fresh process: a threadsafe death-test child re-runs this test up to its statement,
 // with the variable set just before it.
 int hardware_threads() {
