@@ -150,8 +150,13 @@ def configure(copy_root, build_dir):
         sys.exit(f"mutate: configure failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
 
 
-def build_schemata(copy_root, build_dir, by_file, target, jobs, log_path):
-    dropped, reasons = set(), {}
+def build_schemata(copy_root, build_dir, by_file, target, jobs, log_path, cache_path):
+    """Builds the scope's library from its schemata, dropping the mutants that do not compile. The
+    keys dropped last time (cache_path) are dropped from the start, so that a rerun renders what
+    it built last time and rebuilds nothing that did not change."""
+    known = set(json.load(open(cache_path))) if os.path.exists(cache_path) else set()
+    dropped = {m.id for ms in by_file.values() for m in ms if m.key_hash in known}
+    reasons = {i: "does not compile" for i in dropped}
     for round_ in range(1, 30):
         rendered, changed = render_all(copy_root, by_file, dropped)
         log(f"build round {round_}: {len(changed)} file(s) rendered, {len(dropped)} mutant(s) dropped so far")
@@ -159,6 +164,8 @@ def build_schemata(copy_root, build_dir, by_file, target, jobs, log_path):
         with open(log_path, "a") as f:
             f.write(r.stdout + r.stderr)
         if r.returncode == 0:
+            with open(cache_path, "w") as f:
+                json.dump(sorted(m.key_hash for ms in by_file.values() for m in ms if m.id in dropped), f)
             return dropped, reasons
         output = r.stdout + r.stderr
         newly, unmapped = set(), 0
@@ -179,7 +186,7 @@ def build_schemata(copy_root, build_dir, by_file, target, jobs, log_path):
 # ---- 4. trace ----------------------------------------------------------------------------------
 # "  3/40 Test  #45: <name, may hold spaces> ....   Passed    0.12 sec"; the name is read from the
 # test number, the verdict from the end of the line.
-_RESULT = re.compile(r"^\s*\d+/\d+ Test\s+#(?P<num>\d+): .*?\s(?P<status>Passed|\*\*\*\S.*?|Not Run.*?)"
+_RESULT = re.compile(r"^\s*\d+/\d+ Test\s+#(?P<num>\d+): .*?[\s.](?P<status>Passed|\*\*\*\S.*?|Not Run.*?)"
                      r"\s+(?P<secs>[\d.]+) sec\s*$")
 
 
@@ -187,11 +194,13 @@ def list_tests(build_dir, labels):
     r = run(["ctest", "--test-dir", build_dir, "-L", labels, "--show-only=json-v1"])
     data = json.loads(r.stdout)
     tests = {}
-    # Test numbers are positions in the whole list (ctest -I counts from 1 over every test).
+    # A test's number (ctest's "Test #n") is its position in the whole list; but `-I` together with
+    # `-L` counts positions in the label's list, so each test keeps both.
     full = json.loads(run(["ctest", "--test-dir", build_dir, "--show-only=json-v1"]).stdout)
     number = {t["name"]: i for i, t in enumerate(full["tests"], start=1)}
-    for t in data["tests"]:
-        tests[t["name"]] = {"number": number[t["name"]], "command": "\x1f".join(t.get("command", []))}
+    for index, t in enumerate(data["tests"], start=1):
+        tests[t["name"]] = {"number": number[t["name"]], "index": index,
+                            "command": "\x1f".join(t.get("command", []))}
     return tests
 
 
@@ -211,6 +220,21 @@ def trace(build_dir, labels, jobs, trace_dir, names):
     return durations
 
 
+def _credited_by_path(exe, tests):
+    """Tests that name a directory holding `exe` (e.g. install.contract_program's -DWORK_DIR=...):
+    a program such a test builds and runs is credited to it when its parent chain is lost."""
+    best, names = 0, set()
+    for name, t in tests.items():
+        for arg in t["command"].split("\x1f"):
+            path = arg.split("=", 1)[-1]
+            if len(path) > 1 and os.path.isabs(path) and exe.startswith(path.rstrip("/") + "/"):
+                if len(path) > best:
+                    best, names = len(path), {name}
+                elif len(path) == best:
+                    names.add(name)
+    return names
+
+
 def read_traces(trace_dir, tests):
     by_command = {t["command"].rstrip("\x1f"): name for name, t in tests.items()}
     reached = {}  # mutant id -> set of test names
@@ -219,30 +243,35 @@ def read_traces(trace_dir, tests):
         lines = open(path).read().splitlines()
         if not lines:
             continue
-        name = None
-        for cmd in lines[0].split("\x1e"):
+        chain = lines[0].split("\x1e")
+        names = set()
+        for cmd in chain:
             name = by_command.get(cmd.rstrip("\x1f"))
             if name:
+                names = {name}
                 break
-        if name is None:
+        if not names:
+            names = _credited_by_path(chain[0].split("\x1f")[0], tests)
+        if not names:
             unknown += 1
-            name = "*"  # no ancestor is a test's command: counts as covering, runs every test
+            names = {"*"}  # no test found: counts as covering, runs every test
         for l in lines[1:]:
             if l.strip().isdigit():
-                reached.setdefault(int(l), set()).add(name)
+                reached.setdefault(int(l), set()).update(names)
     return reached, unknown
 
 
 # ---- 5. runs -----------------------------------------------------------------------------------
-def run_mutant(build_dir, labels, m_id, numbers, timeout, jobs, names):
+def run_mutant(build_dir, labels, m_id, indices, timeout, jobs, names):
+    """Runs the tests at `indices` of the label's list (ctest -L ... -I) with the mutant live."""
     env = dict(os.environ, CROSSGRAD_MUTANT=str(m_id))
     env.pop("CROSSGRAD_MUTATION_TRACE", None)
-    select = "0,0,0," + ",".join(str(n) for n in sorted(numbers))
+    select = "0,0,0," + ",".join(str(n) for n in sorted(indices))
     start = time.time()
     try:
         r = subprocess.run(["ctest", "--test-dir", build_dir, "-L", labels, "-I", select,
                             "--stop-on-failure", "--timeout", str(timeout), "-j", str(jobs)],
-                           env=env, text=True, capture_output=True, timeout=timeout * len(numbers) + 120)
+                           env=env, text=True, capture_output=True, timeout=timeout * len(indices) + 120)
         out = r.stdout
     except subprocess.TimeoutExpired as e:
         return {"status": "killed", "how": "timeout", "by": None, "seconds": round(time.time() - start, 2)}
@@ -256,8 +285,9 @@ def run_mutant(build_dir, labels, m_id, numbers, timeout, jobs, names):
         status = m.group("status")
         if status == "Passed" or "Skipped" in status:
             continue
-        how = "timeout" if "Timeout" in status else "crash" if "Exception" in status or "aborted" in status \
-            else "test failed"
+        # abort() is how a failing corpus replay stops (after CROSSGRAD-FUZZ-FAILURE): a test failure.
+        how = "timeout" if "Timeout" in status else \
+            "crash" if "Exception" in status and "SubprocessAborted" not in status else "test failed"
         return {"status": "killed", "how": how, "by": names[int(m.group("num"))], "seconds": seconds}
     if r.returncode != 0:
         return {"status": "killed", "how": "ctest failed", "by": None, "seconds": seconds, "tests_run": ran}
@@ -301,26 +331,41 @@ def dependents_of(compile_db, rel):
     return [e for e in entries if name.encode() in open(e["file"], "rb").read()]
 
 
-def check_equivalence(survivors, by_id, compile_db, equiv_root):
+def check_equivalence(survivors, by_id, compile_db, equiv_root, jobs):
+    """{id: True when the mutant's object code is the original's}. Survivors of different .cpp files
+    are checked in parallel; those of a private header compile every file that includes it, so
+    they run afterwards, one at a time."""
     if os.path.exists(equiv_root):
         shutil.rmtree(equiv_root)
     for d in ("engine", "oracle"):
         shutil.copytree(os.path.join(REPO, d), os.path.join(equiv_root, d))
-    originals = {}
-    verdicts = {}
+    by_file = {}
     for i in survivors:
-        m = by_id[i]
-        deps = dependents_of(compile_db, m.file)
-        src = open(os.path.join(REPO, m.file), "rb").read()
-        if m.file not in originals:
-            originals[m.file] = object_hash(compile_db, equiv_root, m.file, src, deps)
-        mutated = bytearray(src)
-        for s, e, new in sorted(m.edits, reverse=True):
-            mutated[s:e] = new.encode()
-        hm = object_hash(compile_db, equiv_root, m.file, bytes(mutated), deps)
-        with open(os.path.join(equiv_root, m.file), "wb") as f:
+        by_file.setdefault(by_id[i].file, []).append(i)
+
+    def check_file(rel):
+        deps = dependents_of(compile_db, rel)
+        src = open(os.path.join(REPO, rel), "rb").read()
+        original = object_hash(compile_db, equiv_root, rel, src, deps)
+        out = {}
+        for i in by_file[rel]:
+            mutated = bytearray(src)
+            for s, e, new in sorted(by_id[i].edits, reverse=True):
+                mutated[s:e] = new.encode()
+            hm = object_hash(compile_db, equiv_root, rel, bytes(mutated), deps)
+            out[i] = hm is not None and original is not None and hm == original
+        with open(os.path.join(equiv_root, rel), "wb") as f:
             f.write(src)
-        verdicts[i] = hm is not None and hm == originals[m.file]
+        return out
+
+    verdicts = {}
+    sources = [f for f in by_file if not f.endswith(".hpp")]
+    with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+        for out in pool.map(check_file, sources):
+            verdicts.update(out)
+    for f in by_file:
+        if f.endswith(".hpp"):
+            verdicts.update(check_file(f))
     return verdicts
 
 
@@ -350,9 +395,23 @@ def main():
     ap.add_argument("--work", default=os.path.join(REPO, "build", "mutate"))
     ap.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"))
     ap.add_argument("--list", action="store_true", help="print the mutants and stop")
+    ap.add_argument("--markdown-from", metavar="RESULTS.json",
+                    help="only rewrite the markdown report from RESULTS.json (after editing the reasons "
+                         "in docs/mutation-why-alive.json)")
     ap.add_argument("--ids", help="run only these mutant ids (comma-separated), for debugging")
+    ap.add_argument("--update", metavar="PREVIOUS.json",
+                    help="keep PREVIOUS.json's killed verdicts when the scope's sources are unchanged and "
+                         "run the rest again (after tests were added to kill survivors)")
     opts = ap.parse_args()
 
+    if opts.markdown_from:
+        data = json.load(open(opts.markdown_from))
+        data["why_alive"] = why_alive()
+        path = opts.markdown or os.path.join(REPO, "docs", "MUTATION.md")
+        with open(path, "w") as f:
+            f.write(report.markdown(data))
+        log(f"wrote {os.path.relpath(path, REPO)}")
+        return 0
     if opts.compare:
         print(report.compare(json.load(open(opts.compare[0])), json.load(open(opts.compare[1]))))
         return 0
@@ -365,6 +424,15 @@ def main():
     log(f"finding mutants in {len(files)} file(s) of {opts.scope} (libclang 14)")
     mutants = find_mutants(files, libclang_args(compile_db)[opts.scope])
     by_id = {m.id: m for m in mutants}
+    source_hash = hashlib.sha1(b"".join(open(os.path.join(REPO, f), "rb").read() for f in files)).hexdigest()
+    previous = {}
+    if opts.update:
+        prev = json.load(open(opts.update))
+        if prev.get("source_hash") == source_hash:
+            previous = {r["key"]: r for r in prev["mutants"] if r["status"] == "killed"}
+            log(f"--update: {len(previous)} killed verdict(s) of {opts.update} kept (sources unchanged)")
+        else:
+            log(f"--update: the sources changed since {opts.update}; every mutant runs again")
     by_file = {}
     for m in mutants:
         by_file.setdefault(m.file, []).append(m)
@@ -383,18 +451,26 @@ def main():
     open(build_log, "w").close()
     target = SCOPES[opts.scope]["target"]
     log(f"building the schemata ({target}; log {os.path.relpath(build_log, REPO)})")
-    dropped, reasons = build_schemata(copy_root, build_dir, by_file, target, opts.jobs, build_log)
+    dropped, reasons = build_schemata(copy_root, build_dir, by_file, target, opts.jobs, build_log,
+                                      os.path.join(opts.work, f"not-compiled-{opts.scope}.json"))
     log(f"{len(dropped)} mutant(s) do not compile; building the tests")
     r = run(["cmake", "--build", build_dir, "-j", str(opts.jobs)])
     if r.returncode != 0:
         sys.exit("mutate: the test build failed:\n" + (r.stdout + r.stderr)[-4000:])
 
     tests = list_tests(build_dir, opts.labels)
-    log(f"tracing: {len(tests)} tests of -L '{opts.labels}' with no mutant live")
     names = {t["number"]: name for name, t in tests.items()}
-    durations = trace(build_dir, opts.labels, opts.jobs, os.path.join(opts.work, "trace"), names)
-    reached, unknown = read_traces(os.path.join(opts.work, "trace"), tests)
-    log(f"traced: {len(reached)} sites reached; {unknown} trace(s) from helper processes")
+    if opts.ids:
+        # A check of a few mutants (e.g. after adding a test to kill them): no trace, every test of
+        # the labels, in order, stopping at the first failure.
+        log(f"--ids: running every test of -L '{opts.labels}' on each, no trace")
+        durations = {}
+        reached = {m.id: {"*"} for m in mutants}
+    else:
+        log(f"tracing: {len(tests)} tests of -L '{opts.labels}' with no mutant live")
+        durations = trace(build_dir, opts.labels, opts.jobs, os.path.join(opts.work, "trace"), names)
+        reached, unknown = read_traces(os.path.join(opts.work, "trace"), tests)
+        log(f"traced: {len(reached)} sites reached; {unknown} trace(s) from helper processes")
 
     results = {}
     for m in mutants:
@@ -424,28 +500,43 @@ def main():
         f"{sum(1 for v in results.values() if v['status'] == 'not compiled')} not compiled")
 
     run_start = time.time()
-    for k, m in enumerate(chosen, start=1):
+    todo = []
+    for m in chosen:
+        if m.key_hash in previous:
+            kept = previous[m.key_hash]
+            results[m.id] = {k2: kept[k2] for k2 in ("status", "how", "by", "seconds", "tests_reaching") if k2 in kept}
+            results[m.id]["kept_from"] = os.path.basename(opts.update)
+        else:
+            todo.append(m)
+
+    def one(m):
         names = reached[m.id]
         if "*" in names:
-            numbers = [t["number"] for t in tests.values()]
             names = set(tests)
-        else:
-            numbers = [tests[n]["number"] for n in names]
+        indices = [tests[n]["index"] for n in names]
         slowest = max((durations.get(n, 1.0) for n in names), default=1.0)
-        timeout = int(max(20, 10 * slowest))
-        res = run_mutant(build_dir, opts.labels, m.id, numbers, timeout, opts.jobs, names)
+        timeout = int(max(20, 10 * slowest)) if durations else 300  # --ids: no baseline times
+        # One mutant per core, each ctest serial: serial ctest runs the tests in their order (the
+        # quick unit tests first, the last failures before them), so a killed mutant stops early.
+        res = run_mutant(build_dir, opts.labels, m.id, indices, timeout, 1, names_by_number)
         res["tests_reaching"] = len(names)
-        results[m.id] = res
-        if k % 10 == 0 or k == len(chosen):
-            done = [results[x.id] for x in chosen[:k]]
-            killed = sum(1 for d in done if d["status"] == "killed")
-            eta = (time.time() - run_start) / k * (len(chosen) - k)
-            log(f"[{k}/{len(chosen)}] killed {killed}, survived {k - killed}; ~{eta / 60:.0f} min left")
+        return m, res
+
+    names_by_number = names
+    done = killed = 0
+    with concurrent.futures.ThreadPoolExecutor(max(1, opts.jobs)) as pool:
+        for m, res in pool.map(one, todo):
+            results[m.id] = res
+            done += 1
+            killed += res["status"] == "killed"
+            if done % 10 == 0 or done == len(todo):
+                eta = (time.time() - run_start) / done * (len(todo) - done)
+                log(f"[{done}/{len(todo)}] killed {killed}, survived {done - killed}; ~{eta / 60:.0f} min left")
 
     survivors = [i for i, r in results.items() if r["status"] == "survived"]
     if survivors:
         log(f"checking {len(survivors)} survivor(s) for equivalence (object hashes)")
-        verdicts = check_equivalence(survivors, by_id, compile_db, os.path.join(opts.work, "equiv"))
+        verdicts = check_equivalence(survivors, by_id, compile_db, os.path.join(opts.work, "equiv"), opts.jobs)
         for i, same in verdicts.items():
             if same:
                 results[i]["status"] = "equivalent"
@@ -454,13 +545,18 @@ def main():
             res["reached_by"] = sorted(reached.get(i, []))[:20]
 
     data = report.assemble(opts, mutants, results, time.time() - started, " ".join(sys.argv[1:]))
-    json_path = opts.json or os.path.join(REPO, "docs", f"mutation-{opts.scope}.json")
+    data["source_hash"] = source_hash
+    data["universe"] = {"mutants": len(by_id), "not_compiled": len(dropped), "files": len(files)}
+    partial = bool(opts.files or opts.ids)  # not the scope's report: kept out of docs/ unless asked
+    json_path = opts.json or os.path.join(opts.work if partial else os.path.join(REPO, "docs"),
+                                          f"mutation-{opts.scope}.json")
     with open(json_path, "w") as f:
         json.dump(data, f, indent=1, sort_keys=True)
         f.write("\n")
     md_path = opts.markdown or (os.path.join(REPO, "docs", "MUTATION.md") if opts.scope == "engine" and not opts.files
                                 and not opts.ids else None)
     if md_path:
+        data["why_alive"] = why_alive()
         with open(md_path, "w") as f:
             f.write(report.markdown(data))
     s = data["summary"]

@@ -110,6 +110,11 @@ def markdown(data):
         f"  non-equivalent mutants ({s['killed_by_timeout']} by timeout, {s['killed_by_crash']} by a crash).",
         f"- {s['survived']} survived, {s['equivalent']} equivalent (same object code), {s['not_covered']} not covered",
         f"  (no test reaches the line), {s['not_compiled']} not compiled; {s['total']} mutants in all.",
+    ] + ([
+        f"- Universe: {data['universe']['mutants']} mutants in {data['universe']['files']} files, of which "
+        f"{data['universe']['not_compiled']} do not compile as a",
+        "  schema (dropped); a sample is drawn from the rest, spread over the files by stable hash.",
+    ] if "universe" in data else []) + [
         "",
         "## By file",
         "",
@@ -138,15 +143,10 @@ def markdown(data):
                 "```",
                 "",
                 f"- Likely bug class: {BUG_CLASS.get(r['operator'], r['operator'])}.",
+                f"- Why alive: {data.get('why_alive', {}).get(r['key'], 'not yet explained')}",
                 f"- Reached by {r.get('tests_reaching', 0)} test(s), e.g. "
                 + ", ".join(f"`{t}`" for t in r.get("reached_by", [])[:5]) + ".",
                 ""]
-    why = data.get("why_alive", {})
-    if why:
-        out += ["## Left alive, and why", ""]
-        for key, reason in sorted(why.items()):
-            out.append(f"- `{key}`: {reason}")
-        out.append("")
     return "\n".join(out) + "\n"
 
 

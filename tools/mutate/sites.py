@@ -33,6 +33,8 @@ for table, name in ((ARITH, "arithmetic"), (RELATIONAL, "relational"), (LOGICAL,
 REPLACEMENTS = {**ARITH, **RELATIONAL, **LOGICAL, **BITWISE, **COMPOUND}
 
 FLOAT_EPSILON = 1e-3
+COMMUTATIVE = {"max", "min", "float_add", "float_mul", "int_add", "int_mul", "float_equal", "int_equal",
+               "float_max_pair", "hypot", "swap", "add", "mul"}
 ERASERS = {"erase", "remove", "pop_back", "pop_front", "clear", "reset"}
 
 
@@ -266,6 +268,10 @@ class _Walker:
                 return
 
     def swap_args(self, c, fn):
+        # Swapping the operands of a symmetric call (==, max, add, ...) gives the same program.
+        name = c.spelling or ""
+        if name.startswith("operator") or name in COMMUTATIVE:
+            return
         args = list(c.get_arguments())
         for a, b in zip(args, args[1:]):
             if a.type.get_canonical().spelling != b.type.get_canonical().spelling:
