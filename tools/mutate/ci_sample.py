@@ -45,12 +45,11 @@ def read_sample(path):
 # ---- render --------------------------------------------------------------------------------------
 def render(sample_path, out_dir, compile_db):
     import schemata
-    import sites
     from mutate import find_mutants, libclang_args
 
     rows = read_sample(sample_path)
     files = sorted({r["file"] for r in rows})
-    args = libclang_args(compile_db)["engine"] if compile_db else sites_default_args()
+    args = libclang_args(compile_db)["engine"]
     mutants = find_mutants(files, args)
     by_key = {m.key_hash: m for m in mutants}
     manifest = {"mutants": [], "missing": []}
@@ -75,10 +74,6 @@ def render(sample_path, out_dir, compile_db):
         json.dump(manifest, fh, indent=1)
     print(f"ci_sample: rendered {len(manifest['mutants'])} mutant(s) in {len(files)} file(s); "
           f"{len(manifest['missing'])} key(s) name no mutant")
-
-
-def sites_default_args():
-    return ["-std=c++20", f"-I{REPO}/engine/include", f"-I{REPO}/engine/src"]
 
 
 # ---- run -----------------------------------------------------------------------------------------

@@ -273,7 +273,7 @@ def run_mutant(build_dir, labels, m_id, indices, timeout, jobs, names):
                             "--stop-on-failure", "--timeout", str(timeout), "-j", str(jobs)],
                            env=env, text=True, capture_output=True, timeout=timeout * len(indices) + 120)
         out = r.stdout
-    except subprocess.TimeoutExpired as e:
+    except subprocess.TimeoutExpired:
         return {"status": "killed", "how": "timeout", "by": None, "seconds": round(time.time() - start, 2)}
     seconds = round(time.time() - start, 2)
     ran = 0
@@ -313,7 +313,11 @@ def object_hash(compile_db, equiv_root, rel, source: bytes, dependents):
             if a == "-o":
                 skip = True
                 continue
-            out.append(a.replace(REPO + "/", equiv_root + "/") if a.startswith(("-I", REPO)) else a)
+            # Sources and their private headers come from the copy; generated headers (build/...) and
+            # everything else stay where they are.
+            for tree in ("engine", "oracle"):
+                a = a.replace(f"{REPO}/{tree}/", f"{equiv_root}/{tree}/")
+            out.append(a)
         obj = path + ".equiv.o"
         r = run(out[:-1] + [cpp, "-o", obj] if out[-1].endswith(".cpp") else out + ["-o", obj],
                 cwd=entry["directory"])
@@ -324,9 +328,12 @@ def object_hash(compile_db, equiv_root, rel, source: bytes, dependents):
 
 
 def dependents_of(compile_db, rel):
-    entries = [e for e in json.load(open(compile_db)) if "/engine/src/" in e["file"] or "/oracle/src/" in e["file"]]
+    """The compile commands of the translation units that hold `rel` (itself, or the sources of
+    engine/src and oracle/src that include a private header)."""
+    roots = (f"{REPO}/engine/src/", f"{REPO}/oracle/src/")
+    entries = [e for e in json.load(open(compile_db)) if e["file"].startswith(roots)]
     if rel.endswith(".cpp"):
-        return [e for e in entries if e["file"].endswith(rel)]
+        return [e for e in entries if e["file"] == os.path.join(REPO, rel)]
     name = os.path.basename(rel)
     return [e for e in entries if name.encode() in open(e["file"], "rb").read()]
 
@@ -367,6 +374,12 @@ def check_equivalence(survivors, by_id, compile_db, equiv_root, jobs):
         if f.endswith(".hpp"):
             verdicts.update(check_file(f))
     return verdicts
+
+
+def why_alive():
+    """Hand-written reasons for the mutants left alive, by stable key (docs/mutation-why-alive.json)."""
+    path = os.path.join(REPO, "docs", "mutation-why-alive.json")
+    return json.load(open(path)) if os.path.exists(path) else {}
 
 
 # ---- sampling ----------------------------------------------------------------------------------
@@ -533,6 +546,8 @@ def main():
                 eta = (time.time() - run_start) / done * (len(todo) - done)
                 log(f"[{done}/{len(todo)}] killed {killed}, survived {done - killed}; ~{eta / 60:.0f} min left")
 
+    with open(os.path.join(opts.work, f"verdicts-{opts.scope}.json"), "w") as f:
+        json.dump({by_id[i].key_hash: r for i, r in results.items()}, f)  # kept if reporting fails
     survivors = [i for i, r in results.items() if r["status"] == "survived"]
     if survivors:
         log(f"checking {len(survivors)} survivor(s) for equivalence (object hashes)")
