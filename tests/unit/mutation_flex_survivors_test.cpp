@@ -244,4 +244,45 @@ TEST_F(FlexKnobsReset, MutationFlexThreadedBroadcastCompareWithTwoOuterDims) {
   }
 }
 
+// ---- blocked GEMM edges: one row, k below the 4-step unroll, one column / one k past a block -----
+
+// Small-integer inputs make every product and partial sum exact in F32 and F64, so Flex's blocked
+// GEMM (whatever its summation order) must equal NdArray bit for bit. Every shape is above
+// gemm_small_work, so the packed, blocked path runs.
+TEST_F(FlexKnobsReset, MutationFlexBlockedGemmEdgesMatchNdArray) {
+  struct Mnk {
+    std::size_t m, k, n;
+  };
+  const std::size_t kc32 = flex::kTuning.gemm(false).kc, nc32 = flex::kTuning.gemm(false).nc;
+  const std::size_t kc64 = flex::kTuning.gemm(true).kc, nc64 = flex::kTuning.gemm(true).nc;
+  const Mnk shapes[] = {{1, 512, 600},     {300, 1, 900},       {300, 2, 450},     {300, 3, 300},
+                        {7, kc32 + 1, 120}, {7, kc64 + 1, 160},  {2, 64, nc32 + 1}, {2, 64, nc64 + 1}};
+  for (const Mnk& s : shapes) {
+    ASSERT_GE(s.m * s.k * s.n, flex::kTuning.gemm_small_work) << "shape must take the blocked path";
+  }
+  for (bool portable : {false, true}) {
+    flex::force_portable_kernels(portable);
+    for (std::size_t threads : {1u, 4u}) {
+      flex::set_num_threads(threads);
+      for (const Mnk& s : shapes) {
+        std::vector<double> a(s.m * s.k), b(s.k * s.n);
+        for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(static_cast<int>(i % 5) - 2);
+        for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>(static_cast<int>((i * 7) % 5) - 2);
+        for (DType dt : {DType::F32, DType::F64}) {
+          auto data = [&](const std::vector<double>& v, Shape sh) {
+            return dt == DType::F64 ? TensorData::from_f64(v, std::move(sh))
+                                    : TensorData::from_f32(std::vector<float>(v.begin(), v.end()), std::move(sh));
+          };
+          const TensorData da = data(a, Shape{s.m, s.k}), db = data(b, Shape{s.k, s.n});
+          const TensorData got = Flex::into_data(Flex::float_matmul(on<Flex>(da), on<Flex>(db)));
+          const TensorData want = NdArray::into_data(NdArray::float_matmul(on<NdArray>(da), on<NdArray>(db)));
+          EXPECT_TRUE(got == want) << "matmul " << s.m << "x" << s.k << " @ " << s.k << "x" << s.n
+                                   << (dt == DType::F64 ? " f64" : " f32") << ", " << threads << " threads"
+                                   << (portable ? ", portable" : "");
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
