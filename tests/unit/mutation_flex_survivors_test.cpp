@@ -81,6 +81,7 @@ TEST_F(MutationFlexDtypeChecks, FloatOpsOnAnIntTensorPanicLikeNdArray) {
   const TensorData ints = TensorData::from_i64({1, 2, 3, 4}, {2, 2});
   const TensorData idx = TensorData::from_i64({1}, {1});
   const TensorData f = TensorData::from_f32({1, 2}, {1, 2});
+  const TensorData f22 = TensorData::from_f32({1, 2, 3, 4}, {2, 2});
   struct Case {
     const char* name;
     std::function<void()> flex_call, ref_call;
@@ -92,6 +93,8 @@ TEST_F(MutationFlexDtypeChecks, FloatOpsOnAnIntTensorPanicLikeNdArray) {
        [&] { NdArray::float_cast(on<NdArray>(ints), DType::F64); }},
       {"float_add of I64", [&] { Flex::float_add(on<Flex>(ints), on<Flex>(ints)); },
        [&] { NdArray::float_add(on<NdArray>(ints), on<NdArray>(ints)); }},
+      {"float_add of I64 and F32", [&] { Flex::float_add(on<Flex>(ints), on<Flex>(f22)); },
+       [&] { NdArray::float_add(on<NdArray>(ints), on<NdArray>(f22)); }},
       {"float_sum of I64", [&] { Flex::float_sum(on<Flex>(ints)); },
        [&] { NdArray::float_sum(on<NdArray>(ints)); }},
       {"float_select_assign into I64",
@@ -256,7 +259,9 @@ TEST_F(FlexKnobsReset, MutationFlexBlockedGemmEdgesMatchNdArray) {
   const std::size_t kc32 = flex::kTuning.gemm(false).kc, nc32 = flex::kTuning.gemm(false).nc;
   const std::size_t kc64 = flex::kTuning.gemm(true).kc, nc64 = flex::kTuning.gemm(true).nc;
   const Mnk shapes[] = {{1, 512, 600},     {300, 1, 900},       {300, 2, 450},     {300, 3, 300},
-                        {7, kc32 + 1, 120}, {7, kc64 + 1, 160},  {2, 64, nc32 + 1}, {2, 64, nc64 + 1}};
+                        {7, kc32 + 1, 120}, {7, kc64 + 1, 160},  {2, 64, nc32 + 1}, {2, 64, nc64 + 1},
+                        // n = 335: the last panel one column short of NR for F32 (16) and F64 (8)
+                        {300, 3, 335},     {40, 64, 335}};
   for (const Mnk& s : shapes) {
     ASSERT_GE(s.m * s.k * s.n, flex::kTuning.gemm_small_work) << "shape must take the blocked path";
   }
