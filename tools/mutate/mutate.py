@@ -30,6 +30,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -199,7 +200,9 @@ def list_tests(build_dir, labels):
     full = json.loads(run(["ctest", "--test-dir", build_dir, "--show-only=json-v1"]).stdout)
     number = {t["name"]: i for i, t in enumerate(full["tests"], start=1)}
     for index, t in enumerate(data["tests"], start=1):
-        tests[t["name"]] = {"number": number[t["name"]], "index": index,
+        props = {p["name"]: p["value"] for p in t.get("properties", [])}
+        locks = list(props.get("RESOURCE_LOCK", [])) + (["*serial*"] if props.get("RUN_SERIAL") else [])
+        tests[t["name"]] = {"number": number[t["name"]], "index": index, "locks": locks,
                             "command": "\x1f".join(t.get("command", []))}
     return tests
 
@@ -276,19 +279,16 @@ def run_mutant(build_dir, labels, m_id, indices, timeout, jobs, names):
     except subprocess.TimeoutExpired:
         return {"status": "killed", "how": "timeout", "by": None, "seconds": round(time.time() - start, 2)}
     seconds = round(time.time() - start, 2)
-    ran = 0
-    for line in out.splitlines():
-        m = _RESULT.match(line)
-        if not m:
-            continue
-        ran += 1
-        status = m.group("status")
-        if status == "Passed" or "Skipped" in status:
-            continue
-        # abort() is how a failing corpus replay stops (after CROSSGRAD-FUZZ-FAILURE): a test failure.
-        how = "timeout" if "Timeout" in status else \
-            "crash" if "Exception" in status and "SubprocessAborted" not in status else "test failed"
-        return {"status": "killed", "how": how, "by": names[int(m.group("num"))], "seconds": seconds}
+    ran = sum(1 for line in out.splitlines() if _RESULT.match(line))
+    # ctest's closing list names the failed test and why: "\t155 - Suite.Name (Subprocess aborted)".
+    failed = re.findall(r"^\s+(\d+) - .*\((Failed|Timeout|Subprocess aborted|SEGFAULT|ILLEGAL|BUS_ERROR|"
+                        r"NUMERICAL|OTHER_FAULT|Exception|Not Run|[^()]*)\)\s*$", out, re.M)
+    if failed:
+        num, why = failed[0]
+        how = {"Timeout": "timeout", "Failed": "test failed",
+               # abort(): an escaped panic, an assert, or a corpus replay's CROSSGRAD-FUZZ-FAILURE
+               "Subprocess aborted": "abort"}.get(why, "crash")
+        return {"status": "killed", "how": how, "by": names.get(int(num)), "seconds": seconds}
     if r.returncode != 0:
         return {"status": "killed", "how": "ctest failed", "by": None, "seconds": seconds, "tests_run": ran}
     return {"status": "survived", "seconds": seconds, "tests_run": ran}
@@ -442,7 +442,7 @@ def main():
     if opts.update:
         prev = json.load(open(opts.update))
         if prev.get("source_hash") == source_hash:
-            previous = {r["key"]: r for r in prev["mutants"] if r["status"] == "killed"}
+            previous = {r["key"]: r for r in prev["mutants"] if r["status"] == "killed" and r.get("by")}
             log(f"--update: {len(previous)} killed verdict(s) of {opts.update} kept (sources unchanged)")
         else:
             log(f"--update: the sources changed since {opts.update}; every mutant runs again")
@@ -473,6 +473,8 @@ def main():
 
     tests = list_tests(build_dir, opts.labels)
     names = {t["number"]: name for name, t in tests.items()}
+    locked = {n for n, t in tests.items() if t["locks"]}
+    previous = {k: r for k, r in previous.items() if r.get("by") not in locked}  # may have raced: rerun
     if opts.ids:
         # A check of a few mutants (e.g. after adding a test to kill them): no trace, every test of
         # the labels, in order, stopping at the first failure.
@@ -531,11 +533,21 @@ def main():
         timeout = int(max(20, 10 * slowest)) if durations else 300  # --ids: no baseline times
         # One mutant per core, each ctest serial: serial ctest runs the tests in their order (the
         # quick unit tests first, the last failures before them), so a killed mutant stops early.
-        res = run_mutant(build_dir, opts.labels, m.id, indices, timeout, 1, names_by_number)
+        # Tests with a RESOURCE_LOCK (e.g. the install check's install tree) or RUN_SERIAL never run
+        # in two mutants' ctest processes at once: ctest honours those only within one process.
+        held = sorted({lock for n in names for lock in tests[n]["locks"]})
+        for lock in held:
+            resource_locks.setdefault(lock, threading.Lock()).acquire()
+        try:
+            res = run_mutant(build_dir, opts.labels, m.id, indices, timeout, 1, names_by_number)
+        finally:
+            for lock in held:
+                resource_locks[lock].release()
         res["tests_reaching"] = len(names)
         return m, res
 
     names_by_number = names
+    resource_locks = {lock: threading.Lock() for t in tests.values() for lock in t["locks"]}
     done = killed = 0
     with concurrent.futures.ThreadPoolExecutor(max(1, opts.jobs)) as pool:
         for m, res in pool.map(one, todo):
@@ -551,7 +563,17 @@ def main():
     survivors = [i for i, r in results.items() if r["status"] == "survived"]
     if survivors:
         log(f"checking {len(survivors)} survivor(s) for equivalence (object hashes)")
-        verdicts = check_equivalence(survivors, by_id, compile_db, os.path.join(opts.work, "equiv"), opts.jobs)
+        # Object hashes depend only on the sources: verdicts of the same sources are reused.
+        cache_path = os.path.join(opts.work, f"equivalence-{opts.scope}.json")
+        cache = json.load(open(cache_path)) if os.path.exists(cache_path) else {}
+        known = cache.get(source_hash, {})
+        todo_ids = [i for i in survivors if by_id[i].key_hash not in known]
+        verdicts = check_equivalence(todo_ids, by_id, compile_db, os.path.join(opts.work, "equiv"), opts.jobs) \
+            if todo_ids else {}
+        known.update({by_id[i].key_hash: same for i, same in verdicts.items()})
+        with open(cache_path, "w") as f:
+            json.dump({source_hash: known}, f)
+        verdicts = {i: known[by_id[i].key_hash] for i in survivors}
         for i, same in verdicts.items():
             if same:
                 results[i]["status"] = "equivalent"
