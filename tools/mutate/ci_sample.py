@@ -27,6 +27,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mutate import trace_ids  # noqa: E402  (the one parser of trace files)
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 AREAS = ("dispatch", "autodiff", "backends", "core")
@@ -45,7 +46,7 @@ def read_sample(path):
 # ---- render --------------------------------------------------------------------------------------
 def render(sample_path, out_dir, compile_db):
     import schemata
-    from mutate import find_mutants, libclang_args
+    from mutate import find_mutants, libclang_args, write_if_changed
 
     rows = read_sample(sample_path)
     files = sorted({r["file"] for r in rows})
@@ -66,10 +67,7 @@ def render(sample_path, out_dir, compile_db):
         src = open(os.path.join(REPO, f), "rb").read()
         dest = os.path.join(out_dir, f)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
-        data = schemata.render(src, chosen[f]).text()
-        if not os.path.exists(dest) or open(dest, "rb").read() != data:
-            with open(dest, "wb") as fh:
-                fh.write(data)
+        write_if_changed(dest, schemata.render(src, chosen[f]).text())
     with open(os.path.join(out_dir, "manifest.json"), "w") as fh:
         json.dump(manifest, fh, indent=1)
     print(f"ci_sample: rendered {len(manifest['mutants'])} mutant(s) in {len(files)} file(s); "
@@ -112,7 +110,7 @@ def trace_tests(exes, jobs, seconds):
                 raise SystemExit(f"ci_sample: {os.path.basename(exe)} {t} fails with no mutant live:\n{r.stdout[-2000:]}")
             ids = set()
             for p in glob.glob(os.path.join(d, "*.trace")):
-                ids |= {int(x) for x in open(p).read().splitlines()[1:] if x.strip().isdigit()}
+                ids |= trace_ids(open(p).read().splitlines())
             return k, ids
 
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:

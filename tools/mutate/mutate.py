@@ -258,10 +258,14 @@ def read_traces(trace_dir, tests):
         if not names:
             unknown += 1
             names = {"*"}  # no test found: counts as covering, runs every test
-        for l in lines[1:]:
-            if l.strip().isdigit():
-                reached.setdefault(int(l), set()).update(names)
+        for m_id in trace_ids(lines):
+            reached.setdefault(m_id, set()).update(names)
     return reached, unknown
+
+
+def trace_ids(lines):
+    """The mutant ids a trace file's lines name (line 0 is the process's command chain)."""
+    return {int(l) for l in lines[1:] if l.strip().isdigit()}
 
 
 # ---- 5. runs -----------------------------------------------------------------------------------
@@ -396,6 +400,19 @@ def sample(ids_by_file, n):
     return chosen
 
 
+def hold_work_dir(work):
+    """Two runs in one work dir would rebuild each other's tests mid-run and give wrong verdicts:
+    the second waits (the lock is released when this process exits)."""
+    import fcntl
+    fh = open(os.path.join(work, ".lock"), "w")
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        log(f"another scripts/mutate run holds {os.path.relpath(work, REPO)}; waiting for it")
+        fcntl.flock(fh, fcntl.LOCK_EX)
+    hold_work_dir.handle = fh  # kept open for the life of the process
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scope", choices=sorted(SCOPES), default="engine")
@@ -458,6 +475,7 @@ def main():
     copy_root = os.path.join(opts.work, "src")
     build_dir = os.path.join(opts.work, "build")
     os.makedirs(copy_root, exist_ok=True)
+    hold_work_dir(opts.work)
     log(f"copying the working tree to {os.path.relpath(copy_root, REPO)}: {sync_copy(copy_root, set(by_file))} file(s) changed")
     configure(copy_root, build_dir)
     build_log = os.path.join(opts.work, "build.log")
