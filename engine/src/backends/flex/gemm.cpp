@@ -8,6 +8,7 @@
 // KC x NR panel of B stays in L1, an MC x KC block of A in L2, the packed B block in L3.
 // Products under ~64^3 multiply-adds skip packing and run a plain i-k-j loop.
 #include "gemm.hpp"
+#include "gemv.hpp"
 
 #include "kernels.hpp"
 #include "thread_pool.hpp"
@@ -54,6 +55,12 @@ T* scratch_a(std::size_t count) {
 }
 template <class T>
 T* scratch_b(std::size_t count) {
+  thread_local Scratch<T> buffer;
+  return buffer.get(count);
+}
+// All of A, packed by the calling thread's tasks and read by every task (gemm_few_rows).
+template <class T>
+T* scratch_shared_a(std::size_t count) {
   thread_local Scratch<T> buffer;
   return buffer.get(count);
 }
@@ -189,8 +196,49 @@ void gemm_blocked(std::size_t m, std::size_t n, std::size_t k, const T* a, const
   }
 }
 
+// Few rows (m <= MC, one row block): the tasks are column shares, and in the general loop each
+// would pack the same A block again for every KC slice, with two pool hand-offs per slice. Here
+// all of A is packed once (MR panels per KC slice, one parallel_for), then each task owns a range
+// of B's NR panels for the whole product: per KC slice it packs only its own panels, at most NC
+// columns at a time, and sweeps the micro-kernel over them; one more parallel_for in all.
+template <class T>
+void gemm_few_rows(std::size_t m, std::size_t n, std::size_t k, const T* a, const T* b, T* c,
+                   std::size_t threads) {
+  using Bk = Blocking<T>;
+  const std::size_t slices = (k + Bk::KC - 1) / Bk::KC;
+  const std::size_t a_panels = (m + Bk::MR - 1) / Bk::MR;
+  const std::size_t a_slice = a_panels * Bk::MR * Bk::KC;  // elements per packed KC slice of A
+  T* packed_a = scratch_shared_a<T>(slices * a_slice);
+  parallel_for(slices * a_panels, [&](std::size_t job) {
+    const std::size_t slice = job / a_panels, panel = job % a_panels;
+    const std::size_t pc = slice * Bk::KC, kc = std::min(Bk::KC, k - pc);
+    const std::size_t ir = panel * Bk::MR;
+    pack_a(std::min(Bk::MR, m - ir), kc, a + ir * k + pc, k, packed_a + slice * a_slice + panel * Bk::MR * kc);
+  });
+  const std::size_t panels = (n + Bk::NR - 1) / Bk::NR;
+  const std::size_t shares = std::min(panels, 2 * threads);
+  const std::size_t per_share = (panels + shares - 1) / shares;
+  constexpr std::size_t kGroup = Bk::NC / Bk::NR;  // panels packed at a time
+  parallel_for(shares, [&](std::size_t share) {
+    const std::size_t first = share * per_share, last = std::min(panels, first + per_share);
+    for (std::size_t g = first; g < last; g += kGroup) {
+      const std::size_t group_end = std::min(last, g + kGroup);
+      const std::size_t jc = g * Bk::NR, nc = std::min(n, group_end * Bk::NR) - jc;
+      T* packed_b = scratch_b<T>((group_end - g) * Bk::NR * Bk::KC);
+      for (std::size_t slice = 0; slice < slices; ++slice) {
+        const std::size_t pc = slice * Bk::KC, kc = std::min(Bk::KC, k - pc);
+        const T* b_block = b + pc * n + jc;
+        for (std::size_t p = 0; p < group_end - g; ++p) pack_b_panel(p, kc, nc, b_block, n, packed_b);
+        macro_kernel(m, nc, kc, 0, group_end - g, packed_a + slice * a_slice, packed_b, c + jc, n, slice > 0);
+      }
+    }
+  });
+}
+
 constexpr std::size_t kSmallGemm = kTuning.gemm_small_work;        // multiply-adds below which no packing
 constexpr std::size_t kThreadedGemm = kTuning.gemm_threaded_work;  // multiply-adds from which threads help
+// gemm_few_rows packs all of A (at most MC rows) at once: up to this K (a 3 MiB float copy).
+constexpr std::size_t kFewRowsMaxK = std::size_t{1} << 12;
 
 template <class T>
 void gemm_impl(std::size_t m, std::size_t n, std::size_t k, const T* a, const T* b, T* c,
@@ -202,11 +250,22 @@ void gemm_impl(std::size_t m, std::size_t n, std::size_t k, const T* a, const T*
   }
   const std::size_t work = m * n * k;  // m*n and k each fit (tensors exist); guard the product
   const bool huge = k != 0 && (m * n) > static_cast<std::size_t>(-1) / k;
+  const bool threaded = allow_threads && (huge || work >= kThreadedGemm);
+  if (m == 1 || n == 1) {  // memory-bound: gemv.cpp decides its own threading
+    gemv(m, n, k, a, b, c, allow_threads);
+    return;
+  }
   if (!huge && work < kSmallGemm) {
     gemm_small(m, n, k, a, b, c);
     return;
   }
-  gemm_blocked(m, n, k, a, b, c, allow_threads && (huge || work >= kThreadedGemm));
+  using Bk = Blocking<T>;
+  const std::size_t threads = threaded ? num_threads() : 1;
+  if (threads > 1 && m <= Bk::MC && k <= kFewRowsMaxK) {
+    gemm_few_rows(m, n, k, a, b, c, threads);
+    return;
+  }
+  gemm_blocked(m, n, k, a, b, c, threaded);
 }
 
 }  // namespace

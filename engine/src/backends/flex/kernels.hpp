@@ -21,4 +21,30 @@ inline constexpr std::size_t kDgemmMR = kTuning.gemm_f64.mr, kDgemmNR = kTuning.
 static_assert(kSgemmMR == 6 && kSgemmNR == 16 && kDgemmMR == 6 && kDgemmNR == 8,
               "kernels_avx2.cpp's micro-kernels are written for 6x16 floats and 6x8 doubles");
 
+// Inner loops that stream the rows of a matrix: the GEMV paths of gemm.cpp (gemv.cpp) and the
+// long-dim reductions of reduce.cpp. Internal, so not in the public table of flex_testing.hpp;
+// chosen the same way: the AVX2/FMA versions (row_kernels_avx2.cpp) whenever kernels() is the
+// AVX2 table, else the portable ones (row_kernels.cpp), so force_portable_kernels and
+// CROSSGRAD_FLEX_ISA=portable switch both.
+template <class T>
+struct RowKernels {
+  // c[j] += sum over p < k of a[p] * b[p * ldb + j], for j < n (B rows read front to back).
+  void (*row_times_matrix)(std::size_t k, std::size_t n, const T* a, const T* b, std::size_t ldb, T* c);
+  // sum over p < k of a[p] * x[p].
+  T (*dot)(std::size_t k, const T* a, const T* x);
+  // acc[j] += in[r * ld + j] for r < rows, j < n, in double, adding the rows in order.
+  void (*accumulate_rows)(const T* in, std::size_t ld, std::size_t rows, double* acc, std::size_t n);
+};
+struct RowKernelTable {
+  RowKernels<float> f32;
+  RowKernels<double> f64;
+};
+const RowKernelTable& portable_row_kernels();
+const RowKernelTable& avx2_row_kernels();  // only call when the CPU supports AVX2 and FMA
+const RowKernelTable& row_kernel_table();  // follows kernels()
+
+template <class T> const RowKernels<T>& row_kernels();
+template <> inline const RowKernels<float>& row_kernels<float>() { return row_kernel_table().f32; }
+template <> inline const RowKernels<double>& row_kernels<double>() { return row_kernel_table().f64; }
+
 }  // namespace crossgrad::backends::flex
