@@ -20,6 +20,9 @@ constexpr std::size_t kSumBlock = flex::kTuning.sum_block;
 // float_sum_dim / float_mean_dim with inner > 1: reduced dims longer than this are summed in
 // blocks of this many rows (Note [Flex dim reductions over long dims]).
 constexpr std::size_t kRowBlock = 256;
+// Columns per task in those blocks: 4096 doubles (32 KiB) of partial row stay in L1 while four
+// rows of up to 16 KiB each stream past.
+constexpr std::size_t kBlockChunk = 4096;
 
 template <class T>
 double total(const T* data, std::size_t n) {
@@ -63,7 +66,7 @@ template <class T, class Finish>
 void reduce_rows_in_blocks(const T* in, T* out, std::size_t outer, std::size_t d, std::size_t inner,
                            const Finish& finish) {
   const auto accumulate_rows = flex::row_kernels<T>().accumulate_rows;
-  constexpr std::size_t kChunk = flex::kTuning.reduce_column_chunk;
+  constexpr std::size_t kChunk = kBlockChunk;
   const std::size_t blocks = (d + kRowBlock - 1) / kRowBlock;
   const std::size_t chunks = (inner + kChunk - 1) / kChunk;
   // Every element is written by the first pass before the second reads it: no zero fill.
