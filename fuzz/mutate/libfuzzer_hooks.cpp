@@ -19,7 +19,7 @@ struct Setup {
   Setup() {
     std::fprintf(stderr, "crossgrad-fuzz: mutator %s\n",
                  mutator == nullptr ? "bytes (no schema mutator for this target)"
-                 : mode == Mode::Bytes ? "bytes (CROSSGRAD_FUZZ_MUTATOR=bytes)"
+                 : mode == Mode::Bytes ? "bytes (the default; CROSSGRAD_FUZZ_MUTATOR=scenario for structure-aware)"
                                        : "scenario (structure-aware, 1 in 4 calls byte-level)");
   }
 };
