@@ -50,7 +50,7 @@ void expect_panic(Outcome &out, const Attempt<R> &a, PanicId id, const std::stri
          std::string(panic_id_name(a.panic->id())) + " \"" + a.panic->message() + "\"");
   }
   out.panics.insert(id);
-  out.log.push_back(std::string(what) + " -> panic " + std::string(panic_id_name(id)) + ": " + message);
+  out.note([&] { return std::string(what) + " -> panic " + std::string(panic_id_name(id)) + ": " + message; });
 }
 
 // The attempt must have succeeded; returns the value.

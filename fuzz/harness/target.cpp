@@ -28,7 +28,7 @@ bool skip_unless_applicable(const std::vector<BackendUse> &uses, Outcome &outcom
     device.index = use.device;
     if (std::optional<std::string> why = oracle::unavailable_here(backend, device)) {
       outcome.not_applicable = std::move(why);
-      outcome.log.push_back("not applicable here (" + *outcome.not_applicable + ")");
+      outcome.note([&] { return "not applicable here (" + *outcome.not_applicable + ")"; });
       return true;
     }
   }
@@ -71,8 +71,9 @@ Tally &process_tally() {
   return *tally;
 }
 
-Outcome run_target(const Target &target, Bytes bytes) {
+Outcome run_target(const Target &target, Bytes bytes, bool keep_log) {
   Outcome out;
+  out.keep_log = keep_log;
   try {
     target.run(bytes, out);
   } catch (const Failure &f) {
@@ -89,12 +90,19 @@ Outcome run_target(const Target &target, Bytes bytes) {
   return out;
 }
 
+// Note [The log is built on failure]
+// The log lines (readable steps, scenario renderings) cost more than many checks on inputs of a
+// few elements, and only a failing input's log is ever printed. So the fuzz entry runs each input
+// without the log and, when it fails, runs it once more with the log; the failure printed is the
+// first run's. A second run that does not fail (state outside the input) is said so, with its log.
 void run_or_abort(const Target &target, Bytes bytes) {
-  const Outcome out = run_target(target, bytes);
+  const Outcome out = run_target(target, bytes, /*keep_log=*/false);
   process_tally().add(out);
   if (!out.failure) return;
+  const Outcome logged = run_target(target, bytes, /*keep_log=*/true);
   std::fprintf(stderr, "\n%s\n", target.describe(bytes).c_str());
-  for (const std::string &line : out.log) std::fprintf(stderr, "  %s\n", line.c_str());
+  for (const std::string &line : logged.log) std::fprintf(stderr, "  %s\n", line.c_str());
+  if (!logged.failure) std::fprintf(stderr, "  (the run with the log did not fail: the failure depends on more than the input)\n");
   std::fprintf(stderr, "%.*s%s\n", static_cast<int>(kFailureMarker.size()), kFailureMarker.data(),
                out.failure->c_str());
   std::fflush(stderr);

@@ -22,7 +22,15 @@ using Bytes = std::span<const std::uint8_t>;
 // What one run did. `failure` is set on any oracle mismatch, uncatalogued panic
 // or foreign exception; a libFuzzer entry point aborts on it.
 struct Outcome {
-  std::vector<std::string> log;  // one readable line per step and its result
+  std::vector<std::string> log;  // one readable line per step and its result (when keep_log)
+  // False while fuzzing: the log is only read when the input failed, so run_or_abort runs without
+  // it and builds it by running the failing input once more (Note [The log is built on failure]).
+  bool keep_log = true;
+  // Appends the line make_line() returns, building it only when the log is kept.
+  template <class MakeLine>
+  void note(MakeLine &&make_line) {
+    if (keep_log) log.push_back(make_line());
+  }
   std::set<PanicId> panics;      // catalog panics raised (and expected) during the run
   std::optional<std::string> failure;
   // Set when the scenario names a backend or device this machine lacks ("Cuda: no device"): the
@@ -56,10 +64,10 @@ const Target *find_target(std::string_view name);
 
 // Runs one input; every escaping exception becomes outcome.failure (a
 // catalogued Panic escaping a target body is still a failure: the body must
-// expect the panics it provokes).
-Outcome run_target(const Target &target, Bytes bytes);
-// libFuzzer's entry: runs, and on failure prints the scenario and the failure,
-// then aborts.
+// expect the panics it provokes). keep_log = false skips building outcome.log.
+Outcome run_target(const Target &target, Bytes bytes, bool keep_log = true);
+// libFuzzer's entry: runs (without the log), and on failure runs the input again with the log,
+// prints the scenario, the log and the first run's failure, then aborts.
 void run_or_abort(const Target &target, Bytes bytes);
 
 // What a sequence of inputs did: how many ran and how many were not applicable here, by reason.

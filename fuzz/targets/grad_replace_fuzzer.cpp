@@ -24,7 +24,7 @@ void run(Bytes bytes, Outcome &out) {
   const GradReplaceCase &c = decoded.scenario;
   const oracle::GradReplaceScenario &s = c.scenario;
   const oracle::Outcome expected = oracle::expect_grad_replace(s.tensor.kind, std::nullopt, s.grad.kind, std::nullopt);
-  out.log.push_back("oracle: grad_replace -> " + oracle::describe(expected));
+  out.note([&] { return "oracle: grad_replace -> " + oracle::describe(expected); });
   require(oracle::check_grad_replace(s), "grad_replace");
   note_expected(out, expected.panic_id, "grad_replace");
   require(oracle::check_checkpointing_irrelevant(s), "checkpointing");
@@ -35,7 +35,7 @@ void run(Bytes bytes, Outcome &out) {
   }
   if (c.second_grad) {
     require(oracle::check_replace_twice(s, *c.second_grad), "replace twice");
-    out.log.push_back("replace twice -> ok");
+    out.note([] { return std::string("replace twice -> ok"); });
   }
 }
 

@@ -45,7 +45,8 @@ void run(Bytes bytes, Outcome &out) {
   oracle::GradientsSession session;
   for (std::size_t i = 0; i < seq.commands.size(); ++i) {
     const Command &c = seq.commands[i];
-    const std::string what = "command " + std::to_string(i) + " " + describe(c);
+    // Built only for a failure or the log.
+    const auto what = [&] { return "command " + std::to_string(i) + " " + describe(c); };
     const std::optional<std::string> expected = expected_panic(session, c);
     oracle::Failure f;
     switch (c.kind) {
@@ -76,11 +77,12 @@ void run(Bytes bytes, Outcome &out) {
       case CommandKind::kCount:
         break;
     }
-    require(f, what);
-    note_expected(out, expected, what);
-    out.log.push_back(what + " -> " + (expected ? "panic " + *expected : std::string("ok")) + "; " +
-                      std::to_string(session.model().size()) + " entries, pool " +
-                      std::to_string(session.pool().size()));
+    if (f) fail(what() + ": " + *f);
+    note_expected_lazily(out, expected, what);
+    out.note([&] {
+      return what() + " -> " + (expected ? "panic " + *expected : std::string("ok")) + "; " +
+             std::to_string(session.model().size()) + " entries, pool " + std::to_string(session.pool().size());
+    });
   }
 }
 

@@ -22,21 +22,23 @@ void run(Bytes bytes, Outcome &out) {
   const OpsCase &c = decoded.scenario;
   require(oracle::check_graph_differential(c.graph), "differential");
   require(oracle::check_backward_entries(c.graph), "backward entries");
-  out.log.push_back("graph: forward and backward agree with the reference on every backend");
+  out.note([] { return std::string("graph: forward and backward agree with the reference on every backend"); });
   if (c.finite_differences && c.graph.dtype == DType::F64) {
     // On a bounded sample of elements drawn from the scenario (oracle::FdBudget), so a graph of
     // the decoder's maximum sizes fits the fuzzer's time limit under ASan.
     const oracle::FdVerdict fd = oracle::judge_graph_finite_differences(c.graph);
     require(fd.failure, "finite differences");
-    out.log.push_back("graph: backward agrees with finite differences on " + std::to_string(fd.judged) + " of " +
-                      std::to_string(fd.sampled) + " sampled elements" +
-                      (fd.judged == 0 ? " (not judged: " + fd.not_judged + ")" : std::string()));
+    out.note([&] {
+      return "graph: backward agrees with finite differences on " + std::to_string(fd.judged) + " of " +
+             std::to_string(fd.sampled) + " sampled elements" +
+             (fd.judged == 0 ? " (not judged: " + fd.not_judged + ")" : std::string());
+    });
   }
   for (const oracle::OpProbe &p : c.probes) {
     std::optional<std::string> reached;
     require(oracle::check_op_probe(p, &reached), "probe");
     note_expected(out, reached, "probe");
-    out.log.push_back("probe " + oracle::describe(p) + " -> " + (reached ? "panic " + *reached : std::string("ok")));
+    out.note([&] { return "probe " + oracle::describe(p) + " -> " + (reached ? "panic " + *reached : std::string("ok")); });
   }
 }
 

@@ -14,11 +14,17 @@ inline std::optional<PanicId> panic_id_named(std::string_view name) {
   }
   return std::nullopt;
 }
-inline void note_expected(Outcome &out, const std::optional<std::string> &id, std::string_view what) {
+// Records the panic the oracle expects (a catalog id) in the outcome; fails when the catalog does
+// not list it. `make_what()` names the step, called only for that failure.
+template <class MakeWhat>
+void note_expected_lazily(Outcome &out, const std::optional<std::string> &id, MakeWhat &&make_what) {
   if (!id) return;
   const std::optional<PanicId> p = panic_id_named(*id);
-  if (!p) fail(std::string(what) + ": the oracle expects panic id '" + *id + "', which the catalog does not list");
+  if (!p) fail(std::string(make_what()) + ": the oracle expects panic id '" + *id + "', which the catalog does not list");
   out.panics.insert(*p);
+}
+inline void note_expected(Outcome &out, const std::optional<std::string> &id, std::string_view what) {
+  note_expected_lazily(out, id, [what] { return what; });
 }
 
 }  // namespace crossgrad::fuzz

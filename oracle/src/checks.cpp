@@ -16,6 +16,18 @@
 namespace crossgrad::oracle {
 namespace {
 
+// Text for failure messages (a scenario's description, a step's name), built only when a message
+// uses it: on inputs of a few elements, building it for every check cost more than the check.
+template <class Make>
+struct LazyText {
+  Make make;
+  std::string operator()() const { return make(); }
+  friend std::string operator+(std::string head, const LazyText& t) { return head + t.make(); }
+  friend std::string operator+(const LazyText& t, std::string_view tail) { return t.make() + std::string(tail); }
+};
+template <class Make>
+LazyText(Make) -> LazyText<Make>;
+
 std::string context(const DispatchSpec& tensor, const DispatchSpec& grad) {
   return "\n  tensor: " + describe(tensor) + "\n  grad:   " + describe(grad);
 }
@@ -184,7 +196,8 @@ Failure check_cross_backend_message(const DispatchSpec& tensor, const DispatchSp
   if (actual != expected) return "cross-backend: expected " + describe(expected) + "\n  got " + describe(actual) + context(tensor, grad);
   const std::string want_t = render_kind(inner, node_of(t.kind));
   const std::string want_g = render_kind(grad.kind, node_of(g.kind));
-  const std::regex pattern{std::string(text::cross_backend_pattern)};
+  // Compiled once: the pattern is a constant (compiling it cost more than the rest of this check).
+  static const std::regex pattern{std::string(text::cross_backend_pattern)};
   std::smatch m;
   if (!std::regex_match(actual.message, m, pattern)) return "messagePattern (anchored) does not match: " + actual.message;
   if (m[1] != want_t || m[2] != want_g) {
@@ -213,7 +226,7 @@ Failure check_receiver(ReceiverOp op, const DispatchSpec& tensor, Gradients& gra
   const auto tn = node_of(t.kind);
   const GradientsSnapshot before = snapshot(grads);
   const std::string name(receiver_op_name(op));
-  const std::string ctx = "\n  tensor: " + describe(tensor);
+  const LazyText ctx{[&] { return "\n  tensor: " + describe(tensor); }};
   switch (op) {
     case ReceiverOp::Grad:
     case ReceiverOp::GradRemove: {
@@ -278,7 +291,7 @@ Failure check_from_inner(const DispatchSpec& tensor) {
   std::optional<DispatchTensor> result;
   const Outcome expected = expect_from_inner(tensor.kind);
   const Outcome actual = outcome_of([&] { result = Dispatch::from_inner(t); });
-  const std::string ctx = "\n  tensor: " + describe(tensor);
+  const LazyText ctx{[&] { return "\n  tensor: " + describe(tensor); }};
   if (actual != expected) return "from_inner: expected " + describe(expected) + "\n  got " + describe(actual) + ctx;
   if (!actual.ok()) return std::nullopt;
   if (autodiff_depth_of(result->kind) != 1 || primitive_of(result->kind) != PrimitiveKind::Autodiff ||
@@ -303,7 +316,7 @@ Failure check_to_device_roundtrip(const TensorSpec& float_tensor, std::size_t ba
   const BackendRef& target = all_backends().at(backend);
   const DispatchTensor moved = Dispatch::float_to_device(t, dispatch_device(backend, target.default_device));
   const DispatchTensor back = Dispatch::float_to_device(moved, dispatch_device(float_tensor.backend, float_tensor.device));
-  const std::string ctx = "\n  tensor: " + describe(float_tensor) + "\n  to: " + target.name;
+  const LazyText ctx{[&] { return "\n  tensor: " + describe(float_tensor) + "\n  to: " + target.name; }};
   const auto a = snapshot_of(t);
   const auto m = snapshot_of(moved);
   const auto b = snapshot_of(back);
@@ -318,7 +331,7 @@ Failure check_debug_rendering(const KindSpec& kind, const Renderer& engine_debug
   const DispatchTensorKind built = build_kind(kind);
   const std::string got = engine_debug(built);
   const std::string want = render_kind(kind, node_of(built));
-  const std::string ctx = "\n  kind: " + describe(kind);
+  const LazyText ctx{[&] { return "\n  kind: " + describe(kind); }};
   if (got != want) return "debug: expected\n  " + want + "\n  got\n  " + got + ctx;
   static const std::regex grammar(kind_grammar_regex());
   if (!std::regex_match(got, grammar)) return "debug rendering does not follow the grammar: " + got + ctx;
@@ -374,16 +387,20 @@ Failure check_graph_differential(const GraphSpec& graph) {
       if (is_hop(op.op)) continue;
       const TensorData& lhs = ref_values[op.lhs];
       const TensorData& rhs = ref_values[is_binary(op.op) ? op.rhs : op.lhs];
-      std::ostringstream what;
-      what << b.name << " " << op << " on " << render_shape(shapes[op.lhs]);
-      if (is_binary(op.op)) what << ", " << render_shape(shapes[op.rhs]);
+      // The step's name, built only for a failure message.
+      const auto what = [&] {
+        std::ostringstream os;
+        os << b.name << " " << op << " on " << render_shape(shapes[op.lhs]);
+        if (is_binary(op.op)) os << ", " << render_shape(shapes[op.rhs]);
+        return os.str();
+      };
       std::optional<TensorData> got;
       const Outcome outcome = outcome_of([&] {
         got = Dispatch::float_into_data(apply_op(op, Dispatch::float_from_data(lhs, device), Dispatch::float_from_data(rhs, device)));
       });
-      if (!outcome.ok()) return what.str() + " panicked: " + describe(outcome) + "\n  graph: " + describe(g);
+      if (!outcome.ok()) return what() + " panicked: " + describe(outcome) + "\n  graph: " + describe(g);
       const Bound bound = bound_for_inputs(op, g.dtype, lhs, rhs);
-      if (auto diff = compare_values(ref_values[g.leaf_shapes.size() + k], *got, bound, what.str(), op_name(op.op))) {
+      if (auto diff = compare_values(ref_values[g.leaf_shapes.size() + k], *got, bound, what, op_name(op.op))) {
         return *diff + "\n  graph: " + describe(g);
       }
     }
@@ -401,8 +418,8 @@ Failure check_graph_differential(const GraphSpec& graph) {
       for (double v : w.to_f64()) if (std::isfinite(v)) scale = std::fmax(scale, std::fabs(v));
       Bound scaled = bound;
       scaled.abs *= scale;
-      if (auto diff = compare_values(w, Dispatch::float_into_data(*got), scaled, b.name + " gradient of leaf v" + std::to_string(i),
-                                     backward_key)) {
+      if (auto diff = compare_values(w, Dispatch::float_into_data(*got), scaled,
+                                     [&] { return b.name + " gradient of leaf v" + std::to_string(i); }, backward_key)) {
         return *diff + "\n  graph: " + describe(g);
       }
     }
@@ -464,7 +481,7 @@ Failure check_gradient_placement(const DispatchTensor& leaf_tensor, const Gradie
 Failure check_graph_hops(const GraphSpec& graph) {
   const GraphSpec g = normalized(graph);
   if (unavailable_here(g)) return std::nullopt;  // not applicable here (hops_applicable_here says why)
-  const std::string ctx = "\n  graph: " + describe(g);
+  const LazyText ctx{[&] { return "\n  graph: " + describe(g); }};
   const std::size_t ref = reference_backend();
   const std::size_t leaves = g.leaf_shapes.size();
   const std::vector<std::size_t> where = value_backends(g);
@@ -486,7 +503,7 @@ Failure check_graph_hops(const GraphSpec& graph) {
   std::vector<TensorData> values;
   for (std::size_t k = 0; k < follow.run.values.size(); ++k) {
     const DispatchTensor& v = follow.run.values[k];
-    const std::string what = "hops as specified: v" + std::to_string(k);
+    const LazyText what{[k] { return "hops as specified: v" + std::to_string(k); }};
     if (!tracked_on(v, where[k])) {
       return what + " is not a tracked tensor of " + backend_name(where[k]) + " (got backend " +
              backend_name(backend_of(v.kind)) + ")" + ctx;
@@ -515,7 +532,8 @@ Failure check_graph_hops(const GraphSpec& graph) {
     if (!o.ok()) return what + ": the reference op panicked on its inputs: " + describe(o) + ctx;
     if (auto diff = compare_values(*want, got, bound_for_inputs(op, g.dtype, lhs, rhs), what, op_name(op.op))) return *diff + ctx;
     if (finite) {
-      if (auto diff = compare_values(ref_values[k], got, scaled_graph_bound(g, ref_values[k]), what + " (vs the reference run)")) {
+      if (auto diff = compare_values(ref_values[k], got, scaled_graph_bound(g, ref_values[k]),
+                                     [&] { return what + " (vs the reference run)"; })) {
         return *diff + ctx;
       }
     }
@@ -530,7 +548,7 @@ Failure check_graph_hops(const GraphSpec& graph) {
   for (std::size_t i = 0; i < leaves; ++i) {
     const auto want = Dispatch::grad(ref_grads.run.leaves[i], ref_grads.grads);
     const auto without = Dispatch::grad(plain.run.leaves[i], plain.grads);
-    const std::string what = "hops as specified: gradient of leaf v" + std::to_string(i);
+    const LazyText what{[i] { return "hops as specified: gradient of leaf v" + std::to_string(i); }};
     const std::optional<std::uint64_t> node = node_of(follow.run.leaves[i].kind);
     const bool has_entry = node && entries.count(*node);
     if (want.has_value() != has_entry) {
@@ -548,8 +566,9 @@ Failure check_graph_hops(const GraphSpec& graph) {
     }
     if (!without) return what + " present, absent in the graph without hops on " + backend_name(g.backend) + ctx;
     const TensorData without_data = Dispatch::float_into_data(*without);
-    if (auto diff = compare_values(without_data, got_data, scaled_graph_bound(g, without_data),
-                                   what + " (vs the graph without hops on " + backend_name(g.backend) + ")")) {
+    if (auto diff = compare_values(without_data, got_data, scaled_graph_bound(g, without_data), [&] {
+          return what + " (vs the graph without hops on " + backend_name(g.backend) + ")";
+        })) {
       return *diff + ctx;
     }
   }

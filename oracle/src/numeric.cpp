@@ -214,13 +214,18 @@ std::string render_tightness_table(const TightnessTable& table) {
 
 std::optional<std::string> compare_values(const TensorData& reference, const TensorData& actual, const Bound& bound,
                                           std::string_view what, std::string_view tightness_key) {
-  const std::string where(what);
+  std::optional<std::string> diff = value_mismatch(reference, actual, bound, tightness_key);
+  if (diff) return std::string(what) + ": " + *diff;
+  return diff;
+}
+
+std::optional<std::string> value_mismatch(const TensorData& reference, const TensorData& actual, const Bound& bound,
+                                          std::string_view tightness_key) {
   if (reference.shape() != actual.shape()) {
-    return where + ": shape " + render_shape(actual.shape().dims()) + ", reference " +
-           render_shape(reference.shape().dims());
+    return "shape " + render_shape(actual.shape().dims()) + ", reference " + render_shape(reference.shape().dims());
   }
   if (reference.dtype() != actual.dtype()) {
-    return where + ": dtype " + render_dtype(actual.dtype()) + ", reference " + render_dtype(reference.dtype());
+    return "dtype " + render_dtype(actual.dtype()) + ", reference " + render_dtype(reference.dtype());
   }
   const std::vector<double> r = reference.to_f64();
   const std::vector<double> a = actual.to_f64();
@@ -239,7 +244,7 @@ std::optional<std::string> compare_values(const TensorData& reference, const Ten
       if (!tightness_key.empty()) record_tightness(tightness_key, reference.dtype(), std::fabs(x - y), allowed);
     }
     if (!ok) {
-      return where + ": element " + std::to_string(i) + " is " + show(y) + ", reference " + show(x) + " (bound abs " +
+      return "element " + std::to_string(i) + " is " + show(y) + ", reference " + show(x) + " (bound abs " +
              show(bound.abs) + ", rel " + show(bound.rel) + (bound.exact ? ", exact" : "") +
              (bound.overflow_may_change_class ? ", overflow may change the class" : ", non-finite values compare as classes") +
              ")";

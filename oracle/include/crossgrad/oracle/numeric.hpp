@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -47,6 +48,19 @@ Bound scaled_graph_bound(const GraphSpec& normalized_graph, const TensorData& re
 std::optional<std::string> compare_values(const TensorData& reference, const TensorData& actual,
                                           const Bound& bound, std::string_view what,
                                           std::string_view tightness_key = {});
+// compare_values without the "what: " prefix: nullopt, or what differs.
+std::optional<std::string> value_mismatch(const TensorData& reference, const TensorData& actual, const Bound& bound,
+                                          std::string_view tightness_key = {});
+// compare_values with the name built by make_what() only when the values differ (a name costs
+// more than comparing a few elements).
+template <class MakeWhat>
+  requires std::is_invocable_r_v<std::string, MakeWhat&>
+std::optional<std::string> compare_values(const TensorData& reference, const TensorData& actual, const Bound& bound,
+                                          MakeWhat&& make_what, std::string_view tightness_key = {}) {
+  std::optional<std::string> diff = value_mismatch(reference, actual, bound, tightness_key);
+  if (diff) return make_what() + ": " + *diff;
+  return diff;
+}
 
 // Bound tightness, per (check, dtype), over this process: the largest |error| / allowed error
 // seen among finite comparisons with a finite, non-zero allowance. A bound far above what is
