@@ -1,6 +1,12 @@
-// What the Dispatch layer costs over calling a backend directly: the same grad_replace through
-// Dispatch and through Autodiff<B>, and a one-element add through Dispatch and through B.
+// What the Dispatch layer costs over calling a backend directly (the pairs of dispatch_pairs.hpp):
+// add/{Direct,Dispatch}/<B>/1, grad_replace/{Direct,Dispatch}/<B>, grad/{Direct,Dispatch}/<B> and
+// backward/{Direct,Dispatch}/<B>. scripts/dispatch-cost counts the same calls' instructions.
 #include "bench_common.hpp"
+#include "dispatch_pairs.hpp"
+
+#include <string>
+#include <string_view>
+#include <type_traits>
 
 namespace crossgrad::bench {
 namespace {
@@ -9,43 +15,37 @@ namespace {
 // --benchmark_min_time) leaves them inside the noise, so these run longer whatever the flag says.
 constexpr double kOverheadMinTime = 0.5;
 
+// "add" is the only operation named with its size (one element), as the kernel benchmarks are.
+std::string benchmark_name(std::string_view operation, std::string_view path, std::string_view backend) {
+  std::string name = std::string(operation) + "/" + std::string(path) + "/" + std::string(backend);
+  return operation == "add" ? name + "/1" : name;
+}
+
+template <class Pair, bool Direct>
+void run_pair(benchmark::State& state) {
+  Pair pair;
+  for (auto _ : state) {
+    if constexpr (std::is_void_v<decltype(pair.direct())>) {
+      if constexpr (Direct) pair.direct(); else pair.dispatch();
+      benchmark::ClobberMemory();
+    } else if constexpr (Direct) {
+      benchmark::DoNotOptimize(pair.direct());
+    } else {
+      benchmark::DoNotOptimize(pair.dispatch());
+    }
+  }
+}
+
 template <class B>
 void register_backend() {
-  const std::string name(B::name);
-  const auto data = TensorData::from_f32({1, 2, 3, 4}, {2, 2});
-  const auto one = TensorData::from_f32({1.5f}, {1});
-
-  benchmark::RegisterBenchmark(("grad_replace/Direct/" + name).c_str(), [data](benchmark::State& state) {
-    using AD = Autodiff<B>;
-    const auto x = AD::from_data(data, B::default_device());
-    Gradients grads = AD::backward(AD::float_sum(AD::float_mul(x, x)));
-    const auto g = B::from_data(data, B::default_device());
-    for (auto _ : state) {
-      AD::grad_replace(x, grads, g);
-      benchmark::ClobberMemory();
-    }
-  })->Unit(benchmark::kNanosecond)->MinTime(kOverheadMinTime);
-
-  benchmark::RegisterBenchmark(("grad_replace/Dispatch/" + name).c_str(), [data](benchmark::State& state) {
-    const auto device = DispatchDevice::of<B>(B::default_device());
-    const DispatchTensor x = Dispatch::float_from_data(data, DispatchDevice::Autodiff(device));
-    Gradients grads = Dispatch::backward(Dispatch::float_sum(Dispatch::float_mul(x, x)));
-    const DispatchTensor g = Dispatch::float_from_data(data, device);
-    for (auto _ : state) {
-      Dispatch::grad_replace(x, grads, g);
-      benchmark::ClobberMemory();
-    }
-  })->Unit(benchmark::kNanosecond)->MinTime(kOverheadMinTime);
-
-  benchmark::RegisterBenchmark(("add/Direct/" + name + "/1").c_str(), [one](benchmark::State& state) {
-    const auto a = B::from_data(one, B::default_device());
-    for (auto _ : state) benchmark::DoNotOptimize(B::float_add(a, a));
-  })->Unit(benchmark::kNanosecond)->MinTime(kOverheadMinTime);
-
-  benchmark::RegisterBenchmark(("add/Dispatch/" + name + "/1").c_str(), [one](benchmark::State& state) {
-    const DispatchTensor a = Dispatch::float_from_data(one, DispatchDevice::of<B>(B::default_device()));
-    for (auto _ : state) benchmark::DoNotOptimize(Dispatch::float_add(a, a));
-  })->Unit(benchmark::kNanosecond)->MinTime(kOverheadMinTime);
+  dispatch_pairs::for_each_pair<B>([]<class Pair>(std::string_view operation) {
+    benchmark::RegisterBenchmark(benchmark_name(operation, "Direct", B::name).c_str(), run_pair<Pair, true>)
+        ->Unit(benchmark::kNanosecond)
+        ->MinTime(kOverheadMinTime);
+    benchmark::RegisterBenchmark(benchmark_name(operation, "Dispatch", B::name).c_str(), run_pair<Pair, false>)
+        ->Unit(benchmark::kNanosecond)
+        ->MinTime(kOverheadMinTime);
+  });
 }
 
 }  // namespace
