@@ -5,6 +5,8 @@
 #include <crossgrad/core/panic.hpp>
 #include <crossgrad/core/shape_rules.hpp>
 
+#include "autodiff/gradient_entry.hpp"
+
 #include <iterator>
 
 namespace crossgrad {
@@ -31,14 +33,6 @@ template <class B>
 typename B::Tensor expand_to_shape(const typename B::Tensor& grad, const Shape& target) {
   const typename B::Tensor ones = B::float_full(target, 1.0, B::dtype(grad), B::device(grad));
   return B::float_reshape(B::float_mul(ones, grad), target);
-}
-
-// An entry of another backend under this node's id can only come from a hand-assembled container.
-template <class B>
-const typename B::Tensor& entry_of(const AnyTensor& entry) {
-  const auto* g = std::get_if<typename B::Tensor>(&entry);
-  if (g == nullptr) panic(PanicId::Unreachable);
-  return *g;
 }
 
 }  // namespace autodiff_detail
@@ -120,9 +114,9 @@ Gradients Autodiff<B>::backward(const Tensor& root) {
 
 template <class B>
 std::optional<typename B::Tensor> Autodiff<B>::grad(const Tensor& t, const Gradients& grads) {
-  const AnyTensor* entry = grads.find(t.id());
+  const Primitive* entry = autodiff_detail::gradient_entry(t, grads);
   if (entry == nullptr) return std::nullopt;
-  return autodiff_detail::entry_of<B>(*entry);
+  return *entry;
 }
 
 template <class B>

@@ -8,6 +8,8 @@
 #include <crossgrad/dispatch/debug.hpp>
 #include <crossgrad/dispatch/kind.hpp>
 
+#include "dispatch/in_place.hpp"
+
 #include <string_view>
 
 namespace crossgrad::dispatch_detail {
@@ -19,9 +21,14 @@ struct Overloaded : Fs... {
 template <class... Fs>
 Overloaded(Fs...) -> Overloaded<Fs...>;
 
+// B(Float(make())), built in place (Note [Results built in place]).
+template <class B, class Make>
+DispatchTensor plain_from(Make&& make) {
+  return DispatchTensor{backend_kind<B, FloatPrimitive>(make)};
+}
 template <class B>
 DispatchTensor plain(typename B::Tensor t) {
-  return {DispatchTensorKind{BackendTensor<B>::Float(std::move(t))}, std::nullopt};
+  return plain_from<B>([&] { return std::move(t); });
 }
 
 // Note [Checkpointing of op results]
@@ -29,14 +36,23 @@ DispatchTensor plain(typename B::Tensor t) {
 // carries a strategy: its receiver's (the tensor argument; the lhs of a binary op), or Disabled
 // when the receiver has none (x_from_data on an autodiff device: Disabled). Every plain result
 // carries none. Checked by properties/checkpointing_props.cpp.
+inline CheckpointingStrategy result_checkpointing(std::optional<CheckpointingStrategy> receiver) {
+  return receiver ? *receiver : CheckpointingStrategy::Disabled;
+}
+// Autodiff(B(P(make()))) with the receiver's strategy; P is AutodiffTensor for float results.
+template <class B, template <class> class P, class Make>
+DispatchTensor tracked_from(Make&& make, std::optional<CheckpointingStrategy> checkpointing) {
+  return {autodiff_kind<B, P>(make), result_checkpointing(checkpointing)};
+}
 template <class B>
 DispatchTensor tracked(AutodiffTensor<B> t, std::optional<CheckpointingStrategy> checkpointing) {
-  return {DispatchTensorKind::Autodiff(DispatchTensorKind{BackendTensor<B>::Autodiff(std::move(t))}),
-          checkpointing ? checkpointing : CheckpointingStrategy::Disabled};
+  return tracked_from<B, AutodiffTensor>([&] { return std::move(t); }, checkpointing);
 }
 
-[[noreturn]] inline void kind_mismatch(std::string_view op, std::string_view expected,
-                                       const DispatchTensorKind& kind) {
+// The panics are out of line and cold: building their messages inline made every arm too large
+// to inline its checks (docs/DISPATCH_COST.md).
+[[noreturn, gnu::cold, gnu::noinline]] inline void kind_mismatch(std::string_view op, std::string_view expected,
+                                                                const DispatchTensorKind& kind) {
   panic(PanicId::OpKindMismatch, {{"op", std::string(op)}, {"expected", std::string(expected)}, {"kind:?", debug(kind)}});
 }
 
@@ -73,21 +89,20 @@ inline std::optional<FloatView> float_view(const DispatchTensorKind& kind) {
 // The result of a registry op in the kind its Result gives it: B(Float|Int|Bool(p)) for a plain
 // receiver; for a tracked one Autodiff(B(Autodiff(a))) (Float) or Autodiff(B(Int|Bool(p))), the
 // kind int and bool tensors have on an autodiff device.
-template <class B, PrimitiveKind R>
-DispatchTensor wrap_plain(typename B::Tensor t) {
-  if constexpr (R == PrimitiveKind::Float) return plain<B>(std::move(t));
-  if constexpr (R == PrimitiveKind::Int) return {DispatchTensorKind{BackendTensor<B>::Int(std::move(t))}, std::nullopt};
-  if constexpr (R == PrimitiveKind::Bool) return {DispatchTensorKind{BackendTensor<B>::Bool(std::move(t))}, std::nullopt};
+// Both take make(), the backend call itself, so that its result is built in place.
+template <class B, PrimitiveKind R, class Make>
+DispatchTensor wrap_plain(Make&& make) {
+  static_assert(R == PrimitiveKind::Float || R == PrimitiveKind::Int || R == PrimitiveKind::Bool);
+  if constexpr (R == PrimitiveKind::Float) return DispatchTensor{backend_kind<B, FloatPrimitive>(make)};
+  if constexpr (R == PrimitiveKind::Int) return DispatchTensor{backend_kind<B, IntPrimitive>(make)};
+  if constexpr (R == PrimitiveKind::Bool) return DispatchTensor{backend_kind<B, BoolPrimitive>(make)};
 }
-template <class B, PrimitiveKind R, class Result>
-DispatchTensor wrap_tracked(Result r, std::optional<CheckpointingStrategy> checkpointing) {
-  if constexpr (R == PrimitiveKind::Float) {
-    return tracked<B>(std::move(r), checkpointing);
-  } else {
-    BackendTensor<B> bt = R == PrimitiveKind::Int ? BackendTensor<B>::Int(std::move(r)) : BackendTensor<B>::Bool(std::move(r));
-    return {DispatchTensorKind::Autodiff(DispatchTensorKind{std::move(bt)}),
-            checkpointing ? checkpointing : CheckpointingStrategy::Disabled};
-  }
+template <class B, PrimitiveKind R, class Make>
+DispatchTensor wrap_tracked(Make&& make, std::optional<CheckpointingStrategy> checkpointing) {
+  static_assert(R == PrimitiveKind::Float || R == PrimitiveKind::Int || R == PrimitiveKind::Bool);
+  if constexpr (R == PrimitiveKind::Float) return tracked_from<B, AutodiffTensor>(make, checkpointing);
+  if constexpr (R == PrimitiveKind::Int) return tracked_from<B, IntPrimitive>(make, checkpointing);
+  if constexpr (R == PrimitiveKind::Bool) return tracked_from<B, BoolPrimitive>(make, checkpointing);
 }
 
 // An int or bool tensor as ops see it: B(Int(p)) or Autodiff(B(Int(p))) (likewise Bool).
@@ -136,10 +151,12 @@ FloatView receiver_view(std::string_view op, const DispatchTensor& t) {
 }
 
 // A second tensor operand must be on the receiver's backend and tracked alike.
+[[noreturn, gnu::cold, gnu::noinline]] inline void backend_mismatch(std::string_view op, const DispatchTensor& a,
+                                                                   const DispatchTensor& b) {
+  panic(PanicId::OpBackendMismatch, {{"op", std::string(op)}, {"lhs:?", debug(a.kind)}, {"rhs:?", debug(b.kind)}});
+}
 inline void check_same_backend(std::string_view op, const DispatchTensor& a, FloatView va, const DispatchTensor& b, FloatView vb) {
-  if (va.backend != vb.backend || va.tracked != vb.tracked) {
-    panic(PanicId::OpBackendMismatch, {{"op", std::string(op)}, {"lhs:?", debug(a.kind)}, {"rhs:?", debug(b.kind)}});
-  }
+  if (va.backend != vb.backend || va.tracked != vb.tracked) backend_mismatch(op, a, b);
 }
 
 // f.template operator()<Be>(x) with Be = B on plain tensors and Be = Autodiff<B> on tracked ones
@@ -149,11 +166,13 @@ DispatchTensor map_op(std::string_view op, const DispatchTensor& t, F&& f) {
   const FloatView v = receiver_view<Operand>(op, t);
   const DispatchTensorKind& k = v.tracked ? t.kind.autodiff_inner() : t.kind;
   return visit_backend<DispatchTensor>(k, [&]<class B>(const BackendTensor<B>& bt) -> DispatchTensor {
-    if (!v.tracked) return wrap_plain<B, R>(f.template operator()<B>(primitive_of<B>(bt, Operand)));
+    if (!v.tracked) return wrap_plain<B, R>([&] { return f.template operator()<B>(primitive_of<B>(bt, Operand)); });
     if constexpr (Operand == PrimitiveKind::Float) {
-      return wrap_tracked<B, R>(f.template operator()<Autodiff<B>>(std::get<AutodiffTensor<B>>(bt.value)), t.checkpointing);
+      return wrap_tracked<B, R>([&] { return f.template operator()<Autodiff<B>>(std::get<AutodiffTensor<B>>(bt.value)); },
+                                t.checkpointing);
     } else {
-      return wrap_tracked<B, R>(f.template operator()<Autodiff<B>>(primitive_of<B>(bt, Operand)), t.checkpointing);
+      return wrap_tracked<B, R>([&] { return f.template operator()<Autodiff<B>>(primitive_of<B>(bt, Operand)); },
+                                t.checkpointing);
     }
   });
 }
@@ -169,12 +188,12 @@ DispatchTensor zip_op(std::string_view op, const DispatchTensor& a, const Dispat
   return visit_backend<DispatchTensor>(ka, [&]<class B>(const BackendTensor<B>& ta) -> DispatchTensor {
     const BackendTensor<B>& tb = std::get<BackendTensor<B>>(kb.value);
     if (va.tracked) {
-      return wrap_tracked<B, R>(f.template operator()<Autodiff<B>>(std::get<AutodiffTensor<B>>(ta.value),
-                                                                   std::get<AutodiffTensor<B>>(tb.value)),
+      return wrap_tracked<B, R>([&] { return f.template operator()<Autodiff<B>>(std::get<AutodiffTensor<B>>(ta.value),
+                                                                                std::get<AutodiffTensor<B>>(tb.value)); },
                                 a.checkpointing);
     }
-    return wrap_plain<B, R>(f.template operator()<B>(std::get<FloatPrimitive<B>>(ta.value).tensor,
-                                                     std::get<FloatPrimitive<B>>(tb.value).tensor));
+    return wrap_plain<B, R>([&] { return f.template operator()<B>(std::get<FloatPrimitive<B>>(ta.value).tensor,
+                                                                  std::get<FloatPrimitive<B>>(tb.value).tensor); });
   });
 }
 

@@ -1,4 +1,5 @@
 // backward / grad / grad_remove / grad_replace / inner / from_inner: CONTRACT section 5.
+#include "autodiff/gradient_entry.hpp"
 #include "dispatch/dispatch_arms.hpp"
 
 #include <crossgrad/dispatch/dispatch.hpp>
@@ -10,10 +11,14 @@ Gradients Dispatch::backward(const DispatchTensor& root) {
   return with_receiver<Gradients>(root, []<class B>(const AutodiffTensor<B>& a) { return Autodiff<B>::backward(a); });
 }
 
+// Autodiff<B>::grad, with the entry copied straight into the result's B(Float(...)) inside the
+// optional (Note [Results built in place]).
 std::optional<DispatchTensor> Dispatch::grad(const DispatchTensor& t, const Gradients& grads) {
-  return with_receiver<std::optional<DispatchTensor>>(t, [&]<class B>(const AutodiffTensor<B>& a) {
-    auto g = Autodiff<B>::grad(a, grads);
-    return g ? std::optional<DispatchTensor>(plain<B>(std::move(*g))) : std::nullopt;
+  return with_receiver<std::optional<DispatchTensor>>(t, [&]<class B>(const AutodiffTensor<B>& a) -> std::optional<DispatchTensor> {
+    const typename B::Tensor* g = autodiff_detail::gradient_entry(a, grads);
+    if (g == nullptr) return std::nullopt;
+    const auto copy = [&] { return *g; };
+    return std::optional<DispatchTensor>(std::in_place, InPlace{[&] { return backend_kind<B, FloatPrimitive>(copy); }});
   });
 }
 

@@ -85,7 +85,9 @@ enum class CheckpointingStrategy { Disabled, Balanced };
 // never affects grad_replace (CONTRACT section 2).
 struct DispatchTensor {
   DispatchTensorKind kind;
-  std::optional<CheckpointingStrategy> checkpointing;
+  // Absent unless given. Spelled out (rather than left to value-initialisation) because GCC then
+  // builds a DispatchTensor{kind} without first clearing all of it (Note [Results built in place]).
+  std::optional<CheckpointingStrategy> checkpointing = std::nullopt;
 };
 
 }  // namespace crossgrad
