@@ -18,7 +18,7 @@ std::optional<DispatchTensor> Dispatch::grad(const DispatchTensor& t, const Grad
     const typename B::Tensor* g = autodiff_detail::gradient_entry(a, grads);
     if (g == nullptr) return std::nullopt;
     const auto copy = [&] { return *g; };
-    return std::optional<DispatchTensor>(std::in_place, InPlace{[&] { return backend_kind<B, FloatPrimitive>(copy); }});
+    return std::optional<DispatchTensor>(std::in_place, arg_for<DispatchTensor>([&] { return backend_kind<B, FloatPrimitive>(copy); }));
   });
 }
 
