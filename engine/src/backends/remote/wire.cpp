@@ -1,0 +1,124 @@
+#include "backends/remote/wire.hpp"
+
+#include <crossgrad/ops/op_list.hpp>
+
+#include <cstddef>
+#include <span>
+
+namespace crossgrad::remote::wire {
+
+void put_shape(const ::crossgrad::Shape& shape, Dims* out) {
+  out->Clear();
+  out->Reserve(static_cast<int>(shape.rank()));
+  for (std::size_t d : shape.dims()) out->Add(d);
+}
+
+::crossgrad::Shape get_shape(const Dims& dims) {
+  return ::crossgrad::Shape(std::vector<std::size_t>(dims.begin(), dims.end()));
+}
+
+::crossgrad::DType get_dtype(std::uint32_t value) {
+  const std::size_t count = ::crossgrad::all_dtypes().size();
+  if (value >= count) {
+    throw WireError("dtype value " + std::to_string(value) + " is not a crossgrad DType (0.." +
+                    std::to_string(count - 1) + ")");
+  }
+  return static_cast<::crossgrad::DType>(value);
+}
+
+void put_data(const ::crossgrad::TensorData& data, proto::TensorData* out) {
+  put_shape(data.shape(), out->mutable_shape());
+  out->set_dtype(put_dtype(data.dtype()));
+  const std::span<const std::byte> bytes = data.bytes();
+  out->set_data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+::crossgrad::TensorData get_data(const proto::TensorData& data) {
+  const ::crossgrad::DType dtype = get_dtype(data.dtype());
+  const std::string& bytes = data.data();
+  return ::crossgrad::TensorData::from_bytes(
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()),
+      get_shape(data.shape()), dtype);
+}
+
+std::string op_code_name(std::uint32_t op) {
+  if (op < ::crossgrad::kOpCount) return std::string(::crossgrad::kOps[op].name);
+  switch (op) {
+    case kFloatFull:
+      return "float_full";
+    case kQuantize:
+      return "quantize";
+    case kDequantize:
+      return "dequantize";
+    default:
+      return "op code " + std::to_string(op);
+  }
+}
+
+std::uint64_t ArgReader::operand() {
+  if (operands_ >= call_.operands_size()) {
+    throw WireError("missing operand " + std::to_string(operands_ + 1) + " (the call has " +
+                    std::to_string(call_.operands_size()) + ")");
+  }
+  return call_.operands(operands_++);
+}
+
+std::vector<std::uint64_t> ArgReader::remaining_operands() {
+  if (operands_ >= call_.operands_size()) throw WireError("missing operands (at least one tensor)");
+  std::vector<std::uint64_t> out(call_.operands().begin() + operands_, call_.operands().end());
+  operands_ = call_.operands_size();
+  return out;
+}
+
+double ArgReader::scalar() {
+  if (scalars_ >= call_.scalars_size()) {
+    throw WireError("missing scalar " + std::to_string(scalars_ + 1) + " (the call has " +
+                    std::to_string(call_.scalars_size()) + ")");
+  }
+  return call_.scalars(scalars_++);
+}
+
+std::size_t ArgReader::dim() {
+  if (dims_ >= call_.dims_size()) {
+    throw WireError("missing dim " + std::to_string(dims_ + 1) + " (the call has " +
+                    std::to_string(call_.dims_size()) + ")");
+  }
+  return call_.dims(dims_++);
+}
+
+std::vector<std::size_t> ArgReader::remaining_dims() {
+  std::vector<std::size_t> out(call_.dims().begin() + dims_, call_.dims().end());
+  dims_ = call_.dims_size();
+  return out;
+}
+
+::crossgrad::Shape ArgReader::shape() {
+  if (shape_read_) throw WireError("the call's shape is read twice");
+  shape_read_ = true;
+  return get_shape(call_.shape());
+}
+
+::crossgrad::DType ArgReader::dtype() { return get_dtype(call_.dtype()); }
+
+std::vector<::crossgrad::Range> ArgReader::ranges() {
+  if (ranges_read_) throw WireError("the call's ranges are read twice");
+  ranges_read_ = true;
+  std::vector<::crossgrad::Range> out;
+  out.reserve(static_cast<std::size_t>(call_.ranges_size()));
+  for (const proto::Range& r : call_.ranges()) out.push_back(::crossgrad::Range{r.start(), r.end()});
+  return out;
+}
+
+void ArgReader::finish() const {
+  auto extra = [](const char* what, int used, int size) {
+    throw WireError("extra " + std::string(what) + ": the op takes " + std::to_string(used) +
+                    ", the call has " + std::to_string(size));
+  };
+  if (operands_ != call_.operands_size()) extra("operands", operands_, call_.operands_size());
+  if (scalars_ != call_.scalars_size()) extra("scalars", scalars_, call_.scalars_size());
+  if (dims_ != call_.dims_size()) extra("dims", dims_, call_.dims_size());
+  if (!shape_read_ && call_.shape_size() != 0) extra("shape dims", 0, call_.shape_size());
+  if (!ranges_read_ && call_.ranges_size() != 0) extra("ranges", 0, call_.ranges_size());
+}
+
+}  // namespace crossgrad::remote::wire

@@ -1,0 +1,145 @@
+#pragma once
+// Note [Remote wire codec]
+// The one codec of the Remote protocol (engine/proto/crossgrad_remote.proto), shared by the client
+// (the Remote backend, src/backends/remote/) and crossgrad-server (server/), so that both sides
+// agree by construction. Included only by remote/*.cpp and server/*.cpp: it pulls in protobuf.
+//
+// Op arguments are packed and read by *type*, in parameter order, never per op: a backend op's
+// parameter list (CROSSGRAD_SIG_PARAMS_<Sig>, Note [Op signatures]) is walked left to right and
+// each parameter goes to the field its type names:
+//   tensor (a handle)            -> operands        std::vector<tensor> (Cat) -> operands (all)
+//   double                       -> scalars         std::size_t               -> dims
+//   std::vector<std::size_t>     -> dims (all)      Shape                     -> shape
+//   DType                        -> dtype           std::vector<Range>        -> ranges
+// The client calls put_args(call, args...) with the op's arguments; the server walks the served
+// backend's function type with an ArgReader, which throws WireError when an argument is missing or
+// one is left over (finish()), so a call whose shape does not fit the op's Sig is INVALID_ARGUMENT.
+#include "crossgrad_remote.pb.h"
+
+#include <crossgrad/core/dtype.hpp>
+#include <crossgrad/core/shape.hpp>
+#include <crossgrad/core/tensor_data.hpp>
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace crossgrad::remote::wire {
+
+// The generated messages (package crossgrad.remote) under a name that cannot be mistaken for the
+// engine's own types (proto::TensorData vs crossgrad::TensorData).
+namespace proto = ::crossgrad::remote;
+
+// Call metadata: the token (request), the panic id and the lost marker (trailing).
+inline constexpr char kTokenKey[] = "x-crossgrad-token";
+inline constexpr char kPanicIdKey[] = "x-crossgrad-panic-id";
+inline constexpr char kLostKey[] = "x-crossgrad-lost";
+inline constexpr char kLostSession[] = "session";  // the value of kLostKey for an unknown session
+
+// Codes of the backend members that are not registry ops (OpCall.op >= 1000, proto OpCode).
+inline constexpr std::uint32_t kFloatFull = proto::FLOAT_FULL;
+inline constexpr std::uint32_t kQuantize = proto::QUANTIZE;
+inline constexpr std::uint32_t kDequantize = proto::DEQUANTIZE;
+
+// A message that does not describe a valid call: bad dtype value, missing or extra argument,
+// unknown op code. The server answers INVALID_ARGUMENT with what().
+class WireError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+using Dims = ::google::protobuf::RepeatedField<std::uint64_t>;
+
+void put_shape(const ::crossgrad::Shape& shape, Dims* out);
+::crossgrad::Shape get_shape(const Dims& dims);
+
+// The DType with numeric value `value` (CROSSGRAD_DTYPES order); WireError when out of range.
+::crossgrad::DType get_dtype(std::uint32_t value);
+inline std::uint32_t put_dtype(::crossgrad::DType dtype) { return static_cast<std::uint32_t>(dtype); }
+
+void put_data(const ::crossgrad::TensorData& data, proto::TensorData* out);
+// Validated through TensorData::from_bytes: bad bytes raise the same catalog panics as a local
+// from_bytes would (data-length-mismatch, unsupported-dtype, shape-overflow, ...); a dtype value
+// out of range throws WireError.
+::crossgrad::TensorData get_data(const proto::TensorData& data);
+
+// The wire name of an op code, for messages: "float_add", "float_full", or "op code 77".
+std::string op_code_name(std::uint32_t op);
+
+// ---- Client side: packing arguments ------------------------------------------------------------
+// A tensor argument is anything with an ADL-visible `remote_handle_of(const T&)` returning its
+// handle (the client's tensor type defines it); a raw handle can be passed as wire::Handle.
+struct Handle {
+  std::uint64_t id = 0;
+};
+inline std::uint64_t remote_handle_of(const Handle& h) { return h.id; }
+
+template <class T>
+concept HandleLike = requires(const T& t) {
+  { remote_handle_of(t) } -> std::convertible_to<std::uint64_t>;
+};
+
+inline void put_arg(proto::OpCall& call, double scalar) { call.add_scalars(scalar); }
+inline void put_arg(proto::OpCall& call, std::size_t dim) { call.add_dims(dim); }
+inline void put_arg(proto::OpCall& call, const std::vector<std::size_t>& dims) {
+  for (std::size_t d : dims) call.add_dims(d);
+}
+inline void put_arg(proto::OpCall& call, const ::crossgrad::Shape& shape) {
+  put_shape(shape, call.mutable_shape());
+}
+inline void put_arg(proto::OpCall& call, ::crossgrad::DType dtype) { call.set_dtype(put_dtype(dtype)); }
+inline void put_arg(proto::OpCall& call, const std::vector<::crossgrad::Range>& ranges) {
+  for (const ::crossgrad::Range& r : ranges) {
+    proto::Range* out = call.add_ranges();
+    out->set_start(r.start);
+    out->set_end(r.end);
+  }
+}
+template <HandleLike T>
+void put_arg(proto::OpCall& call, const T& tensor) {
+  call.add_operands(remote_handle_of(tensor));
+}
+template <HandleLike T>
+void put_arg(proto::OpCall& call, const std::vector<T>& tensors) {
+  for (const T& t : tensors) call.add_operands(remote_handle_of(t));
+}
+
+// Packs an op's arguments, in order, into `call` (op code and session are the caller's).
+template <class... A>
+void put_args(proto::OpCall& call, const A&... args) {
+  (put_arg(call, args), ...);
+}
+
+// ---- Server side: reading arguments ------------------------------------------------------------
+// Pulls arguments out of an OpCall in the order the op's parameters name them; each field is
+// consumed front to back. finish() throws unless every field was consumed exactly.
+class ArgReader {
+ public:
+  explicit ArgReader(const proto::OpCall& call) : call_(call) {}
+
+  std::uint64_t operand();                         // the next operand handle
+  std::vector<std::uint64_t> remaining_operands();  // all the rest (Cat); at least one
+  double scalar();
+  std::size_t dim();
+  std::vector<std::size_t> remaining_dims();        // all the rest (Axes)
+  ::crossgrad::Shape shape();                       // the whole shape field
+  ::crossgrad::DType dtype();                       // the dtype field
+  std::vector<::crossgrad::Range> ranges();         // the whole ranges field
+  float scale() const { return call_.scale(); }     // dequantize's scale (no count check)
+
+  // WireError naming what was left over (extra operands, scalars, dims, shape or ranges).
+  void finish() const;
+
+ private:
+  const proto::OpCall& call_;
+  int operands_ = 0;
+  int scalars_ = 0;
+  int dims_ = 0;
+  bool shape_read_ = false;
+  bool ranges_read_ = false;
+};
+
+}  // namespace crossgrad::remote::wire
