@@ -1,0 +1,234 @@
+// The served backend's tensor table (tensor_table.hpp), one template over any local backend B.
+// Ops run from the op registry (CROSSGRAD_OPS) by walking each backend function's parameter types
+// (Note [Remote wire codec]): no op is written out here, and a new registry op is served as soon as
+// it exists.
+#include "tensor_table.hpp"
+
+#include <crossgrad/backends/registry.hpp>
+#include <crossgrad/ops/op_list.hpp>
+
+#include <functional>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+namespace crossgrad::server {
+
+std::size_t tensor_bytes(const Shape& shape, DType dtype) {
+  const std::size_t elements = shape.num_elements();  // panics shape-overflow past 64 bits
+  const std::size_t size = dtype_size(dtype);
+  if (elements > std::numeric_limits<std::size_t>::max() / size) {
+    return std::numeric_limits<std::size_t>::max();
+  }
+  return elements * size;
+}
+
+namespace {
+
+template <class>
+inline constexpr bool kAlwaysFalse = false;
+
+bool has_kind(DType dtype, OpKind kind) {
+  switch (kind) {
+    case OpKind::Float:
+      return true;  // the backend's own check raises the catalog panic (unsupported-dtype)
+    case OpKind::Int:
+      return is_int(dtype);
+    case OpKind::Bool:
+      return dtype == DType::Bool;
+  }
+  return false;
+}
+
+template <class B>
+class Table final : public TensorTable {
+  using T = typename B::Tensor;
+
+ public:
+  NewTensor from_data(const TensorData& data) override {
+    return keep(B::from_data(data, B::default_device()));
+  }
+
+  NewTensor call(const wire::proto::OpCall& call, const Admit& admit) override {
+    wire::ArgReader reader(call);
+    const std::uint32_t op = call.op();
+    switch (op) {
+#define CROSSGRAD_X(name, method, Sig, Operand, Result, Rule) \
+  case static_cast<std::uint32_t>(OpId::name):                \
+    return run(OpId::name, &B::name, reader, admit);
+      CROSSGRAD_OPS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+      case wire::kFloatFull: {
+        Shape shape = reader.shape();
+        const double value = reader.scalar();
+        const DType dtype = reader.dtype();
+        reader.finish();
+        admit(tensor_bytes(shape, dtype));
+        return keep(B::float_full(shape, value, dtype, B::default_device()));
+      }
+      case wire::kQuantize: {
+        const T& tensor = lookup(reader.operand());
+        reader.finish();
+        auto quantized = B::quantize(tensor);
+        return keep(std::move(quantized.values), quantized.scale);
+      }
+      case wire::kDequantize: {
+        const T& tensor = lookup(reader.operand());
+        const float scale = reader.scale();
+        reader.finish();
+        return keep(B::dequantize(typename B::Quantized{tensor, scale}));
+      }
+      default:
+        throw wire::WireError("unknown op code " + std::to_string(op));
+    }
+  }
+
+  void store(std::uint64_t handle) override {
+    if (!pending_) throw std::logic_error("TensorTable::store without a pending tensor");
+    tensors_.insert_or_assign(handle, std::move(*pending_));
+    pending_.reset();
+  }
+  void drop_pending() override { pending_.reset(); }
+
+  TensorData into_data(std::uint64_t handle) const override { return B::into_data(lookup(handle)); }
+  bool contains(std::uint64_t handle) const override { return tensors_.contains(handle); }
+  std::size_t bytes_of(std::uint64_t handle) const override {
+    const T& t = lookup(handle);
+    return tensor_bytes(B::shape(t), B::dtype(t));
+  }
+  std::size_t free(std::uint64_t handle) override {
+    auto it = tensors_.find(handle);
+    if (it == tensors_.end()) return 0;
+    const std::size_t bytes = tensor_bytes(B::shape(it->second), B::dtype(it->second));
+    tensors_.erase(it);
+    return bytes;
+  }
+  void clear() override {
+    tensors_.clear();
+    pending_.reset();
+  }
+
+ private:
+  const T& lookup(std::uint64_t handle) const {
+    auto it = tensors_.find(handle);
+    if (it == tensors_.end()) throw UnknownHandle(handle);
+    return it->second;
+  }
+
+  NewTensor keep(T tensor, float scale = 0.0f) {
+    NewTensor out{B::shape(tensor), B::dtype(tensor), scale, 0};
+    out.bytes = tensor_bytes(out.shape, out.dtype);
+    pending_ = std::move(tensor);
+    return out;
+  }
+
+  // Reads one op's arguments by parameter type, left to right (Note [Remote wire codec]).
+  struct Reading {
+    const Table& table;
+    wire::ArgReader& reader;
+    OpId op;
+    int tensors_read = 0;
+    std::optional<DType> receiver_dtype;
+    std::optional<std::size_t> shape_bytes;  // a Shape argument's result size, for admit()
+
+    template <class P>
+    auto read() {
+      using D = std::remove_cvref_t<P>;
+      if constexpr (std::is_same_v<D, T>) {
+        const T& tensor = table.lookup(reader.operand());
+        if (tensors_read++ == 0) check_receiver(B::dtype(tensor));
+        return std::cref(tensor);
+      } else if constexpr (std::is_same_v<D, std::vector<T>>) {
+        std::vector<T> tensors;
+        for (std::uint64_t h : reader.remaining_operands()) tensors.push_back(table.lookup(h));
+        return tensors;
+      } else if constexpr (std::is_same_v<D, double>) {
+        return reader.scalar();
+      } else if constexpr (std::is_same_v<D, std::size_t>) {
+        return reader.dim();
+      } else if constexpr (std::is_same_v<D, std::vector<std::size_t>>) {
+        return reader.remaining_dims();
+      } else if constexpr (std::is_same_v<D, Shape>) {
+        Shape shape = reader.shape();
+        shape_bytes = tensor_bytes(shape, receiver_dtype.value_or(DType::F64));
+        return shape;
+      } else if constexpr (std::is_same_v<D, DType>) {
+        return reader.dtype();
+      } else if constexpr (std::is_same_v<D, std::vector<Range>>) {
+        return reader.ranges();
+      } else {
+        static_assert(kAlwaysFalse<D>, "a backend parameter type the wire does not carry");
+      }
+    }
+
+    // Int and bool receivers are checked here (the backends trust Dispatch for those kinds);
+    // float receivers by the backend itself, with its catalog panic.
+    void check_receiver(DType dtype) {
+      receiver_dtype = dtype;
+      const OpInfo& info = op_info(op);
+      if (!has_kind(dtype, info.operand)) {
+        throw wire::WireError(std::string(info.name) + " takes a " +
+                              std::string(op_kind_name(info.operand)) + " tensor, the operand is " +
+                              std::string(dtype_name(dtype)));
+      }
+    }
+  };
+
+  template <class... P>
+  NewTensor run(OpId op, T (*fn)(P...), wire::ArgReader& reader, const Admit& admit) {
+    Reading reading{*this, reader, op, 0, std::nullopt, std::nullopt};
+    // Braced initialisation evaluates left to right: arguments are read in parameter order.
+    std::tuple<decltype(reading.template read<P>())...> args{reading.template read<P>()...};
+    reader.finish();
+    if (reading.shape_bytes) admit(*reading.shape_bytes);
+    return keep(std::apply(fn, args));
+  }
+
+  std::unordered_map<std::uint64_t, T> tensors_;
+  std::optional<T> pending_;
+};
+
+template <class B>
+class Served final : public ServedBackend {
+ public:
+  std::string_view name() const override { return B::name; }
+  std::unique_ptr<TensorTable> new_table() const override { return std::make_unique<Table<B>>(); }
+};
+
+}  // namespace
+
+std::unique_ptr<ServedBackend> make_served_backend(std::string_view name) {
+  std::unique_ptr<ServedBackend> out;
+  std::string refusal;
+  for_each_backend([&]<class B>() {
+    if constexpr (B::name == std::string_view("Remote")) {
+      if (name == B::name) refusal = "crossgrad-server serves a local backend, not Remote";
+    } else {
+      if (name != B::name) return;
+      if (!B::is_available()) {
+        refusal = "backend " + std::string(name) + " is not available here: " + B::unavailable_reason();
+      } else {
+        out = std::make_unique<Served<B>>();
+      }
+    }
+  });
+  if (out) return out;
+  if (refusal.empty()) {
+    std::string served;
+    for (const BackendInfo& info : registered_backends()) {
+      if (info.name == name && !info.built) {
+        refusal = "backend " + std::string(name) + " is not built here (" + info.unavailable_reason + ")";
+      }
+      if (info.available && info.name != "Remote") served += (served.empty() ? "" : ", ") + std::string(info.name);
+    }
+    if (refusal.empty()) refusal = "unknown backend '" + std::string(name) + "' (available: " + served + ")";
+  }
+  throw std::invalid_argument(refusal);
+}
+
+}  // namespace crossgrad::server
