@@ -1,11 +1,15 @@
 #pragma once
 // Note [Backend bytes name registry indices]
 // A backend byte selects from every backend the engine knows (crossgrad::kKnownBackends, in
-// registry order: NdArray, Flex, Cuda), never from those available here: byte % 3 is the registry
-// index on every machine and in every build (Note [Registry indices do not depend on the build]).
+// registry order: NdArray, Flex, Cuda, Remote), never from those available here: byte % 4 is the
+// registry index on every machine and in every build (Note [Registry indices do not depend on the
+// build]; it was byte % 3 before Remote was appended, so a fuzzer-found file with a byte >= 3 there
+// now names another backend; the writer, and so every seed, writes the index itself).
 // The writer writes the registry index itself, so a written file keeps its meaning when a backend
 // is appended (see Note [One schema, two directions]). A backend with indexed devices (Cuda) is
 // followed by a device byte, device = byte % kDeviceChoices, so scenarios can name a second GPU.
+// Remote's devices are numbered too (configured servers) but scenarios use its first server only,
+// Remote(0): no device byte, so adding Remote changed no scenario of the other backends.
 // Whether the named backend and device exist here is not the decoder's business: the reader notes
 // each use (ByteReader::note_use) and the target skips a scenario that cannot run here ("not
 // applicable here"), never remapping it to another backend.

@@ -76,11 +76,21 @@ const DispatchTensorKind& innermost(const DispatchTensorKind& kind) {
 }  // namespace
 
 Device to_device(const DeviceSpec& device) {
-  return device.kind == DeviceSpec::Kind::Cuda ? Device::cuda(device.index) : Device::cpu();
+  switch (device.kind) {
+    case DeviceSpec::Kind::Cpu: return Device::cpu();
+    case DeviceSpec::Kind::Cuda: return Device::cuda(device.index);
+    case DeviceSpec::Kind::Remote: return Device::remote(device.index);
+  }
+  return Device::cpu();
 }
 
 DeviceSpec device_spec(const Device& device) {
-  return {device.kind == Device::Kind::Cuda ? DeviceSpec::Kind::Cuda : DeviceSpec::Kind::Cpu, device.index};
+  switch (device.kind) {
+    case Device::Kind::Cpu: return {DeviceSpec::Kind::Cpu, device.index};
+    case Device::Kind::Cuda: return {DeviceSpec::Kind::Cuda, device.index};
+    case Device::Kind::Remote: return {DeviceSpec::Kind::Remote, device.index};
+  }
+  return {DeviceSpec::Kind::Cpu, device.index};
 }
 
 DispatchDevice dispatch_device(std::size_t backend, const DeviceSpec& device, bool autodiff) {

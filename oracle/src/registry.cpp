@@ -14,10 +14,12 @@ std::vector<BackendRef> collect() {
     ref.built = info.built;
     ref.available = info.available;
     ref.unavailable_reason = info.unavailable_reason;
-    ref.indexed_devices = info.device_kind == Device::Kind::Cuda;
+    ref.indexed_devices = info.device_kind != Device::Kind::Cpu;  // Cuda: GPUs; Remote: configured servers
     ref.device_count = info.device_count;
     // Every backend's default device is the host or its device 0 (Note [The backend registry]).
-    ref.default_device = ref.indexed_devices ? DeviceSpec{DeviceSpec::Kind::Cuda, 0} : DeviceSpec{};
+    ref.default_device = DeviceSpec{};
+    if (info.device_kind == Device::Kind::Cuda) ref.default_device = DeviceSpec{DeviceSpec::Kind::Cuda, 0};
+    if (info.device_kind == Device::Kind::Remote) ref.default_device = DeviceSpec{DeviceSpec::Kind::Remote, 0};
     refs.push_back(std::move(ref));
   }
   return refs;

@@ -32,6 +32,7 @@ std::string render_device(const DeviceSpec& device) {
   switch (device.kind) {
     case DeviceSpec::Kind::Cpu: return "Cpu";
     case DeviceSpec::Kind::Cuda: return "Cuda(" + std::to_string(device.index) + ")";
+    case DeviceSpec::Kind::Remote: return "Remote(" + std::to_string(device.index) + ")";
   }
   return "?";
 }

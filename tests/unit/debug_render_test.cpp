@@ -40,6 +40,9 @@ TEST(Registry, ListsBackendsInContractOrder) {
   if (all.size() > 2) {
     EXPECT_EQ(all[2].name, "Cuda");
   }
+  if (all.size() > 3) {
+    EXPECT_EQ(all[3].name, "Remote");
+  }
   for (const auto& b : all) EXPECT_EQ(b.available, b.unavailable_reason.empty()) << b.name;
 }
 

@@ -143,6 +143,11 @@ std::map<std::string, Trigger> triggers() {
 #else
   t["cuda-error"] = {[] {}, "", "built without CUDA: no CUDA call can fail"};
 #endif
+  // The Remote failures need a crossgrad-server (killed, restarted, stalled, or given the wrong
+  // token): tests/remote/client triggers each with its exact message (RemoteFaults.*, RemoteClient.*).
+  for (const char* id : {"remote-unavailable", "remote-refused", "remote-session-lost", "remote-rejected"}) {
+    t[id] = {[] {}, "", "needs a crossgrad-server: triggered in tests/remote/client"};
+  }
   return t;
 }
 

@@ -288,6 +288,45 @@ std::map<std::string, Examples> examples() {
                            "float_expand can expand shape [2, 3] to [4, 3].", "float_expand cannot expand shape 2, 3 to [4, 3].",
                            "float_expand cannot expand shape [2, 3] into [4, 3].", "float_reshape cannot expand shape [2, 3] to [4, 3].",
                            "float_expand cannot expand shape [2, 3] to [4, x]."}};
+  e["remote-unavailable"] = {
+      "Remote server {endpoint} is unavailable: {call} failed with {status} ({detail}).",
+      {"Remote server 127.0.0.1:40123 is unavailable: float_add failed with UNAVAILABLE (failed to connect to all addresses).",
+       "Remote server localhost:1 is unavailable: from_data failed with DEADLINE_EXCEEDED (Deadline Exceeded).",
+       "Remote server [::1]:7 is unavailable: OpenSession failed with CANCELLED (x)."},
+      {"Remote server 127.0.0.1:40123 is unavailable: float_add failed with UNAVAILABLE (failed to connect)",
+       "Remote server 127.0.0.1:40123 is unavailable: float_add failed with UNAVAILABLE (failed to connect)!",
+       "Remote server 127.0.0.1:40123 is unavailable: float_add failed with NOT_FOUND (gone).",
+       "Remote server 127.0.0.1:40123 is available: float_add failed with UNAVAILABLE (failed to connect).",
+       "Remote server 127.0.0.1:40123 is unavailable: float_add failed with UNAVAILABLE failed to connect.",
+       "Remote server 127.0.0.1 40123 is unavailable: float_add failed with UNAVAILABLE (failed to connect)."}};
+  e["remote-refused"] = {
+      "Remote server {endpoint} refused {call}: {status} ({detail}).",
+      {"Remote server 127.0.0.1:40123 refused OpenSession: UNAUTHENTICATED (missing or wrong token).",
+       "Remote server 127.0.0.1:40123 refused from_data: UNAUTHENTICATED (x)."},
+      {"Remote server 127.0.0.1:40123 refused OpenSession: UNAUTHENTICATED (missing or wrong token)",
+       "Remote server 127.0.0.1:40123 refused OpenSession: UNAVAILABLE (missing or wrong token).",
+       "Remote server 127.0.0.1:40123 refused OpenSession UNAUTHENTICATED (missing or wrong token).",
+       "Remote server 127.0.0.1:40123 accepted OpenSession: UNAUTHENTICATED (missing or wrong token).",
+       "Remote server 127.0.0.1:40123 refused OpenSession: UNAUTHENTICATED (missing or wrong token)!"}};
+  e["remote-session-lost"] = {
+      "Remote tensor of session {session} on {endpoint} is lost: the server no longer knows that session.",
+      {"Remote tensor of session 12345678901234567890 on 127.0.0.1:40123 is lost: the server no longer knows that session.",
+       "Remote tensor of session 1 on localhost:50051 is lost: the server no longer knows that session."},
+      {"Remote tensor of session 1 on localhost:50051 is lost: the server no longer knows that session",
+       "Remote tensor of session 1 on localhost:50051 is lost: the server no longer knows that session!",
+       "Remote tensor of session x1 on localhost:50051 is lost: the server no longer knows that session.",
+       "Remote tensor of session 1 on localhost:50051 is lost: the server still knows that session.",
+       "Remote tensor of session  on localhost:50051 is lost: the server no longer knows that session.",
+       "Remote tensors of session 1 on localhost:50051 is lost: the server no longer knows that session."}};
+  e["remote-rejected"] = {
+      "Remote server {endpoint} rejected {call}: {status} ({detail}).",
+      {"Remote server 127.0.0.1:40123 rejected from_data: RESOURCE_EXHAUSTED (session holds 100000 tensors, the limit of --max-tensors).",
+       "Remote server 127.0.0.1:40123 rejected float_add: INVALID_ARGUMENT (float_add needs 2 operands, got 1)."},
+      {"Remote server 127.0.0.1:40123 rejected from_data: RESOURCE_EXHAUSTED (too many tensors)",
+       "Remote server 127.0.0.1:40123 rejected from_data: RESOURCE_EXHAUSTED (too many tensors)!",
+       "Remote server 127.0.0.1:40123 rejected from_data: resource_exhausted (too many tensors).",
+       "Remote server 127.0.0.1:40123 accepted from_data: RESOURCE_EXHAUSTED (too many tensors).",
+       "Remote server 127.0.0.1:40123 rejected from_data RESOURCE_EXHAUSTED (too many tensors)."}};
   return e;
 }
 

@@ -6,6 +6,7 @@ namespace {
 // Why a known backend is absent from this build (Note [Registry indices do not depend on the build]).
 std::string not_built_reason(std::string_view name) {
   if (name == "Cuda") return "not built with CUDA";
+  if (name == "Remote") return "not built with gRPC";
   return "not built";
 }
 

@@ -8,6 +8,8 @@ std::string Device::to_string() const {
       return "Cpu";
     case Kind::Cuda:
       return "Cuda(" + std::to_string(index) + ")";
+    case Kind::Remote:
+      return "Remote(" + std::to_string(index) + ")";
   }
   return "Cpu";
 }

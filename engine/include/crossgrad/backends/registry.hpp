@@ -7,13 +7,13 @@
 // and one line of CROSSGRAD_KNOWN_BACKENDS below.
 //
 // Note [Registry indices do not depend on the build]
-// CROSSGRAD_BACKENDS lists the backends *built* here (Cuda only with CROSSGRAD_WITH_CUDA); the
-// types are expanded from it. CROSSGRAD_KNOWN_BACKENDS lists every backend the engine knows, built
+// CROSSGRAD_BACKENDS lists the backends *built* here (Cuda only with CROSSGRAD_WITH_CUDA, Remote
+// only with CROSSGRAD_WITH_REMOTE); the types are expanded from it. CROSSGRAD_KNOWN_BACKENDS lists every backend the engine knows, built
 // or not, with the kind of device it runs on, in the same CONTRACT order. A registry index is a
 // position in the known list, so index 2 is Cuda in a CPU-only build too (not built, unavailable
 // "not built with CUDA"), and a stored index — a fuzz corpus byte, a property counterexample —
-// names the same backend in every build and on every machine. Backends are only ever appended
-// (Remote, later, becomes index 3), so existing indices keep their meaning.
+// names the same backend in every build and on every machine; likewise index 3 is Remote (not built:
+// "not built with gRPC"). Backends are only ever appended, so existing indices keep their meaning.
 #include <crossgrad/config.hpp>
 #include <crossgrad/backends/flex.hpp>
 #include <crossgrad/backends/ndarray.hpp>
@@ -22,6 +22,12 @@
 #define CROSSGRAD_CUDA_ENTRY(X) X(Cuda)
 #else
 #define CROSSGRAD_CUDA_ENTRY(X)
+#endif
+#if CROSSGRAD_WITH_REMOTE
+#include <crossgrad/backends/remote.hpp>
+#define CROSSGRAD_REMOTE_ENTRY(X) X(Remote)
+#else
+#define CROSSGRAD_REMOTE_ENTRY(X)
 #endif
 
 #include <crossgrad/core/device.hpp>
@@ -38,14 +44,17 @@
 #define CROSSGRAD_BACKENDS(X) \
   X(NdArray)                  \
   X(Flex)                     \
-  CROSSGRAD_CUDA_ENTRY(X)
+  CROSSGRAD_CUDA_ENTRY(X)     \
+  CROSSGRAD_REMOTE_ENTRY(X)
 
 // X(Name, DeviceKind): every backend the engine knows, built or not (Note [Registry indices do not
-// depend on the build]). DeviceKind Cpu: the one host device; Cuda: indexed devices.
+// depend on the build]). DeviceKind Cpu: the one host device; Cuda: indexed GPUs; Remote: indexed
+// servers (the configured endpoints).
 #define CROSSGRAD_KNOWN_BACKENDS(X) \
   X(NdArray, Cpu)                   \
   X(Flex, Cpu)                      \
-  X(Cuda, Cuda)
+  X(Cuda, Cuda)                     \
+  X(Remote, Remote)
 
 namespace crossgrad {
 
@@ -100,10 +109,10 @@ void for_each_backend(F&& f) {
 struct BackendInfo {
   std::size_t index = 0;  // registry index: position in CROSSGRAD_KNOWN_BACKENDS
   std::string_view name;
-  Device::Kind device_kind = Device::Kind::Cpu;  // Cuda: devices are indexed 0..device_count-1
+  Device::Kind device_kind = Device::Kind::Cpu;  // Cuda, Remote: devices are indexed 0..device_count-1
   bool built = false;                            // compiled into this build
   bool available = false;                        // built and with a usable device here
-  std::string unavailable_reason;                // empty when available; "not built with CUDA", ...
+  std::string unavailable_reason;                // empty when available; "not built with CUDA", "not built with gRPC", ...
   std::size_t device_count = 0;                  // usable devices here (0 when unavailable)
 };
 // Every known backend, built or not, in registry order (its size does not depend on the build).

@@ -33,12 +33,16 @@ class DispatchDevice {
 #if CROSSGRAD_WITH_CUDA
   static DispatchDevice Cuda(int index = 0) { return {BackendDevice<backends::Cuda>{Device::cuda(index)}}; }
 #endif
+#if CROSSGRAD_WITH_REMOTE
+  // The server at position `index` of the configured endpoints (crossgrad/backends/remote_config.hpp).
+  static DispatchDevice Remote(int index = 0) { return {BackendDevice<backends::Remote>{Device::remote(index)}}; }
+#endif
   template <class B>
   static DispatchDevice of(Device device) { return {BackendDevice<B>{device}}; }
   static DispatchDevice Autodiff(DispatchDevice inner) {
     return {AutodiffDevice{std::make_shared<const DispatchDevice>(std::move(inner))}};
   }
-  // "Flex(Cpu)", "Autodiff(Cuda(Cuda(0)))": for messages and test names.
+  // "Flex(Cpu)", "Autodiff(Cuda(Cuda(0)))", "Remote(Remote(1))": for messages and test names.
   std::string to_string() const;
   friend bool operator==(const DispatchDevice& a, const DispatchDevice& b);
 };

@@ -16,7 +16,7 @@ struct BackendRef {
   bool built = false;
   bool available = false;
   std::string unavailable_reason;  // empty when available
-  bool indexed_devices = false;    // devices are numbered (Cuda); false: the one host device
+  bool indexed_devices = false;    // devices are numbered (Cuda, Remote); false: the one host device
   std::size_t device_count = 0;    // usable devices here
   DeviceSpec default_device;
   friend bool operator==(const BackendRef&, const BackendRef&) = default;

@@ -17,7 +17,7 @@
 namespace crossgrad::oracle {
 
 struct DeviceSpec {
-  enum class Kind { Cpu, Cuda };
+  enum class Kind { Cpu, Cuda, Remote };
   Kind kind = Kind::Cpu;
   int index = 0;
   friend bool operator==(const DeviceSpec&, const DeviceSpec&) = default;
