@@ -121,13 +121,19 @@ Failure check_grad_replace(const DispatchSpec& tensor, const DispatchSpec& grad,
   return std::nullopt;
 }
 
-Failure check_grad_replace(const GradReplaceScenario& s) {
-  Gradients grads = build_gradients(s.graphs);
+Failure check_grad_replace(const GradReplaceScenario& s) { return check_grad_replace(s, build_gradients(s.graphs)); }
+
+Failure check_grad_replace(const GradReplaceScenario& s, const Gradients& built) {
+  Gradients grads = built;
   return check_grad_replace(resolved_tensor(s, grads), s.grad, grads);
 }
 
 Failure check_replace_twice(const GradReplaceScenario& s, const DispatchSpec& second_grad) {
-  Gradients grads = build_gradients(s.graphs);
+  return check_replace_twice(s, second_grad, build_gradients(s.graphs));
+}
+
+Failure check_replace_twice(const GradReplaceScenario& s, const DispatchSpec& second_grad, const Gradients& built) {
+  Gradients grads = built;
   const DispatchSpec tensor = resolved_tensor(s, grads);
   const DispatchTensor t = build(tensor);
   const DispatchTensor g1 = build(s.grad);
@@ -152,7 +158,11 @@ Failure check_replace_twice(const GradReplaceScenario& s, const DispatchSpec& se
 }
 
 Failure check_checkpointing_irrelevant(const GradReplaceScenario& s) {
-  Gradients base = build_gradients(s.graphs);
+  return check_checkpointing_irrelevant(s, build_gradients(s.graphs));
+}
+
+Failure check_checkpointing_irrelevant(const GradReplaceScenario& s, const Gradients& built) {
+  const Gradients& base = built;
   const DispatchSpec tensor = resolved_tensor(s, base);
   const DispatchTensor t = build(tensor);
   const DispatchTensor g = build(s.grad);

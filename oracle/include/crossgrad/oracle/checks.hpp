@@ -44,6 +44,11 @@ Failure check_grad_replace(const GradReplaceScenario& scenario);
 Failure check_replace_twice(const GradReplaceScenario& scenario, const DispatchSpec& second_grad);
 // The outcome and resulting container do not depend on the gradient's checkpointing.
 Failure check_checkpointing_irrelevant(const GradReplaceScenario& scenario);
+// The same three checks on `built`, what build_gradients(scenario.graphs) returned: each works on
+// its own copy, so a caller running several of them runs the scenario's backward passes once.
+Failure check_grad_replace(const GradReplaceScenario& scenario, const Gradients& built);
+Failure check_replace_twice(const GradReplaceScenario& scenario, const DispatchSpec& second_grad, const Gradients& built);
+Failure check_checkpointing_irrelevant(const GradReplaceScenario& scenario, const Gradients& built);
 // The cross-backend message equals the independent rendering and the seed's messagePattern
 // recovers both renderings exactly, anchored and unanchored.
 Failure check_cross_backend_message(const DispatchSpec& tensor, const DispatchSpec& grad);
