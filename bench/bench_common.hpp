@@ -69,5 +69,6 @@ void register_kernel_benchmarks();
 void register_anchor_benchmarks();
 void register_dispatch_benchmarks();
 void register_flex_internal_benchmarks();
+void register_remote_benchmarks();  // remote_bench.cpp: round trip, transfers, loopback anchor
 
 }  // namespace crossgrad::bench
