@@ -69,7 +69,7 @@ const std::string& kind_grammar_regex() {
     const std::string backend = "[A-Z][A-Za-z0-9]*";
     const std::string shape = R"(\[(?:[0-9]+(?:, [0-9]+)*)?\])";
     const std::string dtype = "(?:F64|F32|F16|BF16|I64|I32|I8|U8|Bool|QInt8)";
-    const std::string device = R"((?:Cpu|Cuda\([0-9]+\)))";
+    const std::string device = R"((?:Cpu|Cuda\([0-9]+\)|Remote\([0-9]+\)))";  // CONTRACT section 3
     const std::string st = backend + "Tensor \\{ shape: " + shape + ", dtype: " + dtype + ", device: " + device + " \\}";
     const std::string prim = "(?:(?:Float|Int|Bool|Quantized)\\(" + st + "\\)|Autodiff\\(AutodiffTensor \\{ primitive: " +
                              st + ", node: NodeId\\([0-9]+\\) \\}\\))";
