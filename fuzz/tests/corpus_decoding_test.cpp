@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "decode/op_args.hpp"
+#include "decode/remote_protocol.hpp"
 #include "decode/scenarios.hpp"
 #include "decode/tensor_data.hpp"
 #include "harness/target.hpp"
@@ -114,6 +115,7 @@ const std::map<std::string, std::function<std::size_t(const std::string &)>> &ch
       {"gradients_api_fuzzer", check_target<CommandSequence>},
       {"tensor_data_fuzzer", check_target<TensorDataScenario>},
       {"op_args_fuzzer", check_target<op_args::OpArgsCase>},
+      {"remote_protocol_fuzzer", check_target<remote_protocol::ProtocolCase>},
   };
   return table;
 }

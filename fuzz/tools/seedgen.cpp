@@ -18,11 +18,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "decode/op_args.hpp"
+#include "decode/remote_protocol.hpp"
 #include "decode/scenarios.hpp"
 #include "decode/tensor_data.hpp"
 
@@ -715,6 +717,314 @@ void op_args_seeds() {
   }
 }
 
+// ---- remote_protocol_fuzzer
+// Rpc sequences for the server's Handler: each rpc on a live session and the statuses of the
+// protocol (wrong tokens, unknown and stale sessions, every limit of the fuzzer's Handler, other
+// sessions' handles), every op code with arguments fitted to its Sig on three held tensors (float,
+// int indices, bool), absurd shapes, dtypes, scalars, dims and ranges, and raw request bytes.
+namespace rp = crossgrad::fuzz::remote_protocol;
+
+struct Rpcs {
+  rp::ProtocolCase c;
+  rp::Step &add(rp::Rpc r, rp::Token t = rp::Token::Right) {
+    c.steps.emplace_back();
+    c.steps.back().rpc = r;
+    c.steps.back().token = t;
+    return c.steps.back();
+  }
+  rp::Step &on(rp::Rpc r, std::size_t session = 0) {
+    rp::Step &s = add(r);
+    s.session = {rp::SessionPick::Opened, session, 0};
+    return s;
+  }
+  void open() { add(rp::Rpc::OpenSession); }
+  void close(std::size_t session = 0) { on(rp::Rpc::CloseSession, session); }
+  rp::Step &data(std::vector<std::uint64_t> shape, DType d, std::vector<std::uint8_t> bytes, bool fill = false,
+                 std::size_t session = 0) {
+    rp::Step &s = on(rp::Rpc::FromData, session);
+    s.shape = std::move(shape);
+    s.dtype.code = static_cast<std::size_t>(d);
+    s.bytes = std::move(bytes);
+    s.fill = fill;
+    return s;
+  }
+  rp::Step &into(rp::HandleRef h, std::size_t session = 0) {
+    rp::Step &s = on(rp::Rpc::IntoData, session);
+    s.handle = h;
+    return s;
+  }
+  rp::Step &call(std::size_t op_code, std::vector<rp::HandleRef> operands, bool fit = true) {
+    rp::Step &s = on(rp::Rpc::Call);
+    s.op.code = op_code;
+    s.fit = fit;
+    s.operands = std::move(operands);
+    return s;
+  }
+};
+rp::HandleRef recent(std::size_t i) { return {rp::HandlePick::Returned, i, 0}; }
+rp::HandleRef small_handle(std::size_t v) { return {rp::HandlePick::Small, v, 0}; }
+rp::HandleRef raw_handle(std::uint64_t v) { return {rp::HandlePick::Raw, 0, v}; }
+rp::Scalar scalar_code(double v) {  // the op_args table code of v (exact values only)
+  for (std::size_t c = 0; c < rp::kScalarTable; ++c) {
+    if (std::bit_cast<std::uint64_t>(oa::float_value(c)) == std::bit_cast<std::uint64_t>(v)) return {c, 0};
+  }
+  return {rp::kScalarTable, std::bit_cast<std::uint64_t>(v)};
+}
+std::vector<std::uint8_t> f32_bytes(std::vector<float> v) {
+  std::vector<std::uint8_t> out(v.size() * 4);
+  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+std::vector<std::uint8_t> i64_bytes(std::vector<std::int64_t> v) {
+  std::vector<std::uint8_t> out(v.size() * 8);
+  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+// The op codes past the registry ops, in remote_protocol's fixed code space.
+constexpr std::size_t kFloatFullCode = rp::kOpCodeSpace, kQuantizeCode = rp::kOpCodeSpace + 1,
+                      kDequantizeCode = rp::kOpCodeSpace + 2, kCode999 = rp::kOpCodeSpace + 3,
+                      kRawOpCode = rp::kOpCodeSpace + 4;
+
+// Opens a session holding f = F32 [2, 3], i = I64 [2] {0, 1}, b = Bool [2] {1, 0}; then the
+// most recent handles are b (0), i (1), f (2).
+Rpcs three_tensors() {
+  Rpcs r;
+  r.open();
+  r.data({2, 3}, DType::F32, f32_bytes({0.5f, -1.0f, 1.5f, 2.0f, 0.25f, 3.0f}));
+  r.data({2}, DType::I64, i64_bytes({0, 1}));
+  r.data({2}, DType::Bool, {1, 0});
+  return r;
+}
+
+void remote_protocol_seeds() {
+  const std::string T = "remote_protocol_fuzzer";
+  const rp::HandleRef b = recent(0), i = recent(1), f = recent(2);
+  {
+    Rpcs r;
+    r.open();
+    r.close();
+    emit(T, "open-close", r.c);
+  }
+  {
+    Rpcs r = three_tensors();
+    r.into(f);
+    r.into(i);
+    r.into(b);
+    r.call(static_cast<std::size_t>(OpId::float_add), {f, f});
+    r.into(recent(0));
+    r.on(rp::Rpc::KeepAlive);
+    r.on(rp::Rpc::Attach);
+    r.on(rp::Rpc::Free).frees = {recent(0), recent(1)};
+    r.into(recent(1));  // freed: NOT_FOUND
+    r.close();
+    r.on(rp::Rpc::KeepAlive);  // stale session: NOT_FOUND + lost
+    emit(T, "lifecycle", r.c);
+  }
+  // Every op code of the registry, its arguments fitted to its Sig, on the tensor of its kind.
+  for (const OpInfo &op : kOps) {
+    Rpcs r = three_tensors();
+    const rp::HandleRef receiver = op.operand == OpKind::Int ? i : op.operand == OpKind::Bool ? b : f;
+    std::vector<rp::HandleRef> operands = {receiver};
+    if (op.sig == OpSig::Binary || op.sig == OpSig::Cat) operands = {f, f};
+    if (op.sig == OpSig::Select) operands = {f, i};
+    if (op.sig == OpSig::SelectAssign) operands = {f, i, f};
+    rp::Step &c = r.call(static_cast<std::size_t>(op.id), operands);
+    c.scalars = {scalar_code(0.5), scalar_code(2.0)};
+    c.dims = {1, 0};
+    if (op.sig == OpSig::DimPair) c.dims = {0, 1};
+    if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Cat) c.dims = {0};
+    if (op.sig == OpSig::ToShape) c.shape = {3, 2};
+    if (op.id == OpId::float_expand) c.shape = {2, 2, 3};
+    if (op.sig == OpSig::ToDType) c.dtype.code = static_cast<std::size_t>(DType::F64);
+    if (op.sig == OpSig::Axes) c.dims = {1, 0};
+    if (op.sig == OpSig::Ranges) c.ranges = {{0, 2}, {1, 3}};
+    r.into(recent(0));
+    r.close();
+    emit(T, "op-" + std::string(op.name), r.c);
+  }
+  {
+    Rpcs r = three_tensors();
+    rp::Step &full = r.call(kFloatFullCode, {});
+    full.shape = {2, 2};
+    full.scalars = {scalar_code(2.0)};
+    r.into(recent(0));
+    r.call(kQuantizeCode, {f});
+    r.into(recent(0));
+    r.call(kDequantizeCode, {recent(0)}).scale = {0, 0};  // scale 1
+    r.call(kDequantizeCode, {recent(1)}).scale = {6, 0};  // scale NaN
+    r.into(recent(0));
+    r.close();
+    emit(T, "float-full-quantize-dequantize", r.c);
+  }
+  // Op codes that are not ops; raw codes; wrong operand counts; operands that are not held.
+  {
+    Rpcs r = three_tensors();
+    r.call(kCode999, {f});
+    r.call(63, {f});
+    r.call(kRawOpCode, {f}).op.raw = 0xffffffffu;
+    r.call(kRawOpCode, {f}).op.raw = 1003;
+    r.call(static_cast<std::size_t>(OpId::float_add), {f}, false);
+    r.call(static_cast<std::size_t>(OpId::float_add), {f, f, f}, false);
+    r.call(static_cast<std::size_t>(OpId::float_exp), {}, false);
+    r.call(static_cast<std::size_t>(OpId::float_add), {f, raw_handle(1ull << 63)});
+    r.call(static_cast<std::size_t>(OpId::float_neg), {small_handle(0)});
+    r.call(kFloatFullCode, {f}, false);
+    r.close();
+    emit(T, "bad-op-codes-and-operands", r.c);
+  }
+  // NaN / infinite scalars, reversed bounds, dims beyond the rank, reversed and huge ranges.
+  {
+    Rpcs r = three_tensors();
+    const double inf = std::numeric_limits<double>::infinity();
+    r.call(static_cast<std::size_t>(OpId::float_add_scalar), {f}).scalars = {scalar_code(std::nan(""))};
+    r.call(static_cast<std::size_t>(OpId::float_powf_scalar), {f}).scalars = {scalar_code(-inf)};
+    r.call(static_cast<std::size_t>(OpId::float_clamp), {f}).scalars = {scalar_code(2.0), scalar_code(-inf)};
+    r.call(static_cast<std::size_t>(OpId::float_sum_dim), {f}).dims = {7};
+    r.call(static_cast<std::size_t>(OpId::float_swap_dims), {f}).dims = {0, 1ull << 40};
+    r.call(static_cast<std::size_t>(OpId::float_permute), {f}).dims = {0, 0};
+    r.call(static_cast<std::size_t>(OpId::float_slice), {f}).ranges = {{2, 1}, {0, 3}};
+    r.call(static_cast<std::size_t>(OpId::float_slice), {f}).ranges = {{0, ~0ull}};
+    r.call(static_cast<std::size_t>(OpId::float_select), {f, f}).dims = {0};
+    r.call(static_cast<std::size_t>(OpId::float_cast), {f}).dtype = {rp::kDTypeCodes, 77};
+    r.call(static_cast<std::size_t>(OpId::float_cast), {f}).dtype.code = static_cast<std::size_t>(DType::QInt8);
+    r.call(static_cast<std::size_t>(OpId::float_reshape), {f}).shape = {1ull << 40, 1ull << 40};
+    r.call(static_cast<std::size_t>(OpId::float_expand), {f}).shape = {1ull << 20, 2, 3};
+    r.close();
+    emit(T, "absurd-arguments", r.c);
+  }
+  // Absurd data: overflowing and huge shapes, zero dims, dtypes out of range, F16 / QInt8 / Bool
+  // data, byte counts that do not match.
+  {
+    Rpcs r;
+    r.open();
+    r.data({1ull << 40, 1ull << 40}, DType::F32, {});
+    r.data({1ull << 32, 0, 1ull << 40}, DType::F32, {});
+    r.data({0}, DType::F64, {}, true);
+    r.data({}, DType::F32, f32_bytes({1.5f}));
+    r.data({2}, DType::F32, {1, 2, 3});
+    r.data({2, 2}, DType::F16, {1, 2, 3, 4, 5, 6, 7, 8});
+    r.data({2}, DType::QInt8, {1, 2});
+    r.data({3}, DType::Bool, {0, 1, 2});
+    r.data({2}, DType::F32, {}).dtype = {rp::kDTypeCodes, 77};
+    r.data({1}, DType::I8, {}).dtype = {rp::kDTypeCodes, 0xffffffffu};
+    r.data({256, 256}, DType::F32, {0, 0, 128, 63}, true);  // 256 KiB of 1.0f
+    r.data({256, 256}, DType::F64, {0}, true);               // 512 KiB
+    r.data({256, 256}, DType::F64, {0}, true);               // over --max-session-bytes
+    r.into(recent(0));
+    r.close();
+    emit(T, "absurd-data", r.c);
+  }
+  // The limits of the fuzzer's Handler: sessions, tensors, session bytes, message bytes.
+  {
+    Rpcs r;
+    for (int k = 0; k < 9; ++k) r.open();  // the ninth is over --max-sessions 8
+    for (std::size_t k = 0; k < 8; ++k) r.close(k);
+    emit(T, "limit-sessions", r.c);
+  }
+  {
+    Rpcs r;
+    r.open();
+    r.data({2}, DType::F32, f32_bytes({1.0f, 2.0f}));
+    for (int k = 0; k < 17; ++k) r.call(static_cast<std::size_t>(OpId::float_exp), {recent(0)});
+    r.data({1}, DType::F32, f32_bytes({1.0f}));
+    r.on(rp::Rpc::Free).frees = {recent(0), recent(1)};
+    r.call(static_cast<std::size_t>(OpId::float_exp), {recent(0)});
+    r.close();
+    emit(T, "limit-tensors", r.c);
+  }
+  {
+    Rpcs r;
+    r.open();
+    rp::Step &big = r.call(kFloatFullCode, {});
+    big.shape = {512, 512};
+    big.scalars = {scalar_code(1.0)};
+    big.dtype.code = static_cast<std::size_t>(DType::F32);  // 1 MiB: the session's whole budget
+    r.into(recent(0));                                      // over --max-message-bytes
+    rp::Step &more = r.call(kFloatFullCode, {});
+    more.shape = {1};
+    more.scalars = {scalar_code(1.0)};
+    rp::Step &huge = r.call(kFloatFullCode, {});
+    huge.shape = {1ull << 40, 1ull << 40};
+    huge.scalars = {scalar_code(1.0)};
+    r.call(static_cast<std::size_t>(OpId::float_expand), {recent(0)}).shape = {4, 512, 512};
+    r.close();
+    emit(T, "limit-bytes", r.c);
+  }
+  // Wrong tokens change nothing; unknown, zero and stale sessions are lost.
+  {
+    Rpcs r;
+    r.open();
+    r.data({1}, DType::F32, f32_bytes({1.0f}));
+    for (rp::Token t : {rp::Token::WrongByte, rp::Token::Empty, rp::Token::Prefix, rp::Token::Longer}) {
+      r.add(rp::Rpc::OpenSession, t);
+      rp::Step &c = r.add(rp::Rpc::CloseSession, t);
+      c.session = {rp::SessionPick::Opened, 0, 0};
+      rp::Step &fr = r.add(rp::Rpc::Free, t);
+      fr.session = {rp::SessionPick::Opened, 0, 0};
+      fr.frees = {recent(0)};
+    }
+    r.into(recent(0));
+    r.close();
+    emit(T, "wrong-tokens", r.c);
+  }
+  {
+    Rpcs r;
+    r.on(rp::Rpc::KeepAlive);  // no session opened yet: session 0
+    rp::Step &k = r.add(rp::Rpc::KeepAlive);
+    k.session = {rp::SessionPick::Raw, 0, 0x0123456789abcdefull};
+    rp::Step &a = r.add(rp::Rpc::Attach);
+    a.session = {rp::SessionPick::Zero, 0, 0};
+    r.open();
+    r.close();
+    r.close();
+    r.data({1}, DType::F32, f32_bytes({1.0f}));
+    r.on(rp::Rpc::Call).op.code = 0;
+    r.on(rp::Rpc::Attach);
+    emit(T, "unknown-sessions", r.c);
+  }
+  // Another session's handle, frees of unknown handles and of the call's own operand,
+  // client_gone and reap_expired.
+  {
+    Rpcs r;
+    r.open();
+    r.data({2}, DType::F32, f32_bytes({1.0f, 2.0f}));
+    r.open();
+    r.data({3}, DType::F32, f32_bytes({1.0f, 2.0f, 3.0f}), false, 1);
+    r.into(recent(1), 1);  // session 0's tensor through session 1
+    r.into(recent(0), 0);  // and the other way round
+    rp::Step &own = r.call(static_cast<std::size_t>(OpId::float_neg), {recent(1)});
+    own.frees = {recent(1)};  // freed before the op runs
+    rp::Step &fr = r.on(rp::Rpc::Free, 1);
+    fr.frees = {raw_handle(~0ull), small_handle(0), small_handle(1), small_handle(1), raw_handle(1ull << 32)};
+    r.add(rp::Rpc::Reap);
+    r.add(rp::Rpc::ClientGone).session = {rp::SessionPick::Opened, 1, 0};
+    r.on(rp::Rpc::KeepAlive, 1);
+    r.add(rp::Rpc::ClientGone).session = {rp::SessionPick::Raw, 0, 42};
+    r.close(0);
+    emit(T, "handles-across-sessions", r.c);
+  }
+  // Raw request bytes (protobuf wire format written out by hand), aimed at the live session or not.
+  {
+    Rpcs r = three_tensors();
+    auto raw = [&](rp::Rpc as, bool aim, std::vector<std::uint8_t> bytes) {
+      rp::Step &s = r.on(rp::Rpc::Raw);
+      s.raw_as = as;
+      s.aim = aim;
+      s.bytes = std::move(bytes);
+    };
+    raw(rp::Rpc::Call, true, {0x10, 0x00, 0x1a, 0x02, 0x03, 0x03});          // op 0, operands [3, 3]
+    raw(rp::Rpc::Call, true, {0x10, 0xe8, 0x07, 0x32, 0x01, 0x02, 0x21, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f});  // float_full [2] 1.0
+    raw(rp::Rpc::FromData, true, {0x12, 0x0b, 0x0a, 0x01, 0x02, 0x10, 0x01, 0x1a, 0x04, 0, 0, 0x80, 0x3f});  // truncated data
+    raw(rp::Rpc::IntoData, true, {0x10, 0x03});  // handle 3
+    raw(rp::Rpc::Free, true, {0x12, 0x02, 0x01, 0x02});
+    raw(rp::Rpc::KeepAlive, false, {0x08, 0x01});
+    raw(rp::Rpc::Attach, false, {0xff, 0xff, 0xff});
+    raw(rp::Rpc::OpenSession, false, {0x0a, 0x00});
+    raw(rp::Rpc::CloseSession, true, {});
+    emit(T, "raw-requests", r.c);
+  }
+}
+
 std::vector<std::uint8_t> read(const fs::path &f) {
   std::ifstream in(f, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -743,6 +1053,7 @@ int main(int argc, char **argv) {
   ops_seeds();
   gradients_api_seeds();
   op_args_seeds();
+  remote_protocol_seeds();
   int stale = 0, written = 0;
   for (const auto &[target, files] : seeds) {
     const fs::path dir = root / target;
