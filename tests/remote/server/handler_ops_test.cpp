@@ -1,0 +1,250 @@
+// Every registry op through Handler gives what Flex gives when called directly: the same bytes
+// (bitwise: NaN payloads and -0.0 count) or the same panic with the same message. The arguments
+// come per signature (OpSig), the calls are generic over each Flex function's parameter types, so
+// a new registry op is covered here without a new line.
+#include "handler_test_support.hpp"
+
+#include "backends/remote/wire.hpp"
+
+#include <crossgrad/backends/flex.hpp>
+#include <crossgrad/core/panic.hpp>
+
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <variant>
+
+namespace crossgrad::server::testing {
+namespace {
+
+using backends::Flex;
+using backends::FlexTensor;
+
+// One set of arguments, in the fields the protocol gives them.
+struct Args {
+  std::vector<TensorData> tensors;
+  std::vector<double> scalars;
+  std::vector<std::size_t> dims;
+  Shape shape;
+  DType dtype = DType::F32;
+  std::vector<Range> ranges;
+  std::string label;
+};
+
+// A result or a panic.
+using Outcome = std::variant<TensorData, std::pair<std::string, std::string>>;
+
+std::string describe(const Outcome& o) {
+  if (const auto* p = std::get_if<1>(&o)) return "panic " + p->first + ": " + p->second;
+  const auto& d = std::get<0>(o);
+  return "tensor " + d.shape().to_string() + " " + std::string(dtype_name(d.dtype()));
+}
+
+TensorData floats(Shape shape, float start, float step) {
+  std::vector<float> v(shape.num_elements());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = start + step * static_cast<float>(i);
+  return TensorData::from_f32(std::move(v), std::move(shape));
+}
+
+TensorData receiver(OpKind kind) {
+  switch (kind) {
+    case OpKind::Float:
+      return floats(Shape{3, 3}, -1.25f, 0.375f);
+    case OpKind::Int:
+      return TensorData::from_i64({-4, -1, 0, 1, 2, 3, 5, 8, 100}, Shape{3, 3});
+    case OpKind::Bool:
+      return TensorData::from_bool({true, false, false, true, true, false, true, true, false}, Shape{3, 3});
+  }
+  return floats(Shape{3, 3}, 0, 1);
+}
+
+std::vector<Args> arguments(const OpInfo& info) {
+  const TensorData a = receiver(info.operand);
+  const TensorData b = floats(Shape{3, 3}, 0.5f, -0.25f);
+  const TensorData row = floats(Shape{3}, 2.0f, 1.0f);
+  const TensorData idx = TensorData::from_i64({2, 0}, Shape{2});
+  const TensorData values = floats(Shape{2, 3}, 7.0f, 0.5f);
+  switch (info.sig) {
+    case OpSig::Unary:
+      return {{.tensors = {a}, .label = "[3, 3]"}};
+    case OpSig::Binary:
+      return {{.tensors = {a, b}, .label = "[3, 3] [3, 3]"}, {.tensors = {a, row}, .label = "[3, 3] [3]"}};
+    case OpSig::Scalar:
+      return {{.tensors = {a}, .scalars = {2.5}, .label = "2.5"}, {.tensors = {a}, .scalars = {-1.0}, .label = "-1"}};
+    case OpSig::Bounds:
+      return {{.tensors = {a}, .scalars = {-0.5, 0.5}, .label = "[-0.5, 0.5]"},
+              {.tensors = {a}, .scalars = {1.0, -1.0}, .label = "[1, -1]"}};
+    case OpSig::Dim:
+      return {{.tensors = {a}, .dims = {1}, .label = "dim 1"}, {.tensors = {a}, .dims = {0}, .label = "dim 0"},
+              {.tensors = {a}, .dims = {5}, .label = "dim 5"}};
+    case OpSig::DimPair:
+      return {{.tensors = {a}, .dims = {0, 1}, .label = "0 1"}};
+    case OpSig::ToShape:
+      return {{.tensors = {a}, .shape = Shape{9}, .label = "to [9]"},
+              {.tensors = {a}, .shape = Shape{2, 3, 3}, .label = "to [2, 3, 3]"}};
+    case OpSig::ToDType:
+      return {{.tensors = {a}, .dtype = DType::F64, .label = "F64"}, {.tensors = {a}, .dtype = DType::F32, .label = "F32"}};
+    case OpSig::Axes:
+      return {{.tensors = {a}, .dims = {1, 0}, .label = "[1, 0]"}};
+    case OpSig::Ranges:
+      return {{.tensors = {a}, .ranges = {{0, 2}, {1, 3}}, .label = "0..2, 1..3"}};
+    case OpSig::Select:
+      return {{.tensors = {a, idx}, .dims = {0}, .label = "dim 0 [2, 0]"}};
+    case OpSig::SelectAssign:
+      return {{.tensors = {a, idx, values}, .dims = {0}, .label = "dim 0 [2, 0]"}};
+    case OpSig::Cat:
+      return {{.tensors = {a, b}, .dims = {0}, .label = "dim 0"}, {.tensors = {a, b}, .dims = {1}, .label = "dim 1"}};
+  }
+  return {};
+}
+
+// Calls fn with Args by parameter type, in order (locally, with Flex tensors).
+struct LocalArgs {
+  const Args& args;
+  std::vector<FlexTensor> tensors;
+  std::size_t next_tensor = 0, next_scalar = 0, next_dim = 0;
+
+  template <class P>
+  auto get() {
+    using D = std::remove_cvref_t<P>;
+    if constexpr (std::is_same_v<D, FlexTensor>) {
+      return std::cref(tensors.at(next_tensor++));
+    } else if constexpr (std::is_same_v<D, std::vector<FlexTensor>>) {
+      std::vector<FlexTensor> rest(tensors.begin() + static_cast<std::ptrdiff_t>(next_tensor), tensors.end());
+      next_tensor = tensors.size();
+      return rest;
+    } else if constexpr (std::is_same_v<D, double>) {
+      return args.scalars.at(next_scalar++);
+    } else if constexpr (std::is_same_v<D, std::size_t>) {
+      return args.dims.at(next_dim++);
+    } else if constexpr (std::is_same_v<D, std::vector<std::size_t>>) {
+      return std::vector<std::size_t>(args.dims.begin() + static_cast<std::ptrdiff_t>(next_dim), args.dims.end());
+    } else if constexpr (std::is_same_v<D, Shape>) {
+      return args.shape;
+    } else if constexpr (std::is_same_v<D, DType>) {
+      return args.dtype;
+    } else {
+      static_assert(std::is_same_v<D, std::vector<Range>>);
+      return args.ranges;
+    }
+  }
+};
+
+template <class... P>
+Outcome run_local(FlexTensor (*fn)(P...), const Args& args) {
+  try {
+    LocalArgs local{args, {}};
+    for (const TensorData& t : args.tensors) local.tensors.push_back(Flex::from_data(t, Device::cpu()));
+    std::tuple<decltype(local.template get<P>())...> values{local.template get<P>()...};
+    return Flex::into_data(std::apply(fn, values));
+  } catch (const Panic& p) {
+    return std::pair{std::string(panic_id_name(p.id())), p.message()};
+  }
+}
+
+Outcome run_local(OpId id, const Args& args) {
+  switch (id) {
+#define CROSSGRAD_X(name, method, Sig, Operand, Result, Rule) \
+  case OpId::name:                                            \
+    return run_local(&Flex::name, args);
+    CROSSGRAD_OPS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+  }
+  throw std::logic_error("unreachable");
+}
+
+class HandlerOps : public HandlerTest {
+ protected:
+  Outcome run_remote(std::uint32_t op_code, const Args& args, float* scale = nullptr) {
+    const std::uint64_t session = open();
+    proto::OpCall c;
+    c.set_session(session);
+    c.set_op(op_code);
+    for (const TensorData& t : args.tensors) c.add_operands(upload_ok(session, t));
+    for (double s : args.scalars) c.add_scalars(s);
+    for (std::size_t d : args.dims) c.add_dims(d);
+    for (std::size_t d : args.shape.dims()) c.add_shape(d);
+    c.set_dtype(static_cast<std::uint32_t>(args.dtype));
+    for (const Range& r : args.ranges) {
+      auto* out = c.add_ranges();
+      out->set_start(r.start);
+      out->set_end(r.end);
+    }
+    proto::TensorReply reply;
+    const grpc::Status s = call(c, &reply);
+    if (s.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
+      return std::pair{find(trailing, "x-crossgrad-panic-id").value_or("<no panic id>"), s.error_message()};
+    }
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    if (!s.ok()) return std::pair{std::string("<status>"), s.error_message()};
+    if (scale) *scale = reply.scale();
+    TensorData out = download_ok(session, reply.handle());
+    // The reply's shape and dtype are the result's.
+    EXPECT_EQ(Shape(std::vector<std::size_t>(reply.shape().begin(), reply.shape().end())), out.shape());
+    EXPECT_EQ(static_cast<DType>(reply.dtype()), out.dtype());
+    return out;
+  }
+};
+
+TEST_F(HandlerOps, EveryRegistryOpGivesFlexsBytesOrFlexsPanic) {
+  for (const OpInfo& info : kOps) {
+    int results = 0;
+    for (const Args& args : arguments(info)) {
+      SCOPED_TRACE(std::string(info.name) + " " + args.label);
+      const Outcome local = run_local(info.id, args);
+      const Outcome remote = run_remote(static_cast<std::uint32_t>(info.id), args);
+      EXPECT_TRUE(local == remote) << "local: " << describe(local) << "\nremote: " << describe(remote);
+      results += local.index() == 0;
+    }
+    EXPECT_GT(results, 0) << info.name << ": no argument set gave a result, so only panics were compared";
+  }
+}
+
+TEST_F(HandlerOps, FloatFullQuantizeAndDequantizeGiveFlexsBytes) {
+  Args full{.shape = Shape{2, 3}, .dtype = DType::F64};
+  full.scalars = {1.5};
+  const Outcome remote_full = run_remote(remote::wire::kFloatFull, full);
+  EXPECT_TRUE(remote_full == Outcome(Flex::into_data(Flex::float_full(Shape{2, 3}, 1.5, DType::F64, Device::cpu()))));
+
+  const TensorData a = floats(Shape{2, 4}, -3.0f, 0.8f);
+  const auto local_q = Flex::quantize(Flex::from_data(a, Device::cpu()));
+  float scale = 0.0f;
+  const Outcome remote_q = run_remote(remote::wire::kQuantize, Args{.tensors = {a}}, &scale);
+  EXPECT_TRUE(remote_q == Outcome(Flex::into_data(local_q.values)));
+  EXPECT_EQ(scale, local_q.scale);
+
+  // Dequantize a QInt8 tensor the server holds (the values of a quantize) with the client's scale.
+  const std::uint64_t session = open();
+  const std::uint64_t h = upload_ok(session, a);
+  proto::TensorReply q;
+  ASSERT_TRUE(call(op(session, remote::wire::kQuantize, {h}), &q).ok());
+  proto::OpCall deq = op(session, remote::wire::kDequantize, {q.handle()});
+  deq.set_scale(q.scale());
+  proto::TensorReply d;
+  ASSERT_TRUE(call(deq, &d).ok());
+  EXPECT_EQ(download_ok(session, d.handle()), Flex::into_data(Flex::dequantize(local_q)));
+}
+
+TEST(WireArgs, PutArgsAndArgReaderAgreeField_by_field) {
+  namespace wire = remote::wire;
+  proto::OpCall c;
+  wire::put_args(c, wire::Handle{7}, std::size_t{2}, wire::Handle{9}, 1.5, Shape{4, 5}, DType::I32,
+                 std::vector<std::size_t>{3, 1}, std::vector<Range>{{1, 2}});
+  wire::ArgReader r(c);
+  EXPECT_EQ(r.operand(), 7u);
+  EXPECT_EQ(r.dim(), 2u);
+  EXPECT_EQ(r.operand(), 9u);
+  EXPECT_EQ(r.scalar(), 1.5);
+  EXPECT_EQ(r.shape(), (Shape{4, 5}));
+  EXPECT_EQ(r.dtype(), DType::I32);
+  EXPECT_EQ(r.remaining_dims(), (std::vector<std::size_t>{3, 1}));
+  EXPECT_EQ(r.ranges(), (std::vector<Range>{{1, 2}}));
+  EXPECT_NO_THROW(r.finish());
+  wire::ArgReader partial(c);
+  partial.operand();
+  EXPECT_THROW(partial.finish(), wire::WireError);
+  EXPECT_THROW(wire::get_dtype(10), wire::WireError);
+}
+
+}  // namespace
+}  // namespace crossgrad::server::testing
