@@ -1,6 +1,8 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <stdexcept>
 #include <crossgrad/core/panic.hpp>
@@ -362,6 +364,20 @@ std::string describe(const OpProbe &p) {
 
 namespace {
 bool ka_backend_differs(const OpProbe &p) { return p.lhs.kind.leaf.backend != p.target_backend; }
+
+// A fault's pattern compiled once per distinct text, not once per panic: the texts come from the
+// probe's shapes, so a fuzzing run meets the same few again and again. Bounded (cleared when full)
+// so a long run's memory stays flat; the match itself is unchanged (and runs under the lock, so a
+// clear cannot pull the regex from under another thread).
+bool matches_pattern(const std::string &text, const std::string &pattern) {
+  static std::mutex mu;
+  static std::map<std::string, std::regex> cache;
+  const std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= 256) cache.clear();
+  auto it = cache.find(pattern);
+  if (it == cache.end()) it = cache.emplace(pattern, std::regex(pattern)).first;
+  return std::regex_match(text, it->second);
+}
 }  // namespace
 
 std::optional<std::string> check_op_probe(const OpProbe &p, std::optional<std::string> *reached) {
@@ -375,7 +391,7 @@ std::optional<std::string> check_op_probe(const OpProbe &p, std::optional<std::s
     const std::string id(panic_id_name(panic.id()));
     for (const ProbeFault &f : faults) {
       if (f.panic_id != id) continue;
-      const bool text_ok = f.message ? *f.message == panic.message() : std::regex_match(panic.message(), std::regex(f.pattern));
+      const bool text_ok = f.message ? *f.message == panic.message() : matches_pattern(panic.message(), f.pattern);
       if (text_ok) {
         if (reached) *reached = id;
         return std::nullopt;
