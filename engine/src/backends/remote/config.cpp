@@ -1,6 +1,8 @@
 // Endpoint configuration: the API (configure) or, until it is called, the environment.
 #include "backends/remote/config.hpp"
 
+#include "backends/remote/session.hpp"
+
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -72,13 +74,16 @@ void load_environment(client::ConfigSnapshot& out) {
 }  // namespace
 
 void configure(std::vector<Endpoint> list, std::chrono::milliseconds deadline) {
-  State& s = state();
-  std::lock_guard lock(s.mutex);
-  s.loaded = true;
-  s.config.endpoints = std::move(list);
-  s.config.deadline = deadline.count() > 0 ? deadline : kDefaultDeadline;
-  s.config.problem.clear();
-  ++s.config.generation;
+  {
+    State& s = state();
+    std::lock_guard lock(s.mutex);
+    s.loaded = true;
+    s.config.endpoints = std::move(list);
+    s.config.deadline = deadline.count() > 0 ? deadline : kDefaultDeadline;
+    s.config.problem.clear();
+    ++s.config.generation;
+  }
+  client::retire_sessions();
 }
 
 std::vector<Endpoint> endpoints() { return client::config_snapshot().endpoints; }

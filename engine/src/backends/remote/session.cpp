@@ -198,6 +198,13 @@ std::shared_ptr<Session> session_for(const Device& device) {
   return made;
 }
 
+void retire_sessions() {
+  Pool& p = pool();
+  std::lock_guard lock(p.mutex);
+  p.retire_all();
+  p.configured = false;  // channels are rebuilt for the new list at the next call
+}
+
 void forget(const std::shared_ptr<Session>& session) {
   Pool& p = pool();
   std::lock_guard lock(p.mutex);

@@ -86,6 +86,9 @@ class Session {
 // The current session of Remote(index): validates the device (device-unavailable), retires the
 // sessions of an old configuration, opens a new session when there is none or the last was lost.
 std::shared_ptr<Session> session_for(const Device& device);
+// Closes every open session (remote::configure calls it: the old endpoint list is retired at once,
+// so its servers free those tensors now, and they raise remote-session-lost here).
+void retire_sessions();
 // Why Remote is unavailable here (no endpoint configured), or empty.
 std::string unavailable_reason();
 // Drops `session` from the pool when it is still the current one (after it was found lost).
