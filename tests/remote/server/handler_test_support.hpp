@@ -13,8 +13,16 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
+
+namespace crossgrad::server {
+// gtest prints Stats in failure messages as {sessions, tensors, bytes}.
+inline void PrintTo(const Stats& s, std::ostream* out) {
+  *out << "{sessions " << s.sessions << ", tensors " << s.tensors << ", bytes " << s.bytes << "}";
+}
+}  // namespace crossgrad::server
 
 namespace crossgrad::server::testing {
 
@@ -46,6 +54,8 @@ class HandlerTest : public ::testing::Test {
   }
   void make(ServerOptions o) { handler = std::make_unique<Handler>(std::move(o)); }
   void SetUp() override { make(options()); }
+  // The handler ends its sessions (and logs into `log`) when destroyed: before `log` goes.
+  void TearDown() override { handler.reset(); }
 
   std::uint64_t open() {
     proto::OpenSessionReply reply;
