@@ -268,6 +268,7 @@ std::string expected_debug(const DataProbeSpec &p, const TensorData &d, const Di
   k.autodiff_depth = p.tracked ? 1 : 0;
   k.leaf.backend = p.backend;
   k.leaf.backend_name = backend_name(k.leaf.backend);
+  k.leaf.device = oracle::all_backends().at(p.backend).default_device;  // Cpu, Cuda(0), Remote(0)
   const DTypeCategory c = facts(d.dtype()).category;
   k.leaf.primitive = c == DTypeCategory::Int    ? PrimitiveKind::Int
                      : c == DTypeCategory::Bool ? PrimitiveKind::Bool
