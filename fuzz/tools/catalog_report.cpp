@@ -25,6 +25,13 @@
 #include <string>
 #include <vector>
 
+#if CROSSGRAD_WITH_REMOTE
+#include <crossgrad/backends/remote_config.hpp>
+#include <crossgrad/server/server.hpp>
+#include <chrono>
+#include <memory>
+#endif
+
 #include "harness/catalog.hpp"
 #include "harness/target.hpp"
 
@@ -83,7 +90,10 @@ std::optional<std::string> reach_by_fault_injection([[maybe_unused]] const std::
 // Entries outside every fuzz schema, raised directly through the public API: the reach line, or
 // nothing when the direct trigger did not give the entry with a catalogued message. (The argument
 // panics of the registry's structured ops are reached by op_args_fuzzer's corpus.)
+std::optional<std::string> reach_remote_faults(const std::string &entry);
+
 std::optional<std::string> reach_outside_schemas(const std::string &entry) {
+  if (entry.rfind("remote-", 0) == 0) return reach_remote_faults(entry);
   if (entry != "duplicate-node-id") return std::nullopt;
   // Two distinct Flex leaves given one id with the public Autodiff<B>::leaf_with_id.
   using B = backends::Flex;
@@ -99,6 +109,55 @@ std::optional<std::string> reach_outside_schemas(const std::string &entry) {
     if (panic_id_name(p.id()) == entry && !check_catalogued(p)) return "raised directly, outside the fuzz schemas (node ids are not decoded)";
   }
   return std::nullopt;
+}
+
+// The Remote faults (a server refusing the token, over a limit, restarted, gone) are not inputs of
+// any fuzz schema: each is raised here against an in-process crossgrad server, the way
+// tests/remote/client's RemoteFaults.* raise them, and the client's configuration is restored.
+std::optional<std::string> reach_remote_faults([[maybe_unused]] const std::string &entry) {
+#if CROSSGRAD_WITH_REMOTE
+  const std::vector<remote::Endpoint> saved = remote::endpoints();
+  const std::chrono::milliseconds saved_deadline = remote::deadline();
+  server::ServerOptions options;
+  options.token = "catalog-report";
+  options.max_tensors = 1;  // a second tensor in one session is over the limit: remote-rejected
+  std::unique_ptr<server::Server> srv = server::Server::start(options);
+  const std::string address = "127.0.0.1:" + std::to_string(srv->port());
+  const TensorData data = TensorData::from_f32({1.0f}, {1});
+  const auto make = [&] { return Dispatch::float_from_data(data, DispatchDevice::Remote(0)); };
+  std::optional<std::string> reached;
+  const auto attempt = [&](const auto &run) {
+    try {
+      run();
+    } catch (const Panic &p) {
+      if (panic_id_name(p.id()) == entry && !check_catalogued(p)) {
+        reached = "raised directly against an in-process crossgrad server (server faults are outside the fuzz schemas)";
+      }
+    }
+  };
+  remote::configure({{address, options.token}}, std::chrono::milliseconds(5000));
+  if (entry == "remote-refused") {
+    remote::configure({{address, "not-the-token"}}, std::chrono::milliseconds(5000));
+    attempt([&] { (void)make(); });
+  } else if (entry == "remote-rejected") {
+    attempt([&] {
+      const DispatchTensor first = make();
+      (void)make();
+    });
+  } else if (entry == "remote-session-lost") {
+    const DispatchTensor old = make();
+    remote::configure({{address, options.token}}, std::chrono::milliseconds(5000));  // a new session
+    attempt([&] { (void)Dispatch::float_into_data(old); });
+  } else if (entry == "remote-unavailable") {
+    srv->shutdown();
+    remote::configure({{address, options.token}}, std::chrono::milliseconds(300));
+    attempt([&] { (void)make(); });
+  }
+  remote::configure(saved, saved_deadline);
+  return reached;
+#else
+  return std::nullopt;
+#endif
 }
 
 }  // namespace
