@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "entry/in_process_server.hpp"
 #include "harness/target.hpp"
 
 namespace {
@@ -23,8 +24,11 @@ const crossgrad::fuzz::Target &target() {
 
 // libFuzzer only (the replay main prints its own summary): at exit, how many
 // inputs ran and how many were not applicable here.
+// Also gives Remote a server when none is configured (Note [Fuzzing Remote through an in-process
+// server]).
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   (void)crossgrad::fuzz::process_tally();  // exists before the handler below is registered
+  std::fprintf(stderr, "crossgrad-fuzz: Remote: %s\n", crossgrad::fuzz::serve_remote_in_process().c_str());
   std::atexit([] {
     std::fprintf(stderr, "crossgrad-fuzz: %s\n", crossgrad::fuzz::process_tally().summary().c_str());
   });

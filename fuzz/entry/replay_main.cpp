@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "entry/in_process_server.hpp"
 #include "harness/target.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size);
@@ -61,6 +62,10 @@ int main(int argc, char **argv) {
     }
   }
   std::sort(files.begin(), files.end());
+  // Remote runs against the configured server, else one started here (Note [Fuzzing Remote through
+  // an in-process server]); CROSSGRAD_FUZZ_REMOTE=off: not applicable here.
+  const std::string remote = crossgrad::fuzz::serve_remote_in_process();
+  if (verbose) std::fprintf(stderr, "replay: Remote: %s\n", remote.c_str());
   std::signal(SIGABRT, on_abort);
   for (const fs::path &f : files) {
     if (verbose) std::fprintf(stderr, "replaying %s\n", f.string().c_str());
