@@ -170,7 +170,13 @@ std::optional<std::uint64_t> node_of(const DispatchTensorKind& kind) {
                     innermost(kind).value);
 }
 
-std::size_t backend_of(const DispatchTensorKind& kind) { return innermost(kind).value.index(); }
+// The registry index (Note [Registry indices do not depend on the build]), not the variant's
+// alternative, which counts only the backends built here (without Cuda, Remote is alternative 2).
+std::size_t backend_of(const DispatchTensorKind& kind) {
+  return std::visit(Overloaded{[](const AutodiffKind&) { return kKnownBackendCount; },
+                               []<class B>(const BackendTensor<B>&) { return registry_index_of<B>(); }},
+                    innermost(kind).value);
+}
 
 PrimitiveKind primitive_of(const DispatchTensorKind& kind) {
   return std::visit(Overloaded{[](const AutodiffKind&) { return PrimitiveKind::Autodiff; },

@@ -42,9 +42,8 @@ Failure probe_usable(Gradients& grads) {
     grads.register_grad(id, std::move(*t));
   }
   std::optional<AnyTensor> probe;
-  std::size_t i = 0;
-  for_each_backend([&]<class B>() {
-    if (i++ == reference_backend()) probe.emplace(B::from_data(TensorData::from_f32({1.0f}, Shape{1}), B::default_device()));
+  for_each_backend([&]<class B>() {  // by registry index, not position among the built backends
+    if (registry_index_of<B>() == reference_backend()) probe.emplace(B::from_data(TensorData::from_f32({1.0f}, Shape{1}), B::default_device()));
   });
   const NodeId fresh = next_node_id();
   grads.register_grad(fresh, *probe);

@@ -44,9 +44,8 @@ std::string dispatch_name(Op op) { return std::string(op_name(op)); }
 
 DispatchDevice device_for(std::size_t backend, bool tracked, bool nested) {
   std::optional<DispatchDevice> d;
-  std::size_t i = 0;
-  for_each_backend([&]<class B>() {
-    if (i++ == backend) d = DispatchDevice::of<B>(B::default_device());
+  for_each_backend([&]<class B>() {  // by registry index, not position among the built backends
+    if (registry_index_of<B>() == backend) d = DispatchDevice::of<B>(B::default_device());
   });
   DispatchDevice out = *d;
   if (nested) out = DispatchDevice::Autodiff(std::move(out));

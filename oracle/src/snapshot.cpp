@@ -12,12 +12,12 @@ EntrySnapshot snapshot_of(const AnyTensor& tensor) {
   return std::visit(
       [&]<class T>(const T& t) {
         std::optional<EntrySnapshot> out;
-        std::size_t index = 0;
+        // The registry index (Note [Registry indices do not depend on the build]), not the position
+        // among the backends built here: without Cuda, Remote is built third but is index 3.
         for_each_backend([&]<class B>() {
           if constexpr (std::is_same_v<typename B::Tensor, T>) {
-            if (!out) out.emplace(EntrySnapshot{index, B::into_data(t), device_spec(B::device(t))});
+            if (!out) out.emplace(EntrySnapshot{registry_index_of<B>(), B::into_data(t), device_spec(B::device(t))});
           }
-          ++index;
         });
         return std::move(*out);
       },
