@@ -78,8 +78,9 @@ TEST(EngineCoverageGaps, DequantizeRefusesValuesThatAreNotQInt8) {
 // ---- CROSSGRAD_NUM_THREADS (flex/thread_pool.cpp, configured_threads) ------------------------------
 
 // Flex's pool is sized once, from CROSSGRAD_NUM_THREADS when it is a whole number >= 1, else from the
-// hardware (flex_tuning.hpp, docs/PERFORMANCE.md). The cap at 256 threads is thread_pool.cpp's own
-// and documented nowhere else; a negative value is taken as a huge one (strtoull) and capped. The pool is created on first use, so each value is
+// hardware (flex_tuning.hpp, docs/PERFORMANCE.md). The cap at 256 threads is thread_pool.cpp's own.
+// Only digits count, read in base 10 ("010" is 10); a sign, a space or a trailing letter gives the
+// hardware's count ("-2" once gave 256 threads). The pool is created on first use, so each value is
 // checked in a fresh process: a threadsafe death-test child re-runs this test up to its statement,
 // with the variable set just before it.
 int hardware_threads() {
@@ -102,8 +103,10 @@ TEST(EngineCoverageGaps, NumThreadsVariableSizesTheFlexPool) {
   EXPECT_EXIT(exit_with_pool_size(), ExitedWithCode(1), "pool size 1\n");
   ASSERT_EQ(setenv("CROSSGRAD_NUM_THREADS", "100000", 1), 0);  // capped
   EXPECT_EXIT(exit_with_pool_size(), ExitedWithCode(0), "pool size 256\n");
+  ASSERT_EQ(setenv("CROSSGRAD_NUM_THREADS", "010", 1), 0);  // decimal, not octal
+  EXPECT_EXIT(exit_with_pool_size(), ExitedWithCode(10), "pool size 10\n");
   const std::string hw = "pool size " + std::to_string(hardware_threads()) + "\n";
-  for (const char* ignored : {"0", "4x", ""}) {  // not a whole number >= 1: the hardware's count
+  for (const char* ignored : {"0", "4x", "1a", "", "-2", "+3", " 3"}) {  // not digits >= 1: the hardware's count
     ASSERT_EQ(setenv("CROSSGRAD_NUM_THREADS", ignored, 1), 0);
     EXPECT_EXIT(exit_with_pool_size(), ExitedWithCode(hardware_threads() % 256), hw) << "'" << ignored << "'";
   }

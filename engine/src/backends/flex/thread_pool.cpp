@@ -24,10 +24,12 @@ namespace crossgrad::backends::flex {
 namespace {
 
 std::size_t configured_threads() {
-  if (const char* env = std::getenv("CROSSGRAD_NUM_THREADS")) {
+  // Digits only: strtoull alone would also take "-2" (as 2^64 - 2, capped to 256 threads), "+3" and
+  // " 3"; anything else falls back to the hardware's count.
+  if (const char* env = std::getenv("CROSSGRAD_NUM_THREADS"); env != nullptr && *env >= '0' && *env <= '9') {
     char* end = nullptr;
     const unsigned long long value = std::strtoull(env, &end, 10);
-    if (end != env && *end == '\0' && value >= 1) return std::min<unsigned long long>(value, 256);
+    if (*end == '\0' && value >= 1) return std::min<unsigned long long>(value, 256);
   }
   const unsigned hw = std::thread::hardware_concurrency();
   return hw == 0 ? 1 : hw;
