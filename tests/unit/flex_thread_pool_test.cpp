@@ -5,6 +5,8 @@
 //  - it runs inline (on the calling thread) for one task, with one planned thread, and when called
 //    from inside a pool task; otherwise the tasks really run on more than one thread (two tasks
 //    that each wait for the other finish), also after a failed job and after nested calls;
+//  - the pool has the documented size (CROSSGRAD_NUM_THREADS or the hardware's), a job never runs
+//    on more threads than that, and parallel_for returns only after every task finished;
 //  - a second caller while the pool is busy runs its tasks inline instead of waiting;
 //  - an exception from a body (on any thread) reaches the caller as the same exception, and the
 //    pool still works afterwards;
@@ -20,7 +22,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdlib>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -34,13 +38,31 @@ using Chunk = std::pair<std::size_t, std::size_t>;
 
 constexpr auto kDeadline = std::chrono::seconds(20);
 
+// The pool size the documentation gives (thread_pool.hpp, flex_tuning.hpp): CROSSGRAD_NUM_THREADS
+// when it is all digits and at least 1 (capped at 256), else std::thread::hardware_concurrency()
+// (1 when that is unknown). Worked out here, so that a pool of the wrong size fails the tests that
+// need two threads instead of skipping them.
+std::size_t documented_pool_size() {
+  if (const char* env = std::getenv("CROSSGRAD_NUM_THREADS"); env != nullptr && *env != '\0') {
+    bool digits = true;
+    unsigned long long value = 0;
+    for (const char* c = env; *c != '\0'; ++c) {
+      if (*c < '0' || *c > '9') digits = false;
+      else value = std::min<unsigned long long>(value * 10 + static_cast<unsigned>(*c - '0'), 1000);
+    }
+    if (digits && value >= 1) return static_cast<std::size_t>(std::min<unsigned long long>(value, 256));
+  }
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : hw;
+}
+
 // Restores the planned thread count whatever a test set.
 class FlexPoolBehaviour : public ::testing::Test {
  protected:
   void SetUp() override { flex::set_num_threads(0); }
   void TearDown() override { flex::set_num_threads(0); }
-  // The pool's own size (no override): tests of real concurrency need two threads.
-  static std::size_t pool_size() { return flex::num_threads(); }
+  // The pool's own size: tests of real concurrency need two threads.
+  static std::size_t pool_size() { return documented_pool_size(); }
 };
 
 // Waits until `flag` is set; false when the deadline passed first.
@@ -160,6 +182,48 @@ TEST_F(FlexPoolBehaviour, TasksRunOnMoreThanOneThread) {
     if (meet(arrived, 2)) met.fetch_add(1);
   });
   EXPECT_EQ(met.load(), 2) << "parallel_range chunks did not overlap";
+}
+
+TEST_F(FlexPoolBehaviour, PoolHasTheDocumentedSize) {
+  EXPECT_EQ(flex::num_threads(), documented_pool_size());
+  flex::set_num_threads(5);
+  EXPECT_EQ(flex::num_threads(), 5u);
+  flex::set_num_threads(0);
+  EXPECT_EQ(flex::num_threads(), documented_pool_size());
+}
+
+// The caller and (size - 1) workers: never more distinct threads in one job than the pool's size,
+// however many tasks or planned threads. Tasks sleep a little so that every worker wakes and joins.
+TEST_F(FlexPoolBehaviour, AJobUsesAtMostThePoolsThreads) {
+  for (std::size_t planned : {0u, 64u}) {
+    flex::set_num_threads(planned);
+    std::mutex mutex;
+    std::set<std::thread::id> seen;
+    flex::parallel_for(48, [&](std::size_t) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      std::lock_guard lock(mutex);
+      seen.insert(std::this_thread::get_id());
+    });
+    EXPECT_LE(seen.size(), pool_size()) << planned << " planned threads";
+    EXPECT_GE(seen.size(), 1u);
+  }
+}
+
+// parallel_for returns only when every task has finished, also a task a worker is still running
+// after the caller ran out of tasks to claim.
+TEST_F(FlexPoolBehaviour, ParallelForReturnsAfterEveryTaskFinished) {
+  if (pool_size() < 2) GTEST_SKIP() << "the pool has one thread";
+  const auto caller = std::this_thread::get_id();
+  for (int round = 0; round < 3; ++round) {
+    std::atomic<int> arrived{0};
+    std::atomic<bool> finished[2] = {false, false};
+    flex::parallel_for(2, [&](std::size_t i) {
+      meet(arrived, 2);
+      if (std::this_thread::get_id() != caller) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      finished[i].store(true);
+    });
+    EXPECT_TRUE(finished[0].load() && finished[1].load()) << "round " << round;
+  }
 }
 
 TEST_F(FlexPoolBehaviour, ASecondCallerWhileThePoolIsBusyRunsInline) {
