@@ -1,5 +1,6 @@
 #include <crossgrad/oracle/build.hpp>
 #include <crossgrad/oracle/checks.hpp>
+#include <crossgrad/oracle/message_pattern.hpp>
 #include <crossgrad/oracle/numeric.hpp>
 #include <crossgrad/oracle/registry.hpp>
 #include <crossgrad/oracle/render.hpp>
@@ -10,7 +11,6 @@
 
 #include <cmath>
 #include <functional>
-#include <regex>
 #include <sstream>
 
 namespace crossgrad::oracle {
@@ -205,17 +205,21 @@ Failure check_cross_backend_message(const DispatchSpec& tensor, const DispatchSp
   if (actual != expected) return "cross-backend: expected " + describe(expected) + "\n  got " + describe(actual) + context(tensor, grad);
   const std::string want_t = render_kind(inner, node_of(t.kind));
   const std::string want_g = render_kind(grad.kind, node_of(g.kind));
-  // Compiled once: the pattern is a constant (compiling it cost more than the rest of this check).
-  static const std::regex pattern{std::string(text::cross_backend_pattern)};
-  std::smatch m;
-  if (!std::regex_match(actual.message, m, pattern)) return "messagePattern (anchored) does not match: " + actual.message;
-  if (m[1] != want_t || m[2] != want_g) {
-    return "messagePattern (anchored) recovered t=" + m[1].str() + " g=" + m[2].str() + " from " + actual.message;
+  // Compiled once: the pattern is a constant. MessagePattern answers as std::regex (ECMAScript)
+  // would, groups included (tests/unit/message_pattern_test.cpp), without its per-match cost.
+  static const MessagePattern pattern{text::cross_backend_pattern};
+  MessagePattern::Groups m;
+  const std::string_view message = actual.message;
+  if (!pattern.full_match(message, m)) return "messagePattern (anchored) does not match: " + actual.message;
+  if (m[1].in(message) != want_t || m[2].in(message) != want_g) {
+    return "messagePattern (anchored) recovered t=" + std::string(m[1].in(message)) + " g=" + std::string(m[2].in(message)) +
+           " from " + actual.message;
   }
   const std::string embedded = "thread 'main' panicked at backend.rs:479:\n" + actual.message + "\nnote: run with RUST_BACKTRACE=1";
-  if (!std::regex_search(embedded, m, pattern)) return "messagePattern (unanchored) does not match: " + actual.message;
-  if (m[1] != want_t || m[2] != want_g) {
-    return "messagePattern (unanchored) recovered t=" + m[1].str() + " g=" + m[2].str() + " from " + actual.message;
+  if (!pattern.search(embedded, m)) return "messagePattern (unanchored) does not match: " + actual.message;
+  if (m[1].in(embedded) != want_t || m[2].in(embedded) != want_g) {
+    return "messagePattern (unanchored) recovered t=" + std::string(m[1].in(embedded)) + " g=" + std::string(m[2].in(embedded)) +
+           " from " + actual.message;
   }
   return std::nullopt;
 }
@@ -342,8 +346,8 @@ Failure check_debug_rendering(const KindSpec& kind, const Renderer& engine_debug
   const std::string want = render_kind(kind, node_of(built));
   const LazyText ctx{[&] { return "\n  kind: " + describe(kind); }};
   if (got != want) return "debug: expected\n  " + want + "\n  got\n  " + got + ctx;
-  static const std::regex grammar(kind_grammar_regex());
-  if (!std::regex_match(got, grammar)) return "debug rendering does not follow the grammar: " + got + ctx;
+  static const MessagePattern grammar(kind_grammar_regex());
+  if (!grammar.full_match(got)) return "debug rendering does not follow the grammar: " + got + ctx;
   std::size_t open = 0;
   for (std::size_t p = 0; got.compare(p, 9, "Autodiff(") == 0 && got.compare(p, 23, "Autodiff(AutodiffTensor") != 0; p += 9) ++open;
   if (open != kind.autodiff_depth) return "debug rendering has " + std::to_string(open) + " Autodiff( wrappers" + ctx;

@@ -1,13 +1,11 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <mutex>
-#include <regex>
 #include <stdexcept>
 #include <crossgrad/core/panic.hpp>
 #include <crossgrad/dispatch/dispatch.hpp>
 #include <crossgrad/oracle/build.hpp>
+#include <crossgrad/oracle/message_pattern.hpp>
 #include <crossgrad/oracle/op_probe.hpp>
 #include <crossgrad/oracle/registry.hpp>
 #include <crossgrad/oracle/render.hpp>
@@ -364,18 +362,11 @@ std::string describe(const OpProbe &p) {
 namespace {
 bool ka_backend_differs(const OpProbe &p) { return p.lhs.kind.leaf.backend != p.target_backend; }
 
-// A fault's pattern compiled once per distinct text, not once per panic: the texts come from the
-// probe's shapes, so a fuzzing run meets the same few again and again. Bounded (cleared when full)
-// so a long run's memory stays flat; the match itself is unchanged (and runs under the lock, so a
-// clear cannot pull the regex from under another thread).
+// A fault's pattern (the oracle's own, see faults_of) matched as std::regex_match would, by the
+// oracle's MessagePattern: compiling one costs about as little as a lookup did in the cache of
+// std::regex objects it replaces, so it is compiled at each use (no cache, no lock).
 bool matches_pattern(const std::string &text, const std::string &pattern) {
-  static std::mutex mu;
-  static std::map<std::string, std::regex> cache;
-  const std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() >= 256) cache.clear();
-  auto it = cache.find(pattern);
-  if (it == cache.end()) it = cache.emplace(pattern, std::regex(pattern)).first;
-  return std::regex_match(text, it->second);
+  return MessagePattern(pattern).full_match(text);
 }
 }  // namespace
 
