@@ -22,9 +22,9 @@ else()
   message(STATUS "crossgrad: Remote backend OFF (gRPC/protobuf not found; scripts/deps remote)")
 endif()
 
-# The wire protocol's generated code (engine/proto/*.proto -> <name>.pb.{h,cc}, <name>.grpc.pb.{h,cc})
+# The wire protocol's generated code (engine/remote_protocol/*.proto -> <name>.pb.{h,cc}, <name>.grpc.pb.{h,cc})
 # as an object library; its objects go into the engine archive, so no extra library is installed.
-# Only engine/src/backends/remote/*.cpp and server/*.cpp include the generated headers (gRPC's
+# Only engine/remote_protocol/, engine/src/backends/remote/*.cpp and server/*.cpp include the generated headers (gRPC's
 # headers are slow to compile; they stay out of every widely included engine header).
 function(crossgrad_remote_proto_library target proto)
   get_filename_component(proto_dir ${proto} DIRECTORY)

@@ -645,7 +645,9 @@ class Run {
     const std::uint32_t dtype = r.data().dtype();
     const std::optional<std::uint64_t> need = byte_count(shape, dtype);
     const std::size_t size = r.data().data().size();
-    if (size > kMaxMessageBytes) {  // a request over the message limit is refused before it is read
+    if (r.data().bulk_transfer() != 0) {  // this Handler has no bulk channel (Note [Remote bulk channel])
+      check(a, {grpc::StatusCode::INVALID_ARGUMENT}, "a bulk transfer without a bulk channel");
+    } else if (size > kMaxMessageBytes) {  // a request over the message limit is refused before it is read
       check(a, {grpc::StatusCode::RESOURCE_EXHAUSTED}, "data over --max-message-bytes");
     } else if (dtype >= all_dtypes().size()) {
       check(a, {grpc::StatusCode::INVALID_ARGUMENT}, "dtype value " + std::to_string(dtype) + " is out of range");
@@ -687,7 +689,9 @@ class Run {
     if (m == nullptr) return check_stats();
     apply_frees(*m, r.frees());
     auto it = m->live.find(r.handle());
-    if (it == m->live.end()) {
+    if (r.bulk()) {  // this Handler has no bulk channel
+      check(a, {grpc::StatusCode::INVALID_ARGUMENT}, "a bulk download without a bulk channel");
+    } else if (it == m->live.end()) {
       check(a, {grpc::StatusCode::NOT_FOUND}, "handle " + std::to_string(r.handle()) + " is not held");
     } else if (it->second.bytes > kMaxMessageBytes) {
       check(a, {grpc::StatusCode::RESOURCE_EXHAUSTED}, "a tensor over --max-message-bytes");

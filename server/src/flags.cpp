@@ -7,7 +7,7 @@
 namespace crossgrad::server {
 
 const char kUsage[] = R"(Usage: crossgrad-server [flags]
-Serves a local crossgrad backend to Remote clients over gRPC (engine/proto/crossgrad_remote.proto).
+Serves a local crossgrad backend to Remote clients over gRPC (engine/remote_protocol/crossgrad_remote.proto).
   --backend NAME            the served backend (default Flex; NdArray, Cuda when built and present)
   --host HOST               address to listen on (default 127.0.0.1)
   --port N                  port (default 0: an ephemeral one, printed on start)
@@ -20,6 +20,8 @@ Serves a local crossgrad backend to Remote clients over gRPC (engine/proto/cross
   --max-sessions N          live sessions at once (default 4096)
   --lease-ms N              a session ends this long after its last call (default 30000)
   --stall-ms N              tests only: every call but OpenSession/Attach first sleeps N ms
+  --bulk on|off             a second, ephemeral port on HOST for tensors of 1 MiB or more (the
+                            client's threshold), far faster than gRPC messages (default on)
   --help                    this text
 SIGTERM or SIGINT: graceful shutdown (calls in progress get 2 s), exit status 0.
 )";
@@ -74,6 +76,9 @@ CommandLine parse_command_line(int argc, char** argv, const char* env_token) {
       o.lease = std::chrono::milliseconds(number(flag, value));
     } else if (flag == "--stall-ms") {
       o.stall = std::chrono::milliseconds(number(flag, value));
+    } else if (flag == "--bulk") {
+      if (value != "on" && value != "off") throw std::invalid_argument("--bulk must be on or off");
+      o.bulk = value == "on";
     } else {
       throw std::invalid_argument("unknown flag " + std::string(flag) + " (see --help)");
     }

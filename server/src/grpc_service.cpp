@@ -1,6 +1,6 @@
 #include "grpc_service.hpp"
 
-#include "backends/remote/wire.hpp"
+#include <crossgrad/remote_protocol/wire.hpp>
 
 #include <grpcpp/server_context.h>
 

@@ -55,6 +55,8 @@ const char* reason_word(EndReason reason) {
 
 struct Session {
   std::uint64_t id = 0;
+  remote::bulk::Key bulk_key{};        // set before the session is published, then read-only
+  std::uint64_t next_download = 1;     // guarded by mutex: the next bulk download's transfer id
   std::mutex mutex;                    // one call of the session at a time
   std::unique_ptr<TensorTable> table;  // guarded by mutex
   bool ended = false;                  // guarded by mutex
@@ -72,6 +74,7 @@ struct Session {
 
 struct Handler::State {
   std::unique_ptr<ServedBackend> backend;
+  BulkTransport* bulk = nullptr;
   mutable std::mutex mutex;  // guards sessions and rng
   std::unordered_map<std::uint64_t, std::shared_ptr<Session>> sessions;
   std::mt19937_64 rng{std::random_device{}()};
@@ -109,6 +112,18 @@ std::string_view Handler::backend_name() const { return state_->backend->name();
 Stats Handler::stats() const {
   std::lock_guard lock(state_->mutex);
   return Stats{state_->sessions.size(), state_->tensors.load(), state_->bytes.load()};
+}
+
+void Handler::set_bulk_transport(BulkTransport* transport) { state_->bulk = transport; }
+
+bool Handler::bulk_hello_valid(const remote::bulk::Hello& hello) const {
+  std::shared_ptr<Session> s;
+  {
+    std::lock_guard lock(state_->mutex);
+    auto it = state_->sessions.find(hello.session);
+    if (it != state_->sessions.end()) s = it->second;
+  }
+  return s != nullptr && remote::bulk::keys_equal(s->bulk_key, hello.key);
 }
 
 bool Handler::session_live(std::uint64_t session) const {
@@ -158,6 +173,8 @@ grpc::Status session_call(Handler::State& state, const ServerOptions& options, s
     return {grpc::StatusCode::NOT_FOUND, std::string(e.what()) + " in session " + std::to_string(session_id)};
   } catch (const LimitError& e) {
     return {grpc::StatusCode::RESOURCE_EXHAUSTED, e.what()};
+  } catch (const BulkUnavailable& e) {
+    return {grpc::StatusCode::UNAVAILABLE, e.what()};
   } catch (const std::bad_alloc&) {
     session->table->drop_pending();
     return {grpc::StatusCode::RESOURCE_EXHAUSTED, "the server ran out of memory for this call"};
@@ -247,6 +264,12 @@ grpc::Status Handler::open_session(std::string_view token, const proto::OpenSess
   if (!token_matches(token, options_.token)) return unauthenticated();
   auto s = std::make_shared<Session>();
   s->table = state_->backend->new_table();
+  // The bulk key from the OS's generator: knowing it lets a connection read this session's data.
+  std::random_device entropy;
+  for (std::size_t i = 0; i < s->bulk_key.size(); i += 4) {
+    const unsigned word = entropy();
+    for (std::size_t j = 0; j < 4; ++j) s->bulk_key[i + j] = static_cast<std::uint8_t>(word >> (8 * j));
+  }
   s->touch();
   {
     std::lock_guard lock(state_->mutex);
@@ -264,6 +287,10 @@ grpc::Status Handler::open_session(std::string_view token, const proto::OpenSess
   reply->set_backend(std::string(state_->backend->name()));
   reply->set_lease_ms(static_cast<std::uint32_t>(
       std::min<long long>(options_.lease.count(), std::numeric_limits<std::uint32_t>::max())));
+  if (state_->bulk != nullptr) {
+    reply->set_bulk_port(static_cast<std::uint32_t>(state_->bulk->port()));
+    reply->set_bulk_key(remote::bulk::key_to_string(s->bulk_key));
+  }
   return grpc::Status::OK;
 }
 
@@ -287,11 +314,22 @@ grpc::Status Handler::from_data(std::string_view token, const proto::FromDataReq
                                 proto::TensorReply* reply, Metadata* trailing) {
   return session_call(*state_, options_, token, request.session(), trailing, [&](Session& s) {
     free_handles(*state_, s, request.frees());
-    const std::size_t size = request.data().data().size();
+    const proto::TensorData& message = request.data();
+    if (message.bulk_transfer() != 0) {
+      if (state_->bulk == nullptr) throw wire::WireError("a bulk transfer, but this server has no bulk channel");
+      if (!message.data().empty()) throw wire::WireError("both inline bytes and a bulk transfer");
+      const DType dtype = wire::get_dtype(message.dtype());
+      Shape shape = wire::get_shape(message.shape());
+      std::vector<std::byte> bytes = state_->bulk->take_upload(s.id, message.bulk_transfer(), tensor_bytes(shape, dtype));
+      const TensorData data = TensorData::adopt_bytes(std::move(bytes), std::move(shape), dtype);
+      store_new(*state_, options_, s, s.table->from_data(data), reply);
+      return grpc::Status::OK;
+    }
+    const std::size_t size = message.data().size();
     if (size > options_.max_message_bytes) {
       throw LimitError(limit_message("the tensor's bytes", size, "--max-message-bytes", options_.max_message_bytes));
     }
-    const TensorData data = wire::get_data(request.data());
+    const TensorData data = wire::get_data(message);
     store_new(*state_, options_, s, s.table->from_data(data), reply);
     return grpc::Status::OK;
   });
@@ -301,6 +339,16 @@ grpc::Status Handler::into_data(std::string_view token, const proto::HandleReque
                                 proto::TensorData* reply, Metadata* trailing) {
   return session_call(*state_, options_, token, request.session(), trailing, [&](Session& s) {
     free_handles(*state_, s, request.frees());
+    if (request.bulk()) {
+      if (state_->bulk == nullptr) throw wire::WireError("a bulk download, but this server has no bulk channel");
+      TensorData data = s.table->into_data(request.handle());
+      wire::put_shape(data.shape(), reply->mutable_shape());
+      reply->set_dtype(wire::put_dtype(data.dtype()));
+      const std::uint64_t transfer = s.next_download++;
+      reply->set_bulk_transfer(transfer);
+      state_->bulk->send_download(s.id, transfer, std::move(data));
+      return grpc::Status::OK;
+    }
     const std::size_t bytes = s.table->bytes_of(request.handle());
     if (bytes > options_.max_message_bytes) {
       throw LimitError(limit_message("the tensor's bytes", bytes, "--max-message-bytes", options_.max_message_bytes));

@@ -1,6 +1,7 @@
 // Server: Handler + ComputeService on a gRPC server, and the lease reaper thread.
 #include <crossgrad/server/server.hpp>
 
+#include "bulk_channel.hpp"
 #include "grpc_service.hpp"
 
 #include <grpcpp/server.h>
@@ -22,6 +23,7 @@ struct Server::Impl {
 
   Handler handler;
   ComputeService service;
+  std::unique_ptr<BulkChannel> bulk;  // after handler: destroyed (stopped) first
   std::unique_ptr<grpc::Server> grpc_server;
   std::string host;
   int port = 0;
@@ -53,6 +55,10 @@ Server::~Server() { shutdown(); }
 
 std::unique_ptr<Server> Server::start(const ServerOptions& options) {
   auto impl = std::make_unique<Impl>(options);  // validates token and backend
+  if (options.bulk) {
+    impl->bulk = std::make_unique<BulkChannel>(impl->handler, options);
+    impl->handler.set_bulk_transport(impl->bulk.get());
+  }
   const int message_limit = static_cast<int>(std::min<std::size_t>(options.max_message_bytes, INT_MAX));
   grpc::ServerBuilder builder;
   int selected = 0;
@@ -92,6 +98,10 @@ void Server::shutdown() {
   impl_->grpc_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   impl_->grpc_server->Wait();
   if (impl_->reaper.joinable()) impl_->reaper.join();
+  if (impl_->bulk) {
+    impl_->handler.set_bulk_transport(nullptr);
+    impl_->bulk->stop();
+  }
   impl_->handler.end_all();
 }
 

@@ -2,7 +2,7 @@
 // One session's tensors on the served backend, type-erased so that Handler is not a template:
 // make_tensor_table(name) picks the backend by its registry name at start (served_backend.cpp).
 // The table only executes and stores; handles, limits and statistics are the session's (handler.cpp).
-#include "backends/remote/wire.hpp"
+#include <crossgrad/remote_protocol/wire.hpp>
 
 #include <crossgrad/core/dtype.hpp>
 #include <crossgrad/core/shape.hpp>

@@ -1,6 +1,9 @@
 #include <crossgrad/core/host_buffer.hpp>
 #include <crossgrad/core/panic.hpp>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -110,6 +113,21 @@ HostBlockCacheStats HostBlockCache::stats() const {
 HostBlockCache& host_buffer_cache() {
   static HostBlockCache* c = new HostBlockCache(kHostBufferCacheLimits);
   return *c;
+}
+
+std::vector<std::byte> reserve_bytes(std::size_t bytes) {
+  constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  std::vector<std::byte> out;
+  out.reserve(bytes);
+  if (bytes >= kHugePage) {
+    // Only whole pages inside the allocation; the kernel backs the 2 MiB-aligned part with huge pages.
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto begin = reinterpret_cast<std::uintptr_t>(out.data());
+    const std::uintptr_t first = (begin + page - 1) / page * page;
+    const std::uintptr_t last = (begin + bytes) / page * page;
+    if (last > first) (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);  // a hint only
+  }
+  return out;
 }
 
 std::size_t checked_tensor_bytes(const Shape& shape, DType dtype) {

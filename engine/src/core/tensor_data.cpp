@@ -49,8 +49,9 @@ template <class T>
 TensorData TensorData::from_values(const std::vector<T>& values, Shape shape, DType dtype) {
   check_length(values.size(), shape);
   checked_tensor_bytes(shape, dtype);
-  std::vector<std::byte> bytes(values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  const auto* first = reinterpret_cast<const std::byte*>(values.data());
+  std::vector<std::byte> bytes = reserve_bytes(values.size() * sizeof(T));
+  bytes.assign(first, first + values.size() * sizeof(T));
   return TensorData(std::move(shape), dtype, std::move(bytes));
 }
 
@@ -68,7 +69,10 @@ TensorData TensorData::from_bool(std::vector<bool> values, Shape shape) {
   return TensorData(std::move(shape), DType::Bool, std::move(bytes));
 }
 
-TensorData TensorData::from_bytes(std::span<const std::byte> bytes, Shape shape, DType dtype) {
+namespace {
+
+// from_bytes' checks: unsupported dtype, shape overflow, byte count, bool bytes.
+void check_bytes(std::span<const std::byte> bytes, const Shape& shape, DType dtype) {
   check_implemented(dtype, "TensorData");
   const std::size_t elements = shape.num_elements();
   const std::size_t size = dtype_size(dtype);
@@ -83,7 +87,20 @@ TensorData TensorData::from_bytes(std::span<const std::byte> bytes, Shape shape,
       if (b > 1) panic(PanicId::InvalidBoolValue, {{"value", std::to_string(b)}, {"index", std::to_string(i)}});
     }
   }
-  return TensorData(std::move(shape), dtype, std::vector<std::byte>(bytes.begin(), bytes.end()));
+}
+
+}  // namespace
+
+TensorData TensorData::from_bytes(std::span<const std::byte> bytes, Shape shape, DType dtype) {
+  check_bytes(bytes, shape, dtype);
+  std::vector<std::byte> copy = reserve_bytes(bytes.size());
+  copy.assign(bytes.begin(), bytes.end());
+  return TensorData(std::move(shape), dtype, std::move(copy));
+}
+
+TensorData TensorData::adopt_bytes(std::vector<std::byte>&& bytes, Shape shape, DType dtype) {
+  check_bytes(bytes, shape, dtype);
+  return TensorData(std::move(shape), dtype, std::move(bytes));
 }
 
 template <class T>

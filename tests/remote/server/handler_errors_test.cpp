@@ -2,7 +2,7 @@
 // malformed op calls (INVALID_ARGUMENT), engine panics (FAILED_PRECONDITION + panic id).
 #include "handler_test_support.hpp"
 
-#include "backends/remote/wire.hpp"
+#include <crossgrad/remote_protocol/wire.hpp>
 
 namespace crossgrad::server::testing {
 namespace {

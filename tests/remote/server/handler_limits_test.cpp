@@ -2,7 +2,7 @@
 // client gone free everything the session held.
 #include "handler_test_support.hpp"
 
-#include "backends/remote/wire.hpp"
+#include <crossgrad/remote_protocol/wire.hpp>
 
 #include <chrono>
 #include <thread>

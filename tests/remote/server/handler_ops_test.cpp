@@ -4,7 +4,7 @@
 // a new registry op is covered here without a new line.
 #include "handler_test_support.hpp"
 
-#include "backends/remote/wire.hpp"
+#include <crossgrad/remote_protocol/wire.hpp>
 
 #include <crossgrad/backends/flex.hpp>
 #include <crossgrad/core/panic.hpp>

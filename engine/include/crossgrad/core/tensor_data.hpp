@@ -23,6 +23,8 @@ class TensorData {
   // Raw little-endian bytes, as a fuzzer or a file would give them. Validates everything:
   // unsupported dtype, shape overflow, byte count, bool bytes.
   static TensorData from_bytes(std::span<const std::byte> bytes, Shape shape, DType dtype);
+  // from_bytes with the same checks, keeping `bytes` without a copy (a received buffer of tens of MiB).
+  static TensorData adopt_bytes(std::vector<std::byte>&& bytes, Shape shape, DType dtype);
 
   // Readers convert within a category (to_f32 on F64 data rounds; to_i64 widens any int);
   // across categories they panic data-kind-mismatch.

@@ -3,6 +3,7 @@
 
 #include "backends/remote/session.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -87,6 +88,27 @@ void configure(std::vector<Endpoint> list, std::chrono::milliseconds deadline) {
 }
 
 std::vector<Endpoint> endpoints() { return client::config_snapshot().endpoints; }
+
+namespace {
+
+// CROSSGRAD_REMOTE_BULK_BYTES: base-10 digits, or "off"; anything else keeps the default.
+std::size_t bulk_from_environment() {
+  const std::string v = env("CROSSGRAD_REMOTE_BULK_BYTES");
+  if (v == "off") return kBulkOff;
+  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 19) return kDefaultBulkBytes;
+  return static_cast<std::size_t>(std::stoull(v));
+}
+
+std::atomic<std::size_t>& bulk_setting() {
+  static std::atomic<std::size_t> setting{bulk_from_environment()};
+  return setting;
+}
+
+}  // namespace
+
+void set_bulk_threshold(std::size_t bytes) { bulk_setting().store(bytes); }
+
+std::size_t bulk_threshold() { return bulk_setting().load(); }
 
 std::chrono::milliseconds deadline() { return client::config_snapshot().deadline; }
 

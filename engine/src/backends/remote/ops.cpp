@@ -8,6 +8,7 @@
 #include "backends/remote/session.hpp"
 #include "backends/remote/status.hpp"
 
+#include <mutex>
 #include <type_traits>
 
 namespace crossgrad::backends {
@@ -124,6 +125,14 @@ RemoteTensor remote_op(OpId id, std::string_view name, const First& first, const
 
 void require_remote_dtype(DType dtype) { host::require_storable_dtype(dtype, Remote::name); }
 
+// A tensor's bytes as into_data will return them (no overflow: the server holds it).
+std::size_t tensor_bytes(const RemoteTensor& tensor) { return tensor.shape.num_elements() * dtype_size(tensor.dtype); }
+
+// A bulk transfer has the call deadline to move its bytes.
+remote::bulk::Clock::time_point bulk_deadline(const Session& session) {
+  return remote::bulk::Clock::now() + session.deadline();
+}
+
 }  // namespace
 
 bool Remote::is_available() { return device_count() > 0; }
@@ -136,7 +145,23 @@ RemoteTensor Remote::from_data(const TensorData& data, const Device& device) {
   require_remote_dtype(data.dtype());
   return create_on(device, [&](const std::shared_ptr<Session>& session) {
     proto::FromDataRequest request;
-    wire::put_data(data, request.mutable_data());
+    std::unique_lock<std::mutex> bulk_lock;
+    if (remote::client::BulkLink* link = session->bulk_link(data.bytes().size(), bulk_lock)) {
+      // The bytes go first on the bulk channel; the call names them (Note [Remote bulk channel]).
+      const std::uint64_t transfer = link->next_upload();
+      try {
+        link->upload(transfer, data.bytes(), bulk_deadline(*session));
+      } catch (const remote::bulk::BulkError& e) {
+        session->drop_bulk_link();
+        remote::client::raise_bulk_failure(session->address(), "from_data", e.what(), e.timed_out());
+      }
+      proto::TensorData* message = request.mutable_data();
+      wire::put_shape(data.shape(), message->mutable_shape());
+      message->set_dtype(wire::put_dtype(data.dtype()));
+      message->set_bulk_transfer(transfer);
+    } else {
+      wire::put_data(data, request.mutable_data());
+    }
     request.set_session(session->id());
     attach_frees(*session, request);
     return tensor_of(session, invoke(session, "from_data", &proto::Compute::Stub::FromData, request), device);
@@ -148,8 +173,25 @@ TensorData Remote::into_data(const RemoteTensor& tensor) {
   proto::HandleRequest request;
   request.set_session(session->id());
   request.set_handle(tensor.handle->id());
+  std::unique_lock<std::mutex> bulk_lock;
+  remote::client::BulkLink* link = session->bulk_link(tensor_bytes(tensor), bulk_lock);
+  request.set_bulk(link != nullptr);
   attach_frees(*session, request);
-  return wire::get_data(invoke(session, "into_data", &proto::Compute::Stub::IntoData, request));
+  proto::TensorData reply = invoke(session, "into_data", &proto::Compute::Stub::IntoData, request);
+  if (reply.bulk_transfer() == 0) return wire::get_data(reply);
+  if (link == nullptr) {
+    remote::client::raise_bulk_failure(session->address(), "into_data", "a bulk reply to a call that asked for none", false);
+  }
+  const DType dtype = wire::get_dtype(reply.dtype());
+  Shape shape = wire::get_shape(reply.shape());
+  std::vector<std::byte> bytes;
+  try {
+    bytes = link->download(reply.bulk_transfer(), shape.num_elements() * dtype_size(dtype), bulk_deadline(*session));
+  } catch (const remote::bulk::BulkError& e) {
+    session->drop_bulk_link();
+    remote::client::raise_bulk_failure(session->address(), "into_data", e.what(), e.timed_out());
+  }
+  return TensorData::adopt_bytes(std::move(bytes), std::move(shape), dtype);
 }
 
 Shape Remote::shape(const RemoteTensor& tensor) { return tensor.shape; }

@@ -102,6 +102,10 @@ void Session::open() {
   if (!status.ok()) raise_status(status, context, endpoint_.address, "OpenSession", 0);
   id_ = reply.session();
   if (reply.lease_ms() > 0) lease_ = std::chrono::milliseconds(reply.lease_ms());
+  if (const auto key = bulk::key_from_string(reply.bulk_key()); key && reply.bulk_port() > 0 && reply.bulk_port() < 65536) {
+    bulk_port_ = static_cast<int>(reply.bulk_port());
+    bulk_key_ = *key;
+  }
 
   // Attach: started here so the server knows the stream before any tensor exists; read (until the
   // server ends it or close() cancels it) on its own thread.
@@ -155,6 +159,26 @@ void Session::close() {
   if (attach_) attach_context_.TryCancel();
   if (attach_thread_.joinable()) attach_thread_.join();
   if (keep_alive_thread_.joinable()) keep_alive_thread_.join();
+  std::lock_guard bulk_lock(bulk_mutex_);
+  bulk_.reset();
+}
+
+BulkLink* Session::bulk_link(std::size_t bytes, std::unique_lock<std::mutex>& lock) {
+  if (bulk_port_ == 0 || bytes < remote::bulk_threshold()) return nullptr;
+  lock = std::unique_lock(bulk_mutex_);
+  if (!bulk_ && !bulk_refused_) {
+    const std::string host = bulk::host_of(endpoint_.address);
+    try {
+      if (host.empty()) throw bulk::BulkError("no TCP host in " + endpoint_.address, false);
+      bulk_ = BulkLink::connect(host, bulk_port_, bulk::Hello{id_, bulk_key_}, bulk::Clock::now() + deadline_);
+    } catch (const bulk::BulkError&) {
+      // A port we cannot reach (a firewall, a unix: endpoint): gRPC messages carry the bytes; a
+      // server that is down fails the gRPC call itself.
+      bulk_refused_ = true;
+    }
+  }
+  if (!bulk_) lock.unlock();
+  return bulk_.get();
 }
 
 void Session::queue_free(std::uint64_t handle) {

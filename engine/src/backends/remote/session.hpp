@@ -10,8 +10,9 @@
 // opens a new session (reconnect). configure() retires every session of the old endpoint list.
 // Sessions are never destroyed (tensors may outlive static destruction); a closed one keeps no
 // thread and no call.
+#include "backends/remote/bulk_link.hpp"
 #include "backends/remote/config.hpp"
-#include "backends/remote/wire.hpp"
+#include <crossgrad/remote_protocol/wire.hpp>
 
 #include "crossgrad_remote.grpc.pb.h"
 
@@ -57,6 +58,14 @@ class Session {
   // A context with the token and the call deadline (wait-for-ready: a restarting server is waited
   // for, a dead one fails at the deadline).
   void prepare(grpc::ClientContext& context) const;
+  std::chrono::milliseconds deadline() const { return deadline_; }
+
+  // The bulk link for a transfer of `bytes` (Note [Remote bulk channel]), connected on first use
+  // and locked in `lock` for the caller's whole transfer; nullptr when gRPC messages carry it
+  // (below remote::bulk_threshold(), a server without a bulk port, or a link that cannot connect).
+  BulkLink* bulk_link(std::size_t bytes, std::unique_lock<std::mutex>& lock);
+  // The link broke mid-transfer: the next large transfer connects again. Caller holds the lock.
+  void drop_bulk_link() { bulk_.reset(); }
   proto::Compute::Stub& stub() { return *stub_; }
 
  private:
@@ -73,6 +82,12 @@ class Session {
 
   std::mutex frees_mutex_;
   std::vector<std::uint64_t> frees_;
+
+  std::mutex bulk_mutex_;
+  int bulk_port_ = 0;                // from OpenSessionReply; 0: the server has no bulk channel
+  bulk::Key bulk_key_{};
+  bool bulk_refused_ = false;        // guarded by bulk_mutex_: a connect failed, use gRPC
+  std::unique_ptr<BulkLink> bulk_;   // guarded by bulk_mutex_
 
   std::mutex life_mutex_;
   std::condition_variable life_changed_;

@@ -1,7 +1,7 @@
 // Failed remote calls -> catalog panics (Note [Remote failures are catalog panics]).
 #include "backends/remote/status.hpp"
 
-#include "backends/remote/wire.hpp"
+#include <crossgrad/remote_protocol/wire.hpp>
 
 #include <crossgrad/core/panic.hpp>
 
@@ -44,6 +44,13 @@ bool session_lost(const grpc::ClientContext& context) {
 
 void raise_session_lost(std::string_view endpoint, std::uint64_t session) {
   panic(PanicId::RemoteSessionLost, {{"session", std::to_string(session)}, {"endpoint", std::string(endpoint)}});
+}
+
+void raise_bulk_failure(std::string_view endpoint, std::string_view call, std::string_view what, bool timed_out) {
+  panic(PanicId::RemoteUnavailable, {{"endpoint", std::string(endpoint)},
+                                     {"call", std::string(call)},
+                                     {"status", timed_out ? "DEADLINE_EXCEEDED" : "UNAVAILABLE"},
+                                     {"detail", "bulk channel: " + std::string(what)}});
 }
 
 void raise_status(const grpc::Status& status, const grpc::ClientContext& context, std::string_view endpoint,

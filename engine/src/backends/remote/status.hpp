@@ -28,6 +28,11 @@ bool session_lost(const grpc::ClientContext& context);
 [[noreturn]] void raise_status(const grpc::Status& status, const grpc::ClientContext& context,
                                std::string_view endpoint, std::string_view call, std::uint64_t session);
 
+// remote-unavailable for a transfer whose bulk channel broke or timed out (Note [Remote bulk
+// channel]): status UNAVAILABLE, or DEADLINE_EXCEEDED when the deadline passed.
+[[noreturn]] void raise_bulk_failure(std::string_view endpoint, std::string_view call, std::string_view what,
+                                     bool timed_out);
+
 // remote-session-lost for a tensor of `session` on `endpoint`.
 [[noreturn]] void raise_session_lost(std::string_view endpoint, std::uint64_t session);
 

@@ -1,7 +1,7 @@
 #pragma once
 // Note [Transport-free handler]
 // crossgrad::server::Handler is the whole server without the network: one method per rpc of
-// engine/proto/crossgrad_remote.proto, taking the call's token, its request and its reply, and
+// engine/remote_protocol/crossgrad_remote.proto, taking the call's token, its request and its reply, and
 // returning the gRPC status plus trailing metadata. The gRPC service (grpc_service.cpp) only copies
 // the token out of the call metadata and the trailing metadata back; the protocol fuzzer and the
 // unit tests call Handler directly. So Handler must answer ANY request with a status: every session,
@@ -10,7 +10,9 @@
 // std::bad_alloc as RESOURCE_EXHAUSTED, an unknown session as NOT_FOUND with x-crossgrad-lost. A
 // call with a missing or wrong token gets UNAUTHENTICATED before anything is looked at or changed.
 // Thread-safe: calls of one session run one at a time, sessions in parallel.
+#include <crossgrad/server/bulk_transport.hpp>
 #include <crossgrad/server/options.hpp>
+#include <crossgrad/remote_protocol/bulk_frame.hpp>
 
 #include "crossgrad_remote.pb.h"
 #include <grpcpp/support/status.h>
@@ -56,6 +58,12 @@ class Handler {
   // Attach's check: OK when the token is right and the session is live (the transport then holds
   // the call open until the client goes, and reports that with client_gone).
   grpc::Status attach(std::string_view token, const proto::SessionRef& request, Metadata* trailing);
+
+  // The bulk channel large from_data / into_data bytes travel on (Note [Remote bulk channel]); set
+  // once by Server before it serves (nullptr: none). Not owned.
+  void set_bulk_transport(BulkTransport* transport);
+  // A bulk connection's Hello: the session is live and the key is its key (constant time).
+  bool bulk_hello_valid(const remote::bulk::Hello& hello) const;
 
   bool session_live(std::uint64_t session) const;
   // The session's Attach call was cancelled: the client is gone; frees the session now.

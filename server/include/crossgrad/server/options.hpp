@@ -21,6 +21,10 @@ struct ServerOptions {
   std::size_t max_sessions = 4096;                           // --max-sessions (live at once)
   std::chrono::milliseconds lease{30000};                    // --lease-ms
   std::chrono::milliseconds stall{0};                        // --stall-ms (tests only)
+  // The bulk channel for large tensors (Note [Remote bulk channel]): a second port on `host`.
+  bool bulk = true;                                          // --bulk on|off
+  // How long FromData waits for its bulk upload's bytes to arrive.
+  std::chrono::milliseconds bulk_wait{10000};
   // One line per ended session; default: the line on stderr.
   std::function<void(std::string_view)> log;
 };

@@ -1,4 +1,4 @@
-#include "backends/remote/wire.hpp"
+#include <crossgrad/remote_protocol/wire.hpp>
 
 #include <crossgrad/ops/op_list.hpp>
 

@@ -1,8 +1,9 @@
 #pragma once
 // Note [Remote wire codec]
-// The one codec of the Remote protocol (engine/proto/crossgrad_remote.proto), shared by the client
-// (the Remote backend, src/backends/remote/) and crossgrad-server (server/), so that both sides
-// agree by construction. Included only by remote/*.cpp and server/*.cpp: it pulls in protobuf.
+// The one codec of the Remote protocol (engine/remote_protocol/crossgrad_remote.proto), shared by the client
+// (the Remote backend, engine/src/backends/remote/) and crossgrad-server (server/), so that both
+// sides agree by construction. Not installed, and included only by those two and their tests: it
+// pulls in protobuf.
 //
 // Op arguments are packed and read by *type*, in parameter order, never per op: a backend op's
 // parameter list (CROSSGRAD_SIG_PARAMS_<Sig>, Note [Op signatures]) is walked left to right and

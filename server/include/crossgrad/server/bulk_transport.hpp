@@ -1,0 +1,35 @@
+#pragma once
+// What Handler needs of the bulk channel (Note [Remote bulk channel] in
+// engine/remote_protocol/include/crossgrad/remote_protocol/bulk_frame.hpp). Server gives Handler its
+// TCP BulkChannel; a Handler without one (the protocol fuzzer, the unit tests, --bulk off) tells
+// sessions bulk_port 0 and answers a bulk request INVALID_ARGUMENT.
+#include <crossgrad/core/tensor_data.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+namespace crossgrad::server {
+
+// The session's bulk connection broke or never came: the call fails UNAVAILABLE (the client
+// raises remote-unavailable), nothing is stored.
+class BulkUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class BulkTransport {
+ public:
+  virtual ~BulkTransport() = default;
+  virtual int port() const = 0;
+  // The bytes of upload `transfer` of `session`, exactly `bytes` long; waits for them. Throws
+  // wire::WireError for a frame of another length, BulkUnavailable when the connection is missing
+  // or broke or the bytes did not come in time. Staged uploads with smaller ids are dropped.
+  virtual std::vector<std::byte> take_upload(std::uint64_t session, std::uint64_t transfer, std::size_t bytes) = 0;
+  // Queues `data`'s bytes as download `transfer` of `session` (sent after the reply); throws
+  // BulkUnavailable when the session has no bulk connection.
+  virtual void send_download(std::uint64_t session, std::uint64_t transfer, TensorData data) = 0;
+};
+
+}  // namespace crossgrad::server
