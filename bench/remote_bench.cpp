@@ -1,7 +1,9 @@
 // The Remote backend's own costs, beside the anchor they are judged against (issue 15, item 7):
 //   roundtrip/Remote/1        one 1-element float_add, each call timed alone: p50_us and p99_us
-//   from_data/Remote/64M      64 MiB of F32 sent to the server (upload)
-//   into_data/Remote/64M      64 MiB read back (download)
+//   from_data/Remote/64M      64 MiB of F32 sent to the server (upload, on the bulk channel)
+//   into_data/Remote/64M      64 MiB read back (download, on the bulk channel)
+//   {from,into}_data/Remote/64M/grpc  the same inside gRPC messages (remote::kBulkOff): what the
+//                             bulk channel (Note [Remote bulk channel]) saves
 //   copy/tcp_loopback/64M     the anchor: 64 MiB over a raw TCP socket on 127.0.0.1, one writer and
 //                             one reader thread, no framing; what the transfers above cannot beat.
 // The op kernels (<op>/Remote/<size>) come from kernels_bench.cpp like every backend's, whenever
@@ -20,6 +22,7 @@
 #include <algorithm>
 #include <chrono>
 #include <semaphore>
+#include <string>
 #include <stdexcept>
 #include <thread>
 
@@ -53,14 +56,23 @@ void roundtrip(benchmark::State& state) {
   state.counters["p99_us"] = percentile(micros, 0.99);
 }
 
-void upload(benchmark::State& state) {
+// Runs the transfer benchmarks with the bulk channel on (the default threshold) or off.
+class BulkSetting {
+ public:
+  explicit BulkSetting(bool bulk) { remote::set_bulk_threshold(bulk ? remote::kDefaultBulkBytes : remote::kBulkOff); }
+  ~BulkSetting() { remote::set_bulk_threshold(remote::kDefaultBulkBytes); }
+};
+
+void upload(benchmark::State& state, bool bulk_channel) {
+  const BulkSetting bulk(bulk_channel);
   const TensorData data = TensorData::from_f32(random_values(kTransferBytes / sizeof(float)),
                                                Shape{kTransferBytes / sizeof(float)});
   for (auto _ : state) benchmark::DoNotOptimize(Remote::from_data(data, Remote::default_device()));
   set_bytes(state, double(kTransferBytes));
 }
 
-void download(benchmark::State& state) {
+void download(benchmark::State& state, bool bulk_channel) {
+  const BulkSetting bulk(bulk_channel);
   const Remote::Tensor t = random_tensor<Remote>(Shape{kTransferBytes / sizeof(float)});
   for (auto _ : state) benchmark::DoNotOptimize(Remote::into_data(t));
   set_bytes(state, double(kTransferBytes));
@@ -142,8 +154,13 @@ void register_remote_benchmarks() {
   benchmark::RegisterBenchmark("copy/tcp_loopback/64M", tcp_loopback)->UseRealTime()->Unit(benchmark::kMillisecond);
   if (!Remote::is_available()) return;
   benchmark::RegisterBenchmark("roundtrip/Remote/1", roundtrip)->UseManualTime()->Unit(benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark("from_data/Remote/64M", upload)->UseRealTime()->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("into_data/Remote/64M", download)->UseRealTime()->Unit(benchmark::kMillisecond);
+  for (const bool bulk : {true, false}) {
+    const std::string tail = bulk ? "" : "/grpc";
+    benchmark::RegisterBenchmark(("from_data/Remote/64M" + tail).c_str(), upload, bulk)
+        ->UseRealTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("into_data/Remote/64M" + tail).c_str(), download, bulk)
+        ->UseRealTime()->Unit(benchmark::kMillisecond);
+  }
 }
 
 }  // namespace crossgrad::bench

@@ -30,7 +30,7 @@ struct BulkChannel::Connection {
   std::condition_variable changed;
   std::map<std::uint64_t, std::vector<std::byte>> staged;  // guarded by mutex: uploads by transfer id
   std::size_t staged_bytes = 0;                            // guarded by mutex
-  std::deque<std::pair<std::uint64_t, TensorData>> outbox; // guarded by mutex: downloads to send
+  std::deque<std::pair<std::uint64_t, Download>> outbox;   // guarded by mutex: downloads to send
   bool closed = false;                                     // guarded by mutex
   std::atomic<bool> finished{false};                       // the reader thread is done
   std::thread reader;
@@ -179,7 +179,7 @@ void BulkChannel::serve(const std::shared_ptr<Connection>& c) {
 
 void BulkChannel::write_loop(const std::shared_ptr<Connection>& c) {
   for (;;) {
-    std::optional<std::pair<std::uint64_t, TensorData>> next;
+    std::optional<std::pair<std::uint64_t, Download>> next;
     {
       std::unique_lock lock(c->mutex);
       c->changed.wait(lock, [&] { return c->closed || !c->outbox.empty(); });
@@ -187,7 +187,7 @@ void BulkChannel::write_loop(const std::shared_ptr<Connection>& c) {
       next.emplace(std::move(c->outbox.front()));
       c->outbox.pop_front();
     }
-    const std::span<const std::byte> bytes = next->second.bytes();
+    const std::span<const std::byte> bytes = next->second.bytes;
     try {
       const auto deadline = Clock::now() + wait_;
       c->socket.send_all(bulk::encode_header({next->first, bytes.size()}), deadline);
@@ -227,13 +227,13 @@ std::vector<std::byte> BulkChannel::take_upload(std::uint64_t session, std::uint
   return out;
 }
 
-void BulkChannel::send_download(std::uint64_t session, std::uint64_t transfer, TensorData data) {
+void BulkChannel::send_download(std::uint64_t session, std::uint64_t transfer, Download download) {
   const std::shared_ptr<Connection> c = bound(session);
   if (!c) throw BulkUnavailable("session " + std::to_string(session) + " has no bulk connection");
   {
     std::lock_guard lock(c->mutex);
     if (c->closed) throw BulkUnavailable("session " + std::to_string(session) + "'s bulk connection closed");
-    c->outbox.emplace_back(transfer, std::move(data));
+    c->outbox.emplace_back(transfer, std::move(download));
   }
   c->changed.notify_all();
 }

@@ -25,7 +25,7 @@ class BulkChannel final : public BulkTransport {
 
   int port() const override { return port_; }
   std::vector<std::byte> take_upload(std::uint64_t session, std::uint64_t transfer, std::size_t bytes) override;
-  void send_download(std::uint64_t session, std::uint64_t transfer, TensorData data) override;
+  void send_download(std::uint64_t session, std::uint64_t transfer, Download download) override;
 
   // Closes the listener and every connection, joins every thread. Idempotent.
   void stop();

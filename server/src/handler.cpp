@@ -341,12 +341,12 @@ grpc::Status Handler::into_data(std::string_view token, const proto::HandleReque
     free_handles(*state_, s, request.frees());
     if (request.bulk()) {
       if (state_->bulk == nullptr) throw wire::WireError("a bulk download, but this server has no bulk channel");
-      TensorData data = s.table->into_data(request.handle());
-      wire::put_shape(data.shape(), reply->mutable_shape());
-      reply->set_dtype(wire::put_dtype(data.dtype()));
+      Download download = s.table->download(request.handle());
+      wire::put_shape(download.shape, reply->mutable_shape());
+      reply->set_dtype(wire::put_dtype(download.dtype));
       const std::uint64_t transfer = s.next_download++;
       reply->set_bulk_transfer(transfer);
-      state_->bulk->send_download(s.id, transfer, std::move(data));
+      state_->bulk->send_download(s.id, transfer, std::move(download));
       return grpc::Status::OK;
     }
     const std::size_t bytes = s.table->bytes_of(request.handle());

@@ -3,6 +3,7 @@
 // make_tensor_table(name) picks the backend by its registry name at start (served_backend.cpp).
 // The table only executes and stores; handles, limits and statistics are the session's (handler.cpp).
 #include <crossgrad/remote_protocol/wire.hpp>
+#include <crossgrad/server/bulk_transport.hpp>
 
 #include <crossgrad/core/dtype.hpp>
 #include <crossgrad/core/shape.hpp>
@@ -60,6 +61,8 @@ class TensorTable {
   virtual void drop_pending() = 0;
 
   virtual TensorData into_data(std::uint64_t handle) const = 0;   // UnknownHandle
+  // The same bytes for the bulk channel, without a copy where the backend allows (UnknownHandle).
+  virtual Download download(std::uint64_t handle) const = 0;
   virtual bool contains(std::uint64_t handle) const = 0;
   // The stored tensor's bytes, or 0 after freeing nothing when the handle is unknown.
   virtual std::size_t free(std::uint64_t handle) = 0;

@@ -5,8 +5,13 @@
 // sessions bulk_port 0 and answers a bulk request INVALID_ARGUMENT.
 #include <crossgrad/core/tensor_data.hpp>
 
+#include <crossgrad/core/dtype.hpp>
+#include <crossgrad/core/shape.hpp>
+
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -19,6 +24,16 @@ class BulkUnavailable : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A stored tensor's bytes as into_data would give them, and what keeps them alive until they are
+// sent: a TensorData, or, for a host backend, the tensor itself (its buffer is shared, not copied;
+// tensors are immutable).
+struct Download {
+  Shape shape;
+  DType dtype = DType::F32;
+  std::shared_ptr<const void> owner;
+  std::span<const std::byte> bytes;
+};
+
 class BulkTransport {
  public:
   virtual ~BulkTransport() = default;
@@ -27,9 +42,9 @@ class BulkTransport {
   // wire::WireError for a frame of another length, BulkUnavailable when the connection is missing
   // or broke or the bytes did not come in time. Staged uploads with smaller ids are dropped.
   virtual std::vector<std::byte> take_upload(std::uint64_t session, std::uint64_t transfer, std::size_t bytes) = 0;
-  // Queues `data`'s bytes as download `transfer` of `session` (sent after the reply); throws
+  // Queues the bytes as download `transfer` of `session` (sent after the reply); throws
   // BulkUnavailable when the session has no bulk connection.
-  virtual void send_download(std::uint64_t session, std::uint64_t transfer, TensorData data) = 0;
+  virtual void send_download(std::uint64_t session, std::uint64_t transfer, Download download) = 0;
 };
 
 }  // namespace crossgrad::server
