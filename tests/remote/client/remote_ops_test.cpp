@@ -4,6 +4,7 @@
 // and Flex, and from_data / into_data of the extreme values of every dtype. The server is
 // crossgrad::server::Server in this process, serving Flex.
 #include "../../unit/extreme_data.hpp"
+#include "../../unit/registry_op_calls.hpp"
 #include "remote_test_support.hpp"
 
 #include <cmath>
@@ -57,61 +58,10 @@ struct Side {
   DispatchTensor indices() const { return Dispatch::int_from_data(TensorData::from_i64({2, 0, 2}, {3}), device); }
 };
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic error "-Wswitch"
-#pragma GCC diagnostic error "-Wswitch-enum"
-// `op` through Dispatch with valid arguments built from its signature (no default: an op added to
-// the registry without a case here fails the build).
+// `op` through Dispatch with valid arguments built from its signature (registry_op_calls.hpp).
 DispatchTensor call(OpId op, const DispatchTensor& x, const Side& s) {
-  const DispatchTensor other = s.other();
-  const DType target = other_float(s.dtype);
-  switch (op) {
-    case OpId::float_add: return Dispatch::float_add(x, other);
-    case OpId::float_sub: return Dispatch::float_sub(x, other);
-    case OpId::float_mul: return Dispatch::float_mul(x, other);
-    case OpId::float_div: return Dispatch::float_div(x, other);
-    case OpId::float_matmul: return Dispatch::float_matmul(x, Dispatch::float_reshape(other, {3, 2}));
-    case OpId::float_neg: return Dispatch::float_neg(x);
-    case OpId::float_exp: return Dispatch::float_exp(x);
-    case OpId::float_log: return Dispatch::float_log(x);
-    case OpId::float_sqrt: return Dispatch::float_sqrt(x);
-    case OpId::float_tanh: return Dispatch::float_tanh(x);
-    case OpId::float_log1p: return Dispatch::float_log1p(x);
-    case OpId::relu: return Dispatch::relu(x);
-    case OpId::sigmoid: return Dispatch::sigmoid(x);
-    case OpId::float_powf_scalar: return Dispatch::float_powf_scalar(x, 1.5);
-    case OpId::float_add_scalar: return Dispatch::float_add_scalar(x, 1.5);
-    case OpId::float_mul_scalar: return Dispatch::float_mul_scalar(x, -0.3);
-    case OpId::float_sum: return Dispatch::float_sum(x);
-    case OpId::float_mean: return Dispatch::float_mean(x);
-    case OpId::float_sum_dim: return Dispatch::float_sum_dim(x, 1);
-    case OpId::float_mean_dim: return Dispatch::float_mean_dim(x, 0);
-    case OpId::float_reshape: return Dispatch::float_reshape(x, {3, 2});
-    case OpId::float_swap_dims: return Dispatch::float_swap_dims(x, 0, 1);
-    case OpId::float_cast: return Dispatch::float_cast(x, target);
-    case OpId::float_greater_scalar: return Dispatch::float_greater_scalar(x, 1.0);
-    case OpId::bool_into_float: return Dispatch::bool_into_float(x, target);
-    case OpId::int_into_float: return Dispatch::int_into_float(x, target);
-    case OpId::float_abs: return Dispatch::float_abs(Dispatch::float_add_scalar(x, -1.5));
-    case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
-    case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);
-    case OpId::float_argmax: return Dispatch::float_argmax(x, 1);
-    case OpId::float_greater: return Dispatch::float_greater(x, other);
-    case OpId::float_lower: return Dispatch::float_lower(x, other);
-    case OpId::float_equal: return Dispatch::float_equal(x, other);
-    case OpId::float_cat: return Dispatch::float_cat({x, other, x}, 1);
-    case OpId::float_slice: return Dispatch::float_slice(x, {{0, 2}, {1, 3}});
-    case OpId::float_select: return Dispatch::float_select(x, 1, s.indices());
-    case OpId::float_select_assign: return Dispatch::float_select_assign(x, 1, s.indices(), other);
-    case OpId::float_permute: return Dispatch::float_permute(x, {1, 0});
-    case OpId::float_expand: return Dispatch::float_expand(x, {4, 2, 3});
-    case OpId::softmax: return Dispatch::softmax(x, 1);
-    case OpId::log_softmax: return Dispatch::log_softmax(x, 0);
-  }
-  ADD_FAILURE() << "OpId without a case: " << static_cast<int>(op);
-  return x;
+  return testing_support::call_registry_op(op, x, s.other(), s.indices(), other_float(s.dtype));
 }
-#pragma GCC diagnostic pop
 
 TensorData data_of(OpKind kind, const DispatchTensor& t) {
   switch (kind) {

@@ -122,19 +122,23 @@ void Session::open() {
   keep_alive_thread_ = std::thread([this] { keep_alive_loop(); });
 }
 
+void Session::courtesy_call(CourtesyRpc rpc) {
+  proto::SessionRef ref;
+  ref.set_session(id_);
+  proto::Empty reply;
+  grpc::ClientContext context;
+  add_token(context, endpoint_.token);
+  context.set_deadline(std::chrono::system_clock::now() + std::min(deadline_, kCourtesyDeadline));
+  const grpc::Status status = (stub_.get()->*rpc)(&context, ref, &reply);
+  if (status.error_code() == grpc::StatusCode::NOT_FOUND && session_lost(context)) mark_lost();
+}
+
 void Session::keep_alive_loop() {
   const auto period = std::max(lease_ / 3, std::chrono::milliseconds(50));
   std::unique_lock lock(life_mutex_);
   while (!life_changed_.wait_for(lock, period, [this] { return closing_; })) {
     lock.unlock();
-    proto::SessionRef ref;
-    ref.set_session(id_);
-    proto::Empty reply;
-    grpc::ClientContext context;
-    add_token(context, endpoint_.token);
-    context.set_deadline(std::chrono::system_clock::now() + std::min(deadline_, kCourtesyDeadline));
-    const grpc::Status status = stub_->KeepAlive(&context, ref, &reply);
-    if (status.error_code() == grpc::StatusCode::NOT_FOUND && session_lost(context)) mark_lost();
+    courtesy_call(&proto::Compute::Stub::KeepAlive);
     lock.lock();
   }
 }
@@ -147,15 +151,7 @@ void Session::close() {
   }
   life_changed_.notify_all();
   const bool was_lost = lost_.exchange(true);  // from now on its tensors are lost
-  if (id_ != 0 && !was_lost) {
-    proto::SessionRef ref;
-    ref.set_session(id_);
-    proto::Empty reply;
-    grpc::ClientContext context;
-    add_token(context, endpoint_.token);
-    context.set_deadline(std::chrono::system_clock::now() + std::min(deadline_, kCourtesyDeadline));
-    (void)stub_->CloseSession(&context, ref, &reply);
-  }
+  if (id_ != 0 && !was_lost) courtesy_call(&proto::Compute::Stub::CloseSession);
   if (attach_) attach_context_.TryCancel();
   if (attach_thread_.joinable()) attach_thread_.join();
   if (keep_alive_thread_.joinable()) keep_alive_thread_.join();

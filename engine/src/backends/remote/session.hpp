@@ -70,6 +70,11 @@ class Session {
 
  private:
   void keep_alive_loop();
+  // KeepAlive or CloseSession with the short courtesy deadline (a dead server must not hold the
+  // caller up); a session the server no longer knows is marked lost.
+  using CourtesyRpc = grpc::Status (proto::Compute::Stub::*)(grpc::ClientContext*, const proto::SessionRef&,
+                                                              proto::Empty*);
+  void courtesy_call(CourtesyRpc rpc);
 
   const int endpoint_index_;
   const Endpoint endpoint_;
