@@ -164,7 +164,7 @@ TEST_F(FlexPoolBehaviour, InlineCasesRunOnTheCallingThread) {
 
 TEST_F(FlexPoolBehaviour, TasksRunOnMoreThanOneThread) {
   if (pool_size() < 2) GTEST_SKIP() << "the pool has one thread (CROSSGRAD_NUM_THREADS or one core)";
-  EXPECT_TRUE(two_tasks_overlap()) << "first job";
+  ASSERT_TRUE(two_tasks_overlap()) << "first job";  // the rest would each wait out the deadline too
   EXPECT_TRUE(two_tasks_overlap()) << "second job: the pool must be ready again after a job";
   // After nested calls (which run inline) the caller is a plain caller again.
   std::atomic<int> inner{0};
@@ -217,12 +217,14 @@ TEST_F(FlexPoolBehaviour, ParallelForReturnsAfterEveryTaskFinished) {
   for (int round = 0; round < 3; ++round) {
     std::atomic<int> arrived{0};
     std::atomic<bool> finished[2] = {false, false};
+    std::atomic<bool> missed{false};
     flex::parallel_for(2, [&](std::size_t i) {
-      meet(arrived, 2);
+      if (!meet(arrived, 2)) missed.store(true);
       if (std::this_thread::get_id() != caller) std::this_thread::sleep_for(std::chrono::milliseconds(30));
       finished[i].store(true);
     });
-    EXPECT_TRUE(finished[0].load() && finished[1].load()) << "round " << round;
+    ASSERT_FALSE(missed.load()) << "round " << round << ": the two tasks never ran at once";
+    ASSERT_TRUE(finished[0].load() && finished[1].load()) << "round " << round;
   }
 }
 
