@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "decode/dims.hpp"
 #include "harness/io.hpp"
 
 namespace crossgrad::fuzz::remote_protocol {
@@ -203,25 +204,6 @@ template <class Io>
 void schema(Io &io, OpField &o) {
   io.pick(o.code, kOpCodes);
   if (o.code == kOpCodes - 1) io.raw(o.raw);
-}
-
-// A dim, a shape entry or a range bound. Class 0: 0..16 (one byte), 1: any 32-bit, 2: any 64-bit
-// (overflow hunting), as tensor_data_fuzzer's dims.
-template <class Io>
-void dim_schema(Io &io, std::uint64_t &dim) {
-  std::size_t cls = dim <= 16 ? 0 : dim <= 0xffffffffu ? 1 : 2;
-  io.pick(cls, 3);
-  if (cls == 0) {
-    std::size_t v = static_cast<std::size_t>(dim);
-    io.pick(v, 17);
-    dim = v;
-  } else if (cls == 1) {
-    std::uint32_t v = static_cast<std::uint32_t>(dim);
-    io.raw(v);
-    dim = v;
-  } else {
-    io.raw(dim);
-  }
 }
 
 template <class Io>

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "decode/backends.hpp"
+#include "decode/dims.hpp"
 #include "harness/io.hpp"
 
 namespace crossgrad::fuzz {
@@ -62,20 +63,7 @@ struct TensorDataScenario {
 
 template <class Io>
 void schema(Io &io, std::uint64_t &dim) {
-  // Class 0: 0..16 (one byte), 1: any 32-bit, 2: any 64-bit (overflow hunting).
-  std::size_t cls = dim <= 16 ? 0 : dim <= 0xffffffffu ? 1 : 2;
-  io.pick(cls, 3);
-  if (cls == 0) {
-    std::size_t v = dim;
-    io.pick(v, 17);
-    dim = v;
-  } else if (cls == 1) {
-    std::uint32_t v = static_cast<std::uint32_t>(dim);
-    io.raw(v);
-    dim = v;
-  } else {
-    io.raw(dim);
-  }
+  dim_schema(io, dim);
 }
 
 template <class Io>
