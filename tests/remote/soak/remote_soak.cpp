@@ -5,7 +5,8 @@
 // Autodiff graph). A warm-up round with the same N clients comes first, so the server's thread
 // arenas and caches exist before its RSS is read; after the measured round the server's RSS must
 // stay within --rss-tolerance (default 10 %) of that reading: sessions freed, nothing retained.
-// Stops by itself: each client runs --ops operations or --seconds, whichever comes first.
+// Stops by itself: each client runs --ops operations or --seconds, whichever comes first. Odd
+// clients move tensors on the bulk channel, even ones in gRPC messages.
 //
 //   remote_soak --server build/default/server/crossgrad-server --clients 4 --ops 400 --seconds 5
 //
@@ -167,6 +168,9 @@ void step(std::mt19937& rng, Pool& pool) {
 // Exit codes: 0 done, 1 mismatch, 2 a panic or another error.
 int client_main(int index, const std::string& address, const std::string& token, long ops, double seconds) {
   remote::configure({remote::Endpoint{address, token}});
+  // Odd clients send every tensor of 256 bytes or more on the bulk channel (Note [Remote bulk
+  // channel]), even ones inside gRPC messages: both paths under load at once, one RSS bound.
+  remote::set_bulk_threshold(index % 2 == 1 ? 256 : remote::kBulkOff);
   std::mt19937 rng(1000u + static_cast<unsigned>(index));
   Pool pool;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
