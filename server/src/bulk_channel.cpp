@@ -2,6 +2,7 @@
 #include "bulk_channel.hpp"
 
 #include <crossgrad/core/host_buffer.hpp>
+#include <crossgrad/core/panic.hpp>
 #include <crossgrad/remote_protocol/wire.hpp>
 
 #include <condition_variable>
@@ -28,7 +29,7 @@ struct BulkChannel::Connection {
   std::uint64_t session = 0;                               // set once the Hello is accepted
   std::mutex mutex;
   std::condition_variable changed;
-  std::map<std::uint64_t, std::vector<std::byte>> staged;  // guarded by mutex: uploads by transfer id
+  std::map<std::uint64_t, HostBuffer> staged;              // guarded by mutex: uploads by transfer id
   std::size_t staged_bytes = 0;                            // guarded by mutex
   std::deque<std::pair<std::uint64_t, Download>> outbox;   // guarded by mutex: downloads to send
   bool closed = false;                                     // guarded by mutex
@@ -149,9 +150,10 @@ void BulkChannel::serve(const std::shared_ptr<Connection>& c) {
         }
         // A frame the session could never hold is a broken client: the connection ends.
         if (header.transfer == 0 || header.bytes > max_bytes_ || staged_now > max_bytes_ - header.bytes) break;
-        std::vector<std::byte> bytes = reserve_bytes(static_cast<std::size_t>(header.bytes));
-        bytes.resize(static_cast<std::size_t>(header.bytes));
-        c->socket.recv_all(bytes, Clock::now() + wait_);
+        // From the host buffer cache: pages already mapped, nothing zeroed, and a host backend keeps
+        // the buffer as the tensor's storage.
+        HostBuffer bytes = HostBuffer::allocate(Shape{static_cast<std::size_t>(header.bytes)}, DType::U8);
+        c->socket.recv_all(std::span<std::byte>(bytes.data(), bytes.size()), Clock::now() + wait_);
         {
           std::lock_guard lock(c->mutex);
           if (c->closed) break;
@@ -166,6 +168,7 @@ void BulkChannel::serve(const std::shared_ptr<Connection>& c) {
   } catch (const bulk::BulkError&) {
     // The peer went away or broke the protocol: the connection ends (calls using it: UNAVAILABLE).
   } catch (const std::bad_alloc&) {
+  } catch (const Panic&) {  // tensor-too-large from the host buffer
   }
   close(*c);
   if (c->session != 0) {
@@ -199,7 +202,7 @@ void BulkChannel::write_loop(const std::shared_ptr<Connection>& c) {
   }
 }
 
-std::vector<std::byte> BulkChannel::take_upload(std::uint64_t session, std::uint64_t transfer, std::size_t bytes) {
+HostBuffer BulkChannel::take_upload(std::uint64_t session, std::uint64_t transfer, std::size_t bytes) {
   const std::shared_ptr<Connection> c = bound(session);
   if (!c) throw BulkUnavailable("session " + std::to_string(session) + " has no bulk connection");
   std::unique_lock lock(c->mutex);
@@ -217,7 +220,7 @@ std::vector<std::byte> BulkChannel::take_upload(std::uint64_t session, std::uint
     }
     throw BulkUnavailable("the bulk connection closed before transfer " + std::to_string(transfer) + " arrived");
   }
-  std::vector<std::byte> out = std::move(it->second);
+  HostBuffer out = std::move(it->second);
   c->staged_bytes -= out.size();
   c->staged.erase(it);
   if (out.size() != bytes) {

@@ -24,7 +24,7 @@ class BulkChannel final : public BulkTransport {
   BulkChannel& operator=(const BulkChannel&) = delete;
 
   int port() const override { return port_; }
-  std::vector<std::byte> take_upload(std::uint64_t session, std::uint64_t transfer, std::size_t bytes) override;
+  HostBuffer take_upload(std::uint64_t session, std::uint64_t transfer, std::size_t bytes) override;
   void send_download(std::uint64_t session, std::uint64_t transfer, Download download) override;
 
   // Closes the listener and every connection, joins every thread. Idempotent.

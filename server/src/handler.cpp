@@ -320,9 +320,8 @@ grpc::Status Handler::from_data(std::string_view token, const proto::FromDataReq
       if (!message.data().empty()) throw wire::WireError("both inline bytes and a bulk transfer");
       const DType dtype = wire::get_dtype(message.dtype());
       Shape shape = wire::get_shape(message.shape());
-      std::vector<std::byte> bytes = state_->bulk->take_upload(s.id, message.bulk_transfer(), tensor_bytes(shape, dtype));
-      const TensorData data = TensorData::adopt_bytes(std::move(bytes), std::move(shape), dtype);
-      store_new(*state_, options_, s, s.table->from_data(data), reply);
+      HostBuffer bytes = state_->bulk->take_upload(s.id, message.bulk_transfer(), tensor_bytes(shape, dtype));
+      store_new(*state_, options_, s, s.table->from_bulk(std::move(shape), dtype, std::move(bytes)), reply);
       return grpc::Status::OK;
     }
     const std::size_t size = message.data().size();

@@ -55,6 +55,21 @@ class Table final : public TensorTable {
     return keep(B::from_data(data, B::default_device()));
   }
 
+  NewTensor from_bulk(Shape shape, DType dtype, HostBuffer bytes) override {
+    const std::span<const std::byte> view(bytes.data(), bytes.size());
+    if constexpr (std::is_base_of_v<backends::HostTensor, T>) {
+      // The checks of from_data(from_bytes(...)) in their order: the data's, then the backend's own
+      // (run on an empty tensor of the dtype); then the received buffer is the storage.
+      TensorData::validate_bytes(view, shape, dtype);
+      (void)B::from_data(TensorData::from_bytes({}, Shape{0}, dtype), B::default_device());
+      T tensor;
+      static_cast<backends::HostTensor&>(tensor) = backends::HostTensor{std::move(shape), dtype, std::move(bytes)};
+      return keep(std::move(tensor));
+    } else {
+      return keep(B::from_data(TensorData::from_bytes(view, std::move(shape), dtype), B::default_device()));
+    }
+  }
+
   NewTensor call(const wire::proto::OpCall& call, const Admit& admit) override {
     wire::ArgReader reader(call);
     const std::uint32_t op = call.op();

@@ -56,6 +56,9 @@ class TensorTable {
 
   // Each computes a tensor and keeps it pending; store(handle) keeps it, drop_pending() not.
   virtual NewTensor from_data(const TensorData& data) = 0;
+  // from_data(TensorData::from_bytes(bytes, shape, dtype)) with the same panics; a host backend
+  // keeps `bytes` as the tensor's storage (a bulk upload: no copy).
+  virtual NewTensor from_bulk(Shape shape, DType dtype, HostBuffer bytes) = 0;
   virtual NewTensor call(const wire::proto::OpCall& call, const Admit& admit) = 0;
   virtual void store(std::uint64_t handle) = 0;
   virtual void drop_pending() = 0;

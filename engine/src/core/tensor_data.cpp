@@ -91,6 +91,10 @@ void check_bytes(std::span<const std::byte> bytes, const Shape& shape, DType dty
 
 }  // namespace
 
+void TensorData::validate_bytes(std::span<const std::byte> bytes, const Shape& shape, DType dtype) {
+  check_bytes(bytes, shape, dtype);
+}
+
 TensorData TensorData::from_bytes(std::span<const std::byte> bytes, Shape shape, DType dtype) {
   check_bytes(bytes, shape, dtype);
   std::vector<std::byte> copy = reserve_bytes(bytes.size());

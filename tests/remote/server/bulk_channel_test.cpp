@@ -194,6 +194,53 @@ TEST_F(BulkChannelTest, UploadsAreMatchedByTransferIdAndCheckedAgainstTheShape) 
   EXPECT_EQ(back, two);
 }
 
+// A bulk upload becomes the tensor's storage without a copy, but is checked exactly as inline
+// bytes are: the same catalog panic, message and trailing id.
+TEST_F(BulkChannelTest, BulkBytesAreCheckedAsInlineBytesAre) {
+  const proto::OpenSessionReply s = open();
+  bulk::Socket socket;
+  ASSERT_TRUE(hello(socket, s, hello_of(s)));
+  const std::array<std::byte, 3> bools{std::byte{1}, std::byte{0}, std::byte{7}};
+  socket.send_all(bulk::encode_header({1, bools.size()}), soon());
+  socket.send_all(bools, soon());
+  proto::FromDataRequest request;
+  request.set_session(s.session());
+  request.mutable_data()->add_shape(3);
+  request.mutable_data()->set_dtype(static_cast<std::uint32_t>(DType::Bool));
+  request.mutable_data()->set_bulk_transfer(1);
+  proto::TensorReply reply;
+  grpc::ClientContext bulk_call;
+  bulk_call.AddMetadata("x-crossgrad-token", kToken);
+  const grpc::Status via_bulk = stub->FromData(&bulk_call, request, &reply);
+  EXPECT_EQ(via_bulk.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(via_bulk.error_message(), "Bool data must hold 0 or 1, got byte 7 at index 2.");
+  const auto id = bulk_call.GetServerTrailingMetadata().find("x-crossgrad-panic-id");
+  ASSERT_NE(id, bulk_call.GetServerTrailingMetadata().end());
+  EXPECT_EQ(std::string(id->second.data(), id->second.size()), "invalid-bool-value");
+
+  request.mutable_data()->set_bulk_transfer(0);
+  request.mutable_data()->set_data(std::string("\x01\x00\x07", 3));
+  const grpc::Status inline_bytes = stub->FromData(context().get(), request, &reply);
+  EXPECT_EQ(inline_bytes.error_code(), via_bulk.error_code());
+  EXPECT_EQ(inline_bytes.error_message(), via_bulk.error_message());
+
+  // A dtype no backend stores: the backend's own check, as for inline bytes.
+  socket.send_all(bulk::encode_header({2, 4}), soon());
+  socket.send_all(as_bytes(std::vector<float>{1}), soon());
+  proto::FromDataRequest odd;
+  odd.set_session(s.session());
+  odd.mutable_data()->add_shape(2);
+  odd.mutable_data()->set_dtype(static_cast<std::uint32_t>(DType::BF16));
+  odd.mutable_data()->set_bulk_transfer(2);
+  const grpc::Status bf16_bulk = stub->FromData(context().get(), odd, &reply);
+  odd.mutable_data()->set_bulk_transfer(0);
+  odd.mutable_data()->set_data(std::string(4, '\0'));
+  const grpc::Status bf16_inline = stub->FromData(context().get(), odd, &reply);
+  EXPECT_EQ(bf16_bulk.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << bf16_bulk.error_message();
+  EXPECT_EQ(bf16_bulk.error_message(), bf16_inline.error_message());
+  EXPECT_EQ(server->stats().tensors, 0u);
+}
+
 TEST_F(BulkChannelTest, AnUploadThatNeverArrivesOrHasNoConnectionIsUnavailable) {
   const proto::OpenSessionReply s = open();
   proto::TensorReply r;

@@ -25,6 +25,9 @@ class TensorData {
   static TensorData from_bytes(std::span<const std::byte> bytes, Shape shape, DType dtype);
   // from_bytes with the same checks, keeping `bytes` without a copy (a received buffer of tens of MiB).
   static TensorData adopt_bytes(std::vector<std::byte>&& bytes, Shape shape, DType dtype);
+  // from_bytes' checks alone, the same panics in the same order, building nothing (for bytes that
+  // become a backend's storage directly).
+  static void validate_bytes(std::span<const std::byte> bytes, const Shape& shape, DType dtype);
 
   // Readers convert within a category (to_f32 on F64 data rounds; to_i64 widens any int);
   // across categories they panic data-kind-mismatch.

@@ -6,6 +6,7 @@
 #include <crossgrad/core/tensor_data.hpp>
 
 #include <crossgrad/core/dtype.hpp>
+#include <crossgrad/core/host_buffer.hpp>
 #include <crossgrad/core/shape.hpp>
 
 #include <cstddef>
@@ -38,10 +39,11 @@ class BulkTransport {
  public:
   virtual ~BulkTransport() = default;
   virtual int port() const = 0;
-  // The bytes of upload `transfer` of `session`, exactly `bytes` long; waits for them. Throws
-  // wire::WireError for a frame of another length, BulkUnavailable when the connection is missing
-  // or broke or the bytes did not come in time. Staged uploads with smaller ids are dropped.
-  virtual std::vector<std::byte> take_upload(std::uint64_t session, std::uint64_t transfer, std::size_t bytes) = 0;
+  // The bytes of upload `transfer` of `session`, exactly `bytes` long, in a host buffer (so that a
+  // host backend can keep them as its storage); waits for them. Throws wire::WireError for a frame
+  // of another length, BulkUnavailable when the connection is missing or broke or the bytes did
+  // not come in time. Staged uploads with smaller ids are dropped.
+  virtual HostBuffer take_upload(std::uint64_t session, std::uint64_t transfer, std::size_t bytes) = 0;
   // Queues the bytes as download `transfer` of `session` (sent after the reply); throws
   // BulkUnavailable when the session has no bulk connection.
   virtual void send_download(std::uint64_t session, std::uint64_t transfer, Download download) = 0;
