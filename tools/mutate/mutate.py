@@ -433,6 +433,9 @@ def main():
                     help="keep PREVIOUS.json's killed verdicts when the scope's sources are unchanged and "
                          "run the rest again (after tests were added to kill survivors)")
     opts = ap.parse_args()
+    # Tests run in their own working directories: a relative --work would scatter the traces there
+    # (every mutant then "not covered").
+    opts.work = os.path.abspath(opts.work)
 
     if opts.markdown_from:
         data = json.load(open(opts.markdown_from))
