@@ -4,6 +4,9 @@
 // binary, so tests of it use sizes nothing else asks for and compare stats before and after;
 // the bounds are tested on a private HostBlockCache with small limits.
 #include <crossgrad/core/host_buffer.hpp>
+#include <crossgrad/core/tensor_data.hpp>
+
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -36,6 +39,7 @@ constexpr std::size_t kReuseTest = 310007;
 constexpr std::size_t kNeverSmallerTest = 320007;
 constexpr std::size_t kBoundTest = 330007;
 constexpr std::size_t kDeathTest = 340007;
+constexpr std::size_t kTensorDataTest = 350007;
 
 std::uintptr_t address(const HostBuffer& b) { return reinterpret_cast<std::uintptr_t>(b.data()); }
 
@@ -217,6 +221,32 @@ TEST(HostBufferDeathTest, UseOfAReleasedCachedBufferIsAnAsanReport) {
       "use-after-poison");
 }
 #endif
+
+// TensorData's bytes (HostBytes): a large block goes back to the cache and the next TensorData of
+// that size takes it (no fresh pages); the values survive every way of building one.
+TEST(HostBytes, LargeTensorDataBytesComeBackFromTheCache) {
+  std::vector<float> values(kTensorDataTest);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f - 7.0f;
+  const std::byte* first = nullptr;
+  {
+    const TensorData d = TensorData::from_f32(values, {kTensorDataTest});
+    first = d.bytes().data();
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(first) % 64, 0u) << "a cache block is 64-byte aligned";
+  }
+  const TensorData again = TensorData::from_f32(values, {kTensorDataTest});
+  EXPECT_EQ(again.bytes().data(), first) << "the released block was not handed out again";
+  EXPECT_EQ(again.to_f32(), values);
+  const TensorData copy = again;  // a copy is its own block with the same bytes
+  EXPECT_NE(copy.bytes().data(), again.bytes().data());
+  EXPECT_TRUE(copy == again);
+  const TensorData from_raw = TensorData::from_bytes(again.bytes(), {kTensorDataTest}, DType::F32);
+  EXPECT_TRUE(from_raw == again);
+  HostBytes raw(again.bytes().begin(), again.bytes().end());
+  const TensorData adopted = TensorData::adopt_bytes(std::move(raw), {kTensorDataTest}, DType::F32);
+  EXPECT_TRUE(adopted == again);
+  EXPECT_PANIC(TensorData::adopt_bytes(HostBytes(4), {2}, DType::F32), "data-length-mismatch",
+               "Tensor data has 1 values but shape [2] needs 2.");
+}
 
 }  // namespace
 }  // namespace crossgrad

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -115,19 +116,46 @@ HostBlockCache& host_buffer_cache() {
   return *c;
 }
 
-std::vector<std::byte> reserve_bytes(std::size_t bytes) {
+namespace {
+
+// A block's capacity as HostBuffer::allocate rounds it, so TensorData bytes and tensor buffers of
+// one size share the cache's slots.
+std::size_t block_capacity(std::size_t bytes) {
+  return (bytes + kHostBufferAlign - 1) / kHostBufferAlign * kHostBufferAlign + kHostBufferAlign;
+}
+
+}  // namespace
+
+void* acquire_bytes(std::size_t bytes) {
+  const std::size_t capacity = block_capacity(bytes);
+  HostBlockCache& cache = host_buffer_cache();
+  if (capacity < cache.limits().min_block_bytes) {
+    if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) return p;
+    throw std::bad_alloc();
+  }
+  if (void* p = cache.take(capacity)) return p;
+  void* p = std::aligned_alloc(kHostBufferAlign, capacity);
+  if (p == nullptr) throw std::bad_alloc();
   constexpr std::size_t kHugePage = std::size_t{2} << 20;
-  std::vector<std::byte> out;
-  out.reserve(bytes);
-  if (bytes >= kHugePage) {
-    // Only whole pages inside the allocation; the kernel backs the 2 MiB-aligned part with huge pages.
+  if (capacity >= kHugePage) {
+    // Only whole pages inside the block; the kernel backs its 2 MiB-aligned part with huge pages.
     const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-    const auto begin = reinterpret_cast<std::uintptr_t>(out.data());
+    const auto begin = reinterpret_cast<std::uintptr_t>(p);
     const std::uintptr_t first = (begin + page - 1) / page * page;
-    const std::uintptr_t last = (begin + bytes) / page * page;
+    const std::uintptr_t last = (begin + capacity) / page * page;
     if (last > first) (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);  // a hint only
   }
-  return out;
+  return p;
+}
+
+void release_bytes(void* block, std::size_t bytes) noexcept {
+  const std::size_t capacity = block_capacity(bytes);
+  HostBlockCache& cache = host_buffer_cache();
+  if (capacity < cache.limits().min_block_bytes) {
+    std::free(block);
+    return;
+  }
+  cache.give(block, capacity);
 }
 
 std::size_t checked_tensor_bytes(const Shape& shape, DType dtype) {

@@ -50,8 +50,7 @@ TensorData TensorData::from_values(const std::vector<T>& values, Shape shape, DT
   check_length(values.size(), shape);
   checked_tensor_bytes(shape, dtype);
   const auto* first = reinterpret_cast<const std::byte*>(values.data());
-  std::vector<std::byte> bytes = reserve_bytes(values.size() * sizeof(T));
-  bytes.assign(first, first + values.size() * sizeof(T));
+  HostBytes bytes(first, first + values.size() * sizeof(T));
   return TensorData(std::move(shape), dtype, std::move(bytes));
 }
 
@@ -64,7 +63,7 @@ TensorData TensorData::from_u8(std::vector<std::uint8_t> v, Shape s) { return fr
 
 TensorData TensorData::from_bool(std::vector<bool> values, Shape shape) {
   check_length(values.size(), shape);
-  std::vector<std::byte> bytes(values.size());
+  HostBytes bytes(values.size());  // every byte written below
   for (std::size_t i = 0; i < values.size(); ++i) bytes[i] = std::byte{values[i] ? std::uint8_t{1} : std::uint8_t{0}};
   return TensorData(std::move(shape), DType::Bool, std::move(bytes));
 }
@@ -97,12 +96,10 @@ void TensorData::validate_bytes(std::span<const std::byte> bytes, const Shape& s
 
 TensorData TensorData::from_bytes(std::span<const std::byte> bytes, Shape shape, DType dtype) {
   check_bytes(bytes, shape, dtype);
-  std::vector<std::byte> copy = reserve_bytes(bytes.size());
-  copy.assign(bytes.begin(), bytes.end());
-  return TensorData(std::move(shape), dtype, std::move(copy));
+  return TensorData(std::move(shape), dtype, HostBytes(bytes.begin(), bytes.end()));
 }
 
-TensorData TensorData::adopt_bytes(std::vector<std::byte>&& bytes, Shape shape, DType dtype) {
+TensorData TensorData::adopt_bytes(HostBytes&& bytes, Shape shape, DType dtype) {
   check_bytes(bytes, shape, dtype);
   return TensorData(std::move(shape), dtype, std::move(bytes));
 }

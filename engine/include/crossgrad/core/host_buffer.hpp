@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace crossgrad {
@@ -19,11 +20,36 @@ inline constexpr std::size_t kMaxTensorBytes = std::size_t{16} << 30;
 // Panics tensor-too-large when shape x dtype needs more than kMaxTensorBytes; returns the bytes.
 std::size_t checked_tensor_bytes(const Shape& shape, DType dtype);
 
-// An empty byte vector with capacity for `bytes`. A large one (2 MiB or more) asks the kernel for
-// transparent huge pages before its first touch (madvise), so filling 64 MiB takes 32 page faults
-// instead of 16,384: in a VM, faults were most of the time of a Remote bulk transfer. TensorData
-// and the Remote bulk channel build their byte vectors with it.
-std::vector<std::byte> reserve_bytes(std::size_t bytes);
+// Raw blocks for TensorData's bytes (HostBytes below). A large one (the cache's minimum block size
+// or more) comes from the host buffer cache (Note [Host buffer cache]): its pages are already
+// mapped, so a 64 MiB TensorData built again and again does not fault in and zero 16,384 fresh pages
+// each time (in a VM that was most of a Remote bulk download); a fresh large block asks for
+// transparent huge pages. Small blocks are plain malloc. Release with the same byte count.
+void* acquire_bytes(std::size_t bytes);
+void release_bytes(void* block, std::size_t bytes) noexcept;
+
+// The allocator of TensorData's bytes: blocks from acquire_bytes, and elements a resize adds left
+// uninitialised (every TensorData constructor writes all of them), so receiving tens of MiB into a
+// buffer does not first clear it.
+template <class T>
+struct HostBytesAllocator {
+  using value_type = T;
+  HostBytesAllocator() = default;
+  template <class U>
+  HostBytesAllocator(const HostBytesAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(acquire_bytes(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { release_bytes(p, n * sizeof(T)); }
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialised: no zeroing
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(args)...);
+  }
+  friend bool operator==(const HostBytesAllocator&, const HostBytesAllocator&) { return true; }
+};
+using HostBytes = std::vector<std::byte, HostBytesAllocator<std::byte>>;
 
 // Every host buffer starts on this boundary.
 inline constexpr std::size_t kHostBufferAlign = 64;

@@ -1,6 +1,7 @@
 #pragma once
 // TensorData: typed values plus a shape, always validated on construction.
 #include <crossgrad/core/dtype.hpp>
+#include <crossgrad/core/host_buffer.hpp>
 #include <crossgrad/core/shape.hpp>
 
 #include <cstddef>
@@ -24,7 +25,7 @@ class TensorData {
   // unsupported dtype, shape overflow, byte count, bool bytes.
   static TensorData from_bytes(std::span<const std::byte> bytes, Shape shape, DType dtype);
   // from_bytes with the same checks, keeping `bytes` without a copy (a received buffer of tens of MiB).
-  static TensorData adopt_bytes(std::vector<std::byte>&& bytes, Shape shape, DType dtype);
+  static TensorData adopt_bytes(HostBytes&& bytes, Shape shape, DType dtype);
   // from_bytes' checks alone, the same panics in the same order, building nothing (for bytes that
   // become a backend's storage directly).
   static void validate_bytes(std::span<const std::byte> bytes, const Shape& shape, DType dtype);
@@ -45,7 +46,7 @@ class TensorData {
   friend bool operator==(const TensorData&, const TensorData&) = default;
 
  private:
-  TensorData(Shape shape, DType dtype, std::vector<std::byte> bytes)
+  TensorData(Shape shape, DType dtype, HostBytes bytes)
       : shape_(std::move(shape)), dtype_(dtype), bytes_(std::move(bytes)) {}
   template <class T>
   static TensorData from_values(const std::vector<T>& values, Shape shape, DType dtype);
@@ -54,7 +55,7 @@ class TensorData {
 
   Shape shape_;
   DType dtype_ = DType::F32;
-  std::vector<std::byte> bytes_;
+  HostBytes bytes_;  // large ones from the host buffer cache (host_buffer.hpp)
 };
 
 }  // namespace crossgrad

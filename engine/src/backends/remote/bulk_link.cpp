@@ -22,7 +22,7 @@ void BulkLink::upload(std::uint64_t transfer, std::span<const std::byte> bytes, 
   socket_.send_all(bytes, deadline);
 }
 
-std::vector<std::byte> BulkLink::download(std::uint64_t transfer, std::size_t bytes, bulk::Clock::time_point deadline) {
+HostBytes BulkLink::download(std::uint64_t transfer, std::size_t bytes, bulk::Clock::time_point deadline) {
   for (;;) {
     std::array<std::byte, bulk::kHeaderBytes> header_bytes{};
     socket_.recv_all(header_bytes, deadline);
@@ -37,8 +37,7 @@ std::vector<std::byte> BulkLink::download(std::uint64_t transfer, std::size_t by
                                 std::to_string(header.transfer) + " of " + std::to_string(header.bytes),
                             false);
     }
-    std::vector<std::byte> out = reserve_bytes(bytes);
-    out.resize(bytes);
+    HostBytes out(bytes);  // uninitialised: received below
     socket_.recv_all(out, deadline);
     return out;
   }

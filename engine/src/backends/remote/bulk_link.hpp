@@ -1,6 +1,7 @@
 #pragma once
 // The client's side of the bulk channel (Note [Remote bulk channel]): one TCP connection per
 // session, used by one transfer at a time (the session's bulk mutex).
+#include <crossgrad/core/host_buffer.hpp>
 #include <crossgrad/remote_protocol/bulk_frame.hpp>
 
 #include <cstddef>
@@ -24,7 +25,7 @@ class BulkLink {
   void upload(std::uint64_t transfer, std::span<const std::byte> bytes, bulk::Clock::time_point deadline);
   // The bytes of download `transfer`, which must be `bytes` long; frames of older transfers (whose
   // replies were lost) are read and dropped. bulk::BulkError for anything else.
-  std::vector<std::byte> download(std::uint64_t transfer, std::size_t bytes, bulk::Clock::time_point deadline);
+  HostBytes download(std::uint64_t transfer, std::size_t bytes, bulk::Clock::time_point deadline);
 
  private:
   explicit BulkLink(bulk::Socket socket) : socket_(std::move(socket)) {}

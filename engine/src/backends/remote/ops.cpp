@@ -184,7 +184,7 @@ TensorData Remote::into_data(const RemoteTensor& tensor) {
   }
   const DType dtype = wire::get_dtype(reply.dtype());
   Shape shape = wire::get_shape(reply.shape());
-  std::vector<std::byte> bytes;
+  HostBytes bytes;
   try {
     bytes = link->download(reply.bulk_transfer(), shape.num_elements() * dtype_size(dtype), bulk_deadline(*session));
   } catch (const remote::bulk::BulkError& e) {
