@@ -521,14 +521,26 @@ DispatchTensor moved_to(const DispatchTensor& t, std::size_t backend) {
 }  // namespace
 
 GraphRun run_graph(const GraphSpec& graph, std::size_t backend, DType dtype, bool tracked, Hops hops) {
-  const GraphSpec g = normalized(graph);
+  return run_graph(NormalizedGraph(graph), backend, dtype, tracked, hops);
+}
+
+GraphRun run_graph(const NormalizedGraph& normalized_graph, std::size_t backend, DType dtype, bool tracked, Hops hops,
+                   const std::vector<std::vector<double>>* leaf_values) {
+  const GraphSpec& g = normalized_graph;
+  // As normalized() would have them: a missing entry, or one of another size, is the fill.
+  static const std::vector<double> kFill;
+  const auto values_of = [&](std::size_t i) -> const std::vector<double>& {
+    if (leaf_values == nullptr) return g.leaf_values[i];
+    if (i >= leaf_values->size() || (*leaf_values)[i].size() != element_count(g.leaf_shapes[i])) return kFill;
+    return (*leaf_values)[i];
+  };
   const bool follow = hops == Hops::Follow;
   GraphRun run;
   run.backends = follow ? backends_as_specified(g, backend)
                         : std::vector<std::size_t>(g.leaf_shapes.size() + g.ops.size(), backend);
   for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
     const std::size_t b = run.backends[i];
-    TensorSpec leaf = tensor_on(b, PrimitiveKind::Float, g.leaf_shapes[i], dtype, g.leaf_values[i]);
+    TensorSpec leaf = tensor_on(b, PrimitiveKind::Float, g.leaf_shapes[i], dtype, values_of(i));
     run.leaves.push_back(Dispatch::float_from_data(leaf_data(leaf), default_device_of(b, tracked)));
     run.values.push_back(run.leaves.back());
   }
@@ -549,14 +561,20 @@ GraphRun run_graph(const GraphSpec& graph, std::size_t backend, DType dtype, boo
   return run;
 }
 
-GraphGradients graph_gradients_on(const GraphSpec& graph, std::size_t backend, DType dtype, Hops hops) {
+GraphGradients graph_gradients_on(const NormalizedGraph& graph, std::size_t backend, DType dtype, Hops hops) {
   GraphRun run = run_graph(graph, backend, dtype, true, hops);
   Gradients grads = Dispatch::backward(run.root());
   return {std::move(run), std::move(grads)};
 }
 
-GraphGradients graph_gradients(const GraphSpec& graph) {
-  return graph_gradients_on(graph, graph.backend, graph.dtype, Hops::Follow);
+GraphGradients graph_gradients_on(const GraphSpec& graph, std::size_t backend, DType dtype, Hops hops) {
+  return graph_gradients_on(NormalizedGraph(graph), backend, dtype, hops);
 }
+
+GraphGradients graph_gradients(const NormalizedGraph& graph) {
+  return graph_gradients_on(graph, graph.spec().backend, graph.spec().dtype, Hops::Follow);
+}
+
+GraphGradients graph_gradients(const GraphSpec& graph) { return graph_gradients(NormalizedGraph(graph)); }
 
 }  // namespace crossgrad::oracle

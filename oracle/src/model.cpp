@@ -16,10 +16,10 @@ KindSpec spec_of_leaf(std::size_t backend, const DispatchTensor& t, DType dtype)
   return k;
 }
 
-Failure compare_with_graph_without_hops(const GraphSpec& graph, const GraphGradients& hopped) {
-  const GraphSpec g = normalized(graph);
+Failure compare_with_graph_without_hops(const NormalizedGraph& ng, const GraphGradients& hopped) {
+  const GraphSpec& g = ng;
   GraphGradients plain;
-  const Outcome o = outcome_of([&] { plain = graph_gradients_on(g, g.backend, g.dtype, Hops::Ignore); });
+  const Outcome o = outcome_of([&] { plain = graph_gradients_on(ng, g.backend, g.dtype, Hops::Ignore); });
   if (!o.ok()) return "backward of the graph without hops panicked: " + describe(o);
   for (std::size_t i = 0; i < hopped.run.leaves.size(); ++i) {
     const std::optional<DispatchTensor> want = Dispatch::grad(plain.run.leaves[i], plain.grads);
@@ -51,9 +51,10 @@ Failure GradientsSession::check_model(std::string_view after) const {
 Failure GradientsSession::backward(const GraphSpec& graph) {
   // A graph naming a backend that is not available here cannot run as specified: not applicable,
   // a no-op (callers count it; generators name only available backends).
-  if (unavailable_here(normalized(graph))) return std::nullopt;
+  const NormalizedGraph ng(graph);
+  if (unavailable_here(ng)) return std::nullopt;
   GraphGradients gg;
-  const Outcome o = outcome_of([&] { gg = graph_gradients(graph); });
+  const Outcome o = outcome_of([&] { gg = graph_gradients(ng); });
   if (!o.ok()) return "backward of a generated graph panicked: " + describe(o) + "\n  graph: " + describe(graph);
   const GradientsSnapshot entries = snapshot(gg.grads);
   // Each leaf lives on its own backend (graph.backend, or its leaf_backends entry), and so does
@@ -68,8 +69,8 @@ Failure GradientsSession::backward(const GraphSpec& graph) {
   }
   // A graph with hops: each leaf's gradient equals the one of the same graph without hops on
   // graph.backend (a hop whose gradient is counted twice doubles it; values alone cannot see that).
-  if (has_hops(normalized(graph))) {
-    if (auto bad = compare_with_graph_without_hops(graph, gg)) return *bad + "\n  graph: " + describe(graph);
+  if (has_hops(ng)) {
+    if (auto bad = compare_with_graph_without_hops(ng, gg)) return *bad + "\n  graph: " + describe(graph);
   }
   for (const auto& [id, entry] : entries) model_.insert_or_assign(id, entry);  // extend: new wins
   grads_.extend(std::move(gg.grads));

@@ -290,11 +290,9 @@ struct Objective {
   double sum = 0;
   double magnitude = 0;
 };
-Objective objective(const GraphSpec& g, const std::vector<std::vector<double>>& leaves) {
-  GraphSpec copy = g;
-  copy.leaf_values = leaves;
+Objective objective(const NormalizedGraph& g, const std::vector<std::vector<double>>& leaves) {
   // Hops are the identity here: the graph without them, on the reference backend.
-  const GraphRun run = run_graph(copy, reference_backend(), DType::F64, false, Hops::Ignore);
+  const GraphRun run = run_graph(g, reference_backend(), DType::F64, false, Hops::Ignore, &leaves);
   Objective o;
   for (double v : Dispatch::float_into_data(run.root()).to_f64()) {
     o.sum += v;
@@ -306,7 +304,7 @@ Objective objective(const GraphSpec& g, const std::vector<std::vector<double>>& 
 }  // namespace
 
 double graph_objective_f64(const GraphSpec& g, const std::vector<std::vector<double>>& leaves) {
-  return objective(g, leaves).sum;
+  return objective(NormalizedGraph(g), leaves).sum;
 }
 
 namespace {
@@ -405,7 +403,8 @@ FiniteDifferences finite_differences(const GraphSpec& g, const FdBudget& budget)
   }
 
   FiniteDifferences out;
-  const Objective o0 = objective(g, x);
+  const NormalizedGraph ng(g);  // once, not once per evaluation
+  const Objective o0 = objective(ng, x);
   out.evaluations = 1;
   for (std::size_t k : chosen) {
     FdPoint p;
@@ -414,10 +413,11 @@ FiniteDifferences finite_differences(const GraphSpec& g, const FdBudget& budget)
     const double x0 = x[p.leaf][p.index];
     double magnitude = o0.magnitude;
     auto at = [&](double h) {
-      auto xs = x;
-      xs[p.leaf][p.index] = x0 + h;
+      // x itself, moved and put back (a copy of every leaf per evaluation cost more than small runs).
+      x[p.leaf][p.index] = x0 + h;
       ++out.evaluations;
-      const Objective o = objective(g, xs);
+      const Objective o = objective(ng, x);
+      x[p.leaf][p.index] = x0;
       magnitude = std::fmax(magnitude, o.magnitude);
       return o.sum;
     };

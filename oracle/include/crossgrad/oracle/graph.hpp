@@ -95,6 +95,19 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
 // its lhs; at least one leaf; hop targets and leaf_backends (resized to the leaf count, padded
 // with `backend`) modulo all_backends().size(). Every run_* function normalises first.
 GraphSpec normalized(GraphSpec graph);
+// A graph that normalized() made, so the run_* overloads taking one do not normalise (copy every
+// leaf's shape and values) again: a check runs one graph several times (per backend, tracked and
+// not, once per finite-difference evaluation), and those copies were the largest source of
+// allocations in the fuzz targets' oracle work. Reads as the GraphSpec it holds.
+class NormalizedGraph {
+ public:
+  explicit NormalizedGraph(GraphSpec graph) : graph_(normalized(std::move(graph))) {}
+  const GraphSpec& spec() const { return graph_; }
+  operator const GraphSpec&() const { return graph_; }  // NOLINT: reads as the spec it holds
+
+ private:
+  GraphSpec graph_;
+};
 std::vector<std::vector<std::size_t>> value_shapes(const GraphSpec& normalized_graph);
 // The backend each value lives on as specified: leaf i on leaf_backends[i] (or `backend`), a hop
 // on its target, every other step on its lhs's backend (a binary step whose rhs lives elsewhere
@@ -137,6 +150,11 @@ struct GraphRun {
 // Builds the leaves (tracked: on Autodiff(device)) with `dtype` and runs the ops through
 // Dispatch. Panics propagate.
 GraphRun run_graph(const GraphSpec& graph, std::size_t backend, DType dtype, bool tracked, Hops hops = Hops::Ignore);
+// The same without normalising again; leaf_values, when given, replaces the graph's own leaf values
+// (an entry per leaf; a missing one, or one whose size is not its leaf's element count, means the
+// deterministic fill, as normalized() would have it).
+GraphRun run_graph(const NormalizedGraph& graph, std::size_t backend, DType dtype, bool tracked, Hops hops = Hops::Ignore,
+                   const std::vector<std::vector<double>>* leaf_values = nullptr);
 // backward of the root; also returns the run (leaves hold the node ids). graph_gradients: Follow
 // on graph.backend (a spanning graph's backward).
 struct GraphGradients {
@@ -144,6 +162,8 @@ struct GraphGradients {
   Gradients grads;
 };
 GraphGradients graph_gradients(const GraphSpec& graph);
+GraphGradients graph_gradients(const NormalizedGraph& graph);
 GraphGradients graph_gradients_on(const GraphSpec& graph, std::size_t backend, DType dtype, Hops hops = Hops::Ignore);
+GraphGradients graph_gradients_on(const NormalizedGraph& graph, std::size_t backend, DType dtype, Hops hops = Hops::Ignore);
 
 }  // namespace crossgrad::oracle
