@@ -536,6 +536,8 @@ GraphRun run_graph(const NormalizedGraph& normalized_graph, std::size_t backend,
   };
   const bool follow = hops == Hops::Follow;
   GraphRun run;
+  run.leaves.reserve(g.leaf_shapes.size());
+  run.values.reserve(g.leaf_shapes.size() + g.ops.size());
   run.backends = follow ? backends_as_specified(g, backend)
                         : std::vector<std::size_t>(g.leaf_shapes.size() + g.ops.size(), backend);
   for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {

@@ -80,4 +80,17 @@ std::optional<std::string> compare(const GradientsSnapshot& expected, const Grad
   return std::nullopt;
 }
 
+std::optional<std::string> compare(const GradientsSnapshot& expected, const Gradients& actual) {
+  // Entry by entry, so the container is not first copied into a map of snapshots.
+  for (const auto& [id, entry] : expected) {
+    const AnyTensor* t = actual.find(NodeId{id});
+    if (t == nullptr) return "entry NodeId(" + std::to_string(id) + ") is missing";
+    if (auto diff = compare(entry, snapshot_of(*t))) return "entry NodeId(" + std::to_string(id) + ") changed: " + *diff;
+  }
+  for (const auto& [id, tensor] : actual) {
+    if (!expected.count(id.value)) return "unexpected entry NodeId(" + std::to_string(id.value) + "): " + describe(snapshot_of(tensor));
+  }
+  return std::nullopt;
+}
+
 }  // namespace crossgrad::oracle

@@ -30,5 +30,7 @@ std::string describe(const EntrySnapshot& entry);
 // nullopt when equal; else the first difference, readable.
 std::optional<std::string> compare(const EntrySnapshot& expected, const EntrySnapshot& actual);
 std::optional<std::string> compare(const GradientsSnapshot& expected, const GradientsSnapshot& actual);
+// compare(expected, snapshot(actual)), the same verdict and message, without building the snapshot.
+std::optional<std::string> compare(const GradientsSnapshot& expected, const Gradients& actual);
 
 }  // namespace crossgrad::oracle
