@@ -37,29 +37,68 @@ std::string render_device(const DeviceSpec& device) {
   return "?";
 }
 
+namespace {
+
+// Appended into one string (renderings are built for every input of the fuzz targets).
+void append_struct(std::string& s, const TensorSpec& spec) {
+  s += spec.backend_name;
+  s += "Tensor { shape: ";
+  s += render_shape(spec.shape);
+  s += ", dtype: ";
+  s += render_dtype(spec.dtype);
+  s += ", device: ";
+  s += render_device(spec.device);
+  s += " }";
+}
+
+void append_primitive(std::string& s, const TensorSpec& spec, std::optional<std::uint64_t> node) {
+  const auto wrapped = [&](std::string_view name) {
+    s += name;
+    s += '(';
+    append_struct(s, spec);
+    s += ')';
+  };
+  switch (spec.primitive) {
+    case PrimitiveKind::Float: return wrapped("Float");
+    case PrimitiveKind::Int: return wrapped("Int");
+    case PrimitiveKind::Bool: return wrapped("Bool");
+    case PrimitiveKind::Quantized: return wrapped("Quantized");
+    case PrimitiveKind::Autodiff:
+      s += "Autodiff(AutodiffTensor { primitive: ";
+      append_struct(s, spec);
+      s += ", node: NodeId(";
+      s += node ? std::to_string(*node) : std::string("?");
+      s += ") })";
+      return;
+  }
+  s += '?';
+}
+
+}  // namespace
+
 std::string render_struct(const TensorSpec& spec) {
-  return spec.backend_name + "Tensor { shape: " + render_shape(spec.shape) + ", dtype: " + render_dtype(spec.dtype) +
-         ", device: " + render_device(spec.device) + " }";
+  std::string s;
+  s.reserve(96);
+  append_struct(s, spec);
+  return s;
 }
 
 std::string render_primitive(const TensorSpec& spec, std::optional<std::uint64_t> node) {
-  switch (spec.primitive) {
-    case PrimitiveKind::Float: return "Float(" + render_struct(spec) + ")";
-    case PrimitiveKind::Int: return "Int(" + render_struct(spec) + ")";
-    case PrimitiveKind::Bool: return "Bool(" + render_struct(spec) + ")";
-    case PrimitiveKind::Quantized: return "Quantized(" + render_struct(spec) + ")";
-    case PrimitiveKind::Autodiff:
-      return "Autodiff(AutodiffTensor { primitive: " + render_struct(spec) + ", node: NodeId(" +
-             (node ? std::to_string(*node) : std::string("?")) + ") })";
-  }
-  return "?";
+  std::string s;
+  s.reserve(128);
+  append_primitive(s, spec, node);
+  return s;
 }
 
 std::string render_kind(const KindSpec& spec, std::optional<std::uint64_t> node) {
   std::string s;
+  s.reserve(160);
   for (std::size_t i = 0; i < spec.autodiff_depth; ++i) s += "Autodiff(";
-  s += spec.leaf.backend_name + "(" + render_primitive(spec.leaf, node) + ")";
-  for (std::size_t i = 0; i < spec.autodiff_depth; ++i) s += ")";
+  s += spec.leaf.backend_name;
+  s += '(';
+  append_primitive(s, spec.leaf, node);
+  s += ')';
+  for (std::size_t i = 0; i < spec.autodiff_depth; ++i) s += ')';
   return s;
 }
 
