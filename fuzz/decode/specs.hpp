@@ -49,7 +49,7 @@ template <class Io>
 void tensor_spec(Io &io, oracle::TensorSpec &t) {
   backend_and_device(io, t.backend, t.device.index);
   io.pick_enum(t.primitive, 5);
-  const std::vector<DType> dtypes = oracle::dtypes_for(t.primitive);
+  const std::span<const DType> dtypes = oracle::dtypes_for(t.primitive);
   std::size_t d = 0;
   if constexpr (!Io::reading) {
     for (std::size_t i = 0; i < dtypes.size(); ++i) {
@@ -103,7 +103,7 @@ void kind_spec(Io &io, oracle::KindSpec &k) {
       k.leaf.primitive = PrimitiveKind::Float;
     }
     if (mode != 2 && !oracle::is_well_formed(k)) k.autodiff_depth = mode == 0 ? 1 : 0;
-    const std::vector<DType> dtypes = oracle::dtypes_for(k.leaf.primitive);
+    const std::span<const DType> dtypes = oracle::dtypes_for(k.leaf.primitive);
     bool ok = false;
     for (DType d : dtypes) ok = ok || d == k.leaf.dtype;
     if (!ok) k.leaf.dtype = dtypes.front();

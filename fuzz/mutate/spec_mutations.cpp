@@ -40,7 +40,7 @@ oracle::OpSpec random_op_spec(Rng &rng, std::size_t values) {
 
 // Keeps a spec's dtype among its primitive's (the decoder would take the first otherwise).
 void fit_dtype(oracle::TensorSpec &t) {
-  const std::vector<DType> ok = oracle::dtypes_for(t.primitive);
+  const std::span<const DType> ok = oracle::dtypes_for(t.primitive);
   for (DType d : ok) {
     if (d == t.dtype) return;
   }
@@ -80,7 +80,7 @@ oracle::DispatchSpec random_dispatch_spec(Rng &rng) {
     k.leaf.primitive = static_cast<PrimitiveKind>(rng.below(kPrimitiveCount));
   }
   k.leaf.backend = random_backend(rng);
-  const std::vector<DType> dtypes = oracle::dtypes_for(k.leaf.primitive);
+  const std::span<const DType> dtypes = oracle::dtypes_for(k.leaf.primitive);
   k.leaf.dtype = dtypes[rng.below(dtypes.size())];
   const std::size_t rank = rng.below(3);
   for (std::size_t i = 0; i < rank; ++i) k.leaf.shape.push_back(1 + rng.below(3));
@@ -178,7 +178,7 @@ bool change_dtype(Rng &rng, Parts &p) {
   std::size_t at = rng.below(total);
   if (at < specs) {
     oracle::TensorSpec &t = p.specs[at]->kind.leaf;
-    const std::vector<DType> ok = oracle::dtypes_for(t.primitive);
+    const std::span<const DType> ok = oracle::dtypes_for(t.primitive);
     if (ok.size() < 2) {  // Bool, Quantized: the dtype follows the primitive; change that instead
       t.primitive = PrimitiveKind::Int;
       t.dtype = oracle::dtypes_for(t.primitive)[rng.below(4)];

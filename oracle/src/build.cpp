@@ -99,8 +99,8 @@ DispatchDevice dispatch_device(std::size_t backend, const DeviceSpec& device, bo
 }
 
 TensorData leaf_data(const TensorSpec& spec) {
-  const std::vector<double> values = effective_values(spec);
-  const Shape shape(spec.shape);
+  std::vector<double> values = effective_values(spec);
+  Shape shape(spec.shape);  // moved into the result: each path returns once
   switch (spec.primitive) {
     case PrimitiveKind::Quantized: {
       // Quantized primitives only come from quantize, which refuses non-finite input (catalog:
@@ -109,12 +109,12 @@ TensorData leaf_data(const TensorSpec& spec) {
       for (double v : values) {
         finite.push_back(std::isfinite(v) && std::fabs(v) <= std::numeric_limits<float>::max() ? static_cast<float>(v) : 0.0f);
       }
-      return TensorData::from_f32(std::move(finite), shape);
+      return TensorData::from_f32(std::move(finite), std::move(shape));
     }
     case PrimitiveKind::Bool: {
       std::vector<bool> b;
       for (double v : values) b.push_back(v != 0.0);
-      return TensorData::from_bool(std::move(b), shape);
+      return TensorData::from_bool(std::move(b), std::move(shape));
     }
     case PrimitiveKind::Float:
     case PrimitiveKind::Int:
@@ -122,15 +122,15 @@ TensorData leaf_data(const TensorSpec& spec) {
       break;
   }
   switch (spec.dtype) {
-    case DType::F64: return TensorData::from_f64(values, shape);
-    case DType::I64: return TensorData::from_i64(converted<std::int64_t>(values), shape);
-    case DType::I32: return TensorData::from_i32(converted<std::int32_t>(values), shape);
-    case DType::I8: return TensorData::from_i8(converted<std::int8_t>(values), shape);
-    case DType::U8: return TensorData::from_u8(converted<std::uint8_t>(values), shape);
+    case DType::F64: return TensorData::from_f64(std::move(values), std::move(shape));
+    case DType::I64: return TensorData::from_i64(converted<std::int64_t>(values), std::move(shape));
+    case DType::I32: return TensorData::from_i32(converted<std::int32_t>(values), std::move(shape));
+    case DType::I8: return TensorData::from_i8(converted<std::int8_t>(values), std::move(shape));
+    case DType::U8: return TensorData::from_u8(converted<std::uint8_t>(values), std::move(shape));
     case DType::Bool: {
       std::vector<bool> b;
       for (double v : values) b.push_back(v != 0.0);
-      return TensorData::from_bool(std::move(b), shape);
+      return TensorData::from_bool(std::move(b), std::move(shape));
     }
     case DType::F32:
     case DType::F16:
@@ -138,7 +138,7 @@ TensorData leaf_data(const TensorSpec& spec) {
     case DType::QInt8:
       break;
   }
-  return TensorData::from_f32(converted<float>(values), shape);
+  return TensorData::from_f32(converted<float>(values), std::move(shape));
 }
 
 DispatchTensorKind build_backend_kind(const TensorSpec& spec) {

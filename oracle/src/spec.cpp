@@ -11,17 +11,22 @@ std::size_t element_count(const std::vector<std::size_t>& shape) {
   return n;
 }
 
-std::vector<DType> dtypes_for(PrimitiveKind primitive) {
+std::span<const DType> dtypes_for(PrimitiveKind primitive) {
+  // Static lists: the decoders ask for every tensor spec they read.
+  static constexpr DType kFloat[] = {DType::F32, DType::F64};
+  static constexpr DType kInt[] = {DType::I64, DType::I32, DType::I8, DType::U8};
+  static constexpr DType kBool[] = {DType::Bool};
+  static constexpr DType kQuantized[] = {DType::QInt8};
   switch (primitive) {
     case PrimitiveKind::Float:
     case PrimitiveKind::Autodiff:
-      return {DType::F32, DType::F64};
+      return kFloat;
     case PrimitiveKind::Int:
-      return {DType::I64, DType::I32, DType::I8, DType::U8};
+      return kInt;
     case PrimitiveKind::Bool:
-      return {DType::Bool};
+      return kBool;
     case PrimitiveKind::Quantized:
-      return {DType::QInt8};
+      return kQuantized;
   }
   return {};
 }

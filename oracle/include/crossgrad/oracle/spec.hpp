@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,7 +53,7 @@ struct DispatchSpec {
 
 std::size_t element_count(const std::vector<std::size_t>& shape);
 // The dtypes a primitive kind may hold (Float/Autodiff: F32 F64; Int: I64 I32 I8 U8; Bool; QInt8).
-std::vector<DType> dtypes_for(PrimitiveKind primitive);
+std::span<const DType> dtypes_for(PrimitiveKind primitive);
 // Autodiff(B(Autodiff(..))) or B(Float|Int|Bool|Quantized): what the engine itself creates.
 bool is_well_formed(const KindSpec& kind);
 // The kind Autodiff(..) wraps; only when autodiff_depth > 0.
