@@ -2,6 +2,9 @@
 #include <crossgrad/autodiff/gradients.hpp>
 #include <crossgrad/core/panic.hpp>
 
+#include <array>
+#include <cstddef>
+#include <memory_resource>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -35,10 +38,15 @@ AnyTensor add_on_one_backend(const AnyTensor& a, const AnyTensor& b) {
 // rule runs. The same node reached along several paths is one node, not a duplicate.
 Gradients backward_from(const Node& root, AnyTensor seed) {
   using NodePtr = const Node*;
+  // The bookkeeping of a small graph lives in this frame (a graph of a few nodes otherwise paid a
+  // heap allocation per map entry, more than its backward rules); a larger one spills to the heap.
+  std::array<std::byte, 4096> arena;
+  std::pmr::monotonic_buffer_resource bookkeeping(arena.data(), arena.size());
   // Iterative post-order DFS: graphs from fuzzers can be deep chains, recursion would overflow.
-  std::vector<NodePtr> order;
-  std::unordered_map<std::uint64_t, NodePtr> visited;  // id -> the one node that carries it
-  std::vector<std::pair<NodePtr, std::size_t>> stack{{&root, 0}};
+  std::pmr::vector<NodePtr> order(&bookkeeping);
+  std::pmr::unordered_map<std::uint64_t, NodePtr> visited(&bookkeeping);  // id -> the one node that carries it
+  std::pmr::vector<std::pair<NodePtr, std::size_t>> stack(&bookkeeping);
+  stack.emplace_back(&root, 0);
   visited.emplace(root.id.value, &root);
   while (!stack.empty()) {
     auto& [node, next] = stack.back();
@@ -56,7 +64,7 @@ Gradients backward_from(const Node& root, AnyTensor seed) {
     }
   }
 
-  std::unordered_map<std::uint64_t, AnyTensor> pending;
+  std::pmr::unordered_map<std::uint64_t, AnyTensor> pending(&bookkeeping);
   pending.emplace(root.id.value, std::move(seed));
   Gradients grads;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
