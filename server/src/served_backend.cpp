@@ -32,7 +32,7 @@ std::size_t tensor_bytes(const Shape& shape, DType dtype) {
 namespace {
 
 template <class>
-inline constexpr bool kAlwaysFalse = false;
+[[maybe_unused]] inline constexpr bool kAlwaysFalse = false;  // only in a discarded static_assert
 
 bool has_kind(DType dtype, OpKind kind) {
   switch (kind) {
