@@ -669,7 +669,7 @@ FdVerdict judge_graph_finite_differences(const GraphSpec& graph, const FdBudget&
     verdict.not_judged = "not smooth at the leaf values (non-finite value or singular point)";
     return verdict;
   }
-  const FiniteDifferences fd = finite_differences(g, budget);
+  const FiniteDifferences fd = finite_differences(ng, budget);
   const std::vector<FdJudgement> judgements = judge_points(fd);
   verdict.sampled = fd.points.size();
   verdict.evaluations = fd.evaluations;

@@ -306,6 +306,13 @@ std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& l
   return 1;
 }
 
+namespace {
+// A leaf's values are used only when there is one per element; else the leaf takes the deterministic fill.
+bool values_fit(const std::vector<double>& values, const std::vector<std::size_t>& shape) {
+  return values.size() == element_count(shape);
+}
+}  // namespace
+
 GraphSpec normalized(GraphSpec graph) {
   if (graph.leaf_shapes.empty()) graph.leaf_shapes.push_back({});
   graph.leaf_values.resize(graph.leaf_shapes.size());
@@ -315,7 +322,7 @@ GraphSpec normalized(GraphSpec graph) {
     for (std::size_t& b : graph.leaf_backends) b %= known_backends;
   }
   for (std::size_t i = 0; i < graph.leaf_shapes.size(); ++i) {
-    if (graph.leaf_values[i].size() != element_count(graph.leaf_shapes[i])) graph.leaf_values[i].clear();
+    if (!values_fit(graph.leaf_values[i], graph.leaf_shapes[i])) graph.leaf_values[i].clear();
   }
   std::vector<std::vector<std::size_t>> shapes = graph.leaf_shapes;
   for (OpSpec& op : graph.ops) {
@@ -527,11 +534,11 @@ GraphRun run_graph(const GraphSpec& graph, std::size_t backend, DType dtype, boo
 GraphRun run_graph(const NormalizedGraph& normalized_graph, std::size_t backend, DType dtype, bool tracked, Hops hops,
                    const std::vector<std::vector<double>>* leaf_values) {
   const GraphSpec& g = normalized_graph;
-  // As normalized() would have them: a missing entry, or one of another size, is the fill.
+  // As normalized() would have them: a missing entry, or one that does not fit its leaf, is the fill.
   static const std::vector<double> kFill;
   const auto values_of = [&](std::size_t i) -> const std::vector<double>& {
     if (leaf_values == nullptr) return g.leaf_values[i];
-    if (i >= leaf_values->size() || (*leaf_values)[i].size() != element_count(g.leaf_shapes[i])) return kFill;
+    if (i >= leaf_values->size() || !values_fit((*leaf_values)[i], g.leaf_shapes[i])) return kFill;
     return (*leaf_values)[i];
   };
   const bool follow = hops == Hops::Follow;

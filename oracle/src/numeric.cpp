@@ -379,6 +379,11 @@ std::size_t fd_points_for(const GraphSpec& g, const FdBudget& budget) {
 }
 
 FiniteDifferences finite_differences(const GraphSpec& g, const FdBudget& budget) {
+  return finite_differences(NormalizedGraph(g), budget);
+}
+
+FiniteDifferences finite_differences(const NormalizedGraph& ng, const FdBudget& budget) {
+  const GraphSpec& g = ng;
   std::vector<std::vector<double>> x;
   for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
     x.push_back(effective_values(tensor_on(reference_backend(), PrimitiveKind::Float, g.leaf_shapes[i], DType::F64,
@@ -403,7 +408,6 @@ FiniteDifferences finite_differences(const GraphSpec& g, const FdBudget& budget)
   }
 
   FiniteDifferences out;
-  const NormalizedGraph ng(g);  // once, not once per evaluation
   const Objective o0 = objective(ng, x);
   out.evaluations = 1;
   for (std::size_t k : chosen) {

@@ -68,14 +68,23 @@ std::optional<std::string> compare(const EntrySnapshot& expected, const EntrySna
   return "expected " + describe(expected) + ", got " + describe(actual);
 }
 
+namespace {
+// The messages of both container comparisons below, which must read the same.
+std::string missing(std::uint64_t id) { return "entry NodeId(" + std::to_string(id) + ") is missing"; }
+std::string changed(std::uint64_t id, const std::string& diff) { return "entry NodeId(" + std::to_string(id) + ") changed: " + diff; }
+std::string unexpected(std::uint64_t id, const EntrySnapshot& entry) {
+  return "unexpected entry NodeId(" + std::to_string(id) + "): " + describe(entry);
+}
+}  // namespace
+
 std::optional<std::string> compare(const GradientsSnapshot& expected, const GradientsSnapshot& actual) {
   for (const auto& [id, entry] : expected) {
     auto it = actual.find(id);
-    if (it == actual.end()) return "entry NodeId(" + std::to_string(id) + ") is missing";
-    if (auto diff = compare(entry, it->second)) return "entry NodeId(" + std::to_string(id) + ") changed: " + *diff;
+    if (it == actual.end()) return missing(id);
+    if (auto diff = compare(entry, it->second)) return changed(id, *diff);
   }
   for (const auto& [id, entry] : actual) {
-    if (!expected.count(id)) return "unexpected entry NodeId(" + std::to_string(id) + "): " + describe(entry);
+    if (!expected.count(id)) return unexpected(id, entry);
   }
   return std::nullopt;
 }
@@ -84,11 +93,11 @@ std::optional<std::string> compare(const GradientsSnapshot& expected, const Grad
   // Entry by entry, so the container is not first copied into a map of snapshots.
   for (const auto& [id, entry] : expected) {
     const AnyTensor* t = actual.find(NodeId{id});
-    if (t == nullptr) return "entry NodeId(" + std::to_string(id) + ") is missing";
-    if (auto diff = compare(entry, snapshot_of(*t))) return "entry NodeId(" + std::to_string(id) + ") changed: " + *diff;
+    if (t == nullptr) return missing(id);
+    if (auto diff = compare(entry, snapshot_of(*t))) return changed(id, *diff);
   }
   for (const auto& [id, tensor] : actual) {
-    if (!expected.count(id.value)) return "unexpected entry NodeId(" + std::to_string(id.value) + "): " + describe(snapshot_of(tensor));
+    if (!expected.count(id.value)) return unexpected(id.value, snapshot_of(tensor));
   }
   return std::nullopt;
 }

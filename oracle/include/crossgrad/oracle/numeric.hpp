@@ -115,6 +115,7 @@ struct FiniteDifferences {
 // Samples the leaves the root uses (every element when they hold at most max_points, else at
 // least one per used leaf and the rest drawn deterministically) and differentiates each.
 FiniteDifferences finite_differences(const GraphSpec& normalized_graph, const FdBudget& budget = {});
+FiniteDifferences finite_differences(const NormalizedGraph& graph, const FdBudget& budget = {});
 std::uint64_t spec_hash(const GraphSpec& normalized_graph);
 
 // Which sampled points can judge a gradient, and within what tolerance. A leaf's gradient scale
