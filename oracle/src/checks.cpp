@@ -474,22 +474,22 @@ std::string backend_name(std::size_t backend) {
 // tensor of that backend, on its default device (where the leaf was built).
 Failure check_gradient_placement(const DispatchTensor& leaf_tensor, const Gradients& grads, std::size_t leaf,
                                  std::size_t backend, const GradientsSnapshot& entries) {
-  const std::string what = "gradient of leaf v" + std::to_string(leaf) + " (a leaf on " + backend_name(backend) + ")";
+  const auto what = [&] { return "gradient of leaf v" + std::to_string(leaf) + " (a leaf on " + backend_name(backend) + ")"; };
   const std::optional<std::uint64_t> node = node_of(leaf_tensor.kind);
   const auto it = node ? entries.find(*node) : entries.end();
-  if (it == entries.end()) return what + ": no entry in the container";
-  if (it->second.backend != backend) return what + ": the container's entry is a tensor of " + backend_name(it->second.backend);
+  if (it == entries.end()) return what() + ": no entry in the container";
+  if (it->second.backend != backend) return what() + ": the container's entry is a tensor of " + backend_name(it->second.backend);
   std::optional<DispatchTensor> read;
   const Outcome o = outcome_of([&] { read = Dispatch::grad(leaf_tensor, grads); });
-  if (!o.ok()) return what + ": grad panicked: " + describe(o);
-  if (!read) return what + ": grad returned nothing, the container has an entry";
+  if (!o.ok()) return what() + ": grad panicked: " + describe(o);
+  if (!read) return what() + ": grad returned nothing, the container has an entry";
   const DispatchTensor& got = *read;
   if (autodiff_depth_of(got.kind) != 0 || primitive_of(got.kind) != PrimitiveKind::Float) {
-    return what + ": grad did not return a plain float tensor";
+    return what() + ": grad did not return a plain float tensor";
   }
-  if (backend_of(got.kind) != backend) return what + ": grad returned a tensor of " + backend_name(backend_of(got.kind));
+  if (backend_of(got.kind) != backend) return what() + ": grad returned a tensor of " + backend_name(backend_of(got.kind));
   if (!(Dispatch::float_device(got) == dispatch_device(backend, all_backends().at(backend).default_device))) {
-    return what + ": grad returned a tensor on another device of " + backend_name(backend);
+    return what() + ": grad returned a tensor on another device of " + backend_name(backend);
   }
   return std::nullopt;
 }

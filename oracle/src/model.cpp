@@ -24,12 +24,12 @@ Failure compare_with_graph_without_hops(const NormalizedGraph& ng, const GraphGr
   for (std::size_t i = 0; i < hopped.run.leaves.size(); ++i) {
     const std::optional<DispatchTensor> want = Dispatch::grad(plain.run.leaves[i], plain.grads);
     const std::optional<DispatchTensor> got = Dispatch::grad(hopped.run.leaves[i], hopped.grads);
-    const std::string what = "backward: gradient of leaf v" + std::to_string(i) + " with hops";
-    if (want.has_value() != got.has_value()) return what + (got ? " present" : " missing") + ", without hops the opposite";
+    const auto what = [i] { return "backward: gradient of leaf v" + std::to_string(i) + " with hops"; };
+    if (want.has_value() != got.has_value()) return what() + (got ? " present" : " missing") + ", without hops the opposite";
     if (!want) continue;
     const TensorData want_data = Dispatch::float_into_data(*want);
     if (auto diff = compare_values(want_data, Dispatch::float_into_data(*got), scaled_graph_bound(g, want_data),
-                                   what + " (vs the graph without hops)")) {
+                                   [&] { return what() + " (vs the graph without hops)"; })) {
       return diff;
     }
   }
@@ -95,11 +95,12 @@ Failure GradientsSession::grad(std::size_t index) {
   const GradExpectation want = expect_grad(e->spec, e->spec.leaf.node_id, model_);
   std::optional<DispatchTensor> got;
   const Outcome o = outcome_of([&] { got = Dispatch::grad(e->tensor, grads_); });
-  const std::string ctx = "\n  tensor: " + describe(e->spec);
-  if (o != want.outcome) return "grad: expected " + describe(want.outcome) + "\n  got " + describe(o) + ctx;
-  if (o.ok() && want.value.has_value() != got.has_value()) return "grad: entry presence differs from the model" + ctx;
+  // The context is rendered only for a failure: a passing command must not pay for it.
+  const auto ctx = [&] { return "\n  tensor: " + describe(e->spec); };
+  if (o != want.outcome) return "grad: expected " + describe(want.outcome) + "\n  got " + describe(o) + ctx();
+  if (o.ok() && want.value.has_value() != got.has_value()) return "grad: entry presence differs from the model" + ctx();
   if (o.ok() && got) {
-    if (auto diff = compare(*want.value, *snapshot_of(*got))) return "grad: " + *diff + ctx;
+    if (auto diff = compare(*want.value, *snapshot_of(*got))) return "grad: " + *diff + ctx();
   }
   return check_model("grad");
 }
@@ -110,11 +111,11 @@ Failure GradientsSession::grad_remove(std::size_t index) {
   const GradExpectation want = expect_grad(e->spec, e->spec.leaf.node_id, model_);
   std::optional<DispatchTensor> got;
   const Outcome o = outcome_of([&] { got = Dispatch::grad_remove(e->tensor, grads_); });
-  const std::string ctx = "\n  tensor: " + describe(e->spec);
-  if (o != want.outcome) return "grad_remove: expected " + describe(want.outcome) + "\n  got " + describe(o) + ctx;
-  if (o.ok() && want.value.has_value() != got.has_value()) return "grad_remove: entry presence differs from the model" + ctx;
+  const auto ctx = [&] { return "\n  tensor: " + describe(e->spec); };
+  if (o != want.outcome) return "grad_remove: expected " + describe(want.outcome) + "\n  got " + describe(o) + ctx();
+  if (o.ok() && want.value.has_value() != got.has_value()) return "grad_remove: entry presence differs from the model" + ctx();
   if (o.ok() && got) {
-    if (auto diff = compare(*want.value, *snapshot_of(*got))) return "grad_remove: " + *diff + ctx;
+    if (auto diff = compare(*want.value, *snapshot_of(*got))) return "grad_remove: " + *diff + ctx();
     model_.erase(*e->spec.leaf.node_id);
   }
   return check_model("grad_remove");
@@ -126,8 +127,10 @@ Failure GradientsSession::grad_replace(std::size_t index, const DispatchSpec& gr
   const DispatchTensor g = build(grad_spec);
   const Outcome want = expect_grad_replace(e->spec, e->spec.leaf.node_id, grad_spec.kind, node_of(g.kind));
   const Outcome o = outcome_of([&] { Dispatch::grad_replace(e->tensor, grads_, g); });
-  const std::string ctx = "\n  tensor: " + describe(e->spec) + "\n  grad:   " + describe(grad_spec);
-  if (o != want) return "grad_replace: expected " + describe(want) + "\n  got " + describe(o) + ctx;
+  if (o != want) {
+    return "grad_replace: expected " + describe(want) + "\n  got " + describe(o) + "\n  tensor: " + describe(e->spec) +
+           "\n  grad:   " + describe(grad_spec);
+  }
   if (o.ok()) model_.insert_or_assign(*e->spec.leaf.node_id, *snapshot_of(g));
   return check_model("grad_replace");
 }

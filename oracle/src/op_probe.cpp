@@ -141,17 +141,18 @@ std::vector<ProbeFault> faults_of(const OpProbe &p, const DispatchTensor &a, con
   const std::string op = op_name_of(p);
   const KindSpec &ka = p.lhs.kind;
   const KindSpec &kb = p.rhs.kind;
-  const std::string ra = render_kind(ka, node_of(a.kind));
-  const std::string rb = render_kind(kb, node_of(b.kind));
+  // Rendered only where a fault names them: most probes expect none.
+  const auto ra = [&] { return render_kind(ka, node_of(a.kind)); };
+  const auto rb = [&] { return render_kind(kb, node_of(b.kind)); };
   const auto &sa = ka.leaf.shape;
   const auto &sb = kb.leaf.shape;
-  if (!is_float_view(ka)) f.push_back({"op-kind-mismatch", op + " needs a tensor of kind Float, got " + ra + "."});
+  if (!is_float_view(ka)) f.push_back({"op-kind-mismatch", op + " needs a tensor of kind Float, got " + ra() + "."});
   switch (p.kind) {
     case K::Binary: {
-      if (!is_float_view(kb)) f.push_back({"op-kind-mismatch", op + " needs a tensor of kind Float, got " + rb + "."});
+      if (!is_float_view(kb)) f.push_back({"op-kind-mismatch", op + " needs a tensor of kind Float, got " + rb() + "."});
       if (!f.empty()) return f;
       if (ka.leaf.backend != kb.leaf.backend || is_tracked(ka) != is_tracked(kb)) {
-        f.push_back({"op-backend-mismatch", op + " needs operands on one backend, got " + ra + " and " + rb + "."});
+        f.push_back({"op-backend-mismatch", op + " needs operands on one backend, got " + ra() + " and " + rb() + "."});
         return f;
       }
       if (ka.leaf.dtype != kb.leaf.dtype) {
