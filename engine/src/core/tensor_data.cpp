@@ -43,6 +43,14 @@ T load(const std::byte* p) {
   return v;
 }
 
+// A fresh HostBytes holding `bytes`. vector's range constructor copies element by element with a
+// custom allocator; a fuzz build keeps that loop and traces its compare on every byte.
+HostBytes copy_to_host_bytes(std::span<const std::byte> bytes) {
+  HostBytes out(bytes.size());  // default-initialised (HostBytesAllocator): no zeroing
+  if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
 }  // namespace
 
 template <class T>
@@ -50,8 +58,7 @@ TensorData TensorData::from_values(const std::vector<T>& values, Shape shape, DT
   check_length(values.size(), shape);
   checked_tensor_bytes(shape, dtype);
   const auto* first = reinterpret_cast<const std::byte*>(values.data());
-  HostBytes bytes(first, first + values.size() * sizeof(T));
-  return TensorData(std::move(shape), dtype, std::move(bytes));
+  return TensorData(std::move(shape), dtype, copy_to_host_bytes({first, values.size() * sizeof(T)}));
 }
 
 TensorData TensorData::from_f32(std::vector<float> v, Shape s) { return from_values(v, std::move(s), DType::F32); }
@@ -96,7 +103,7 @@ void TensorData::validate_bytes(std::span<const std::byte> bytes, const Shape& s
 
 TensorData TensorData::from_bytes(std::span<const std::byte> bytes, Shape shape, DType dtype) {
   check_bytes(bytes, shape, dtype);
-  return TensorData(std::move(shape), dtype, HostBytes(bytes.begin(), bytes.end()));
+  return TensorData(std::move(shape), dtype, copy_to_host_bytes(bytes));
 }
 
 TensorData TensorData::adopt_bytes(HostBytes&& bytes, Shape shape, DType dtype) {

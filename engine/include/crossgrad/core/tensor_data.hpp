@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -43,7 +44,11 @@ class TensorData {
   std::span<const std::byte> bytes() const { return bytes_; }
 
   // Bitwise equality of shape, dtype and bytes (so NaN payloads and -0.0 count).
-  friend bool operator==(const TensorData&, const TensorData&) = default;
+  // Spelled out for memcmp: std::equal compares std::byte one at a time.
+  friend bool operator==(const TensorData& a, const TensorData& b) {
+    return a.shape_ == b.shape_ && a.dtype_ == b.dtype_ && a.bytes_.size() == b.bytes_.size() &&
+           (a.bytes_.empty() || std::memcmp(a.bytes_.data(), b.bytes_.data(), a.bytes_.size()) == 0);
+  }
 
  private:
   TensorData(Shape shape, DType dtype, HostBytes bytes)
