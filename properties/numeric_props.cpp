@@ -204,6 +204,65 @@ TEST(Numeric, FiniteDifferencesFitTheFuzzerBudgetAtMaximumSizes) {
 }
 
 // The bound-tightness record has a row for every op and dtype the differential check compares.
+// Graphs ops_differential_fuzzer failed on in 10-minute runs (2026-12-01), with gradients that
+// are right: finite differences must not judge them (Note [Rounding noise of the objective] and
+// not_smooth_at_leaf_values in oracle/src/checks.cpp). Each also sits in
+// corpus/ops_differential_fuzzer as the input the fuzzer found.
+namespace {
+og::GraphSpec f64_graph(std::vector<std::vector<std::size_t>> shapes, std::vector<std::vector<double>> values,
+                        std::vector<og::OpSpec> ops) {
+  og::GraphSpec g;
+  g.dtype = DType::F64;
+  g.leaf_shapes = std::move(shapes);
+  g.leaf_values = std::move(values);
+  g.ops = std::move(ops);
+  return og::normalized(g);
+}
+og::OpSpec step(og::Op op, std::size_t lhs, std::size_t rhs = 0, double scalar = 1.0, std::size_t dim = 0) {
+  return og::OpSpec{op, lhs, rhs, scalar, dim, 0};
+}
+}  // namespace
+
+TEST(Numeric, FiniteDifferencesSkipValuesWhoseBackwardFormulasLeaveF64) {
+  using O = og::Op;
+  // v0 / v0 at 1e-300: div's rule -a / b^2 underflows b^2 to 0, so backward is -inf where the
+  // gradient of (v0 / v0 - v0) is -1.
+  const std::vector<og::OpSpec> ops = {step(O::float_div, 0, 0), step(O::float_neg, 1), step(O::float_sub, 1, 0)};
+  const og::FdVerdict tiny = og::judge_graph_finite_differences(f64_graph({{2}}, {{1e-300, -8.5}}, ops));
+  EXPECT_EQ(tiny.failure, std::nullopt);
+  EXPECT_EQ(tiny.judged, 0u);
+  EXPECT_NE(tiny.not_judged.find("beyond 2^+-500"), std::string::npos) << tiny.not_judged;
+  // The same graph at ordinary values is judged, and passes.
+  const og::FdVerdict plain = og::judge_graph_finite_differences(f64_graph({{2}}, {{0.75, -8.5}}, ops));
+  EXPECT_EQ(plain.failure, std::nullopt);
+  EXPECT_GT(plain.judged, 0u) << plain.not_judged;
+  // x^inf is 0 or 1 on the fill's values, and its backward multiplies inf by the incoming gradient.
+  const og::FdVerdict pow_inf = og::judge_graph_finite_differences(
+      f64_graph({{5, 5}}, {{}}, {step(O::float_powf_scalar, 0, 0, INFINITY), step(O::float_sub, 0, 1)}));
+  EXPECT_EQ(pow_inf.failure, std::nullopt);
+  EXPECT_NE(pow_inf.not_judged.find("non-finite p"), std::string::npos) << pow_inf.not_judged;
+}
+
+TEST(Numeric, FiniteDifferencesCountTheRoundingOfIntermediates) {
+  using O = og::Op;
+  // The root is about v1 (-0.5), but v4 = v1 - 4096 rounds at eps * 4096: before the intermediates
+  // counted, backward 1 failed against finite differences 0.99999997 (tolerance 2e-8).
+  const og::FdVerdict cancel = og::judge_graph_finite_differences(
+      f64_graph({{}, {}}, {{4096}, {}},
+                {step(O::relu, 1), step(O::float_add, 2, 2), step(O::float_sub, 1, 0), step(O::float_mul, 0, 0),
+                 step(O::float_add, 0, 0), step(O::float_add, 4, 0), step(O::float_add, 0, 4)}));
+  EXPECT_EQ(cancel.failure, std::nullopt);
+  // v8 = sum(sigmoid(exp(v0))) rounds once and reaches all 1296 root elements of v8 - v0: before,
+  // backward 216.62965240545958 (exact: 216.62965240545964) failed against 216.6304.
+  const std::vector<std::size_t> big{6, 6, 6, 6};
+  const og::FdVerdict broadcast = og::judge_graph_finite_differences(f64_graph(
+      {big, big}, {{}, {}},
+      {step(O::float_exp, 0), step(O::sigmoid, 2), step(O::float_add, 0, 2), step(O::softmax, 2, 0, 1.0, 2),
+       step(O::float_sum, 2), step(O::float_add, 2, 2), step(O::float_sum, 3), step(O::float_add, 0, 0),
+       step(O::float_add, 0, 2), step(O::softmax, 2, 0, 1.0, 2), step(O::float_sub, 8, 0)}));
+  EXPECT_EQ(broadcast.failure, std::nullopt);
+}
+
 TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {
   for (DType dtype : {DType::F32, DType::F64}) {
     for (og::Op op : og::all_ops()) {

@@ -285,18 +285,61 @@ std::optional<std::string> value_mismatch(const TensorData& reference, const Ten
 
 namespace {
 
-// The objective and the sum of its terms' magnitudes (what its rounding error scales with).
+// Per value, how many times the rounding error of one of its elements reaches f = sum(root): 1 for
+// the root; an operand as many times as an op broadcasts (or expands) it, times that op's own
+// count; a value read by several ops sums their counts. Leaves are inputs, not roundings: 0.
+// Mixing ops (matmul, softmax) are counted like element-wise ones: their error reaches a row of
+// outputs, but weighted by the other operand's values; counting the row as well left the
+// decoder's maximal graph (five chained 6x6 matmuls, property Numeric.FiniteDifferencesFit...)
+// with no judged element. Note [Rounding noise of the objective].
+std::vector<double> rounding_fan_out(const GraphSpec& g) {
+  const std::vector<std::vector<std::size_t>> shapes = value_shapes(g);
+  const std::size_t leaves = g.leaf_shapes.size();
+  std::vector<double> fan(shapes.size(), 0.0);
+  if (fan.empty()) return fan;
+  fan.back() = 1;
+  for (std::size_t k = g.ops.size(); k-- > 0;) {
+    const OpSpec& op = g.ops[k];
+    const double out_fan = fan[leaves + k];
+    if (out_fan == 0) continue;
+    const double out_n = static_cast<double>(element_count(shapes[leaves + k]));
+    const auto reach = [&](std::size_t operand) {
+      const double in_n = static_cast<double>(element_count(shapes[operand]));
+      if (in_n == 0) return;
+      fan[operand] += out_fan * std::fmax(1.0, out_n / in_n);
+    };
+    reach(op.lhs);
+    if (!is_hop(op.op) && is_binary(op.op)) reach(op.rhs);
+  }
+  for (std::size_t i = 0; i < leaves && i < fan.size(); ++i) fan[i] = 0;
+  return fan;
+}
+
+// The objective and the size of its rounding error (in units of eps): without `fan`, the sum of
+// the root's magnitudes; with it, every computed value's magnitudes weighted by how often its
+// rounding reaches f (rounding_fan_out).
 struct Objective {
   double sum = 0;
   double magnitude = 0;
 };
-Objective objective(const NormalizedGraph& g, const std::vector<std::vector<double>>& leaves) {
+Objective objective(const NormalizedGraph& g, const std::vector<std::vector<double>>& leaves,
+                    const std::vector<double>* fan = nullptr) {
   // Hops are the identity here: the graph without them, on the reference backend.
   const GraphRun run = run_graph(g, reference_backend(), DType::F64, false, Hops::Ignore, &leaves);
   Objective o;
   for (double v : Dispatch::float_into_data(run.root()).to_f64()) {
     o.sum += v;
     o.magnitude += std::fabs(v);
+  }
+  if (fan != nullptr) {
+    double weighted = 0;
+    for (std::size_t i = 0; i < run.values.size() && i < fan->size(); ++i) {
+      if ((*fan)[i] == 0) continue;
+      double sum = 0;
+      for (double v : Dispatch::float_into_data(run.values[i]).to_f64()) sum += std::fabs(v);
+      weighted += (*fan)[i] * sum;
+    }
+    o.magnitude = std::fmax(o.magnitude, weighted);
   }
   return o;
 }
@@ -382,6 +425,21 @@ FiniteDifferences finite_differences(const GraphSpec& g, const FdBudget& budget)
   return finite_differences(NormalizedGraph(g), budget);
 }
 
+// Note [Rounding noise of the objective]
+// A central difference (f(x+h) - f(x-h)) / 2h carries f's rounding error divided by h, so a point
+// is judged only where that resolution is far below the slopes (judge_points). f's rounding is
+// not only the root's: every computed value rounds at eps times its magnitude, and that error
+// reaches f once per root element it feeds. Two graphs found by ops_differential_fuzzer (10-minute
+// runs, 2026-12-01) passed the old estimate, eps * sum |root|, and failed with correct gradients:
+//   - v4 = v1 - 4096, v8 = v0 + v4: the root is about v1 (-0.5) but v4 rounds at eps * 4096;
+//     backward 1, finite differences 0.99999997 (an error of 9e-13 / 1e-5 in each difference);
+//   - v8 = sum(sigmoid(exp(v0))) over 1296 elements, root = v8 - v0 broadcast back to 1296: v8's
+//     rounding reaches f 1296 times; backward 216.62965240545958 (the exact value, computed
+//     independently, is 216.62965240545964), finite differences 216.6304.
+// So the magnitude behind the resolution weighs each computed value's sum |v| by its fan-out
+// (rounding_fan_out), measured at x. It is an estimate, not a bound (derivatives along the way can
+// scale an error up or down); kFdEstimateFactor and kFdConsistency leave room for that, and a
+// wrong backward rule is still off by orders of magnitude more.
 FiniteDifferences finite_differences(const NormalizedGraph& ng, const FdBudget& budget) {
   const GraphSpec& g = ng;
   std::vector<std::vector<double>> x;
@@ -408,7 +466,9 @@ FiniteDifferences finite_differences(const NormalizedGraph& ng, const FdBudget& 
   }
 
   FiniteDifferences out;
-  const Objective o0 = objective(ng, x);
+  // The rounding noise is sized once, at x: the steps move one element by 1e-5 of itself.
+  const std::vector<double> fan = rounding_fan_out(g);
+  const Objective o0 = objective(ng, x, &fan);
   out.evaluations = 1;
   for (std::size_t k : chosen) {
     FdPoint p;
@@ -431,8 +491,8 @@ FiniteDifferences finite_differences(const NormalizedGraph& ng, const FdBudget& 
     p.d_half = (fp2 - fm2) / h;
     p.forward = (fp2 - f0) / (h / 2);
     p.backward = (f0 - fm2) / (h / 2);
-    // Summing the root rounds at the scale of sum |root_k| at least; a difference over h/2 cannot
-    // resolve slopes below that.
+    // f rounds at the scale of its weighted magnitudes (Note [Rounding noise of the objective]); a
+    // difference over h/2 cannot resolve slopes below that.
     p.resolution = 4 * std::numeric_limits<double>::epsilon() * magnitude / h;
     p.objective = f0;
     out.points.push_back(p);
