@@ -206,8 +206,8 @@ TEST(Numeric, FiniteDifferencesFitTheFuzzerBudgetAtMaximumSizes) {
 // The bound-tightness record has a row for every op and dtype the differential check compares.
 // Graphs ops_differential_fuzzer failed on in 10-minute runs (2026-12-01), with gradients that
 // are right: finite differences must not judge them (Note [Rounding noise of the objective] and
-// not_smooth_at_leaf_values in oracle/src/checks.cpp). Each also sits in
-// corpus/ops_differential_fuzzer as the input the fuzzer found.
+// not_smooth_at_leaf_values in oracle/src/checks.cpp). The inputs the fuzzer found are
+// corpus/ops_differential_fuzzer/regress-fd-*.
 namespace {
 og::GraphSpec f64_graph(std::vector<std::vector<std::size_t>> shapes, std::vector<std::vector<double>> values,
                         std::vector<og::OpSpec> ops) {
