@@ -269,6 +269,17 @@ TEST(Numeric, FiniteDifferencesCountTheRoundingOfIntermediates) {
   const og::FdVerdict conditioned = og::judge_graph_finite_differences(
       f64_graph({{4, 4}}, {x}, {step(O::float_tanh, 0), step(O::float_log1p, 1)}));
   EXPECT_EQ(conditioned.failure, std::nullopt);
+  // A root of 46,656 elements: sum_dim over a [6, 6, 6, 1296] broadcast of reshape(v0) and
+  // exp(mean_dim(v0)). Summing it rounds partial sums up to 2e5: backward 505.14985246026828 (exact
+  // 505.1498524602683) failed against 505.15054. Kept here rather than in the corpus: as a fuzzing
+  // seed its 279,936-element intermediate slowed a 60-s run from the seeds by about a quarter.
+  const og::FdVerdict long_root = og::judge_graph_finite_differences(f64_graph(
+      {big, {6, 6, 6, 3}}, {{}, {}},
+      {step(O::float_reshape, 0), step(O::float_mean_dim, 0, 0, 1.0, 3), step(O::float_exp, 3), step(O::float_exp, 3),
+       step(O::float_add, 2, 4), step(O::float_sub, 0, 0), step(O::float_add, 0, 4), step(O::float_reshape, 0),
+       step(O::float_mean_dim, 5, 0, 1.0, 3), step(O::float_exp, 3), step(og::kHopOp, 2, 0),
+       step(O::float_mul_scalar, 2, 0, 0.5), step(O::float_sum_dim, 6, 0, 1.0, 2)}));
+  EXPECT_EQ(long_root.failure, std::nullopt);
 }
 
 // Found by a 10-minute ops_differential_fuzzer run: sqrt(tanh(v1 + v0)) meets 0, and the sum of the
