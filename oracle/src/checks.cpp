@@ -388,6 +388,12 @@ Failure check_debug_rendering(const KindSpec& kind, const Renderer& engine_debug
 }
 
 namespace {
+// Ops whose partial derivative is infinite at 0 while their value there is finite (sqrt, x^p for
+// p < 1). log at 0, log1p at -1 and x / 0 need no rule of their own: their value is non-finite.
+bool infinite_partial_at_zero(const OpSpec& op) {
+  return op.op == Op::float_sqrt || (op.op == Op::float_powf_scalar && op.scalar < 1.0);
+}
+
 // Whether a forward run (its values, leaves first) holds a non-finite value or feeds an op at a
 // point where its partial derivative is infinite (Bound::singular_may_change_class).
 bool reaches_singular_point(const GraphSpec& g, const std::vector<TensorData>& values) {
@@ -399,15 +405,9 @@ bool reaches_singular_point(const GraphSpec& g, const std::vector<TensorData>& v
       if (!std::isfinite(x)) return true;
     }
   }
-  const auto any_equal = [](const std::vector<double>& xs, double at) {
-    return std::any_of(xs.begin(), xs.end(), [at](double x) { return x == at; });
-  };
   for (const OpSpec& op : g.ops) {
-    if (is_hop(op.op) || op.lhs >= v.size()) continue;
-    const bool at_zero = op.op == Op::float_sqrt || op.op == Op::float_log || (op.op == Op::float_powf_scalar && op.scalar < 1.0);
-    if (at_zero && any_equal(v[op.lhs], 0.0)) return true;
-    if (op.op == Op::float_log1p && any_equal(v[op.lhs], -1.0)) return true;
-    if (op.op == Op::float_div && op.rhs < v.size() && any_equal(v[op.rhs], 0.0)) return true;
+    if (is_hop(op.op) || op.lhs >= v.size() || !infinite_partial_at_zero(op)) continue;
+    if (std::find(v[op.lhs].begin(), v[op.lhs].end(), 0.0) != v[op.lhs].end()) return true;
   }
   return false;
 }
@@ -650,9 +650,7 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng) 
   }
   // Points where an op's derivative is undefined or infinite although its value is finite: relu
   // at 0, sqrt at 0 (d/dx = inf; inf * 0 further down gives NaN), x^p at 0 for p < 1.
-  const auto singular_at_zero = [](const OpSpec& op) {
-    return op.op == Op::relu || op.op == Op::float_sqrt || (op.op == Op::float_powf_scalar && op.scalar < 1.0);
-  };
+  const auto singular_at_zero = [](const OpSpec& op) { return op.op == Op::relu || infinite_partial_at_zero(op); };
   for (const auto& op : g.ops) {
     if (!singular_at_zero(op) || op.lhs >= values.size()) continue;
     for (double x : values[op.lhs]) {

@@ -312,8 +312,8 @@ double max_of(const std::vector<double>& v, F f) {
 // and softmax are not counted: with them the decoder's maximal graph (five chained 6x6 matmuls,
 // Numeric.FiniteDifferencesFitTheFuzzerBudgetAtMaximumSizes) had no judged element left, while its
 // measured errors sit far below the tolerances. Note [Rounding noise of the objective].
-std::vector<double> rounding_gain(const GraphSpec& g, const std::vector<std::vector<double>>& values) {
-  const std::vector<std::vector<std::size_t>> shapes = value_shapes(g);
+std::vector<double> rounding_gain(const GraphSpec& g, const std::vector<std::vector<std::size_t>>& shapes,
+                                  const std::vector<std::vector<double>>& values) {
   const std::size_t leaves = g.leaf_shapes.size();
   std::vector<double> gain(shapes.size(), 0.0);
   if (gain.empty() || values.size() != shapes.size()) return gain;
@@ -409,24 +409,29 @@ struct Objective {
 Objective objective(const NormalizedGraph& ng, const std::vector<std::vector<double>>& leaves, bool noise = false) {
   // Hops are the identity here: the graph without them, on the reference backend.
   const GraphRun run = run_graph(ng, reference_backend(), DType::F64, false, Hops::Ignore, &leaves);
+  // With `noise` every value is read (the root is the last); else only the root.
+  std::vector<std::vector<double>> values;
+  if (noise) {
+    values.reserve(run.values.size());
+    for (const DispatchTensor& v : run.values) values.push_back(Dispatch::float_into_data(v).to_f64());
+  } else {
+    values.push_back(Dispatch::float_into_data(run.root()).to_f64());
+  }
   Objective o;
   // Summing n root elements rounds each partial sum S_k once: errors of up to eps |S_k| / 2 that
   // add up like a random walk, eps sqrt(sum S_k^2 / 12), which for a long root far exceeds
   // eps sum |root_k|. Counted as sqrt(sum S_k^2) / 4: the resolution's factor 4 stands for the
   // rest (Numeric.FiniteDifferenceToleranceScalesWithTheGradient keeps it that tight).
   double walk = 0;
-  for (double v : Dispatch::float_into_data(run.root()).to_f64()) {
+  for (double v : values.back()) {
     o.sum += v;
     o.magnitude += std::fabs(v);
     walk += o.sum * o.sum;
   }
   o.magnitude = std::fmax(o.magnitude, std::sqrt(walk) / 4);
   if (noise) {
-    std::vector<std::vector<double>> values;
-    values.reserve(run.values.size());
-    for (const DispatchTensor& v : run.values) values.push_back(Dispatch::float_into_data(v).to_f64());
-    const std::vector<double> gain = rounding_gain(ng, values);
     const std::vector<std::vector<std::size_t>> shapes = value_shapes(ng);
+    const std::vector<double> gain = rounding_gain(ng, shapes, values);
     const std::size_t leaves = ng.spec().leaf_shapes.size();
     double weighted = 0;
     for (std::size_t i = 0; i < values.size(); ++i) {

@@ -28,8 +28,8 @@ struct Bound {
   // finite value): whether a partial sum overflows, and so inf vs finite vs NaN, then depends on
   // the summation order, which backends may choose. Only then may the classes differ.
   bool overflow_may_change_class = false;
-  // Gradients of a graph whose forward reaches a non-finite value or an op's singular point (sqrt,
-  // log or x^p with p < 1 at 0, log1p at -1, a division by 0): backward multiplies an infinite
+  // Gradients of a graph whose forward reaches a non-finite value (log at 0, x / 0, ...) or a point
+  // where a finite op has an infinite partial (sqrt or x^p with p < 1 at 0): backward multiplies an infinite
   // partial by a factor that is 0 or a rounding residue depending on the summation order (sum of a
   // softmax row: 1 - 1 is 0 on one backend, 1e-8 on another), so NaN and +-inf may trade places.
   // Non-finite still needs non-finite; only which non-finite class may differ.
