@@ -5,7 +5,11 @@
 #include "support/fd_share.hpp"
 #include "support/prop.hpp"
 
+#include <crossgrad/oracle/graph.hpp>
 #include <crossgrad/oracle/numeric.hpp>
+#include <crossgrad/oracle/registry.hpp>
+
+#include <crossgrad/dispatch/dispatch.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -305,6 +309,78 @@ TEST(Numeric, SingularPointsLetGradientsTradeNonFiniteClasses) {
   EXPECT_NE(og::value_mismatch(inf, one, singular), std::nullopt) << "finite against non-finite must still fail";
   EXPECT_NE(og::value_mismatch(one, nan, singular), std::nullopt);
   EXPECT_NE(og::value_mismatch(inf, nan, og::Bound{1e-6, 1e-6, false}), std::nullopt) << "classes compared by default";
+}
+
+// Note [Conditioning of a graph]: graph comparisons widen only where the forward leaves values
+// that backends cannot agree on. Both ill-conditioned graphs come from 10-minute
+// ops_differential_fuzzer runs (corpus regress-diff-sum-cancels-huge-terms and
+// regress-diff-divisor-near-zero-log-softmax), where correct backends differed by 150.9 (a sum of
+// +-1.7e38 terms) and by 30 % (a gradient through v0 / log_softmax(v0) with a divisor of -1.5e-6).
+// The well-conditioned twins keep the plain graph bound but for about 1000 eps, so a gradient
+// off by 1 % is still caught there.
+namespace {
+og::GraphSpec f32_graph(std::vector<std::size_t> shape, std::vector<double> values, std::vector<og::OpSpec> ops) {
+  og::GraphSpec g;
+  g.backend = 1;
+  g.dtype = DType::F32;
+  g.leaf_shapes = {std::move(shape)};
+  g.leaf_values = {std::move(values)};
+  g.ops = std::move(ops);
+  return og::normalized(g);
+}
+std::vector<TensorData> reference_values(const og::GraphSpec& g) {
+  std::vector<TensorData> out;
+  for (const DispatchTensor& v : og::run_graph(g, og::reference_backend(), g.dtype, false).values) {
+    out.push_back(Dispatch::float_into_data(v));
+  }
+  return out;
+}
+}  // namespace
+
+TEST(Numeric, ConditioningWidensOnlyIllConditionedComparisons) {
+  using O = og::Op;
+  // v3 = sum(mean_dim(v0, 0) - v0): terms of +-1.5e38 cancel (F32 eps 1.2e-7).
+  const std::vector<og::OpSpec> cancel = {step(O::float_mean_dim, 0, 0, 1.0, 0), step(O::float_sub, 1, 0), step(O::float_sum, 2)};
+  const og::GraphSpec huge = f32_graph({2, 3}, {3e38, 1, 2, 0, 3, 4}, cancel);
+  const std::vector<TensorData> huge_values = reference_values(huge);
+  const og::Conditioning huge_c = og::conditioning_of(huge, huge_values);
+  ASSERT_EQ(huge_c.value_error.size(), 4u);
+  EXPECT_EQ(huge_c.value_error[0], 0.0) << "leaves are inputs, not roundings";
+  EXPECT_GT(huge_c.value_error[3], 1.5e38 * 1.2e-7);
+  EXPECT_GT(og::graph_value_bound(huge, huge_values[3], huge_c, 3).abs, 1e31);
+
+  const og::GraphSpec plain = f32_graph({2, 3}, {5, 1, 2, 0, 3, 4}, cancel);
+  const std::vector<TensorData> plain_values = reference_values(plain);
+  const og::Conditioning plain_c = og::conditioning_of(plain, plain_values);
+  const og::Bound graph = og::scaled_graph_bound(plain, plain_values[3]);
+  const og::Bound widened = og::graph_value_bound(plain, plain_values[3], plain_c, 3);
+  EXPECT_GE(widened.abs, graph.abs);
+  // About 1000 eps (twice the sum's own bound, 2 n^2 eps max|x|), against the graph bound's 1e-3
+  // per step.
+  EXPECT_LE(widened.abs, graph.abs + 2e-4);
+  EXPECT_EQ(plain_c.gradient_rel, 0.0) << "no op divides";
+  EXPECT_FALSE(plain_c.singular);
+
+  // v2 = v0 / log_softmax(v0): at a row's dominant element the divisor is -1.5e-6, known to ~1e-7.
+  const std::vector<og::OpSpec> divide = {step(O::log_softmax, 0, 0, 1.0, 1), step(O::float_div, 0, 1)};
+  const og::GraphSpec dominant = f32_graph({2, 6}, {-15, -14.75, -12.5, 2, -15, -14.75, -12.5, 2, 0, 0, 0, 0}, divide);
+  const og::Conditioning dominant_c = og::conditioning_of(dominant, reference_values(dominant));
+  EXPECT_GE(dominant_c.gradient_rel, 1.0);
+  const TensorData grad = TensorData::from_f64({233057.89, 1.0}, Shape{2});
+  const TensorData other = TensorData::from_f64({161845.75, 1.0}, Shape{2});
+  EXPECT_EQ(og::value_mismatch(grad, other, og::graph_gradient_bound(dominant, grad, dominant_c)), std::nullopt);
+  const TensorData inf = TensorData::from_f64({INFINITY, 1.0}, Shape{2});
+  EXPECT_NE(og::value_mismatch(grad, inf, og::graph_gradient_bound(dominant, grad, dominant_c)), std::nullopt)
+      << "classes are still compared";
+
+  const og::GraphSpec moderate = f32_graph({2, 6}, {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, -0.1, -0.2, -0.3, -0.4, -0.5, -0.6}, divide);
+  const og::Conditioning moderate_c = og::conditioning_of(moderate, reference_values(moderate));
+  EXPECT_GT(moderate_c.gradient_rel, 0.0);
+  EXPECT_LT(moderate_c.gradient_rel, 1e-4);
+  const TensorData want = TensorData::from_f64({2.0, -3.0}, Shape{2});
+  const TensorData off = TensorData::from_f64({2.0, -3.03}, Shape{2});
+  EXPECT_NE(og::value_mismatch(want, off, og::graph_gradient_bound(moderate, want, moderate_c)), std::nullopt)
+      << "a gradient 1 % off is caught in a well-conditioned graph";
 }
 
 TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {

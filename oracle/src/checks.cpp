@@ -387,32 +387,6 @@ Failure check_debug_rendering(const KindSpec& kind, const Renderer& engine_debug
   return std::nullopt;
 }
 
-namespace {
-// Ops whose partial derivative is infinite at 0 while their value there is finite (sqrt, x^p for
-// p < 1). log at 0, log1p at -1 and x / 0 need no rule of their own: their value is non-finite.
-bool infinite_partial_at_zero(const OpSpec& op) {
-  return op.op == Op::float_sqrt || (op.op == Op::float_powf_scalar && op.scalar < 1.0);
-}
-
-// Whether a forward run (its values, leaves first) holds a non-finite value or feeds an op at a
-// point where its partial derivative is infinite (Bound::singular_may_change_class).
-bool reaches_singular_point(const GraphSpec& g, const std::vector<TensorData>& values) {
-  std::vector<std::vector<double>> v;
-  v.reserve(values.size());
-  for (const TensorData& t : values) {
-    v.push_back(t.to_f64());
-    for (double x : v.back()) {
-      if (!std::isfinite(x)) return true;
-    }
-  }
-  for (const OpSpec& op : g.ops) {
-    if (is_hop(op.op) || op.lhs >= v.size() || !infinite_partial_at_zero(op)) continue;
-    if (std::find(v[op.lhs].begin(), v[op.lhs].end(), 0.0) != v[op.lhs].end()) return true;
-  }
-  return false;
-}
-}  // namespace
-
 Failure check_graph_differential(const GraphSpec& graph) {
   const NormalizedGraph ng(graph);
   const GraphSpec& g = ng;
@@ -422,7 +396,8 @@ Failure check_graph_differential(const GraphSpec& graph) {
   for (const DispatchTensor& v : ref_run.values) ref_values.push_back(Dispatch::float_into_data(v));
   const auto shapes = value_shapes(g);
   const GraphGradients ref_grads = graph_gradients_on(ng, ref, g.dtype);
-  const bool singular_forward = reaches_singular_point(g, ref_values);
+  // Note [Conditioning of a graph]: how far the backends' gradients may drift apart.
+  const Conditioning conditioning = conditioning_of(g, ref_values);
   for (const BackendRef& b : available_backends()) {
     if (b.index == ref) continue;
     const DispatchDevice device = dispatch_device(b.index, b.default_device);
@@ -452,8 +427,6 @@ Failure check_graph_differential(const GraphSpec& graph) {
     }
     // Backward of the whole graph, against the reference's gradients.
     const GraphGradients grads = graph_gradients_on(ng, b.index, g.dtype, Hops::Ignore);
-    Bound bound = bound_for_graph(g, g.dtype);
-    bound.singular_may_change_class = singular_forward;
     const std::string backward_key = g.ops.size() == 1 ? "backward " + std::string(op_name(g.ops[0].op)) : std::string("backward graph");
     for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
       const auto want = Dispatch::grad(ref_grads.run.leaves[i], ref_grads.grads);
@@ -461,11 +434,7 @@ Failure check_graph_differential(const GraphSpec& graph) {
       if (want.has_value() != got.has_value()) return b.name + ": gradient of leaf " + std::to_string(i) + " present on one backend only\n  graph: " + describe(g);
       if (!want) continue;
       const TensorData w = Dispatch::float_into_data(*want);
-      double scale = 1;
-      for (double v : w.to_f64()) if (std::isfinite(v)) scale = std::fmax(scale, std::fabs(v));
-      Bound scaled = bound;
-      scaled.abs *= scale;
-      if (auto diff = compare_values(w, Dispatch::float_into_data(*got), scaled,
+      if (auto diff = compare_values(w, Dispatch::float_into_data(*got), graph_gradient_bound(g, w, conditioning),
                                      [&] { return b.name + " gradient of leaf v" + std::to_string(i); }, backward_key)) {
         return *diff + "\n  graph: " + describe(g);
       }
@@ -538,6 +507,7 @@ Failure check_graph_hops(const GraphSpec& graph) {
   std::vector<TensorData> ref_values;
   for (const DispatchTensor& v : ref_run.values) ref_values.push_back(Dispatch::float_into_data(v));
   const bool finite = all_finite(ref_values);
+  const Conditioning conditioning = conditioning_of(g, ref_values);  // Note [Conditioning of a graph]
   // The system under test: the graph as specified, tracked.
   GraphGradients follow;
   const Outcome ran = outcome_of([&] { follow = graph_gradients(ng); });
@@ -580,7 +550,7 @@ Failure check_graph_hops(const GraphSpec& graph) {
     if (!o.ok()) return what + ": the reference op panicked on its inputs: " + describe(o) + ctx;
     if (auto diff = compare_values(*want, got, bound_for_inputs(op, g.dtype, lhs, rhs), what, op_name(op.op))) return *diff + ctx;
     if (finite) {
-      if (auto diff = compare_values(ref_values[k], got, scaled_graph_bound(g, ref_values[k]),
+      if (auto diff = compare_values(ref_values[k], got, graph_value_bound(g, ref_values[k], conditioning, k),
                                      [&] { return what + " (vs the reference run)"; })) {
         return *diff + ctx;
       }
@@ -609,12 +579,12 @@ Failure check_graph_hops(const GraphSpec& graph) {
     const auto got = Dispatch::grad(follow.run.leaves[i], follow.grads);  // placed right: readable
     const TensorData got_data = Dispatch::float_into_data(*got);
     const TensorData want_data = Dispatch::float_into_data(*want);
-    if (auto diff = compare_values(want_data, got_data, scaled_graph_bound(g, want_data), what, "backward hops")) {
+    if (auto diff = compare_values(want_data, got_data, graph_gradient_bound(g, want_data, conditioning), what, "backward hops")) {
       return *diff + ctx;
     }
     if (!without) return what + " present, absent in the graph without hops on " + backend_name(g.backend) + ctx;
     const TensorData without_data = Dispatch::float_into_data(*without);
-    if (auto diff = compare_values(without_data, got_data, scaled_graph_bound(g, without_data), [&] {
+    if (auto diff = compare_values(without_data, got_data, graph_gradient_bound(g, without_data, conditioning), [&] {
           return what + " (vs the graph without hops on " + backend_name(g.backend) + ")";
         })) {
       return *diff + ctx;

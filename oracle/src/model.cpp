@@ -21,6 +21,9 @@ Failure compare_with_graph_without_hops(const NormalizedGraph& ng, const GraphGr
   GraphGradients plain;
   const Outcome o = outcome_of([&] { plain = graph_gradients_on(ng, g.backend, g.dtype, Hops::Ignore); });
   if (!o.ok()) return "backward of the graph without hops panicked: " + describe(o);
+  std::vector<TensorData> values;
+  for (const DispatchTensor& v : plain.run.values) values.push_back(Dispatch::float_into_data(v));
+  const Conditioning conditioning = conditioning_of(g, values);  // Note [Conditioning of a graph]
   for (std::size_t i = 0; i < hopped.run.leaves.size(); ++i) {
     const std::optional<DispatchTensor> want = Dispatch::grad(plain.run.leaves[i], plain.grads);
     const std::optional<DispatchTensor> got = Dispatch::grad(hopped.run.leaves[i], hopped.grads);
@@ -28,7 +31,7 @@ Failure compare_with_graph_without_hops(const NormalizedGraph& ng, const GraphGr
     if (want.has_value() != got.has_value()) return what() + (got ? " present" : " missing") + ", without hops the opposite";
     if (!want) continue;
     const TensorData want_data = Dispatch::float_into_data(*want);
-    if (auto diff = compare_values(want_data, Dispatch::float_into_data(*got), scaled_graph_bound(g, want_data),
+    if (auto diff = compare_values(want_data, Dispatch::float_into_data(*got), graph_gradient_bound(g, want_data, conditioning),
                                    [&] { return what() + " (vs the graph without hops)"; })) {
       return diff;
     }

@@ -288,30 +288,107 @@ std::optional<std::string> value_mismatch(const TensorData& reference, const Ten
 
 namespace {
 
-// The largest |x| of a value (0 when empty).
+// The largest finite |x| of a value (0 when empty). Non-finite elements compare as classes and
+// must not widen anything (the finite-difference graphs have none).
 double max_abs(const std::vector<double>& v) {
   double m = 0;
-  for (double x : v) m = std::fmax(m, std::fabs(x));
+  for (double x : v) {
+    if (std::isfinite(x)) m = std::fmax(m, std::fabs(x));
+  }
   return m;
 }
-// The largest |f(x)| over a value's elements.
+// The largest finite |f(x)| over a value's elements.
 template <class F>
 double max_of(const std::vector<double>& v, F f) {
   double m = 0;
-  for (double x : v) m = std::fmax(m, std::fabs(f(x)));
+  for (double x : v) {
+    const double r = f(x);
+    if (std::isfinite(r)) m = std::fmax(m, std::fabs(r));
+  }
   return m;
+}
+
+// The largest finite |d out / d operand| of an op over a value's elements, from the oracle's own
+// partials (docs/OPS.md; never the engine's backward: a wrong rule must not widen its own
+// tolerance): the other operand for mul and matmul, 1 / |1 + x| for log1p, exp(x) for exp, ...
+// Infinite partials (sqrt at 0, 1 / x at 0) are left out: their outputs are non-finite and compare
+// as classes, or are singular points (reaches_singular_point).
+struct Partials {
+  double lhs = 1;
+  double rhs = 1;
+};
+Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const std::vector<double>& b,
+                          const std::vector<double>& y) {
+  Partials d;
+  if (is_hop(op.op)) return d;
+  switch (op.op) {
+    case Op::float_mul: d = {max_abs(b), max_abs(a)}; break;
+    case Op::float_div:
+      d.lhs = max_of(b, [](double x) { return 1 / x; });
+      d.rhs = max_abs(y) * d.lhs;  // |a / b^2| = |a / b| / |b|
+      break;
+    case Op::float_matmul: d = {max_abs(b), max_abs(a)}; break;
+    case Op::float_exp: d.lhs = max_abs(y); break;
+    case Op::float_log: d.lhs = max_of(a, [](double x) { return 1 / x; }); break;
+    case Op::float_log1p: d.lhs = max_of(a, [](double x) { return 1 / (1 + x); }); break;
+    case Op::float_sqrt: d.lhs = max_of(y, [](double x) { return 0.5 / x; }); break;
+    case Op::sigmoid: d.lhs = 0.25; break;
+    case Op::float_powf_scalar: {
+      const double p = op.scalar;
+      d.lhs = max_of(a, [p](double x) { return p * std::pow(x, p - 1); });
+      break;
+    }
+    case Op::float_mul_scalar: d.lhs = std::fabs(op.scalar); break;
+    // log_softmax's partials d y_i / d x_j = delta_ij - softmax_j sum to at most 2 in a row.
+    case Op::log_softmax: d.lhs = 2; break;
+    // Partials of at most 1 (per row for softmax): the moves copy, the sums and means add, the
+    // rest are 1-Lipschitz.
+    case Op::softmax:
+    case Op::float_add:
+    case Op::float_sub:
+    case Op::float_neg:
+    case Op::float_tanh:
+    case Op::relu:
+    case Op::float_add_scalar:
+    case Op::float_abs:
+    case Op::float_clamp:
+    case Op::float_sum:
+    case Op::float_mean:
+    case Op::float_sum_dim:
+    case Op::float_mean_dim:
+    case Op::float_max_dim:
+    case Op::float_reshape:
+    case Op::float_swap_dims:
+    case Op::float_permute:
+    case Op::float_slice:
+    case Op::float_cat:
+    case Op::float_select:
+    case Op::float_select_assign:
+    case Op::float_expand:
+      break;
+    // Not graph steps (a graph is float to float in one dtype, with a backward rule).
+    case Op::float_cast:
+    case Op::float_greater_scalar:
+    case Op::bool_into_float:
+    case Op::int_into_float:
+    case Op::float_argmax:
+    case Op::float_greater:
+    case Op::float_lower:
+    case Op::float_equal:
+      break;
+  }
+  return d;
 }
 
 // Per value, by how much a rounding error of one of its elements is multiplied on its way to
 // f = sum(root) (its gain), estimated: 1 for the root; an operand gets the op's gain times how
-// many output elements each of its elements reaches by broadcasting (or expand) times the largest
-// |partial derivative| of the op with respect to it at these values (the other operand for mul and
-// matmul, 1 / |1 + x| for log1p, exp(x) for exp, ...); a value read by several ops sums their
-// gains. Leaves are inputs, not roundings: 0. The partials are the oracle's own, from docs/OPS.md
-// (never the engine's backward: a wrong rule must not widen its own tolerance). The rows of matmul
-// and softmax are not counted: with them the decoder's maximal graph (five chained 6x6 matmuls,
-// Numeric.FiniteDifferencesFitTheFuzzerBudgetAtMaximumSizes) had no judged element left, while its
-// measured errors sit far below the tolerances. Note [Rounding noise of the objective].
+// many output elements each of its elements reaches by broadcasting (or expand) times the op's
+// largest partial with respect to it at these values (largest_partials); a value read by several
+// ops sums their gains. Leaves are inputs, not roundings: 0. The rows of matmul and softmax are
+// not counted (their partials are taken as per element): with them the decoder's maximal graph
+// (five chained 6x6 matmuls, Numeric.FiniteDifferencesFitTheFuzzerBudgetAtMaximumSizes) had no
+// judged element left, while its measured errors sit far below the tolerances. log_softmax
+// counts 1 here for the same reason. Note [Rounding noise of the objective].
 std::vector<double> rounding_gain(const GraphSpec& g, const std::vector<std::vector<std::size_t>>& shapes,
                                   const std::vector<std::vector<double>>& values) {
   const std::size_t leaves = g.leaf_shapes.size();
@@ -323,77 +400,18 @@ std::vector<double> rounding_gain(const GraphSpec& g, const std::vector<std::vec
     const std::size_t out = leaves + k;
     if (gain[out] == 0) continue;
     const std::vector<double>& a = values[op.lhs];
-    const std::vector<double>& y = values[out];
     const bool binary = !is_hop(op.op) && is_binary(op.op);
     const std::vector<double>& b = binary ? values[op.rhs] : a;
-    double da = 1, db = 1;  // largest |d out / d lhs|, |d out / d rhs|
-    if (!is_hop(op.op)) {
-      switch (op.op) {
-        case Op::float_mul: da = max_abs(b); db = max_abs(a); break;
-        case Op::float_div:
-          da = max_of(b, [](double x) { return 1 / x; });
-          db = max_abs(y) * da;  // |a / b^2| = |a / b| / |b|
-          break;
-        case Op::float_matmul:
-          da = max_abs(b);
-          db = max_abs(a);
-          break;
-        case Op::float_exp: da = max_abs(y); break;
-        case Op::float_log: da = max_of(a, [](double x) { return 1 / x; }); break;
-        case Op::float_log1p: da = max_of(a, [](double x) { return 1 / (1 + x); }); break;
-        case Op::float_sqrt: da = max_of(y, [](double x) { return 0.5 / x; }); break;
-        case Op::sigmoid: da = 0.25; break;
-        case Op::float_powf_scalar: {
-          const double p = op.scalar;
-          da = max_of(a, [p](double x) { return p * std::pow(x, p - 1); });
-          break;
-        }
-        case Op::float_mul_scalar: da = std::fabs(op.scalar); break;
-        case Op::softmax:
-        case Op::log_softmax: break;
-        // Partials of at most 1: the moves copy, the sums and means add, the rest are 1-Lipschitz.
-        case Op::float_add:
-        case Op::float_sub:
-        case Op::float_neg:
-        case Op::float_tanh:
-        case Op::relu:
-        case Op::float_add_scalar:
-        case Op::float_abs:
-        case Op::float_clamp:
-        case Op::float_sum:
-        case Op::float_mean:
-        case Op::float_sum_dim:
-        case Op::float_mean_dim:
-        case Op::float_max_dim:
-        case Op::float_reshape:
-        case Op::float_swap_dims:
-        case Op::float_permute:
-        case Op::float_slice:
-        case Op::float_cat:
-        case Op::float_select:
-        case Op::float_select_assign:
-        case Op::float_expand:
-          break;
-        // Not graph steps (a graph is float to float in one dtype, with a backward rule).
-        case Op::float_cast:
-        case Op::float_greater_scalar:
-        case Op::bool_into_float:
-        case Op::int_into_float:
-        case Op::float_argmax:
-        case Op::float_greater:
-        case Op::float_lower:
-        case Op::float_equal:
-          break;
-      }
-    }
+    Partials d = largest_partials(op, a, b, values[out]);
+    if (op.op == Op::log_softmax) d.lhs = 1;
     const double out_n = static_cast<double>(element_count(shapes[out]));
     const auto reach = [&](std::size_t operand, double partial) {
       const double in_n = static_cast<double>(element_count(shapes[operand]));
       if (in_n == 0) return;
       gain[operand] += gain[out] * std::fmax(1.0, out_n / in_n) * partial;
     };
-    reach(op.lhs, da);
-    if (binary) reach(op.rhs, db);
+    reach(op.lhs, d.lhs);
+    if (binary) reach(op.rhs, d.rhs);
   }
   for (std::size_t i = 0; i < leaves && i < gain.size(); ++i) gain[i] = 0;
   return gain;
@@ -452,6 +470,157 @@ Objective objective(const NormalizedGraph& ng, const std::vector<std::vector<dou
 }
 
 }  // namespace
+
+bool infinite_partial_at_zero(const OpSpec& op) {
+  return op.op == Op::float_sqrt || (op.op == Op::float_powf_scalar && op.scalar < 1.0);
+}
+
+namespace {
+
+// The exact ops that compute (correctly rounded): on operands that differ from the reference's,
+// their result differs by what the partials carry plus one more rounding. The other exact ops
+// (moves, selections, neg, abs) add none.
+bool rounds_once(Op op) {
+  return op == Op::float_add || op == Op::float_sub || op == Op::float_mul || op == Op::float_div ||
+         op == Op::float_sqrt || op == Op::float_add_scalar || op == Op::float_mul_scalar;
+}
+
+bool holds_zero(const std::vector<double>& v) { return std::find(v.begin(), v.end(), 0.0) != v.end(); }
+
+// The largest e / |x + shift| over the elements where x + shift is finite and not 0: how well a
+// value known to within e is known relative to itself where a backward formula divides by it.
+// Where it is 0 the output is non-finite or singular (compared as classes).
+double relative_uncertainty(const std::vector<double>& x, double e, double shift = 0) {
+  if (e == 0) return 0;
+  double u = 0;
+  for (double v : x) {
+    const double d = std::fabs(v + shift);
+    if (std::isfinite(d) && d > 0) u = std::fmax(u, e / d);
+  }
+  return u;
+}
+
+}  // namespace
+
+// Note [Conditioning of a graph]
+// A graph's values and gradients are compared against a reference run within bound_for_graph,
+// relative to their own size. Two graphs found by 10-minute ops_differential_fuzzer runs
+// (2026-12-01) failed that with correct engines:
+//   - v6 = mean_dim(v0) - v0 with a leaf of 3.4e38, then v9 = sum(v6): the exact sum is about
+//     -150, but its terms are +-1.7e38 and F32 sums of them give 0 in one order and -150.9 in
+//     another. The value's error scales with its terms (cancellation), not with itself;
+//   - v8 = v0 / v1 with v1 = log_softmax(v0) = -1.5e-6 at a row's dominant element: log_softmax is
+//     correct to within ~1e-7 absolute there, so v1 is known to ~10 % and the gradient, -v0 / v1^2
+//     times the rest, differs by 30 % between backends (161,845.75 vs 233,057.89).
+// So each value carries an estimate of the absolute error any backend's result may have: its
+// op's own bound (bound_for: the per-op tolerance, e.g. n^2 eps max|x| for a sum, or one rounding
+// for an exact op that computes) plus its operands' errors times the op's largest partials
+// (largest_partials; sums and matmul count each of their terms). Values are compared within
+// twice that on top of the graph bound. Gradients are compared with the relative uncertainty of
+// every value a backward formula divides by (div's divisor, twice: a / b^2; log's and log1p's
+// argument; sqrt's result; x^p's argument for p < 1) added to the bound's relative part; where a
+// divisor is known to no better than its own size the gradients are not compared as numbers
+// (classes still are). Normal graphs are unaffected: their values carry errors of a few eps,
+// far below the graph bound's 1e-3 (F32) or 1e-10 (F64) per step.
+Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& values) {
+  Conditioning c;
+  const std::size_t leaves = g.leaf_shapes.size();
+  const std::vector<std::vector<std::size_t>> shapes = value_shapes(g);
+  std::vector<std::vector<double>> v;
+  v.reserve(values.size());
+  for (const TensorData& t : values) {
+    v.push_back(t.to_f64());
+    for (double x : v.back()) {
+      if (!std::isfinite(x)) c.singular = true;
+    }
+  }
+  c.value_error.assign(v.size(), 0.0);
+  if (v.size() != shapes.size()) {
+    c.value_error.assign(v.size(), std::numeric_limits<double>::infinity());
+    c.gradient_rel = std::numeric_limits<double>::infinity();
+    return c;
+  }
+  std::vector<bool> live(v.size(), false);
+  if (!live.empty()) live.back() = true;
+  for (std::size_t k = g.ops.size(); k-- > 0;) {
+    const OpSpec& op = g.ops[k];
+    if (!live[leaves + k]) continue;
+    live[op.lhs] = true;
+    if (!is_hop(op.op) && is_binary(op.op)) live[op.rhs] = true;
+  }
+  const double eps = epsilon_of(g.dtype);
+  std::vector<double>& e = c.value_error;
+  for (std::size_t k = 0; k < g.ops.size(); ++k) {
+    const OpSpec& op = g.ops[k];
+    const std::size_t out = leaves + k;
+    if (is_hop(op.op)) {
+      e[out] = e[op.lhs];
+      continue;
+    }
+    const bool binary = is_binary(op.op);
+    const std::vector<double>& a = v[op.lhs];
+    const std::vector<double>& b = binary ? v[op.rhs] : a;
+    const std::vector<double>& y = v[out];
+    if (infinite_partial_at_zero(op) && holds_zero(a)) c.singular = true;
+    // What the operands' errors become.
+    const Partials d = largest_partials(op, a, b, y);
+    const auto carried = [](double partial, double error) { return error == 0 ? 0.0 : partial * error; };
+    const std::size_t n = reduction_length(op, shapes[op.lhs]);
+    const bool sums_terms = op.op == Op::float_sum || op.op == Op::float_sum_dim || op.op == Op::float_matmul;
+    double propagated = carried(d.lhs, e[op.lhs]) + (binary ? carried(d.rhs, e[op.rhs]) : 0.0);
+    if (sums_terms) propagated *= static_cast<double>(std::max<std::size_t>(n, 1));
+    // Near 0, sqrt and x^p (0 < p < 1) are Hoelder, not Lipschitz: |f(x + e) - f(x)| <= e^p.
+    if (e[op.lhs] > 0 && (op.op == Op::float_sqrt || (op.op == Op::float_powf_scalar && op.scalar > 0 && op.scalar < 1))) {
+      const double p = op.op == Op::float_sqrt ? 0.5 : op.scalar;
+      const double hoelder = std::pow(e[op.lhs], p);
+      propagated = holds_zero(a) ? std::fmax(propagated, hoelder) : std::fmin(propagated, hoelder);
+    }
+    // The op's own error.
+    double magnitude = max_abs(a);
+    if (op.op == Op::float_matmul) magnitude *= max_abs(b);
+    const Bound own = bound_for(op.op, g.dtype, n, magnitude);
+    const double local = own.exact ? (rounds_once(op.op) ? eps * max_abs(y) : 0.0) : own.abs + own.rel * max_abs(y);
+    e[out] = local + propagated;
+    if (!live[out]) continue;
+    // Backward formulas that divide by a value.
+    if (op.op == Op::float_div) {
+      c.gradient_rel += 2 * relative_uncertainty(b, e[op.rhs]);
+    } else if (op.op == Op::float_log) {
+      c.gradient_rel += relative_uncertainty(a, e[op.lhs]);
+    } else if (op.op == Op::float_log1p) {
+      c.gradient_rel += relative_uncertainty(a, e[op.lhs], 1.0);
+    } else if (op.op == Op::float_sqrt) {
+      c.gradient_rel += relative_uncertainty(y, e[out]);
+    } else if (op.op == Op::float_powf_scalar && op.scalar < 1) {
+      c.gradient_rel += std::fabs(op.scalar - 1) * relative_uncertainty(a, e[op.lhs]);
+    }
+  }
+  return c;
+}
+
+namespace {
+// The largest finite |x| of a tensor, at least 1: the scale of a graph bound's absolute part.
+double bound_scale(const TensorData& t) { return std::fmax(1.0, max_abs(t.to_f64())); }
+}  // namespace
+
+Bound graph_value_bound(const GraphSpec& g, const TensorData& reference, const Conditioning& c, std::size_t value) {
+  Bound b = scaled_graph_bound(g, reference);
+  const double e = value < c.value_error.size() ? c.value_error[value] : std::numeric_limits<double>::infinity();
+  b.abs = e < std::numeric_limits<double>::infinity() ? b.abs + 2 * e : std::numeric_limits<double>::max();
+  return b;
+}
+
+Bound graph_gradient_bound(const GraphSpec& g, const TensorData& reference_gradient, const Conditioning& c) {
+  Bound b = scaled_graph_bound(g, reference_gradient);
+  b.singular_may_change_class = c.singular;
+  if (!(c.gradient_rel < 1)) {
+    b.abs = std::numeric_limits<double>::max();  // a divisor known to no better than its own size
+    return b;
+  }
+  b.rel += c.gradient_rel;
+  b.abs += c.gradient_rel * bound_scale(reference_gradient);
+  return b;
+}
 
 double graph_objective_f64(const GraphSpec& g, const std::vector<std::vector<double>>& leaves) {
   return objective(NormalizedGraph(g), leaves).sum;

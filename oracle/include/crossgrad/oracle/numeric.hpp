@@ -50,6 +50,34 @@ Bound bound_for_graph(const GraphSpec& normalized_graph, DType dtype);
 // least 1): values of a graph compared against a reference run of it.
 Bound scaled_graph_bound(const GraphSpec& normalized_graph, const TensorData& reference);
 
+// Ops whose partial derivative is infinite at 0 while their value there is finite (sqrt, x^p for
+// p < 1). log at 0, log1p at -1 and x / 0 need no rule of their own: their value is non-finite.
+bool infinite_partial_at_zero(const OpSpec& op);
+
+// What a graph's forward rounding does to comparisons of its values and gradients against a
+// reference run (Note [Conditioning of a graph] in numeric.cpp), estimated from the reference
+// run's values (leaves first, then one per op).
+struct Conditioning {
+  // Per value: the absolute error any backend's elements may carry from the roundings of the
+  // value and of everything it is computed from (infinite: not comparable as numbers).
+  std::vector<double> value_error;
+  // The relative error gradients may carry because backward formulas divide by values known only
+  // to within value_error (>= 1: gradients not comparable as numbers).
+  double gradient_rel = 0;
+  // The forward holds a non-finite value or feeds an op at a point where its partial is infinite:
+  // Bound::singular_may_change_class for the gradients.
+  bool singular = false;
+};
+Conditioning conditioning_of(const GraphSpec& normalized_graph, const std::vector<TensorData>& values);
+// Value `value` of a graph run against the reference run: scaled_graph_bound plus twice the
+// value's error estimate.
+Bound graph_value_bound(const GraphSpec& normalized_graph, const TensorData& reference, const Conditioning& c,
+                        std::size_t value);
+// A leaf's gradient against the reference gradient: scaled_graph_bound widened by gradient_rel,
+// with singular_may_change_class from the forward.
+Bound graph_gradient_bound(const GraphSpec& normalized_graph, const TensorData& reference_gradient,
+                           const Conditioning& c);
+
 // `tightness_key` (optional): the row of the bound-tightness record this comparison counts in.
 std::optional<std::string> compare_values(const TensorData& reference, const TensorData& actual,
                                           const Bound& bound, std::string_view what,
