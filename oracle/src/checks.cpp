@@ -606,9 +606,8 @@ namespace {
 // Beyond these magnitudes a square (or a power's x^(p-1) for |p| <= 2) can leave F64's normal range.
 constexpr double kWellScaledMax = 0x1p+500;  // about 3.3e150
 constexpr double kWellScaledMin = 0x1p-500;  // about 3.1e-151
-std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng) {
+std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, const GraphRun& run) {
   const GraphSpec& g = ng;
-  const GraphRun run = run_graph(ng, reference_backend(), DType::F64, false);
   std::vector<std::vector<double>> values;
   for (const DispatchTensor& v : run.values) {
     values.push_back(Dispatch::float_into_data(v).to_f64());
@@ -682,11 +681,13 @@ FdVerdict judge_graph_finite_differences(const GraphSpec& graph, const FdBudget&
   const NormalizedGraph ng(std::move(f64));
   const GraphSpec& g = ng;
   FdVerdict verdict;
-  if (const std::optional<std::string> why = not_smooth_at_leaf_values(ng)) {
+  // The graph at its leaf values, read by both the smoothness rules and finite_differences.
+  const GraphRun at_x = run_graph(ng, reference_backend(), DType::F64, false);
+  if (const std::optional<std::string> why = not_smooth_at_leaf_values(ng, at_x)) {
     verdict.not_judged = "not smooth at the leaf values: " + *why;
     return verdict;
   }
-  const FiniteDifferences fd = finite_differences(ng, budget);
+  const FiniteDifferences fd = finite_differences(ng, at_x, budget);
   const std::vector<FdJudgement> judgements = judge_points(fd);
   verdict.sampled = fd.points.size();
   verdict.evaluations = fd.evaluations;

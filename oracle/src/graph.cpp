@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -568,6 +569,42 @@ GraphRun run_graph(const NormalizedGraph& normalized_graph, std::size_t backend,
     run.values.push_back(apply_op(op, lhs, run.values[op.rhs]));
   }
   return run;
+}
+
+DispatchTensor rerun_root(const NormalizedGraph& normalized_graph, const GraphRun& base, std::size_t backend, DType dtype,
+                          std::size_t leaf, const std::vector<double>& leaf_values) {
+  const GraphSpec& g = normalized_graph;
+  const std::size_t leaves = g.leaf_shapes.size();
+  const std::size_t n = leaves + g.ops.size();
+  if (leaf >= leaves || base.values.size() != n) throw std::logic_error("rerun_root: not a run of this graph, or no such leaf");
+  const auto reads_rhs = [](const OpSpec& op) { return !is_hop(op.op) && is_binary(op.op); };
+  // changed: computed from the leaf; needed: the root reads it.
+  std::vector<char> changed(n, 0), needed(n, 0);
+  changed[leaf] = 1;
+  for (std::size_t k = 0; k < g.ops.size(); ++k) {
+    const OpSpec& op = g.ops[k];
+    changed[leaves + k] = changed[op.lhs] || (reads_rhs(op) && changed[op.rhs]);
+  }
+  if (!changed[n - 1]) return base.values.back();
+  needed[n - 1] = 1;
+  for (std::size_t k = g.ops.size(); k-- > 0;) {
+    if (!needed[leaves + k]) continue;
+    needed[g.ops[k].lhs] = 1;
+    if (reads_rhs(g.ops[k])) needed[g.ops[k].rhs] = 1;
+  }
+  static const std::vector<double> kFill;
+  std::vector<std::optional<DispatchTensor>> fresh(n);
+  const auto value = [&](std::size_t i) -> const DispatchTensor& { return fresh[i] ? *fresh[i] : base.values[i]; };
+  const std::vector<double>& values = values_fit(leaf_values, g.leaf_shapes[leaf]) ? leaf_values : kFill;
+  fresh[leaf] = Dispatch::float_from_data(leaf_data(tensor_on(backend, PrimitiveKind::Float, g.leaf_shapes[leaf], dtype, values)),
+                                          default_device_of(backend, false));
+  for (std::size_t k = 0; k < g.ops.size(); ++k) {
+    const std::size_t out = leaves + k;
+    if (!changed[out] || !needed[out]) continue;
+    const OpSpec& op = g.ops[k];
+    fresh[out] = is_hop(op.op) ? value(op.lhs) : apply_op(op, value(op.lhs), value(op.rhs));
+  }
+  return std::move(*fresh[n - 1]);
 }
 
 GraphGradients graph_gradients_on(const NormalizedGraph& graph, std::size_t backend, DType dtype, Hops hops) {

@@ -417,56 +417,57 @@ std::vector<double> rounding_gain(const GraphSpec& g, const std::vector<std::vec
   return gain;
 }
 
-// The objective and the size of its rounding error (in units of eps): the sum of the root's
-// magnitudes, or with `noise`, every computed value's magnitudes weighted by its gain
-// (rounding_gain), whichever is larger.
+// The objective f = sum(root) and the size of its rounding error (in units of eps).
 struct Objective {
   double sum = 0;
   double magnitude = 0;
 };
-Objective objective(const NormalizedGraph& ng, const std::vector<std::vector<double>>& leaves, bool noise = false) {
-  // Hops are the identity here: the graph without them, on the reference backend.
-  const GraphRun run = run_graph(ng, reference_backend(), DType::F64, false, Hops::Ignore, &leaves);
-  // With `noise` every value is read (the root is the last); else only the root.
-  std::vector<std::vector<double>> values;
-  if (noise) {
-    values.reserve(run.values.size());
-    for (const DispatchTensor& v : run.values) values.push_back(Dispatch::float_into_data(v).to_f64());
-  } else {
-    values.push_back(Dispatch::float_into_data(run.root()).to_f64());
-  }
+// Summing n root elements rounds each partial sum S_k once: errors of up to eps |S_k| / 2 that
+// add up like a random walk, eps sqrt(sum S_k^2 / 12), which for a long root far exceeds
+// eps sum |root_k|. Counted as sqrt(sum S_k^2) / 4: the resolution's factor 4 stands for the
+// rest (Numeric.FiniteDifferenceToleranceScalesWithTheGradient keeps it that tight).
+Objective objective_of_root(const DispatchTensor& root) {
   Objective o;
-  // Summing n root elements rounds each partial sum S_k once: errors of up to eps |S_k| / 2 that
-  // add up like a random walk, eps sqrt(sum S_k^2 / 12), which for a long root far exceeds
-  // eps sum |root_k|. Counted as sqrt(sum S_k^2) / 4: the resolution's factor 4 stands for the
-  // rest (Numeric.FiniteDifferenceToleranceScalesWithTheGradient keeps it that tight).
   double walk = 0;
-  for (double v : values.back()) {
+  for (double v : Dispatch::float_into_data(root).to_f64()) {
     o.sum += v;
     o.magnitude += std::fabs(v);
     walk += o.sum * o.sum;
   }
   o.magnitude = std::fmax(o.magnitude, std::sqrt(walk) / 4);
-  if (noise) {
-    const std::vector<std::vector<std::size_t>> shapes = value_shapes(ng);
-    const std::vector<double> gain = rounding_gain(ng, shapes, values);
-    const std::size_t leaves = ng.spec().leaf_shapes.size();
-    double weighted = 0;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if (gain[i] == 0) continue;
-      double sum = 0;
-      for (double v : values[i]) sum += std::fabs(v);
-      // A reduction's output carries the random walk of its L partial sums, not one rounding.
-      double walk = 1;
-      if (i >= leaves) {
-        const OpSpec& op = ng.spec().ops[i - leaves];
-        walk = std::sqrt(static_cast<double>(std::max<std::size_t>(1, reduction_length(op, shapes[op.lhs]))));
-      }
-      weighted += gain[i] * sum * walk;
-    }
-    o.magnitude = std::fmax(o.magnitude, weighted);
-  }
   return o;
+}
+
+// The objective of a run with its rounding noise: the root's magnitude, or every computed value's
+// magnitudes weighted by its gain (rounding_gain), whichever is larger.
+Objective objective_with_noise(const NormalizedGraph& ng, const GraphRun& run) {
+  Objective o = objective_of_root(run.root());
+  std::vector<std::vector<double>> values;
+  values.reserve(run.values.size());
+  for (const DispatchTensor& v : run.values) values.push_back(Dispatch::float_into_data(v).to_f64());
+  const std::vector<std::vector<std::size_t>> shapes = value_shapes(ng);
+  const std::vector<double> gain = rounding_gain(ng, shapes, values);
+  const std::size_t leaves = ng.spec().leaf_shapes.size();
+  double weighted = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (gain[i] == 0) continue;
+    double sum = 0;
+    for (double v : values[i]) sum += std::fabs(v);
+    // A reduction's output carries the random walk of its L partial sums, not one rounding.
+    double walk = 1;
+    if (i >= leaves) {
+      const OpSpec& op = ng.spec().ops[i - leaves];
+      walk = std::sqrt(static_cast<double>(std::max<std::size_t>(1, reduction_length(op, shapes[op.lhs]))));
+    }
+    weighted += gain[i] * sum * walk;
+  }
+  o.magnitude = std::fmax(o.magnitude, weighted);
+  return o;
+}
+
+// The graph at these leaf values, without hops, in F64 on the reference backend, untracked.
+GraphRun objective_run(const NormalizedGraph& ng, const std::vector<std::vector<double>>& leaves) {
+  return run_graph(ng, reference_backend(), DType::F64, false, Hops::Ignore, &leaves);
 }
 
 }  // namespace
@@ -623,7 +624,7 @@ Bound graph_gradient_bound(const GraphSpec& g, const TensorData& reference_gradi
 }
 
 double graph_objective_f64(const GraphSpec& g, const std::vector<std::vector<double>>& leaves) {
-  return objective(NormalizedGraph(g), leaves).sum;
+  return objective_of_root(objective_run(NormalizedGraph(g), leaves).root()).sum;
 }
 
 namespace {
@@ -724,7 +725,18 @@ FiniteDifferences finite_differences(const GraphSpec& g, const FdBudget& budget)
 // x. It is an estimate, not a bound; kFdEstimateFactor and kFdConsistency leave room for that, and
 // a wrong backward rule is still off by orders of magnitude more. Where it still falls short,
 // the next step is measuring f's noise (two more evaluations at x +- h/16 per point).
+// Note [Finite differences rerun what a step reaches]
+// Each sampled point costs four evaluations of f, and a step moves one element of one leaf: the
+// values that do not depend on that leaf, and those the root does not read (a decoded graph
+// computes many), are the same as at x. rerun_root recomputes only the rest from the run at x;
+// the kernels are deterministic, so f is the same bit for bit as a full run's and no verdict
+// changes (Graphs.RerunRootEqualsAFullRun). In the GCC replay of the ops_differential seeds this
+// took the objective from N % of all instructions to M % (docs/FUZZ_THROUGHPUT.md, round 5).
 FiniteDifferences finite_differences(const NormalizedGraph& ng, const FdBudget& budget) {
+  return finite_differences(ng, run_graph(ng, reference_backend(), DType::F64, false), budget);
+}
+
+FiniteDifferences finite_differences(const NormalizedGraph& ng, const GraphRun& at_x, const FdBudget& budget) {
   const GraphSpec& g = ng;
   std::vector<std::vector<double>> x;
   for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
@@ -750,21 +762,24 @@ FiniteDifferences finite_differences(const NormalizedGraph& ng, const FdBudget& 
   }
 
   FiniteDifferences out;
-  // The rounding noise is sized once, at x: the steps move one element by 1e-5 of itself.
-  const Objective o0 = objective(ng, x, true);
+  // The rounding noise is sized once, at x: the steps move one element by 1e-5 of itself. Each
+  // step reruns only what the moved leaf reaches (Note [Finite differences rerun what a step reaches]).
+  const GraphRun& base = at_x;
+  const Objective o0 = objective_with_noise(ng, base);
   out.evaluations = 1;
   for (std::size_t k : chosen) {
     FdPoint p;
     p.leaf = static_cast<std::size_t>(std::upper_bound(offset.begin(), offset.end(), k) - offset.begin()) - 1;
     p.index = k - offset[p.leaf];
-    const double x0 = x[p.leaf][p.index];
+    std::vector<double>& moved = x[p.leaf];
+    const double x0 = moved[p.index];
     double magnitude = o0.magnitude;
     auto at = [&](double h) {
       // x itself, moved and put back (a copy of every leaf per evaluation cost more than small runs).
-      x[p.leaf][p.index] = x0 + h;
+      moved[p.index] = x0 + h;
       ++out.evaluations;
-      const Objective o = objective(ng, x);
-      x[p.leaf][p.index] = x0;
+      const Objective o = objective_of_root(rerun_root(ng, base, reference_backend(), DType::F64, p.leaf, moved));
+      moved[p.index] = x0;
       magnitude = std::fmax(magnitude, o.magnitude);
       return o.sum;
     };

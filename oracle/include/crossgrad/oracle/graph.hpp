@@ -155,6 +155,14 @@ GraphRun run_graph(const GraphSpec& graph, std::size_t backend, DType dtype, boo
 // deterministic fill, as normalized() would have it).
 GraphRun run_graph(const NormalizedGraph& graph, std::size_t backend, DType dtype, bool tracked, Hops hops = Hops::Ignore,
                    const std::vector<std::vector<double>>* leaf_values = nullptr);
+// The root of the graph with leaf `leaf` holding `leaf_values` instead, where `base` is
+// run_graph(graph, backend, dtype, untracked, Hops::Ignore, ...) at the other values: only the ops
+// that depend on that leaf and that the root reads run again; every other value is base's. The
+// kernels are deterministic, so the root equals a full run's bit for bit; finite differences move
+// one element at a time and need nothing else (Note [Finite differences rerun what a step reaches]
+// in numeric.cpp).
+DispatchTensor rerun_root(const NormalizedGraph& graph, const GraphRun& base, std::size_t backend, DType dtype,
+                          std::size_t leaf, const std::vector<double>& leaf_values);
 // backward of the root; also returns the run (leaves hold the node ids). graph_gradients: Follow
 // on graph.backend (a spanning graph's backward).
 struct GraphGradients {

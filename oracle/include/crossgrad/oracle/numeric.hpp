@@ -150,6 +150,9 @@ struct FiniteDifferences {
 // least one per used leaf and the rest drawn deterministically) and differentiates each.
 FiniteDifferences finite_differences(const GraphSpec& normalized_graph, const FdBudget& budget = {});
 FiniteDifferences finite_differences(const NormalizedGraph& graph, const FdBudget& budget = {});
+// The same from `at_x`, run_graph(graph, reference_backend(), F64, untracked): the graph at its own
+// leaf values, which a caller that has already run it passes in.
+FiniteDifferences finite_differences(const NormalizedGraph& graph, const GraphRun& at_x, const FdBudget& budget = {});
 std::uint64_t spec_hash(const GraphSpec& normalized_graph);
 
 // Which sampled points can judge a gradient, and within what tolerance. A leaf's gradient scale
