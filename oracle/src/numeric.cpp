@@ -389,8 +389,10 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
 // (five chained 6x6 matmuls, Numeric.FiniteDifferencesFitTheFuzzerBudgetAtMaximumSizes) had no
 // judged element left, while its measured errors sit far below the tolerances. log_softmax
 // counts 1 here for the same reason. Note [Rounding noise of the objective].
+// With `keep_leaves`, the leaves keep what reaches them: a bound on the terms backward adds up into
+// each leaf's gradient (the same sums of products of partials), which rounds at eps times that.
 std::vector<double> rounding_gain(const GraphSpec& g, const std::vector<std::vector<std::size_t>>& shapes,
-                                  const std::vector<std::vector<double>>& values) {
+                                  const std::vector<std::vector<double>>& values, bool keep_leaves = false) {
   const std::size_t leaves = g.leaf_shapes.size();
   std::vector<double> gain(shapes.size(), 0.0);
   if (gain.empty() || values.size() != shapes.size()) return gain;
@@ -413,7 +415,9 @@ std::vector<double> rounding_gain(const GraphSpec& g, const std::vector<std::vec
     reach(op.lhs, d.lhs);
     if (binary) reach(op.rhs, d.rhs);
   }
-  for (std::size_t i = 0; i < leaves && i < gain.size(); ++i) gain[i] = 0;
+  if (!keep_leaves) {
+    for (std::size_t i = 0; i < leaves && i < gain.size(); ++i) gain[i] = 0;
+  }
   return gain;
 }
 
@@ -440,24 +444,39 @@ Objective objective_of_root(const DispatchTensor& root) {
 
 // The objective of a run with its rounding noise: the root's magnitude, or every computed value's
 // magnitudes weighted by its gain (rounding_gain), whichever is larger.
-Objective objective_with_noise(const NormalizedGraph& ng, const GraphRun& run) {
-  Objective o = objective_of_root(run.root());
+struct NoisyObjective : Objective {
+  std::vector<double> backward_terms;  // per leaf: rounding_gain's bound on what backward sums into it
+};
+NoisyObjective objective_with_noise(const NormalizedGraph& ng, const GraphRun& run) {
+  NoisyObjective o;
+  static_cast<Objective&>(o) = objective_of_root(run.root());
   std::vector<std::vector<double>> values;
   values.reserve(run.values.size());
   for (const DispatchTensor& v : run.values) values.push_back(Dispatch::float_into_data(v).to_f64());
   const std::vector<std::vector<std::size_t>> shapes = value_shapes(ng);
-  const std::vector<double> gain = rounding_gain(ng, shapes, values);
+  std::vector<double> gain = rounding_gain(ng, shapes, values, true);
   const std::size_t leaves = ng.spec().leaf_shapes.size();
+  o.backward_terms.assign(gain.begin(), gain.begin() + static_cast<std::ptrdiff_t>(std::min(leaves, gain.size())));
+  for (std::size_t i = 0; i < leaves && i < gain.size(); ++i) gain[i] = 0;
   double weighted = 0;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (gain[i] == 0) continue;
     double sum = 0;
     for (double v : values[i]) sum += std::fabs(v);
-    // A reduction's output carries the random walk of its L partial sums, not one rounding.
+    // A reduction's output carries the random walk of its L partial sums, not one rounding, and
+    // those round at the size of its terms, not of its result (terms that cancel: a mean of 0).
     double walk = 1;
     if (i >= leaves) {
       const OpSpec& op = ng.spec().ops[i - leaves];
-      walk = std::sqrt(static_cast<double>(std::max<std::size_t>(1, reduction_length(op, shapes[op.lhs]))));
+      const std::size_t length = std::max<std::size_t>(1, reduction_length(op, shapes[op.lhs]));
+      walk = std::sqrt(static_cast<double>(length));
+      const bool sum_of_lhs = op.op == Op::float_sum || op.op == Op::float_sum_dim;
+      const bool mean_of_lhs = op.op == Op::float_mean || op.op == Op::float_mean_dim;
+      if (sum_of_lhs || mean_of_lhs) {
+        double terms = 0;
+        for (double v : values[op.lhs]) terms += std::fabs(v);
+        sum = std::fmax(sum, mean_of_lhs ? terms / static_cast<double>(length) : terms);
+      }
     }
     weighted += gain[i] * sum * walk;
   }
@@ -718,7 +737,10 @@ FiniteDifferences finite_differences(const GraphSpec& g, const FdBudget& budget)
 //     1.9999983345326129 (a later 10-minute run);
 //   - a root of 46,656 elements (sum_dim of a 279,936-element broadcast): summing it rounds 46,656
 //     partial sums up to 2e5; backward 505.14985246026828 (exact 505.1498524602683), finite
-//     differences 505.15054.
+//     differences 505.15054;
+//   - v13 = v1 + (v0 + mean(v0)) over 1296 elements whose mean is nearly 0: the mean rounds at the
+//     size of its terms, and that reaches all 1296 root elements; backward 2 (exact), finite
+//     differences 2.0000067668964525 (a later 10-minute run; the estimate had used |mean|).
 // So the magnitude behind the resolution weighs each computed value's sum |v| by its gain
 // (rounding_gain: broadcasts and local derivatives) and reductions by the random walk of their
 // partial sums (sqrt of the reduction length; the root's own sum by sqrt(sum S_k^2)), measured at
@@ -765,7 +787,7 @@ FiniteDifferences finite_differences(const NormalizedGraph& ng, const GraphRun& 
   // The rounding noise is sized once, at x: the steps move one element by 1e-5 of itself. Each
   // step reruns only what the moved leaf reaches (Note [Finite differences rerun what a step reaches]).
   const GraphRun& base = at_x;
-  const Objective o0 = objective_with_noise(ng, base);
+  const NoisyObjective o0 = objective_with_noise(ng, base);
   out.evaluations = 1;
   for (std::size_t k : chosen) {
     FdPoint p;
@@ -792,6 +814,7 @@ FiniteDifferences finite_differences(const NormalizedGraph& ng, const GraphRun& 
     // f rounds at the scale of its weighted magnitudes (Note [Rounding noise of the objective]); a
     // difference over h/2 cannot resolve slopes below that.
     p.resolution = 4 * std::numeric_limits<double>::epsilon() * magnitude / h;
+    if (p.leaf < o0.backward_terms.size()) p.backward_rounding = std::numeric_limits<double>::epsilon() * o0.backward_terms[p.leaf];
     p.objective = f0;
     out.points.push_back(p);
   }
@@ -821,7 +844,8 @@ std::vector<FdJudgement> judge_points(const FiniteDifferences& fd) {
       j.why_not = "one-sided slopes disagree (a kink within the step)";
     } else {
       j.judged = true;
-      j.tolerance = kFdRelative * std::fabs(j.slope) + kFdAbsolute * s + kFdEstimateFactor * error_estimate + kFdFloor;
+      j.tolerance = kFdRelative * std::fabs(j.slope) + kFdAbsolute * s + kFdEstimateFactor * error_estimate +
+                    kFdEstimateFactor * p.backward_rounding + kFdFloor;
     }
     out.push_back(j);
   }

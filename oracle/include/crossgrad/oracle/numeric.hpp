@@ -139,6 +139,11 @@ struct FdPoint {
   double forward = 0;        // (f(x+h/2) - f(x)) / (h/2)
   double backward = 0;       // (f(x) - f(x-h/2)) / (h/2)
   double resolution = 0;     // the smallest slope the rounding of f lets these differences see
+  // The rounding backward itself may show at this leaf: eps times a bound on the terms it sums
+  // (products of the ops' largest partials along every path). v0 / v0 at v0 = 1e-30: backward
+  // adds 1 / b = 1e30 and -a / b^2 = -1e30, exact sum 0, computed 2^48 (found by a 10-minute
+  // ops_differential_fuzzer run); a wrong rule is off by O(1) of the slope however small this is.
+  double backward_rounding = 0;
   double objective = 0;      // f(x), for messages (tolerances never depend on it)
   double richardson() const { return (4 * d_half - d_h) / 3; }
 };
@@ -159,8 +164,8 @@ std::uint64_t spec_hash(const GraphSpec& normalized_graph);
 // is the largest |slope| sampled on it; a point is judged only where its own error estimate
 // (|d_h - d_half| + resolution) is at most kConsistency * scale and the one-sided slopes agree
 // (no kink within the step). Its tolerance scales with the gradient, never with the objective:
-//   tol = kRelative * |slope| + kAbsolute * scale + 4 * error estimate
-//      <= kRelative * |slope| + (kAbsolute + 4 * kConsistency) * scale.
+//   tol = kRelative * |slope| + kAbsolute * scale + 4 * error estimate (+ 4 * backward_rounding)
+//      <= kRelative * |slope| + (kAbsolute + 4 * kConsistency) * scale (+ 4 * backward_rounding).
 // The error estimate is the point's own: the disagreement of two step sizes plus the rounding
 // resolution of f. A wrong backward rule is off by far more than 1e-6 of the gradient's scale;
 // the factor 4 covers the estimate's own uncertainty (two noisy differences may agree by chance).
