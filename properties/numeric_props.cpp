@@ -373,6 +373,12 @@ TEST(Numeric, ConditioningWidensOnlyIllConditionedComparisons) {
   EXPECT_EQ(huge_c.value_error[0], 0.0) << "leaves are inputs, not roundings";
   EXPECT_GT(huge_c.value_error[3], 1.5e38 * 1.2e-7);
   EXPECT_GT(og::graph_value_bound(huge, huge_values[3], huge_c, 3).abs, 1e31);
+  // Errors travel: twice the sum carries twice its error (the op's partial), plus its own rounding.
+  const og::GraphSpec doubled = f32_graph({2, 3}, {3e38, 1, 2, 0, 3, 4},
+                                          {cancel[0], cancel[1], cancel[2], step(O::float_mul_scalar, 3, 0, 2.0)});
+  const og::Conditioning doubled_c = og::conditioning_of(doubled, reference_values(doubled));
+  ASSERT_EQ(doubled_c.value_error.size(), 5u);
+  EXPECT_GE(doubled_c.value_error[4], 2 * doubled_c.value_error[3]);
 
   const og::GraphSpec plain = f32_graph({2, 3}, {5, 1, 2, 0, 3, 4}, cancel);
   const std::vector<TensorData> plain_values = reference_values(plain);
