@@ -1,6 +1,7 @@
 // Every op on every available backend against the reference backend, and backward against
 // central finite differences in F64 (judged shares: support/fd_share.hpp). The binary prints the
 // bound-tightness table at exit.
+#include "gen/hops.hpp"
 #include "gen/specs.hpp"
 #include "support/fd_share.hpp"
 #include "support/prop.hpp"
@@ -69,9 +70,11 @@ CG_PROP(Numeric, GraphsEqualReferenceForwardAndBackward, 500, ()) {
 }
 
 // Finite differences rerun only what the moved leaf reaches (Note [Finite differences rerun what a
-// step reaches]); the root must be a full run's bit for bit, or a verdict could change.
+// step reaches]); the root must be a full run's bit for bit, or a verdict could change. Graphs with
+// hops too (the objective runs them as the identity).
 CG_PROP(Numeric, RerunRootEqualsAFullRun, 200, ()) {
-  const og::NormalizedGraph ng(*gen::graph(gen::Values::WithSpecials, og::all_ops(), 8));
+  const og::NormalizedGraph ng(*rc::gen::oneOf(gen::graph(gen::Values::WithSpecials, og::all_ops(), 8),
+                                               gen::hop_graph(gen::Values::WithSpecials, og::all_ops(), 8)));
   const og::GraphSpec& g = ng;
   const std::size_t ref = og::reference_backend();
   const og::GraphRun base = og::run_graph(ng, ref, DType::F64, false);

@@ -446,8 +446,7 @@ Failure check_graph_differential(const GraphSpec& graph) {
 
 namespace {
 
-// The graph bound with its absolute part scaled by the largest finite |value| of the reference
-// (at least 1), as for gradients above.
+// Whether every element of every value is finite.
 bool all_finite(const std::vector<TensorData>& values) {
   for (const TensorData& v : values) {
     for (double x : v.to_f64()) {
