@@ -38,3 +38,13 @@ CG_PROP(AutodiffApi, ToDeviceRoundTripsBitIdentically, 300, ()) {
 CG_PROP(AutodiffApi, BackwardMakesOneEntryPerUsedLeaf, 300, ()) {
   require(og::check_backward_entries(*gen::graph(gen::Values::Finite)));
 }
+
+// check_graph_differential_and_entries (the fuzz target's pair) reuses the differential check's
+// run on graph.backend for a graph on one backend; its verdicts must be those of the two apart.
+CG_PROP(AutodiffApi, DifferentialAndEntriesTogetherGiveTheVerdictsOfEach, 200, ()) {
+  const og::GraphSpec g = *rc::gen::oneOf(gen::graph(gen::Values::Finite), gen::hop_graph(gen::Values::Finite));
+  const og::GraphVerdicts both = og::check_graph_differential_and_entries(g);
+  const og::Failure differential = og::check_graph_differential(g);
+  RC_ASSERT(both.differential == differential);
+  if (!differential) RC_ASSERT(both.entries == og::check_backward_entries(g));
+}

@@ -387,15 +387,17 @@ Failure check_debug_rendering(const KindSpec& kind, const Renderer& engine_debug
   return std::nullopt;
 }
 
-Failure check_graph_differential(const GraphSpec& graph) {
-  const NormalizedGraph ng(graph);
+namespace {
+// check_graph_differential; `kept`, when given, receives the tracked run of `keep_backend` (Hops
+// Ignore) that the comparisons used, once they have passed.
+Failure differential_of(const NormalizedGraph& ng, std::size_t keep_backend, std::optional<GraphGradients>* kept) {
   const GraphSpec& g = ng;
   const std::size_t ref = reference_backend();
   const GraphRun ref_run = run_graph(ng, ref, g.dtype, false);
   std::vector<TensorData> ref_values;
   for (const DispatchTensor& v : ref_run.values) ref_values.push_back(Dispatch::float_into_data(v));
   const auto shapes = value_shapes(g);
-  const GraphGradients ref_grads = graph_gradients_on(ng, ref, g.dtype);
+  GraphGradients ref_grads = graph_gradients_on(ng, ref, g.dtype);
   // Note [Conditioning of a graph]: how far the backends' gradients may drift apart.
   const Conditioning conditioning = conditioning_of(g, ref_values);
   for (const BackendRef& b : available_backends()) {
@@ -426,7 +428,7 @@ Failure check_graph_differential(const GraphSpec& graph) {
       }
     }
     // Backward of the whole graph, against the reference's gradients.
-    const GraphGradients grads = graph_gradients_on(ng, b.index, g.dtype, Hops::Ignore);
+    GraphGradients grads = graph_gradients_on(ng, b.index, g.dtype, Hops::Ignore);
     const std::string backward_key = g.ops.size() == 1 ? "backward " + std::string(op_name(g.ops[0].op)) : std::string("backward graph");
     for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) {
       const auto want = Dispatch::grad(ref_grads.run.leaves[i], ref_grads.grads);
@@ -439,10 +441,15 @@ Failure check_graph_differential(const GraphSpec& graph) {
         return *diff + "\n  graph: " + describe(g);
       }
     }
+    if (kept != nullptr && b.index == keep_backend) kept->emplace(std::move(grads));
   }
+  if (kept != nullptr && ref == keep_backend) kept->emplace(std::move(ref_grads));
   if (has_hops(g)) return check_graph_hops(g);
   return std::nullopt;
 }
+}  // namespace
+
+Failure check_graph_differential(const GraphSpec& graph) { return differential_of(NormalizedGraph(graph), 0, nullptr); }
 
 namespace {
 
@@ -748,16 +755,9 @@ FdVerdict judge_graph_finite_differences(const GraphSpec& graph, const FdBudget&
 
 Failure check_graph_finite_differences(const GraphSpec& graph) { return judge_graph_finite_differences(graph).failure; }
 
-Failure check_backward_entries(const GraphSpec& graph) {
-  const NormalizedGraph ng(graph);
-  const GraphSpec& g = ng;
-  // As specified when every backend the graph names is here (each leaf's entry on the leaf's own
-  // backend); else the graph without hops on graph.backend, if that one is here.
-  const bool follow = !unavailable_here(g);
-  if (!follow && unavailable_here(g.backend, all_backends().at(g.backend).default_device)) return std::nullopt;  // not applicable
-  GraphGradients gg;
-  const Outcome ran = outcome_of([&] { gg = follow ? graph_gradients(ng) : graph_gradients_on(ng, g.backend, g.dtype, Hops::Ignore); });
-  if (!ran.ok()) return "backward panicked: " + describe(ran) + "\n  graph: " + describe(g);
+namespace {
+// check_backward_entries on a backward already run.
+Failure entries_of(const GraphSpec& g, const GraphGradients& gg) {
   const std::vector<bool> used = used_leaves(g);
   const GradientsSnapshot snap = snapshot(gg.grads);
   std::size_t count = 0;
@@ -780,6 +780,47 @@ Failure check_backward_entries(const GraphSpec& graph) {
   }
   if (count != snap.size()) return "backward made " + std::to_string(snap.size()) + " entries, expected " + std::to_string(count) + "\n  graph: " + describe(g);
   return std::nullopt;
+}
+
+// Whether the graph as specified is the graph without hops on graph.backend: no hop and every leaf
+// on graph.backend (then graph_gradients and graph_gradients_on(.., Hops::Ignore) run the same).
+bool on_one_backend(const GraphSpec& g) {
+  const std::vector<std::size_t> where = value_backends(g);
+  return !has_hops(g) && std::all_of(where.begin(), where.end(), [&](std::size_t b) { return b == g.backend; });
+}
+}  // namespace
+
+Failure check_backward_entries(const GraphSpec& graph) {
+  const NormalizedGraph ng(graph);
+  const GraphSpec& g = ng;
+  // As specified when every backend the graph names is here (each leaf's entry on the leaf's own
+  // backend); else the graph without hops on graph.backend, if that one is here.
+  const bool follow = !unavailable_here(g);
+  if (!follow && unavailable_here(g.backend, all_backends().at(g.backend).default_device)) return std::nullopt;  // not applicable
+  GraphGradients gg;
+  const Outcome ran = outcome_of([&] { gg = follow ? graph_gradients(ng) : graph_gradients_on(ng, g.backend, g.dtype, Hops::Ignore); });
+  if (!ran.ok()) return "backward panicked: " + describe(ran) + "\n  graph: " + describe(g);
+  return entries_of(g, gg);
+}
+
+GraphVerdicts check_graph_differential_and_entries(const GraphSpec& graph) {
+  const NormalizedGraph ng(graph);
+  const GraphSpec& g = ng;
+  GraphVerdicts v;
+  if (!on_one_backend(g) || unavailable_here(g)) {
+    v.differential = differential_of(ng, 0, nullptr);
+    if (!v.differential) v.entries = check_backward_entries(g);
+    return v;
+  }
+  std::optional<GraphGradients> kept;
+  v.differential = differential_of(ng, g.backend, &kept);
+  if (v.differential) return v;
+  if (!kept) {  // graph.backend is not among those compared (cannot happen: it is available)
+    v.entries = check_backward_entries(g);
+    return v;
+  }
+  v.entries = entries_of(g, *kept);
+  return v;
 }
 
 }  // namespace crossgrad::oracle

@@ -262,7 +262,7 @@ std::optional<std::string> value_mismatch(const TensorData& reference, const Ten
     const double y = a[i];
     bool ok;
     if (!std::isfinite(x) || !std::isfinite(y)) {
-      ok = same_class(x, y) || bound.overflow_may_change_class ||
+      ok = same_class(x, y) || bound.overflow_may_change_class || bound.divisor_may_reach_zero ||
            (bound.singular_may_change_class && !std::isfinite(x) && !std::isfinite(y));
     } else if (bound.exact) {
       ok = x == y;
@@ -277,6 +277,7 @@ std::optional<std::string> value_mismatch(const TensorData& reference, const Ten
       return "element " + std::to_string(i) + " is " + show(y) + ", reference " + show(x) + " (bound abs " +
              show(bound.abs) + ", rel " + show(bound.rel) + (bound.exact ? ", exact" : "") +
              (bound.overflow_may_change_class     ? ", overflow may change the class"
+              : bound.divisor_may_reach_zero      ? ", a divisor may reach 0"
               : bound.singular_may_change_class ? ", non-finite needs non-finite (a singular point)"
                                                 : ", non-finite values compare as classes") +
              ")";
@@ -539,8 +540,9 @@ double relative_uncertainty(const std::vector<double>& x, double e, double shift
 // twice that on top of the graph bound. Gradients are compared with the relative uncertainty of
 // every value a backward formula divides by (div's divisor, twice: a / b^2; log's and log1p's
 // argument; sqrt's result; x^p's argument for p < 1) added to the bound's relative part; where a
-// divisor is known to no better than its own size the gradients are not compared as numbers
-// (classes still are). Normal graphs are unaffected: their values carry errors of a few eps,
+// divisor is known to no better than its own size the gradients are not compared at all: one
+// backend may compute it as exactly 0 (a later 10-minute run: v9 = sum(mean_dim(v0) - v0), then
+// v12 / v9; Flex's gradient NaN, the reference's 0). Normal graphs are unaffected: their values carry errors of a few eps,
 // far below the graph bound's 1e-3 (F32) or 1e-10 (F64) per step.
 Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& values) {
   Conditioning c;
@@ -635,6 +637,7 @@ Bound graph_gradient_bound(const GraphSpec& g, const TensorData& reference_gradi
   b.singular_may_change_class = c.singular;
   if (!(c.gradient_rel < 1)) {
     b.abs = std::numeric_limits<double>::max();  // a divisor known to no better than its own size
+    b.divisor_may_reach_zero = true;
     return b;
   }
   b.rel += c.gradient_rel;

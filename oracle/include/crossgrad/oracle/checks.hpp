@@ -98,5 +98,13 @@ Failure check_graph_finite_differences(const GraphSpec& graph);  // judge_graph_
 // float tensor of that backend. A graph naming an unavailable backend runs without hops on
 // graph.backend; not applicable (success) when graph.backend itself is not available.
 Failure check_backward_entries(const GraphSpec& graph);
+// check_graph_differential, then (when it passes) check_backward_entries: the same verdicts, but a
+// graph on one backend (no hop, every leaf on graph.backend) reuses the differential check's
+// tracked run on graph.backend instead of running forward and backward once more.
+struct GraphVerdicts {
+  Failure differential;
+  Failure entries;  // not checked when differential failed
+};
+GraphVerdicts check_graph_differential_and_entries(const GraphSpec& graph);
 
 }  // namespace crossgrad::oracle

@@ -34,6 +34,10 @@ struct Bound {
   // softmax row: 1 - 1 is 0 on one backend, 1e-8 on another), so NaN and +-inf may trade places.
   // Non-finite still needs non-finite; only which non-finite class may differ.
   bool singular_may_change_class = false;
+  // Gradients through a divisor known to no better than its own size (Conditioning::gradient_rel
+  // >= 1): one backend may compute it as exactly 0 and another as a tiny finite value, so any
+  // class may meet any other; the numbers are not compared either (abs is the largest double).
+  bool divisor_may_reach_zero = false;
 };
 double epsilon_of(DType dtype);
 double largest_finite_of(DType dtype);
