@@ -439,15 +439,21 @@ GraphSpec with_cotangent(const GraphSpec& g, const std::vector<double>& weights)
   return out;
 }
 
-std::vector<bool> used_leaves(const GraphSpec& g) {
+std::vector<bool> read_by_root(const GraphSpec& g) {
   const std::size_t n = g.leaf_shapes.size() + g.ops.size();
   std::vector<bool> live(n, false);
+  if (n == 0) return live;
   live[n - 1] = true;
   for (std::size_t k = g.ops.size(); k-- > 0;) {
     if (!live[g.leaf_shapes.size() + k]) continue;
     live[g.ops[k].lhs] = true;
-    if (is_binary(g.ops[k].op)) live[g.ops[k].rhs] = true;
+    if (is_binary(g.ops[k].op)) live[g.ops[k].rhs] = true;  // false for a hop (not a registry op)
   }
+  return live;
+}
+
+std::vector<bool> used_leaves(const GraphSpec& g) {
+  std::vector<bool> live = read_by_root(g);
   live.resize(g.leaf_shapes.size());
   return live;
 }
@@ -577,21 +583,15 @@ DispatchTensor rerun_root(const NormalizedGraph& normalized_graph, const GraphRu
   const std::size_t leaves = g.leaf_shapes.size();
   const std::size_t n = leaves + g.ops.size();
   if (leaf >= leaves || base.values.size() != n) throw std::logic_error("rerun_root: not a run of this graph, or no such leaf");
-  const auto reads_rhs = [](const OpSpec& op) { return !is_hop(op.op) && is_binary(op.op); };
-  // changed: computed from the leaf; needed: the root reads it.
-  std::vector<char> changed(n, 0), needed(n, 0);
+  // changed: computed from the leaf (a hop reads only its lhs).
+  std::vector<char> changed(n, 0);
   changed[leaf] = 1;
   for (std::size_t k = 0; k < g.ops.size(); ++k) {
     const OpSpec& op = g.ops[k];
-    changed[leaves + k] = changed[op.lhs] || (reads_rhs(op) && changed[op.rhs]);
+    changed[leaves + k] = changed[op.lhs] || (!is_hop(op.op) && is_binary(op.op) && changed[op.rhs]);
   }
   if (!changed[n - 1]) return base.values.back();
-  needed[n - 1] = 1;
-  for (std::size_t k = g.ops.size(); k-- > 0;) {
-    if (!needed[leaves + k]) continue;
-    needed[g.ops[k].lhs] = 1;
-    if (reads_rhs(g.ops[k])) needed[g.ops[k].rhs] = 1;
-  }
+  const std::vector<bool> needed = read_by_root(g);
   static const std::vector<double> kFill;
   std::vector<std::optional<DispatchTensor>> fresh(n);
   const auto value = [&](std::size_t i) -> const DispatchTensor& { return fresh[i] ? *fresh[i] : base.values[i]; };

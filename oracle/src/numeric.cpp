@@ -137,14 +137,24 @@ Bound bound_for_graph(const GraphSpec& g, DType dtype) {
   return {base * depth, base * depth, false};
 }
 
-Bound scaled_graph_bound(const GraphSpec& g, const TensorData& reference) {
+namespace {
+// The largest finite |x| of a tensor, at least 1: the scale of a graph bound's absolute part.
+double bound_scale(const TensorData& t) {
   double scale = 1;
-  for (double v : reference.to_f64()) {
+  for (double v : t.to_f64()) {
     if (std::isfinite(v)) scale = std::fmax(scale, std::fabs(v));
   }
+  return scale;
+}
+Bound graph_bound_at_scale(const GraphSpec& g, double scale) {
   Bound b = bound_for_graph(g, g.dtype);
   b.abs *= scale;
   return b;
+}
+}  // namespace
+
+Bound scaled_graph_bound(const GraphSpec& g, const TensorData& reference) {
+  return graph_bound_at_scale(g, bound_scale(reference));
 }
 
 namespace {
@@ -313,7 +323,7 @@ double max_of(const std::vector<double>& v, F f) {
 // partials (docs/OPS.md; never the engine's backward: a wrong rule must not widen its own
 // tolerance): the other operand for mul and matmul, 1 / |1 + x| for log1p, exp(x) for exp, ...
 // Infinite partials (sqrt at 0, 1 / x at 0) are left out: their outputs are non-finite and compare
-// as classes, or are singular points (reaches_singular_point).
+// as classes, or are singular points (Conditioning::singular).
 struct Partials {
   double lhs = 1;
   double rhs = 1;
@@ -385,15 +395,15 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
 // f = sum(root) (its gain), estimated: 1 for the root; an operand gets the op's gain times how
 // many output elements each of its elements reaches by broadcasting (or expand) times the op's
 // largest partial with respect to it at these values (largest_partials); a value read by several
-// ops sums their gains. Leaves are inputs, not roundings: 0. The rows of matmul and softmax are
+// ops sums their gains. The rows of matmul and softmax are
 // not counted (their partials are taken as per element): with them the decoder's maximal graph
 // (five chained 6x6 matmuls, Numeric.FiniteDifferencesFitTheFuzzerBudgetAtMaximumSizes) had no
 // judged element left, while its measured errors sit far below the tolerances. log_softmax
-// counts 1 here for the same reason. Note [Rounding noise of the objective].
-// With `keep_leaves`, the leaves keep what reaches them: a bound on the terms backward adds up into
-// each leaf's gradient (the same sums of products of partials), which rounds at eps times that.
+// counts 1 here for the same reason. Note [Rounding noise of the objective]. A leaf is an input,
+// not a rounding; what reaches it bounds the terms backward adds up into its gradient (the same
+// sums of products of partials), which rounds at eps times that.
 std::vector<double> rounding_gain(const GraphSpec& g, const std::vector<std::vector<std::size_t>>& shapes,
-                                  const std::vector<std::vector<double>>& values, bool keep_leaves = false) {
+                                  const std::vector<std::vector<double>>& values) {
   const std::size_t leaves = g.leaf_shapes.size();
   std::vector<double> gain(shapes.size(), 0.0);
   if (gain.empty() || values.size() != shapes.size()) return gain;
@@ -415,9 +425,6 @@ std::vector<double> rounding_gain(const GraphSpec& g, const std::vector<std::vec
     };
     reach(op.lhs, d.lhs);
     if (binary) reach(op.rhs, d.rhs);
-  }
-  if (!keep_leaves) {
-    for (std::size_t i = 0; i < leaves && i < gain.size(); ++i) gain[i] = 0;
   }
   return gain;
 }
@@ -455,29 +462,25 @@ NoisyObjective objective_with_noise(const NormalizedGraph& ng, const GraphRun& r
   values.reserve(run.values.size());
   for (const DispatchTensor& v : run.values) values.push_back(Dispatch::float_into_data(v).to_f64());
   const std::vector<std::vector<std::size_t>> shapes = value_shapes(ng);
-  std::vector<double> gain = rounding_gain(ng, shapes, values, true);
-  const std::size_t leaves = ng.spec().leaf_shapes.size();
-  o.backward_terms.assign(gain.begin(), gain.begin() + static_cast<std::ptrdiff_t>(std::min(leaves, gain.size())));
-  for (std::size_t i = 0; i < leaves && i < gain.size(); ++i) gain[i] = 0;
+  const std::vector<double> gain = rounding_gain(ng, shapes, values);
+  const std::size_t leaves = std::min(ng.spec().leaf_shapes.size(), gain.size());
+  o.backward_terms.assign(gain.begin(), gain.begin() + static_cast<std::ptrdiff_t>(leaves));
   double weighted = 0;
-  for (std::size_t i = 0; i < values.size(); ++i) {
+  for (std::size_t i = leaves; i < gain.size(); ++i) {  // the computed values: leaves do not round
     if (gain[i] == 0) continue;
     double sum = 0;
     for (double v : values[i]) sum += std::fabs(v);
     // A reduction's output carries the random walk of its L partial sums, not one rounding, and
     // those round at the size of its terms, not of its result (terms that cancel: a mean of 0).
-    double walk = 1;
-    if (i >= leaves) {
-      const OpSpec& op = ng.spec().ops[i - leaves];
-      const std::size_t length = std::max<std::size_t>(1, reduction_length(op, shapes[op.lhs]));
-      walk = std::sqrt(static_cast<double>(length));
-      const bool sum_of_lhs = op.op == Op::float_sum || op.op == Op::float_sum_dim;
-      const bool mean_of_lhs = op.op == Op::float_mean || op.op == Op::float_mean_dim;
-      if (sum_of_lhs || mean_of_lhs) {
-        double terms = 0;
-        for (double v : values[op.lhs]) terms += std::fabs(v);
-        sum = std::fmax(sum, mean_of_lhs ? terms / static_cast<double>(length) : terms);
-      }
+    const OpSpec& op = ng.spec().ops[i - leaves];
+    const std::size_t length = std::max<std::size_t>(1, reduction_length(op, shapes[op.lhs]));
+    const double walk = std::sqrt(static_cast<double>(length));
+    const bool sum_of_lhs = op.op == Op::float_sum || op.op == Op::float_sum_dim;
+    const bool mean_of_lhs = op.op == Op::float_mean || op.op == Op::float_mean_dim;
+    if (sum_of_lhs || mean_of_lhs) {
+      double terms = 0;
+      for (double v : values[op.lhs]) terms += std::fabs(v);
+      sum = std::fmax(sum, mean_of_lhs ? terms / static_cast<double>(length) : terms);
     }
     weighted += gain[i] * sum * walk;
   }
@@ -542,8 +545,8 @@ double relative_uncertainty(const std::vector<double>& x, double e, double shift
 // argument; sqrt's result; x^p's argument for p < 1) added to the bound's relative part; where a
 // divisor is known to no better than its own size the gradients are not compared at all: one
 // backend may compute it as exactly 0 (a later 10-minute run: v9 = sum(mean_dim(v0) - v0), then
-// v12 / v9; Flex's gradient NaN, the reference's 0). Normal graphs are unaffected: their values carry errors of a few eps,
-// far below the graph bound's 1e-3 (F32) or 1e-10 (F64) per step.
+// v12 / v9; Flex's gradient NaN, the reference's 0). Normal graphs are unaffected: their values
+// carry errors of a few eps, far below the graph bound's 1e-3 (F32) or 1e-10 (F64) per step.
 Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& values) {
   Conditioning c;
   const std::size_t leaves = g.leaf_shapes.size();
@@ -562,14 +565,7 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     c.gradient_rel = std::numeric_limits<double>::infinity();
     return c;
   }
-  std::vector<bool> live(v.size(), false);
-  if (!live.empty()) live.back() = true;
-  for (std::size_t k = g.ops.size(); k-- > 0;) {
-    const OpSpec& op = g.ops[k];
-    if (!live[leaves + k]) continue;
-    live[op.lhs] = true;
-    if (!is_hop(op.op) && is_binary(op.op)) live[op.rhs] = true;
-  }
+  const std::vector<bool> live = read_by_root(g);
   const double eps = epsilon_of(g.dtype);
   std::vector<double>& e = c.value_error;
   for (std::size_t k = 0; k < g.ops.size(); ++k) {
@@ -620,11 +616,6 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
   return c;
 }
 
-namespace {
-// The largest finite |x| of a tensor, at least 1: the scale of a graph bound's absolute part.
-double bound_scale(const TensorData& t) { return std::fmax(1.0, max_abs(t.to_f64())); }
-}  // namespace
-
 Bound graph_value_bound(const GraphSpec& g, const TensorData& reference, const Conditioning& c, std::size_t value) {
   Bound b = scaled_graph_bound(g, reference);
   const double e = value < c.value_error.size() ? c.value_error[value] : std::numeric_limits<double>::infinity();
@@ -633,7 +624,8 @@ Bound graph_value_bound(const GraphSpec& g, const TensorData& reference, const C
 }
 
 Bound graph_gradient_bound(const GraphSpec& g, const TensorData& reference_gradient, const Conditioning& c) {
-  Bound b = scaled_graph_bound(g, reference_gradient);
+  const double scale = bound_scale(reference_gradient);
+  Bound b = graph_bound_at_scale(g, scale);
   b.singular_may_change_class = c.singular;
   if (!(c.gradient_rel < 1)) {
     b.abs = std::numeric_limits<double>::max();  // a divisor known to no better than its own size
@@ -641,7 +633,7 @@ Bound graph_gradient_bound(const GraphSpec& g, const TensorData& reference_gradi
     return b;
   }
   b.rel += c.gradient_rel;
-  b.abs += c.gradient_rel * bound_scale(reference_gradient);
+  b.abs += c.gradient_rel * scale;
   return b;
 }
 
@@ -790,8 +782,7 @@ FiniteDifferences finite_differences(const NormalizedGraph& ng, const GraphRun& 
   FiniteDifferences out;
   // The rounding noise is sized once, at x: the steps move one element by 1e-5 of itself. Each
   // step reruns only what the moved leaf reaches (Note [Finite differences rerun what a step reaches]).
-  const GraphRun& base = at_x;
-  const NoisyObjective o0 = objective_with_noise(ng, base);
+  const NoisyObjective o0 = objective_with_noise(ng, at_x);
   out.evaluations = 1;
   for (std::size_t k : chosen) {
     FdPoint p;
@@ -804,7 +795,7 @@ FiniteDifferences finite_differences(const NormalizedGraph& ng, const GraphRun& 
       // x itself, moved and put back (a copy of every leaf per evaluation cost more than small runs).
       moved[p.index] = x0 + h;
       ++out.evaluations;
-      const Objective o = objective_of_root(rerun_root(ng, base, reference_backend(), DType::F64, p.leaf, moved));
+      const Objective o = objective_of_root(rerun_root(ng, at_x, reference_backend(), DType::F64, p.leaf, moved));
       moved[p.index] = x0;
       magnitude = std::fmax(magnitude, o.magnitude);
       return o.sum;

@@ -128,7 +128,9 @@ std::optional<std::string> unavailable_here(const GraphSpec& normalized_graph);
 // under a uniform cotangent (which slice of it goes where in cat, softmax's sum term: sum(softmax)
 // is constant). A random cotangent w sees those. Takes a normalized graph; the result is one.
 GraphSpec with_cotangent(const GraphSpec& normalized_graph, const std::vector<double>& weights);
-// Leaves the last value depends on (a hop uses its lhs).
+// Per value (leaves, then one per op): whether the last value depends on it (a hop uses its lhs).
+std::vector<bool> read_by_root(const GraphSpec& normalized_graph);
+// Leaves the last value depends on: read_by_root's leaf entries.
 std::vector<bool> used_leaves(const GraphSpec& normalized_graph);
 
 // One step through Dispatch on already-built operands (rhs ignored by unary ops).
