@@ -756,8 +756,9 @@ FdVerdict judge_graph_finite_differences(const GraphSpec& graph, const FdBudget&
 Failure check_graph_finite_differences(const GraphSpec& graph) { return judge_graph_finite_differences(graph).failure; }
 
 namespace {
-// check_backward_entries on a backward already run.
-Failure entries_of(const GraphSpec& g, const GraphGradients& gg) {
+// check_backward_entries on a backward already run; leaf i's entry must be on where[i], the backend
+// the check expects (from the spec, never from the run, so that a run of the wrong backend fails).
+Failure entries_of(const GraphSpec& g, const GraphGradients& gg, const std::vector<std::size_t>& where) {
   const std::vector<bool> used = used_leaves(g);
   const GradientsSnapshot snap = snapshot(gg.grads);
   std::size_t count = 0;
@@ -770,10 +771,10 @@ Failure entries_of(const GraphSpec& g, const GraphGradients& gg) {
     }
     ++count;
     if (it == snap.end()) return "backward made no entry for leaf v" + std::to_string(i) + "\n  graph: " + describe(g);
-    if (auto bad = check_gradient_placement(gg.run.leaves[i], gg.grads, i, gg.run.backends[i], snap)) {
+    if (auto bad = check_gradient_placement(gg.run.leaves[i], gg.grads, i, where[i], snap)) {
       return "backward: " + *bad + "\n  graph: " + describe(g);
     }
-    if (it->second.backend != gg.run.backends[i] || it->second.data.dtype() != g.dtype ||
+    if (it->second.backend != where[i] || it->second.data.dtype() != g.dtype ||
         it->second.data.shape().dims() != g.leaf_shapes[i]) {
       return "backward entry of v" + std::to_string(i) + " is " + describe(it->second) + "\n  graph: " + describe(g);
     }
@@ -782,12 +783,6 @@ Failure entries_of(const GraphSpec& g, const GraphGradients& gg) {
   return std::nullopt;
 }
 
-// Whether the graph as specified is the graph without hops on graph.backend: no hop and every leaf
-// on graph.backend (then graph_gradients and graph_gradients_on(.., Hops::Ignore) run the same).
-bool on_one_backend(const GraphSpec& g) {
-  const std::vector<std::size_t> where = value_backends(g);
-  return !has_hops(g) && std::all_of(where.begin(), where.end(), [&](std::size_t b) { return b == g.backend; });
-}
 }  // namespace
 
 Failure check_backward_entries(const GraphSpec& graph) {
@@ -800,14 +795,16 @@ Failure check_backward_entries(const GraphSpec& graph) {
   GraphGradients gg;
   const Outcome ran = outcome_of([&] { gg = follow ? graph_gradients(ng) : graph_gradients_on(ng, g.backend, g.dtype, Hops::Ignore); });
   if (!ran.ok()) return "backward panicked: " + describe(ran) + "\n  graph: " + describe(g);
-  return entries_of(g, gg);
+  return entries_of(g, gg, follow ? value_backends(g) : std::vector<std::size_t>(g.leaf_shapes.size(), g.backend));
 }
 
 GraphVerdicts check_graph_differential_and_entries(const GraphSpec& graph) {
   const NormalizedGraph ng(graph);
   const GraphSpec& g = ng;
   GraphVerdicts v;
-  if (!on_one_backend(g) || unavailable_here(g)) {
+  // has_hops counts a leaf on another backend too: without any, the graph as specified is the graph
+  // without hops on graph.backend, and graph_gradients runs what differential_of runs there.
+  if (has_hops(g) || unavailable_here(g)) {
     v.differential = differential_of(ng, 0, nullptr);
     if (!v.differential) v.entries = check_backward_entries(g);
     return v;
@@ -819,7 +816,7 @@ GraphVerdicts check_graph_differential_and_entries(const GraphSpec& graph) {
     v.entries = check_backward_entries(g);
     return v;
   }
-  v.entries = entries_of(g, *kept);
+  v.entries = entries_of(g, *kept, value_backends(g));  // every value on graph.backend
   return v;
 }
 
