@@ -7,7 +7,7 @@
 namespace crossgrad::backends {
 
 using ndarray_detail::make_tensor;
-using ndarray_detail::Odometer;
+using ndarray_detail::StridedWalk;
 using ndarray_detail::with_float_type;
 
 namespace {
@@ -27,13 +27,10 @@ NdArrayTensor compare(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std::s
     const T* a = lhs.data<T>();
     const T* b = rhs.data<T>();
     std::uint8_t* o = out.mutable_data<std::uint8_t>();
-    Odometer walk(out_shape, {rules::broadcast_strides(lhs.shape, out_shape),
-                              rules::broadcast_strides(rhs.shape, out_shape)});
-    const std::size_t n = out_shape.num_elements();
-    for (std::size_t i = 0; i < n; ++i) {
-      o[i] = op(a[walk.offset(0)], b[walk.offset(1)]) ? 1 : 0;
-      walk.next();
-    }
+    StridedWalk<2> walk(out_shape);
+    walk.set_broadcast(0, lhs.shape);
+    walk.set_broadcast(1, rhs.shape);
+    walk.for_each([&](std::size_t i, const auto& at) { o[i] = op(a[at[0]], b[at[1]]) ? 1 : 0; });
   });
   return out;
 }

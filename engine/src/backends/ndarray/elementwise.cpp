@@ -8,7 +8,7 @@ namespace crossgrad::backends {
 namespace {
 
 using ndarray_detail::make_tensor;
-using ndarray_detail::Odometer;
+using ndarray_detail::StridedWalk;
 using ndarray_detail::with_float_type;
 
 template <class Op>
@@ -24,13 +24,10 @@ NdArrayTensor binary(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std::st
     const T* a = lhs.data<T>();
     const T* b = rhs.data<T>();
     T* o = out.mutable_data<T>();
-    Odometer walk(out_shape, {rules::broadcast_strides(lhs.shape, out_shape),
-                              rules::broadcast_strides(rhs.shape, out_shape)});
-    const std::size_t n = out_shape.num_elements();
-    for (std::size_t i = 0; i < n; ++i) {
-      o[i] = op(a[walk.offset(0)], b[walk.offset(1)]);
-      walk.next();
-    }
+    StridedWalk<2> walk(out_shape);
+    walk.set_broadcast(0, lhs.shape);
+    walk.set_broadcast(1, rhs.shape);
+    walk.for_each([&](std::size_t i, const auto& at) { o[i] = op(a[at[0]], b[at[1]]); });
   });
   return out;
 }

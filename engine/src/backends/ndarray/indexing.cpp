@@ -11,7 +11,7 @@ namespace crossgrad::backends {
 namespace {
 
 using ndarray_detail::make_tensor;
-using ndarray_detail::Odometer;
+using ndarray_detail::StridedWalk;
 using ndarray_detail::with_float_type;
 
 
@@ -80,12 +80,9 @@ NdArrayTensor NdArray::float_slice(const NdArrayTensor& tensor, const std::vecto
   with_float_type(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     T* o = out.mutable_data<T>();
-    Odometer walk(out_shape, {strides});
-    const std::size_t n = out.num_elements();
-    for (std::size_t i = 0; i < n; ++i) {
-      o[i] = x[base + walk.offset(0)];
-      walk.next();
-    }
+    StridedWalk<1> walk(out_shape);
+    walk.set_steps(0, strides);
+    walk.for_each([&](std::size_t i, const auto& at) { o[i] = x[base + at[0]]; });
   });
   return out;
 }

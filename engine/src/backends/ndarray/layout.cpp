@@ -6,7 +6,7 @@ namespace crossgrad::backends {
 
 using ndarray_detail::require_host_device;
 using ndarray_detail::make_tensor;
-using ndarray_detail::Odometer;
+using ndarray_detail::StridedWalk;
 using ndarray_detail::with_float_type;
 
 NdArrayTensor NdArray::float_reshape(const NdArrayTensor& tensor, const Shape& shape) {
@@ -30,12 +30,9 @@ NdArrayTensor NdArray::float_swap_dims(const NdArrayTensor& tensor, std::size_t 
   with_float_type(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     T* o = out.mutable_data<T>();
-    Odometer walk(out_shape, {strides});
-    const std::size_t n = out.num_elements();
-    for (std::size_t i = 0; i < n; ++i) {
-      o[i] = x[walk.offset(0)];
-      walk.next();
-    }
+    StridedWalk<1> walk(out_shape);
+    walk.set_steps(0, strides);
+    walk.for_each([&](std::size_t i, const auto& at) { o[i] = x[at[0]]; });
   });
   return out;
 }

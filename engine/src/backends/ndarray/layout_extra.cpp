@@ -6,7 +6,7 @@ namespace crossgrad::backends {
 namespace {
 
 using ndarray_detail::make_tensor;
-using ndarray_detail::Odometer;
+using ndarray_detail::StridedWalk;
 using ndarray_detail::with_float_type;
 
 // out[i] = x[offset of the walk], the output written contiguously.
@@ -17,12 +17,9 @@ NdArrayTensor gather(const NdArrayTensor& tensor, const Shape& out_shape,
   with_float_type(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     T* o = out.mutable_data<T>();
-    Odometer walk(out_shape, {std::move(read_strides)});
-    const std::size_t n = out.num_elements();
-    for (std::size_t i = 0; i < n; ++i) {
-      o[i] = x[walk.offset(0)];
-      walk.next();
-    }
+    StridedWalk<1> walk(out_shape);
+    walk.set_steps(0, read_strides);
+    walk.for_each([&](std::size_t i, const auto& at) { o[i] = x[at[0]]; });
   });
   return out;
 }

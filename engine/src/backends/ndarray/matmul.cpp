@@ -4,7 +4,7 @@
 namespace crossgrad::backends {
 
 using ndarray_detail::make_tensor;
-using ndarray_detail::Odometer;
+using ndarray_detail::StridedWalk;
 using ndarray_detail::with_float_type;
 
 NdArrayTensor NdArray::float_matmul(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
@@ -18,11 +18,15 @@ NdArrayTensor NdArray::float_matmul(const NdArrayTensor& lhs, const NdArrayTenso
     const T* a = lhs.data<T>();
     const T* b = rhs.data<T>();
     T* o = out.mutable_data<T>();
+    // An empty output has nothing to compute, however many batches its batch dims name.
+    if (plan.batch_count == 0) return;
     // Walks the broadcast batch dims; offsets come out in whole matrices.
-    Odometer batches(plan.batch, {plan.lhs_batch_strides, plan.rhs_batch_strides});
-    for (std::size_t batch = 0; batch < plan.batch_count; ++batch) {
-      const T* am = a + batches.offset(0) * m * k;
-      const T* bm = b + batches.offset(1) * k * n;
+    StridedWalk<2> batches(plan.batch);
+    batches.set_steps(0, plan.lhs_batch_strides);
+    batches.set_steps(1, plan.rhs_batch_strides);
+    batches.for_each([&](std::size_t batch, const auto& at) {
+      const T* am = a + at[0] * m * k;
+      const T* bm = b + at[1] * k * n;
       T* om = o + batch * m * n;
       for (std::size_t i = 0; i < m; ++i) {
         for (std::size_t j = 0; j < n; ++j) {
@@ -32,8 +36,7 @@ NdArrayTensor NdArray::float_matmul(const NdArrayTensor& lhs, const NdArrayTenso
           om[i * n + j] = acc;
         }
       }
-      batches.next();
-    }
+    });
   });
   return out;
 }
