@@ -206,6 +206,20 @@ TEST(HostBlockCache, KeptBlocksArePoisonedAndHandedOutUnpoisoned) {
   std::free(a);
 }
 
+// Note [Small buffers are one allocation]: every byte past the tensor's own is poisoned, small
+// buffers (one block with the control block) and cache blocks alike, so an overrun by one element
+// is a report, not a write into the block's spare bytes.
+TEST(HostBuffer, BytesPastTheTensorArePoisoned) {
+  for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{12}, std::size_t{17}, std::size_t{1000},
+                        kAlignedTest, kAlignedTest + 1}) {
+    const HostBuffer b = HostBuffer::allocate({n}, DType::F32);
+    EXPECT_FALSE(__asan_address_is_poisoned(b.data())) << n;
+    EXPECT_FALSE(__asan_address_is_poisoned(b.data() + b.size() - 1)) << n;
+    EXPECT_TRUE(__asan_address_is_poisoned(b.data() + b.size())) << n;
+    EXPECT_TRUE(__asan_address_is_poisoned(b.data() + b.capacity() - 1)) << n;
+  }
+}
+
 TEST(HostBufferDeathTest, UseOfAReleasedCachedBufferIsAnAsanReport) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
