@@ -577,12 +577,11 @@ GraphRun run_graph(const NormalizedGraph& normalized_graph, std::size_t backend,
   return run;
 }
 
-DispatchTensor rerun_root(const NormalizedGraph& normalized_graph, const GraphRun& base, std::size_t backend, DType dtype,
-                          std::size_t leaf, const std::vector<double>& leaf_values) {
+RerunPlan rerun_plan(const NormalizedGraph& normalized_graph, std::size_t leaf) {
   const GraphSpec& g = normalized_graph;
   const std::size_t leaves = g.leaf_shapes.size();
   const std::size_t n = leaves + g.ops.size();
-  if (leaf >= leaves || base.values.size() != n) throw std::logic_error("rerun_root: not a run of this graph, or no such leaf");
+  if (leaf >= leaves) throw std::logic_error("rerun_plan: no such leaf");
   // changed: computed from the leaf (a hop reads only its lhs).
   std::vector<char> changed(n, 0);
   changed[leaf] = 1;
@@ -590,19 +589,42 @@ DispatchTensor rerun_root(const NormalizedGraph& normalized_graph, const GraphRu
     const OpSpec& op = g.ops[k];
     changed[leaves + k] = changed[op.lhs] || (!is_hop(op.op) && is_binary(op.op) && changed[op.rhs]);
   }
-  if (!changed[n - 1]) return base.values.back();
+  RerunPlan plan;
+  plan.leaf = leaf;
+  plan.root_changes = changed[n - 1] != 0;
+  if (!plan.root_changes) return plan;
   const std::vector<bool> needed = read_by_root(g);
-  static const std::vector<double> kFill;
+  for (std::size_t k = 0; k < g.ops.size(); ++k) {
+    if (changed[leaves + k] && needed[leaves + k]) plan.ops.push_back(k);
+  }
+  return plan;
+}
+
+DispatchTensor rerun_root(const NormalizedGraph& normalized_graph, const GraphRun& base, std::size_t backend, DType dtype,
+                          std::size_t leaf, const std::vector<double>& leaf_values) {
+  return rerun_root(normalized_graph, base, backend, dtype, rerun_plan(normalized_graph, leaf), leaf_values);
+}
+
+DispatchTensor rerun_root(const NormalizedGraph& normalized_graph, const GraphRun& base, std::size_t backend, DType dtype,
+                          const RerunPlan& plan, const std::vector<double>& leaf_values) {
+  const GraphSpec& g = normalized_graph;
+  const std::size_t leaves = g.leaf_shapes.size();
+  const std::size_t n = leaves + g.ops.size();
+  if (plan.leaf >= leaves || base.values.size() != n) throw std::logic_error("rerun_root: not a run of this graph, or no such leaf");
+  if (!plan.root_changes) return base.values.back();
   std::vector<std::optional<DispatchTensor>> fresh(n);
   const auto value = [&](std::size_t i) -> const DispatchTensor& { return fresh[i] ? *fresh[i] : base.values[i]; };
-  const std::vector<double>& values = values_fit(leaf_values, g.leaf_shapes[leaf]) ? leaf_values : kFill;
-  fresh[leaf] = Dispatch::float_from_data(leaf_data(tensor_on(backend, PrimitiveKind::Float, g.leaf_shapes[leaf], dtype, values)),
-                                          default_device_of(backend, false));
-  for (std::size_t k = 0; k < g.ops.size(); ++k) {
-    const std::size_t out = leaves + k;
-    if (!changed[out] || !needed[out]) continue;
+  const std::vector<std::size_t>& shape = g.leaf_shapes[plan.leaf];
+  // An F64 leaf with values of its size is exactly TensorData::from_f64 of them (leaf_data's
+  // path for it), without the TensorSpec and its copies; anything else goes through leaf_data.
+  const bool fits = values_fit(leaf_values, shape);
+  TensorData data = fits && dtype == DType::F64 && !leaf_values.empty()
+                        ? TensorData::from_f64(leaf_values, Shape(shape))
+                        : leaf_data(tensor_on(backend, PrimitiveKind::Float, shape, dtype, fits ? leaf_values : std::vector<double>{}));
+  fresh[plan.leaf] = Dispatch::float_from_data(data, default_device_of(backend, false));
+  for (std::size_t k : plan.ops) {
     const OpSpec& op = g.ops[k];
-    fresh[out] = is_hop(op.op) ? value(op.lhs) : apply_op(op, value(op.lhs), value(op.rhs));
+    fresh[leaves + k] = is_hop(op.op) ? value(op.lhs) : apply_op(op, value(op.lhs), value(op.rhs));
   }
   return std::move(*fresh[n - 1]);
 }

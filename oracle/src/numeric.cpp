@@ -784,10 +784,13 @@ FiniteDifferences finite_differences(const NormalizedGraph& ng, const GraphRun& 
   // step reruns only what the moved leaf reaches (Note [Finite differences rerun what a step reaches]).
   const NoisyObjective o0 = objective_with_noise(ng, at_x);
   out.evaluations = 1;
+  std::vector<std::optional<RerunPlan>> plans(x.size());  // per leaf, built at its first point
   for (std::size_t k : chosen) {
     FdPoint p;
     p.leaf = static_cast<std::size_t>(std::upper_bound(offset.begin(), offset.end(), k) - offset.begin()) - 1;
     p.index = k - offset[p.leaf];
+    if (!plans[p.leaf]) plans[p.leaf] = rerun_plan(ng, p.leaf);
+    const RerunPlan& plan = *plans[p.leaf];
     std::vector<double>& moved = x[p.leaf];
     const double x0 = moved[p.index];
     double magnitude = o0.magnitude;
@@ -795,7 +798,7 @@ FiniteDifferences finite_differences(const NormalizedGraph& ng, const GraphRun& 
       // x itself, moved and put back (a copy of every leaf per evaluation cost more than small runs).
       moved[p.index] = x0 + h;
       ++out.evaluations;
-      const Objective o = objective_of_root(rerun_root(ng, at_x, reference_backend(), DType::F64, p.leaf, moved));
+      const Objective o = objective_of_root(rerun_root(ng, at_x, reference_backend(), DType::F64, plan, moved));
       moved[p.index] = x0;
       magnitude = std::fmax(magnitude, o.magnitude);
       return o.sum;

@@ -165,6 +165,18 @@ GraphRun run_graph(const NormalizedGraph& graph, std::size_t backend, DType dtyp
 // in numeric.cpp).
 DispatchTensor rerun_root(const NormalizedGraph& graph, const GraphRun& base, std::size_t backend, DType dtype,
                           std::size_t leaf, const std::vector<double>& leaf_values);
+// What a step of one leaf makes rerun_root recompute: the ops that depend on the leaf and that the
+// root reads, in graph order. It depends on the graph and the leaf only, so finite differences
+// build it once per leaf rather than once per evaluation.
+struct RerunPlan {
+  std::size_t leaf = 0;
+  std::vector<std::size_t> ops;  // indices into graph.ops
+  bool root_changes = false;     // whether the root depends on the leaf at all
+};
+RerunPlan rerun_plan(const NormalizedGraph& graph, std::size_t leaf);
+// rerun_root with the plan of its leaf built beforehand (plan = rerun_plan(graph, leaf)).
+DispatchTensor rerun_root(const NormalizedGraph& graph, const GraphRun& base, std::size_t backend, DType dtype,
+                          const RerunPlan& plan, const std::vector<double>& leaf_values);
 // backward of the root; also returns the run (leaves hold the node ids). graph_gradients: Follow
 // on graph.backend (a spanning graph's backward).
 struct GraphGradients {
