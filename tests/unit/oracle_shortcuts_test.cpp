@@ -63,6 +63,38 @@ TEST(OracleShortcuts, CompareWithTheContainerIsCompareWithItsSnapshot) {
   EXPECT_EQ(both(GradientsSnapshot{}, Gradients{}), std::nullopt);
 }
 
+// Note [Entries compared in place]: a host tensor matches its snapshot in place only when the
+// backend, device, shape, dtype and every byte agree; entries that share their bytes and differ
+// in anything else are reported, as the long way reports them.
+TEST(OracleShortcuts, AnEntryMatchesInPlaceOnlyWhenEverythingAgrees) {
+  Gradients grads;
+  grads.register_grad(NodeId{1}, f32({0.0f, 0.0f}));
+  const GradientsSnapshot same = snapshot(grads);
+  EXPECT_EQ(both(same, grads), std::nullopt);
+
+  const auto changes = [&](const TensorData& data, const char* what) {
+    GradientsSnapshot other = same;
+    other.at(1).data = data;
+    const auto d = both(other, grads);
+    ASSERT_TRUE(d.has_value()) << what;
+    EXPECT_EQ(d->rfind("entry NodeId(1) changed: ", 0), 0u) << what << ": " << *d;
+  };
+  changes(TensorData::from_f32({0.0f, 0.0f}, Shape{1, 2}), "same bytes, another shape");
+  changes(TensorData::from_i32({0, 0}, Shape{2}), "same shape and bytes, another dtype");
+  changes(TensorData::from_f32({0.0f, 1e-45f}, Shape{2}), "one bit of the last element");
+
+  GradientsSnapshot other_backend = same;
+  other_backend.at(1).backend = same.at(1).backend + 1;
+  ASSERT_TRUE(both(other_backend, grads).has_value());
+  GradientsSnapshot other_device = same;
+  other_device.at(1).device.index = 1;
+  ASSERT_TRUE(both(other_device, grads).has_value());
+
+  Gradients empty_entry;
+  empty_entry.register_grad(NodeId{2}, f32({}));
+  EXPECT_EQ(both(snapshot(empty_entry), empty_entry), std::nullopt);
+}
+
 std::vector<double> root_values(const GraphRun& run) { return Dispatch::float_into_data(run.root()).to_f64(); }
 
 GraphSpec two_leaf_graph() {
