@@ -103,19 +103,21 @@ namespace {
 bool same_as_snapshot(const EntrySnapshot& expected, const AnyTensor& actual) {
   return std::visit(
       [&]<class T>(const T& t) {
-        bool same = false;
-        bool decided = false;
-        for_each_backend([&]<class B>() {
-          if constexpr (std::is_same_v<typename B::Tensor, T> && std::is_base_of_v<backends::HostTensor, T>) {
-            if (decided) return;
-            decided = true;
-            const TensorData& data = expected.data;
-            same = expected.backend == registry_index_of<B>() && expected.device == device_spec(B::device(t)) &&
-                   data.dtype() == t.dtype && data.shape() == t.shape && data.bytes().size() == t.buffer.size() &&
-                   (t.buffer.size() == 0 || std::memcmp(data.bytes().data(), t.buffer.data(), t.buffer.size()) == 0);
-          }
-        });
-        return decided ? same : expected == snapshot_of(actual);
+        if constexpr (std::is_base_of_v<backends::HostTensor, T>) {
+          const backends::HostTensor& host = t;
+          const TensorData& data = expected.data;
+          if (data.dtype() != host.dtype || data.shape() != host.shape || data.bytes().size() != host.buffer.size()) return false;
+          if (host.buffer.size() != 0 && std::memcmp(data.bytes().data(), host.buffer.data(), host.buffer.size()) != 0) return false;
+          bool same_place = false;
+          for_each_backend([&]<class B>() {
+            if constexpr (std::is_same_v<typename B::Tensor, T>) {
+              same_place = expected.backend == registry_index_of<B>() && expected.device == device_spec(B::device(t));
+            }
+          });
+          return same_place;
+        } else {
+          return expected == snapshot_of(actual);
+        }
       },
       actual);
 }
