@@ -219,10 +219,11 @@ HostBuffer HostBuffer::allocate(const Shape& shape, DType dtype) {
     } catch (const std::bad_alloc&) {
       panic_could_not_allocate(shape, dtype, bytes);
     }
-    void* aligned = block.get();
+    std::byte* const start = block.get();
+    void* aligned = start;
     std::align(kHostBufferAlign, capacity, aligned, space);  // cannot fail: 63 spare bytes
-    b.data_ = std::shared_ptr<std::byte>(block, static_cast<std::byte*>(aligned));
-    poison(block.get(), static_cast<std::size_t>(b.data_.get() - block.get()));
+    b.data_ = std::shared_ptr<std::byte>(std::move(block), static_cast<std::byte*>(aligned));
+    poison(start, static_cast<std::size_t>(b.data_.get() - start));
     poison(b.data_.get() + bytes, space - bytes);  // std::align left `space` from the boundary on
   } else {
     void* p = cache.take(capacity);
