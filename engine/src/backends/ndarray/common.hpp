@@ -124,7 +124,7 @@ class StridedWalk {
   }
 
   std::size_t rank_;
-  std::array<std::size_t, 64> inline_{};
+  std::array<std::size_t, 64> inline_;  // every entry read is written first: no clearing per op
   std::vector<std::size_t> heap_;
   std::size_t* table_;
 };
