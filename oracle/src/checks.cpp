@@ -812,11 +812,9 @@ GraphVerdicts check_graph_differential_and_entries(const GraphSpec& graph) {
   std::optional<GraphGradients> kept;
   v.differential = differential_of(ng, g.backend, &kept);
   if (v.differential) return v;
-  if (!kept) {  // graph.backend is not among those compared (cannot happen: it is available)
-    v.entries = check_backward_entries(g);
-    return v;
-  }
-  v.entries = entries_of(g, *kept, value_backends(g));  // every value on graph.backend
+  // kept is always set here (graph.backend is available, so it was compared); the general check
+  // stays the answer should it not be. Every value is on graph.backend.
+  v.entries = kept ? entries_of(g, *kept, value_backends(g)) : check_backward_entries(g);
   return v;
 }
 

@@ -582,12 +582,13 @@ RerunPlan rerun_plan(const NormalizedGraph& normalized_graph, std::size_t leaf) 
   const std::size_t leaves = g.leaf_shapes.size();
   const std::size_t n = leaves + g.ops.size();
   if (leaf >= leaves) throw std::logic_error("rerun_plan: no such leaf");
-  // changed: computed from the leaf (a hop reads only its lhs).
+  // changed: computed from the leaf (a hop reads only its lhs: is_binary is false for it, as in
+  // read_by_root).
   std::vector<char> changed(n, 0);
   changed[leaf] = 1;
   for (std::size_t k = 0; k < g.ops.size(); ++k) {
     const OpSpec& op = g.ops[k];
-    changed[leaves + k] = changed[op.lhs] || (!is_hop(op.op) && is_binary(op.op) && changed[op.rhs]);
+    changed[leaves + k] = changed[op.lhs] || (is_binary(op.op) && changed[op.rhs]);
   }
   RerunPlan plan;
   plan.leaf = leaf;

@@ -10,6 +10,15 @@
 #include <type_traits>
 
 namespace crossgrad::oracle {
+namespace {
+// f.template operator()<B>() for the backend B whose tensor type is T (each backend has its own).
+template <class T, class F>
+void with_backend_of(F&& f) {
+  for_each_backend([&]<class B>() {
+    if constexpr (std::is_same_v<typename B::Tensor, T>) f.template operator()<B>();
+  });
+}
+}  // namespace
 
 EntrySnapshot snapshot_of(const AnyTensor& tensor) {
   return std::visit(
@@ -17,11 +26,7 @@ EntrySnapshot snapshot_of(const AnyTensor& tensor) {
         std::optional<EntrySnapshot> out;
         // The registry index (Note [Registry indices do not depend on the build]), not the position
         // among the backends built here: without Cuda, Remote is built third but is index 3.
-        for_each_backend([&]<class B>() {
-          if constexpr (std::is_same_v<typename B::Tensor, T>) {
-            if (!out) out.emplace(EntrySnapshot{registry_index_of<B>(), B::into_data(t), device_spec(B::device(t))});
-          }
-        });
+        with_backend_of<T>([&]<class B>() { out.emplace(EntrySnapshot{registry_index_of<B>(), B::into_data(t), device_spec(B::device(t))}); });
         return std::move(*out);
       },
       tensor);
@@ -109,10 +114,8 @@ bool same_as_snapshot(const EntrySnapshot& expected, const AnyTensor& actual) {
           if (data.dtype() != host.dtype || data.shape() != host.shape || data.bytes().size() != host.buffer.size()) return false;
           if (host.buffer.size() != 0 && std::memcmp(data.bytes().data(), host.buffer.data(), host.buffer.size()) != 0) return false;
           bool same_place = false;
-          for_each_backend([&]<class B>() {
-            if constexpr (std::is_same_v<typename B::Tensor, T>) {
-              same_place = expected.backend == registry_index_of<B>() && expected.device == device_spec(B::device(t));
-            }
+          with_backend_of<T>([&]<class B>() {
+            same_place = expected.backend == registry_index_of<B>() && expected.device == device_spec(B::device(t));
           });
           return same_place;
         } else {
