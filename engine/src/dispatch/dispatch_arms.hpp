@@ -177,9 +177,9 @@ DispatchTensor map_op(std::string_view op, const DispatchTensor& t, F&& f) {
   });
 }
 
-// Two float tensors on one backend, both plain or both tracked.
+// Two float tensors on one backend, both plain or both tracked: every case, the panics included.
 template <PrimitiveKind R, class F>
-DispatchTensor zip_op(std::string_view op, const DispatchTensor& a, const DispatchTensor& b, F&& f) {
+DispatchTensor zip_op_resolved(std::string_view op, const DispatchTensor& a, const DispatchTensor& b, F& f) {
   const FloatView va = receiver_view<PrimitiveKind::Float>(op, a);
   const FloatView vb = receiver_view<PrimitiveKind::Float>(op, b);
   check_same_backend(op, a, va, b, vb);
@@ -195,6 +195,26 @@ DispatchTensor zip_op(std::string_view op, const DispatchTensor& a, const Dispat
     return wrap_plain<B, R>([&] { return f.template operator()<B>(std::get<FloatPrimitive<B>>(ta.value).tensor,
                                                                   std::get<FloatPrimitive<B>>(tb.value).tensor); });
   });
+}
+
+// Note [The plain binary fast path]
+// Two plain float tensors of one backend are the common case (every op of an untracked graph),
+// and for them zip_op_resolved's two views, backend check and second visit cost about as much as
+// a one-element kernel's own bookkeeping (docs/DISPATCH_COST.md). Here one visit of the lhs kind
+// and three index tests recognise that case and call the backend; anything else, every panic
+// included, goes through zip_op_resolved unchanged. Both paths call the same f<B> on the same
+// tensors, so the result cannot depend on which one ran.
+template <PrimitiveKind R, class F>
+DispatchTensor zip_op(std::string_view op, const DispatchTensor& a, const DispatchTensor& b, F&& f) {
+  return std::visit(Overloaded{[&](const AutodiffKind&) { return zip_op_resolved<R>(op, a, b, f); },
+                               [&]<class B>(const BackendTensor<B>& ta) -> DispatchTensor {
+                                 const auto* tb = std::get_if<BackendTensor<B>>(&b.kind.value);
+                                 const auto* pa = std::get_if<FloatPrimitive<B>>(&ta.value);
+                                 const auto* pb = tb ? std::get_if<FloatPrimitive<B>>(&tb->value) : nullptr;
+                                 if (pa == nullptr || pb == nullptr) return zip_op_resolved<R>(op, a, b, f);
+                                 return wrap_plain<B, R>([&] { return f.template operator()<B>(pa->tensor, pb->tensor); });
+                               }},
+                    a.kind.value);
 }
 
 // A float receiver, an Int index tensor and (ASSIGN) a float values tensor, all of one backend and
