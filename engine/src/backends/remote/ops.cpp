@@ -3,6 +3,7 @@
 // packed by wire::put_args (Note [Remote wire codec]).
 #include <crossgrad/backends/host_common.hpp>
 #include <crossgrad/backends/remote.hpp>
+#include <crossgrad/core/host_buffer.hpp>
 #include <crossgrad/core/shape_rules.hpp>
 
 #include "backends/remote/session.hpp"
@@ -125,8 +126,9 @@ RemoteTensor remote_op(OpId id, std::string_view name, const First& first, const
 
 void require_remote_dtype(DType dtype) { host::require_storable_dtype(dtype, Remote::name); }
 
-// A tensor's bytes as into_data will return them (no overflow: the server holds it).
-std::size_t tensor_bytes(const RemoteTensor& tensor) { return tensor.shape.num_elements() * dtype_size(tensor.dtype); }
+// A tensor's bytes as into_data will return them. Its shape came over the wire, so the size is
+// the checked one: a shape past the limit is tensor-too-large, never a wrapped-around count.
+std::size_t tensor_bytes(const RemoteTensor& tensor) { return checked_tensor_bytes(tensor.shape, tensor.dtype); }
 
 // A bulk transfer has the call deadline to move its bytes.
 remote::bulk::Clock::time_point bulk_deadline(const Session& session) {
@@ -186,7 +188,7 @@ TensorData Remote::into_data(const RemoteTensor& tensor) {
   Shape shape = wire::get_shape(reply.shape());
   HostBytes bytes;
   try {
-    bytes = link->download(reply.bulk_transfer(), shape.num_elements() * dtype_size(dtype), bulk_deadline(*session));
+    bytes = link->download(reply.bulk_transfer(), checked_tensor_bytes(shape, dtype), bulk_deadline(*session));
   } catch (const remote::bulk::BulkError& e) {
     session->drop_bulk_link();
     remote::client::raise_bulk_failure(session->address(), "into_data", e.what(), e.timed_out());
