@@ -34,6 +34,9 @@ std::string serve_remote_in_process() {
     options.log = [](std::string_view) {};  // one line per ended session: not in fuzzing output
     running = server::Server::start(options).release();
     remote::configure({remote::Endpoint{running->endpoint(), token}});
+    // Opens the client's session now: it starts threads, which must not start inside an input
+    // (Note [Threads start before the first input], fuzz_entry.cpp).
+    (void)backends::Remote::from_data(TensorData::from_f32({0.0f}, {1}), backends::Remote::default_device());
   }
   return "in-process " + running->endpoint();
 #else
