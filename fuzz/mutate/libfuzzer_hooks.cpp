@@ -1,6 +1,7 @@
 // libFuzzer's custom mutator and crossover for the target CROSSGRAD_FUZZ_TARGET: linked only into
 // the -fsanitize=fuzzer executables (fuzz/CMakeLists.txt), never into the replay executables, which
-// have no LLVMFuzzerMutate. The mode (CROSSGRAD_FUZZ_MUTATOR=bytes|scenario) is read once; the
+// have no LLVMFuzzerMutate. The mode (CROSSGRAD_FUZZ_MUTATOR=bytes|scenario, else the target's
+// default_mode) is read once; the
 // logic is in scenario_mutator.cpp (unit-tested in the default build).
 #include <cstddef>
 #include <cstdint>
@@ -15,12 +16,14 @@ using namespace crossgrad::fuzz::mutate;
 
 struct Setup {
   const ScenarioMutator *mutator = scenario_mutator_for(CROSSGRAD_FUZZ_TARGET);
-  Mode mode = mode_from_env();
+  Mode mode = mode_from_env(CROSSGRAD_FUZZ_TARGET);
   Setup() {
-    std::fprintf(stderr, "crossgrad-fuzz: mutator %s\n",
+    const bool is_default = mode == default_mode(CROSSGRAD_FUZZ_TARGET);
+    std::fprintf(stderr, "crossgrad-fuzz: mutator %s%s\n",
                  mutator == nullptr ? "bytes (no schema mutator for this target)"
-                 : mode == Mode::Bytes ? "bytes (the default; CROSSGRAD_FUZZ_MUTATOR=scenario for structure-aware)"
-                                       : "scenario (structure-aware, 1 in 4 calls byte-level)");
+                 : mode == Mode::Bytes ? "bytes (byte-level; CROSSGRAD_FUZZ_MUTATOR=scenario for structure-aware)"
+                                       : "scenario (structure-aware, 1 in 4 calls byte-level; CROSSGRAD_FUZZ_MUTATOR=bytes for byte-level)",
+                 mutator == nullptr ? "" : is_default ? ", this target's default" : ", set by CROSSGRAD_FUZZ_MUTATOR");
   }
 };
 const Setup &setup() {

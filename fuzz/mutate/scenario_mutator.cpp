@@ -11,15 +11,20 @@
 
 namespace crossgrad::fuzz::mutate {
 
-Mode mode_from_env() {
+Mode default_mode(std::string_view target) {
+  return target == "ops_differential_fuzzer" || target == "gradients_api_fuzzer" ? Mode::Scenario : Mode::Bytes;
+}
+
+Mode mode_from_env(std::string_view target) {
+  const Mode fallback = default_mode(target);
   const char *v = std::getenv("CROSSGRAD_FUZZ_MUTATOR");
-  if (v == nullptr || *v == '\0') return kDefaultMode;
+  if (v == nullptr || *v == '\0') return fallback;
   const std::string s(v);
   if (s == "bytes") return Mode::Bytes;
   if (s == "scenario") return Mode::Scenario;
   std::fprintf(stderr, "crossgrad-fuzz: CROSSGRAD_FUZZ_MUTATOR=%s is neither 'bytes' nor 'scenario'; using %s\n", v,
-               kDefaultMode == Mode::Bytes ? "bytes" : "scenario");
-  return kDefaultMode;
+               fallback == Mode::Bytes ? "bytes" : "scenario");
+  return fallback;
 }
 
 const ScenarioMutator *scenario_mutator_for(std::string_view name) {

@@ -247,12 +247,27 @@ TEST(ScenarioMutator, BytesModeCrossOverSplices) {
 }
 
 TEST(ScenarioMutator, ModeFromEnvironment) {
-  ::setenv("CROSSGRAD_FUZZ_MUTATOR", "bytes", 1);
-  EXPECT_EQ(mode_from_env(), Mode::Bytes);
-  ::setenv("CROSSGRAD_FUZZ_MUTATOR", "scenario", 1);
-  EXPECT_EQ(mode_from_env(), Mode::Scenario);
-  ::unsetenv("CROSSGRAD_FUZZ_MUTATOR");
-  EXPECT_EQ(mode_from_env(), kDefaultMode);
+  for (const std::string &t : kTargets) {
+    ::setenv("CROSSGRAD_FUZZ_MUTATOR", "bytes", 1);
+    EXPECT_EQ(mode_from_env(t), Mode::Bytes) << t;
+    ::setenv("CROSSGRAD_FUZZ_MUTATOR", "scenario", 1);
+    EXPECT_EQ(mode_from_env(t), Mode::Scenario) << t;
+    ::setenv("CROSSGRAD_FUZZ_MUTATOR", "", 1);
+    EXPECT_EQ(mode_from_env(t), default_mode(t)) << t;
+    ::setenv("CROSSGRAD_FUZZ_MUTATOR", "structural", 1);  // not a mode: the default
+    EXPECT_EQ(mode_from_env(t), default_mode(t)) << t;
+    ::unsetenv("CROSSGRAD_FUZZ_MUTATOR");
+    EXPECT_EQ(mode_from_env(t), default_mode(t)) << t;
+  }
+}
+
+// Note [Default mutator per target]: structure-aware where it was measured better, bytes elsewhere.
+TEST(ScenarioMutator, DefaultModeIsScenarioWhereMeasuredBetter) {
+  EXPECT_EQ(default_mode("ops_differential_fuzzer"), Mode::Scenario);
+  EXPECT_EQ(default_mode("gradients_api_fuzzer"), Mode::Scenario);
+  EXPECT_EQ(default_mode("grad_replace_fuzzer"), Mode::Bytes);
+  EXPECT_EQ(default_mode("op_args_fuzzer"), Mode::Bytes);
+  EXPECT_EQ(default_mode("tensor_data_fuzzer"), Mode::Bytes);  // no schema mutator at all
 }
 
 // Canonical encoding is a fixed point for every corpus file (the mutator's "encode back").
