@@ -12,7 +12,9 @@
 namespace crossgrad::fuzz::mutate {
 
 Mode default_mode(std::string_view target) {
-  return target == "ops_differential_fuzzer" || target == "gradients_api_fuzzer" ? Mode::Scenario : Mode::Bytes;
+  return target == "ops_differential_fuzzer" || target == "gradients_api_fuzzer" || target == "grad_replace_fuzzer"
+             ? Mode::Scenario
+             : Mode::Bytes;
 }
 
 Mode mode_from_env(std::string_view target) {

@@ -36,9 +36,9 @@ using ByteMutator = std::function<std::size_t(std::uint8_t *data, std::size_t si
 enum class Mode { Scenario, Bytes };
 // Note [Default mutator per target]
 // A target runs structure-aware by default only where that was measured better
-// (docs/FUZZ_MUTATOR.md): ops_differential and gradients_api, at 10 minutes per trial, reach more
-// features with equal edges, and find two of the planted bugs sooner with none later. The other
-// targets keep libFuzzer's byte mutation until the same rounds are run on them.
+// (docs/FUZZ_MUTATOR.md): ops_differential, gradients_api and grad_replace, at 10 minutes per
+// trial, reach more features with equal edges, and find three of the planted bugs sooner with none
+// later. op_args keeps libFuzzer's byte mutation until the same rounds are run on it.
 Mode default_mode(std::string_view target);
 inline constexpr std::size_t kByteShare = 4;  // 1 call in kByteShare goes to the byte mutator
 inline constexpr std::size_t kTries = 8;      // structural attempts before falling back
