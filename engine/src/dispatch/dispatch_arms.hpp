@@ -177,41 +177,38 @@ DispatchTensor map_op(std::string_view op, const DispatchTensor& t, F&& f) {
   });
 }
 
-// Two float tensors on one backend, both plain or both tracked: every case, the panics included.
+// Every pair zip_op's fast path does not take: the checks (and their panics) in their order, then
+// the tracked call. Two plain float tensors that pass the checks are one backend's plain pair,
+// which the fast path always takes, so here they are an engine bug.
 template <PrimitiveKind R, class F>
-DispatchTensor zip_op_resolved(std::string_view op, const DispatchTensor& a, const DispatchTensor& b, F& f) {
+DispatchTensor zip_op_checked(std::string_view op, const DispatchTensor& a, const DispatchTensor& b, F& f) {
   const FloatView va = receiver_view<PrimitiveKind::Float>(op, a);
   const FloatView vb = receiver_view<PrimitiveKind::Float>(op, b);
   check_same_backend(op, a, va, b, vb);
-  const DispatchTensorKind& ka = va.tracked ? a.kind.autodiff_inner() : a.kind;
-  const DispatchTensorKind& kb = vb.tracked ? b.kind.autodiff_inner() : b.kind;
-  return visit_backend<DispatchTensor>(ka, [&]<class B>(const BackendTensor<B>& ta) -> DispatchTensor {
+  if (!va.tracked) panic(PanicId::Unreachable);
+  const DispatchTensorKind& kb = b.kind.autodiff_inner();
+  return visit_backend<DispatchTensor>(a.kind.autodiff_inner(), [&]<class B>(const BackendTensor<B>& ta) -> DispatchTensor {
     const BackendTensor<B>& tb = std::get<BackendTensor<B>>(kb.value);
-    if (va.tracked) {
-      return wrap_tracked<B, R>([&] { return f.template operator()<Autodiff<B>>(std::get<AutodiffTensor<B>>(ta.value),
-                                                                                std::get<AutodiffTensor<B>>(tb.value)); },
-                                a.checkpointing);
-    }
-    return wrap_plain<B, R>([&] { return f.template operator()<B>(std::get<FloatPrimitive<B>>(ta.value).tensor,
-                                                                  std::get<FloatPrimitive<B>>(tb.value).tensor); });
+    return wrap_tracked<B, R>([&] { return f.template operator()<Autodiff<B>>(std::get<AutodiffTensor<B>>(ta.value),
+                                                                              std::get<AutodiffTensor<B>>(tb.value)); },
+                              a.checkpointing);
   });
 }
 
 // Note [The plain binary fast path]
 // Two plain float tensors of one backend are the common case (every op of an untracked graph),
-// and for them zip_op_resolved's two views, backend check and second visit cost about as much as
-// a one-element kernel's own bookkeeping (docs/DISPATCH_COST.md). Here one visit of the lhs kind
-// and three index tests recognise that case and call the backend; anything else, every panic
-// included, goes through zip_op_resolved unchanged. Both paths call the same f<B> on the same
-// tensors, so the result cannot depend on which one ran.
+// and for them the general resolution's two views, backend check and second visit cost about as
+// much as a one-element kernel's own bookkeeping (docs/DISPATCH_COST.md). Here one visit of the
+// lhs kind and three index tests recognise that case and call the backend; anything else, every
+// panic included, goes through zip_op_checked.
 template <PrimitiveKind R, class F>
 DispatchTensor zip_op(std::string_view op, const DispatchTensor& a, const DispatchTensor& b, F&& f) {
-  return std::visit(Overloaded{[&](const AutodiffKind&) { return zip_op_resolved<R>(op, a, b, f); },
+  return std::visit(Overloaded{[&](const AutodiffKind&) { return zip_op_checked<R>(op, a, b, f); },
                                [&]<class B>(const BackendTensor<B>& ta) -> DispatchTensor {
                                  const auto* tb = std::get_if<BackendTensor<B>>(&b.kind.value);
                                  const auto* pa = std::get_if<FloatPrimitive<B>>(&ta.value);
                                  const auto* pb = tb ? std::get_if<FloatPrimitive<B>>(&tb->value) : nullptr;
-                                 if (pa == nullptr || pb == nullptr) return zip_op_resolved<R>(op, a, b, f);
+                                 if (pa == nullptr || pb == nullptr) return zip_op_checked<R>(op, a, b, f);
                                  return wrap_plain<B, R>([&] { return f.template operator()<B>(pa->tensor, pb->tensor); });
                                }},
                     a.kind.value);
