@@ -35,7 +35,9 @@ const crossgrad::fuzz::Target &target() {
 // pthread_attr_destroy) and its registration when libFuzzer's leak check runs: LeakSanitizer does
 // not scan that thread yet and reports the block, a leak of 152 + 32 bytes that no replay
 // reproduces (seen in a 10-minute time-to-detect trial, docs/FUZZ_MUTATOR.md). So the pool starts
-// here, before any input, and no input creates a thread.
+// here, before any input, and no input creates a thread; the pool returns only once its workers
+// run (Note [Workers have started when the pool exists], thread_pool.cpp), so a replay that ends
+// a millisecond later does not catch one half started either.
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   (void)crossgrad::fuzz::process_tally();  // exists before the handler below is registered
   (void)crossgrad::backends::flex::num_threads();
