@@ -12,7 +12,8 @@
 namespace crossgrad::fuzz::mutate {
 
 Mode default_mode(std::string_view target) {
-  return target == "ops_differential_fuzzer" || target == "gradients_api_fuzzer" || target == "grad_replace_fuzzer"
+  return target == "ops_differential_fuzzer" || target == "gradients_api_fuzzer" || target == "grad_replace_fuzzer" ||
+                 target == "op_args_fuzzer"
              ? Mode::Scenario
              : Mode::Bytes;
 }

@@ -266,7 +266,7 @@ TEST(ScenarioMutator, DefaultModeIsScenarioWhereMeasuredBetter) {
   EXPECT_EQ(default_mode("ops_differential_fuzzer"), Mode::Scenario);
   EXPECT_EQ(default_mode("gradients_api_fuzzer"), Mode::Scenario);
   EXPECT_EQ(default_mode("grad_replace_fuzzer"), Mode::Scenario);
-  EXPECT_EQ(default_mode("op_args_fuzzer"), Mode::Bytes);
+  EXPECT_EQ(default_mode("op_args_fuzzer"), Mode::Scenario);
   EXPECT_EQ(default_mode("tensor_data_fuzzer"), Mode::Bytes);  // no schema mutator at all
 }
 
