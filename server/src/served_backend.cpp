@@ -6,6 +6,7 @@
 
 #include <crossgrad/backends/host_tensor.hpp>
 #include <crossgrad/backends/registry.hpp>
+#include <crossgrad/core/shape_rules.hpp>
 #include <crossgrad/ops/op_list.hpp>
 
 #include <functional>
@@ -216,7 +217,53 @@ class Table final : public TensorTable {
     std::tuple<decltype(reading.template read<P>())...> args{reading.template read<P>()...};
     reader.finish();
     if (reading.shape_bytes) admit(*reading.shape_bytes);
+    if (const std::optional<std::size_t> bytes = grown_result_bytes(op, args)) admit(*bytes);
     return keep(std::apply(fn, args));
+  }
+
+  // Note [Results larger than their operands]
+  // store_new admits a result against the session's bytes once it exists, which bounds the
+  // allocation while a result is no larger than what the session already holds. Four kinds of op
+  // can make more than that from small or empty operands: broadcasting binary ops ([n,1] with
+  // [1,m]), matmul ([n,0] x [0,m] gives n x m zeros), reductions along an empty dim ([n,0] summed
+  // over dim 1 gives n values) and select along an empty dim. (The fuzzer's session of 1 MiB once
+  // had 15 GB allocated for the sum of an empty [1936224768, 0] tensor over dim 1.) Their result
+  // size is worked out from the operands' shapes and admitted before they run. A shape the op
+  // itself refuses is left to the op, so its own panic is the one reported.
+  template <class Args>
+  static std::optional<std::size_t> grown_result_bytes(OpId op, const Args& args) {
+    using CRef = std::reference_wrapper<const T>;
+    const OpInfo& info = op_info(op);
+    const auto bytes_of = [&](const Shape& shape, DType receiver) {
+      const DType dtype = info.result == OpKind::Bool  ? DType::Bool
+                          : info.result == OpKind::Int ? DType::I64
+                                                       : receiver;
+      return tensor_bytes(shape, dtype);
+    };
+    try {
+      if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef>>) {
+        const Shape& a = B::shape(std::get<0>(args).get());
+        const Shape& b = B::shape(std::get<1>(args).get());
+        const Shape out = op == OpId::float_matmul ? rules::plan_matmul(a, b).out : rules::broadcast_shapes(a, b, info.name);
+        return bytes_of(out, B::dtype(std::get<0>(args).get()));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, std::size_t>>) {
+        const bool reduces = op == OpId::float_sum_dim || op == OpId::float_mean_dim || op == OpId::float_max_dim ||
+                             op == OpId::float_argmax;
+        const T& t = std::get<0>(args).get();
+        if (!reduces || std::get<1>(args) >= B::shape(t).rank()) return std::nullopt;
+        return bytes_of(rules::reduced_shape(B::shape(t), std::get<1>(args)), B::dtype(t));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, std::size_t, CRef>>) {
+        const T& t = std::get<0>(args).get();
+        const std::size_t dim = std::get<1>(args);
+        if (op != OpId::float_select || dim >= B::shape(t).rank()) return std::nullopt;
+        std::vector<std::size_t> dims = B::shape(t).dims();
+        dims[dim] = B::shape(std::get<2>(args).get()).num_elements();
+        return bytes_of(Shape(std::move(dims)), B::dtype(t));
+      }
+    } catch (const Panic&) {
+      return std::nullopt;
+    }
+    return std::nullopt;
   }
 
   std::unordered_map<std::uint64_t, T> tensors_;

@@ -53,6 +53,49 @@ TEST_F(HandlerTest, TheByteLimitIsResourceExhaustedNamingMaxSessionBytes) {
   EXPECT_EQ(stats(), (Stats{1, 1, 48}));
 }
 
+// Results that outgrow their operands are admitted before they run (Note [Results larger than their
+// operands], served_backend.cpp): each result below is over 16 GiB, so an op allowed to run would
+// fail on the engine's tensor-too-large instead of the session's limit (none is ever allocated).
+TEST_F(HandlerTest, ResultsLargerThanTheirOperandsAreRefusedBeforeTheyRun) {
+  ServerOptions o = options();
+  o.max_session_bytes = std::size_t{2} << 20;
+  make(o);
+  const std::uint64_t session = open();
+  const std::size_t n = std::size_t{1} << 17;
+  const auto refused = [&](const proto::OpCall& c, const char* what) {
+    proto::TensorReply reply;
+    const grpc::Status s = call(c, &reply);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << what << ": " << s.error_message();
+    EXPECT_THAT(s.error_message(), HasSubstr("--max-session-bytes")) << what;
+  };
+  // A reduction along an empty dim: [2^33, 0] summed over dim 1 is 2^33 values (32 GiB of F32).
+  const std::uint64_t empty = upload_ok(session, TensorData::from_f32({}, Shape{std::size_t{1} << 33, 0}));
+  for (OpId id : {OpId::float_sum_dim, OpId::float_mean_dim, OpId::float_max_dim, OpId::float_argmax}) {
+    proto::OpCall reduce = op(session, code(id), {empty});
+    reduce.add_dims(1);
+    refused(reduce, std::string(op_info(id).name).c_str());
+  }
+  // Broadcasting: [2^17, 1] with [1, 2^17] is 2^34 elements (64 GiB of F32, 16 GiB of Bool).
+  const std::uint64_t column = upload_ok(session, TensorData::from_f32(std::vector<float>(n, 1.0f), Shape{n, 1}));
+  const std::uint64_t row = upload_ok(session, TensorData::from_f32(std::vector<float>(n, 2.0f), Shape{1, n}));
+  refused(op(session, code(OpId::float_add), {column, row}), "float_add");
+  refused(op(session, code(OpId::float_greater), {column, row}), "float_greater");
+  // Matmul of empty operands: [2^17, 0] x [0, 2^17] is 2^34 zeros.
+  const std::uint64_t lhs = upload_ok(session, TensorData::from_f32({}, Shape{n, 0}));
+  const std::uint64_t rhs = upload_ok(session, TensorData::from_f32({}, Shape{0, n}));
+  refused(op(session, code(OpId::float_matmul), {lhs, rhs}), "float_matmul");
+  // The same ops on shapes the op refuses still give the op's own answer, not the limit.
+  const std::uint64_t three = upload_ok(session, TensorData::from_f32({1, 2, 3}, Shape{3}));
+  proto::TensorReply reply;
+  const grpc::Status mismatch = call(op(session, code(OpId::float_add), {row, three}), &reply);  // [1, 2^17] with [3]
+  EXPECT_NE(mismatch.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << mismatch.error_message();
+  EXPECT_THAT(mismatch.error_message(), HasSubstr("broadcast"));
+  // Results within the limit still run: the sum of the row over dim 0 is the row.
+  proto::OpCall fits = op(session, code(OpId::float_sum_dim), {row});
+  fits.add_dims(0);
+  EXPECT_TRUE(call(fits, &reply).ok());
+}
+
 TEST_F(HandlerTest, TheMessageLimitIsResourceExhaustedNamingMaxMessageBytes) {
   ServerOptions o = options();
   o.max_message_bytes = 16;
