@@ -5,6 +5,7 @@
 #include <crossgrad/remote_protocol/wire.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <thread>
 
 namespace crossgrad::server::testing {
@@ -58,7 +59,7 @@ TEST_F(HandlerTest, TheByteLimitIsResourceExhaustedNamingMaxSessionBytes) {
 // fail on the engine's tensor-too-large instead of the session's limit (none is ever allocated).
 TEST_F(HandlerTest, ResultsLargerThanTheirOperandsAreRefusedBeforeTheyRun) {
   ServerOptions o = options();
-  o.max_session_bytes = std::size_t{2} << 20;
+  o.max_session_bytes = std::size_t{4} << 20;
   make(o);
   const std::uint64_t session = open();
   const std::size_t n = std::size_t{1} << 17;
@@ -84,6 +85,11 @@ TEST_F(HandlerTest, ResultsLargerThanTheirOperandsAreRefusedBeforeTheyRun) {
   const std::uint64_t lhs = upload_ok(session, TensorData::from_f32({}, Shape{n, 0}));
   const std::uint64_t rhs = upload_ok(session, TensorData::from_f32({}, Shape{0, n}));
   refused(op(session, code(OpId::float_matmul), {lhs, rhs}), "float_matmul");
+  // Select repeating an index: 2^17 picks of column 0 of [2^17, 1] along dim 1 is [2^17, 2^17].
+  const std::uint64_t picks = upload_ok(session, TensorData::from_i64(std::vector<std::int64_t>(n, 0), Shape{n}));
+  proto::OpCall select = op(session, code(OpId::float_select), {column, picks});
+  select.add_dims(1);
+  refused(select, "float_select");
   // The same ops on shapes the op refuses still give the op's own answer, not the limit.
   const std::uint64_t three = upload_ok(session, TensorData::from_f32({1, 2, 3}, Shape{3}));
   proto::TensorReply reply;
