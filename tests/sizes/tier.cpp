@@ -194,6 +194,9 @@ std::vector<ShapeCase> dim_reduce_cases() {
   c.push_back({{5, 8, chunk + 1}, 1, 0, "inner = chunk+1: 2 column chunks, the last of 1"});
   c.push_back({{3, 8, chunk - 1}, 1, 0, "inner = chunk-1: one column chunk"});
   c.push_back({{7, 3 * chunk + 5}, 0, 0, "dim 0, 4 column chunks over threads"});
+  // A reduced dim past reduce_row_block: row blocks, each over column chunks of reduce_block_chunk.
+  const std::size_t rb = kTuning.reduce_row_block, bc = kTuning.reduce_block_chunk;
+  c.push_back({{2, rb + 3, bc + 1}, 1, 0, "row blocks (the last of 3 rows) in 2 block chunks, the last of 1"});
   // Every dim of one tensor with a dim past the sum block.
   for (std::size_t dim = 0; dim < 3; ++dim) {
     c.push_back({{3, sb + 5, 2}, dim, 0, "each dim of [3, block+5, 2]"});
@@ -208,6 +211,9 @@ std::vector<ShapeCase> dim_reduce_cases() {
       c.push_back({{2, 3, chunk + 1, 11}, dim, 0, "each dim of a rank-4 tensor"});
     }
     c.push_back({{2 * sb + 3, 2}, 0, 0, "dim 0 longer than 2 sum blocks"});
+    c.push_back({{rb, 2 * bc + 1}, 0, 0, "dim 0 = row block: column chunks, no blocks"});
+    c.push_back({{rb + 1, 2 * bc + 1}, 0, 0, "dim 0 = row block+1: a last block of 1 row, 3 block chunks"});
+    c.push_back({{3, 4 * rb, 2 * bc}, 1, 0, "4 whole row blocks, 2 whole block chunks"});
   }
   for (auto& s : c) s.why += " " + shape_text(s.shape) + " dim " + num(s.dim0);
   return c;

@@ -89,6 +89,13 @@ TEST(SizesTiers, ReductionsPassTheSumBlockAndColumnChunk) {
   EXPECT_TRUE(any(dims, [&](const ShapeCase& c) {
     return c.shape.size() == 3 && c.dim0 == 1 && c.shape[2] == kTuning.reduce_column_chunk + 1;
   }));
+  // Row blocks over more than one block chunk, the last one partial.
+  EXPECT_TRUE(any(dims, [&](const ShapeCase& c) {
+    std::size_t inner = 1;
+    for (std::size_t i = c.dim0 + 1; i < c.shape.size(); ++i) inner *= c.shape[i];
+    return c.shape[c.dim0] > kTuning.reduce_row_block && inner > kTuning.reduce_block_chunk &&
+           inner % kTuning.reduce_block_chunk != 0;
+  }));
 }
 
 TEST(SizesTiers, OverridesSwitchIsaAndThreads) {

@@ -1,12 +1,16 @@
 // Flex's row-streaming paths of issue 13 against NdArray, at the exact shapes that enter each
 // branch and one past each threshold, with both kernel tables (AVX2/FMA and portable):
-//  - gemv.cpp (Note [Flex GEMV]): m == 1 (column parts per thread, kStrip = 2048-column strips,
-//    kThreadedWork = 65536 multiply-adds per part, 16-column part boundaries) and n == 1
+//  - gemv.cpp (Note [Flex GEMV]): m == 1 (column parts per thread, gemv_strip-column strips,
+//    gemv_threaded_work multiply-adds per part, gemv_line-column part boundaries) and n == 1
 //    (one dot product per row, rows over threads);
-//  - gemm.cpp gemm_few_rows: threaded products with m <= MC (192 floats, 96 doubles) and
-//    k <= 4096, B panels in groups of NC / NR;
-//  - reduce.cpp (Note [Flex dim reductions over long dims]): reduced dims longer than 256 rows
-//    summed in 256-row blocks, four rows per kernel pass, column chunks of reduce_column_chunk.
+//  - gemm.cpp gemm_few_rows: threaded products with m <= MC and k <= gemm_few_rows_max_k, B
+//    panels in groups of NC / NR;
+//  - reduce.cpp (Note [Flex dim reductions over long dims]): reduced dims longer than
+//    reduce_row_block rows summed in blocks of that many rows over column chunks of
+//    reduce_block_chunk, four rows per kernel pass; shorter ones in column chunks of
+//    reduce_column_chunk.
+// Every threshold is read from flex::kTuning (Note [Flex tuning]), so a retuned constant moves
+// the shapes with it instead of leaving a path untested.
 // Tails: column counts that are not multiples of the vector widths (8 floats, 4 doubles, 16-wide
 // unrolls), row counts that are not multiples of the four-row passes.
 #include <crossgrad/backends/flex.hpp>
@@ -110,18 +114,25 @@ TEST_P(FlexRowPaths, RowTimesMatrixColumnAndRowTails) {
   }
 }
 
+const std::size_t kStrip = flex::kTuning.gemv_strip, kLine = flex::kTuning.gemv_line;
+const std::size_t kGemvWork = flex::kTuning.gemv_threaded_work;
+// The smallest k giving a 1 x k x n product enough work for two parts.
+std::size_t k_for_two_parts(std::size_t n) { return (2 * kGemvWork + n - 1) / n; }
+
 TEST_P(FlexRowPaths, RowTimesMatrixStripsAndThreadedParts) {
+  static_assert(flex::kTuning.gemv_strip % flex::kTuning.gemv_line == 0);
   for (DType dt : {DType::F32, DType::F64}) {
-    expect_matmul_matches(1, 3, 2048, dt);   // one full strip
-    expect_matmul_matches(1, 3, 2049, dt);   // a second strip of one column
-    expect_matmul_matches(1, 5, 4100, dt);   // three strips
-    expect_matmul_matches(1, 127, 1032, dt); // 131064 multiply-adds: one part
-    expect_matmul_matches(1, 128, 1024, dt); // 131072: two parts
-    expect_matmul_matches(1, 1024, 1024, dt);  // the benchmark shape
-    expect_matmul_matches(1, 300, 1000, dt);   // parts of 512 and 488 columns
-    expect_matmul_matches(1, 4097, 31, dt);    // fewer than two 16-column lines: one part
-    expect_matmul_matches(1, 4097, 32, dt);    // two parts of one line each
-    expect_matmul_matches(1, 70, 4099, dt);    // parts that each hold several strips
+    expect_matmul_matches(1, 3, kStrip, dt);           // one full strip
+    expect_matmul_matches(1, 3, kStrip + 1, dt);       // a second strip of one column
+    expect_matmul_matches(1, 5, 2 * kStrip + 4, dt);   // three strips
+    const std::size_t n = 2 * kGemvWork / 128;
+    expect_matmul_matches(1, 127, (2 * kGemvWork - 1) / 127, dt);  // just under 2 * work: one part
+    expect_matmul_matches(1, 128, n, dt);              // exactly 2 * work: two parts
+    expect_matmul_matches(1, 1024, 1024, dt);          // the benchmark shape
+    expect_matmul_matches(1, 300, 1000, dt);           // uneven parts
+    expect_matmul_matches(1, k_for_two_parts(2 * kLine - 1), 2 * kLine - 1, dt);  // under two lines: one part
+    expect_matmul_matches(1, k_for_two_parts(2 * kLine), 2 * kLine, dt);          // two parts of one line each
+    expect_matmul_matches(1, 70, 2 * kStrip + 3, dt);  // parts that each hold several strips
   }
 }
 
@@ -143,8 +154,10 @@ TEST_P(FlexRowPaths, MatrixTimesColumn) {
       expect_matmul_matches(7, k, 1, dt);
     }
     expect_matmul_matches(1, 100003, 1, dt);
-    expect_matmul_matches(2047, 64, 1, dt);  // 65536 / 64 = 1024-row grain: serial below 2048 rows
-    expect_matmul_matches(2048, 64, 1, dt);  // threaded from there
+    // Rows go over threads in grains of work / k rows, serial below split_min_grains grains.
+    const std::size_t split = flex::kTuning.split_min_grains * (kGemvWork / 64);
+    expect_matmul_matches(split - 1, 64, 1, dt);  // serial
+    expect_matmul_matches(split, 64, 1, dt);      // threaded from there
     expect_matmul_matches(3001, 65, 1, dt);
   }
 }
@@ -155,7 +168,7 @@ TEST_P(FlexRowPaths, BatchedGemvRunsSerialPerEntry) {
   expect_matmul_matches(40, 32, 1, DType::F64, Shape{300}, Shape{1});
 }
 
-// ---- few rows: threaded, m <= MC, k <= 4096 ----------------------------------------------------
+// ---- few rows: threaded, m <= MC, k <= gemm_few_rows_max_k ---------------------------------------
 
 TEST_P(FlexRowPaths, FewRowsGemmAroundItsThresholds) {
   const auto& f32 = flex::kTuning.gemm_f32;
@@ -164,8 +177,10 @@ TEST_P(FlexRowPaths, FewRowsGemmAroundItsThresholds) {
   expect_matmul_matches(f32.mc + 1, 64, 100, DType::F32);  // one past: the general loop
   expect_matmul_matches(f64.mc, 64, 200, DType::F64);
   expect_matmul_matches(f64.mc + 1, 64, 200, DType::F64);
-  expect_matmul_matches(8, 4096, 40, DType::F32);  // k at the limit
-  expect_matmul_matches(8, 4097, 40, DType::F32);  // one past
+  const std::size_t max_k = flex::kTuning.gemm_few_rows_max_k;
+  ASSERT_GE(8 * max_k * 40, flex::kTuning.gemm_threaded_work);  // threaded, as few rows needs
+  expect_matmul_matches(8, max_k, 40, DType::F32);      // k at the limit
+  expect_matmul_matches(8, max_k + 1, 40, DType::F32);  // one past
   expect_matmul_matches(7, f32.kc + 16, 1000, DType::F32);  // a short last KC slice, 7 = MR + 1 rows
   expect_matmul_matches(5, f64.kc + 3, 999, DType::F64);    // m < MR, n not a multiple of NR
   expect_matmul_matches(2, 2, 300000, DType::F32);          // k < 4 and 18750 panels
@@ -189,15 +204,19 @@ TEST_P(FlexRowPaths, SkinnyBenchmarkShapes) {
 // ---- dim reductions over long reduced dims --------------------------------------------------------
 
 TEST_P(FlexRowPaths, DimReductionRowBlocks) {
+  const std::size_t rb = flex::kTuning.reduce_row_block, bc = flex::kTuning.reduce_block_chunk;
   for (DType dt : {DType::F32, DType::F64}) {
-    for (std::size_t d : {4, 5, 255, 256, 257, 1000, 1024}) {  // 256: one block; 257: a one-row second block
+    // rb: column chunks, no blocks; rb + 1: a second block of one row; then whole and partial
+    // blocks, with row counts that are not multiples of the four-row passes.
+    for (std::size_t d : {std::size_t{4}, std::size_t{5}, rb - 1, rb, rb + 1, 4 * rb - 22, 4 * rb}) {
       for (std::size_t inner : {2, 3, 7, 8, 9, 17}) expect_reduce_matches(Shape{d, inner}, 0, dt);
     }
-    expect_reduce_matches(Shape{300, 2049}, 0, dt);       // two column chunks, the second one column
-    expect_reduce_matches(Shape{3, 300, 5}, 1, dt);       // outer > 1 with blocks
-    expect_reduce_matches(Shape{2, 600, 2050}, 1, dt);
-    expect_reduce_matches(Shape{2, 257, 3, 4}, 1, dt);
-    expect_reduce_matches(Shape{4096, 96}, 0, dt);
+    expect_reduce_matches(Shape{rb + 44, bc + 1}, 0, dt);      // two block chunks, the second one column
+    expect_reduce_matches(Shape{rb + 1, 2 * bc + 3}, 0, dt);   // three block chunks, two row blocks
+    expect_reduce_matches(Shape{3, rb + 44, 5}, 1, dt);        // outer > 1 with blocks
+    expect_reduce_matches(Shape{2, 2 * rb + 88, bc + 2}, 1, dt);  // outer > 1, blocks and chunks
+    expect_reduce_matches(Shape{2, rb + 1, 3, 4}, 1, dt);
+    expect_reduce_matches(Shape{16 * rb, 96}, 0, dt);
   }
 }
 

@@ -35,6 +35,15 @@ struct Tuning {
   // 2 * threads panels of NR columns).
   std::size_t gemm_small_work;
   std::size_t gemm_threaded_work;
+  // Threaded products with m <= MC and k <= few_rows_max_k pack B in groups of NC / NR panels
+  // shared over threads instead of splitting row blocks (there are too few rows to split).
+  std::size_t gemm_few_rows_max_k;
+  // m == 1 or n == 1 (memory-bound, gemv.cpp): a row vector times B in strips of gemv_strip
+  // columns; threaded in parts of whole gemv_line-column lines, one part per gemv_threaded_work
+  // multiply-adds (a column times A: rows over threads with that work per grain).
+  std::size_t gemv_strip;
+  std::size_t gemv_line;
+  std::size_t gemv_threaded_work;
   // Batched float_matmul: with more than one batch entry, per-entry work below
   // batch_small_matrix_work and total work from batch_enough_work, entries are spread over
   // threads (each a serial GEMM); otherwise one (threaded) GEMM per entry in turn.
@@ -48,6 +57,11 @@ struct Tuning {
   // float_sum_dim / float_mean_dim with elements after the reduced dim (inner > 1): outputs are
   // computed in column chunks of at most reduce_column_chunk (one task per [outer, chunk]).
   std::size_t reduce_column_chunk;
+  // The same with a reduced dim longer than reduce_row_block: fixed blocks of that many rows
+  // (the last shorter), each summed over column chunks of reduce_block_chunk into its own partial
+  // row; the partials are then added in block order.
+  std::size_t reduce_row_block;
+  std::size_t reduce_block_chunk;
   // float_swap_dims of the two innermost dims: a transpose in square tiles of this side.
   std::size_t transpose_tile;
 
@@ -63,11 +77,19 @@ inline constexpr Tuning kTuning{
     /*gemm_f64=*/{6, 8, 96, 256, 2048},
     /*gemm_small_work=*/std::size_t{64} * 64 * 64,
     /*gemm_threaded_work=*/std::size_t{128} * 128 * 64,
+    /*gemm_few_rows_max_k=*/std::size_t{1} << 12,
+    // A strip of C: 8 KiB of floats, in L1 while B's rows stream past; a line is 64 bytes of floats.
+    /*gemv_strip=*/2048,
+    /*gemv_line=*/16,
+    /*gemv_threaded_work=*/std::size_t{1} << 16,
     /*batch_small_matrix_work=*/std::size_t{128} * 128 * 128,
     /*batch_enough_work=*/std::size_t{64} * 64 * 64,
     /*sum_block=*/std::size_t{1} << 16,
     /*sum_block_grain=*/2,
     /*reduce_column_chunk=*/2048,
+    // 4096 doubles (32 KiB) of partial row stay in L1 while four rows of up to 16 KiB stream past.
+    /*reduce_row_block=*/256,
+    /*reduce_block_chunk=*/4096,
     /*transpose_tile=*/32,
 };
 

@@ -238,7 +238,7 @@ void gemm_few_rows(std::size_t m, std::size_t n, std::size_t k, const T* a, cons
 constexpr std::size_t kSmallGemm = kTuning.gemm_small_work;        // multiply-adds below which no packing
 constexpr std::size_t kThreadedGemm = kTuning.gemm_threaded_work;  // multiply-adds from which threads help
 // gemm_few_rows packs all of A (at most MC rows) at once: up to this K (a 3 MiB float copy).
-constexpr std::size_t kFewRowsMaxK = std::size_t{1} << 12;
+constexpr std::size_t kFewRowsMaxK = kTuning.gemm_few_rows_max_k;
 
 template <class T>
 void gemm_impl(std::size_t m, std::size_t n, std::size_t k, const T* a, const T* b, T* c,

@@ -20,9 +20,9 @@
 namespace crossgrad::backends::flex {
 namespace {
 
-constexpr std::size_t kStrip = 2048;           // columns of C per sweep over B's rows (8 KiB of floats)
-constexpr std::size_t kLine = 16;              // part boundaries: multiples of 16 columns (64 bytes of floats)
-constexpr std::size_t kThreadedWork = 1 << 16;  // multiply-adds per thread from which threads help
+constexpr std::size_t kStrip = kTuning.gemv_strip;                 // columns of C per sweep over B's rows
+constexpr std::size_t kLine = kTuning.gemv_line;                   // part boundaries: multiples of this many columns
+constexpr std::size_t kThreadedWork = kTuning.gemv_threaded_work;  // multiply-adds per thread from which threads help
 
 template <class T>
 void row_times_matrix(std::size_t n, std::size_t k, const T* a, const T* b, T* c, bool threaded) {

@@ -19,10 +19,9 @@ namespace {
 constexpr std::size_t kSumBlock = flex::kTuning.sum_block;
 // float_sum_dim / float_mean_dim with inner > 1: reduced dims longer than this are summed in
 // blocks of this many rows (Note [Flex dim reductions over long dims]).
-constexpr std::size_t kRowBlock = 256;
-// Columns per task in those blocks: 4096 doubles (32 KiB) of partial row stay in L1 while four
-// rows of up to 16 KiB each stream past.
-constexpr std::size_t kBlockChunk = 4096;
+constexpr std::size_t kRowBlock = flex::kTuning.reduce_row_block;
+// Columns per task in those blocks.
+constexpr std::size_t kBlockChunk = flex::kTuning.reduce_block_chunk;
 
 template <class T>
 double total(const T* data, std::size_t n) {
