@@ -166,6 +166,26 @@ TEST_P(FlexRowPaths, BatchedGemvRunsSerialPerEntry) {
   // Many small entries go over threads by batch, each a serial gemv.
   expect_matmul_matches(1, 32, 40, DType::F32, Shape{300}, Shape{300});
   expect_matmul_matches(40, 32, 1, DType::F64, Shape{300}, Shape{1});
+  // Rows that end in a tail, next to each other in one output: a tail that runs one column too
+  // far lands on the next entry's first column, which another thread may have finished already
+  // (a single gemv would only touch its buffer's slack). k = 1025: four-row passes and a single
+  // row, and entries long enough (tens of microseconds) for the threads to overlap; 300 entries
+  // of 1025 x n: enough work in total to go over threads by batch.
+  for (std::size_t threads : {2, 3}) {
+    flex::set_num_threads_override(threads);
+    // n = 39 / 11: 7 / 3 columns after the two-vector loop (one short of a vector); 41 / 13: 1.
+    const std::size_t k = 1025;
+    for (std::size_t n : {39, 41}) {
+      ASSERT_GE(300 * k * n, flex::kTuning.batch_enough_work);
+      ASSERT_LT(k * n, flex::kTuning.batch_small_matrix_work);
+      expect_matmul_matches(1, k, n, DType::F32, Shape{300}, Shape{300});
+    }
+    for (std::size_t n : {11, 13}) {
+      ASSERT_GE(300 * k * n, flex::kTuning.batch_enough_work);
+      ASSERT_LT(k * n, flex::kTuning.batch_small_matrix_work);
+      expect_matmul_matches(1, k, n, DType::F64, Shape{300}, Shape{1});
+    }
+  }
 }
 
 // ---- few rows: threaded, m <= MC, k <= gemm_few_rows_max_k ---------------------------------------
