@@ -45,7 +45,9 @@ void scrub_released_blocks(const Shape& shape, DType dtype) {
   std::vector<HostBuffer> held;  // taken together, so that every kept block of the size is scrubbed
   for (std::size_t i = 0; i <= kHostBufferCacheLimits.max_blocks_per_size; ++i) {
     held.push_back(HostBuffer::allocate(shape, dtype));
-    std::memset(held.back().data(), 0xFF, held.back().capacity());
+    // The tensor's bytes only: the spare bytes after them hold the guard pattern, checked when the
+    // block is released (Note [Guard bytes past every buffer in tests]).
+    std::memset(held.back().data(), 0xFF, held.back().size());
   }
 }
 

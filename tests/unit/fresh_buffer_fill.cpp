@@ -5,4 +5,7 @@
 
 namespace {
 [[maybe_unused]] const bool fresh_buffers_filled = (crossgrad::set_fresh_host_buffer_fill(0xFF), true);
+// And a kernel that writes past its output aborts the test, in a Release build too (Note [Guard
+// bytes past every buffer in tests]).
+[[maybe_unused]] const bool spare_bytes_guarded = (crossgrad::set_host_buffer_guard(true), true);
 }  // namespace

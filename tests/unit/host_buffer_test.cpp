@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <set>
+#include <string>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -40,6 +41,7 @@ constexpr std::size_t kNeverSmallerTest = 320007;
 constexpr std::size_t kBoundTest = 330007;
 constexpr std::size_t kDeathTest = 340007;
 constexpr std::size_t kTensorDataTest = 350007;
+constexpr std::size_t kGuardTest = 360007;
 
 std::uintptr_t address(const HostBuffer& b) { return reinterpret_cast<std::uintptr_t>(b.data()); }
 
@@ -235,6 +237,35 @@ TEST(HostBufferDeathTest, UseOfAReleasedCachedBufferIsAnAsanReport) {
       "use-after-poison");
 }
 #endif
+
+// Note [Guard bytes past every buffer in tests]: this binary turns the guard on
+// (fresh_buffer_fill.cpp). A byte written past the tensor, small buffer or cache block, first
+// spare byte or last, aborts when the buffer is released; a buffer written in full does not.
+TEST(HostBufferDeathTest, AWritePastTheTensorAbortsWhenItsBufferIsReleased) {
+  if (kHostBlockCachePoisons) GTEST_SKIP() << "under AddressSanitizer the spare bytes are poisoned instead";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  for (std::size_t n : {std::size_t{1}, std::size_t{17}, kGuardTest}) {
+    for (bool last : {false, true}) {
+      EXPECT_DEATH(
+          {
+            const HostBuffer b = HostBuffer::allocate({n}, DType::F32);
+            b.data()[last ? b.capacity() - 1 : b.size()] = std::byte{0};
+          },
+          "byte [0-9]+ past the end of a " + std::to_string(4 * n) + "-byte tensor buffer was overwritten")
+          << n << (last ? " last spare byte" : " first spare byte");
+    }
+    EXPECT_EXIT(
+        {
+          {
+            const HostBuffer b = HostBuffer::allocate({n}, DType::F32);
+            for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] = std::byte{0x5A};
+          }
+          std::exit(0);
+        },
+        ::testing::ExitedWithCode(0), "")
+        << n;
+  }
+}
 
 // TensorData's bytes (HostBytes): a large block goes back to the cache and the next TensorData of
 // that size takes it (no fresh pages); the values survive every way of building one.

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -178,6 +179,30 @@ std::atomic<int> fresh_fill{-1};
 void set_fresh_host_buffer_fill(std::optional<std::uint8_t> byte) { fresh_fill.store(byte ? int{*byte} : -1); }
 
 namespace {
+// Note [Guard bytes past every buffer in tests]
+std::atomic<bool> guard_spare_bytes{false};
+constexpr unsigned char kGuardByte = 0xA5;
+
+void fill_guard(std::byte* spare, std::size_t count) { std::memset(spare, kGuardByte, count); }
+
+// `spare` is the `count` bytes after a `bytes`-byte tensor buffer.
+void check_guard(const std::byte* spare, std::size_t count, std::size_t bytes) noexcept {
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto value = static_cast<unsigned char>(spare[i]);
+    if (value != kGuardByte) {
+      std::fprintf(stderr,
+                   "crossgrad: byte %zu past the end of a %zu-byte tensor buffer was overwritten (0x%02x): a kernel "
+                   "wrote past its tensor (Note [Guard bytes past every buffer in tests])\n",
+                   i, bytes, value);
+      std::abort();
+    }
+  }
+}
+}  // namespace
+
+void set_host_buffer_guard(bool on) { guard_spare_bytes.store(on && !kHostBlockCachePoisons); }
+
+namespace {
 
 [[noreturn]] void panic_could_not_allocate(const Shape& shape, DType dtype, std::size_t bytes) {
   panic(PanicId::TensorTooLarge, {{"shape", shape.to_string()},
@@ -222,16 +247,30 @@ HostBuffer HostBuffer::allocate(const Shape& shape, DType dtype) {
     std::byte* const start = block.get();
     void* aligned = start;
     std::align(kHostBufferAlign, capacity, aligned, space);  // cannot fail: 63 spare bytes
-    b.data_ = std::shared_ptr<std::byte>(std::move(block), static_cast<std::byte*>(aligned));
-    poison(start, static_cast<std::size_t>(b.data_.get() - start));
-    poison(b.data_.get() + bytes, space - bytes);  // std::align left `space` from the boundary on
+    std::byte* const data = static_cast<std::byte*>(aligned);
+    const std::size_t spare = space - bytes;  // std::align left `space` from the boundary on
+    if (guard_spare_bytes.load(std::memory_order_relaxed)) {
+      fill_guard(data + bytes, spare);
+      b.data_ = std::shared_ptr<std::byte>(data, [block = std::move(block), bytes, spare](std::byte* p) mutable {
+        check_guard(p + bytes, spare, bytes);
+        block.reset();
+      });
+    } else {
+      b.data_ = std::shared_ptr<std::byte>(std::move(block), data);
+    }
+    poison(start, static_cast<std::size_t>(data - start));
+    poison(data + bytes, spare);
   } else {
     void* p = cache.take(capacity);
     if (p == nullptr) p = std::aligned_alloc(kHostBufferAlign, capacity);
     if (p == nullptr) panic_could_not_allocate(shape, dtype, bytes);
     // (If the control block cannot be allocated, shared_ptr calls the deleter itself.)
-    b.data_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p),
-                                         [capacity](std::byte* q) { host_buffer_cache().give(q, capacity); });
+    const bool guard = guard_spare_bytes.load(std::memory_order_relaxed);
+    if (guard) fill_guard(static_cast<std::byte*>(p) + bytes, capacity - bytes);
+    b.data_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [capacity, bytes, guard](std::byte* q) {
+      if (guard) check_guard(q + bytes, capacity - bytes, bytes);
+      host_buffer_cache().give(q, capacity);
+    });
     poison(b.data_.get() + bytes, capacity - bytes);
   }
   if (fill >= 0) std::memset(b.data_.get(), fill, bytes);

@@ -140,4 +140,14 @@ HostBlockCache& host_buffer_cache();
 // default: production code never pays for it.
 void set_fresh_host_buffer_fill(std::optional<std::uint8_t> byte);
 
+// Note [Guard bytes past every buffer in tests]
+// A kernel that writes one element past its output lands in the block's spare bytes (64-127 past
+// a tensor's last byte), where a Release build sees nothing: only AddressSanitizer, which poisons
+// those bytes, reports it. With the guard on, every buffer allocated from then on fills its spare
+// bytes with a pattern, and releasing the buffer checks them: a changed byte prints what was
+// overwritten and aborts, so the test that ran the kernel fails in any build. The test binaries
+// turn it on with the fill above. Off by default, and always off under AddressSanitizer (the
+// bytes are poisoned there, which is the stronger check).
+void set_host_buffer_guard(bool on);
+
 }  // namespace crossgrad
