@@ -1,7 +1,5 @@
 #include "support/prop.hpp"
 
-#include <crossgrad/core/host_buffer.hpp>
-
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
@@ -11,14 +9,6 @@ TestListener& globalTestListener();
 }
 
 namespace crossgrad::properties {
-namespace {
-// Every fresh host buffer starts as 0xFF bytes, so an output element a kernel forgets to write
-// shows (Note [Filling fresh buffers in tests] in core/host_buffer.hpp). This file is linked into
-// every property binary: each property runs through run_property below.
-[[maybe_unused]] const bool fresh_buffers_filled = (set_fresh_host_buffer_fill(0xFF), true);
-// And a kernel that writes past its output aborts (Note [Guard bytes past every buffer in tests]).
-[[maybe_unused]] const bool spare_bytes_guarded = (set_host_buffer_guard(true), true);
-}  // namespace
 
 void run_property(const rc::detail::Property& property, int default_cases) {
   using namespace rc::detail;

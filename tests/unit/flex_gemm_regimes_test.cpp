@@ -16,7 +16,7 @@
 // integer below 2^24 and exact in F32 and F64 whatever the summation order (|sum| <= 9 * k with
 // k <= 4097). Flex must therefore equal a plain double loop written here exactly; a tolerance is
 // not needed, and a wrong index, a skipped or repeated K slice, a lost edge row or column, or an
-// unwritten output (fresh buffers are NaN in this binary: fresh_buffer_fill.cpp) all show.
+// unwritten output (fresh buffers are NaN in this binary: tests/support/buffer_checks.cpp) all show.
 // Sizes are kept to a few million multiply-adds per product so the whole file runs in well under a
 // second on two cores.
 #include <crossgrad/backends/flex.hpp>

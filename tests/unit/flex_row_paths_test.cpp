@@ -125,9 +125,8 @@ TEST_P(FlexRowPaths, RowTimesMatrixStripsAndThreadedParts) {
     expect_matmul_matches(1, 3, kStrip, dt);           // one full strip
     expect_matmul_matches(1, 3, kStrip + 1, dt);       // a second strip of one column
     expect_matmul_matches(1, 5, 2 * kStrip + 4, dt);   // three strips
-    const std::size_t n = 2 * kGemvWork / 128;
     expect_matmul_matches(1, 127, (2 * kGemvWork - 1) / 127, dt);  // just under 2 * work: one part
-    expect_matmul_matches(1, 128, n, dt);              // exactly 2 * work: two parts
+    expect_matmul_matches(1, 128, 2 * kGemvWork / 128, dt);         // exactly 2 * work: two parts
     expect_matmul_matches(1, 1024, 1024, dt);          // the benchmark shape
     expect_matmul_matches(1, 300, 1000, dt);           // uneven parts
     expect_matmul_matches(1, k_for_two_parts(2 * kLine - 1), 2 * kLine - 1, dt);  // under two lines: one part
@@ -171,10 +170,10 @@ TEST_P(FlexRowPaths, BatchedGemvRunsSerialPerEntry) {
   // (a single gemv would only touch its buffer's slack). k = 1025: four-row passes and a single
   // row, and entries long enough (tens of microseconds) for the threads to overlap; 300 entries
   // of 1025 x n: enough work in total to go over threads by batch.
+  const std::size_t k = 1025;
   for (std::size_t threads : {2, 3}) {
     flex::set_num_threads_override(threads);
     // n = 39 / 11: 7 / 3 columns after the two-vector loop (one short of a vector); 41 / 13: 1.
-    const std::size_t k = 1025;
     for (std::size_t n : {39, 41}) {
       ASSERT_GE(300 * k * n, flex::kTuning.batch_enough_work);
       ASSERT_LT(k * n, flex::kTuning.batch_small_matrix_work);

@@ -239,7 +239,7 @@ TEST(HostBufferDeathTest, UseOfAReleasedCachedBufferIsAnAsanReport) {
 #endif
 
 // Note [Guard bytes past every buffer in tests]: this binary turns the guard on
-// (fresh_buffer_fill.cpp). A byte written past the tensor, small buffer or cache block, first
+// (tests/support/buffer_checks.cpp). A byte written past the tensor, small buffer or cache block, first
 // spare byte or last, aborts when the buffer is released; a buffer written in full does not.
 TEST(HostBufferDeathTest, AWritePastTheTensorAbortsWhenItsBufferIsReleased) {
   if (kHostBlockCachePoisons) GTEST_SKIP() << "under AddressSanitizer the spare bytes are poisoned instead";

@@ -232,6 +232,7 @@ HostBuffer HostBuffer::allocate(const Shape& shape, DType dtype) {
   // A multiple of the alignment; never zero, so empty tensors own a buffer too.
   const std::size_t capacity = (bytes + kHostBufferAlign - 1) / kHostBufferAlign * kHostBufferAlign + kHostBufferAlign;
   const int fill = fresh_fill.load(std::memory_order_relaxed);
+  const bool guard = guard_spare_bytes.load(std::memory_order_relaxed);
   HostBlockCache& cache = host_buffer_cache();
   HostBuffer b;
   b.size_ = bytes;
@@ -249,7 +250,7 @@ HostBuffer HostBuffer::allocate(const Shape& shape, DType dtype) {
     std::align(kHostBufferAlign, capacity, aligned, space);  // cannot fail: 63 spare bytes
     std::byte* const data = static_cast<std::byte*>(aligned);
     const std::size_t spare = space - bytes;  // std::align left `space` from the boundary on
-    if (guard_spare_bytes.load(std::memory_order_relaxed)) {
+    if (guard) {
       fill_guard(data + bytes, spare);
       b.data_ = std::shared_ptr<std::byte>(data, [block = std::move(block), bytes, spare](std::byte* p) mutable {
         check_guard(p + bytes, spare, bytes);
@@ -265,7 +266,6 @@ HostBuffer HostBuffer::allocate(const Shape& shape, DType dtype) {
     if (p == nullptr) p = std::aligned_alloc(kHostBufferAlign, capacity);
     if (p == nullptr) panic_could_not_allocate(shape, dtype, bytes);
     // (If the control block cannot be allocated, shared_ptr calls the deleter itself.)
-    const bool guard = guard_spare_bytes.load(std::memory_order_relaxed);
     if (guard) fill_guard(static_cast<std::byte*>(p) + bytes, capacity - bytes);
     b.data_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [capacity, bytes, guard](std::byte* q) {
       if (guard) check_guard(q + bytes, capacity - bytes, bytes);
