@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/mutate: mutation testing of engine/src (or oracle/) by the ctest labels unit|property|corpus.
+"""scripts/mutate: mutation testing of engine/src (or oracle/) by the ctest labels unit|property|corpus|sizes-quick.
 
 Steps (each prints progress; README "Mutation testing"):
   1. copy the working tree to build/mutate/src (files rewritten only when they changed, so that
@@ -417,7 +417,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scope", choices=sorted(SCOPES), default="engine")
     ap.add_argument("--files", nargs="*", help="only these repository-relative files (default: the scope)")
-    ap.add_argument("--labels", default="unit|property|corpus", help="ctest labels each mutant runs")
+    # sizes-quick: the size tiers are where Flex's thresholds are crossed (tests/sizes), and the
+    # test command runs them; without them a mutant only they kill counted as alive.
+    ap.add_argument("--labels", default="unit|property|corpus|sizes-quick", help="ctest labels each mutant runs")
     ap.add_argument("--sample", type=int, default=0, help="run a deterministic sample of N mutants (0: all)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--json", default=None, help="results (default docs/mutation-<scope>.json)")
@@ -429,6 +431,8 @@ def main():
                     help="only rewrite the markdown report from RESULTS.json (after editing the reasons "
                          "in docs/mutation-why-alive.json)")
     ap.add_argument("--ids", help="run only these mutant ids (comma-separated), for debugging")
+    ap.add_argument("--keys", help="run only the mutants with these stable keys (comma-separated, as in "
+                                   "docs/mutation-why-alive.json), each on the tests that reach it (traced)")
     ap.add_argument("--update", metavar="PREVIOUS.json",
                     help="keep PREVIOUS.json's killed verdicts when the scope's sources are unchanged and "
                          "run the rest again (after tests were added to kill survivors)")
@@ -518,6 +522,19 @@ def main():
     if opts.ids:
         wanted = {int(x) for x in opts.ids.split(",")}
         chosen = [m for m in runnable if m.id in wanted]
+    elif opts.keys:
+        # Re-checking known survivors (e.g. a why-alive reason after a new test or check): unlike
+        # --ids, a trace first, so each runs only the tests that reach it.
+        wanted = {k.strip() for k in opts.keys.split(",") if k.strip()}
+        found = {m.key_hash for m in mutants}
+        for k in sorted(wanted - found):
+            log(f"--keys: {k} is not a mutant of these files")
+        for m in mutants:
+            if m.key_hash in wanted and m.id in results:
+                log(f"--keys: {m.key_hash} is {results[m.id]['status']}")
+        chosen = [m for m in runnable if m.key_hash in wanted]
+        mutants = [m for m in mutants if m.key_hash in wanted]
+        results = {i: r for i, r in results.items() if by_id[i].key_hash in wanted}
     elif opts.sample:
         live_by_file = {}
         for m in mutants:
@@ -605,14 +622,14 @@ def main():
     data = report.assemble(opts, mutants, results, time.time() - started, " ".join(sys.argv[1:]))
     data["source_hash"] = source_hash
     data["universe"] = {"mutants": len(by_id), "not_compiled": len(dropped), "files": len(files)}
-    partial = bool(opts.files or opts.ids)  # not the scope's report: kept out of docs/ unless asked
+    partial = bool(opts.files or opts.ids or opts.keys)  # not the scope's report: kept out of docs/ unless asked
     json_path = opts.json or os.path.join(opts.work if partial else os.path.join(REPO, "docs"),
                                           f"mutation-{opts.scope}.json")
     with open(json_path, "w") as f:
         json.dump(data, f, indent=1, sort_keys=True)
         f.write("\n")
     md_path = opts.markdown or (os.path.join(REPO, "docs", "MUTATION.md") if opts.scope == "engine" and not opts.files
-                                and not opts.ids else None)
+                                and not opts.ids and not opts.keys else None)
     if md_path:
         data["why_alive"] = why_alive()
         with open(md_path, "w") as f:
