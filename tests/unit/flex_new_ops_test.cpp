@@ -246,6 +246,10 @@ std::vector<DimCase> dim_cases() {
                                 {Shape{2, 0, 3}, 0}, {kLarge, 0},    {kLarge, 1},        {Shape{kParallel + 1}, 0}};
   for (std::size_t d = 0; d < 3; ++d) cases.push_back({Shape{3, 4, 5}, d});
   for (std::size_t d = 0; d < 3; ++d) cases.push_back({kChunked, d});
+  // Inner rows that end one column short of a whole chunk, and of exactly one chunk: the chunk
+  // count's rounding (one chunk too many reads and writes a chunk past the row).
+  cases.push_back({Shape{3, 4, 2 * kChunk - 1}, 1});
+  cases.push_back({Shape{2, 3, kChunk}, 1});
   return cases;
 }
 
