@@ -110,7 +110,7 @@ def trace_tests(exes, jobs, seconds):
                 raise SystemExit(f"ci_sample: {os.path.basename(exe)} {t} fails with no mutant live:\n{r.stdout[-2000:]}")
             ids = set()
             for p in glob.glob(os.path.join(d, "*.trace")):
-                ids |= trace_ids(open(p).read().splitlines())
+                ids |= trace_ids(open(p).read().split("\n"))  # not splitlines(): see read_traces
             return k, ids
 
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:

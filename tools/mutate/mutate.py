@@ -243,7 +243,10 @@ def read_traces(trace_dir, tests):
     reached = {}  # mutant id -> set of test names
     unknown = 0
     for path in glob.glob(os.path.join(trace_dir, "*.trace")):
-        lines = open(path).read().splitlines()
+        # split("\n"), not splitlines(): that also splits at \x1e, the chain's separator, and
+        # left only the process's own command line, so a death test's child or a helper process
+        # was credited by path (install.contract_program) instead of by its parent test.
+        lines = open(path).read().split("\n")
         if not lines:
             continue
         chain = lines[0].split("\x1e")
