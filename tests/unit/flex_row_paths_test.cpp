@@ -226,8 +226,9 @@ TEST_P(FlexRowPaths, DimReductionRowBlocks) {
   const std::size_t rb = flex::kTuning.reduce_row_block, bc = flex::kTuning.reduce_block_chunk;
   for (DType dt : {DType::F32, DType::F64}) {
     // rb: column chunks, no blocks; rb + 1: a second block of one row; then whole and partial
-    // blocks, with row counts that are not multiples of the four-row passes.
-    for (std::size_t d : {std::size_t{4}, std::size_t{5}, rb - 1, rb, rb + 1, 4 * rb - 22, 4 * rb}) {
+    // blocks, with row counts that are not multiples of the four-row passes. 2 * rb - 1: a last
+    // block one row short of whole, where a block count rounded one too high adds a block past d.
+    for (std::size_t d : {std::size_t{4}, std::size_t{5}, rb - 1, rb, rb + 1, 2 * rb - 1, 4 * rb - 22, 4 * rb}) {
       for (std::size_t inner : {2, 3, 7, 8, 9, 17}) expect_reduce_matches(Shape{d, inner}, 0, dt);
     }
     expect_reduce_matches(Shape{rb + 44, bc + 1}, 0, dt);      // two block chunks, the second one column
