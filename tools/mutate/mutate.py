@@ -246,9 +246,10 @@ def read_traces(trace_dir, tests):
         # split("\n"), not splitlines(): that also splits at \x1e, the chain's separator, and
         # left only the process's own command line, so a death test's child or a helper process
         # was credited by path (install.contract_program) instead of by its parent test.
-        lines = open(path).read().split("\n")
-        if not lines:
+        text = open(path).read()
+        if not text:
             continue
+        lines = text.split("\n")
         chain = lines[0].split("\x1e")
         names = set()
         for cmd in chain:
