@@ -175,7 +175,7 @@ class _Walker:
         elif kind == K.CALL_EXPR:
             self.swap_args(c, fn)
         if kind == K.COMPOUND_STMT or kind in (K.IF_STMT, K.FOR_STMT, K.WHILE_STMT):
-            self.statement_calls(c, fn)
+            self.statement_calls(c, fn, must_not_return=kind == K.COMPOUND_STMT and _must_not_fall_off(parent))
 
     def binary(self, c, fn):
         children = list(c.get_children())
@@ -287,10 +287,15 @@ class _Walker:
             s, e = self.extent(c)
             self.add(c, "swap-arguments", (s, e), [(sa, ea, tb), (sb, eb, ta)], "expr", fn)
 
-    def statement_calls(self, c, fn):
-        """Calls whose result is unused: children of a block, or the body of if/for/while."""
+    def statement_calls(self, c, fn, must_not_return=False):
+        """Calls whose result is unused: children of a block, or the body of if/for/while.
+
+        must_not_return: c is the body of a function that control may not flow off (Note [A
+        deleted last call must not make a function fall off its end])."""
         stmts = list(c.get_children())
-        for st in stmts:
+        for i, st in enumerate(stmts):
+            if must_not_return and i == len(stmts) - 1:
+                continue
             call = st
             while call.kind == K.UNEXPOSED_EXPR and len(list(call.get_children())) == 1:
                 call = list(call.get_children())[0]
@@ -323,6 +328,33 @@ class _Walker:
             if len(body) < 3:
                 continue
             self.add(child, "delete-constexpr-branch", (s, e), [(s, e, "{}")], "block", fn)
+
+
+# Note [A deleted last call must not make a function fall off its end]
+# Deleting the last statement of a [[noreturn]] function (a panic helper), or of a non-void one,
+# lets control flow off its end: undefined behaviour, and not a bug anyone could plant. The
+# compiler reads it as "this branch never runs" and folds the schema's switch away, so in the
+# mutation build the mutant ran the original code and "survived" (0d8c1eaefaa5,
+# panic_could_not_allocate), while the same edit planted by hand made the function return
+# garbage into its caller. Such mutants are not generated.
+_FUNCTION_KINDS = (K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE, K.CONVERSION_FUNCTION)
+
+
+def _is_noreturn(decl) -> bool:
+    # libclang shows [[noreturn]] as an unexposed attribute child; a definition may inherit it
+    # from an earlier declaration.
+    for d in (decl, decl.canonical):
+        for ch in d.get_children():
+            if ch.kind == K.UNEXPOSED_ATTR and any(t.spelling in ("noreturn", "__noreturn__")
+                                                   for t in ch.get_tokens()):
+                return True
+    return False
+
+
+def _must_not_fall_off(fn_cursor) -> bool:
+    if fn_cursor is None or fn_cursor.kind not in _FUNCTION_KINDS:
+        return False
+    return _is_noreturn(fn_cursor) or fn_cursor.result_type.kind not in (ci.TypeKind.VOID, ci.TypeKind.INVALID)
 
 
 def compile_args(entry, source_root):
