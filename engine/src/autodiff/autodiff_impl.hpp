@@ -7,7 +7,10 @@
 
 #include "autodiff/gradient_entry.hpp"
 
+#include <initializer_list>
 #include <iterator>
+#include <span>
+#include <type_traits>
 
 namespace crossgrad {
 namespace autodiff_detail {
@@ -42,18 +45,29 @@ namespace autodiff_detail {
 // A tracked result: `out` with a node whose parents are `inputs` and whose backward maps the
 // incoming gradient to one gradient per input, all on B (the rules are written per backend; the
 // node itself is backend-neutral, Note [One graph across backends]).
-template <class B>
-AutodiffTensor<B> record(typename B::Tensor out, std::vector<const AutodiffTensor<B>*> inputs,
-                         std::function<std::vector<typename B::Tensor>(const typename B::Tensor&)> backward) {
+//
+// The rule is taken as its own type and the inputs as a list, not as a std::function and a vector:
+// every recorded op paid for both (a vector of input pointers, and a std::function holding the
+// rule inside the node's std::function), and an allocation is what costs most in a sanitized fuzz
+// run (docs/FUZZ_THROUGHPUT.md, round 8).
+template <class B, class Rule>
+AutodiffTensor<B> record(typename B::Tensor out, std::span<const AutodiffTensor<B>* const> inputs, Rule&& backward) {
+  static_assert(std::is_invocable_r_v<std::vector<typename B::Tensor>, Rule&, const typename B::Tensor&>);
   auto node = std::make_shared<Node>();
   node->id = next_node_id();
   node->parents.reserve(inputs.size());
   for (const AutodiffTensor<B>* in : inputs) node->parents.push_back(in->node);
-  node->backward = [rule = std::move(backward)](const AnyTensor& g) {
+  node->backward = [rule = std::forward<Rule>(backward)](const AnyTensor& g) {
     std::vector<typename B::Tensor> grads = rule(entry_of<B>(g));
     return std::vector<AnyTensor>(std::make_move_iterator(grads.begin()), std::make_move_iterator(grads.end()));
   };
   return AutodiffTensor<B>{std::move(out), std::move(node)};
+}
+
+template <class B, class Rule>
+AutodiffTensor<B> record(typename B::Tensor out, std::initializer_list<const AutodiffTensor<B>*> inputs, Rule&& backward) {
+  return record<B>(std::move(out), std::span<const AutodiffTensor<B>* const>(inputs.begin(), inputs.size()),
+                   std::forward<Rule>(backward));
 }
 
 }  // namespace autodiff_detail

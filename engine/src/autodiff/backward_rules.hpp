@@ -9,8 +9,7 @@ using autodiff_detail::record;
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_add(const Tensor& a, const Tensor& b) {
-  const Shape sa = shape(a), sb = shape(b);
-  return record<B>(B::float_add(a.primitive, b.primitive), {&a, &b}, [sa, sb](const Primitive& g) {
+  return record<B>(B::float_add(a.primitive, b.primitive), {&a, &b}, [sa = shape(a), sb = shape(b)](const Primitive& g) {
     using autodiff_detail::reduce_to_shape;
     return std::vector<Primitive>{reduce_to_shape<B>(g, sa), reduce_to_shape<B>(g, sb)};
   });
@@ -18,8 +17,7 @@ AutodiffTensor<B> Autodiff<B>::float_add(const Tensor& a, const Tensor& b) {
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_sub(const Tensor& a, const Tensor& b) {
-  const Shape sa = shape(a), sb = shape(b);
-  return record<B>(B::float_sub(a.primitive, b.primitive), {&a, &b}, [sa, sb](const Primitive& g) {
+  return record<B>(B::float_sub(a.primitive, b.primitive), {&a, &b}, [sa = shape(a), sb = shape(b)](const Primitive& g) {
     using autodiff_detail::reduce_to_shape;
     return std::vector<Primitive>{reduce_to_shape<B>(g, sa), reduce_to_shape<B>(B::float_neg(g), sb)};
   });
@@ -27,8 +25,7 @@ AutodiffTensor<B> Autodiff<B>::float_sub(const Tensor& a, const Tensor& b) {
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_mul(const Tensor& a, const Tensor& b) {
-  const Primitive pa = a.primitive, pb = b.primitive;
-  return record<B>(B::float_mul(pa, pb), {&a, &b}, [pa, pb](const Primitive& g) {
+  return record<B>(B::float_mul(a.primitive, b.primitive), {&a, &b}, [pa = a.primitive, pb = b.primitive](const Primitive& g) {
     using autodiff_detail::reduce_to_shape;
     return std::vector<Primitive>{reduce_to_shape<B>(B::float_mul(g, pb), B::shape(pa)),
                                   reduce_to_shape<B>(B::float_mul(g, pa), B::shape(pb))};
@@ -37,8 +34,7 @@ AutodiffTensor<B> Autodiff<B>::float_mul(const Tensor& a, const Tensor& b) {
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_div(const Tensor& a, const Tensor& b) {
-  const Primitive pa = a.primitive, pb = b.primitive;
-  return record<B>(B::float_div(pa, pb), {&a, &b}, [pa, pb](const Primitive& g) {
+  return record<B>(B::float_div(a.primitive, b.primitive), {&a, &b}, [pa = a.primitive, pb = b.primitive](const Primitive& g) {
     using autodiff_detail::reduce_to_shape;
     // d(a/b)/db = -a / b^2
     const Primitive gb = B::float_neg(B::float_div(B::float_mul(g, pa), B::float_mul(pb, pb)));
@@ -49,8 +45,7 @@ AutodiffTensor<B> Autodiff<B>::float_div(const Tensor& a, const Tensor& b) {
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_matmul(const Tensor& a, const Tensor& b) {
-  const Primitive pa = a.primitive, pb = b.primitive;
-  return record<B>(B::float_matmul(pa, pb), {&a, &b}, [pa, pb](const Primitive& g) {
+  return record<B>(B::float_matmul(a.primitive, b.primitive), {&a, &b}, [pa = a.primitive, pb = b.primitive](const Primitive& g) {
     using autodiff_detail::reduce_to_shape;
     // An empty output (m or n = 0) contributes nothing: zeros, without forming g^T-products whose
     // shape ([batch.., k, n] with a huge batch) may not fit even though both operands exist.
@@ -81,16 +76,14 @@ AutodiffTensor<B> Autodiff<B>::float_exp(const Tensor& x) {
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_log(const Tensor& x) {
-  const Primitive px = x.primitive;
-  return record<B>(B::float_log(px), {&x}, [px](const Primitive& g) { return std::vector<Primitive>{B::float_div(g, px)}; });
+  return record<B>(B::float_log(x.primitive), {&x}, [px = x.primitive](const Primitive& g) { return std::vector<Primitive>{B::float_div(g, px)}; });
 }
 
 // d/dx log(1 + x) = 1 / (1 + x).
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_log1p(const Tensor& x) {
-  const Primitive px = x.primitive;
-  return record<B>(B::float_log1p(px), {&x},
-                   [px](const Primitive& g) { return std::vector<Primitive>{B::float_div(g, B::float_add_scalar(px, 1.0))}; });
+  return record<B>(B::float_log1p(x.primitive), {&x},
+                   [px = x.primitive](const Primitive& g) { return std::vector<Primitive>{B::float_div(g, B::float_add_scalar(px, 1.0))}; });
 }
 
 template <class B>
@@ -121,8 +114,7 @@ AutodiffTensor<B> Autodiff<B>::sigmoid(const Tensor& x) {
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::relu(const Tensor& x) {
-  const Primitive px = x.primitive;
-  return record<B>(B::relu(px), {&x}, [px](const Primitive& g) {
+  return record<B>(B::relu(x.primitive), {&x}, [px = x.primitive](const Primitive& g) {
     const Primitive mask = B::bool_into_float(B::float_greater_scalar(px, 0.0), B::dtype(px));
     return std::vector<Primitive>{B::float_mul(g, mask)};
   });
@@ -135,8 +127,7 @@ AutodiffTensor<B> Autodiff<B>::relu(const Tensor& x) {
 // a non-finite upstream gradient stays visible as NaN, as for any other zero derivative.
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_powf_scalar(const Tensor& x, double p) {
-  const Primitive px = x.primitive;
-  return record<B>(B::float_powf_scalar(px, p), {&x}, [px, p](const Primitive& g) {
+  return record<B>(B::float_powf_scalar(x.primitive, p), {&x}, [px = x.primitive, p](const Primitive& g) {
     if (p == 0.0) return std::vector<Primitive>{B::float_mul_scalar(g, 0.0)};
     return std::vector<Primitive>{B::float_mul(g, B::float_mul_scalar(B::float_powf_scalar(px, p - 1.0), p))};
   });
@@ -156,16 +147,14 @@ AutodiffTensor<B> Autodiff<B>::float_mul_scalar(const Tensor& x, double s) {
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_sum(const Tensor& x) {
-  const Shape sx = shape(x);
-  return record<B>(B::float_sum(x.primitive), {&x}, [sx](const Primitive& g) {
+  return record<B>(B::float_sum(x.primitive), {&x}, [sx = shape(x)](const Primitive& g) {
     return std::vector<Primitive>{autodiff_detail::expand_to_shape<B>(g, sx)};
   });
 }
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_mean(const Tensor& x) {
-  const Shape sx = shape(x);
-  return record<B>(B::float_mean(x.primitive), {&x}, [sx](const Primitive& g) {
+  return record<B>(B::float_mean(x.primitive), {&x}, [sx = shape(x)](const Primitive& g) {
     const double n = static_cast<double>(sx.num_elements());
     return std::vector<Primitive>{B::float_mul_scalar(autodiff_detail::expand_to_shape<B>(g, sx), 1.0 / n)};
   });
@@ -173,16 +162,14 @@ AutodiffTensor<B> Autodiff<B>::float_mean(const Tensor& x) {
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_sum_dim(const Tensor& x, std::size_t dim) {
-  const Shape sx = shape(x);
-  return record<B>(B::float_sum_dim(x.primitive, dim), {&x}, [sx](const Primitive& g) {
+  return record<B>(B::float_sum_dim(x.primitive, dim), {&x}, [sx = shape(x)](const Primitive& g) {
     return std::vector<Primitive>{autodiff_detail::expand_to_shape<B>(g, sx)};
   });
 }
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_mean_dim(const Tensor& x, std::size_t dim) {
-  const Shape sx = shape(x);
-  return record<B>(B::float_mean_dim(x.primitive, dim), {&x}, [sx, dim](const Primitive& g) {
+  return record<B>(B::float_mean_dim(x.primitive, dim), {&x}, [sx = shape(x), dim](const Primitive& g) {
     const double n = static_cast<double>(sx[dim]);
     return std::vector<Primitive>{B::float_mul_scalar(autodiff_detail::expand_to_shape<B>(g, sx), 1.0 / n)};
   });
@@ -190,9 +177,8 @@ AutodiffTensor<B> Autodiff<B>::float_mean_dim(const Tensor& x, std::size_t dim) 
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_reshape(const Tensor& x, const Shape& s) {
-  const Shape sx = shape(x);
   return record<B>(B::float_reshape(x.primitive, s), {&x},
-                   [sx](const Primitive& g) { return std::vector<Primitive>{B::float_reshape(g, sx)}; });
+                   [sx = shape(x)](const Primitive& g) { return std::vector<Primitive>{B::float_reshape(g, sx)}; });
 }
 
 template <class B>

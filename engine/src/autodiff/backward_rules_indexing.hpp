@@ -11,8 +11,7 @@ using autodiff_detail::record;
 // d|x|/dx = sign(x): +1 above 0, -1 below, 0 at +-0 (and for NaN, whose value is NaN anyway).
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_abs(const Tensor& x) {
-  const Primitive px = x.primitive;
-  return record<B>(B::float_abs(px), {&x}, [px](const Primitive& g) {
+  return record<B>(B::float_abs(x.primitive), {&x}, [px = x.primitive](const Primitive& g) {
     const DType dt = B::dtype(px);
     const Primitive above = B::bool_into_float(B::float_greater_scalar(px, 0.0), dt);
     const Primitive below = B::bool_into_float(B::float_greater_scalar(B::float_neg(px), 0.0), dt);
@@ -24,8 +23,7 @@ AutodiffTensor<B> Autodiff<B>::float_abs(const Tensor& x) {
 // value was clamped; a NaN x passes through unclamped, and so does its gradient.
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_clamp(const Tensor& x, double min, double max) {
-  const Primitive px = x.primitive;
-  return record<B>(B::float_clamp(px, min, max), {&x}, [px, min, max](const Primitive& g) {
+  return record<B>(B::float_clamp(x.primitive, min, max), {&x}, [px = x.primitive, min, max](const Primitive& g) {
     const DType dt = B::dtype(px);
     const Primitive above = B::bool_into_float(B::float_greater_scalar(px, max), dt);
     const Primitive below = B::bool_into_float(B::float_greater_scalar(B::float_neg(px), -min), dt);
@@ -61,7 +59,7 @@ AutodiffTensor<B> Autodiff<B>::float_cat(const std::vector<Tensor>& xs, std::siz
   std::vector<std::size_t> sizes;
   for (const Primitive& p : parts) sizes.push_back(B::shape(p)[dim]);
   const Shape so = B::shape(out);
-  return record<B>(std::move(out), std::move(inputs), [sizes, so, dim](const Primitive& g) {
+  return record<B>(std::move(out), inputs, [sizes, so, dim](const Primitive& g) {
     std::vector<Primitive> grads;
     std::size_t offset = 0;
     for (std::size_t size : sizes) {

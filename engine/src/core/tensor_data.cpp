@@ -118,23 +118,29 @@ std::vector<T> TensorData::read_as(const char* reader, DTypeCategory want) const
                                       {"expected", std::string(category_word(want))},
                                       {"dtype", std::string(dtype_name(dtype_))}});
   }
+  // One loop per dtype, not a switch per element: the oracle reads every value it compares
+  // through here, and a per-element dtype_size call and switch was ~7% of the ops_differential
+  // replay (docs/FUZZ_THROUGHPUT.md, round 8).
   const std::size_t n = bytes_.size() / dtype_size(dtype_);
   std::vector<T> out(n);
-  const std::byte* p = bytes_.data();
-  for (std::size_t i = 0; i < n; ++i, p += dtype_size(dtype_)) {
-    switch (dtype_) {
-      case DType::F64: out[i] = static_cast<T>(load<double>(p)); break;
-      case DType::F32: out[i] = static_cast<T>(load<float>(p)); break;
-      case DType::I64: out[i] = static_cast<T>(load<std::int64_t>(p)); break;
-      case DType::I32: out[i] = static_cast<T>(load<std::int32_t>(p)); break;
-      case DType::I8: out[i] = static_cast<T>(load<std::int8_t>(p)); break;
-      case DType::U8: out[i] = static_cast<T>(load<std::uint8_t>(p)); break;
-      case DType::Bool: out[i] = static_cast<T>(load<std::uint8_t>(p) != 0); break;
-      case DType::F16:
-      case DType::BF16:
-      case DType::QInt8:
-        panic(PanicId::Unreachable);  // rejected above: reaching here is an engine bug
-    }
+  const std::byte* const p = bytes_.data();
+  const auto widen = [&]<class S>(S) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<T>(load<S>(p + i * sizeof(S)));
+  };
+  switch (dtype_) {
+    case DType::F64: widen(double{}); break;
+    case DType::F32: widen(float{}); break;
+    case DType::I64: widen(std::int64_t{}); break;
+    case DType::I32: widen(std::int32_t{}); break;
+    case DType::I8: widen(std::int8_t{}); break;
+    case DType::U8: widen(std::uint8_t{}); break;
+    case DType::Bool:
+      for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<T>(load<std::uint8_t>(p + i) != 0);
+      break;
+    case DType::F16:
+    case DType::BF16:
+    case DType::QInt8:
+      panic(PanicId::Unreachable);  // rejected above: reaching here is an engine bug
   }
   return out;
 }
