@@ -613,8 +613,12 @@ DispatchTensor rerun_root(const NormalizedGraph& normalized_graph, const GraphRu
   const std::size_t n = leaves + g.ops.size();
   if (plan.leaf >= leaves || base.values.size() != n) throw std::logic_error("rerun_root: not a run of this graph, or no such leaf");
   if (!plan.root_changes) return base.values.back();
+  // fresh: the values this rerun computes; value[i]: where value i is, fresh or the base run's.
+  // A hop passes its input through by pointer: copying a tensor costs a Shape allocation, and a
+  // rerun runs four times per sampled point.
   std::vector<std::optional<DispatchTensor>> fresh(n);
-  const auto value = [&](std::size_t i) -> const DispatchTensor& { return fresh[i] ? *fresh[i] : base.values[i]; };
+  std::vector<const DispatchTensor*> value(n);
+  for (std::size_t i = 0; i < n; ++i) value[i] = &base.values[i];
   const std::vector<std::size_t>& shape = g.leaf_shapes[plan.leaf];
   // An F64 leaf with values of its size is exactly TensorData::from_f64 of them (leaf_data's
   // path for it), without the TensorSpec and its copies; anything else goes through leaf_data.
@@ -623,11 +627,17 @@ DispatchTensor rerun_root(const NormalizedGraph& normalized_graph, const GraphRu
                         ? TensorData::from_f64(leaf_values, Shape(shape))
                         : leaf_data(tensor_on(backend, PrimitiveKind::Float, shape, dtype, fits ? leaf_values : std::vector<double>{}));
   fresh[plan.leaf] = Dispatch::float_from_data(data, default_device_of(backend, false));
+  value[plan.leaf] = &*fresh[plan.leaf];
   for (std::size_t k : plan.ops) {
     const OpSpec& op = g.ops[k];
-    fresh[leaves + k] = is_hop(op.op) ? value(op.lhs) : apply_op(op, value(op.lhs), value(op.rhs));
+    if (is_hop(op.op)) {
+      value[leaves + k] = value[op.lhs];
+      continue;
+    }
+    fresh[leaves + k] = apply_op(op, *value[op.lhs], *value[op.rhs]);
+    value[leaves + k] = &*fresh[leaves + k];
   }
-  return std::move(*fresh[n - 1]);
+  return fresh[n - 1] ? std::move(*fresh[n - 1]) : *value[n - 1];
 }
 
 GraphGradients graph_gradients_on(const NormalizedGraph& graph, std::size_t backend, DType dtype, Hops hops) {

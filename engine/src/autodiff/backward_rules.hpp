@@ -70,8 +70,9 @@ AutodiffTensor<B> Autodiff<B>::float_neg(const Tensor& x) {
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_exp(const Tensor& x) {
-  const Primitive out = B::float_exp(x.primitive);
-  return record<B>(out, {&x}, [out](const Primitive& g) { return std::vector<Primitive>{B::float_mul(g, out)}; });
+  Primitive out = B::float_exp(x.primitive);
+  auto rule = [out](const Primitive& g) { return std::vector<Primitive>{B::float_mul(g, out)}; };
+  return record<B>(std::move(out), {&x}, std::move(rule));
 }
 
 template <class B>
@@ -88,28 +89,31 @@ AutodiffTensor<B> Autodiff<B>::float_log1p(const Tensor& x) {
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_sqrt(const Tensor& x) {
-  const Primitive out = B::float_sqrt(x.primitive);
-  return record<B>(out, {&x}, [out](const Primitive& g) {
+  Primitive out = B::float_sqrt(x.primitive);
+  auto rule = [out](const Primitive& g) {
     return std::vector<Primitive>{B::float_mul_scalar(B::float_div(g, out), 0.5)};
-  });
+  };
+  return record<B>(std::move(out), {&x}, std::move(rule));
 }
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_tanh(const Tensor& x) {
-  const Primitive out = B::float_tanh(x.primitive);
-  return record<B>(out, {&x}, [out](const Primitive& g) {
+  Primitive out = B::float_tanh(x.primitive);
+  auto rule = [out](const Primitive& g) {
     const Primitive one_minus_sq = B::float_add_scalar(B::float_neg(B::float_mul(out, out)), 1.0);
     return std::vector<Primitive>{B::float_mul(g, one_minus_sq)};
-  });
+  };
+  return record<B>(std::move(out), {&x}, std::move(rule));
 }
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::sigmoid(const Tensor& x) {
-  const Primitive out = B::sigmoid(x.primitive);
-  return record<B>(out, {&x}, [out](const Primitive& g) {
+  Primitive out = B::sigmoid(x.primitive);
+  auto rule = [out](const Primitive& g) {
     const Primitive one_minus = B::float_add_scalar(B::float_neg(out), 1.0);
     return std::vector<Primitive>{B::float_mul(g, B::float_mul(out, one_minus))};
-  });
+  };
+  return record<B>(std::move(out), {&x}, std::move(rule));
 }
 
 template <class B>

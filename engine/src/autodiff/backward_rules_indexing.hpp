@@ -38,12 +38,13 @@ AutodiffTensor<B> Autodiff<B>::float_clamp(const Tensor& x, double min, double m
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_max_dim(const Tensor& x, std::size_t dim) {
   const Primitive px = x.primitive;
-  const Primitive out = B::float_max_dim(px, dim);
-  return record<B>(out, {&x}, [px, out, dim](const Primitive& g) {
+  Primitive out = B::float_max_dim(px, dim);
+  auto rule = [px, out, dim](const Primitive& g) {
     const Primitive hit = B::bool_into_float(B::float_equal(px, out), B::dtype(px));
     const Primitive count = B::float_sum_dim(hit, dim);
     return std::vector<Primitive>{B::float_mul(hit, B::float_div(g, count))};
-  });
+  };
+  return record<B>(std::move(out), {&x}, std::move(rule));
 }
 
 // Each input gets its own slice of the gradient along `dim`.
@@ -142,21 +143,23 @@ AutodiffTensor<B> Autodiff<B>::float_expand(const Tensor& x, const Shape& shape)
 // y = softmax(x): dx = y * (g - sum(g * y)) along dim.
 template <class B>
 AutodiffTensor<B> Autodiff<B>::softmax(const Tensor& x, std::size_t dim) {
-  const Primitive y = B::softmax(x.primitive, dim);
-  return record<B>(y, {&x}, [y, dim](const Primitive& g) {
+  Primitive y = B::softmax(x.primitive, dim);
+  auto rule = [y, dim](const Primitive& g) {
     const Primitive s = B::float_sum_dim(B::float_mul(g, y), dim);
     return std::vector<Primitive>{B::float_mul(y, B::float_sub(g, s))};
-  });
+  };
+  return record<B>(std::move(y), {&x}, std::move(rule));
 }
 
 // y = log_softmax(x): dx = g - exp(y) * sum(g) along dim.
 template <class B>
 AutodiffTensor<B> Autodiff<B>::log_softmax(const Tensor& x, std::size_t dim) {
-  const Primitive y = B::log_softmax(x.primitive, dim);
-  return record<B>(y, {&x}, [y, dim](const Primitive& g) {
+  Primitive y = B::log_softmax(x.primitive, dim);
+  auto rule = [y, dim](const Primitive& g) {
     const Primitive s = B::float_sum_dim(g, dim);
     return std::vector<Primitive>{B::float_sub(g, B::float_mul(B::float_exp(y), s))};
-  });
+  };
+  return record<B>(std::move(y), {&x}, std::move(rule));
 }
 
 }  // namespace crossgrad
