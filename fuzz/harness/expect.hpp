@@ -17,6 +17,10 @@ struct Attempt {
   bool ok() const { return value.has_value(); }
 };
 
+// Runs call(context); the Panic it raised, if any. The handler is out of line (expect.cpp), in a
+// small frame (Note [Expected panics are caught in a small frame], oracle/expect.hpp).
+std::optional<Panic> panic_of_call(void (*call)(void *), void *context);
+
 // Runs f(). A catalogued Panic is captured; an uncatalogued one is a failure at
 // once.
 template <class F>
@@ -24,16 +28,17 @@ auto attempt(F &&f) {
   using R0 = std::invoke_result_t<F>;
   using R = std::conditional_t<std::is_void_v<R0>, std::monostate, R0>;
   Attempt<R> a;
-  try {
+  auto run = [&] {
     if constexpr (std::is_void_v<R0>) {
       f();
       a.value.emplace();
     } else {
       a.value.emplace(f());
     }
-  } catch (const Panic &p) {
-    if (auto bad = check_catalogued(p)) fail("uncatalogued panic: " + *bad);
-    a.panic.emplace(p);
+  };
+  if (std::optional<Panic> p = panic_of_call([](void *c) { (*static_cast<decltype(run) *>(c))(); }, &run)) {
+    if (auto bad = check_catalogued(*p)) fail("uncatalogued panic: " + *bad);
+    a.panic.emplace(std::move(*p));
   }
   return a;
 }

@@ -9,6 +9,18 @@ std::string describe(const Outcome& outcome) {
 }
 std::ostream& operator<<(std::ostream& os, const Outcome& outcome) { return os << describe(outcome); }
 
+// Note [Expected panics are caught in a small frame]
+Outcome outcome_of_call(void (*call)(void*), void* context) {
+  try {
+    call(context);
+    return Outcome::success();
+  } catch (const Panic& p) {
+    return Outcome::panic(std::string(panic_id_name(p.id())), p.message());
+  } catch (const std::exception& e) {
+    return Outcome::panic("<not a crossgrad::Panic>", e.what());
+  }
+}
+
 std::string cross_backend_message(std::string_view t, std::string_view g) {
   return "The provided tensors are not on the same backend. Got backends " + std::string(t) + " and " +
          std::string(g) + ".";

@@ -29,6 +29,32 @@ std::optional<DispatchTensor> Dispatch::grad_remove(const DispatchTensor& t, Gra
   });
 }
 
+namespace {
+
+// Note [Panics with rendered arguments are raised out of line]
+// grad_replace's cross-backend and should-be-float panics render strings for their arguments.
+// Rendered in grad_replace itself, those temporaries gave its frame cleanups: every expected panic
+// stopped at a landing pad there and resumed unwinding, and the personality routine read its
+// call-site table in each phase. Here the strings are built and freed by a function that returns
+// the Panic, and the raising helper throws it with nothing alive in its frame (Note [A panic
+// throws from a frame with nothing to clean up], core/panic.cpp).
+[[gnu::noinline]] Panic cross_backend_panic(const DispatchTensorKind& t, const DispatchTensorKind& g) {
+  return make_panic(PanicId::CrossBackend, {{"t:?", debug(t)}, {"g:?", debug(g)}});
+}
+[[noreturn]] [[gnu::noinline]] [[gnu::cold]] void panic_cross_backend(const DispatchTensorKind& t,
+                                                                      const DispatchTensorKind& g) {
+  throw cross_backend_panic(t, g);
+}
+
+[[gnu::noinline]] Panic should_be_float_panic(PrimitiveKind got) {
+  return make_panic(PanicId::ShouldBeFloat, {{"got", std::string(got_word(got))}});
+}
+[[noreturn]] [[gnu::noinline]] [[gnu::cold]] void panic_should_be_float(PrimitiveKind got) {
+  throw should_be_float_panic(got);
+}
+
+}  // namespace
+
 // Note [grad_replace decision order]
 // The receiver is checked before the gradient, as Burn's match does: first that the tensor is
 // Autodiff(inner); then, on the pair (inner, grad.kind): same backend -> the receiver must hold an
@@ -42,13 +68,11 @@ void Dispatch::grad_replace(const DispatchTensor& t, Gradients& grads, const Dis
   std::visit(Overloaded{[](const AutodiffKind&) { panic(PanicId::AutodiffWrapsAutodiff); },
                         [&]<class B>(const BackendTensor<B>& bt) {
                           const auto* gb = std::get_if<BackendTensor<B>>(&grad.kind.value);
-                          if (gb == nullptr) {
-                            panic(PanicId::CrossBackend, {{"t:?", debug(inner)}, {"g:?", debug(grad.kind)}});
-                          }
+                          if (gb == nullptr) panic_cross_backend(inner, grad.kind);
                           const auto* a = std::get_if<AutodiffTensor<B>>(&bt.value);
                           if (a == nullptr) panic(PanicId::Unreachable);
                           const auto* g = std::get_if<FloatPrimitive<B>>(&gb->value);
-                          if (g == nullptr) panic(PanicId::ShouldBeFloat, {{"got", std::string(got_word(gb->primitive_kind()))}});
+                          if (g == nullptr) panic_should_be_float(gb->primitive_kind());
                           Autodiff<B>::grad_replace(*a, grads, g->tensor);
                         }},
              inner.value);

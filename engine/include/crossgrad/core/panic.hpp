@@ -44,5 +44,9 @@ class Panic : public std::exception {
 // programming error in the engine and aborts rather than throwing a message that is not in the
 // catalog.
 [[noreturn]] void panic(PanicId id, std::initializer_list<PanicArg> args = {});
+// The Panic that panic(id, args) throws, built and not thrown (the same checks): a caller whose
+// arguments are temporaries can build it in a helper and throw it where nothing is left to clean up
+// (Note [A panic throws from a frame with nothing to clean up], core/panic.cpp).
+Panic make_panic(PanicId id, std::initializer_list<PanicArg> args = {});
 
 }  // namespace crossgrad

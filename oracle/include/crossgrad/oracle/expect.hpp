@@ -5,6 +5,8 @@
 #include <crossgrad/oracle/spec.hpp>
 
 #include <cstdint>
+#include <memory>
+#include <type_traits>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -25,18 +27,23 @@ struct Outcome {
 std::string describe(const Outcome& outcome);
 std::ostream& operator<<(std::ostream& os, const Outcome& outcome);
 
+// Runs call(context) and reports what happened as an Outcome (outcome_of's catch, out of line).
+Outcome outcome_of_call(void (*call)(void*), void* context);
+
 // Runs f against the engine and reports what happened as an Outcome; an exception that is not a
 // crossgrad::Panic gets an id no catalog entry has, so it can never match an expectation.
+//
+// Note [Expected panics are caught in a small frame]
+// The handler is in outcome_of_call (expect.cpp), not in the check that calls outcome_of. An
+// expected panic unwinds every frame up to its handler, and the C++ personality routine scans a
+// frame's call-site table from its start, in both unwinding phases: with the try block inlined
+// into a large check function, that scan was a large share of each panic's ~30,000 instructions
+// (docs/FUZZ_THROUGHPUT.md, round 8), and a fuzz input panics several times on purpose.
 template <class F>
 Outcome outcome_of(F&& f) {
-  try {
-    f();
-    return Outcome::success();
-  } catch (const Panic& p) {
-    return Outcome::panic(std::string(panic_id_name(p.id())), p.message());
-  } catch (const std::exception& e) {
-    return Outcome::panic("<not a crossgrad::Panic>", e.what());
-  }
+  using Fn = std::remove_reference_t<F>;
+  return outcome_of_call([](void* c) { (*static_cast<Fn*>(c))(); },
+                         const_cast<void*>(static_cast<const void*>(std::addressof(f))));
 }
 
 // The catalog's texts, copied from CONTRACT section 4 (not read from the engine).
