@@ -6,6 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
+#include <cstdint>
+#include <cmath>
+#include <bit>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "decode/scenarios.hpp"
+#include "decode/specs.hpp"
 #include "mutate/scenario_mutator.hpp"
 
 namespace crossgrad::fuzz::mutate {
@@ -279,6 +284,48 @@ TEST(ScenarioMutator, CanonicalEncodingIsStable) {
       EXPECT_TRUE(m->same_scenario(in, c)) << t;
       EXPECT_EQ(m->canonical(c), c) << t;
     }
+  }
+}
+
+
+// value_code answers codebook values directly (Note [value_code answers a codebook value without
+// the search]); it must give the code of the plain search over the decoder's codebook, written
+// here again: the first bit-exact code, NaN -> 240, else the first code at the least distance.
+std::size_t searched_code(double v) {
+  std::size_t best = 120;
+  double best_err = std::numeric_limits<double>::infinity();
+  for (std::size_t c = 0; c < 256; ++c) {
+    const double x = value_of_code(c);
+    if (std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(v)) return c;
+    if (std::isnan(x) && std::isnan(v)) return c;
+    if (std::fabs(x - v) < best_err) {
+      best_err = std::fabs(x - v);
+      best = c;
+    }
+  }
+  return best;
+}
+
+TEST(ValueCode, EqualsTheSearchOnTheCodebookEdgesAndRandomDoubles) {
+  std::vector<double> values;
+  for (std::size_t c = 0; c < 256; ++c) {
+    const double x = value_of_code(c);
+    values.insert(values.end(), {x, -x, std::nextafter(x, 1e308), std::nextafter(x, -1e308), x + 1.0 / 16});
+  }
+  const double nan_payload = std::bit_cast<double>(std::uint64_t{0x7ff0000000000123});
+  values.insert(values.end(), {0.0, -0.0, nan_payload, -std::numeric_limits<double>::quiet_NaN(), 1e20, -1e20,
+                               1e308, -1e308, std::numeric_limits<double>::denorm_min(), -15.0, 14.875, 14.9375,
+                               -15.0625, 0.0625, -0.0625, 4096.5, 2e30, 0.1000001});
+  std::uint64_t state = 0x9e3779b97f4a7c15;
+  for (int i = 0; i < 20000; ++i) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    const double random_bits = std::bit_cast<double>(state);
+    values.push_back(random_bits);
+    values.push_back(static_cast<double>(static_cast<std::int64_t>(state % 4001) - 2000) / 64.0);
+  }
+  for (const double v : values) {
+    ASSERT_EQ(value_code(v), searched_code(v)) << "v = " << v << " (bits 0x" << std::hex
+                                               << std::bit_cast<std::uint64_t>(v) << ")";
   }
 }
 
