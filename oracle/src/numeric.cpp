@@ -798,10 +798,7 @@ FiniteDifferences finite_differences(const NormalizedGraph& ng, const GraphRun& 
       // x itself, moved and put back (a copy of every leaf per evaluation cost more than small runs).
       moved[p.index] = x0 + h;
       ++out.evaluations;
-      // A leaf the root does not read leaves the base run's root as it is: no rerun, no copy.
-      const Objective o = plan.root_changes
-                              ? objective_of_root(rerun_root(ng, at_x, reference_backend(), DType::F64, plan, moved))
-                              : objective_of_root(at_x.root());
+      const Objective o = objective_of_root(rerun_root(ng, at_x, reference_backend(), DType::F64, plan, moved));
       moved[p.index] = x0;
       magnitude = std::fmax(magnitude, o.magnitude);
       return o.sum;
