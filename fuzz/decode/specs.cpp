@@ -3,6 +3,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 
 namespace crossgrad::fuzz {
@@ -67,7 +68,7 @@ std::size_t value_code(double v) {
     const auto c = static_cast<std::size_t>(k + 120.0);
     if (std::bit_cast<std::uint64_t>(value_of_code(c)) == std::bit_cast<std::uint64_t>(v)) return c;
   }
-  for (std::size_t i = 0; i < 16; ++i) {
+  for (std::size_t i = 0; i < std::size(kSpecials); ++i) {
     if (std::bit_cast<std::uint64_t>(kSpecials[i]) == std::bit_cast<std::uint64_t>(v)) return 240 + i;
   }
   return nearest_code(v);
