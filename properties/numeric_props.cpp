@@ -409,6 +409,42 @@ TEST(Numeric, ConditioningWidensOnlyIllConditionedComparisons) {
   EXPECT_TRUE(og::graph_gradient_bound(dominant, grad, dominant_c).divisor_may_reach_zero);
   EXPECT_EQ(og::value_mismatch(grad, inf, og::graph_gradient_bound(dominant, grad, dominant_c)), std::nullopt);
 
+  // The divisor reaches the values too: v4 = v0 / sum(mean_dim(v0) - v0), and what is computed
+  // from it, may be inf on one correct backend and finite on another (corpus
+  // regress-diff-quotient-of-cancelled-sum: Flex inf, the reference -4.8e17). Only the classes go
+  // uncompared there, and only there.
+  const std::vector<og::OpSpec> quotient_ops = {cancel[0], cancel[1], cancel[2], step(O::float_div, 0, 3),
+                                                step(O::float_add_scalar, 4, 0, 1.0)};
+  const og::GraphSpec quotient = f32_graph({2, 3}, {3e38, 1, 2, 0, 3, 4}, quotient_ops);
+  const std::vector<TensorData> quotient_values = reference_values(quotient);
+  const og::Conditioning quotient_c = og::conditioning_of(quotient, quotient_values);
+  ASSERT_EQ(quotient_c.may_change_class.size(), 6u);
+  EXPECT_FALSE(quotient_c.may_change_class[3]) << "the cancelled sum itself has no pole";
+  EXPECT_TRUE(quotient_c.may_change_class[4]);
+  EXPECT_TRUE(quotient_c.may_change_class[5]) << "what a quotient feeds inherits it";
+  const TensorData all_inf = TensorData::from_f32(std::vector<float>(6, INFINITY), Shape{2, 3});
+  EXPECT_TRUE(og::graph_value_bound(quotient, quotient_values[5], quotient_c, 5).divisor_may_reach_zero);
+  EXPECT_EQ(og::value_mismatch(quotient_values[5], all_inf, og::graph_value_bound(quotient, quotient_values[5], quotient_c, 5)),
+            std::nullopt);
+  // The same sum over small values comes out as exactly 0 here, yet carries rounding error: marked too.
+  const og::GraphSpec zero_sum = f32_graph({2, 3}, {5, 1, 2, 0, 3, 4}, quotient_ops);
+  EXPECT_TRUE(og::conditioning_of(zero_sum, reference_values(zero_sum)).may_change_class[4]);
+  // v2 = v0 / (v0 + 10), v3 = v2 + 1: a divisor known to a few eps keeps the classes compared.
+  const og::GraphSpec plain_quotient = f32_graph({2, 3}, {5, 1, 2, 0, 3, 4},
+                                                 {step(O::float_add_scalar, 0, 0, 10.0), step(O::float_div, 0, 1),
+                                                  step(O::float_add_scalar, 2, 0, 1.0)});
+  const std::vector<TensorData> plain_quotient_values = reference_values(plain_quotient);
+  const og::Conditioning plain_quotient_c = og::conditioning_of(plain_quotient, plain_quotient_values);
+  ASSERT_EQ(plain_quotient_c.may_change_class.size(), 4u);
+  EXPECT_FALSE(plain_quotient_c.may_change_class[3]);
+  EXPECT_NE(og::value_mismatch(plain_quotient_values[3], all_inf,
+                               og::graph_value_bound(plain_quotient, plain_quotient_values[3], plain_quotient_c, 3)),
+            std::nullopt)
+      << "classes are compared where the divisor is well known";
+  // A divisor that is exactly 0 on the reference and carries no error (a leaf) stays comparable.
+  const og::GraphSpec exact_zero = f32_graph({2, 3}, {5, 1, 2, 0, 3, 4}, {step(O::float_div, 0, 0)});
+  EXPECT_FALSE(og::conditioning_of(exact_zero, reference_values(exact_zero)).may_change_class[1]);
+
   const og::GraphSpec moderate = f32_graph({2, 6}, {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, -0.1, -0.2, -0.3, -0.4, -0.5, -0.6}, divide);
   const og::Conditioning moderate_c = og::conditioning_of(moderate, reference_values(moderate));
   EXPECT_GT(moderate_c.gradient_rel, 0.0);

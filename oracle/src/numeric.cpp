@@ -10,6 +10,7 @@
 #include <iomanip>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -524,6 +525,29 @@ double relative_uncertainty(const std::vector<double>& x, double e, double shift
   return u;
 }
 
+// Whether a value known to within e may sit on the other side of, or on, x + shift = 0 on some
+// backend: where x + shift is 0, or known to no better than its own size.
+bool may_reach_zero(const std::vector<double>& x, double e, double shift = 0) {
+  if (e == 0) return false;
+  for (double v : x) {
+    if (v + shift == 0) return true;
+  }
+  return relative_uncertainty(x, e, shift) >= 1;
+}
+
+// The operand of op that has a pole or a domain edge at 0 (after log1p's shift of 1), if any.
+struct PoleOperand {
+  std::size_t value;
+  double shift;
+};
+std::optional<PoleOperand> pole_operand(const OpSpec& op) {
+  if (op.op == Op::float_div) return PoleOperand{op.rhs, 0};
+  if (op.op == Op::float_log || op.op == Op::float_sqrt) return PoleOperand{op.lhs, 0};
+  if (op.op == Op::float_log1p) return PoleOperand{op.lhs, 1};
+  if (op.op == Op::float_powf_scalar && (op.scalar < 1 || op.scalar != std::floor(op.scalar))) return PoleOperand{op.lhs, 0};
+  return std::nullopt;
+}
+
 }  // namespace
 
 // Note [Conditioning of a graph]
@@ -547,6 +571,10 @@ double relative_uncertainty(const std::vector<double>& x, double e, double shift
 // backend may compute it as exactly 0 (a later 10-minute run: v9 = sum(mean_dim(v0) - v0), then
 // v12 / v9; Flex's gradient NaN, the reference's 0). Normal graphs are unaffected: their values
 // carry errors of a few eps, far below the graph bound's 1e-3 (F32) or 1e-10 (F64) per step.
+// The same divisor reaches the values too (a 60-s run, 2026-12-02: F64, v15 = v12 / v9 with v9 =
+// sum(mean_dim(v0) - v0); Flex's v15 inf, the reference's -4.8e17, within a value bound of
+// 1.8e23 but of another class): a value computed from an operand that may reach its op's pole is
+// marked (may_change_class) and only its classes go uncompared; its numbers keep their bound.
 Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& values) {
   Conditioning c;
   const std::size_t leaves = g.leaf_shapes.size();
@@ -560,8 +588,10 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     }
   }
   c.value_error.assign(v.size(), 0.0);
+  c.may_change_class.assign(v.size(), false);
   if (v.size() != shapes.size()) {
     c.value_error.assign(v.size(), std::numeric_limits<double>::infinity());
+    c.may_change_class.assign(v.size(), true);
     c.gradient_rel = std::numeric_limits<double>::infinity();
     return c;
   }
@@ -573,6 +603,7 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     const std::size_t out = leaves + k;
     if (is_hop(op.op)) {
       e[out] = e[op.lhs];
+      c.may_change_class[out] = c.may_change_class[op.lhs];
       continue;
     }
     const bool binary = is_binary(op.op);
@@ -599,6 +630,9 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     const Bound own = bound_for(op.op, g.dtype, n, magnitude);
     const double local = own.exact ? (rounds_once(op.op) ? eps * max_abs(y) : 0.0) : own.abs + own.rel * max_abs(y);
     e[out] = local + propagated;
+    const std::optional<PoleOperand> pole = pole_operand(op);
+    c.may_change_class[out] = c.may_change_class[op.lhs] || (binary && c.may_change_class[op.rhs]) ||
+                              (pole && may_reach_zero(v[pole->value], e[pole->value], pole->shift));
     if (!live[out]) continue;
     // Backward formulas that divide by a value.
     if (op.op == Op::float_div) {
@@ -620,6 +654,7 @@ Bound graph_value_bound(const GraphSpec& g, const TensorData& reference, const C
   Bound b = scaled_graph_bound(g, reference);
   const double e = value < c.value_error.size() ? c.value_error[value] : std::numeric_limits<double>::infinity();
   b.abs = e < std::numeric_limits<double>::infinity() ? b.abs + 2 * e : std::numeric_limits<double>::max();
+  b.divisor_may_reach_zero = value >= c.may_change_class.size() || c.may_change_class[value];
   return b;
 }
 

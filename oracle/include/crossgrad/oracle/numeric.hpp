@@ -37,6 +37,8 @@ struct Bound {
   // Gradients through a divisor known to no better than its own size (Conditioning::gradient_rel
   // >= 1): one backend may compute it as exactly 0 and another as a tiny finite value, so any
   // class may meet any other; the numbers are not compared either (abs is the largest double).
+  // Also a graph value computed from an operand that may reach its op's pole or domain edge
+  // (Conditioning::may_change_class): there only the classes go uncompared.
   bool divisor_may_reach_zero = false;
 };
 double epsilon_of(DType dtype);
@@ -71,6 +73,11 @@ struct Conditioning {
   // The forward holds a non-finite value or feeds an op at a point where its partial is infinite:
   // Bound::singular_may_change_class for the gradients.
   bool singular = false;
+  // Per value: computed, at some step, from an operand known to no better than its distance to
+  // the op's pole or domain edge (a divisor, log's or sqrt's argument, log1p's at -1, x^p's base
+  // for p < 1 or not an integer): one backend may land on the other side, so the value's class (finite, inf,
+  // NaN) may differ between correct backends. Bound::divisor_may_reach_zero for the value.
+  std::vector<bool> may_change_class;
 };
 Conditioning conditioning_of(const GraphSpec& normalized_graph, const std::vector<TensorData>& values);
 // Value `value` of a graph run against the reference run: scaled_graph_bound plus twice the
