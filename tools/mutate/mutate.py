@@ -85,6 +85,9 @@ def sync_copy(dest, rendered_here):
 def write_if_changed(path, data: bytes):
     if os.path.exists(path) and open(path, "rb").read() == data:
         return False
+    # A directory whose every file is a schema gets none from sync_copy (a fresh copy of a tree
+    # where, e.g., engine/src/backends/ndarray/ holds only mutated files).
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb") as f:
         f.write(data)
     return True
