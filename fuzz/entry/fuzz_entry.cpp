@@ -8,6 +8,7 @@
 #include <crossgrad/backends/flex_tuning.hpp>
 
 #include "entry/in_process_server.hpp"
+#include "entry/loop_clock.hpp"
 #include "harness/target.hpp"
 
 namespace {
@@ -42,13 +43,16 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   (void)crossgrad::fuzz::process_tally();  // exists before the handler below is registered
   (void)crossgrad::backends::flex::num_threads();
   std::fprintf(stderr, "crossgrad-fuzz: Remote: %s\n", crossgrad::fuzz::serve_remote_in_process().c_str());
+  crossgrad::fuzz::loop_clock::totals.started = crossgrad::fuzz::loop_clock::Clock::now();
   std::atexit([] {
     std::fprintf(stderr, "crossgrad-fuzz: %s\n", crossgrad::fuzz::process_tally().summary().c_str());
+    std::fprintf(stderr, "crossgrad-fuzz: %s\n", crossgrad::fuzz::loop_clock::summary().c_str());
   });
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
+  const crossgrad::fuzz::loop_clock::Span timed(crossgrad::fuzz::loop_clock::totals.target);
   crossgrad::fuzz::run_or_abort(target(), crossgrad::fuzz::Bytes(data, size));
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "entry/loop_clock.hpp"
 #include "mutate/scenario_mutator.hpp"
 
 extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t *data, std::size_t size, std::size_t max_size);
@@ -35,6 +36,7 @@ const Setup &setup() {
 extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t *data, std::size_t size, std::size_t max_size,
                                                unsigned int seed) {
   const Setup &s = setup();
+  const crossgrad::fuzz::loop_clock::Span timed(crossgrad::fuzz::loop_clock::totals.mutation);
   return custom_mutate(s.mutator, s.mode, data, size, max_size, seed, &LLVMFuzzerMutate);
 }
 
@@ -42,5 +44,6 @@ extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t *data1, std:
                                                  const std::uint8_t *data2, std::size_t size2, std::uint8_t *out,
                                                  std::size_t max_out_size, unsigned int seed) {
   const Setup &s = setup();
+  const crossgrad::fuzz::loop_clock::Span timed(crossgrad::fuzz::loop_clock::totals.mutation);
   return custom_cross_over(s.mutator, s.mode, Bytes(data1, size1), Bytes(data2, size2), out, max_out_size, seed);
 }
