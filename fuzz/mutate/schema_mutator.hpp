@@ -32,8 +32,8 @@ class SchemaMutator final : public ScenarioMutator {
   }
 
   std::optional<ByteVector> apply(std::size_t k, Bytes in, Rng &rng) const override {
-    const Scenario before = decode(in);
-    Scenario s = before;
+    Scenario s = decode(in);
+    const ByteVector before = encode_decoded(s);
     if (k < kinds_.size()) {
       if (!kinds_[k].apply(rng, s)) return std::nullopt;
     } else {
@@ -49,10 +49,10 @@ class SchemaMutator final : public ScenarioMutator {
   }
 
   std::optional<ByteVector> cross(Bytes a, Bytes b, Rng &rng) const override {
-    const Scenario pa = decode(a);
-    Scenario child = pa;
+    Scenario child = decode(a);
+    const ByteVector before = encode_decoded(child);
     if (!cross_(rng, child, decode(b))) return std::nullopt;
-    return finish(std::move(child), pa);
+    return finish(std::move(child), before);
   }
 
   ByteVector canonical(Bytes in) const override { return encode(decode(in)); }
@@ -63,15 +63,22 @@ class SchemaMutator final : public ScenarioMutator {
   static Scenario decode(Bytes b) {
     return decode_with<Scenario>(b, [](auto &io, auto &x) { schema(io, x); });
   }
-  static ByteVector encode(Scenario s) {
-    return encode_with(std::move(s), [](auto &io, auto &x) { schema(io, x); });
+  static ByteVector encode(Scenario s) { return encode_decoded(s); }
+  // Note [The mutator does not copy scenarios]
+  // A mutation used to copy the decoded input twice (the struct to mutate, and the one to compare
+  // with, which encode() took by value): deep copies of every op, leaf and value list, each an
+  // allocation that ASan pays for, in a hook that runs once per execution. The input's canonical
+  // bytes are now taken from the decoded struct in place (a decoded struct is what the writer
+  // would leave it) before it is mutated, and compared as bytes.
+  static ByteVector encode_decoded(Scenario &s) {
+    return encode_in_place(s, [](auto &io, auto &x) { schema(io, x); });
   }
   // Written, read back (what the decoder makes of it) and written again: canonical bytes.
-  std::optional<ByteVector> finish(Scenario s, const Scenario &before) const {
+  std::optional<ByteVector> finish(Scenario s, const ByteVector &before) const {
     if (prepare_ != nullptr) prepare_(s);
     const ByteVector first = encode(std::move(s));
     ByteVector out = encode(decode(first));
-    if (out == encode(before)) return std::nullopt;  // bytes, not ==: NaN != NaN
+    if (out == before) return std::nullopt;  // bytes, not ==: NaN != NaN
     return out;
   }
 

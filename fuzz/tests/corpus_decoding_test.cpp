@@ -103,6 +103,11 @@ std::size_t check_target(const std::string &target) {
     EXPECT_TRUE(same_scenario(cpu_only.scenario, here.scenario)) << f << " decodes differently without Cuda built";
     EXPECT_EQ(cpu_only.uses, here.uses) << f << " names other backends without Cuda built";
     EXPECT_TRUE(everything.applicable) << f << " is not applicable even where every backend is available";
+    // The mutator encodes a decoded input in place (Note [The mutator does not copy scenarios]):
+    // the writer must leave a decoded scenario as it found it.
+    S written = here.scenario;
+    (void)encode_in_place(written, [](auto &io, auto &x) { schema(io, x); });
+    EXPECT_EQ(describe(written), describe(here.scenario)) << f << ": writing the decoded scenario changed it";
     ++checked;
   }
   return checked;
