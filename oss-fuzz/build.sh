@@ -19,7 +19,18 @@ if [[ " $CXXFLAGS " == *" -stdlib=libc++ "* ]]; then
   echo "oss-fuzz/build.sh: libc++ build: Remote off (remote_protocol_fuzzer inputs are not applicable here)"
 fi
 
-cmake -S "$project" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+# The flavour the binaries report (Note [Settings travel with the binary]): OSS-Fuzz builds one
+# binary set per $SANITIZER (address, undefined, ...) and fuzzes each as a separate job over the
+# project's shared corpus, the model scripts/fuzz follows with its fast and asan flavours. Without
+# $SANITIZER (the local smoke test, which reuses build/fuzz) it stays asan.
+case ${SANITIZER:-} in
+  address) flavour=asan ;;
+  undefined) flavour=ubsan ;;
+  "") flavour=asan ;;
+  *) flavour=$SANITIZER ;;
+esac
+
+cmake -S "$project" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCROSSGRAD_FUZZ_FLAVOUR="$flavour" \
   -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
   -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
   -DCROSSGRAD_BUILD_FUZZERS=ON -DCROSSGRAD_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \

@@ -3,11 +3,12 @@
 #   smoke.sh build SRC            configure + build the `fuzz` preset into SRC/build/fuzz (cached)
 #   smoke.sh run SRC TARGET       run TARGET under ASan+UBSan for FUZZ_SMOKE_SECONDS (default 15)
 #   smoke.sh oss-fuzz SRC         run oss-fuzz/build.sh with local clang/libFuzzer, then each target
+#   smoke.sh settings SRC         a fuzzer run directly uses its compiled-in settings; env and command line win
 #   smoke.sh verdict SRC TARGET RC DIR   the verdict both modes give (fuzz/scripts/runner_selftest.sh)
 #   smoke.sh list SRC             print the targets (SRC/fuzz/targets.txt, the one list)
 # The corpus in the tree is only read: new inputs go to a scratch directory.
 set -euo pipefail
-usage() { sed -n '2,8p' "$0"; }
+usage() { sed -n '2,9p' "$0"; }
 [[ ${1:-} == -h || ${1:-} == --help ]] && { usage; exit 0; }
 [[ $# -ge 2 ]] || { usage >&2; exit 2; }
 mode=$1 src=$2
@@ -82,6 +83,40 @@ case $mode in
       ( fail_on_findings "$t" "$rc" "$arts" ) || { rm -rf "$arts"; exit 1; }
       rm -rf "$arts"
     done
+    ;;
+  settings)
+    # Note [Settings travel with the binary] (fuzz/entry/fuzz_entry.cpp), observed from outside:
+    # grad_replace_fuzzer's corpus/*.options sets entropic = 0 (libFuzzer prints "entropic power
+    # schedule" only when it is on) and quarantine_size_mb = 64 (ASAN_OPTIONS=help=1 prints each
+    # flag's current value), and without CROSSGRAD_FUZZ_REMOTE the binary leaves Remote off.
+    t=grad_replace_fuzzer bin=$build/fuzz/grad_replace_fuzzer
+    grep -q '^entropic *= *0' "$src/corpus/$t.options" && grep -q '^quarantine_size_mb *= *64' "$src/corpus/$t.options" \
+      || { echo "smoke settings: corpus/$t.options no longer sets entropic = 0 and quarantine_size_mb = 64; update this check"; exit 1; }
+    empty=$(mktemp -d); trap 'rm -rf "$empty"' EXIT
+    fails=0
+    run_direct() { env -u CROSSGRAD_FUZZ_REMOTE -u ASAN_OPTIONS -u CROSSGRAD_FUZZ_DEFAULTS "$@" -runs=0 "$empty" 2>&1; }
+    expect_in() {  # NAME OUTPUT PATTERN [!]: the output has (or, with !, lacks) the pattern
+      local has=0; grep -qE -- "$3" <<<"$2" && has=1
+      if [[ ${4:-} == "!" ]]; then has=$(( 1 - has )); fi
+      if [[ $has == 1 ]]; then echo "ok   $1"; else echo "FAIL $1 (/$3/ ${4:+not }expected)"; fails=$((fails + 1)); fi
+    }
+    out=$(run_direct "$bin")
+    expect_in "run directly: the compiled-in flags are announced" "$out" "compiled-in settings \(corpus/$t.options.*-max_len=4096 -timeout=10 -rss_limit_mb=2560 -entropic=0"
+    expect_in "run directly: entropic off (from the .options file)" "$out" "entropic power schedule" !
+    expect_in "run directly: Remote off" "$out" "Remote: off \(CROSSGRAD_FUZZ_REMOTE=off\)"
+    out=$(run_direct "$bin" -entropic=1)
+    expect_in "the command line wins (-entropic=1)" "$out" "entropic power schedule"
+    out=$(run_direct env CROSSGRAD_FUZZ_DEFAULTS=off "$bin")
+    expect_in "CROSSGRAD_FUZZ_DEFAULTS=off: libFuzzer's own defaults (entropic on)" "$out" "entropic power schedule"
+    out=$(run_direct env CROSSGRAD_FUZZ_REMOTE=on "$bin")
+    expect_in "CROSSGRAD_FUZZ_REMOTE=on: the environment wins" "$out" "Remote: off" !
+    # help=1 prints each flag's name on a line, its description and "(Current Value: V)" on the next.
+    quarantine() { grep -A1 -E '^\s*quarantine_size_mb$' <<<"$1" | sed -n 's/.*(Current Value: \(.*\))$/quarantine \1/p'; }
+    out=$(quarantine "$(run_direct env ASAN_OPTIONS=help=1 "$bin")")
+    expect_in "run directly: ASan's quarantine from the .options file" "$out" "^quarantine 64$"
+    out=$(quarantine "$(run_direct env ASAN_OPTIONS=help=1:quarantine_size_mb=7 "$bin")")
+    expect_in "ASAN_OPTIONS wins over the compiled-in value" "$out" "^quarantine 7$"
+    [[ $fails == 0 ]]
     ;;
   verdict) fail_on_findings "$3" "$4" "$5" ;;
   list) echo "$targets" ;;
