@@ -143,28 +143,32 @@ export FAKE_ARTIFACTS="crash-f=fixed"
 FAKE_EXIT=77 expect "a fuzzer exiting non-zero on a finding is not a failed fuzzer" 0 "fuzzer exit codes: fake_fuzzer=0" \
   "1 findings \(0 reproduce\)"
 export FAKE_ARTIFACTS=""
-# ---- flavours (issue 41): the mix by default, one shared working corpus, ASan's view of every finding
+# ---- flavours (issue 41): ASan by default, the mix on request, one shared working corpus, ASan's view
+# of every finding
 slice_flavours() { cat "$(last_run)"/*/slices/*.flavour | sort | uniq -c | awk '{printf "%s=%s ", $2, $1}'; }
-ARGS="--targets fake_fuzzer,other_fuzzer --time 1" FAKE_EXIT=0 expect "the mix by default: a fast process per target, one ASan" 0 \
+ARGS="--targets fake_fuzzer,other_fuzzer --time 1" FAKE_EXIT=0 expect "ASan only by default" 0 "asan 2 \(one per target\)" \
+  "aggregate \[asan [0-9]+ execs[^;]*\];"
+check "... no fast slices" test "$(slice_flavours)" = "asan=2 "
+ARGS="--flavours fast,asan --targets fake_fuzzer,other_fuzzer --time 1" FAKE_EXIT=0 expect "the mix: a fast process per target, one ASan" 0 \
   "3 processes at a time" "fast 2 \(one per target\), asan 1 \(round-robin slices" \
   "aggregate \[fast [0-9]+ execs = [0-9]+ execs/s, 2 processes at [0-9]+/s each; asan [0-9]+ execs = [0-9]+ execs/s, 1 processes" \
   "execs/s aggregate over the last [0-9]+s \(fast [0-9]+, asan [0-9]+\)"
 check "both flavours ran slices" grep -q "asan=.*fast=" <<<"$(slice_flavours)"
-ARGS="--targets fake_fuzzer,other_fuzzer --jobs 4 --time 2" FAKE_EXIT=0 expect "--jobs 4 in the mix: one in four runs ASan" 0 \
+ARGS="--flavours fast,asan --targets fake_fuzzer,other_fuzzer --jobs 4 --time 2" FAKE_EXIT=0 expect "--jobs 4 in the mix: one in four runs ASan" 0 \
   "fast 3 \(one per target\), asan 1 \(round-robin slices of 1s\)"
 rm -rf "$work/out/corpus/fake_fuzzer"
-ARGS="--targets fake_fuzzer --jobs 2 --time 1" FAKE_MARK=1 FAKE_EXIT=0 expect "--jobs 2 with one target: one fast, one ASan" 0 \
+ARGS="--flavours fast,asan --targets fake_fuzzer --jobs 2 --time 1" FAKE_MARK=1 FAKE_EXIT=0 expect "--jobs 2 with one target: one fast, one ASan" 0 \
   "fast 1 \(one per target\), asan 1 \(one per target\)" "shared by all flavours"
 check "both flavours fuzz the one working corpus" \
   test -f "$work/out/corpus/fake_fuzzer/by-fast" -a -f "$work/out/corpus/fake_fuzzer/by-asan"
 rm -rf "$work/out/crashes"   # the earlier cases stored this oracle failure already
-ARGS="--targets fake_fuzzer,other_fuzzer --time 1" FAKE_EXIT=0 FAKE_ARTIFACTS_FAST="crash-g=oracle-g" \
+ARGS="--flavours fast,asan --targets fake_fuzzer,other_fuzzer --time 1" FAKE_EXIT=0 FAKE_ARTIFACTS_FAST="crash-g=oracle-g" \
   expect "a fast job's finding is replayed under the ASan build" 1 \
   "NEW crash fake_fuzzer/[0-9a-f]+ \(found by fast, reproduces under asan\): oracle mismatch N"
 check "the stored report is the ASan build's replay" \
   grep -rq -A1 -- "---- found by the fast build; libFuzzer replay under the asan build (exit 1)" "$work/out/crashes/fake_fuzzer"
 check "... by the ASan stand-in" grep -rqx "stand-in replay by the asan build" "$work/out/crashes/fake_fuzzer"
-ARGS="--targets fake_fuzzer --jobs 2 --time 1" FAKE_EXIT=0 FAKE_ARTIFACTS_FAST="crash-h=fastonly" \
+ARGS="--flavours fast,asan --targets fake_fuzzer --jobs 2 --time 1" FAKE_EXIT=0 FAKE_ARTIFACTS_FAST="crash-h=fastonly" \
   expect "a fast finding that ASan's build does not reproduce is reported as such" 1 \
   "found by fast, reproduces under the fast build only, not under asan\): fast build only \| oracle mismatch N" "1 findings \(1 reproduce\)"
 ARGS="--flavours asan --targets fake_fuzzer,other_fuzzer --time 1" FAKE_EXIT=0 FAKE_ARTIFACTS_FAST="crash-i=oracle-i" \
