@@ -36,8 +36,10 @@ template <class B>
 AutodiffTensor<B> Autodiff<B>::float_div(const Tensor& a, const Tensor& b) {
   return record<B>(B::float_div(a.primitive, b.primitive), {&a, &b}, [pa = a.primitive, pb = b.primitive](const Primitive& g) {
     using autodiff_detail::reduce_to_shape;
-    // d(a/b)/db = -a / b^2
-    const Primitive gb = B::float_neg(B::float_div(B::float_mul(g, pa), B::float_mul(pb, pb)));
+    // d(a/b)/db = -a / b^2, evaluated as -(g * ((a / b) / b)) as PyTorch does: forming g*a or b*b
+    // first overflows or underflows where the quotient does not (a = inf, b = FLT_MAX gave NaN for
+    // -inf; a = FLT_MAX, b = inf gave NaN for -0; a tiny a lost its low bits in g*a's subnormal).
+    const Primitive gb = B::float_neg(B::float_mul(g, B::float_div(B::float_div(pa, pb), pb)));
     return std::vector<Primitive>{reduce_to_shape<B>(B::float_div(g, pb), B::shape(pa)),
                                   reduce_to_shape<B>(gb, B::shape(pb))};
   });
@@ -120,7 +122,9 @@ template <class B>
 AutodiffTensor<B> Autodiff<B>::relu(const Tensor& x) {
   return record<B>(B::relu(x.primitive), {&x}, [px = x.primitive](const Primitive& g) {
     const Primitive mask = B::bool_into_float(B::float_greater_scalar(px, 0.0), B::dtype(px));
-    return std::vector<Primitive>{B::float_mul(g, mask)};
+    // + 0.0: a masked-out zero is +0, as in PyTorch and Burn (g * 0 alone is -0 where g < 0);
+    // docs/OPS.md "Zero gradients are +0".
+    return std::vector<Primitive>{B::float_add_scalar(B::float_mul(g, mask), 0.0)};
   });
 }
 
