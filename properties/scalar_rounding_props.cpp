@@ -60,13 +60,13 @@ std::string show(double v) {
   return os.str();
 }
 
-struct Run {
+struct Outputs {
   std::vector<double> value;
   std::vector<double> grad;  // tracked runs of Float results
 };
 
-Run run(OpId op, const og::HostArray& x, std::size_t backend, bool tracked, const og::OpArgs& args) {
-  Run r;
+Outputs run_op(OpId op, const og::HostArray& x, std::size_t backend, bool tracked, const og::OpArgs& args) {
+  Outputs r;
   const og::Outcome o = og::outcome_of([&] {
     const DispatchTensor t = upload(x, backend, tracked);
     const DispatchTensor y = call_op(op, {t}, args);
@@ -102,8 +102,8 @@ TEST_P(ScalarArguments, AreRoundedToTheTensorsDTypeFirst) {
         for (double& v : x.values) v = to_f32(v);
         const std::size_t backend = *rc::gen::elementOf(gen::tested_backend_indices());
         const bool tracked = *rc::gen::arbitrary<bool>();
-        const Run want = run(op, x, backend, tracked, rounded);
-        const Run got = run(op, x, backend, tracked, exact);
+        const Outputs want = run_op(op, x, backend, tracked, rounded);
+        const Outputs got = run_op(op, x, backend, tracked, exact);
         const std::string where = std::string(op_info(op).name) + " on " + og::all_backends().at(backend).name +
                                   (tracked ? " (tracked)" : "") + " with " + (bounds ? "min " + show(a) + " max " + show(b) : "scalar " + show(a));
         RC_ASSERT(got.value.size() == want.value.size());

@@ -153,7 +153,10 @@ TEST_P(UlpAccuracy, WithinTheOpsUlpBoundOverItsWholeRangeOnEveryBackend) {
     for (const og::ElementArgs& args : arguments_of(op)) {
       std::vector<double> want(xs.size());
       for (std::size_t i = 0; i < xs.size(); ++i) want[i] = *og::correctly_rounded(op, xs[i], args, dtype);
-      const og::OpArgs op_args{.scalar = args.scalar, .min = args.min, .max = args.max};
+      og::OpArgs op_args;
+      op_args.scalar = args.scalar;
+      op_args.min = args.min;
+      op_args.max = args.max;
       for (const og::BackendRef& b : og::available_backends()) {
         const DispatchTensor t = crossgrad::properties::upload(og::HostArray{{xs.size()}, dtype, xs}, b.index, false);
         const std::vector<double> got = crossgrad::properties::values_of(OpKind::Float, crossgrad::properties::call_op(op, {t}, op_args));

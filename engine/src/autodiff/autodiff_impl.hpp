@@ -32,6 +32,13 @@ typename B::Tensor reduce_to_shape(typename B::Tensor grad, const Shape& target)
   return B::float_reshape(grad, target);
 }
 
+// A double scalar as every kernel uses it: converted to the tensor's float dtype first (docs/OPS.md
+// "Scalar arguments"). A rule that differentiates with the unconverted scalar differentiates
+// another function than the forward computed (x^1e-50 is x^0 in F32).
+inline double in_dtype(double scalar, DType dtype) {
+  return dtype == DType::F32 ? static_cast<double>(static_cast<float>(scalar)) : scalar;
+}
+
 // Broadcasts a reduced gradient ([1], or a kept dim of size 1) back to `target`.
 template <class B>
 typename B::Tensor expand_to_shape(const typename B::Tensor& grad, const Shape& target) {
