@@ -133,8 +133,13 @@ AutodiffTensor<B> Autodiff<B>::relu(const Tensor& x) {
 // the exception: x^0 = 1 everywhere, so its derivative is 0 everywhere, where the formula would
 // give 0 * 0^-1 = 0 * inf = NaN at x = 0. The incoming gradient is still multiplied (g * 0), so
 // a non-finite upstream gradient stays visible as NaN, as for any other zero derivative.
+//
+// The rule takes p as the kernel does, converted to x's dtype (docs/OPS.md "Scalar arguments"): with
+// the double p, 1e-50 (0 in F32) took the p != 0 branch and gave 0 * inf = NaN at x = 0, and
+// 2^24 + 1 (2^24 in F32) gave p x^(p - 1) of another exponent.
 template <class B>
-AutodiffTensor<B> Autodiff<B>::float_powf_scalar(const Tensor& x, double p) {
+AutodiffTensor<B> Autodiff<B>::float_powf_scalar(const Tensor& x, double exponent) {
+  const double p = autodiff_detail::in_dtype(exponent, dtype(x));
   return record<B>(B::float_powf_scalar(x.primitive, p), {&x}, [px = x.primitive, p](const Primitive& g) {
     if (p == 0.0) return std::vector<Primitive>{B::float_mul_scalar(g, 0.0)};
     return std::vector<Primitive>{B::float_mul(g, B::float_mul_scalar(B::float_powf_scalar(px, p - 1.0), p))};
