@@ -94,7 +94,7 @@ TYPED_TEST(BackwardGradientCheck, AGradientOnAnotherBackendIsRefused) {
 }
 
 TYPED_TEST(BackwardGradientCheck, TheMessageNamesTheOpFromItsRecordingSite) {
-  // record() keeps its caller's std::source_location function name; backward shows the op alone.
+  // A node's op may be a full function signature; backward shows the op's name alone.
   using B = TypeParam;
   const std::string dev = B::default_device().to_string();
   const auto g = this->graph([](const AnyTensor&) { return std::vector<AnyTensor>{AnyTensor{TestFixture::f32({1}, {1})}}; },

@@ -9,7 +9,6 @@
 
 #include <initializer_list>
 #include <iterator>
-#include <source_location>
 #include <span>
 #include <type_traits>
 
@@ -59,17 +58,18 @@ namespace autodiff_detail {
 // rule inside the node's std::function), and an allocation is what costs most in a sanitized fuzz
 // run (docs/FUZZ_THROUGHPUT.md, round 8).
 //
-// `site` defaults to the caller, the Autodiff<B> member of the op: the node keeps its function name
-// so that a rule returning a misfit gradient is named by backward's panic (Note [Backward checks
-// what rules return]) without every rule spelling its own name.
+// `site` defaults to the caller's name, the Autodiff<B> member of the op ("float_exp"): the node
+// keeps it so that a rule returning a misfit gradient is named by backward's panic (Note [Backward
+// checks what rules return]) without every rule spelling its own name. __builtin_FUNCTION (GCC and
+// clang), not std::source_location: the fuzz builds' clang 14 has no std::source_location.
 template <class B, class Rule>
 AutodiffTensor<B> record(typename B::Tensor out, std::span<const AutodiffTensor<B>* const> inputs, Rule&& backward,
-                         std::source_location site = std::source_location::current()) {
+                         const char* site = __builtin_FUNCTION()) {
   static_assert(std::is_invocable_r_v<std::vector<typename B::Tensor>, Rule&, const typename B::Tensor&>);
   auto node = std::make_shared<Node>();
   node->id = next_node_id();
   node->meta = node_meta_of<B>(out);
-  node->op = site.function_name();
+  node->op = site;
   node->parents.reserve(inputs.size());
   for (const AutodiffTensor<B>* in : inputs) node->parents.push_back(in->node);
   node->backward = [rule = std::forward<Rule>(backward)](const AnyTensor& g) {
@@ -81,7 +81,7 @@ AutodiffTensor<B> record(typename B::Tensor out, std::span<const AutodiffTensor<
 
 template <class B, class Rule>
 AutodiffTensor<B> record(typename B::Tensor out, std::initializer_list<const AutodiffTensor<B>*> inputs, Rule&& backward,
-                         std::source_location site = std::source_location::current()) {
+                         const char* site = __builtin_FUNCTION()) {
   return record<B>(std::move(out), std::span<const AutodiffTensor<B>* const>(inputs.begin(), inputs.size()),
                    std::forward<Rule>(backward), site);
 }

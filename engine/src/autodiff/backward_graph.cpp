@@ -29,9 +29,9 @@ AnyTensor add_on_one_backend(const AnyTensor& a, const AnyTensor& b) {
   return std::move(*sum);
 }
 
-// The op's name in a node's `op`: a std::source_location function name ("crossgrad::AutodiffTensor<B>
+// The op's name in a node's `op`: a plain name is itself; a full signature ("crossgrad::AutodiffTensor<B>
 // crossgrad::Autodiff<B>::float_exp(const Tensor&) [with B = ...]") gives the last qualified name
-// before its parameter list; a plain name is itself.
+// before its parameter list.
 std::string op_name_of(std::string_view site) {
   const std::size_t open = site.find('(');
   if (open == std::string_view::npos) return std::string(site);

@@ -50,9 +50,9 @@ struct Node {
   std::function<std::vector<AnyTensor>(const AnyTensor&)> backward;
   // This node's tensor (Note [Backward checks what rules return]).
   NodeMeta meta;
-  // Where backward was recorded, for messages: a function name as std::source_location gives it
-  // ("... Autodiff<B>::float_exp(const Tensor&) ..."; backward_graph.cpp extracts "float_exp"),
-  // or a plain op name. Empty for leaves.
+  // The op that recorded backward, for messages: the recording function's name ("float_exp"), or
+  // a compiler's full function signature, of which backward_graph.cpp keeps the name. Empty for
+  // leaves.
   std::string_view op;
 
   bool is_leaf() const { return !backward; }
