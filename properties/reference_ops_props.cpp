@@ -9,7 +9,9 @@
 // one invalid argument. The reference says which catalog panic invalid arguments raise, or gives
 // the values; exact ops (bound_for(...).exact) must match bit for bit (NaN as a class), others
 // within bound_for.
+#include "gen/op_cases.hpp"
 #include "gen/specs.hpp"
+#include "support/op_call.hpp"
 #include "support/prop.hpp"
 
 #include <crossgrad/crossgrad.hpp>
@@ -32,393 +34,18 @@
 using namespace crossgrad;
 using namespace crossgrad::properties;
 namespace og = crossgrad::oracle;
+using gen::describe;
+using gen::show;
 
 namespace {
 
 constexpr int kCasesPerOp = 200;
 using Dims = std::vector<std::size_t>;
 
-// ---- values ---------------------------------------------------------------------------------
-
-// gen::float_value's ordinary and special values, small integers (ties for max/compare, -0 vs +0)
-// and F64-only extremes (subnormal, near the largest finite; they round to 0 / inf in F32).
-// Decimal fractions round, so the order of additions shows (select_assign's j order).
-std::size_t pick(std::size_t lo, std::size_t hi_inclusive);
-bool chance(int one_in);
-
-rc::Gen<double> element() {
-  return rc::gen::weightedOneOf<double>(
-      {{6, gen::float_value(true)},
-       {2, rc::gen::elementOf(std::vector<double>{0.1, 0.2, 0.3, 0.7, 1e-8, 3.3333333333333335, 1e30, -1e30})},
-       {3, rc::gen::elementOf(std::vector<double>{-1.0, -0.0, 0.0, 1.0, 2.0})},
-       {1, rc::gen::elementOf(std::vector<double>{1e300, -1e300, 4.9406564584124654e-324, -2.5e-310,
-                                                  1.7976931348623157e308, 88.5, -104.0, 709.5, -745.0})}});
-}
-
-double round_to(double v, DType d) { return d == DType::F32 ? static_cast<double>(static_cast<float>(v)) : v; }
-
-// A case draws all its values from a few tie-prone ones about one time in three: equal maxima
-// (-0 and +0 among them) decide max_dim's bits and argmax's index.
-og::HostArray floats(Dims shape, DType dtype) {
-  const rc::Gen<double> ties = rc::gen::elementOf(std::vector<double>{-0.0, 0.0, -0.0, 0.0, -0.0, 0.0, 1.0, -1.0, NAN, INFINITY});
-  og::HostArray h{shape, dtype, *rc::gen::container<std::vector<double>>(og::element_count(shape), chance(3) ? ties : element())};
-  for (double& v : h.values) v = round_to(v, dtype);
-  return h;
-}
-
-og::HostArray ints(Dims shape, DType dtype) {
-  rc::Gen<double> g = rc::gen::map(rc::gen::inRange(-100000, 100000), [](int i) { return double(i); });
-  if (dtype == DType::U8) g = rc::gen::map(rc::gen::inRange(0, 256), [](int i) { return double(i); });
-  if (dtype == DType::I8) g = rc::gen::map(rc::gen::inRange(-128, 128), [](int i) { return double(i); });
-  if (dtype == DType::I64 || dtype == DType::I32) {
-    // 2^24 + 1 and friends round in F32.
-    g = rc::gen::weightedOneOf<double>({{4, g}, {1, rc::gen::elementOf(std::vector<double>{16777217.0, -16777219.0, 123456789.0, 2147483647.0})}});
-  }
-  return og::HostArray{shape, dtype, *rc::gen::container<std::vector<double>>(og::element_count(shape), g)};
-}
-
-og::HostArray bools(Dims shape) {
-  return og::HostArray{shape, DType::Bool,
-                       *rc::gen::container<std::vector<double>>(og::element_count(shape), rc::gen::map(rc::gen::inRange(0, 2), [](int i) { return double(i); }))};
-}
-
-DType other(DType d) { return d == DType::F32 ? DType::F64 : DType::F32; }
-
-// ---- shapes and arguments, per Sig ------------------------------------------------------------
-
-// Uniform choices (RapidCheck's inRange stays near its lower bound at small sizes, which would make
-// the first cases all valid or all invalid).
-std::size_t pick(std::size_t lo, std::size_t hi_inclusive) {
-  return *rc::gen::resize(100, rc::gen::inRange<std::size_t>(lo, hi_inclusive + 1));
-}
-bool chance(int one_in) { return *rc::gen::resize(100, rc::gen::inRange(0, one_in)) == 0; }
-Dims any_shape(std::size_t min_rank = 0) {
-  Dims s = *gen::shape(3);
-  while (s.size() < min_rank) s.insert(s.begin(), pick(1, 3));
-  return gen::bounded(s);
-}
-
-// A broadcast partner of `s`: dims kept or set to 1, leading dims dropped.
-Dims broadcast_variant(const Dims& s) {
-  Dims out;
-  for (std::size_t i = pick(0, s.size()); i < s.size(); ++i) out.push_back(chance(3) ? 1 : s[i]);
-  return out;
-}
-
-// A shape that does not broadcast with `s` (nullopt-free: s gains a dim of 2 if it has none != 1).
-std::pair<Dims, Dims> mismatched(Dims s) {
-  std::size_t i = s.size();
-  for (std::size_t d = 0; d < s.size(); ++d) if (s[d] != 1) i = d;
-  if (i == s.size()) {
-    s.push_back(2);
-    i = s.size() - 1;
-  }
-  Dims t = s;
-  t[i] = s[i] == 0 ? 2 : s[i] + 1;
-  return {s, t};
-}
-
-struct Case {
-  OpId op = OpId::float_neg;
-  std::size_t backend = 0;
-  bool tracked = false;
-  DType dtype = DType::F32;
-  std::vector<og::HostArray> operands;
-  og::OpArgs args;
-};
-
-void gen_binary(Case& c, bool bad) {
-  if (c.op == OpId::float_matmul) {
-    const std::size_t m = pick(0, 3), k = pick(0, 3), n = pick(0, 3), batch = pick(0, 2);
-    Dims a{m, k}, b{k, n};
-    if (batch > 0) {
-      const int layout = static_cast<int>(pick(0, 4 - 1));
-      a.insert(a.begin(), layout == 1 ? 1 : batch);
-      if (layout != 2) b.insert(b.begin(), layout == 3 ? 1 : batch);
-    }
-    if (bad) {
-      switch (static_cast<int>(pick(0, 2))) {
-        case 0: a = {k}; break;                              // matmul-rank
-        case 1: b[b.size() - 2] = k + 1; break;              // matmul-inner-dim
-        default: a.insert(a.begin(), 2); b.insert(b.begin(), 3); break;  // broadcast-mismatch
-      }
-    }
-    c.operands = {floats(a, c.dtype), floats(b, c.dtype)};
-    return;
-  }
-  Dims a = any_shape(), b = broadcast_variant(a);
-  if (chance(2)) std::swap(a, b);
-  DType bd = c.dtype;
-  if (bad) {
-    if (chance(2)) {
-      std::tie(a, b) = mismatched(a);
-    } else {
-      bd = other(c.dtype);
-    }
-  }
-  c.operands = {floats(a, c.dtype), floats(b, bd)};
-}
-
-void gen_dims_op(Case& c, bool bad, const Dims& s) {
-  c.args.dim = bad || s.empty() ? s.size() + pick(0, 1) : pick(0, s.size() - 1);
-}
-
-void gen_reshape(Case& c, bool bad, const Dims& s) {
-  const std::size_t n = og::element_count(s);
-  Dims to;
-  switch (static_cast<int>(pick(0, 4) - 1)) {
-    case 0: to = {n}; break;
-    case 1: to = s; std::reverse(to.begin(), to.end()); break;
-    case 2: to = s; to.insert(to.begin() + static_cast<std::ptrdiff_t>(pick(0, s.size())), 1); break;
-    default:
-      to = s;
-      if (to.size() >= 2) {
-        to[1] *= to[0];
-        to.erase(to.begin());
-      }
-      break;
-  }
-  if (bad) to = {n + 1};
-  c.args.shape = to;
-}
-
-void gen_expand(Case& c, bool bad, const Dims& s) {
-  Dims to;
-  for (std::size_t i = 0, lead = pick(0, 2); i < lead; ++i) to.push_back(*rc::gen::elementOf(std::vector<std::size_t>{1, 2, 3, 0}));
-  for (std::size_t d : s) to.push_back(d == 1 ? *rc::gen::elementOf(std::vector<std::size_t>{1, 2, 3, 0}) : d);
-  if (og::element_count(to) > 200) to = s;
-  if (bad) {
-    std::size_t i = s.size();
-    for (std::size_t d = 0; d < s.size(); ++d) if (s[d] != 1) i = d;
-    if (i < s.size()) {
-      to = s;
-      to[i] = s[i] + 1;
-    } else if (!s.empty()) {
-      to = Dims(s.begin() + 1, s.end());  // fewer dims than the input
-    }
-  }
-  c.args.shape = to;
-}
-
-void gen_permute(Case& c, bool bad, const Dims& s) {
-  Dims axes(s.size());
-  for (std::size_t i = 0; i < axes.size(); ++i) axes[i] = i;
-  for (std::size_t i = axes.size(); i > 1; --i) std::swap(axes[i - 1], axes[pick(0, i - 1)]);
-  if (bad) {
-    switch (static_cast<int>(pick(0, 2))) {
-      case 0: if (axes.size() >= 2) { axes[0] = axes[1]; break; } [[fallthrough]];
-      case 1: axes.push_back(axes.size()); break;
-      default: if (!axes.empty()) axes.back() = axes.size(); else axes.push_back(1); break;
-    }
-  }
-  c.args.axes = axes;
-}
-
-void gen_slice(Case& c, bool bad, const Dims& s) {
-  const std::size_t nr = pick(0, s.size());
-  for (std::size_t d = 0; d < nr; ++d) {
-    const std::size_t start = pick(0, s[d]);
-    c.args.ranges.push_back(Range{start, pick(start, s[d])});
-  }
-  if (bad) {
-    const int how = static_cast<int>(pick(0, 3 - 1));
-    if (how == 0 || nr == 0) {
-      while (c.args.ranges.size() <= s.size()) c.args.ranges.push_back(Range{0, 0});  // dim-out-of-range
-    } else {
-      const std::size_t d = pick(0, nr - 1);
-      if (how == 1 || s[d] == 0) c.args.ranges[d].end = s[d] + 1;                 // past the end
-      else c.args.ranges[d] = Range{c.args.ranges[d].end + (c.args.ranges[d].end < s[d] ? 1 : 0), c.args.ranges[d].end - (c.args.ranges[d].end < s[d] ? 0 : 1)};  // start > end
-    }
-  }
-}
-
-void gen_select(Case& c, bool bad, bool assign) {
-  const Dims s = any_shape(1);
-  const std::size_t dim = pick(0, s.size() - 1);
-  const std::size_t size = s[dim];
-  std::size_t k = size == 0 ? 0 : pick(0, 6);
-  // Half the cases pick among at most two positions: duplicates accumulate.
-  const std::size_t spread = size == 0 ? 0 : (chance(2) ? std::min<std::size_t>(size - 1, 1) : size - 1);
-  const DType index_dtype = chance(2) ? DType::I64 : DType::I32;
-  std::vector<double> idx;
-  for (std::size_t j = 0; j < k; ++j) idx.push_back(double(pick(0, spread)));
-  og::HostArray indices{{k}, index_dtype, idx};
-  c.args.dim = dim;
-  Dims selected = s;
-  selected[dim] = k;
-  og::HostArray values = floats(selected, c.dtype);
-  const int fault = bad ? static_cast<int>(pick(0, (assign ? 5 : 3) - 1)) : -1;
-  switch (fault) {
-    case 0: c.args.dim = s.size() + pick(0, 1); break;     // dim-out-of-range
-    case 1: indices.shape = {1, k}; break;                   // select-index-rank
-    case 2:                                                  // index-out-of-range
-      indices.values.insert(indices.values.begin() + static_cast<std::ptrdiff_t>(pick(0, k)), chance(2) ? -1.0 : double(size));
-      indices.shape = {k + 1};
-      break;
-    case 3: {                                                // assign-shape-mismatch
-      Dims wrong = selected;
-      wrong[pick(0, wrong.size() - 1)] += 1;
-      values = floats(wrong, c.dtype);
-      break;
-    }
-    case 4: values = floats(selected, other(c.dtype)); break;  // dtype-mismatch
-    default: break;
-  }
-  c.operands = {floats(s, c.dtype), indices};
-  if (assign) c.operands.push_back(values);
-}
-
-void gen_cat(Case& c, bool bad) {
-  const std::size_t rank = pick(1, 3);
-  Dims base(rank);
-  for (std::size_t& d : base) d = *rc::gen::elementOf(std::vector<std::size_t>{1, 2, 3, 2, 0});
-  const std::size_t dim = pick(0, rank - 1);
-  const std::size_t pieces = pick(1, 3);
-  std::vector<DType> dtypes(pieces, c.dtype);
-  std::vector<Dims> shapes;
-  for (std::size_t p = 0; p < pieces; ++p) {
-    Dims s = base;
-    s[dim] = pick(0, 3);
-    shapes.push_back(s);
-  }
-  c.args.dim = dim;
-  const int fault = bad ? static_cast<int>(pick(0, 4 - 1)) : -1;
-  switch (fault) {
-    case 0: shapes.clear(); break;                               // cat-empty
-    case 1: c.args.dim = rank + pick(0, 1); break;               // dim-out-of-range
-    case 2:                                                      // cat-mismatch: another dim or rank
-      if (rank >= 2 && chance(2)) shapes.back()[(dim + 1) % rank] += 1;
-      else shapes.back().push_back(1);
-      break;
-    case 3: dtypes.back() = other(c.dtype); break;               // dtype-mismatch
-    default: break;
-  }
-  for (std::size_t p = 0; p < shapes.size(); ++p) c.operands.push_back(floats(shapes[p], dtypes[p]));
-}
-
-Case gen_case(OpId op) {
-  const OpInfo& info = op_info(op);
-  Case c;
-  c.op = op;
-  c.backend = *gen::backend();
-  c.tracked = *rc::gen::arbitrary<bool>();
-  c.dtype = *rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64});
-  const bool bad = chance(5);
-  switch (info.sig) {
-    case OpSig::Unary: c.operands = {floats(any_shape(), c.dtype)}; break;
-    case OpSig::Binary: gen_binary(c, bad); break;
-    case OpSig::Scalar:
-      c.operands = {floats(any_shape(), c.dtype)};
-      c.args.scalar = *rc::gen::elementOf(std::vector<double>{0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0, -2.5, 0.1, 1e30, NAN, INFINITY, -INFINITY});
-      break;
-    case OpSig::Bounds: {
-      c.operands = {floats(any_shape(), c.dtype)};
-      const std::vector<double> ends{-1.0, -0.5, 0.0, -0.0, 0.5, 1.0, 2.0, INFINITY, -INFINITY, 1e-40, 1e300, -1e300};
-      double lo = *rc::gen::elementOf(ends), hi = *rc::gen::elementOf(ends);
-      if (hi < lo) std::swap(lo, hi);
-      if (bad) {
-        if (lo < hi) std::swap(lo, hi);
-        else lo = NAN;
-      }
-      c.args.min = lo;
-      c.args.max = hi;
-      break;
-    }
-    case OpSig::Dim: {
-      const Dims s = any_shape(chance(8) ? 0 : 1);
-      c.operands = {floats(s, c.dtype)};
-      gen_dims_op(c, bad, s);
-      break;
-    }
-    case OpSig::DimPair: {
-      const Dims s = any_shape(chance(8) ? 0 : 1);
-      c.operands = {floats(s, c.dtype)};
-      c.args.dim = s.empty() ? 0 : pick(0, s.size() - 1);
-      c.args.dim1 = s.empty() ? 0 : pick(0, s.size() - 1);
-      if (bad) (chance(2) ? c.args.dim : c.args.dim1) = s.size() + pick(0, 1);
-      break;
-    }
-    case OpSig::ToShape: {
-      const Dims s = any_shape();
-      c.operands = {floats(s, c.dtype)};
-      if (op == OpId::float_expand) gen_expand(c, bad, s);
-      else gen_reshape(c, bad, s);
-      break;
-    }
-    case OpSig::ToDType: {
-      const Dims s = any_shape();
-      switch (info.operand) {
-        case OpKind::Float: c.operands = {floats(s, c.dtype)}; break;
-        case OpKind::Int: c.operands = {ints(s, *rc::gen::elementOf(std::vector<DType>{DType::I64, DType::I32, DType::I8, DType::U8}))}; break;
-        case OpKind::Bool: c.operands = {bools(s)}; break;
-      }
-      c.args.dtype = bad ? *rc::gen::elementOf(std::vector<DType>{DType::I64, DType::Bool}) : *rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64});
-      break;
-    }
-    case OpSig::Axes: {
-      const Dims s = any_shape();
-      c.operands = {floats(s, c.dtype)};
-      gen_permute(c, bad, s);
-      break;
-    }
-    case OpSig::Ranges: {
-      const Dims s = any_shape();
-      c.operands = {floats(s, c.dtype)};
-      gen_slice(c, bad, s);
-      break;
-    }
-    case OpSig::Select: gen_select(c, bad, false); break;
-    case OpSig::SelectAssign: gen_select(c, bad, true); break;
-    case OpSig::Cat: gen_cat(c, bad); break;
-  }
-  return c;
-}
 
 // ---- running through Dispatch -----------------------------------------------------------------
 
-DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked) {
-  const DispatchDevice device = og::dispatch_device(backend, og::all_backends().at(backend).default_device, tracked);
-  const Shape shape(h.shape);
-  const auto as = [&]<class T>(T) { return std::vector<T>(h.values.begin(), h.values.end()); };
-  // An if-chain, not a switch: the host arrays here hold these dtypes only.
-  if (h.dtype == DType::F32) return Dispatch::float_from_data(TensorData::from_f32(as(float{}), shape), device);
-  if (h.dtype == DType::F64) return Dispatch::float_from_data(TensorData::from_f64(h.values, shape), device);
-  if (h.dtype == DType::I64) return Dispatch::int_from_data(TensorData::from_i64(as(std::int64_t{}), shape), device);
-  if (h.dtype == DType::I32) return Dispatch::int_from_data(TensorData::from_i32(as(std::int32_t{}), shape), device);
-  if (h.dtype == DType::I8) return Dispatch::int_from_data(TensorData::from_i8(as(std::int8_t{}), shape), device);
-  if (h.dtype == DType::U8) return Dispatch::int_from_data(TensorData::from_u8(as(std::uint8_t{}), shape), device);
-  if (h.dtype == DType::Bool) {
-    std::vector<bool> b;
-    for (double v : h.values) b.push_back(v != 0);
-    return Dispatch::bool_from_data(TensorData::from_bool(b, shape), device);
-  }
-  throw std::logic_error("upload: no host array of dtype " + og::render_dtype(h.dtype));
-}
-
-// Each registry op called with the case's operands and arguments, by its Sig.
-#define CG_REF_CALL_Unary(name) Dispatch::name(t[0])
-#define CG_REF_CALL_Binary(name) Dispatch::name(t[0], t[1])
-#define CG_REF_CALL_Scalar(name) Dispatch::name(t[0], a.scalar)
-#define CG_REF_CALL_Bounds(name) Dispatch::name(t[0], a.min, a.max)
-#define CG_REF_CALL_Dim(name) Dispatch::name(t[0], a.dim)
-#define CG_REF_CALL_DimPair(name) Dispatch::name(t[0], a.dim, a.dim1)
-#define CG_REF_CALL_ToShape(name) Dispatch::name(t[0], Shape(a.shape))
-#define CG_REF_CALL_ToDType(name) Dispatch::name(t[0], a.dtype)
-#define CG_REF_CALL_Axes(name) Dispatch::name(t[0], a.axes)
-#define CG_REF_CALL_Ranges(name) Dispatch::name(t[0], a.ranges)
-#define CG_REF_CALL_Select(name) Dispatch::name(t[0], a.dim, t[1])
-#define CG_REF_CALL_SelectAssign(name) Dispatch::name(t[0], a.dim, t[1], t[2])
-#define CG_REF_CALL_Cat(name) Dispatch::name(t, a.dim)
-DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
-  switch (op) {
-#define CG_REF_CASE(name, method, Sig, Operand, Result, Rule) \
-  case OpId::name:                                            \
-    return CG_REF_CALL_##Sig(name);
-    CROSSGRAD_OPS(CG_REF_CASE)
-#undef CG_REF_CASE
-  }
-  throw std::logic_error("call_op: not a registry op");
-}
+// upload and call_op: support/op_call.hpp.
 
 TensorData download(OpKind kind, const DispatchTensor& t) {
   switch (kind) {
@@ -427,49 +54,6 @@ TensorData download(OpKind kind, const DispatchTensor& t) {
     case OpKind::Bool: return Dispatch::bool_into_data(t);
   }
   throw std::logic_error("download: unknown kind");
-}
-
-// ---- messages -----------------------------------------------------------------------------------
-
-std::string show(double v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
-}
-std::string show(const og::HostArray& h) {
-  std::string s = og::render_dtype(h.dtype) + og::render_shape(h.shape) + " [";
-  for (std::size_t i = 0; i < h.values.size(); ++i) s += (i ? ", " : "") + show(h.values[i]);
-  return s + "]";
-}
-std::string show(const Dims& d) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
-  return s + "]";
-}
-std::string describe(const Case& c) {
-  std::string s = std::string(op_info(c.op).name) + " on " + og::all_backends().at(c.backend).name + (c.tracked ? " (tracked)" : " (plain)");
-  for (std::size_t i = 0; i < c.operands.size(); ++i) s += "\n  operand " + std::to_string(i) + ": " + show(c.operands[i]);
-  const og::OpArgs& a = c.args;
-  switch (op_info(c.op).sig) {
-    case OpSig::Unary:
-    case OpSig::Binary: break;
-    case OpSig::Scalar: s += "\n  scalar " + show(a.scalar); break;
-    case OpSig::Bounds: s += "\n  min " + show(a.min) + " max " + show(a.max); break;
-    case OpSig::DimPair: s += "\n  dim1 " + std::to_string(a.dim1); [[fallthrough]];
-    case OpSig::Dim:
-    case OpSig::Select:
-    case OpSig::SelectAssign:
-    case OpSig::Cat: s += "\n  dim " + std::to_string(a.dim); break;
-    case OpSig::ToShape: s += "\n  shape " + show(a.shape); break;
-    case OpSig::ToDType: s += "\n  dtype " + og::render_dtype(a.dtype); break;
-    case OpSig::Axes: s += "\n  axes " + show(a.axes); break;
-    case OpSig::Ranges:
-      s += "\n  ranges";
-      for (const Range& r : a.ranges) s += " [" + std::to_string(r.start) + ", " + std::to_string(r.end) + ")";
-      break;
-  }
-  return s;
 }
 
 double largest_finite(const og::HostArray& h) {
@@ -484,7 +68,7 @@ bool same_bits(double x, double y) {
   return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y);
 }
 
-void check_case(const Case& c) {
+void check_case(const gen::OpCase& c) {
   const og::ReferenceResult want = og::reference_op(c.op, c.operands, c.args);
   RC_TAG(want.panic_id ? *want.panic_id : std::string("ok"));
   TensorData got_data = TensorData::from_f64({}, Shape{Dims{0}});
@@ -546,7 +130,7 @@ std::vector<OpId> registry_ops() {
 
 TEST_P(ReferenceOps, EngineEqualsReference) {
   const OpId op = GetParam();
-  check_property([op] { check_case(gen_case(op)); }, kCasesPerOp);
+  check_property([op] { check_case(gen::op_case(op)); }, kCasesPerOp);
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, ReferenceOps, ::testing::ValuesIn(registry_ops()),

@@ -13,7 +13,7 @@
 // switch (Note [Cuda fault injection]) on one from_data, and reported as such.
 // Entries that no fuzz schema can express yet are raised directly through the public API and
 // listed apart as "outside the fuzz schemas" (duplicate-node-id: the decoders give every leaf a
-// fresh node id), so the gap stays visible in every report instead of being exempted.
+// fresh node id; backward-gradient-mismatch: an internal invariant no correct rule breaks), so the gap stays visible in every report instead of being exempted.
 #include <algorithm>
 #include <crossgrad/crossgrad.hpp>
 #include <cstdio>
@@ -21,6 +21,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,8 +93,33 @@ std::optional<std::string> reach_by_fault_injection([[maybe_unused]] const std::
 // panics of the registry's structured ops are reached by op_args_fuzzer's corpus.)
 std::optional<std::string> reach_remote_faults(const std::string &entry);
 
+// An internal invariant: no input makes a correct engine's rule return a misfit gradient, so a
+// hand-built node (Node is public) with a rule giving a [4] leaf a [2] gradient raises it.
+std::optional<std::string> reach_backward_gradient_mismatch(const std::string &entry) {
+  using B = backends::Flex;
+  AutodiffTensor<B> leaf = Autodiff<B>::from_inner(B::from_data(TensorData::from_f32({1, 2, 3, 4}, {4}), B::default_device()));
+  auto node = std::make_shared<Node>();
+  node->id = next_node_id();
+  node->parents.push_back(leaf.node);
+  node->op = "hand_built";
+  node->backward = [](const AnyTensor &) {
+    return std::vector<AnyTensor>{AnyTensor{B::from_data(TensorData::from_f32({1, 2}, {2}), B::default_device())}};
+  };
+  B::Tensor value = B::from_data(TensorData::from_f32({1, 2, 3, 4}, {4}), B::default_device());
+  node->meta = node_meta_of<B>(value);
+  const DispatchTensor root{DispatchTensorKind::Autodiff(DispatchTensorKind{BackendTensor<B>::Autodiff(AutodiffTensor<B>{std::move(value), std::move(node)})}),
+                            CheckpointingStrategy::Disabled};
+  try {
+    (void)Dispatch::backward(root);
+  } catch (const Panic &p) {
+    if (panic_id_name(p.id()) == entry && !check_catalogued(p)) return "raised directly, outside the fuzz schemas (an internal invariant: no rule of the engine breaks it)";
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> reach_outside_schemas(const std::string &entry) {
   if (entry.rfind("remote-", 0) == 0) return reach_remote_faults(entry);
+  if (entry == "backward-gradient-mismatch") return reach_backward_gradient_mismatch(entry);
   if (entry != "duplicate-node-id") return std::nullopt;
   // Two distinct Flex leaves given one id with the public Autodiff<B>::leaf_with_id.
   using B = backends::Flex;

@@ -1,5 +1,6 @@
 #include <crossgrad/oracle/build.hpp>
 #include <crossgrad/oracle/graph.hpp>
+#include <crossgrad/oracle/gradient_fit.hpp>
 #include <crossgrad/oracle/registry.hpp>
 #include <crossgrad/oracle/render.hpp>
 
@@ -643,6 +644,8 @@ DispatchTensor rerun_root(const NormalizedGraph& normalized_graph, const GraphRu
 GraphGradients graph_gradients_on(const NormalizedGraph& graph, std::size_t backend, DType dtype, Hops hops) {
   GraphRun run = run_graph(graph, backend, dtype, true, hops);
   Gradients grads = Dispatch::backward(run.root());
+  // Note [Every gradient fits its leaf]: every backward of the harness's graphs passes here.
+  if (const Failure misfit = gradient_misfit(graph, run, grads, dtype)) throw GradientMisfit("backward gave " + *misfit);
   return {std::move(run), std::move(grads)};
 }
 

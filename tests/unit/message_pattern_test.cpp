@@ -74,6 +74,9 @@ const std::map<std::string, std::vector<std::string>> kByEntry = {
     {"assign-shape-mismatch/got", kShapes},
     {"invalid-bool-value/value", {"7", "255", "2"}},
     {"quantize-non-finite/value", {"inf", "NaN", "-inf"}},
+    {"backward-gradient-mismatch/input", {"0", "1", "12"}},
+    {"backward-gradient-mismatch/got", {"Flex[[2], F32, Cpu]", "Cuda[[], F64, Cuda(1)]", "NdArray[[0, 3], F32, Cpu]"}},
+    {"backward-gradient-mismatch/expected", {"Flex[[4], F32, Cpu]", "NdArray[[2, 3], F64, Cpu]", "Remote[[1], F32, Remote(0)]"}},
     {"quantize-scale-overflow/value", {"1e+41", "4.3215858023093167e+40", "1.7976931348623157e+308", "1e41", "5.e+41"}},
 };
 

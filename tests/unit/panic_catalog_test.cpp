@@ -105,6 +105,25 @@ std::map<std::string, Trigger> triggers() {
                             },
                             "backward found two distinct nodes with id NodeId(4611686018427387904) in one graph: each node "
                             "of a graph needs its own id.", ""};
+  // A hand-built node (Node is public) whose rule gives a [4] leaf a [2] gradient: no engine rule does.
+  t["backward-gradient-mismatch"] = {[] {
+                                       AutodiffTensor<Flex> leaf = Autodiff<Flex>::from_inner(Flex::from_data(TensorData::from_f32({1, 2, 3, 4}, {4}), Device::cpu()));
+                                       auto node = std::make_shared<Node>();
+                                       node->id = next_node_id();
+                                       node->parents.push_back(leaf.node);
+                                       node->op = "float_exp";
+                                       node->backward = [](const AnyTensor&) {
+                                         return std::vector<AnyTensor>{AnyTensor{Flex::from_data(TensorData::from_f32({1, 2}, {2}), Device::cpu())}};
+                                       };
+                                       Flex::Tensor value = Flex::from_data(TensorData::from_f32({1, 2, 3, 4}, {4}), Device::cpu());
+                                       node->meta = node_meta_of<Flex>(value);
+                                       Dispatch::backward({DispatchTensorKind::Autodiff(DispatchTensorKind::Flex(BackendTensor<Flex>::Autodiff(
+                                                               AutodiffTensor<Flex>{std::move(value), std::move(node)}))),
+                                                           CheckpointingStrategy::Disabled});
+                                     },
+                                     "internal error: the backward rule of float_exp returned for its input 0 a gradient of "
+                                     "Flex[[2], F32, Cpu], but that input is Flex[[4], F32, Cpu]: a gradient must have its "
+                                     "input's shape, dtype, device and backend.", ""};
   // The ops of issue 11 item 5: each rule raises before any kernel, the same on every backend.
   t["clamp-bounds"] = {[] { Dispatch::float_clamp(nd_f32({1, 2}, {2}), 2, 1); },
                        "float_clamp needs min <= max, got min 2 and max 1.", ""};

@@ -208,6 +208,23 @@ std::map<std::string, Examples> examples() {
        "backward found two distinct nodes with id NodeId() in one graph: each node of a graph needs its own id.",
        "backward found two distinct nodes with id NodeId 7 in one graph: each node of a graph needs its own id.",
        "backward found two nodes with id NodeId(7) in one graph: each node of a graph needs its own id."}};
+  e["backward-gradient-mismatch"] = {
+      "internal error: the backward rule of {op} returned for its input {input} a gradient of {got}, but that input is "
+      "{expected}: a gradient must have its input's shape, dtype, device and backend.",
+      {"internal error: the backward rule of float_exp returned for its input 0 a gradient of Flex[[2], F32, Cpu], but that "
+       "input is Flex[[4], F32, Cpu]: a gradient must have its input's shape, dtype, device and backend.",
+       "internal error: the backward rule of float_to_device returned for its input 0 a gradient of Cuda[[2, 3], F64, Cuda(1)], "
+       "but that input is NdArray[[2, 3], F64, Cpu]: a gradient must have its input's shape, dtype, device and backend."},
+      {"internal error: the backward rule of float_exp returned for its input 0 a gradient of Flex[[2], F32, Cpu], but that "
+       "input is Flex[[4], F32, Cpu]: a gradient must have its input's shape, dtype, device and backend",
+       "internal error: the backward rule of float exp returned for its input 0 a gradient of Flex[[2], F32, Cpu], but that "
+       "input is Flex[[4], F32, Cpu]: a gradient must have its input's shape, dtype, device and backend.",
+       "internal error: the backward rule of float_exp returned for its input x a gradient of Flex[[2], F32, Cpu], but that "
+       "input is Flex[[4], F32, Cpu]: a gradient must have its input's shape, dtype, device and backend.",
+       "the backward rule of float_exp returned for its input 0 a gradient of Flex[[2], F32, Cpu], but that "
+       "input is Flex[[4], F32, Cpu]: a gradient must have its input's shape, dtype, device and backend.",
+       "internal error: the backward rule of float_exp returned for its input 0 a gradient of Flex[[2], F32, Cpu], but that "
+       "input is Flex[[4], F32, Cpu]: a gradient must have its input's shape, dtype and device."}};
   e["cuda-error"] = {"CUDA error in {call}: {error}.",
                      {"CUDA error in cudaMalloc: out of memory.", "CUDA error in cudaMemcpy: an illegal memory access was encountered."},
                      {"CUDA error in cudaMalloc: out of memory", "CUDA error in cudaMalloc: out of memory!",

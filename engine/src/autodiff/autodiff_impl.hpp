@@ -31,6 +31,13 @@ typename B::Tensor reduce_to_shape(typename B::Tensor grad, const Shape& target)
   return B::float_reshape(grad, target);
 }
 
+// A double scalar as every kernel uses it: converted to the tensor's float dtype first (docs/OPS.md
+// "Scalar arguments"). A rule that differentiates with the unconverted scalar differentiates
+// another function than the forward computed (x^1e-50 is x^0 in F32).
+inline double in_dtype(double scalar, DType dtype) {
+  return dtype == DType::F32 ? static_cast<double>(static_cast<float>(scalar)) : scalar;
+}
+
 // Broadcasts a reduced gradient ([1], or a kept dim of size 1) back to `target`.
 template <class B>
 typename B::Tensor expand_to_shape(const typename B::Tensor& grad, const Shape& target) {
@@ -50,11 +57,19 @@ namespace autodiff_detail {
 // every recorded op paid for both (a vector of input pointers, and a std::function holding the
 // rule inside the node's std::function), and an allocation is what costs most in a sanitized fuzz
 // run (docs/FUZZ_THROUGHPUT.md, round 8).
+//
+// `site` defaults to the caller's name, the Autodiff<B> member of the op ("float_exp"): the node
+// keeps it so that a rule returning a misfit gradient is named by backward's panic (Note [Backward
+// checks what rules return]) without every rule spelling its own name. __builtin_FUNCTION (GCC and
+// clang), not std::source_location: the fuzz builds' clang 14 has no std::source_location.
 template <class B, class Rule>
-AutodiffTensor<B> record(typename B::Tensor out, std::span<const AutodiffTensor<B>* const> inputs, Rule&& backward) {
+AutodiffTensor<B> record(typename B::Tensor out, std::span<const AutodiffTensor<B>* const> inputs, Rule&& backward,
+                         const char* site = __builtin_FUNCTION()) {
   static_assert(std::is_invocable_r_v<std::vector<typename B::Tensor>, Rule&, const typename B::Tensor&>);
   auto node = std::make_shared<Node>();
   node->id = next_node_id();
+  node->meta = node_meta_of<B>(out);
+  node->op = site;
   node->parents.reserve(inputs.size());
   for (const AutodiffTensor<B>* in : inputs) node->parents.push_back(in->node);
   node->backward = [rule = std::forward<Rule>(backward)](const AnyTensor& g) {
@@ -65,9 +80,10 @@ AutodiffTensor<B> record(typename B::Tensor out, std::span<const AutodiffTensor<
 }
 
 template <class B, class Rule>
-AutodiffTensor<B> record(typename B::Tensor out, std::initializer_list<const AutodiffTensor<B>*> inputs, Rule&& backward) {
+AutodiffTensor<B> record(typename B::Tensor out, std::initializer_list<const AutodiffTensor<B>*> inputs, Rule&& backward,
+                         const char* site = __builtin_FUNCTION()) {
   return record<B>(std::move(out), std::span<const AutodiffTensor<B>* const>(inputs.begin(), inputs.size()),
-                   std::forward<Rule>(backward));
+                   std::forward<Rule>(backward), site);
 }
 
 }  // namespace autodiff_detail
@@ -81,6 +97,7 @@ template <class B>
 AutodiffTensor<B> Autodiff<B>::leaf_with_id(Primitive primitive, NodeId id) {
   auto node = std::make_shared<Node>();
   node->id = id;
+  node->meta = node_meta_of<B>(primitive);
   return Tensor{std::move(primitive), std::move(node)};
 }
 

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <memory_resource>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -25,6 +27,45 @@ AnyTensor add_on_one_backend(const AnyTensor& a, const AnyTensor& b) {
   });
   if (!sum) panic(PanicId::Unreachable);
   return std::move(*sum);
+}
+
+// The op's name in a node's `op`: a plain name is itself; a full signature ("crossgrad::AutodiffTensor<B>
+// crossgrad::Autodiff<B>::float_exp(const Tensor&) [with B = ...]") gives the last qualified name
+// before its parameter list.
+std::string op_name_of(std::string_view site) {
+  const std::size_t open = site.find('(');
+  if (open == std::string_view::npos) return std::string(site);
+  const std::string_view head = site.substr(0, open);
+  const std::size_t colons = head.rfind("::");
+  return std::string(colons == std::string_view::npos ? head : head.substr(colons + 2));
+}
+
+std::string render_meta(const NodeMeta& m) {
+  return std::string(kKnownBackends[m.backend].name) + "[" + m.shape.to_string() + ", " + std::string(dtype_name(m.dtype)) +
+         ", " + m.device.to_string() + "]";
+}
+
+// Note [Backward checks what rules return]: `g`, returned by `node`'s rule for its parent `input`,
+// must be a tensor like that parent's. A gradient on another backend than the parent's is caught
+// here too, before add_on_one_backend (whose unreachable would not name the rule).
+void check_gradient(const Node& node, std::size_t input, const AnyTensor& g) {
+  const NodeMeta& want = node.parents[input]->meta;
+  std::optional<NodeMeta> got;
+  bool fits = false;
+  for_each_backend([&]<class B>() {
+    const auto* t = std::get_if<typename B::Tensor>(&g);
+    if (t == nullptr) return;
+    // Cheapest first: a gradient of the right backend, dtype and device only pays for its shape.
+    fits = registry_index_of<B>() == want.backend && B::dtype(*t) == want.dtype && B::device(*t) == want.device &&
+           B::shape(*t) == want.shape;
+    if (!fits) got = node_meta_of<B>(*t);
+  });
+  if (fits) return;
+  if (!got) panic(PanicId::Unreachable);
+  panic(PanicId::BackwardGradientMismatch, {{"op", op_name_of(node.op)},
+                                            {"input", std::to_string(input)},
+                                            {"got", render_meta(*got)},
+                                            {"expected", render_meta(want)}});
 }
 
 }  // namespace
@@ -79,6 +120,7 @@ Gradients backward_from(const Node& root, AnyTensor seed) {
     }
     std::vector<AnyTensor> parent_grads = node->backward(g);
     if (parent_grads.size() != node->parents.size()) panic(PanicId::Unreachable);
+    for (std::size_t i = 0; i < node->parents.size(); ++i) check_gradient(*node, i, parent_grads[i]);
     for (std::size_t i = 0; i < node->parents.size(); ++i) {
       const std::uint64_t pid = node->parents[i]->id.value;
       auto slot = pending.find(pid);

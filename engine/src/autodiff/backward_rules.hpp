@@ -36,8 +36,10 @@ template <class B>
 AutodiffTensor<B> Autodiff<B>::float_div(const Tensor& a, const Tensor& b) {
   return record<B>(B::float_div(a.primitive, b.primitive), {&a, &b}, [pa = a.primitive, pb = b.primitive](const Primitive& g) {
     using autodiff_detail::reduce_to_shape;
-    // d(a/b)/db = -a / b^2
-    const Primitive gb = B::float_neg(B::float_div(B::float_mul(g, pa), B::float_mul(pb, pb)));
+    // d(a/b)/db = -a / b^2, evaluated as -(g * ((a / b) / b)) as PyTorch does: forming g*a or b*b
+    // first overflows or underflows where the quotient does not (a = inf, b = FLT_MAX gave NaN for
+    // -inf; a = FLT_MAX, b = inf gave NaN for -0; a tiny a lost its low bits in g*a's subnormal).
+    const Primitive gb = B::float_neg(B::float_mul(g, B::float_div(B::float_div(pa, pb), pb)));
     return std::vector<Primitive>{reduce_to_shape<B>(B::float_div(g, pb), B::shape(pa)),
                                   reduce_to_shape<B>(gb, B::shape(pb))};
   });
@@ -120,7 +122,9 @@ template <class B>
 AutodiffTensor<B> Autodiff<B>::relu(const Tensor& x) {
   return record<B>(B::relu(x.primitive), {&x}, [px = x.primitive](const Primitive& g) {
     const Primitive mask = B::bool_into_float(B::float_greater_scalar(px, 0.0), B::dtype(px));
-    return std::vector<Primitive>{B::float_mul(g, mask)};
+    // + 0.0: a masked-out zero is +0, as in PyTorch and Burn (g * 0 alone is -0 where g < 0);
+    // docs/OPS.md "Zero gradients are +0".
+    return std::vector<Primitive>{B::float_add_scalar(B::float_mul(g, mask), 0.0)};
   });
 }
 
@@ -129,8 +133,13 @@ AutodiffTensor<B> Autodiff<B>::relu(const Tensor& x) {
 // the exception: x^0 = 1 everywhere, so its derivative is 0 everywhere, where the formula would
 // give 0 * 0^-1 = 0 * inf = NaN at x = 0. The incoming gradient is still multiplied (g * 0), so
 // a non-finite upstream gradient stays visible as NaN, as for any other zero derivative.
+//
+// The rule takes p as the kernel does, converted to x's dtype (docs/OPS.md "Scalar arguments"): with
+// the double p, 1e-50 (0 in F32) took the p != 0 branch and gave 0 * inf = NaN at x = 0, and
+// 2^24 + 1 (2^24 in F32) gave p x^(p - 1) of another exponent.
 template <class B>
-AutodiffTensor<B> Autodiff<B>::float_powf_scalar(const Tensor& x, double p) {
+AutodiffTensor<B> Autodiff<B>::float_powf_scalar(const Tensor& x, double exponent) {
+  const double p = autodiff_detail::in_dtype(exponent, dtype(x));
   return record<B>(B::float_powf_scalar(x.primitive, p), {&x}, [px = x.primitive, p](const Primitive& g) {
     if (p == 0.0) return std::vector<Primitive>{B::float_mul_scalar(g, 0.0)};
     return std::vector<Primitive>{B::float_mul(g, B::float_mul_scalar(B::float_powf_scalar(px, p - 1.0), p))};

@@ -28,7 +28,8 @@ AutodiffTensor<B> Autodiff<B>::float_clamp(const Tensor& x, double min, double m
     const Primitive above = B::bool_into_float(B::float_greater_scalar(px, max), dt);
     const Primitive below = B::bool_into_float(B::float_greater_scalar(B::float_neg(px), -min), dt);
     const Primitive kept = B::float_add_scalar(B::float_neg(B::float_add(above, below)), 1.0);
-    return std::vector<Primitive>{B::float_mul(g, kept)};
+    // + 0.0: a clamped-away zero is +0 (docs/OPS.md "Zero gradients are +0"), as relu's.
+    return std::vector<Primitive>{B::float_add_scalar(B::float_mul(g, kept), 0.0)};
   });
 }
 

@@ -80,12 +80,15 @@ AutodiffTensor<To> move_tracked_across(const AutodiffTensor<From>& t, const Devi
   auto node = std::make_shared<Node>();
   node->id = next_node_id();
   node->parents.push_back(t.node);
+  node->op = "float_to_device";
   node->backward = [source](const AnyTensor& g) {
     const auto* on_to = std::get_if<typename To::Tensor>(&g);
     if (on_to == nullptr) panic(PanicId::Unreachable);
     return std::vector<AnyTensor>{AnyTensor{From::from_data(To::into_data(*on_to), source)}};
   };
-  return AutodiffTensor<To>{To::from_data(From::into_data(t.primitive), device), std::move(node)};
+  typename To::Tensor moved = To::from_data(From::into_data(t.primitive), device);
+  node->meta = node_meta_of<To>(moved);
+  return AutodiffTensor<To>{std::move(moved), std::move(node)};
 }
 
 #define CROSSGRAD_X(Name) extern template struct Autodiff<backends::Name>;

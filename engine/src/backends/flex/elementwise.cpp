@@ -204,6 +204,10 @@ FlexTensor Flex::float_sqrt(const FlexTensor& t) {
     flex::typed_kernels<T>().sqrt(src, dst, n);
   });
 }
+// Accuracy of exp, log, log1p, tanh, sigmoid and powf_scalar: docs/OPS.md "Accuracy in ulps" (the
+// oracle's table, oracle/src/ulp_bounds.cpp): glibc's (exp, log, log1p 1 ulp, tanh 2, pow 1),
+// and the vectorised expf within 1 ulp (Note [Flex vectorised expf]); log1p must stay accurate
+// for tiny x, where log(1 + x) is 0.
 FlexTensor Flex::float_log1p(const FlexTensor& t) {
   return map_elements(t, "float_log1p", [](auto x) { return std::log1p(x); });
 }

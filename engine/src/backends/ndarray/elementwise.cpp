@@ -1,5 +1,10 @@
 // NdArray: element-wise float ops (binary with NumPy broadcasting, unary, with a scalar).
-// Arithmetic is done in the tensor's own dtype: float for F32, double for F64.
+// Arithmetic is done in the tensor's own dtype: float for F32, double for F64; a double scalar is
+// converted to that dtype first (docs/OPS.md "Scalar arguments").
+// Accuracy (docs/OPS.md "Accuracy in ulps", the oracle's one table in oracle/src/ulp_bounds.cpp,
+// measured against MPFR by properties/ulp_accuracy_props.cpp): glibc's functions, exp, log and
+// log1p within 1 ulp, tanh 2, pow 1 (the table's F32 exp 2 and powf 4 are CUDA's); sqrt, neg,
+// relu and the scalar ops correctly rounded (0); sigmoid within 4 ulp in F32, 3 in F64.
 #include "common.hpp"
 
 #include <cmath>

@@ -1,0 +1,116 @@
+// MPFR evaluation of the element-wise float ops (crossgrad/oracle/correctly_rounded.hpp).
+#include <crossgrad/oracle/correctly_rounded.hpp>
+#include <crossgrad/oracle/ulp_bounds.hpp>
+
+#include <mpfr.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace crossgrad::oracle {
+namespace {
+
+// Working precision: far beyond F64's 53 bits, so one final rounding of the 256-bit value is the
+// correctly rounded one except for arguments whose value lies within 2^-200 relative of a
+// rounding boundary (none is known among the elementary functions' hard cases at these widths).
+constexpr mpfr_prec_t kPrecision = 256;
+
+class Mp {
+ public:
+  Mp() { mpfr_init2(v_, kPrecision); }
+  explicit Mp(double x) : Mp() { mpfr_set_d(v_, x, MPFR_RNDN); }
+  ~Mp() { mpfr_clear(v_); }
+  Mp(const Mp&) = delete;
+  Mp& operator=(const Mp&) = delete;
+  mpfr_ptr get() { return v_; }
+
+ private:
+  mpfr_t v_;
+};
+
+double round_to(DType dtype, double v) { return dtype == DType::F32 ? static_cast<double>(static_cast<float>(v)) : v; }
+
+double to_dtype(Mp& v, DType dtype) {
+  if (dtype == DType::F32) return static_cast<double>(mpfr_get_flt(v.get(), MPFR_RNDN));
+  return mpfr_get_d(v.get(), MPFR_RNDN);
+}
+
+}  // namespace
+
+// Every op of the ulp table has a case; the others were answered by ulp_bound, hence the default.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wswitch-enum"
+std::optional<double> correctly_rounded(OpId op, double x, const ElementArgs& args, DType dtype) {
+  if (!ulp_bound(op)) return std::nullopt;
+  Mp in(x), out;
+  switch (op) {
+    case OpId::float_neg: mpfr_neg(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_abs: mpfr_abs(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::relu:
+      // max(x, 0): +0 for every x <= 0 (also -0), NaN stays NaN (docs/OPS.md).
+      if (std::isnan(x)) return x;
+      return x > 0 ? x : 0.0;
+    case OpId::float_clamp: {
+      if (std::isnan(x)) return x;
+      const double lo = round_to(dtype, args.min), hi = round_to(dtype, args.max);
+      return x < lo ? lo : (x > hi ? hi : x);
+    }
+    case OpId::float_sqrt: mpfr_sqrt(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_add_scalar: {
+      Mp s(round_to(dtype, args.scalar));
+      mpfr_add(out.get(), in.get(), s.get(), MPFR_RNDN);
+      // An exact zero sum is +0 in round-to-nearest (x + -x), -0 only for -0 + -0.
+      break;
+    }
+    case OpId::float_mul_scalar: {
+      Mp s(round_to(dtype, args.scalar));
+      mpfr_mul(out.get(), in.get(), s.get(), MPFR_RNDN);
+      break;
+    }
+    case OpId::float_exp: mpfr_exp(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_log: mpfr_log(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_log1p: mpfr_log1p(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_tanh: mpfr_tanh(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::sigmoid: {
+      // 1 / (1 + exp(-x)).
+      Mp e;
+      mpfr_neg(e.get(), in.get(), MPFR_RNDN);
+      mpfr_exp(e.get(), e.get(), MPFR_RNDN);
+      mpfr_add_ui(e.get(), e.get(), 1, MPFR_RNDN);
+      mpfr_ui_div(out.get(), 1, e.get(), MPFR_RNDN);
+      break;
+    }
+    case OpId::float_powf_scalar: {
+      // MPFR's pow follows C's pow for the special cases (pow(x, +-0) = 1, pow(1, y) = 1, ...).
+      Mp p(round_to(dtype, args.scalar));
+      mpfr_pow(out.get(), in.get(), p.get(), MPFR_RNDN);
+      break;
+    }
+    default: throw std::logic_error("correctly_rounded: an op of the ulp table without an MPFR formula");
+  }
+  return to_dtype(out, dtype);
+}
+#pragma GCC diagnostic pop
+
+namespace {
+// The representable values in order as integers: -0 just below +0.
+std::int64_t ordered(double v, DType dtype) {
+  if (dtype == DType::F32) {
+    const auto b = static_cast<std::int64_t>(std::bit_cast<std::uint32_t>(static_cast<float>(v)));
+    return b & 0x80000000LL ? -(b & 0x7FFFFFFFLL) - 1 : b;
+  }
+  const auto u = std::bit_cast<std::uint64_t>(v);
+  const auto mag = static_cast<std::int64_t>(u & 0x7FFFFFFFFFFFFFFFULL);
+  return (u >> 63) != 0 ? -mag - 1 : mag;
+}
+}  // namespace
+
+double ulp_distance(double got, double want, DType dtype) {
+  if (std::isnan(got) || std::isnan(want)) return std::isnan(got) && std::isnan(want) ? 0 : std::numeric_limits<double>::infinity();
+  const std::int64_t a = ordered(got, dtype), b = ordered(want, dtype);
+  return static_cast<double>(a > b ? a - b : b - a);
+}
+
+}  // namespace crossgrad::oracle

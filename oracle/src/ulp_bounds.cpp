@@ -1,0 +1,77 @@
+// The per-op ulp bounds (Note [One table of ulp bounds]). Each value is a promise of every backend
+// over the op's whole argument range, subnormal and huge arguments included; docs/OPS.md's
+// "Accuracy in ulps" table repeats it row by row.
+#include <crossgrad/oracle/ulp_bounds.hpp>
+
+namespace crossgrad::oracle {
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+#pragma GCC diagnostic error "-Wswitch-enum"
+std::optional<UlpBound> ulp_bound(OpId op) {
+  switch (op) {
+    // One IEEE operation, or a choice among the input and the bounds: the correctly rounded value.
+    case OpId::float_neg:
+    case OpId::float_abs:
+    case OpId::relu:
+    case OpId::float_clamp:
+    case OpId::float_sqrt:        // IEEE sqrt (CUDA's sqrtf too: -prec-sqrt=true is nvcc's default)
+    case OpId::float_add_scalar:  // x + s with s rounded to the dtype first (docs/OPS.md "Scalar arguments")
+    case OpId::float_mul_scalar:
+      return UlpBound{0, 0};
+    // glibc: exp/expf within 1 ulp, Flex's vectorised expf within 1 ulp; CUDA expf 2 ulp, exp 1 ulp.
+    case OpId::float_exp:
+      return UlpBound{2, 1};
+    // glibc log/logf within 1 ulp; CUDA logf 1 ulp, log 1 ulp.
+    case OpId::float_log:
+      return UlpBound{1, 1};
+    // glibc log1p/log1pf within 1 ulp, also for tiny x (no cancellation in 1 + x); CUDA log1pf 1 ulp, log1p 1 ulp.
+    case OpId::float_log1p:
+      return UlpBound{1, 1};
+    // glibc tanh/tanhf within 2 ulp; CUDA tanhf 2 ulp, tanh 1 ulp.
+    case OpId::float_tanh:
+      return UlpBound{2, 2};
+    // Composed of exp (its bound), 1 + e and a division (half an ulp each): e / (1 + e) below 0,
+    // 1 / (1 + exp(-x)) from 0 (docs/OPS.md "sigmoid at the ends of its range").
+    case OpId::sigmoid:
+      return UlpBound{4, 3};
+    // glibc pow/powf within 1 ulp; CUDA powf 4 ulp, pow 2 ulp. The exponent is rounded to the dtype
+    // first (docs/OPS.md "Scalar arguments"), and the reference takes the rounded exponent too.
+    case OpId::float_powf_scalar:
+      return UlpBound{4, 2};
+    // Not element-wise on one float tensor.
+    case OpId::float_add:
+    case OpId::float_sub:
+    case OpId::float_mul:
+    case OpId::float_div:
+    case OpId::float_matmul:
+    case OpId::float_sum:
+    case OpId::float_mean:
+    case OpId::float_sum_dim:
+    case OpId::float_mean_dim:
+    case OpId::float_reshape:
+    case OpId::float_swap_dims:
+    case OpId::float_cast:
+    case OpId::float_greater_scalar:
+    case OpId::bool_into_float:
+    case OpId::int_into_float:
+    case OpId::float_max_dim:
+    case OpId::float_argmax:
+    case OpId::float_greater:
+    case OpId::float_lower:
+    case OpId::float_equal:
+    case OpId::float_cat:
+    case OpId::float_slice:
+    case OpId::float_select:
+    case OpId::float_select_assign:
+    case OpId::float_permute:
+    case OpId::float_expand:
+    case OpId::softmax:
+    case OpId::log_softmax:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+#pragma GCC diagnostic pop
+
+}  // namespace crossgrad::oracle

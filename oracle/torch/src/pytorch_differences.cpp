@@ -1,0 +1,102 @@
+#include <crossgrad/oracle/pytorch_differences.hpp>
+
+#include <cmath>
+#include <limits>
+
+namespace crossgrad::oracle {
+namespace {
+
+// The receiver's element at the disagreeing position, for element-wise unary ops (same shape).
+bool input_at(const Disagreement& d, double& x) {
+  if (d.operands.empty() || d.element >= d.operands[0].values.size()) return false;
+  x = d.operands[0].values[d.element];
+  return true;
+}
+bool negative_zero(double v) { return v == 0 && std::signbit(v); }
+bool positive_zero(double v) { return v == 0 && !std::signbit(v); }
+
+// relu(-0): crossgrad's max(x, 0) takes the zero from the constant; ATen's clamp_min keeps x.
+bool relu_negative_zero(const Disagreement& d) {
+  double x = 0;
+  return d.op == OpId::relu && d.output == -1 && input_at(d, x) && negative_zero(x) &&
+         positive_zero(d.crossgrad) && negative_zero(d.torch);
+}
+
+// relu's gradient at a NaN input: crossgrad's mask is x > 0 (false for NaN, gradient +0); ATen's
+// threshold_backward masks x <= 0 (false for NaN, so the gradient passes).
+bool relu_nan_gradient(const Disagreement& d) {
+  double x = 0;
+  return d.op == OpId::relu && d.output == 0 && input_at(d, x) && std::isnan(x) && positive_zero(d.crossgrad) &&
+         d.torch == d.cotangent;
+}
+
+// clamp's gradient at a NaN input: crossgrad passes it (the NaN passes through unclamped);
+// ATen's clamp_backward keeps it only where min <= x <= max, false for NaN, so 0.
+bool clamp_nan_gradient(const Disagreement& d) {
+  double x = 0;
+  return d.op == OpId::float_clamp && d.output == 0 && input_at(d, x) && std::isnan(x) && d.crossgrad == d.cotangent &&
+         d.torch == 0;
+}
+
+// x^0.5 and x^-0.5: ATen computes sqrt(x) and rsqrt(x), crossgrad std::pow, which differ at -0
+// (sqrt(-0) = -0, pow(-0, 0.5) = +0; rsqrt(-0) = -inf, pow(-0, -0.5) = +inf) and at -inf (sqrt and
+// rsqrt give NaN, pow gives +inf and +0); the gradients follow the values.
+bool powf_half_edges(const Disagreement& d) {
+  double x = 0;
+  const double p = d.operands.empty() || d.operands[0].dtype != DType::F32 ? d.args.scalar
+                                                                          : static_cast<double>(static_cast<float>(d.args.scalar));
+  return d.op == OpId::float_powf_scalar && (p == 0.5 || p == -0.5) && input_at(d, x) &&
+         (negative_zero(x) || x == -std::numeric_limits<double>::infinity());
+}
+
+// F32 reductions: crossgrad accumulates in double and rounds once (docs/OPS.md "Accumulation and
+// signed zeros in reductions"); ATen accumulates F32 in F32, so a partial sum that overflows F32
+// gives inf (or inf - inf = NaN) where crossgrad's sum is finite.
+bool f32_accumulation(const Disagreement& d) {
+  const bool reduction = d.op == OpId::float_sum || d.op == OpId::float_mean || d.op == OpId::float_sum_dim ||
+                         d.op == OpId::float_mean_dim;
+  return reduction && !d.operands.empty() && d.operands[0].dtype == DType::F32 && std::isfinite(d.crossgrad) &&
+         !std::isfinite(d.torch);
+}
+
+// A clamp bound beyond F32's range on an F32 tensor: crossgrad converts the bound to the dtype
+// (1e300 becomes inf, docs/OPS.md's float_clamp row); ATen refuses the scalar ("value cannot be
+// converted to type float without overflow").
+bool clamp_bound_out_of_range(const Disagreement& d) {
+  const auto beyond = [](double v) { return std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max(); };
+  return d.op == OpId::float_clamp && d.output == kRefused && !d.operands.empty() && d.operands[0].dtype == DType::F32 &&
+         (beyond(d.args.min) || beyond(d.args.max));
+}
+
+// ATen's log1p returns +inf for the largest finite inputs (found by this check: log1p(FLT_MAX)
+// and log1p(DBL_MAX) are inf); the true values, about 88.72 and 709.78, are what crossgrad
+// returns. PyTorch's error.
+bool log1p_huge(const Disagreement& d) {
+  double x = 0;
+  const double huge = !d.operands.empty() && d.operands[0].dtype == DType::F32 ? 1e38 : 1e307;
+  return d.op == OpId::float_log1p && d.output == -1 && input_at(d, x) && std::isfinite(x) && x > huge &&
+         std::isfinite(d.crossgrad) && d.torch == std::numeric_limits<double>::infinity();
+}
+
+constexpr PyTorchDifference kDifferences[] = {
+    {"relu-negative-zero", relu_negative_zero},
+    {"relu-nan-gradient", relu_nan_gradient},
+    {"clamp-nan-gradient", clamp_nan_gradient},
+    {"powf-half-edges", powf_half_edges},
+    {"f32-accumulation", f32_accumulation},
+    {"clamp-bound-out-of-range", clamp_bound_out_of_range},
+    {"log1p-huge", log1p_huge},
+};
+
+}  // namespace
+
+std::span<const PyTorchDifference> pytorch_differences() { return kDifferences; }
+
+std::string_view documented_difference(const Disagreement& d) {
+  for (const PyTorchDifference& diff : kDifferences) {
+    if (diff.applies(d)) return diff.id;
+  }
+  return {};
+}
+
+}  // namespace crossgrad::oracle

@@ -1,0 +1,177 @@
+#include <crossgrad/oracle/torch_reference.hpp>
+
+#include <crossgrad/oracle/spec.hpp>
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/csrc/autograd/autograd.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+namespace crossgrad::oracle {
+namespace {
+
+at::ScalarType scalar_type(DType dtype) {
+  switch (dtype) {
+    case DType::F64: return at::kDouble;
+    case DType::F32: return at::kFloat;
+    case DType::F16: return at::kHalf;
+    case DType::BF16: return at::kBFloat16;
+    case DType::I64: return at::kLong;
+    case DType::I32: return at::kInt;
+    case DType::I8: return at::kChar;
+    case DType::U8: return at::kByte;
+    case DType::Bool: return at::kBool;
+    case DType::QInt8: break;
+  }
+  throw std::invalid_argument("torch_reference: no ATen dtype for QInt8 host arrays");
+}
+
+std::vector<std::int64_t> sizes(const std::vector<std::size_t>& shape) {
+  return std::vector<std::int64_t>(shape.begin(), shape.end());
+}
+
+at::Tensor to_aten(const HostArray& h) {
+  std::vector<double> values = h.values;  // from_blob does not own; clone() below copies
+  return at::from_blob(values.data(), sizes(h.shape), at::kDouble).clone().to(scalar_type(h.dtype));
+}
+
+HostArray from_aten(const at::Tensor& t, DType dtype) {
+  const at::Tensor d = t.detach().contiguous().to(at::kDouble);
+  HostArray h;
+  h.dtype = dtype;
+  for (std::int64_t s : d.sizes()) h.shape.push_back(static_cast<std::size_t>(s));
+  const double* p = d.data_ptr<double>();
+  h.values.assign(p, p + d.numel());
+  return h;
+}
+
+DType dtype_of_result(OpId op, const std::vector<HostArray>& operands, const OpArgs& args) {
+  const OpInfo& info = op_info(op);
+  if (info.result == OpKind::Int) return DType::I64;
+  if (info.result == OpKind::Bool) return DType::Bool;
+  if (info.sig == OpSig::ToDType) return args.dtype;
+  return operands.empty() ? DType::F32 : operands[0].dtype;
+}
+
+// The op in ATen. `t`: the operands as ATen tensors (index tensors as given).
+at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
+  const auto d = static_cast<std::int64_t>(a.dim);
+  switch (op) {
+    case OpId::float_add: return at::add(t[0], t[1]);
+    case OpId::float_sub: return at::sub(t[0], t[1]);
+    case OpId::float_mul: return at::mul(t[0], t[1]);
+    case OpId::float_div: return at::div(t[0], t[1]);
+    case OpId::float_matmul: return at::matmul(t[0], t[1]);
+    case OpId::float_neg: return at::neg(t[0]);
+    case OpId::float_exp: return at::exp(t[0]);
+    case OpId::float_log: return at::log(t[0]);
+    case OpId::float_sqrt: return at::sqrt(t[0]);
+    case OpId::float_tanh: return at::tanh(t[0]);
+    case OpId::relu: return at::relu(t[0]);
+    case OpId::sigmoid: return at::sigmoid(t[0]);
+    case OpId::float_powf_scalar: return at::pow(t[0], a.scalar);
+    case OpId::float_add_scalar: return at::add(t[0], a.scalar);
+    case OpId::float_mul_scalar: return at::mul(t[0], a.scalar);
+    case OpId::float_sum: return at::sum(t[0]).reshape({1});
+    case OpId::float_mean: return at::mean(t[0]).reshape({1});
+    case OpId::float_sum_dim: return at::sum(t[0], {d}, /*keepdim=*/true);
+    case OpId::float_mean_dim: return at::mean(t[0], {d}, /*keepdim=*/true);
+    case OpId::float_reshape: return at::reshape(t[0], sizes(a.shape));
+    case OpId::float_swap_dims: return at::transpose(t[0], d, static_cast<std::int64_t>(a.dim1));
+    case OpId::float_cast: return t[0].to(scalar_type(a.dtype));
+    case OpId::float_greater_scalar: return at::gt(t[0], a.scalar);
+    case OpId::bool_into_float: return t[0].to(scalar_type(a.dtype));
+    case OpId::int_into_float: return t[0].to(scalar_type(a.dtype));
+    case OpId::float_abs: return at::abs(t[0]);
+    case OpId::float_clamp: return at::clamp(t[0], a.min, a.max);
+    // amax, not max(dim): its gradient is split among equal maxima, as crossgrad's rule says.
+    case OpId::float_max_dim: return at::amax(t[0], {d}, /*keepdim=*/true);
+    case OpId::float_argmax: return at::argmax(t[0], d, /*keepdim=*/true);
+    case OpId::float_greater: return at::gt(t[0], t[1]);
+    case OpId::float_lower: return at::lt(t[0], t[1]);
+    case OpId::float_equal: return at::eq(t[0], t[1]);
+    case OpId::float_cat: return at::cat(t, d);
+    case OpId::float_slice: {
+      at::Tensor out = t[0];
+      for (std::size_t i = 0; i < a.ranges.size(); ++i) {
+        out = out.slice(static_cast<std::int64_t>(i), static_cast<std::int64_t>(a.ranges[i].start),
+                        static_cast<std::int64_t>(a.ranges[i].end));
+      }
+      return out;
+    }
+    case OpId::float_select: return at::index_select(t[0], d, t[1]);
+    // crossgrad's select_assign adds each selected slice in index order: ATen's index_add.
+    case OpId::float_select_assign: return at::index_add(t[0], d, t[1], t[2]);
+    case OpId::float_permute: return at::permute(t[0], sizes(a.axes));
+    case OpId::float_expand: return t[0].expand(sizes(a.shape));
+    case OpId::softmax: return at::softmax(t[0], d);
+    case OpId::log_softmax: return at::log_softmax(t[0], d);
+    case OpId::float_log1p: return at::log1p(t[0]);
+  }
+  throw std::logic_error("torch_reference: not a registry op");
+}
+
+bool differentiable(OpId op, const HostArray& operand) {
+  return op_info(op).rule == OpRule::Backward && (operand.dtype == DType::F32 || operand.dtype == DType::F64);
+}
+
+}  // namespace
+
+int torch_threads() { return at::get_num_threads(); }
+
+TorchResult torch_reference(OpId op, const std::vector<HostArray>& operands, const OpArgs& args,
+                            const HostArray* cotangent, bool non_contiguous) {
+  // One thread: ATen's parallel reductions split by thread count, and the check must mean the
+  // same on every machine.
+  static const bool pinned = [] {
+    at::set_num_threads(1);
+    return true;
+  }();
+  (void)pinned;
+  TorchResult result;
+  try {
+    std::vector<at::Tensor> leaves, inputs;
+    for (const HostArray& h : operands) {
+      at::Tensor leaf = to_aten(h);
+      const bool grad = cotangent && differentiable(op, h);
+      if (grad) leaf.requires_grad_(true);
+      at::Tensor input = leaf;
+      if (non_contiguous && leaf.dim() >= 2 && leaf.is_floating_point()) {
+        input = leaf.transpose(-1, -2).contiguous().transpose(-1, -2);  // same values, strided
+      }
+      leaves.push_back(leaf);
+      inputs.push_back(input);
+    }
+    const at::Tensor out = aten_op(op, inputs, args);
+    result.value = from_aten(out, dtype_of_result(op, operands, args));
+    result.gradients.resize(operands.size());
+    if (cotangent && out.requires_grad()) {
+      std::vector<at::Tensor> wrt;
+      std::vector<std::size_t> which;
+      for (std::size_t i = 0; i < leaves.size(); ++i) {
+        if (leaves[i].requires_grad()) {
+          wrt.push_back(leaves[i]);
+          which.push_back(i);
+        }
+      }
+      const at::Tensor c = to_aten(*cotangent).reshape(out.sizes());
+      const auto grads = torch::autograd::grad({out}, wrt, {c}, /*retain_graph=*/false,
+                                               /*create_graph=*/false, /*allow_unused=*/true);
+      for (std::size_t k = 0; k < which.size(); ++k) {
+        const HostArray& operand = operands[which[k]];
+        result.gradients[which[k]] =
+            grads[k].defined() ? from_aten(grads[k], operand.dtype)
+                               : HostArray{operand.shape, operand.dtype, std::vector<double>(element_count(operand.shape), 0.0)};
+      }
+    }
+  } catch (const c10::Error& e) {
+    result.error = e.what_without_backtrace();
+  } catch (const std::exception& e) {  // ATen's scalar conversions throw std::runtime_error
+    result.error = e.what();
+  }
+  return result;
+}
+
+}  // namespace crossgrad::oracle

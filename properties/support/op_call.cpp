@@ -1,0 +1,70 @@
+#include "support/op_call.hpp"
+
+#include <crossgrad/oracle/build.hpp>
+#include <crossgrad/oracle/registry.hpp>
+#include <crossgrad/oracle/render.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+
+namespace crossgrad::properties {
+namespace og = crossgrad::oracle;
+
+DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked) {
+  const DispatchDevice device = og::dispatch_device(backend, og::all_backends().at(backend).default_device, tracked);
+  const Shape shape(h.shape);
+  const auto as = [&]<class T>(T) { return std::vector<T>(h.values.begin(), h.values.end()); };
+  // An if-chain, not a switch: the host arrays here hold these dtypes only.
+  if (h.dtype == DType::F32) return Dispatch::float_from_data(TensorData::from_f32(as(float{}), shape), device);
+  if (h.dtype == DType::F64) return Dispatch::float_from_data(TensorData::from_f64(h.values, shape), device);
+  if (h.dtype == DType::I64) return Dispatch::int_from_data(TensorData::from_i64(as(std::int64_t{}), shape), device);
+  if (h.dtype == DType::I32) return Dispatch::int_from_data(TensorData::from_i32(as(std::int32_t{}), shape), device);
+  if (h.dtype == DType::I8) return Dispatch::int_from_data(TensorData::from_i8(as(std::int8_t{}), shape), device);
+  if (h.dtype == DType::U8) return Dispatch::int_from_data(TensorData::from_u8(as(std::uint8_t{}), shape), device);
+  if (h.dtype == DType::Bool) {
+    std::vector<bool> b;
+    for (double v : h.values) b.push_back(v != 0);
+    return Dispatch::bool_from_data(TensorData::from_bool(b, shape), device);
+  }
+  throw std::logic_error("upload: no host array of dtype " + og::render_dtype(h.dtype));
+}
+
+#define CG_CALL_Unary(name) Dispatch::name(t[0])
+#define CG_CALL_Binary(name) Dispatch::name(t[0], t[1])
+#define CG_CALL_Scalar(name) Dispatch::name(t[0], a.scalar)
+#define CG_CALL_Bounds(name) Dispatch::name(t[0], a.min, a.max)
+#define CG_CALL_Dim(name) Dispatch::name(t[0], a.dim)
+#define CG_CALL_DimPair(name) Dispatch::name(t[0], a.dim, a.dim1)
+#define CG_CALL_ToShape(name) Dispatch::name(t[0], Shape(a.shape))
+#define CG_CALL_ToDType(name) Dispatch::name(t[0], a.dtype)
+#define CG_CALL_Axes(name) Dispatch::name(t[0], a.axes)
+#define CG_CALL_Ranges(name) Dispatch::name(t[0], a.ranges)
+#define CG_CALL_Select(name) Dispatch::name(t[0], a.dim, t[1])
+#define CG_CALL_SelectAssign(name) Dispatch::name(t[0], a.dim, t[1], t[2])
+#define CG_CALL_Cat(name) Dispatch::name(t, a.dim)
+DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
+  switch (op) {
+#define CG_CALL_CASE(name, method, Sig, Operand, Result, Rule) \
+  case OpId::name:                                             \
+    return CG_CALL_##Sig(name);
+    CROSSGRAD_OPS(CG_CALL_CASE)
+#undef CG_CALL_CASE
+  }
+  throw std::logic_error("call_op: not a registry op");
+}
+
+std::vector<double> values_of(OpKind kind, const DispatchTensor& t) {
+  std::vector<double> out;
+  switch (kind) {
+    case OpKind::Float: return Dispatch::float_into_data(t).to_f64();
+    case OpKind::Int:
+      for (std::int64_t v : Dispatch::int_into_data(t).to_i64()) out.push_back(static_cast<double>(v));
+      return out;
+    case OpKind::Bool:
+      for (bool b : Dispatch::bool_into_data(t).to_bool()) out.push_back(b ? 1 : 0);
+      return out;
+  }
+  throw std::logic_error("values_of: unknown kind");
+}
+
+}  // namespace crossgrad::properties

@@ -1,0 +1,290 @@
+// Positions an op does not read get a gradient of exactly +0, whatever they hold: inputs with inf,
+// -inf and NaN at those positions (rows a slice or select leaves out, the clamped-away sides of
+// clamp, relu's negative side, the non-maximal elements of max_dim, every element of x^p when p
+// rounds to 0) must not leak into the gradient. A backward rule that builds its zeros from the
+// input (x * 0, or a mask multiplied into a function of x) puts NaN there; random values rarely
+// put specials exactly where the op does not look, so this property does it on purpose.
+//
+// One table, `unread_positions`, says for every registry op where it reads nothing: an exhaustive
+// switch over OpId (-Werror=switch-enum), so a new op fails the build until it is described. One
+// test per op the table gives a generator, on every tested backend, F32 and F64.
+#include "gen/backends.hpp"
+#include "support/op_call.hpp"
+#include "support/prop.hpp"
+
+#include <crossgrad/crossgrad.hpp>
+#include <crossgrad/oracle/expect.hpp>
+#include <crossgrad/oracle/reference_ops.hpp>
+#include <crossgrad/oracle/registry.hpp>
+#include <crossgrad/oracle/render.hpp>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace crossgrad;
+using namespace crossgrad::properties;
+namespace og = crossgrad::oracle;
+
+namespace {
+
+using Dims = std::vector<std::size_t>;
+
+// A case: the receiver (operand 0; any other operands after it), the op's arguments, and which
+// elements of the receiver the op does not read.
+struct UnreadCase {
+  std::vector<og::HostArray> operands;
+  og::OpArgs args;
+  std::vector<bool> unread;
+};
+using UnreadGenerator = UnreadCase (*)(DType);
+
+std::size_t pick(std::size_t lo, std::size_t hi_inclusive) {
+  return *rc::gen::resize(100, rc::gen::inRange<std::size_t>(lo, hi_inclusive + 1));
+}
+double round_to(DType d, double v) { return d == DType::F32 ? static_cast<double>(static_cast<float>(v)) : v; }
+
+Dims small_shape(std::size_t min_rank) {
+  Dims s(pick(min_rank, 3));
+  for (std::size_t& d : s) d = pick(1, 4);
+  return s;
+}
+
+// Ordinary finite values for the positions the op reads.
+double readable(DType d) { return round_to(d, static_cast<double>(*rc::gen::inRange(-200, 201)) / 64.0); }
+// One of the given specials for a position the op does not read.
+double special(const std::vector<double>& specials) { return *rc::gen::elementOf(specials); }
+const std::vector<double> kAnySpecial{INFINITY, -INFINITY, NAN};
+
+// Row-major coordinates of element i of `shape`.
+Dims coords(std::size_t i, const Dims& shape) {
+  Dims c(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    c[d] = i % shape[d];
+    i /= shape[d];
+  }
+  return c;
+}
+
+// Fills `x` from `unread`: specials where the op does not read, ordinary values elsewhere.
+og::HostArray filled(const Dims& shape, DType d, const std::vector<bool>& unread, const std::vector<double>& specials) {
+  og::HostArray x{shape, d, std::vector<double>(unread.size())};
+  for (std::size_t i = 0; i < unread.size(); ++i) x.values[i] = unread[i] ? special(specials) : readable(d);
+  return x;
+}
+
+// float_slice: everything outside the ranges.
+UnreadCase slice_case(DType d) {
+  const Dims s = small_shape(1);
+  UnreadCase c;
+  for (std::size_t dim = 0, n = pick(1, s.size()); dim < n; ++dim) {
+    const std::size_t start = pick(0, s[dim] - 1);
+    c.args.ranges.push_back(Range{start, pick(start + 1, s[dim])});
+  }
+  c.unread.resize(og::element_count(s));
+  for (std::size_t i = 0; i < c.unread.size(); ++i) {
+    const Dims at = coords(i, s);
+    for (std::size_t dim = 0; dim < c.args.ranges.size(); ++dim) {
+      if (at[dim] < c.args.ranges[dim].start || at[dim] >= c.args.ranges[dim].end) c.unread[i] = true;
+    }
+  }
+  c.operands = {filled(s, d, c.unread, kAnySpecial)};
+  return c;
+}
+
+// float_select: the rows along dim that no index names.
+UnreadCase select_case(DType d) {
+  const Dims s = small_shape(1);
+  UnreadCase c;
+  c.args.dim = pick(0, s.size() - 1);
+  std::vector<double> idx(pick(1, 4));
+  for (double& v : idx) v = static_cast<double>(pick(0, s[c.args.dim] - 1));
+  std::vector<bool> named(s[c.args.dim], false);
+  for (double v : idx) named[static_cast<std::size_t>(v)] = true;
+  c.unread.resize(og::element_count(s));
+  for (std::size_t i = 0; i < c.unread.size(); ++i) c.unread[i] = !named[coords(i, s)[c.args.dim]];
+  c.operands = {filled(s, d, c.unread, kAnySpecial), og::HostArray{{idx.size()}, DType::I64, idx}};
+  return c;
+}
+
+// relu: the negative side (-inf there; NaN and +inf are read: relu passes them through).
+UnreadCase relu_case(DType d) {
+  const Dims s = small_shape(0);
+  UnreadCase c;
+  c.unread.resize(og::element_count(s));
+  for (std::size_t i = 0; i < c.unread.size(); ++i) c.unread[i] = *rc::gen::arbitrary<bool>();
+  og::HostArray x = filled(s, d, c.unread, {-INFINITY, round_to(d, -3e38), -1.5});
+  // A read position holds a positive value: 0 and -0 are on the zero-gradient side too.
+  for (std::size_t i = 0; i < x.values.size(); ++i) if (!c.unread[i]) x.values[i] = std::fabs(x.values[i]) + 0.25;
+  c.operands = {x};
+  return c;
+}
+
+// float_clamp: below min (-inf there) and above max (+inf there); the bounds themselves are read.
+UnreadCase clamp_case(DType d) {
+  const Dims s = small_shape(0);
+  UnreadCase c;
+  c.args.min = round_to(d, -1.0 - static_cast<double>(pick(0, 4)) / 4);
+  c.args.max = round_to(d, 1.0 + static_cast<double>(pick(0, 4)) / 4);
+  og::HostArray x{s, d, std::vector<double>(og::element_count(s))};
+  c.unread.resize(x.values.size());
+  for (std::size_t i = 0; i < x.values.size(); ++i) {
+    switch (pick(0, 2)) {
+      case 0: x.values[i] = -INFINITY; c.unread[i] = true; break;
+      case 1: x.values[i] = INFINITY; c.unread[i] = true; break;
+      default: x.values[i] = round_to(d, static_cast<double>(*rc::gen::inRange(-63, 64)) / 64.0); break;
+    }
+  }
+  c.operands = {x};
+  return c;
+}
+
+// float_max_dim: every element below its slice's maximum (-inf there); each slice keeps a finite
+// maximum of 3 at one position, the other read values stay below it.
+UnreadCase max_dim_case(DType d) {
+  const Dims s = small_shape(1);
+  UnreadCase c;
+  c.args.dim = pick(0, s.size() - 1);
+  const std::size_t n = og::element_count(s);
+  og::HostArray x{s, d, std::vector<double>(n)};
+  c.unread.assign(n, false);
+  const std::size_t winner = pick(0, s[c.args.dim] - 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (coords(i, s)[c.args.dim] == winner) {
+      x.values[i] = 3;
+    } else {
+      x.values[i] = -INFINITY;
+      c.unread[i] = true;
+    }
+  }
+  c.operands = {x};
+  return c;
+}
+
+// float_powf_scalar with an exponent that is 0 in the dtype (0, -0, and 1e-50 in F32): x^0 = 1
+// for every x, NaN included, so no element is read.
+UnreadCase powf_zero_case(DType d) {
+  const Dims s = small_shape(0);
+  UnreadCase c;
+  c.args.scalar = d == DType::F32 ? *rc::gen::elementOf(std::vector<double>{0.0, -0.0, 1e-50, -1e-50}) : *rc::gen::elementOf(std::vector<double>{0.0, -0.0});
+  c.unread.assign(og::element_count(s), true);
+  og::HostArray x = filled(s, d, c.unread, {INFINITY, -INFINITY, NAN, 0.0, -0.0});
+  c.operands = {x};
+  return c;
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+#pragma GCC diagnostic error "-Wswitch-enum"
+// Where each registry op reads nothing of its receiver, as a generator of such cases; nullopt:
+// the op reads every element of every operand (or has no gradient at all).
+std::optional<UnreadGenerator> unread_positions(OpId op) {
+  switch (op) {
+    case OpId::float_slice: return slice_case;
+    case OpId::float_select: return select_case;
+    case OpId::relu: return relu_case;
+    case OpId::float_clamp: return clamp_case;
+    case OpId::float_max_dim: return max_dim_case;
+    case OpId::float_powf_scalar: return powf_zero_case;
+    // Every element of every operand is read (a zero derivative at some values, as abs at 0 or
+    // mul by 0, still reads the value: inf * 0 is NaN).
+    case OpId::float_add:
+    case OpId::float_sub:
+    case OpId::float_mul:
+    case OpId::float_div:
+    case OpId::float_matmul:
+    case OpId::float_neg:
+    case OpId::float_exp:
+    case OpId::float_log:
+    case OpId::float_sqrt:
+    case OpId::float_tanh:
+    case OpId::sigmoid:
+    case OpId::float_add_scalar:
+    case OpId::float_mul_scalar:
+    case OpId::float_sum:
+    case OpId::float_mean:
+    case OpId::float_sum_dim:
+    case OpId::float_mean_dim:
+    case OpId::float_reshape:
+    case OpId::float_swap_dims:
+    case OpId::float_cast:
+    case OpId::float_abs:
+    case OpId::float_cat:
+    case OpId::float_select_assign:  // out = x, then += values at the indices: every x is read
+    case OpId::float_permute:
+    case OpId::float_expand:
+    case OpId::softmax:
+    case OpId::log_softmax:
+    case OpId::float_log1p:
+    // No gradient flows (Int and Bool results, new leaves).
+    case OpId::float_greater_scalar:
+    case OpId::bool_into_float:
+    case OpId::int_into_float:
+    case OpId::float_argmax:
+    case OpId::float_greater:
+    case OpId::float_lower:
+    case OpId::float_equal:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+#pragma GCC diagnostic pop
+
+std::string show(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+class UnreadPositions : public ::testing::TestWithParam<OpId> {};
+
+TEST_P(UnreadPositions, HoldInfOrNaNAndGetExactlyPlusZeroGradient) {
+  const OpId op = GetParam();
+  const UnreadGenerator generate = *unread_positions(op);
+  check_property(
+      [op, generate] {
+        const std::size_t backend = *rc::gen::elementOf(gen::tested_backend_indices());
+        const DType dtype = *rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64});
+        const UnreadCase c = generate(dtype);
+        std::vector<DispatchTensor> t;
+        // Every operand on the autodiff device (index tensors too, as the contract gives int
+        // tensors there); the receiver is a tracked leaf.
+        for (const og::HostArray& h : c.operands) t.push_back(upload(h, backend, true));
+        std::vector<double> grad;
+        const og::Outcome ran = og::outcome_of([&] {
+          const Gradients grads = Dispatch::backward(call_op(op, t, c.args));
+          const std::optional<DispatchTensor> g = Dispatch::grad(t[0], grads);
+          if (g) grad = Dispatch::float_into_data(*g).to_f64();
+        });
+        const std::string where = std::string(op_info(op).name) + " " + og::render_dtype(dtype) + og::render_shape(c.operands[0].shape) +
+                                  " on " + og::all_backends().at(backend).name;
+        if (!ran.ok()) RC_FAIL(where + ": " + og::describe(ran));
+        RC_ASSERT(grad.size() == c.unread.size());
+        for (std::size_t i = 0; i < grad.size(); ++i) {
+          if (!c.unread[i]) continue;
+          if (std::bit_cast<std::uint64_t>(grad[i]) != 0) {
+            RC_FAIL(where + ": element " + std::to_string(i) + " holds " + show(c.operands[0].values[i]) +
+                    " and is not read, but its gradient is " + show(grad[i]) + " (expected +0)");
+          }
+        }
+      },
+      200);
+}
+
+std::vector<OpId> ops_with_unread_positions() {
+  std::vector<OpId> ids;
+  for (const OpInfo& op : kOps) {
+    if (unread_positions(op.id)) ids.push_back(op.id);
+  }
+  return ids;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryRegistryOp, UnreadPositions, ::testing::ValuesIn(ops_with_unread_positions()),
+                         [](const ::testing::TestParamInfo<OpId>& info) { return std::string(op_info(info.param).name); });
+
+}  // namespace
