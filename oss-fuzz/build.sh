@@ -19,7 +19,9 @@ if [[ " $CXXFLAGS " == *" -stdlib=libc++ "* ]]; then
   echo "oss-fuzz/build.sh: libc++ build: Remote off (remote_protocol_fuzzer inputs are not applicable here)"
 fi
 
-cmake -S "$project" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+# OSS-Fuzz's images have no libtorch: LibTorch is off (its scenarios are not applicable there), stated
+# rather than left to AUTO so an image that happened to carry Torch's CMake package changes nothing.
+cmake -S "$project" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCROSSGRAD_LIBTORCH=OFF \
   -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
   -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
   -DCROSSGRAD_BUILD_FUZZERS=ON -DCROSSGRAD_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
