@@ -6,6 +6,7 @@
 // 2^24 - 1, 1e-50 is 0 in F32, 3e38 and 1e39 sit at the top of the range); generators elsewhere
 // rarely make them, so this property always does. One test per such op, derived from the registry.
 #include "gen/backends.hpp"
+#include "gen/op_cases.hpp"
 #include "support/op_call.hpp"
 #include "support/prop.hpp"
 
@@ -53,12 +54,7 @@ bool same(double a, double b) {
   return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
 }
 
-std::string show(double v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
-}
+using gen::show;  // 17 digits, gen/op_cases.hpp
 
 struct Outputs {
   std::vector<double> value;

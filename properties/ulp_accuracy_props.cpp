@@ -10,6 +10,7 @@
 // A deterministic sweep, not random cases: the point is to cover every binade every run. One test
 // per registry op that the table gives a bound (its exhaustive switch makes a new op say whether it
 // has one), so a new element-wise op is measured with no edit here.
+#include "gen/op_cases.hpp"
 #include "support/op_call.hpp"
 
 #include <crossgrad/crossgrad.hpp>
@@ -126,12 +127,7 @@ struct Worst {
   double want = 0;
 };
 
-std::string show(double v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
-}
+using crossgrad::properties::gen::show;  // 17 digits, gen/op_cases.hpp
 
 std::string describe(const og::ElementArgs& a, OpId op) {
   const OpSig sig = op_info(op).sig;

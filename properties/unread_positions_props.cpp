@@ -9,6 +9,7 @@
 // switch over OpId (-Werror=switch-enum), so a new op fails the build until it is described. One
 // test per op the table gives a generator, on every tested backend, F32 and F64.
 #include "gen/backends.hpp"
+#include "gen/op_cases.hpp"
 #include "support/op_call.hpp"
 #include "support/prop.hpp"
 
@@ -234,12 +235,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
 }
 #pragma GCC diagnostic pop
 
-std::string show(double v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
-}
+using gen::show;  // 17 digits, gen/op_cases.hpp
 
 class UnreadPositions : public ::testing::TestWithParam<OpId> {};
 
