@@ -92,9 +92,19 @@ case $mode in
     t=grad_replace_fuzzer bin=$build/fuzz/grad_replace_fuzzer
     grep -q '^entropic *= *0' "$src/corpus/$t.options" && grep -q '^quarantine_size_mb *= *64' "$src/corpus/$t.options" \
       || { echo "smoke settings: corpus/$t.options no longer sets entropic = 0 and quarantine_size_mb = 64; update this check"; exit 1; }
-    empty=$(mktemp -d); trap 'rm -rf "$empty"' EXIT
+    empty=$(mktemp -d); trap 'rm -rf "$empty" "$empty.failed"' EXIT
     fails=0
-    run_direct() { env -u CROSSGRAD_FUZZ_REMOTE -u ASAN_OPTIONS -u CROSSGRAD_FUZZ_DEFAULTS "$@" -runs=0 "$empty" 2>&1; }
+    # Every direct run must exit 0: a non-zero exit is reported with its status and last lines
+    # (inside $(...) under set -e it would otherwise end the script without a word).
+    run_direct() {
+      local rc=0 text
+      text=$(env -u CROSSGRAD_FUZZ_REMOTE -u ASAN_OPTIONS -u CROSSGRAD_FUZZ_DEFAULTS "$@" -runs=0 "$empty" 2>&1) || rc=$?
+      printf '%s\n' "$text"
+      if [[ $rc != 0 ]]; then
+        { echo "FAIL run directly ($*): exit status $rc; its last lines:"; tail -30 <<<"$text" | sed 's/^/    /'; } >&2
+        echo 1 >>"$empty.failed"
+      fi
+    }
     expect_in() {  # NAME OUTPUT PATTERN [!]: the output has (or, with !, lacks) the pattern
       local has=0; grep -qE -- "$3" <<<"$2" && has=1
       if [[ ${4:-} == "!" ]]; then has=$(( 1 - has )); fi
@@ -116,6 +126,7 @@ case $mode in
     expect_in "run directly: ASan's quarantine from the .options file" "$out" "^quarantine 64$"
     out=$(quarantine "$(run_direct env ASAN_OPTIONS=help=1:quarantine_size_mb=7 "$bin")")
     expect_in "ASAN_OPTIONS wins over the compiled-in value" "$out" "^quarantine 7$"
+    if [[ -f $empty.failed ]]; then fails=$((fails + $(wc -l <"$empty.failed"))); fi
     [[ $fails == 0 ]]
     ;;
   verdict) fail_on_findings "$3" "$4" "$5" ;;
