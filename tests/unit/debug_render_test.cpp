@@ -43,6 +43,9 @@ TEST(Registry, ListsBackendsInContractOrder) {
   if (all.size() > 3) {
     EXPECT_EQ(all[3].name, "Remote");
   }
+  if (all.size() > 4) {
+    EXPECT_EQ(all[4].name, "LibTorch");
+  }
   for (const auto& b : all) EXPECT_EQ(b.available, b.unavailable_reason.empty()) << b.name;
 }
 

@@ -7,6 +7,7 @@ namespace {
 std::string not_built_reason(std::string_view name) {
   if (name == "Cuda") return "not built with CUDA";
   if (name == "Remote") return "not built with gRPC";
+  if (name == "LibTorch") return "not built with LibTorch";
   return "not built";
 }
 

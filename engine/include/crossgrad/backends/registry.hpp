@@ -8,12 +8,12 @@
 //
 // Note [Registry indices do not depend on the build]
 // CROSSGRAD_BACKENDS lists the backends *built* here (Cuda only with CROSSGRAD_WITH_CUDA, Remote
-// only with CROSSGRAD_WITH_REMOTE); the types are expanded from it. CROSSGRAD_KNOWN_BACKENDS lists every backend the engine knows, built
+// only with CROSSGRAD_WITH_REMOTE, LibTorch only with CROSSGRAD_WITH_LIBTORCH); the types are expanded from it. CROSSGRAD_KNOWN_BACKENDS lists every backend the engine knows, built
 // or not, with the kind of device it runs on, in the same CONTRACT order. A registry index is a
 // position in the known list, so index 2 is Cuda in a CPU-only build too (not built, unavailable
 // "not built with CUDA"), and a stored index — a fuzz corpus byte, a property counterexample —
 // names the same backend in every build and on every machine; likewise index 3 is Remote (not built:
-// "not built with gRPC"). Backends are only ever appended, so existing indices keep their meaning.
+// "not built with gRPC") and index 4 LibTorch (not built: "not built with LibTorch"). Backends are only ever appended, so existing indices keep their meaning.
 #include <crossgrad/config.hpp>
 #include <crossgrad/backends/flex.hpp>
 #include <crossgrad/backends/ndarray.hpp>
@@ -28,6 +28,12 @@
 #define CROSSGRAD_REMOTE_ENTRY(X) X(Remote)
 #else
 #define CROSSGRAD_REMOTE_ENTRY(X)
+#endif
+#if CROSSGRAD_WITH_LIBTORCH
+#include <crossgrad/backends/libtorch.hpp>
+#define CROSSGRAD_LIBTORCH_ENTRY(X) X(LibTorch)
+#else
+#define CROSSGRAD_LIBTORCH_ENTRY(X)
 #endif
 
 #include <crossgrad/core/device.hpp>
@@ -45,7 +51,8 @@
   X(NdArray)                  \
   X(Flex)                     \
   CROSSGRAD_CUDA_ENTRY(X)     \
-  CROSSGRAD_REMOTE_ENTRY(X)
+  CROSSGRAD_REMOTE_ENTRY(X)     \
+  CROSSGRAD_LIBTORCH_ENTRY(X)
 
 // X(Name, DeviceKind): every backend the engine knows, built or not (Note [Registry indices do not
 // depend on the build]). DeviceKind Cpu: the one host device; Cuda: indexed GPUs; Remote: indexed
@@ -54,7 +61,8 @@
   X(NdArray, Cpu)                   \
   X(Flex, Cpu)                      \
   X(Cuda, Cuda)                     \
-  X(Remote, Remote)
+  X(Remote, Remote)                 \
+  X(LibTorch, Cpu)
 
 namespace crossgrad {
 

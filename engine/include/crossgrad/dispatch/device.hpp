@@ -37,6 +37,10 @@ class DispatchDevice {
   // The server at position `index` of the configured endpoints (crossgrad/backends/remote_config.hpp).
   static DispatchDevice Remote(int index = 0) { return {BackendDevice<backends::Remote>{Device::remote(index)}}; }
 #endif
+#if CROSSGRAD_WITH_LIBTORCH
+  // PyTorch's ATen on the CPU (crossgrad/backends/libtorch.hpp).
+  static DispatchDevice LibTorch() { return {BackendDevice<backends::LibTorch>{Device::cpu()}}; }
+#endif
   template <class B>
   static DispatchDevice of(Device device) { return {BackendDevice<B>{device}}; }
   static DispatchDevice Autodiff(DispatchDevice inner) {

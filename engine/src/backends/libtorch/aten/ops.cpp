@@ -1,0 +1,184 @@
+// The ATen plugin's ops: one ATen expression per registry op, written so that the result follows
+// crossgrad's documented semantics (docs/OPS.md, section "LibTorch") where PyTorch's own op would
+// differ. The engine has checked every contract rule (shapes, dtypes, dims, index values) before
+// the call, so nothing here validates input again.
+#include "plugin_internal.hpp"
+
+#include <crossgrad/ops/op_list.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace crossgrad::aten_plugin {
+namespace {
+
+const at::Tensor& in(const cg_aten_call& c, std::size_t i) {
+  if (i >= c.input_count) throw std::invalid_argument("missing tensor operand " + std::to_string(i));
+  return c.inputs[i]->value;
+}
+double scalar(const cg_aten_call& c, std::size_t i) {
+  if (i >= c.scalar_count) throw std::invalid_argument("missing scalar argument " + std::to_string(i));
+  return c.scalars[i];
+}
+int64_t integer(const cg_aten_call& c, std::size_t i) {
+  if (i >= c.int_count) throw std::invalid_argument("missing int argument " + std::to_string(i));
+  return c.ints[i];
+}
+std::vector<int64_t> ints(const cg_aten_call& c) { return std::vector<int64_t>(c.ints, c.ints + c.int_count); }
+
+// crossgrad rounds a double scalar to the tensor's dtype first and computes in that dtype (as NdArray's
+// static_cast<T>(scalar)); an F32 tensor gets the float nearest the scalar.
+at::Scalar in_dtype(const at::Tensor& x, double s) {
+  if (x.scalar_type() == at::kFloat) return at::Scalar(static_cast<double>(static_cast<float>(s)));
+  return at::Scalar(s);
+}
+at::Tensor filled_like(const at::Tensor& x, double s) { return at::full_like(x, in_dtype(x, s)); }
+
+// Sums accumulate in double whatever the dtype and round once to it (crossgrad's reduction rule;
+// ATen's F32 sum accumulates in float).
+at::Tensor sum_all(const at::Tensor& x, bool mean) {
+  at::Tensor acc = x.to(at::kDouble).sum();
+  if (mean) acc = acc / static_cast<double>(x.numel());  // 0/0 = NaN for no elements
+  return acc.reshape({1}).to(x.scalar_type());
+}
+at::Tensor sum_dim(const at::Tensor& x, int64_t dim, bool mean) {
+  at::Tensor acc = x.to(at::kDouble).sum(dim, /*keepdim=*/true);
+  if (mean) acc = acc / static_cast<double>(x.size(dim));
+  return acc.to(x.scalar_type());
+}
+
+// The index crossgrad's max scan keeps along `dim` (keepdim): the first NaN if the lane has one,
+// else the first of the equal maxima (-0 and +0 are equal, so the first of them). ATen's own
+// max/argmax do not document which NaN or zero they return; argmax over a 0/1 mask documents the
+// first maximal index, which is what this builds on.
+at::Tensor max_scan_index(const at::Tensor& x, int64_t dim) {
+  const at::Tensor nan = at::isnan(x);
+  const at::Tensor has_nan = nan.any(dim, /*keepdim=*/true);
+  const at::Tensor first_nan = nan.to(at::kByte).argmax(dim, /*keepdim=*/true);
+  const at::Tensor finite_or_inf = at::where(nan, at::full_like(x, -INFINITY), x);
+  const at::Tensor m = std::get<0>(finite_or_inf.max(dim, /*keepdim=*/true));
+  const at::Tensor first_max = at::eq(finite_or_inf, m).to(at::kByte).argmax(dim, /*keepdim=*/true);
+  return at::where(has_nan, first_nan, first_max);
+}
+
+// softmax / log_softmax as docs/OPS.md writes them: m = the max scan, e_i = exp(x_i - m),
+// s = sum e_i in the dtype, y_i = e_i / s or (x_i - m) - log(s).
+at::Tensor softmax_along(const at::Tensor& x, int64_t dim, bool log) {
+  if (x.numel() == 0) return at::empty_like(x);  // nothing to compute, no panic (an empty dim too)
+  const at::Tensor m = x.gather(dim, max_scan_index(x, dim));
+  const at::Tensor shifted = x - m;
+  const at::Tensor e = at::exp(shifted);
+  const at::Tensor s = e.sum(dim, /*keepdim=*/true);
+  return log ? shifted - at::log(s) : e / s;
+}
+
+at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
+  switch (op) {
+    case OpId::float_add: return at::add(in(c, 0), in(c, 1));
+    case OpId::float_sub: return at::sub(in(c, 0), in(c, 1));
+    case OpId::float_mul: return at::mul(in(c, 0), in(c, 1));
+    case OpId::float_div: return at::div(in(c, 0), in(c, 1));
+    case OpId::float_matmul: return at::matmul(in(c, 0), in(c, 1));  // ranks >= 2 (checked)
+    case OpId::float_neg: return at::neg(in(c, 0));
+    case OpId::float_exp: return at::exp(in(c, 0));
+    case OpId::float_log: return at::log(in(c, 0));
+    case OpId::float_sqrt: return at::sqrt(in(c, 0));
+    case OpId::float_tanh: return at::tanh(in(c, 0));
+    case OpId::relu: {
+      // relu(-0) = +0 and NaN propagates; at::relu keeps -0's sign.
+      const at::Tensor& x = in(c, 0);
+      return at::where(x > 0, x, at::where(at::isnan(x), x, at::zeros_like(x)));
+    }
+    case OpId::sigmoid: {
+      // Below 0 as e / (1 + e): ATen's 1 / (1 + exp(-x)) flushes to +0 once exp(-x) overflows.
+      const at::Tensor& x = in(c, 0);
+      const at::Tensor e = at::exp(x);
+      const at::Tensor pos = at::reciprocal(at::exp(-x) + 1);
+      return at::where(x >= 0, pos, e / (e + 1));
+    }
+    case OpId::float_powf_scalar: {
+      // A full exponent tensor: pow(Tensor, Scalar) special-cases exponents (0.5 as sqrt gives
+      // sqrt(-0) = -0 and sqrt(-inf) = NaN where C's pow gives +0 and +inf).
+      const at::Tensor& x = in(c, 0);
+      return at::pow(x, filled_like(x, scalar(c, 0)));
+    }
+    case OpId::float_add_scalar: return at::add(in(c, 0), in_dtype(in(c, 0), scalar(c, 0)));
+    case OpId::float_mul_scalar: return at::mul(in(c, 0), in_dtype(in(c, 0), scalar(c, 0)));
+    case OpId::float_sum: return sum_all(in(c, 0), false);
+    case OpId::float_mean: return sum_all(in(c, 0), true);
+    case OpId::float_sum_dim: return sum_dim(in(c, 0), integer(c, 0), false);
+    case OpId::float_mean_dim: return sum_dim(in(c, 0), integer(c, 0), true);
+    case OpId::float_reshape: return in(c, 0).reshape(ints(c));
+    case OpId::float_swap_dims: return in(c, 0).transpose(integer(c, 0), integer(c, 1));
+    case OpId::float_cast:
+    case OpId::bool_into_float:
+    case OpId::int_into_float: return in(c, 0).to(scalar_type(c.dtype));
+    case OpId::float_greater_scalar: return at::gt(in(c, 0), in_dtype(in(c, 0), scalar(c, 0)));
+    case OpId::float_abs: return at::abs(in(c, 0));
+    case OpId::float_clamp: {
+      // x < lo ? lo : (x > hi ? hi : x): NaN passes and x keeps its own zero sign at a zero bound;
+      // at::clamp's min/max composition does not promise either.
+      const at::Tensor& x = in(c, 0);
+      const at::Scalar lo = in_dtype(x, scalar(c, 0));
+      const at::Scalar hi = in_dtype(x, scalar(c, 1));
+      return at::where(x < lo, at::full_like(x, lo), at::where(x > hi, at::full_like(x, hi), x));
+    }
+    case OpId::float_max_dim: {
+      const at::Tensor& x = in(c, 0);
+      const int64_t dim = integer(c, 0);
+      if (x.numel() == 0) return at::empty(x.sizes().vec(), x.options()).sum(dim, true);  // no lanes
+      return x.gather(dim, max_scan_index(x, dim));
+    }
+    case OpId::float_argmax: {
+      const at::Tensor& x = in(c, 0);
+      const int64_t dim = integer(c, 0);
+      if (x.numel() == 0) return at::empty(x.sizes().vec(), x.options().dtype(at::kLong)).sum(dim, true);
+      return max_scan_index(x, dim);
+    }
+    case OpId::float_greater: return at::gt(in(c, 0), in(c, 1));
+    case OpId::float_lower: return at::lt(in(c, 0), in(c, 1));
+    case OpId::float_equal: return at::eq(in(c, 0), in(c, 1));
+    case OpId::float_cat: {
+      std::vector<at::Tensor> parts;
+      parts.reserve(c.input_count);
+      for (std::size_t i = 0; i < c.input_count; ++i) parts.push_back(c.inputs[i]->value);
+      return at::cat(parts, integer(c, 0));
+    }
+    case OpId::float_slice: {
+      // The engine resolved crossgrad's bound rules into one [start, end) pair per dim.
+      at::Tensor x = in(c, 0);
+      for (int64_t d = 0; d < x.dim(); ++d) x = x.slice(d, integer(c, 2 * d), integer(c, 2 * d + 1));
+      return x;
+    }
+    case OpId::float_select: return at::index_select(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong));
+    case OpId::float_select_assign:
+      // Adds, as Burn's select_assign does; index_add_ adds duplicates in index order on the CPU.
+      return in(c, 0).clone().index_add_(integer(c, 0), in(c, 1).to(at::kLong), in(c, 2));
+    case OpId::float_permute: return in(c, 0).permute(ints(c));
+    case OpId::float_expand: return in(c, 0).expand(ints(c));
+    case OpId::softmax: return softmax_along(in(c, 0), integer(c, 0), false);
+    case OpId::log_softmax: return softmax_along(in(c, 0), integer(c, 0), true);
+    case OpId::float_log1p: return at::log1p(in(c, 0));
+  }
+  throw std::invalid_argument("unknown op code");
+}
+
+}  // namespace
+
+at::Tensor run(const cg_aten_call& c) {
+  if (c.op == CG_ATEN_OP_FULL) {
+    const at::ScalarType type = scalar_type(c.dtype);
+    const at::Scalar v = type == at::kFloat ? at::Scalar(static_cast<double>(static_cast<float>(scalar(c, 0))))
+                                            : at::Scalar(scalar(c, 0));
+    return at::full(ints(c), v, at::TensorOptions().dtype(type));
+  }
+  if (c.op == CG_ATEN_OP_DEQUANTIZE) {
+    // q * scale in F32, as every backend's dequantize.
+    return in(c, 0).to(at::kFloat) * at::Scalar(static_cast<double>(static_cast<float>(scalar(c, 0))));
+  }
+  if (c.op < 0 || static_cast<std::size_t>(c.op) >= kOpCount) throw std::invalid_argument("unknown op code");
+  return run_registry_op(static_cast<OpId>(c.op), c);
+}
+
+}  // namespace crossgrad::aten_plugin

@@ -1,0 +1,89 @@
+// LibTorch: element-wise ops and comparisons. Each checks the contract with the shared rules in
+// NdArray's order, then runs the plugin's op (aten/ops.cpp adapts ATen to crossgrad's semantics).
+#include "plugin.hpp"
+
+namespace crossgrad::backends {
+namespace {
+
+using libtorch::Call;
+using libtorch::op_code;
+
+// Binary float ops with NumPy broadcasting: a non-float operand is reported before a mismatch.
+LibTorchTensor binary(OpId op, const LibTorchTensor& lhs, const LibTorchTensor& rhs, bool compares) {
+  const std::string_view name = op_info(op).name;
+  rules::check_float_dtype(lhs.dtype, name);
+  rules::check_float_dtype(rhs.dtype, name);
+  rules::check_same_dtype(lhs.dtype, rhs.dtype, name);
+  Shape out = rules::broadcast_shapes(lhs.shape, rhs.shape, name);
+  return libtorch::run(Call{op_code(op), {&lhs, &rhs}, {}, {}}, std::move(out),
+                       compares ? DType::Bool : lhs.dtype);
+}
+
+LibTorchTensor unary(OpId op, const LibTorchTensor& tensor, std::vector<double> scalars = {}) {
+  rules::check_float_dtype(tensor.dtype, op_info(op).name);
+  return libtorch::run(Call{op_code(op), {&tensor}, std::move(scalars), {}}, tensor.shape, tensor.dtype);
+}
+
+}  // namespace
+
+#define CROSSGRAD_LIBTORCH_BINARY(name)                                               \
+  LibTorchTensor LibTorch::name(const LibTorchTensor& lhs, const LibTorchTensor& rhs) { \
+    return binary(OpId::name, lhs, rhs, false);                                  \
+  }
+CROSSGRAD_LIBTORCH_BINARY(float_add)
+CROSSGRAD_LIBTORCH_BINARY(float_sub)
+CROSSGRAD_LIBTORCH_BINARY(float_mul)
+CROSSGRAD_LIBTORCH_BINARY(float_div)
+#undef CROSSGRAD_LIBTORCH_BINARY
+
+#define CROSSGRAD_LIBTORCH_COMPARE(name)                                              \
+  LibTorchTensor LibTorch::name(const LibTorchTensor& lhs, const LibTorchTensor& rhs) { \
+    return binary(OpId::name, lhs, rhs, true);                                  \
+  }
+CROSSGRAD_LIBTORCH_COMPARE(float_greater)
+CROSSGRAD_LIBTORCH_COMPARE(float_lower)
+CROSSGRAD_LIBTORCH_COMPARE(float_equal)
+#undef CROSSGRAD_LIBTORCH_COMPARE
+
+#define CROSSGRAD_LIBTORCH_UNARY(name) \
+  LibTorchTensor LibTorch::name(const LibTorchTensor& tensor) { return unary(OpId::name, tensor); }
+CROSSGRAD_LIBTORCH_UNARY(float_neg)
+CROSSGRAD_LIBTORCH_UNARY(float_exp)
+CROSSGRAD_LIBTORCH_UNARY(float_log)
+CROSSGRAD_LIBTORCH_UNARY(float_sqrt)
+CROSSGRAD_LIBTORCH_UNARY(float_tanh)
+CROSSGRAD_LIBTORCH_UNARY(float_log1p)
+CROSSGRAD_LIBTORCH_UNARY(float_abs)
+CROSSGRAD_LIBTORCH_UNARY(relu)
+CROSSGRAD_LIBTORCH_UNARY(sigmoid)
+#undef CROSSGRAD_LIBTORCH_UNARY
+
+#define CROSSGRAD_LIBTORCH_SCALAR(name)                                          \
+  LibTorchTensor LibTorch::name(const LibTorchTensor& tensor, double scalar) { \
+    return unary(OpId::name, tensor, {scalar});                                \
+  }
+CROSSGRAD_LIBTORCH_SCALAR(float_powf_scalar)
+CROSSGRAD_LIBTORCH_SCALAR(float_add_scalar)
+CROSSGRAD_LIBTORCH_SCALAR(float_mul_scalar)
+#undef CROSSGRAD_LIBTORCH_SCALAR
+
+LibTorchTensor LibTorch::float_greater_scalar(const LibTorchTensor& tensor, double scalar) {
+  rules::check_float_dtype(tensor.dtype, "float_greater_scalar");
+  return libtorch::run(Call{op_code(OpId::float_greater_scalar), {&tensor}, {scalar}, {}}, tensor.shape,
+                       DType::Bool);
+}
+
+LibTorchTensor LibTorch::float_clamp(const LibTorchTensor& tensor, double min, double max) {
+  rules::check_clamp(tensor.dtype, min, max);
+  return libtorch::run(Call{op_code(OpId::float_clamp), {&tensor}, {min, max}, {}}, tensor.shape, tensor.dtype);
+}
+
+LibTorchTensor LibTorch::float_matmul(const LibTorchTensor& lhs, const LibTorchTensor& rhs) {
+  rules::check_float_dtype(lhs.dtype, "float_matmul");
+  rules::check_float_dtype(rhs.dtype, "float_matmul");
+  rules::check_same_dtype(lhs.dtype, rhs.dtype, "float_matmul");
+  rules::MatmulPlan plan = rules::plan_matmul(lhs.shape, rhs.shape);
+  return libtorch::run(Call{op_code(OpId::float_matmul), {&lhs, &rhs}, {}, {}}, std::move(plan.out), lhs.dtype);
+}
+
+}  // namespace crossgrad::backends

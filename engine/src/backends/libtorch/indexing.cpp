@@ -1,0 +1,73 @@
+// LibTorch: cat, slice, select, select_assign. Index values are checked here, on their host copy,
+// in index order (the first bad one is reported), before ATen sees them: ATen would wrap negative
+// indices, which crossgrad rejects.
+#include "plugin.hpp"
+
+#include <cstdint>
+
+namespace crossgrad::backends {
+namespace {
+
+using libtorch::Call;
+using libtorch::op_code;
+
+std::size_t checked_index_count(const LibTorchTensor& indices, std::size_t dim, std::size_t size,
+                                std::string_view op) {
+  const std::vector<std::int64_t> values = libtorch::to_host(indices).to_i64();
+  for (const std::int64_t v : values) {
+    if (v < 0 || static_cast<unsigned long long>(v) >= size) rules::index_out_of_range(op, v, dim, size);
+  }
+  return values.size();
+}
+
+}  // namespace
+
+LibTorchTensor LibTorch::float_cat(const std::vector<LibTorchTensor>& tensors, std::size_t dim) {
+  std::vector<Shape> shapes;
+  shapes.reserve(tensors.size());
+  for (const LibTorchTensor& t : tensors) shapes.push_back(t.shape);
+  Shape out = rules::cat_shape(shapes, dim);
+  // As in the binary ops: a non-float piece is reported before a dtype mismatch.
+  std::vector<DType> dtypes;
+  for (const LibTorchTensor& t : tensors) dtypes.push_back(t.dtype);
+  rules::check_cat_dtypes(dtypes);
+  Call c{op_code(OpId::float_cat), {}, {}, {static_cast<int64_t>(dim)}};
+  for (const LibTorchTensor& t : tensors) c.inputs.push_back(&t);
+  return libtorch::run(c, std::move(out), tensors.front().dtype);
+}
+
+LibTorchTensor LibTorch::float_slice(const LibTorchTensor& tensor, const std::vector<Range>& ranges) {
+  rules::check_float_dtype(tensor.dtype, "float_slice");
+  // crossgrad's bound rules (full_ranges) decide every [start, end); ATen only cuts them out, so
+  // its own clamping of out-of-range bounds never applies.
+  const std::vector<Range> full = rules::full_ranges(tensor.shape, ranges);
+  Shape out = rules::sliced_shape(full);
+  Call c{op_code(OpId::float_slice), {&tensor}, {}, {}};
+  for (const Range& r : full) {
+    c.ints.push_back(static_cast<int64_t>(r.start));
+    c.ints.push_back(static_cast<int64_t>(r.end));
+  }
+  return libtorch::run(c, std::move(out), tensor.dtype);
+}
+
+LibTorchTensor LibTorch::float_select(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices) {
+  rules::check_float_dtype(tensor.dtype, "float_select");
+  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, "float_select");
+  const std::size_t k = checked_index_count(indices, dim, tensor.shape[dim], "float_select");
+  return libtorch::run(Call{op_code(OpId::float_select), {&tensor, &indices}, {}, {static_cast<int64_t>(dim)}},
+                       rules::selected_shape(tensor.shape, dim, k), tensor.dtype);
+}
+
+LibTorchTensor LibTorch::float_select_assign(const LibTorchTensor& tensor, std::size_t dim,
+                                             const LibTorchTensor& indices, const LibTorchTensor& values) {
+  rules::check_float_dtype(tensor.dtype, "float_select_assign");
+  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, "float_select_assign");
+  const std::size_t k = checked_index_count(indices, dim, tensor.shape[dim], "float_select_assign");
+  rules::check_select_assign_values(rules::selected_shape(tensor.shape, dim, k), values.shape, tensor.dtype,
+                                    values.dtype);
+  return libtorch::run(
+      Call{op_code(OpId::float_select_assign), {&tensor, &indices, &values}, {}, {static_cast<int64_t>(dim)}},
+      tensor.shape, tensor.dtype);
+}
+
+}  // namespace crossgrad::backends

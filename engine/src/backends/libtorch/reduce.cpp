@@ -1,0 +1,61 @@
+// LibTorch: sums, means, max/argmax along a dim, softmax and log_softmax.
+#include "plugin.hpp"
+
+namespace crossgrad::backends {
+namespace {
+
+using libtorch::Call;
+using libtorch::op_code;
+
+LibTorchTensor reduce_all(OpId op, const LibTorchTensor& tensor) {
+  rules::check_float_dtype(tensor.dtype, op_info(op).name);
+  return libtorch::run(Call{op_code(op), {&tensor}, {}, {}}, Shape{1}, tensor.dtype);
+}
+
+LibTorchTensor reduce_dim(OpId op, const LibTorchTensor& tensor, std::size_t dim) {
+  const std::string_view name = op_info(op).name;
+  rules::check_float_dtype(tensor.dtype, name);
+  rules::check_dim(dim, tensor.shape.rank(), name);
+  return libtorch::run(Call{op_code(op), {&tensor}, {}, {static_cast<int64_t>(dim)}},
+                       rules::reduced_shape(tensor.shape, dim), tensor.dtype);
+}
+
+LibTorchTensor max_scan(OpId op, const LibTorchTensor& tensor, std::size_t dim, DType result) {
+  const std::string_view name = op_info(op).name;
+  rules::check_float_dtype(tensor.dtype, name);
+  rules::check_nonempty_reduction(tensor.shape, dim, name);
+  return libtorch::run(Call{op_code(op), {&tensor}, {}, {static_cast<int64_t>(dim)}},
+                       rules::reduced_shape(tensor.shape, dim), result);
+}
+
+LibTorchTensor softmax_along(OpId op, const LibTorchTensor& tensor, std::size_t dim) {
+  const std::string_view name = op_info(op).name;
+  rules::check_float_dtype(tensor.dtype, name);
+  rules::check_dim(dim, tensor.shape.rank(), name);
+  return libtorch::run(Call{op_code(op), {&tensor}, {}, {static_cast<int64_t>(dim)}}, tensor.shape, tensor.dtype);
+}
+
+}  // namespace
+
+LibTorchTensor LibTorch::float_sum(const LibTorchTensor& tensor) { return reduce_all(OpId::float_sum, tensor); }
+LibTorchTensor LibTorch::float_mean(const LibTorchTensor& tensor) { return reduce_all(OpId::float_mean, tensor); }
+LibTorchTensor LibTorch::float_sum_dim(const LibTorchTensor& tensor, std::size_t dim) {
+  return reduce_dim(OpId::float_sum_dim, tensor, dim);
+}
+LibTorchTensor LibTorch::float_mean_dim(const LibTorchTensor& tensor, std::size_t dim) {
+  return reduce_dim(OpId::float_mean_dim, tensor, dim);
+}
+LibTorchTensor LibTorch::float_max_dim(const LibTorchTensor& tensor, std::size_t dim) {
+  return max_scan(OpId::float_max_dim, tensor, dim, tensor.dtype);
+}
+LibTorchTensor LibTorch::float_argmax(const LibTorchTensor& tensor, std::size_t dim) {
+  return max_scan(OpId::float_argmax, tensor, dim, DType::I64);
+}
+LibTorchTensor LibTorch::softmax(const LibTorchTensor& tensor, std::size_t dim) {
+  return softmax_along(OpId::softmax, tensor, dim);
+}
+LibTorchTensor LibTorch::log_softmax(const LibTorchTensor& tensor, std::size_t dim) {
+  return softmax_along(OpId::log_softmax, tensor, dim);
+}
+
+}  // namespace crossgrad::backends
