@@ -56,6 +56,11 @@ int main(int argc, char** argv) {
 #if CROSSGRAD_WITH_REMOTE
   benchmark::AddCustomContext("remote.server", remote_server);
 #endif
+#if CROSSGRAD_WITH_LIBTORCH
+  // The plugin sets ATen's intra-op threads to Flex's count when it loads (backends/libtorch.hpp),
+  // so <op>/LibTorch/<size> is an anchor at the same thread count.
+  benchmark::AddCustomContext("libtorch.threads", std::to_string(crossgrad::flex::num_threads()));
+#endif
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

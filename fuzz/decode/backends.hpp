@@ -1,10 +1,13 @@
 #pragma once
 // Note [Backend bytes name registry indices]
 // A backend byte selects from every backend the engine knows (crossgrad::kKnownBackends, in
-// registry order: NdArray, Flex, Cuda, Remote), never from those available here: byte % 4 is the
-// registry index on every machine and in every build (Note [Registry indices do not depend on the
-// build]; it was byte % 3 before Remote was appended, so a fuzzer-found file with a byte >= 3 there
-// now names another backend; the writer, and so every seed, writes the index itself).
+// registry order: NdArray, Flex, Cuda, Remote, LibTorch), never from those available here: byte % 5
+// is the registry index on every machine and in every build (Note [Registry indices do not depend on
+// the build]). It was byte % 3 before Remote was appended and byte % 4 before LibTorch was, so a
+// fuzzer-found file with a byte >= 4 written before LibTorch now names another backend; the writer,
+// and so every seed, writes the index itself. When LibTorch was appended every file under corpus/
+// was decoded before and after (fuzz_repro --describe at f5f0aff and after) and none changed
+// meaning (the files with a byte >= 4 would have been re-encoded by the old writer).
 // The writer writes the registry index itself, so a written file keeps its meaning when a backend
 // is appended (see Note [One schema, two directions]). A backend with indexed devices (Cuda) is
 // followed by a device byte, device = byte % kDeviceChoices, so scenarios can name a second GPU.

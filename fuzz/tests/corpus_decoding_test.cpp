@@ -247,11 +247,12 @@ TEST(CorpusDecoding, LeafBackendsAreATrailingSection) {
 // The registry lists every backend the engine knows, in CONTRACT order, whatever the build.
 TEST(RegistryIndices, KnownBackendsDoNotDependOnTheBuild) {
   const std::vector<BackendInfo> all = registered_backends();
-  ASSERT_EQ(all.size(), 4u);
+  ASSERT_EQ(all.size(), 5u);
   EXPECT_EQ(all[0].name, "NdArray");
   EXPECT_EQ(all[1].name, "Flex");
   EXPECT_EQ(all[2].name, "Cuda");
   EXPECT_EQ(all[3].name, "Remote");
+  EXPECT_EQ(all[4].name, "LibTorch");
   for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i].index, i);
   EXPECT_EQ(all[2].built, static_cast<bool>(CROSSGRAD_WITH_CUDA));
   if (!all[2].built) {
@@ -262,6 +263,11 @@ TEST(RegistryIndices, KnownBackendsDoNotDependOnTheBuild) {
   if (!all[3].built) {
     EXPECT_FALSE(all[3].available);
     EXPECT_EQ(all[3].unavailable_reason, "not built with gRPC");
+  }
+  EXPECT_EQ(all[4].built, static_cast<bool>(CROSSGRAD_WITH_LIBTORCH));
+  if (!all[4].built) {
+    EXPECT_FALSE(all[4].available);
+    EXPECT_EQ(all[4].unavailable_reason, "not built with LibTorch");
   }
   for (const BackendInfo &b : all) {
     EXPECT_EQ(b.available, b.unavailable_reason.empty()) << b.name;
