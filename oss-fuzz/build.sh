@@ -30,7 +30,9 @@ case ${SANITIZER:-} in
   *) flavour=$SANITIZER ;;
 esac
 
-cmake -S "$project" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCROSSGRAD_FUZZ_FLAVOUR="$flavour" \
+# OSS-Fuzz's images have no libtorch: LibTorch is off (its scenarios are not applicable there), stated
+# rather than left to AUTO so an image that happened to carry Torch's CMake package changes nothing.
+cmake -S "$project" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCROSSGRAD_FUZZ_FLAVOUR="$flavour" -DCROSSGRAD_LIBTORCH=OFF \
   -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
   -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
   -DCROSSGRAD_BUILD_FUZZERS=ON -DCROSSGRAD_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
