@@ -6,8 +6,10 @@
 // the build]). It was byte % 3 before Remote was appended and byte % 4 before LibTorch was, so a
 // fuzzer-found file with a byte >= 4 written before LibTorch now names another backend; the writer,
 // and so every seed, writes the index itself. When LibTorch was appended every file under corpus/
-// was decoded before and after (fuzz_repro --describe at f5f0aff and after) and none changed
-// meaning (the files with a byte >= 4 would have been re-encoded by the old writer).
+// (3,952) was decoded before and after (fuzz_repro --describe at f5f0aff and after): 62 decoded to
+// another scenario; 60 of them were re-encoded, each backend byte b replaced by b % 4 (what the old
+// writer writes), and now decode as before; two grad_replace_fuzzer files (6ba0f414..., 75d6b021...)
+// could not be re-encoded that way and now hold other scenarios.
 // The writer writes the registry index itself, so a written file keeps its meaning when a backend
 // is appended (see Note [One schema, two directions]). A backend with indexed devices (Cuda) is
 // followed by a device byte, device = byte % kDeviceChoices, so scenarios can name a second GPU.
