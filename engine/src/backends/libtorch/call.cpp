@@ -42,9 +42,64 @@ bool same_dtype(int32_t got, DType want) {
 
 }  // namespace
 
+// Note [Empty LibTorch tensors stay in the engine]
+// A tensor without elements has no handle (LibTorchTensor::handle is null): crossgrad allows a shape
+// like [2^40, 2^40, 0], which ATen cannot even describe (its size arithmetic overflows), and such a
+// tensor has no data to keep. An op whose result is empty never reaches the plugin; the few whose
+// result is not empty although an operand is (sums and means, matmul with k = 0, cat, select_assign
+// with no index) are computed without that operand.
+namespace {
+
+bool is_empty(const LibTorchTensor* t) { return t->handle == nullptr; }
+
+// The value NdArray's loop gives a sum (0) or a mean (0 / 0, computed at run time so that the NaN
+// has the bits the hardware gives, as NdArray's does) of no elements.
+double empty_reduction(OpId op) {
+  volatile double zero = 0.0;
+  const bool mean = op == OpId::float_mean || op == OpId::float_mean_dim;
+  return mean ? zero / zero : zero;
+}
+
+LibTorchTensor filled(const Shape& shape, double value, DType dtype) {
+  return LibTorch::float_full(shape, value, dtype, Device::cpu());
+}
+
+// A non-empty result with an empty operand (Note [Empty LibTorch tensors stay in the engine]).
+LibTorchTensor run_with_empty_operand(const Call& call, const Shape& shape, DType dtype) {
+  const OpId op = static_cast<OpId>(call.op);
+  if (op == OpId::float_sum || op == OpId::float_mean || op == OpId::float_sum_dim || op == OpId::float_mean_dim) {
+    // Every output element reduces nothing.
+    return filled(shape, empty_reduction(op), dtype);
+  }
+  if (op == OpId::float_matmul) {
+    // k = 0: every output element is an empty dot product, exactly 0.
+    return filled(shape, 0.0, dtype);
+  }
+  if (op == OpId::float_cat) {
+    // Empty pieces add nothing; the result is not empty, so one piece is not.
+    Call rest = call;
+    rest.inputs.clear();
+    for (const LibTorchTensor* t : call.inputs) {
+      if (!is_empty(t)) rest.inputs.push_back(t);
+    }
+    return run(rest, shape, dtype);
+  }
+  if (op == OpId::float_select_assign && !is_empty(call.inputs[0])) {
+    // No index: nothing is added, the result is the receiver (tensors are never written in place).
+    return *call.inputs[0];
+  }
+  plugin_failed("op " + std::to_string(call.op), "an empty operand of a non-empty result");
+}
+
+}  // namespace
+
 LibTorchTensor run(const Call& call, Shape shape, DType dtype) {
   // tensor-too-large before ATen tries, as HostTensor::empty raises it on the host backends.
   checked_tensor_bytes(shape, dtype);
+  if (shape.num_elements() == 0) return LibTorchTensor{std::move(shape), dtype, nullptr};
+  for (const LibTorchTensor* t : call.inputs) {
+    if (is_empty(t)) return run_with_empty_operand(call, shape, dtype);
+  }
   const cg_aten_api& table = api();
   std::vector<cg_aten_tensor*> inputs;
   inputs.reserve(call.inputs.size());
@@ -66,6 +121,21 @@ LibTorchTensor run(const Call& call, Shape shape, DType dtype) {
   for (std::size_t d = 0; same && d < rank; ++d) same = static_cast<std::size_t>(dims[d]) == shape[d];
   if (!same) plugin_failed("op " + std::to_string(call.op), "result shape or dtype differs from the rules'");
   return LibTorchTensor{std::move(shape), dtype, std::move(handle)};
+}
+
+LibTorchTensor from_bytes(const void* bytes, std::size_t nbytes, Shape shape, DType dtype, std::string_view what) {
+  checked_tensor_bytes(shape, dtype);
+  if (shape.num_elements() == 0) return LibTorchTensor{std::move(shape), dtype, nullptr};
+  const cg_aten_api& table = api();
+  std::vector<int64_t> dims;
+  for (std::size_t d : shape.dims()) dims.push_back(static_cast<int64_t>(d));
+  cg_aten_tensor* out = nullptr;
+  char message[1024] = {};
+  if (table.from_bytes(dtype_code(dtype), dims.data(), dims.size(), bytes, nbytes, &out, message, sizeof message) !=
+      CG_ATEN_OK) {
+    plugin_failed(what, message);
+  }
+  return LibTorchTensor{std::move(shape), dtype, std::make_shared<LibTorchHandle>(&table, out)};
 }
 
 TensorData to_host(const LibTorchTensor& tensor) { return LibTorch::into_data(tensor); }

@@ -18,22 +18,13 @@ using libtorch::Call;
 LibTorchTensor LibTorch::from_data(const TensorData& data, const Device& device) {
   require_host_device(device, LibTorch::name);
   require_storable_dtype(data.dtype(), LibTorch::name);
-  checked_tensor_bytes(data.shape(), data.dtype());
-  const cg_aten_api& table = libtorch::api();
-  std::vector<int64_t> dims;
-  for (std::size_t d : data.shape().dims()) dims.push_back(static_cast<int64_t>(d));
-  cg_aten_tensor* out = nullptr;
-  char message[1024] = {};
-  if (table.from_bytes(libtorch::dtype_code(data.dtype()), dims.data(), dims.size(), data.bytes().data(),
-                       data.bytes().size(), &out, message, sizeof message) != CG_ATEN_OK) {
-    libtorch::plugin_failed("from_data", message);
-  }
-  return LibTorchTensor{data.shape(), data.dtype(), std::make_shared<LibTorchHandle>(&table, out)};
+  return libtorch::from_bytes(data.bytes().data(), data.bytes().size(), data.shape(), data.dtype(), "from_data");
 }
 
 TensorData LibTorch::into_data(const LibTorchTensor& tensor) {
-  const cg_aten_api& table = libtorch::api();
   std::vector<std::byte> bytes(checked_tensor_bytes(tensor.shape, tensor.dtype));
+  if (tensor.handle == nullptr) return TensorData::from_bytes(bytes, tensor.shape, tensor.dtype);  // no element
+  const cg_aten_api& table = libtorch::api();
   char message[1024] = {};
   if (table.to_bytes(tensor.handle->get(), bytes.data(), bytes.size(), message, sizeof message) != CG_ATEN_OK) {
     libtorch::plugin_failed("into_data", message);
@@ -80,17 +71,8 @@ LibTorch::Quantized LibTorch::quantize(const LibTorchTensor& tensor) {
     scale = quantization_scale(view);  // panics quantize-non-finite before anything is made
     for (std::size_t i = 0; i < n; ++i) q[i] = quantize_one(static_cast<double>(values[i]), scale);
   });
-  // from_data refuses QInt8 (not storable as a plain primitive), so the values go in as bytes directly.
-  const cg_aten_api& table = libtorch::api();
-  std::vector<int64_t> dims;
-  for (std::size_t d : tensor.shape.dims()) dims.push_back(static_cast<int64_t>(d));
-  cg_aten_tensor* out = nullptr;
-  char message[1024] = {};
-  if (table.from_bytes(CG_ATEN_QINT8, dims.data(), dims.size(), q.data(), q.size(), &out,
-                       message, sizeof message) != CG_ATEN_OK) {
-    libtorch::plugin_failed("quantize", message);
-  }
-  return Quantized{LibTorchTensor{tensor.shape, DType::QInt8, std::make_shared<LibTorchHandle>(&table, out)}, scale};
+  // QInt8 is not storable through from_data (a plain primitive), so the values go in as bytes.
+  return Quantized{libtorch::from_bytes(q.data(), q.size(), tensor.shape, DType::QInt8, "quantize"), scale};
 }
 
 LibTorchTensor LibTorch::dequantize(const Quantized& tensor) {

@@ -47,6 +47,9 @@ struct Call {
 LibTorchTensor run(const Call& call, Shape shape, DType dtype);
 inline int32_t op_code(OpId op) { return static_cast<int32_t>(op); }
 
+// A tensor holding a copy of `bytes` (row-major, `dtype`, `shape`).
+LibTorchTensor from_bytes(const void* bytes, std::size_t nbytes, Shape shape, DType dtype, std::string_view what);
+
 // The host copy of a tensor (index values, quantization).
 TensorData to_host(const LibTorchTensor& tensor);
 
