@@ -6,6 +6,7 @@
 
 #include <crossgrad/ops/op_list.hpp>
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,7 +34,27 @@ at::Scalar in_dtype(const at::Tensor& x, double s) {
   if (x.scalar_type() == at::kFloat) return at::Scalar(static_cast<double>(static_cast<float>(s)));
   return at::Scalar(s);
 }
-at::Tensor filled_like(const at::Tensor& x, double s) { return at::full_like(x, in_dtype(x, s)); }
+
+// Element by element with the C library's function, in the tensor's dtype. ATen's vectorized (Sleef)
+// exp, log1p and pow overflow before the true result does, far outside crossgrad's error bounds
+// (properties Boundary.* and ReferenceOps: exp(709.78271289338397) = inf where it is 1.797e308,
+// log1p(DBL_MAX) = inf where it is 709.78, (1.34e154)^2 = inf where it is 1.798e308).
+template <class F>
+at::Tensor map_libm(const at::Tensor& x, F f) {
+  const at::Tensor in = x.contiguous();
+  at::Tensor out = at::empty_like(in);
+  const int64_t n = in.numel();
+  if (in.scalar_type() == at::kFloat) {
+    const float* a = in.data_ptr<float>();
+    float* o = out.data_ptr<float>();
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+  } else {
+    const double* a = in.data_ptr<double>();
+    double* o = out.data_ptr<double>();
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+  }
+  return out;
+}
 
 // Sums accumulate in double whatever the dtype and round once to it (crossgrad's reduction rule;
 // ATen's F32 sum accumulates in float).
@@ -68,7 +89,7 @@ at::Tensor softmax_along(const at::Tensor& x, int64_t dim, bool log) {
   if (x.numel() == 0) return at::empty_like(x);  // nothing to compute, no panic (an empty dim too)
   const at::Tensor m = x.gather(dim, max_scan_index(x, dim));
   const at::Tensor shifted = x - m;
-  const at::Tensor e = at::exp(shifted);
+  const at::Tensor e = map_libm(shifted, [](auto v) { return std::exp(v); });
   const at::Tensor s = e.sum(dim, /*keepdim=*/true);
   return log ? shifted - at::log(s) : e / s;
 }
@@ -81,7 +102,7 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::float_div: return at::div(in(c, 0), in(c, 1));
     case OpId::float_matmul: return at::matmul(in(c, 0), in(c, 1));  // ranks >= 2 (checked)
     case OpId::float_neg: return at::neg(in(c, 0));
-    case OpId::float_exp: return at::exp(in(c, 0));
+    case OpId::float_exp: return map_libm(in(c, 0), [](auto v) { return std::exp(v); });
     case OpId::float_log: return at::log(in(c, 0));
     case OpId::float_sqrt: return at::sqrt(in(c, 0));
     case OpId::float_tanh: return at::tanh(in(c, 0));
@@ -93,15 +114,17 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::sigmoid: {
       // Below 0 as e / (1 + e): ATen's 1 / (1 + exp(-x)) flushes to +0 once exp(-x) overflows.
       const at::Tensor& x = in(c, 0);
-      const at::Tensor e = at::exp(x);
-      const at::Tensor pos = at::reciprocal(at::exp(-x) + 1);
+      const auto libm_exp = [](auto v) { return std::exp(v); };
+      const at::Tensor e = map_libm(x, libm_exp);
+      const at::Tensor pos = at::reciprocal(map_libm(-x, libm_exp) + 1);
       return at::where(x >= 0, pos, e / (e + 1));
     }
     case OpId::float_powf_scalar: {
-      // A full exponent tensor: pow(Tensor, Scalar) special-cases exponents (0.5 as sqrt gives
-      // sqrt(-0) = -0 and sqrt(-inf) = NaN where C's pow gives +0 and +inf).
-      const at::Tensor& x = in(c, 0);
-      return at::pow(x, filled_like(x, scalar(c, 0)));
+      // C's pow with the exponent rounded to the dtype: ATen's pow(Tensor, Scalar) special-cases
+      // exponents (0.5 as sqrt gives sqrt(-0) = -0, sqrt(-inf) = NaN where pow gives +0, +inf), and
+      // its vectorized pow overflows early (map_libm).
+      const double e = scalar(c, 0);
+      return map_libm(in(c, 0), [e](auto v) { return std::pow(v, static_cast<decltype(v)>(e)); });
     }
     case OpId::float_add_scalar: return at::add(in(c, 0), in_dtype(in(c, 0), scalar(c, 0)));
     case OpId::float_mul_scalar: return at::mul(in(c, 0), in_dtype(in(c, 0), scalar(c, 0)));
@@ -159,7 +182,7 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::float_expand: return in(c, 0).expand(ints(c));
     case OpId::softmax: return softmax_along(in(c, 0), integer(c, 0), false);
     case OpId::log_softmax: return softmax_along(in(c, 0), integer(c, 0), true);
-    case OpId::float_log1p: return at::log1p(in(c, 0));
+    case OpId::float_log1p: return map_libm(in(c, 0), [](auto v) { return std::log1p(v); });
   }
   throw std::invalid_argument("unknown op code");
 }
