@@ -8,8 +8,10 @@
 // and so every seed, writes the index itself. When LibTorch was appended every file under corpus/
 // (3,952) was decoded before and after (fuzz_repro --describe at f5f0aff and after): 62 decoded to
 // another scenario; 60 of them were re-encoded, each backend byte b replaced by b % 4 (what the old
-// writer writes), and now decode as before; two grad_replace_fuzzer files (6ba0f414..., 75d6b021...)
-// could not be re-encoded that way and now hold other scenarios.
+// writer writes), and now decode as before. Two grad_replace_fuzzer files (6ba0f414..., 75d6b021...)
+// still decoded to other scenarios after that byte-by-byte mending; they were replaced by
+// their canonical encodings written by the old build (`fuzz_repro --canonical DIR`: encode(decode)),
+// 67225dac... and 9cddcad..., which describe the same scenarios under both decoders.
 // The writer writes the registry index itself, so a written file keeps its meaning when a backend
 // is appended (see Note [One schema, two directions]). A backend with indexed devices (Cuda) is
 // followed by a device byte, device = byte % kDeviceChoices, so scenarios can name a second GPU.
