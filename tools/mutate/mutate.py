@@ -108,7 +108,11 @@ def scope_files(scope):
 
 def libclang_args(compile_db):
     entries = json.load(open(compile_db))
-    engine = [e for e in entries if "/engine/src/" in e["file"]]
+    # The engine archive's own flags: other targets compile engine sources too (the LibTorch
+    # plugin, src/backends/libtorch/aten/, without engine/src on its include path).
+    def of_engine(e):
+        return "/engine/src/" in e["file"] and "crossgrad_engine.dir" in e.get("output", e.get("command", ""))
+    engine = [e for e in entries if of_engine(e)] or [e for e in entries if "/engine/src/" in e["file"]]
     oracle = [e for e in entries if "/oracle/src/" in e["file"]]
     return {"engine": sites.compile_args(engine[0], REPO),
             "oracle": sites.compile_args((oracle or engine)[0], REPO)}
