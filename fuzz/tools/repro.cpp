@@ -74,6 +74,10 @@ int main(int argc, char **argv) {
       return 2;
     }
     std::ifstream in(f, std::ios::binary);
+    if (!in) {  // not an empty input: an empty input is a scenario of its own
+      std::fprintf(stderr, "fuzz_repro: cannot read %s\n", f.string().c_str());
+      return 2;
+    }
     const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::printf("== %s (%s, %zu bytes)\n%s\n", f.string().c_str(), std::string(t->name).c_str(), bytes.size(),
                 t->describe(bytes).c_str());

@@ -20,7 +20,7 @@ class AutodiffRules : public ::testing::Test {
     return got ? Dispatch::float_into_data(*got).to_f64() : std::vector<double>{};
   }
 };
-TYPED_TEST_SUITE(AutodiffRules, AllBackendTypes);
+TYPED_TEST_SUITE(AutodiffRules, AllBackendTypes, BackendTestName);
 
 void expect_near_all(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-12) {
   ASSERT_EQ(got.size(), want.size());

@@ -11,7 +11,7 @@ class BackendData : public ::testing::Test {
  protected:
   void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
 };
-TYPED_TEST_SUITE(BackendData, AllBackendTypes);
+TYPED_TEST_SUITE(BackendData, AllBackendTypes, BackendTestName);
 
 TYPED_TEST(BackendData, RoundTripsEveryStoredDtype) {
   using B = TypeParam;

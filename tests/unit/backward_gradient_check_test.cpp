@@ -48,7 +48,7 @@ class BackwardGradientCheck : public ::testing::Test {
            "]: a gradient must have its input's shape, dtype, device and backend.";
   }
 };
-TYPED_TEST_SUITE(BackwardGradientCheck, AllBackendTypes);
+TYPED_TEST_SUITE(BackwardGradientCheck, AllBackendTypes, BackendTestName);
 
 TYPED_TEST(BackwardGradientCheck, AFittingGradientIsStored) {
   using B = TypeParam;

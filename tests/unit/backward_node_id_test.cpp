@@ -32,7 +32,7 @@ class BackwardNodeIds : public ::testing::Test {
     return got ? Dispatch::float_into_data(*got).to_f64() : std::vector<double>{};
   }
 };
-TYPED_TEST_SUITE(BackwardNodeIds, AllBackendTypes);
+TYPED_TEST_SUITE(BackwardNodeIds, AllBackendTypes, BackendTestName);
 
 TYPED_TEST(BackwardNodeIds, TwoLeavesSharingAnIdAreRefused) {
   const NodeId id = next_node_id();

@@ -266,7 +266,7 @@ class CrossBackendAutodiff : public ::testing::Test {
     SKIP_IF_UNAVAILABLE(PartnerOf<B>);
   }
 };
-TYPED_TEST_SUITE(CrossBackendAutodiff, AllBackendTypes);
+TYPED_TEST_SUITE(CrossBackendAutodiff, AllBackendTypes, BackendTestName);
 
 TYPED_TEST(CrossBackendAutodiff, ValueMovesBitForBit) { check_value_moves_bit_for_bit<TypeParam, PartnerOf<TypeParam>>(); }
 TYPED_TEST(CrossBackendAutodiff, GradientsLandOnEachLeafsBackend) {

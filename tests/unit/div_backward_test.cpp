@@ -33,7 +33,7 @@ class DivBackward : public ::testing::Test {
     return got ? Dispatch::float_into_data(*got).to_f64().at(0) : std::nan("");
   }
 };
-TYPED_TEST_SUITE(DivBackward, AllBackendTypes);
+TYPED_TEST_SUITE(DivBackward, AllBackendTypes, BackendTestName);
 
 // -a / b^2, exact where long double holds it, rounded once to the dtype.
 double exact_divisor_gradient(double a, double b, DType dtype) {

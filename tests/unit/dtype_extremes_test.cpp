@@ -139,7 +139,7 @@ class DtypeExtremesOnBackend : public ::testing::Test {
  protected:
   void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
 };
-TYPED_TEST_SUITE(DtypeExtremesOnBackend, AllBackendTypes);
+TYPED_TEST_SUITE(DtypeExtremesOnBackend, AllBackendTypes, BackendTestName);
 
 // from_data then into_data gives the same bytes (NaN payloads, signalling NaNs, -0, subnormals),
 // at a small size and at one past two element-wise grains (where a backend may split a copy).

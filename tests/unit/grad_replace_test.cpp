@@ -25,7 +25,7 @@ class GradReplace : public ::testing::Test {
   DispatchTensor x;
   Gradients grads;
 };
-TYPED_TEST_SUITE(GradReplace, AllBackendTypes);
+TYPED_TEST_SUITE(GradReplace, AllBackendTypes, BackendTestName);
 
 TYPED_TEST(GradReplace, SameBackendReplacesNeverAccumulates) {
   using B = TypeParam;

@@ -37,7 +37,7 @@ class IndexingBackward : public ::testing::Test {
     return got ? Dispatch::float_into_data(*got).to_f64() : std::vector<double>{};
   }
 };
-TYPED_TEST_SUITE(IndexingBackward, AllBackendTypes);
+TYPED_TEST_SUITE(IndexingBackward, AllBackendTypes, BackendTestName);
 
 TYPED_TEST(IndexingBackward, MaxDimSplitsTheGradientAmongTiedMaxima) {
   const DispatchTensor x = this->leaf({1, 3, 3, 2, 2, 2}, Shape{2, 3});

@@ -29,7 +29,7 @@ class MaskedGradientSign : public ::testing::Test {
     return got ? Dispatch::float_into_data(*got).to_f64() : std::vector<double>{};
   }
 };
-TYPED_TEST_SUITE(MaskedGradientSign, AllBackendTypes);
+TYPED_TEST_SUITE(MaskedGradientSign, AllBackendTypes, BackendTestName);
 
 void expect_bits(const std::vector<double>& got, const std::vector<double>& want, const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;

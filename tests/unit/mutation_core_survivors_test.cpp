@@ -34,7 +34,7 @@ class MutationCoreAbsBackward : public ::testing::Test {
  protected:
   void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
 };
-TYPED_TEST_SUITE(MutationCoreAbsBackward, AllBackendTypes);
+TYPED_TEST_SUITE(MutationCoreAbsBackward, AllBackendTypes, BackendTestName);
 
 TYPED_TEST(MutationCoreAbsBackward, GradientIsTheSignForSmallMagnitudesAndZeroAtZero) {
   using B = TypeParam;

@@ -51,7 +51,7 @@ class PowfBackward : public ::testing::Test {
     return got ? Dispatch::float_into_data(*got).to_f64() : std::vector<double>{};
   }
 };
-TYPED_TEST_SUITE(PowfBackward, AllBackendTypes);
+TYPED_TEST_SUITE(PowfBackward, AllBackendTypes, BackendTestName);
 
 void expect_value(double got, double want, DType dtype, const std::string& where) {
   if (std::isinf(want) || want == 0) {

@@ -42,7 +42,7 @@ class QuantizeExtremes : public ::testing::Test {
     return B::into_data(B::dequantize(q)).to_f32();
   }
 };
-TYPED_TEST_SUITE(QuantizeExtremes, AllBackendTypes);
+TYPED_TEST_SUITE(QuantizeExtremes, AllBackendTypes, BackendTestName);
 
 TYPED_TEST(QuantizeExtremes, LargestMagnitudeIs127TimesF32Max) {
   // max |x| = 127 * FLT_MAX: scale FLT_MAX; L / FLT_MAX = 127, FLT_MAX / FLT_MAX = 1, -0.5 rounds

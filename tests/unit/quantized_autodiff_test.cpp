@@ -46,7 +46,7 @@ class QuantizedAutodiff : public ::testing::Test {
   }
   DispatchTensor x, q, plain_q;
 };
-TYPED_TEST_SUITE(QuantizedAutodiff, AllBackendTypes);
+TYPED_TEST_SUITE(QuantizedAutodiff, AllBackendTypes, BackendTestName);
 
 TYPED_TEST(QuantizedAutodiff, QuantizeOfATrackedTensorIsAutodiffOfAQuantizedPrimitive) {
   EXPECT_EQ(debug(this->q.kind), "Autodiff(" + this->quantized_debug() + ")");

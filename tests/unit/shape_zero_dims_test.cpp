@@ -82,7 +82,7 @@ class ShapeZeroDimsOps : public ::testing::Test {
     return Dispatch::float_from_data(TensorData::from_f32({}, s), device);
   }
 };
-TYPED_TEST_SUITE(ShapeZeroDimsOps, AllBackendTypes);
+TYPED_TEST_SUITE(ShapeZeroDimsOps, AllBackendTypes, BackendTestName);
 
 TYPED_TEST(ShapeZeroDimsOps, OpsOnEmptyTensorsWithHugeDims) {
   const DispatchDevice dev = plain_device<TypeParam>();

@@ -43,6 +43,16 @@ template <class... Bs>
 using GTestTypesOf = ::testing::Types<Bs...>;
 using AllBackendTypes = AllBackends::apply<GTestTypesOf>;
 
+// Typed tests are named after their backend (GradReplace/LibTorch.Same...), not its position in the
+// list: ctest runs the LibTorch instances as one process (tests/CMakeLists.txt, Note [One process
+// for the LibTorch unit tests]), which selects them by that name.
+struct BackendTestName {
+  template <class B>
+  static std::string GetName(int) {
+    return std::string(B::name);
+  }
+};
+
 // Where the device should be usable but is not, a failure with the reason instead (for Cuda:
 // Note [Cuda test gate] in crossgrad/backends/cuda_testing.hpp).
 template <class B>
