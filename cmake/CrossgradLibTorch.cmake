@@ -9,6 +9,10 @@
 # LibTorch backend's ATen side and of the PyTorch oracle include ATen, and nothing else links
 # libtorch directly: every test, fuzzer and consumer of the installed package that never touches
 # LibTorch pays nothing for it.
+#
+# The clang presets (fuzz, fuzz-fast, coverage) set OFF: libtorch 1.13's headers do not compile with
+# clang 16 in C++20 mode (c10::IValue is incomplete inside std::vector), and the plugin includes the
+# registry's C++20 headers.
 set(CROSSGRAD_LIBTORCH "AUTO" CACHE STRING "Build the LibTorch backend: AUTO (when Torch is found), ON, OFF")
 set(CROSSGRAD_WITH_LIBTORCH 0)
 if(NOT CROSSGRAD_LIBTORCH STREQUAL "OFF")

@@ -248,7 +248,7 @@ TEST_F(RemoteOps, DevicesPastTheConfiguredServersAreUnavailable) {
   ASSERT_TRUE(caught.has_value());
   EXPECT_EQ(caught->message, "Device Remote(0) of backend Flex is not available: Flex runs on the CPU only.");
   const std::vector<BackendInfo> all = registered_backends();
-  ASSERT_EQ(all.size(), 4u);
+  ASSERT_EQ(all.size(), 5u);  // NdArray, Flex, Cuda, Remote, LibTorch
   EXPECT_EQ(all[3].name, "Remote");
   EXPECT_TRUE(all[3].available);
   EXPECT_EQ(all[3].device_count, 1u);
