@@ -9,8 +9,12 @@
 // MPFR, is recomputed by the libm call the portable table makes (the lanes "stand" otherwise):
 // SLEEF's log1p flushes subnormal arguments to 0 and returns +inf above 1e38 (F32) / 1e307 (F64),
 // where log1p(FLT_MAX) = 88.72; its subnormal results come from a rounded-twice 2^k scaling; and
-// NaN, infinities and zeros are left to libm, so docs/OPS.md's edges (log(-0) = -inf,
-// log(x < 0) = NaN, tanh(±0) = ±0, pow's C99 special cases, sigmoid(±inf)) are glibc's exactly.
+// NaN arguments, +inf and (but for log1p and tanh, where SLEEF keeps their sign) ±0 are left to
+// libm, so docs/OPS.md's edges (log(-0) = -inf, tanh(±0) = ±0, pow's C99 special cases,
+// sigmoid(±inf)) are glibc's exactly. The NaN results of a negative argument (log, log1p below
+// -1, pow of a negative base with a non-integer exponent) stay in the vector: SLEEF's NaN is
+// +NaN where glibc's is -NaN, and NaN compares as a class (docs/OPS.md "Op semantics"). These
+// matter for speed: data in [-1, 1] would otherwise send half of log's lanes to libm.
 // A partial vector at the end of a range runs through a zero-padded block, so an element's result
 // depends on its value alone, not on how a range was split between threads.
 //
@@ -64,6 +68,8 @@ FLEX_AVX2 inline __m256 ge(__m256 a, __m256 b) { return _mm256_cmp_ps(a, b, _CMP
 FLEX_AVX2 inline __m256d ge(__m256d a, __m256d b) { return _mm256_cmp_pd(a, b, _CMP_GE_OQ); }
 FLEX_AVX2 inline __m256 le(__m256 a, __m256 b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
 FLEX_AVX2 inline __m256d le(__m256d a, __m256d b) { return _mm256_cmp_pd(a, b, _CMP_LE_OQ); }
+FLEX_AVX2 inline __m256 lt(__m256 a, __m256 b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+FLEX_AVX2 inline __m256d lt(__m256d a, __m256d b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
 FLEX_AVX2 inline __m256 gt(__m256 a, __m256 b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
 FLEX_AVX2 inline __m256d gt(__m256d a, __m256d b) { return _mm256_cmp_pd(a, b, _CMP_GT_OQ); }
 FLEX_AVX2 inline __m256 eq(__m256 a, __m256 b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
@@ -152,23 +158,26 @@ struct Exp {
   T scalar(T x) const { return std::exp(x); }
 };
 
-// log: stands on positive normal finite arguments; 0, negatives, subnormals, inf, NaN go to libm.
+// log: stands on positive normal finite arguments and below 0 (SLEEF's NaN, -inf included);
+// ±0, positive subnormals, +inf and NaN go to libm.
 template <class T>
 struct Log {
   using reg = typename Lanes<T>::reg;
   FLEX_AVX2 reg value(reg x) const { return sleef_log(x); }
-  FLEX_AVX2 reg stands(reg x, reg) const { return normal_magnitude<T>(x); }
+  FLEX_AVX2 reg stands(reg x, reg) const { return or_(normal_magnitude<T>(x), lt(x, set1(T(0)))); }
   T scalar(T x) const { return std::log(x); }
 };
 
-// log1p: stands on (-1, log1p_hi] with a normal magnitude, and on ±0 (SLEEF keeps the sign).
+// log1p: stands on (-1, log1p_hi] with a normal magnitude, on ±0 (SLEEF keeps the sign) and
+// below -1 (SLEEF's NaN, -inf included); -1, subnormals, the huge and NaN go to libm.
 template <class T>
 struct Log1p {
   using reg = typename Lanes<T>::reg;
   FLEX_AVX2 reg value(reg x) const { return sleef_log1p(x); }
   FLEX_AVX2 reg stands(reg x, reg) const {
     const reg in_domain = and_(gt(x, set1(T(-1))), le(x, set1(Lanes<T>::log1p_hi)));
-    return or_(and_(in_domain, ge(abs_of<T>(x), set1(std::numeric_limits<T>::min()))), eq(x, set1(T(0))));
+    const reg normal_or_zero = or_(ge(abs_of<T>(x), set1(std::numeric_limits<T>::min())), eq(x, set1(T(0))));
+    return or_(and_(in_domain, normal_or_zero), lt(x, set1(T(-1))));
   }
   T scalar(T x) const { return std::log1p(x); }
 };
@@ -198,9 +207,10 @@ struct Sigmoid {
   T scalar(T x) const { return sigmoid_one(x); }
 };
 
-// pow(x, p) for one finite p: SLEEF on |x|, negated for a negative x when p is an odd integer.
-// Stands where |x| and the result are normal and finite and x > 0 or p is an integer; NaN results
-// (x < 0, p not an integer), zeros, infinities and subnormals go to std::pow and its C99 cases.
+// pow(x, p) for one finite p: SLEEF on |x|, negated for a negative x when p is an odd integer, NaN
+// for a negative x when p is not an integer. Stands where |x| is normal and finite and the result
+// is normal and finite or that NaN; zeros, infinities, NaN arguments and subnormal arguments or
+// results go to std::pow and its C99 cases.
 template <class T>
 struct Pow {
   using reg = typename Lanes<T>::reg;
@@ -211,11 +221,13 @@ struct Pow {
         p_odd(p_integer && std::fmod(exponent, T(2)) != 0) {}
   FLEX_AVX2 reg value(reg x) const {
     const reg y = sleef_pow(abs_of<T>(x), set1(p));
-    return p_odd ? xor_(y, and_(x, set1(T(-0.0)))) : y;
+    if (p_odd) return xor_(y, and_(x, set1(T(-0.0))));
+    if (!p_integer) return select(lt(x, set1(T(0))), set1(std::numeric_limits<T>::quiet_NaN()), y);
+    return y;
   }
   FLEX_AVX2 reg stands(reg x, reg y) const {
-    const reg sign_ok = p_integer ? eq(x, x) : gt(x, set1(T(0)));  // eq(x, x): every non-NaN lane
-    return and_(and_(normal_magnitude<T>(abs_of<T>(x)), normal_magnitude<T>(abs_of<T>(y))), sign_ok);
+    const reg result_ok = normal_magnitude<T>(abs_of<T>(y));
+    return and_(normal_magnitude<T>(abs_of<T>(x)), p_integer ? result_ok : or_(result_ok, lt(x, set1(T(0)))));
   }
   T scalar(T x) const { return std::pow(x, p); }
 };
