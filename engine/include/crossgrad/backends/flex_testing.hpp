@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <type_traits>
 
 namespace crossgrad::backends::flex {
 
@@ -25,6 +26,16 @@ void parallel_for(std::size_t tasks, const std::function<void(std::size_t)>& bod
 // body(begin, end) on each; serial when n < 2 * grain (Note [Flex tuning] has the exact rule).
 void parallel_range(std::size_t n, std::size_t grain,
                     const std::function<void(std::size_t, std::size_t)>& body);
+
+// The same for any callable, which every caller passes (a lambda): wrapped by reference, so the
+// std::function holds one pointer in its own storage. A lambda capturing more than 16 bytes (the
+// element-wise ops capture the kernel and three pointers) would otherwise be copied to the heap:
+// a malloc and a free on every op, a tenth of a 1K-element add (docs/PERFORMANCE.md, issue 39).
+template <class Body>
+  requires(!std::is_same_v<std::remove_cvref_t<Body>, std::function<void(std::size_t, std::size_t)>>)
+void parallel_range(std::size_t n, std::size_t grain, Body&& body) {
+  parallel_range(n, grain, std::function<void(std::size_t, std::size_t)>(std::ref(body)));
+}
 
 // ---- the kernel table (kernels.cpp, kernels_portable.cpp, kernels_avx2.cpp) ---------------------
 // Every kernel computes each element with the same IEEE operation in the same dtype as the plain
