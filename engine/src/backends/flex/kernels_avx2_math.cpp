@@ -19,7 +19,8 @@
 // depends on its value alone, not on how a range was split between threads.
 //
 // The kernels are written once for float and double over the overloads below; each carries its
-// op's bound from kMathUlps (flex_testing.hpp), the oracle's, in a static_assert.
+// op's bound from kMathUlps (flex_testing.hpp), the oracle's, in a static_assert. SLEEF itself is
+// called through sleef_shim.cpp, one vector at a time through memory (that file says why).
 // Without SLEEF (or off x86) the AVX2 table takes the portable table's libm loops.
 #include "kernels.hpp"
 #include "scalar_ops.hpp"
@@ -29,7 +30,7 @@
 #include <limits>
 
 #if defined(__x86_64__) && defined(CROSSGRAD_FLEX_SLEEF)
-#include "sleef_avx2.hpp"
+#include "sleef_shim.hpp"
 
 #include <immintrin.h>
 #define FLEX_AVX2 __attribute__((target("avx2,fma")))
@@ -85,16 +86,37 @@ FLEX_AVX2 inline __m256d sqrt_of(__m256d a) { return _mm256_sqrt_pd(a); }
 FLEX_AVX2 inline __m256 div(__m256 a, __m256 b) { return _mm256_div_ps(a, b); }
 FLEX_AVX2 inline __m256d div(__m256d a, __m256d b) { return _mm256_div_pd(a, b); }
 
-FLEX_AVX2 inline __m256 sleef_exp(__m256 x) { return Sleef_expf8_u10avx2(x); }
-FLEX_AVX2 inline __m256d sleef_exp(__m256d x) { return Sleef_expd4_u10avx2(x); }
-FLEX_AVX2 inline __m256 sleef_log(__m256 x) { return Sleef_logf8_u10avx2(x); }
-FLEX_AVX2 inline __m256d sleef_log(__m256d x) { return Sleef_logd4_u10avx2(x); }
-FLEX_AVX2 inline __m256 sleef_log1p(__m256 x) { return Sleef_log1pf8_u10avx2(x); }
-FLEX_AVX2 inline __m256d sleef_log1p(__m256d x) { return Sleef_log1pd4_u10avx2(x); }
-FLEX_AVX2 inline __m256 sleef_tanh(__m256 x) { return Sleef_tanhf8_u10avx2(x); }
-FLEX_AVX2 inline __m256d sleef_tanh(__m256d x) { return Sleef_tanhd4_u10avx2(x); }
-FLEX_AVX2 inline __m256 sleef_pow(__m256 x, __m256 p) { return Sleef_powf8_u10avx2(x, p); }
-FLEX_AVX2 inline __m256d sleef_pow(__m256d x, __m256d p) { return Sleef_powd4_u10avx2(x, p); }
+// SLEEF through sleef_shim.cpp: the vector goes by memory (that file says why).
+#define FLEX_SLEEF_1(name, f8, f4)                                                                   \
+  FLEX_AVX2 inline __m256 name(__m256 x) {                                                           \
+    alignas(32) float b[8];                                                                          \
+    _mm256_store_ps(b, x);                                                                           \
+    sleef::f8(b, b);                                                                                 \
+    return _mm256_load_ps(b);                                                                        \
+  }                                                                                                  \
+  FLEX_AVX2 inline __m256d name(__m256d x) {                                                         \
+    alignas(32) double b[4];                                                                         \
+    _mm256_store_pd(b, x);                                                                           \
+    sleef::f4(b, b);                                                                                 \
+    return _mm256_load_pd(b);                                                                        \
+  }
+FLEX_SLEEF_1(sleef_exp, exp8, exp4)
+FLEX_SLEEF_1(sleef_log, log8, log4)
+FLEX_SLEEF_1(sleef_log1p, log1p8, log1p4)
+FLEX_SLEEF_1(sleef_tanh, tanh8, tanh4)
+#undef FLEX_SLEEF_1
+FLEX_AVX2 inline __m256 sleef_pow(__m256 x, float p) {
+  alignas(32) float b[8];
+  _mm256_store_ps(b, x);
+  sleef::pow8(b, p, b);
+  return _mm256_load_ps(b);
+}
+FLEX_AVX2 inline __m256d sleef_pow(__m256d x, double p) {
+  alignas(32) double b[4];
+  _mm256_store_pd(b, x);
+  sleef::pow4(b, p, b);
+  return _mm256_load_pd(b);
+}
 
 template <class T> struct Lanes;
 template <> struct Lanes<float> {
@@ -235,7 +257,7 @@ struct Pow {
     if (p == T(2)) return mul(a, a);
     if (p == T(0.5)) return sqrt_of(a);
     if (p == T(-1)) return div(set1(T(1)), a);
-    return sleef_pow(a, set1(p));
+    return sleef_pow(a, p);
   }
   FLEX_AVX2 reg stands(reg x, reg y) const {
     const reg result_ok = normal_magnitude<T>(abs_of<T>(y));
