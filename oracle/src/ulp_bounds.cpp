@@ -19,23 +19,25 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_add_scalar:  // x + s with s rounded to the dtype first (docs/OPS.md "Scalar arguments")
     case OpId::float_mul_scalar:
       return UlpBound{0, 0};
-    // glibc: exp/expf within 1 ulp, Flex's vectorised expf within 1 ulp; CUDA expf 2 ulp, exp 1 ulp.
+    // glibc: exp/expf within 1 ulp, Flex's vectorised expf within 1 ulp, SLEEF's expd4_u10 (Flex's AVX2
+    // F64) 1.0 ulp; CUDA expf 2 ulp, exp 1 ulp.
     case OpId::float_exp:
       return UlpBound{2, 1};
-    // glibc log/logf within 1 ulp; CUDA logf 1 ulp, log 1 ulp.
+    // glibc log/logf within 1 ulp, SLEEF log_u10 (Flex's AVX2 table) 1.0 ulp; CUDA logf 1 ulp, log 1 ulp.
     case OpId::float_log:
       return UlpBound{1, 1};
-    // glibc log1p/log1pf within 1 ulp, also for tiny x (no cancellation in 1 + x); CUDA log1pf 1 ulp, log1p 1 ulp.
+    // glibc log1p/log1pf within 1 ulp, also for tiny x (no cancellation in 1 + x), SLEEF log1p_u10 1.0 ulp
+    // (Flex sends its subnormal and huge arguments to glibc); CUDA log1pf 1 ulp, log1p 1 ulp.
     case OpId::float_log1p:
       return UlpBound{1, 1};
-    // glibc tanh/tanhf within 2 ulp; CUDA tanhf 2 ulp, tanh 1 ulp.
+    // glibc tanh/tanhf within 2 ulp, SLEEF tanh_u10 1.0001 ulp; CUDA tanhf 2 ulp, tanh 1 ulp.
     case OpId::float_tanh:
       return UlpBound{2, 2};
     // Composed of exp (its bound), 1 + e and a division (half an ulp each): e / (1 + e) below 0,
     // 1 / (1 + exp(-x)) from 0 (docs/OPS.md "sigmoid at the ends of its range").
     case OpId::sigmoid:
       return UlpBound{4, 3};
-    // glibc pow/powf within 1 ulp; CUDA powf 4 ulp, pow 2 ulp. The exponent is rounded to the dtype
+    // glibc pow/powf within 1 ulp, SLEEF pow_u10 1.0 ulp; CUDA powf 4 ulp, pow 2 ulp. The exponent is rounded to the dtype
     // first (docs/OPS.md "Scalar arguments"), and the reference takes the rounded exponent too.
     case OpId::float_powf_scalar:
       return UlpBound{4, 2};

@@ -90,6 +90,22 @@ TEST(HostBuffer, ReleasedLargeBufferIsReused) {
   EXPECT_EQ(host_buffer_cache().stats().blocks, before.blocks);
 }
 
+// Note [Small blocks are reused per thread]: a small buffer's block (bytes and control block)
+// goes back to its thread's table and comes back for the next buffer of that size there.
+TEST(HostBuffer, ReleasedSmallBufferIsReusedOnItsThread) {
+  const std::byte* first = nullptr;
+  {
+    const HostBuffer b = HostBuffer::allocate({1500}, DType::F32);
+    first = b.data();
+  }
+  const HostBuffer again = HostBuffer::allocate({1500}, DType::F32);
+  EXPECT_EQ(again.data(), first) << "the released small block was not handed out again";
+  const HostBuffer other = HostBuffer::allocate({1500}, DType::F32);
+  EXPECT_NE(other.data(), again.data());
+  const HostBuffer tiny = HostBuffer::allocate({3}, DType::F32);  // under 1 KiB: glibc's own cache
+  EXPECT_NE(tiny.data(), nullptr);
+}
+
 TEST(HostBuffer, AReusedBlockIsNeverSmallerThanTheRequest) {
   // Sizes 4 KiB apart, released, then asked for again in the other order and a little larger:
   // whatever released block a request gets must be at least as large as the request.
@@ -233,6 +249,21 @@ TEST(HostBufferDeathTest, UseOfAReleasedCachedBufferIsAnAsanReport) {
           stale[0] = std::byte{1};
         }
         stale[100] = std::byte{2};  // the buffer went back to the cache
+      },
+      "use-after-poison");
+}
+
+TEST(HostBufferDeathTest, UseOfAReleasedSmallBufferIsAnAsanReport) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        volatile std::byte* stale = nullptr;
+        {
+          const HostBuffer b = HostBuffer::allocate({1700}, DType::F32);
+          stale = b.data();
+          stale[0] = std::byte{1};
+        }
+        stale[100] = std::byte{2};  // the block went back to this thread's table
       },
       "use-after-poison");
 }

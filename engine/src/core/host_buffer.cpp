@@ -1,6 +1,8 @@
 #include <crossgrad/core/host_buffer.hpp>
 #include <crossgrad/core/panic.hpp>
 
+#include "small_blocks.hpp"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -241,7 +243,8 @@ HostBuffer HostBuffer::allocate(const Shape& shape, DType dtype) {
     std::size_t space = capacity + kHostBufferAlign - 1;
     std::shared_ptr<std::byte[]> block;
     try {
-      block = std::make_shared_for_overwrite<std::byte[]>(space);
+      // Note [Small blocks are reused per thread]
+      block = std::allocate_shared_for_overwrite<std::byte[]>(SmallBlockAllocator<std::byte>{}, space);
     } catch (const std::bad_alloc&) {
       panic_could_not_allocate(shape, dtype, bytes);
     }

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <type_traits>
 
 namespace crossgrad::backends::flex {
 
@@ -25,6 +26,16 @@ void parallel_for(std::size_t tasks, const std::function<void(std::size_t)>& bod
 // body(begin, end) on each; serial when n < 2 * grain (Note [Flex tuning] has the exact rule).
 void parallel_range(std::size_t n, std::size_t grain,
                     const std::function<void(std::size_t, std::size_t)>& body);
+
+// The same for any callable, which every caller passes (a lambda): wrapped by reference, so the
+// std::function holds one pointer in its own storage. A lambda capturing more than 16 bytes (the
+// element-wise ops capture the kernel and three pointers) would otherwise be copied to the heap:
+// a malloc and a free on every op, a tenth of a 1K-element add (docs/PERFORMANCE.md, issue 39).
+template <class Body>
+  requires(!std::is_same_v<std::remove_cvref_t<Body>, std::function<void(std::size_t, std::size_t)>>)
+void parallel_range(std::size_t n, std::size_t grain, Body&& body) {
+  parallel_range(n, grain, std::function<void(std::size_t, std::size_t)>(std::ref(body)));
+}
 
 // ---- the kernel table (kernels.cpp, kernels_portable.cpp, kernels_avx2.cpp) ---------------------
 // Every kernel computes each element with the same IEEE operation in the same dtype as the plain
@@ -57,10 +68,31 @@ struct TypedKernels {
   // MR x NR the dtype's register tile (kTuning.gemm(f64).mr, .nr).
   void (*gemm_tile)(std::size_t kc, const T* a, const T* b, T* c, std::size_t ldc,
                     bool accumulate);
+  // The other transcendental ops, each within the oracle's ulp bound for its op
+  // (oracle/src/ulp_bounds.cpp, docs/OPS.md "Accuracy in ulps"); `in` may equal `out`, and an
+  // element's result depends on its value alone, not on where a range starts.
+  void (*log)(const T* in, T* out, std::size_t n);
+  void (*log1p)(const T* in, T* out, std::size_t n);
+  void (*tanh)(const T* in, T* out, std::size_t n);
+  void (*sigmoid)(const T* in, T* out, std::size_t n);  // docs/OPS.md "sigmoid at the ends of its range"
+  void (*powf)(const T* in, T exponent, T* out, std::size_t n);  // std::pow(x, exponent)
 };
+
+// The ulp bound (F32, F64) every table's transcendental kernels promise, per op: the oracle's bound
+// for the op (oracle/src/ulp_bounds.cpp, docs/OPS.md "Accuracy in ulps"), repeated beside the
+// kernels (kernels_avx2_math.cpp, with static_asserts) and checked equal to the oracle's by
+// FlexMathUlpBounds.AreTheOraclesBounds (properties/flex_math_ulp_props.cpp).
+struct KernelUlps {
+  double f32, f64;
+};
+struct MathUlps {
+  KernelUlps exp, log, log1p, tanh, sigmoid, powf;
+};
+inline constexpr MathUlps kMathUlps{{2, 1}, {1, 1}, {1, 1}, {2, 2}, {4, 3}, {4, 2}};
 
 struct KernelTable {
   const char* isa;  // "avx2" or "portable"
+  const char* math;  // the transcendental kernels: "sleef" (AVX2 table, built with SLEEF) or "libm"
   TypedKernels<float> f32;
   TypedKernels<double> f64;
 };

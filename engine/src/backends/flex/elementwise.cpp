@@ -160,14 +160,6 @@ FlexTensor unary(const FlexTensor& in, std::string_view op, Kernel kernel) {
   return out;
 }
 
-// For element functions without a SIMD kernel: f(x) per element.
-template <class F>
-FlexTensor map_elements(const FlexTensor& in, std::string_view op, F f) {
-  return unary(in, op, [&](auto* src, auto* dst, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) dst[i] = f(src[i]);
-  });
-}
-
 }  // namespace
 
 FlexTensor Flex::float_add(const FlexTensor& lhs, const FlexTensor& rhs) {
@@ -196,7 +188,10 @@ FlexTensor Flex::float_exp(const FlexTensor& t) {
   });
 }
 FlexTensor Flex::float_log(const FlexTensor& t) {
-  return map_elements(t, "float_log", [](auto x) { return std::log(x); });
+  return unary(t, "float_log", [](auto* src, auto* dst, std::size_t n) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+    flex::typed_kernels<T>().log(src, dst, n);
+  });
 }
 FlexTensor Flex::float_sqrt(const FlexTensor& t) {
   return unary(t, "float_sqrt", [](auto* src, auto* dst, std::size_t n) {
@@ -205,15 +200,22 @@ FlexTensor Flex::float_sqrt(const FlexTensor& t) {
   });
 }
 // Accuracy of exp, log, log1p, tanh, sigmoid and powf_scalar: docs/OPS.md "Accuracy in ulps" (the
-// oracle's table, oracle/src/ulp_bounds.cpp): glibc's (exp, log, log1p 1 ulp, tanh 2, pow 1),
-// and the vectorised expf within 1 ulp (Note [Flex vectorised expf]); log1p must stay accurate
-// for tiny x, where log(1 + x) is 0.
+// oracle's table, oracle/src/ulp_bounds.cpp), which each kernel of the table promises (kMathUlps):
+// glibc's on the portable table, SLEEF's u10 functions and the vectorised expf on the AVX2 one
+// (Note [Flex transcendental kernels on SLEEF], Note [Flex vectorised expf]); log1p must stay
+// accurate for tiny x, where log(1 + x) is 0.
 FlexTensor Flex::float_log1p(const FlexTensor& t) {
-  return map_elements(t, "float_log1p", [](auto x) { return std::log1p(x); });
+  return unary(t, "float_log1p", [](auto* src, auto* dst, std::size_t n) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+    flex::typed_kernels<T>().log1p(src, dst, n);
+  });
 }
 
 FlexTensor Flex::float_tanh(const FlexTensor& t) {
-  return map_elements(t, "float_tanh", [](auto x) { return std::tanh(x); });
+  return unary(t, "float_tanh", [](auto* src, auto* dst, std::size_t n) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+    flex::typed_kernels<T>().tanh(src, dst, n);
+  });
 }
 FlexTensor Flex::relu(const FlexTensor& t) {
   return unary(t, "relu", [](auto* src, auto* dst, std::size_t n) {
@@ -222,12 +224,16 @@ FlexTensor Flex::relu(const FlexTensor& t) {
   });
 }
 FlexTensor Flex::sigmoid(const FlexTensor& t) {
-  return map_elements(t, "sigmoid", [](auto x) { return flex::sigmoid_one(x); });
+  return unary(t, "sigmoid", [](auto* src, auto* dst, std::size_t n) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+    flex::typed_kernels<T>().sigmoid(src, dst, n);
+  });
 }
 FlexTensor Flex::float_powf_scalar(const FlexTensor& t, double exponent) {
-  return map_elements(t, "float_powf_scalar", [exponent](auto x) {
-    using T = decltype(x);
-    return static_cast<T>(std::pow(x, static_cast<T>(exponent)));
+  // The exponent is converted to the dtype first (docs/OPS.md "Scalar arguments").
+  return unary(t, "float_powf_scalar", [exponent](auto* src, auto* dst, std::size_t n) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+    flex::typed_kernels<T>().powf(src, static_cast<T>(exponent), dst, n);
   });
 }
 FlexTensor Flex::float_add_scalar(const FlexTensor& t, double scalar) {

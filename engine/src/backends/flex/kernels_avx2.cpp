@@ -136,9 +136,11 @@ FLEX_AVX2 void mul_scalar(const T* in, T s, T* out, std::size_t n) {
 // Cephes' expf scheme: n = round(x / ln2), r = x - n ln2 (ln2 split in two so r is exact to
 // float precision), exp(r) by a degree-6 polynomial evaluated with FMA, times 2^n built in the
 // exponent bits. Measured against exp computed in double over every 64th float in [-87, 88]:
-// at most 1 ulp (flex_kernels_test checks <= 2 ulp). Blocks holding any lane outside [-87, 88]
-// (overflow, subnormal results, infinities, NaN) use std::exp lane by lane, so the edge cases
-// are exactly glibc's.
+// at most 1 ulp (flex_kernels_test checks <= 2 ulp). Lanes outside [-87, 88] (overflow, subnormal
+// results, infinities, NaN) take std::exp, so the edge cases are exactly glibc's. The lanes of a
+// block are independent and a partial block at the end runs zero-padded, so an element's result
+// depends on its value alone, not on its neighbours or where a thread's range starts (as
+// Note [Flex transcendental kernels on SLEEF]).
 FLEX_AVX2 void exp_f32(const float* in, float* out, std::size_t n) {
   const __m256 lo = _mm256_set1_ps(-87.0f), hi = _mm256_set1_ps(88.0f);
   const __m256 log2e = _mm256_set1_ps(1.44269504088896341f);
@@ -151,10 +153,9 @@ FLEX_AVX2 void exp_f32(const float* in, float* out, std::size_t n) {
   for (; i + 8 <= n; i += 8) {
     const __m256 x = _mm256_loadu_ps(in + i);
     const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(x, lo, _CMP_GE_OQ), _mm256_cmp_ps(x, hi, _CMP_LE_OQ));
-    if (_mm256_movemask_ps(ok) != 0xFF) {
-      for (std::size_t l = 0; l < 8; ++l) out[i + l] = std::exp(in[i + l]);
-      continue;
-    }
+    const int in_range = _mm256_movemask_ps(ok);
+    alignas(32) float xs[8];
+    if (in_range != 0xFF) _mm256_store_ps(xs, x);  // before the store below: in may be out
     const __m256 k = _mm256_round_ps(_mm256_mul_ps(x, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m256 r = _mm256_fnmadd_ps(k, ln2_hi, x);
     r = _mm256_fnmadd_ps(k, ln2_lo, r);
@@ -167,11 +168,18 @@ FLEX_AVX2 void exp_f32(const float* in, float* out, std::size_t n) {
     const __m256 y = _mm256_add_ps(_mm256_fmadd_ps(p, r2, r), one);
     const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
     _mm256_storeu_ps(out + i, _mm256_mul_ps(y, _mm256_castsi256_ps(e)));
+    if (in_range != 0xFF) {
+      for (std::size_t l = 0; l < 8; ++l) {
+        if (((in_range >> l) & 1) == 0) out[i + l] = std::exp(xs[l]);
+      }
+    }
   }
-  for (; i < n; ++i) out[i] = std::exp(in[i]);
-}
-void exp_f64(const double* in, double* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = std::exp(in[i]);
+  if (i < n) {
+    float pad[8] = {};
+    std::memcpy(pad, in + i, (n - i) * sizeof(float));
+    exp_f32(pad, pad, 8);
+    std::memcpy(out + i, pad, (n - i) * sizeof(float));
+  }
 }
 
 // ---- reductions (accumulate in double) ----
@@ -332,6 +340,7 @@ template <class T>
 TypedKernels<T> make_table(void (*exp)(const T*, T*, std::size_t), double (*sum)(const T*, std::size_t),
                            void (*accumulate)(const T*, double*, std::size_t),
                            void (*gemm)(std::size_t, const T*, const T*, T*, std::size_t, bool)) {
+  const MathKernels<T> math = avx2_math<T>();
   return TypedKernels<T>{
       {binary_vv<BinaryOp::Add, T>, binary_vv<BinaryOp::Sub, T>, binary_vv<BinaryOp::Mul, T>,
        binary_vv<BinaryOp::Div, T>},
@@ -348,6 +357,11 @@ TypedKernels<T> make_table(void (*exp)(const T*, T*, std::size_t), double (*sum)
       sum,
       accumulate,
       gemm,
+      math.log,
+      math.log1p,
+      math.tanh,
+      math.sigmoid,
+      math.powf,
   };
 }
 
@@ -356,8 +370,10 @@ TypedKernels<T> make_table(void (*exp)(const T*, T*, std::size_t), double (*sum)
 const KernelTable& avx2_kernels() {
   static const KernelTable table{
       "avx2",
+      avx2_math_library(),
       make_table<float>(exp_f32, sum_f32, accumulate_f32, sgemm_tile),
-      make_table<double>(exp_f64, sum_f64, accumulate_f64, dgemm_tile),
+      // F64 exp: SLEEF's when built with it (kernels_avx2_math.cpp), else libm's.
+      make_table<double>(avx2_math<double>().exp, sum_f64, accumulate_f64, dgemm_tile),
   };
   return table;
 }

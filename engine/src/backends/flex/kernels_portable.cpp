@@ -47,6 +47,28 @@ template <class T>
 void exp_kernel(const T* in, T* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = std::exp(in[i]);
 }
+// The libm loops every table falls back on: glibc's log, log1p 1 ulp, tanh 2, pow 1; sigmoid as
+// docs/OPS.md writes it (sigmoid_one). These were Flex's only kernels for these ops before SLEEF.
+template <class T>
+void log_kernel(const T* in, T* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = std::log(in[i]);
+}
+template <class T>
+void log1p_kernel(const T* in, T* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = std::log1p(in[i]);
+}
+template <class T>
+void tanh_kernel(const T* in, T* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = std::tanh(in[i]);
+}
+template <class T>
+void sigmoid_kernel(const T* in, T* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = sigmoid_one(in[i]);
+}
+template <class T>
+void pow_kernel(const T* in, T p, T* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = std::pow(in[i], p);
+}
 template <class T>
 double sum(const T* in, std::size_t n) {
   double acc[4] = {0, 0, 0, 0};
@@ -97,11 +119,17 @@ constexpr TypedKernels<T> make_table() {
       sum<T>,
       accumulate<T>,
       gemm_tile<T, MR, NR>,
+      log_kernel<T>,
+      log1p_kernel<T>,
+      tanh_kernel<T>,
+      sigmoid_kernel<T>,
+      pow_kernel<T>,
   };
 }
 
 constexpr KernelTable kPortable{
     "portable",
+    "libm",
     make_table<float, kSgemmMR, kSgemmNR>(),
     make_table<double, kDgemmMR, kDgemmNR>(),
 };
@@ -109,5 +137,12 @@ constexpr KernelTable kPortable{
 }  // namespace
 
 const KernelTable& portable_kernels() { return kPortable; }
+
+template <class T>
+MathKernels<T> portable_math() {
+  return {exp_kernel<T>, log_kernel<T>, log1p_kernel<T>, tanh_kernel<T>, sigmoid_kernel<T>, pow_kernel<T>};
+}
+template MathKernels<float> portable_math<float>();
+template MathKernels<double> portable_math<double>();
 
 }  // namespace crossgrad::backends::flex

@@ -7,8 +7,9 @@
 // an MPFR value over the op's whole argument range (properties/ulp_accuracy_props.cpp), bound_for
 // derives its relative bound for these ops from it (numeric.cpp), docs/OPS.md's "Accuracy in ulps"
 // table must say the same (OpAccuracyDocs, tests/unit/ulp_bounds_docs_test.cpp) and the kernels'
-// comments quote it. The values are the largest of the backends' libraries: glibc's libm on the CPU
-// backends (and Flex's vectorised expf, Note [Flex vectorised expf]), CUDA's documented maximum
+// comments quote it (Flex's kernels in static_asserts, kMathUlps). The values are the largest of the
+// backends' libraries: glibc's libm on the CPU backends (and Flex's vectorised expf, Note [Flex
+// vectorised expf], and SLEEF's u10 functions, Note [Flex transcendental kernels on SLEEF]), CUDA's documented maximum
 // errors of its device functions (CUDA C++ Programming Guide, "Mathematical Functions") on Cuda.
 //
 // The switch over OpId has no default (-Werror=switch-enum): a new registry op fails the build

@@ -1,0 +1,35 @@
+// The calls into SLEEF (sleef_shim.hpp), compiled with -mavx2 -mfma (engine/CMakeLists.txt).
+//
+// Why a file of its own, through memory: a __m256 argument is passed in a ymm register only when
+// the caller's compiler believes AVX is on. GCC decides that per function (the target attribute
+// on Flex's kernels), clang for the whole file: its calls from kernels_avx2_math.cpp passed the
+// vectors on the stack while SLEEF read ymm0 and ymm1 (pow got its exponent from a stale register,
+// found by fuzz-smoke.op_args_fuzzer in the clang build). Here AVX2 is on for the whole file, so
+// sleef.h declares its vector functions and every compiler passes them in registers. The file
+// holds nothing else: no inline function with external linkage is emitted here, so no AVX2 code
+// can be picked by the linker for a caller that runs on a CPU without it.
+#if defined(CROSSGRAD_FLEX_SLEEF)
+#include "sleef_shim.hpp"
+
+#include <immintrin.h>
+#include <sleef.h>
+
+namespace crossgrad::backends::flex::sleef {
+
+void exp8(const float* in, float* out) { _mm256_storeu_ps(out, Sleef_expf8_u10avx2(_mm256_loadu_ps(in))); }
+void log8(const float* in, float* out) { _mm256_storeu_ps(out, Sleef_logf8_u10avx2(_mm256_loadu_ps(in))); }
+void log1p8(const float* in, float* out) { _mm256_storeu_ps(out, Sleef_log1pf8_u10avx2(_mm256_loadu_ps(in))); }
+void tanh8(const float* in, float* out) { _mm256_storeu_ps(out, Sleef_tanhf8_u10avx2(_mm256_loadu_ps(in))); }
+void pow8(const float* in, float p, float* out) {
+  _mm256_storeu_ps(out, Sleef_powf8_u10avx2(_mm256_loadu_ps(in), _mm256_set1_ps(p)));
+}
+void exp4(const double* in, double* out) { _mm256_storeu_pd(out, Sleef_expd4_u10avx2(_mm256_loadu_pd(in))); }
+void log4(const double* in, double* out) { _mm256_storeu_pd(out, Sleef_logd4_u10avx2(_mm256_loadu_pd(in))); }
+void log1p4(const double* in, double* out) { _mm256_storeu_pd(out, Sleef_log1pd4_u10avx2(_mm256_loadu_pd(in))); }
+void tanh4(const double* in, double* out) { _mm256_storeu_pd(out, Sleef_tanhd4_u10avx2(_mm256_loadu_pd(in))); }
+void pow4(const double* in, double p, double* out) {
+  _mm256_storeu_pd(out, Sleef_powd4_u10avx2(_mm256_loadu_pd(in), _mm256_set1_pd(p)));
+}
+
+}  // namespace crossgrad::backends::flex::sleef
+#endif
