@@ -444,7 +444,7 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_atanh: return unary(in[0], [](auto x) { return std::atanh(x); });
     case OpId::float_erf: return unary(in[0], [](auto x) { return std::erf(x); });
     case OpId::float_recip: return unary(in[0], [](auto x) { return decltype(x)(1) / x; });
-    // Half to even, written without nearbyint (the kernels' call): std::round rounds ties away
+    // Half to even, written without rint (the kernels' call): std::round rounds ties away
     // from 0, so a tie (x - trunc(x) = +-0.5, exact) is 2 round(x / 2) instead. Keeps -0 and the
     // sign of a zero result (round(-0.5) = -0), inf and NaN.
     case OpId::float_round:

@@ -47,7 +47,7 @@ CROSSGRAD_FLEX_MAP(float_atan, std::atan(x))
 CROSSGRAD_FLEX_MAP(float_atanh, std::atanh(x))
 CROSSGRAD_FLEX_MAP(float_erf, std::erf(x))
 CROSSGRAD_FLEX_MAP(float_recip, T(1) / x)
-CROSSGRAD_FLEX_MAP(float_round, std::nearbyint(x))  // half to even
+CROSSGRAD_FLEX_MAP(float_round, std::rint(x))  // half to even
 CROSSGRAD_FLEX_MAP(float_floor, std::floor(x))
 CROSSGRAD_FLEX_MAP(float_ceil, std::ceil(x))
 CROSSGRAD_FLEX_MAP(float_trunc, std::trunc(x))
