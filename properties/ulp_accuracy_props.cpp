@@ -90,6 +90,23 @@ std::vector<double> edges(OpId op, DType d) {
     t.insert(t.end(), {1, 0.75, 1.5, std::numbers::sqrt2, 1 / std::numbers::sqrt2, f32 ? 0x1p-126 : 0x1p-1022});
   } else if (op == OpId::float_log1p) {
     t.insert(t.end(), {-1, -0.5, -0.25, 0.5, std::numbers::sqrt2 - 1, 0x1p-24, 0x1p-53, -0x1p-24, 0x1p-60});
+  } else if (op == OpId::float_cos || op == OpId::float_sin || op == OpId::float_tan) {
+    // Multiples of pi / 4 (argument reduction's boundaries and the zeros and poles), and large
+    // arguments whose reduction needs many bits of pi.
+    for (int k = -16; k <= 16; ++k) t.push_back(k * std::numbers::pi / 4);
+    t.insert(t.end(), {1e5, -1e5, 1e22, 105414350, 0x1p-12, 0x1p-27, 0x1p+24, 0x1p+53});
+  } else if (op == OpId::float_cosh || op == OpId::float_sinh) {
+    t.insert(t.end(), {ln_max, -ln_max, ln_max + std::numbers::ln2, -(ln_max + std::numbers::ln2), 22, -22, 0x1p-12, 0x1p-28, 0.5, -0.5});
+  } else if (op == OpId::float_acos || op == OpId::float_asin || op == OpId::float_atanh || op == OpId::float_atan) {
+    t.insert(t.end(), {1, -1, 0.5, -0.5, 0.125, -0.125, 0.9375, -0.9375, 0.999, -0.999, 0x1p-12, 0x1p-28, 7.0 / 16, 11.0 / 16, 19.0 / 16, 39.0 / 16});
+  } else if (op == OpId::float_acosh || op == OpId::float_asinh) {
+    t.insert(t.end(), {1, 1.0001, 1.5, 2, -2, 0x1p+28, -0x1p+28, 0x1p-28, 0.5, -0.5});
+  } else if (op == OpId::float_erf) {
+    t.insert(t.end(), {0.84375, -0.84375, 1.25, -1.25, 2.857, 3.9, -3.9, 4, 6, -6, 5.9, 0x1p-28, 0x1p-14});
+  } else if (op == OpId::float_round || op == OpId::float_floor || op == OpId::float_ceil || op == OpId::float_trunc) {
+    // Ties and the ends of the fractional range: the rounding's decisions.
+    t.insert(t.end(), {0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.25, -0.25, f32 ? 0x1p+23 : 0x1p+52, f32 ? -0x1p+23 : -0x1p+52,
+                       f32 ? 0x1p+23 + 0.5 : 0x1p+52 + 0.5, 3, -3});
   }
   std::vector<double> out;
   for (double v : t) {

@@ -78,6 +78,21 @@ og::HostArray filled(const Dims& shape, DType d, const std::vector<bool>& unread
   return x;
 }
 
+// The steps (round, floor, ceil, trunc, sign): their gradient is +0 everywhere (docs/OPS.md), so no
+// position is read, also at the jumps (integers, half-integers, +-0) and for inf and NaN.
+UnreadCase step_case(DType d) {
+  const Dims s = small_shape(0);
+  UnreadCase c;
+  c.unread.assign(og::element_count(s), true);
+  og::HostArray x{s, d, std::vector<double>(c.unread.size())};
+  for (double& v : x.values) {
+    v = *rc::gen::arbitrary<bool>() ? special({INFINITY, -INFINITY, NAN, 0.0, -0.0, 0.5, -0.5, 2.5, -1.5, 3.0, -7.0})
+                                     : readable(d);
+  }
+  c.operands = {x};
+  return c;
+}
+
 // float_slice: everything outside the ranges.
 UnreadCase slice_case(DType d) {
   const Dims s = small_shape(1);
@@ -191,6 +206,12 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_clamp: return clamp_case;
     case OpId::float_max_dim: return max_dim_case;
     case OpId::float_powf_scalar: return powf_zero_case;
+    case OpId::float_round:
+    case OpId::float_floor:
+    case OpId::float_ceil:
+    case OpId::float_trunc:
+    case OpId::float_sign:
+      return step_case;
     // Every element of every operand is read (a zero derivative at some values, as abs at 0 or
     // mul by 0, still reads the value: inf * 0 is NaN).
     case OpId::float_add:
@@ -221,6 +242,19 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::softmax:
     case OpId::log_softmax:
     case OpId::float_log1p:
+    case OpId::float_cos:
+    case OpId::float_sin:
+    case OpId::float_tan:
+    case OpId::float_cosh:
+    case OpId::float_sinh:
+    case OpId::float_acos:
+    case OpId::float_acosh:
+    case OpId::float_asin:
+    case OpId::float_asinh:
+    case OpId::float_atan:
+    case OpId::float_atanh:
+    case OpId::float_erf:
+    case OpId::float_recip:
     // No gradient flows (Int and Bool results, new leaves).
     case OpId::float_greater_scalar:
     case OpId::bool_into_float:

@@ -73,6 +73,28 @@ std::optional<double> correctly_rounded(OpId op, double x, const ElementArgs& ar
     case OpId::float_log: mpfr_log(out.get(), in.get(), MPFR_RNDN); break;
     case OpId::float_log1p: mpfr_log1p(out.get(), in.get(), MPFR_RNDN); break;
     case OpId::float_tanh: mpfr_tanh(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_cos: mpfr_cos(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_sin: mpfr_sin(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_tan: mpfr_tan(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_cosh: mpfr_cosh(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_sinh: mpfr_sinh(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_acos: mpfr_acos(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_acosh: mpfr_acosh(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_asin: mpfr_asin(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_asinh: mpfr_asinh(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_atan: mpfr_atan(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_atanh: mpfr_atanh(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_erf: mpfr_erf(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_recip: mpfr_ui_div(out.get(), 1, in.get(), MPFR_RNDN); break;
+    // mpfr_rint in round-to-nearest: ties to even; a zero result keeps the input's sign.
+    case OpId::float_round: mpfr_rint(out.get(), in.get(), MPFR_RNDN); break;
+    case OpId::float_floor: mpfr_floor(out.get(), in.get()); break;
+    case OpId::float_ceil: mpfr_ceil(out.get(), in.get()); break;
+    case OpId::float_trunc: mpfr_trunc(out.get(), in.get()); break;
+    // +1 above 0, -1 below, +0 for +-0 and NaN (docs/OPS.md).
+    case OpId::float_sign:
+      if (std::isnan(x) || x == 0) return 0.0;
+      return x > 0 ? 1.0 : -1.0;
     case OpId::sigmoid: {
       // 1 / (1 + exp(-x)).
       Mp e;

@@ -632,6 +632,13 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
       if (x == 0.0) return "a singular point (relu, sqrt or x^p with p < 1 at 0)";
     }
   }
+  for (const auto& op : g.ops) {
+    const std::vector<double> at = infinite_partial_at(op);
+    if (at.empty() || op.lhs >= values.size()) continue;
+    for (double x : values[op.lhs]) {
+      if (std::find(at.begin(), at.end(), x) != at.end()) return "a singular point (acos, asin at +-1, acosh at 1)";
+    }
+  }
   // x^p: its derivative p x^(p-1) must be finite and within range where the value is (p = inf:
   // x^inf is 0 for |x| < 1, and backward multiplies inf by the incoming gradient).
   for (const auto& op : g.ops) {

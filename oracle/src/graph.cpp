@@ -224,6 +224,24 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_sqrt:
     case Op::float_tanh:
     case Op::float_log1p:
+    case Op::float_cos:
+    case Op::float_sin:
+    case Op::float_tan:
+    case Op::float_cosh:
+    case Op::float_sinh:
+    case Op::float_acos:
+    case Op::float_acosh:
+    case Op::float_asin:
+    case Op::float_asinh:
+    case Op::float_atan:
+    case Op::float_atanh:
+    case Op::float_erf:
+    case Op::float_recip:
+    case Op::float_round:
+    case Op::float_floor:
+    case Op::float_ceil:
+    case Op::float_trunc:
+    case Op::float_sign:
     case Op::relu:
     case Op::sigmoid:
     case Op::float_powf_scalar:

@@ -11,6 +11,7 @@
 #include <iomanip>
 #include <limits>
 #include <mutex>
+#include <numbers>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -46,8 +47,15 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::relu:
     case Op::float_add_scalar:
     case Op::float_mul_scalar:
+    case Op::float_recip:
     case Op::float_reshape:
     case Op::float_swap_dims:
+    // Integers (and sign's +-1, 0) that the input's format holds: exact on every backend.
+    case Op::float_round:
+    case Op::float_floor:
+    case Op::float_ceil:
+    case Op::float_trunc:
+    case Op::float_sign:
     // Selections, comparisons and moves of elements: every backend gives the same bits.
     case Op::float_abs:
     case Op::float_clamp:
@@ -88,6 +96,18 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_tanh:
     case Op::float_log1p:
     case Op::sigmoid:
+    case Op::float_cos:
+    case Op::float_sin:
+    case Op::float_tan:
+    case Op::float_cosh:
+    case Op::float_sinh:
+    case Op::float_acos:
+    case Op::float_acosh:
+    case Op::float_asin:
+    case Op::float_asinh:
+    case Op::float_atan:
+    case Op::float_atanh:
+    case Op::float_erf:
       return {8 * eps, 2 * ulp_bound(op)->of(dtype) * eps, false};
     // Accumulations: any summation order is accepted. Two summation orders of n terms differ by
     // at most ~2 n eps sum|x_i|, and with only the largest |x| known, sum|x_i| <= n max|x|. No
@@ -351,6 +371,21 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
       break;
     }
     case Op::float_mul_scalar: d.lhs = std::fabs(op.scalar); break;
+    case Op::float_tan: d.lhs = max_of(y, [](double t) { return 1 + t * t; }); break;
+    case Op::float_cosh: d.lhs = max_abs(y); break;  // |sinh x| <= cosh x
+    case Op::float_sinh: d.lhs = max_of(y, [](double s) { return std::sqrt(1 + s * s); }); break;  // cosh x
+    case Op::float_acos:
+    case Op::float_asin: d.lhs = max_of(a, [](double x) { return 1 / std::sqrt((1 - x) * (1 + x)); }); break;
+    case Op::float_acosh: d.lhs = max_of(a, [](double x) { return 1 / std::sqrt((x - 1) * (x + 1)); }); break;
+    case Op::float_atanh: d.lhs = max_of(a, [](double x) { return 1 / ((1 - x) * (1 + x)); }); break;
+    case Op::float_erf: d.lhs = 2 / std::sqrt(std::numbers::pi); break;
+    case Op::float_recip: d.lhs = max_of(y, [](double r) { return r * r; }); break;
+    // Steps: no slope between the jumps; a value near a jump is handled by conditioning_of.
+    case Op::float_round:
+    case Op::float_floor:
+    case Op::float_ceil:
+    case Op::float_trunc:
+    case Op::float_sign: d.lhs = 0; break;
     // log_softmax's partials d y_i / d x_j = delta_ij - softmax_j sum to at most 2 in a row.
     case Op::log_softmax: d.lhs = 2; break;
     // Partials of at most 1 (per row for softmax): the moves copy, the sums and means add, the
@@ -360,6 +395,10 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_sub:
     case Op::float_neg:
     case Op::float_tanh:
+    case Op::float_cos:
+    case Op::float_sin:
+    case Op::float_asinh:
+    case Op::float_atan:
     case Op::relu:
     case Op::float_add_scalar:
     case Op::float_abs:
@@ -500,6 +539,12 @@ bool infinite_partial_at_zero(const OpSpec& op) {
   return op.op == Op::float_sqrt || (op.op == Op::float_powf_scalar && op.scalar < 1.0);
 }
 
+std::vector<double> infinite_partial_at(const OpSpec& op) {
+  if (op.op == Op::float_acos || op.op == Op::float_asin) return {-1, 1};
+  if (op.op == Op::float_acosh) return {1};
+  return {};
+}
+
 namespace {
 
 // The exact ops that compute (correctly rounded): on operands that differ from the reference's,
@@ -536,16 +581,41 @@ bool may_reach_zero(const std::vector<double>& x, double e, double shift = 0) {
 }
 
 // The operand of op that has a pole or a domain edge at 0 (after log1p's shift of 1), if any.
+// atanh has two (x = +-1: shifts 1 and -1); acos, asin and acosh have domain edges at +-1 and 1.
 struct PoleOperand {
   std::size_t value;
   double shift;
+  std::optional<double> other_shift = std::nullopt;
 };
 std::optional<PoleOperand> pole_operand(const OpSpec& op) {
   if (op.op == Op::float_div) return PoleOperand{op.rhs, 0};
+  if (op.op == Op::float_recip) return PoleOperand{op.lhs, 0};
   if (op.op == Op::float_log || op.op == Op::float_sqrt) return PoleOperand{op.lhs, 0};
   if (op.op == Op::float_log1p) return PoleOperand{op.lhs, 1};
+  if (op.op == Op::float_atanh || op.op == Op::float_acos || op.op == Op::float_asin) return PoleOperand{op.lhs, 1, -1.0};
+  if (op.op == Op::float_acosh) return PoleOperand{op.lhs, -1};
   if (op.op == Op::float_powf_scalar && (op.scalar < 1 || op.scalar != std::floor(op.scalar))) return PoleOperand{op.lhs, 0};
   return std::nullopt;
+}
+
+// The height of a step op's jumps (0: not a step).
+double step_jump(Op op) {
+  if (op == Op::float_sign) return 2;  // -1 to 0 to 1
+  if (op == Op::float_round || op == Op::float_floor || op == Op::float_ceil || op == Op::float_trunc) return 1;
+  return 0;
+}
+// Whether some element of x, known to within e, may lie on the other side of one of op's jumps:
+// the integers (floor, ceil, trunc; also 0 for trunc), the half-integers (round), 0 (sign).
+bool near_a_jump(Op op, const std::vector<double>& x, double e) {
+  for (double v : x) {
+    if (!std::isfinite(v)) continue;
+    double nearest;
+    if (op == Op::float_sign) nearest = 0;
+    else if (op == Op::float_round) nearest = std::floor(v) + 0.5;
+    else nearest = std::round(v);
+    if (std::fabs(v - nearest) <= e) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -632,7 +702,13 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     e[out] = local + propagated;
     const std::optional<PoleOperand> pole = pole_operand(op);
     c.may_change_class[out] = c.may_change_class[op.lhs] || (binary && c.may_change_class[op.rhs]) ||
-                              (pole && may_reach_zero(v[pole->value], e[pole->value], pole->shift));
+                              (pole && (may_reach_zero(v[pole->value], e[pole->value], pole->shift) ||
+                                        (pole->other_shift && may_reach_zero(v[pole->value], e[pole->value], *pole->other_shift))));
+    // A step (round, floor, ceil, trunc, sign) whose operand may lie on the other side of a jump on
+    // some backend: its value may differ by the jump (1, or 2 for sign across 0), not by a rounding.
+    if (const double jump = step_jump(op.op); jump > 0 && e[op.lhs] > 0 && near_a_jump(op.op, a, e[op.lhs])) {
+      e[out] += jump;
+    }
     if (!live[out]) continue;
     // Backward formulas that divide by a value.
     if (op.op == Op::float_div) {
@@ -641,6 +717,13 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
       c.gradient_rel += relative_uncertainty(a, e[op.lhs]);
     } else if (op.op == Op::float_log1p) {
       c.gradient_rel += relative_uncertainty(a, e[op.lhs], 1.0);
+    } else if (op.op == Op::float_recip) {
+      c.gradient_rel += 2 * relative_uncertainty(a, e[op.lhs]);  // -1 / x^2
+    } else if (op.op == Op::float_acos || op.op == Op::float_asin || op.op == Op::float_atanh) {
+      // 1 / sqrt((1 - x)(1 + x)), 1 / ((1 - x)(1 + x)).
+      c.gradient_rel += relative_uncertainty(a, e[op.lhs], 1.0) + relative_uncertainty(a, e[op.lhs], -1.0);
+    } else if (op.op == Op::float_acosh) {
+      c.gradient_rel += relative_uncertainty(a, e[op.lhs], -1.0) + relative_uncertainty(a, e[op.lhs], 1.0);
     } else if (op.op == Op::float_sqrt) {
       c.gradient_rel += relative_uncertainty(y, e[out]);
     } else if (op.op == Op::float_powf_scalar && op.scalar < 1) {

@@ -431,6 +431,36 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_sqrt: return unary(in[0], [](auto x) { return std::sqrt(x); });
     case OpId::float_tanh: return unary(in[0], [](auto x) { return std::tanh(x); });
     case OpId::float_log1p: return unary(in[0], [](auto x) { return std::log1p(x); });
+    case OpId::float_cos: return unary(in[0], [](auto x) { return std::cos(x); });
+    case OpId::float_sin: return unary(in[0], [](auto x) { return std::sin(x); });
+    case OpId::float_tan: return unary(in[0], [](auto x) { return std::tan(x); });
+    case OpId::float_cosh: return unary(in[0], [](auto x) { return std::cosh(x); });
+    case OpId::float_sinh: return unary(in[0], [](auto x) { return std::sinh(x); });
+    case OpId::float_acos: return unary(in[0], [](auto x) { return std::acos(x); });
+    case OpId::float_acosh: return unary(in[0], [](auto x) { return std::acosh(x); });
+    case OpId::float_asin: return unary(in[0], [](auto x) { return std::asin(x); });
+    case OpId::float_asinh: return unary(in[0], [](auto x) { return std::asinh(x); });
+    case OpId::float_atan: return unary(in[0], [](auto x) { return std::atan(x); });
+    case OpId::float_atanh: return unary(in[0], [](auto x) { return std::atanh(x); });
+    case OpId::float_erf: return unary(in[0], [](auto x) { return std::erf(x); });
+    case OpId::float_recip: return unary(in[0], [](auto x) { return decltype(x)(1) / x; });
+    // Half to even, written without rint (the kernels' call): std::round rounds ties away
+    // from 0, so a tie (x - trunc(x) = +-0.5, exact) is 2 round(x / 2) instead. Keeps -0 and the
+    // sign of a zero result (round(-0.5) = -0), inf and NaN.
+    case OpId::float_round:
+      return unary(in[0], [](auto x) {
+        using T = decltype(x);
+        return std::fabs(x - std::trunc(x)) == T(0.5) ? T(2) * std::round(x / T(2)) : std::round(x);
+      });
+    case OpId::float_floor: return unary(in[0], [](auto x) { return std::floor(x); });
+    case OpId::float_ceil: return unary(in[0], [](auto x) { return std::ceil(x); });
+    case OpId::float_trunc: return unary(in[0], [](auto x) { return std::trunc(x); });
+    // +1 above 0, -1 below; +0 for +-0 and NaN (Burn's and PyTorch's sign).
+    case OpId::float_sign:
+      return unary(in[0], [](auto x) {
+        using T = decltype(x);
+        return std::isnan(x) || x == T(0) ? T(0) : std::copysign(T(1), x);
+      });
     // max(x, 0): +0 for every x <= 0 (also -0), NaN stays NaN.
     case OpId::relu:
       return unary(in[0], [](auto x) {

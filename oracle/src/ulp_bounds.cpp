@@ -18,7 +18,36 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_sqrt:        // IEEE sqrt (CUDA's sqrtf too: -prec-sqrt=true is nvcc's default)
     case OpId::float_add_scalar:  // x + s with s rounded to the dtype first (docs/OPS.md "Scalar arguments")
     case OpId::float_mul_scalar:
+    case OpId::float_recip:  // 1 / x, one IEEE division (CUDA: -prec-div=true, nvcc's default)
+    // Exact: the result is an integer (or +-0, +-1) that the input's format holds.
+    case OpId::float_round:
+    case OpId::float_floor:
+    case OpId::float_ceil:
+    case OpId::float_trunc:
+    case OpId::float_sign:
       return UlpBound{0, 0};
+    // The trigonometric, hyperbolic and error functions: the largest of glibc's documented
+    // maximum errors (libm-test-ulps, x86_64: sin, cos, tan, asin, acos, atan, erf 1 ulp; sinh,
+    // cosh, asinh, acosh, atanh 2) and CUDA's (CUDA C++ Programming Guide, Mathematical
+    // Functions: sinf, cosf, acosf, asinf, atanf, coshf, erff 2, tanf 4, sinhf, asinhf, atanhf 3,
+    // acoshf 4; sin, cos, tan, acos, asin, atan, sinh, atanh, erf 2, asinh, acosh 3, cosh 1).
+    case OpId::float_cos:
+    case OpId::float_sin:
+    case OpId::float_acos:
+    case OpId::float_asin:
+    case OpId::float_atan:
+    case OpId::float_erf:
+    case OpId::float_cosh:
+      return UlpBound{2, 2};
+    case OpId::float_tan:
+      return UlpBound{4, 2};
+    case OpId::float_sinh:
+    case OpId::float_atanh:
+      return UlpBound{3, 2};
+    case OpId::float_asinh:
+      return UlpBound{3, 3};
+    case OpId::float_acosh:
+      return UlpBound{4, 3};
     // glibc: exp/expf within 1 ulp, Flex's vectorised expf within 1 ulp, SLEEF's expd4_u10 (Flex's AVX2
     // F64) 1.0 ulp; CUDA expf 2 ulp, exp 1 ulp.
     case OpId::float_exp:

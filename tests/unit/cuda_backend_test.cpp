@@ -345,6 +345,26 @@ TEST_F(CudaOps, UnaryOpsMatchTheReference) {
       {"float_log", &B::float_log, &NdArray::float_log, 4, 1e-6, 1e6},
       {"float_tanh", &B::float_tanh, &NdArray::float_tanh, 4, -10, 10},
       {"sigmoid", &B::sigmoid, &NdArray::sigmoid, 4, -30, 30},
+      // The math ops (math_ops.cuh): CUDA's documented error plus glibc's (docs/OPS.md "Accuracy in
+      // ulps"); the IEEE ones bit for bit.
+      {"float_cos", &B::float_cos, &NdArray::float_cos, 4, -10, 10},
+      {"float_sin", &B::float_sin, &NdArray::float_sin, 4, -10, 10},
+      {"float_tan", &B::float_tan, &NdArray::float_tan, 6, -1.5, 1.5},
+      {"float_cosh", &B::float_cosh, &NdArray::float_cosh, 5, -10, 10},
+      {"float_sinh", &B::float_sinh, &NdArray::float_sinh, 5, -10, 10},
+      {"float_acos", &B::float_acos, &NdArray::float_acos, 4, -1, 1},
+      {"float_acosh", &B::float_acosh, &NdArray::float_acosh, 6, 1, 100},
+      {"float_asin", &B::float_asin, &NdArray::float_asin, 4, -1, 1},
+      {"float_asinh", &B::float_asinh, &NdArray::float_asinh, 6, -100, 100},
+      {"float_atan", &B::float_atan, &NdArray::float_atan, 4, -100, 100},
+      {"float_atanh", &B::float_atanh, &NdArray::float_atanh, 5, -0.99, 0.99},
+      {"float_erf", &B::float_erf, &NdArray::float_erf, 4, -5, 5},
+      {"float_recip", &B::float_recip, &NdArray::float_recip, 0, 0.01, 100},
+      {"float_round", &B::float_round, &NdArray::float_round, 0, -10, 10},
+      {"float_floor", &B::float_floor, &NdArray::float_floor, 0, -10, 10},
+      {"float_ceil", &B::float_ceil, &NdArray::float_ceil, 0, -10, 10},
+      {"float_trunc", &B::float_trunc, &NdArray::float_trunc, 0, -10, 10},
+      {"float_sign", &B::float_sign, &NdArray::float_sign, 0, -10, 10},
   };
   unsigned seed = 100;
   for (DType dtype : kFloatDtypes) {

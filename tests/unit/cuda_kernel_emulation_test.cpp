@@ -11,6 +11,8 @@
 // Needs no CUDA toolkit: it is built in every configuration.
 #include <algorithm>
 #include <barrier>
+#include <bit>
+#include <type_traits>
 #include <new>
 #include <cmath>
 #include <cstdint>
@@ -136,6 +138,7 @@ inline double __dadd_rn(double a, double b) { return a + b; }
 using std::isfinite;
 
 #include <crossgrad/backends/cuda_kernels/kernels.cuh>
+#include <crossgrad/backends/cuda_kernels/math_ops.cuh>
 
 #undef threadIdx
 #undef blockIdx
@@ -217,6 +220,43 @@ TEST(CudaKernelEmulation, MapCoversPacksTailsAndGridStride) {
       for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(out.data[i], 2 * x[i]) << "n " << n << " i " << i;
     }
   }
+}
+
+// The math ops' functors (math_ops.cuh) in map_kernel, against NdArray's kernels: on the CPU both
+// call the same libm, so every element agrees bit for bit (NaN as a class), special values and the
+// rounding ops' ties included. On a GPU the functors call CUDA's functions instead, which
+// cuda_backend_test measures (within the ulp table's bounds).
+template <class T, class Op>
+void expect_math_op_matches_ndarray(const char* name, Op op, NdArray::Tensor (*ref_op)(const NdArray::Tensor&)) {
+  std::vector<T> x = random_values<T>(1001, 7, -4, 4);
+  const std::vector<T> large = random_values<T>(200, 8, -1e6, 1e6);
+  x.insert(x.end(), large.begin(), large.end());
+  const T inf = std::numeric_limits<T>::infinity();
+  for (T v : {T(0), T(-0.0), inf, -inf, std::numeric_limits<T>::quiet_NaN(), T(1), T(-1), T(0.5), T(-0.5), T(1.5), T(2.5),
+              T(-2.5), T(100), T(-100), T(1000), std::numeric_limits<T>::max(), std::numeric_limits<T>::denorm_min()}) {
+    x.push_back(v);
+  }
+  const std::size_t n = x.size();
+  DeviceLike<T> in(x), out(n);
+  emu::launch(2, 64, [&] { cd::map_kernel(in.data, out.data, n, op); });
+  const std::vector<T> want = values_of<T>(NdArray::into_data(ref_op(ref(data_of(x, Shape{n})))));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::isnan(want[i])) {
+      ASSERT_TRUE(std::isnan(out.data[i])) << name << " at " << x[i];
+    } else {
+      using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+      ASSERT_EQ(std::bit_cast<Bits>(out.data[i]), std::bit_cast<Bits>(want[i]))
+          << name << " at " << x[i] << ": " << out.data[i] << " vs " << want[i];
+    }
+  }
+}
+
+TEST(CudaKernelEmulation, MathOpsMatchNdArray) {
+#define CROSSGRAD_X(name, Functor, f32, f64)                                                  \
+  expect_math_op_matches_ndarray<float>(#name " F32", cd::Functor{}, &NdArray::name);        \
+  expect_math_op_matches_ndarray<double>(#name " F64", cd::Functor{}, &NdArray::name);
+  CROSSGRAD_CUDA_MATH_OPS(CROSSGRAD_X)
+#undef CROSSGRAD_X
 }
 
 struct Sub {

@@ -2,6 +2,7 @@
 #include "autodiff/autodiff_impl.hpp"
 #include "autodiff/backward_rules.hpp"
 #include "autodiff/backward_rules_indexing.hpp"
+#include "autodiff/backward_rules_math.hpp"
 
 namespace crossgrad {
 #define CROSSGRAD_X(Name) template struct Autodiff<backends::Name>;

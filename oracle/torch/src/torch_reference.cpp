@@ -109,6 +109,24 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::softmax: return at::softmax(t[0], d);
     case OpId::log_softmax: return at::log_softmax(t[0], d);
     case OpId::float_log1p: return at::log1p(t[0]);
+    case OpId::float_cos: return at::cos(t[0]);
+    case OpId::float_sin: return at::sin(t[0]);
+    case OpId::float_tan: return at::tan(t[0]);
+    case OpId::float_cosh: return at::cosh(t[0]);
+    case OpId::float_sinh: return at::sinh(t[0]);
+    case OpId::float_acos: return at::acos(t[0]);
+    case OpId::float_acosh: return at::acosh(t[0]);
+    case OpId::float_asin: return at::asin(t[0]);
+    case OpId::float_asinh: return at::asinh(t[0]);
+    case OpId::float_atan: return at::atan(t[0]);
+    case OpId::float_atanh: return at::atanh(t[0]);
+    case OpId::float_erf: return at::erf(t[0]);
+    case OpId::float_recip: return at::reciprocal(t[0]);
+    case OpId::float_round: return at::round(t[0]);
+    case OpId::float_floor: return at::floor(t[0]);
+    case OpId::float_ceil: return at::ceil(t[0]);
+    case OpId::float_trunc: return at::trunc(t[0]);
+    case OpId::float_sign: return at::sign(t[0]);
   }
   throw std::logic_error("torch_reference: not a registry op");
 }

@@ -69,7 +69,25 @@
   X(float_expand, expand, ToShape, Float, Float, Backward)                         \
   X(softmax, softmax, Dim, Float, Float, Backward)                                 \
   X(log_softmax, log_softmax, Dim, Float, Float, Backward)                         \
-  X(float_log1p, log1p, Unary, Float, Float, Backward)
+  X(float_log1p, log1p, Unary, Float, Float, Backward)                           \
+  X(float_cos, cos, Unary, Float, Float, Backward)                               \
+  X(float_sin, sin, Unary, Float, Float, Backward)                               \
+  X(float_tan, tan, Unary, Float, Float, Backward)                               \
+  X(float_cosh, cosh, Unary, Float, Float, Backward)                             \
+  X(float_sinh, sinh, Unary, Float, Float, Backward)                             \
+  X(float_acos, acos, Unary, Float, Float, Backward)                             \
+  X(float_acosh, acosh, Unary, Float, Float, Backward)                           \
+  X(float_asin, asin, Unary, Float, Float, Backward)                             \
+  X(float_asinh, asinh, Unary, Float, Float, Backward)                           \
+  X(float_atan, atan, Unary, Float, Float, Backward)                             \
+  X(float_atanh, atanh, Unary, Float, Float, Backward)                           \
+  X(float_erf, erf, Unary, Float, Float, Backward)                               \
+  X(float_recip, recip, Unary, Float, Float, Backward)                           \
+  X(float_round, round, Unary, Float, Float, Backward)                           \
+  X(float_floor, floor, Unary, Float, Float, Backward)                           \
+  X(float_ceil, ceil, Unary, Float, Float, Backward)                             \
+  X(float_trunc, trunc, Unary, Float, Float, Backward)                           \
+  X(float_sign, sign, Unary, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

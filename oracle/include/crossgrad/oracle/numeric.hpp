@@ -59,6 +59,9 @@ Bound scaled_graph_bound(const GraphSpec& normalized_graph, const TensorData& re
 // Ops whose partial derivative is infinite at 0 while their value there is finite (sqrt, x^p for
 // p < 1). log at 0, log1p at -1 and x / 0 need no rule of their own: their value is non-finite.
 bool infinite_partial_at_zero(const OpSpec& op);
+// The other points where an op's partial derivative is infinite while its value is finite: acos
+// and asin at +-1, acosh at 1 (atanh's +-1 give +-inf values, non-finite already).
+std::vector<double> infinite_partial_at(const OpSpec& op);
 
 // What a graph's forward rounding does to comparisons of its values and gradients against a
 // reference run (Note [Conditioning of a graph] in numeric.cpp), estimated from the reference

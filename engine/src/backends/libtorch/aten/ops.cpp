@@ -183,6 +183,29 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::softmax: return softmax_along(in(c, 0), integer(c, 0), false);
     case OpId::log_softmax: return softmax_along(in(c, 0), integer(c, 0), true);
     case OpId::float_log1p: return map_libm(in(c, 0), [](auto v) { return std::log1p(v); });
+    case OpId::float_cos: return at::cos(in(c, 0));
+    case OpId::float_sin: return at::sin(in(c, 0));
+    case OpId::float_tan: return at::tan(in(c, 0));
+    case OpId::float_cosh: return at::cosh(in(c, 0));
+    case OpId::float_sinh: return at::sinh(in(c, 0));
+    case OpId::float_acos: return at::acos(in(c, 0));
+    case OpId::float_acosh: return at::acosh(in(c, 0));
+    case OpId::float_asin: return at::asin(in(c, 0));
+    case OpId::float_asinh: return at::asinh(in(c, 0));
+    case OpId::float_atan: return at::atan(in(c, 0));
+    case OpId::float_atanh: return at::atanh(in(c, 0));
+    case OpId::float_erf: return at::erf(in(c, 0));
+    case OpId::float_recip: return at::reciprocal(in(c, 0));
+    case OpId::float_round: return at::round(in(c, 0));  // half to even, as crossgrad's
+    case OpId::float_floor: return at::floor(in(c, 0));
+    case OpId::float_ceil: return at::ceil(in(c, 0));
+    case OpId::float_trunc: return at::trunc(in(c, 0));
+    case OpId::float_sign: {
+      // +1 above 0, -1 below, +0 for +-0 and NaN (docs/OPS.md), written out rather than left to
+      // at::sign's treatment of NaN and -0.
+      const at::Tensor& x = in(c, 0);
+      return at::where(x > 0, at::ones_like(x), at::where(x < 0, at::full_like(x, -1), at::zeros_like(x)));
+    }
   }
   throw std::invalid_argument("unknown op code");
 }

@@ -1,0 +1,31 @@
+// Cuda backend: the element-wise math ops of issue 36, one map_kernel launch each with the
+// functors of <crossgrad/backends/cuda_kernels/math_ops.cuh> (also compiled on the CPU by
+// cuda_kernel_emulation_test). Semantics: docs/OPS.md, the same formulas as NdArray.
+#include "map_kernels.cuh"
+
+#include <crossgrad/backends/cuda_kernels/math_ops.cuh>
+
+namespace crossgrad::backends {
+
+using namespace cuda_detail;  // this backend's internals (cuda_common.cuh, kernels.cuh)
+namespace {
+
+template <class Op>
+CudaTensor math_map(const CudaTensor& tensor, const char* name, Op op) {
+  rules::check_float_dtype(tensor.dtype, name);
+  CudaTensor out = make_tensor(tensor.shape, tensor.dtype, tensor.dev);
+  with_float_type(tensor.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    launch_map(data_of<T>(tensor), data_of<T>(out), out.shape.num_elements(), tensor.dev.index, op, name);
+  });
+  return out;
+}
+
+}  // namespace
+
+#define CROSSGRAD_X(name, Functor, f32, f64) \
+  CudaTensor Cuda::name(const CudaTensor& tensor) { return math_map(tensor, #name, Functor{}); }
+CROSSGRAD_CUDA_MATH_OPS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+
+}  // namespace crossgrad::backends

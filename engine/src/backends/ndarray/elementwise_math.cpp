@@ -1,0 +1,62 @@
+// NdArray: the element-wise math ops of issue 36 (trigonometric, hyperbolic, erf, reciprocal,
+// rounding, sign), plain loops over the element calling the C library's function in the tensor's
+// own dtype (float for F32, double for F64). Semantics and special values: docs/OPS.md "Op
+// semantics"; accuracy: docs/OPS.md "Accuracy in ulps" (glibc's functions; recip, the roundings and
+// sign are exact).
+#include "common.hpp"
+
+#include <cmath>
+
+namespace crossgrad::backends {
+namespace {
+
+using ndarray_detail::make_tensor;
+using ndarray_detail::with_float_type;
+
+template <class Op>
+NdArrayTensor unary(const NdArrayTensor& tensor, std::string_view name, Op op) {
+  rules::check_float_dtype(tensor.dtype, name);
+  NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    const T* x = tensor.data<T>();
+    T* o = out.mutable_data<T>();
+    const std::size_t n = tensor.num_elements();
+    for (std::size_t i = 0; i < n; ++i) o[i] = op(x[i]);
+  });
+  return out;
+}
+
+}  // namespace
+
+// One line per op: the C library's function of the element.
+#define CROSSGRAD_NDARRAY_MAP(name, expr)                                  \
+  NdArrayTensor NdArray::name(const NdArrayTensor& tensor) {               \
+    return unary(tensor, #name, []<class T>(T x) -> T { return expr; });  \
+  }
+
+CROSSGRAD_NDARRAY_MAP(float_cos, std::cos(x))
+CROSSGRAD_NDARRAY_MAP(float_sin, std::sin(x))
+CROSSGRAD_NDARRAY_MAP(float_tan, std::tan(x))
+CROSSGRAD_NDARRAY_MAP(float_cosh, std::cosh(x))
+CROSSGRAD_NDARRAY_MAP(float_sinh, std::sinh(x))
+CROSSGRAD_NDARRAY_MAP(float_acos, std::acos(x))
+CROSSGRAD_NDARRAY_MAP(float_acosh, std::acosh(x))
+CROSSGRAD_NDARRAY_MAP(float_asin, std::asin(x))
+CROSSGRAD_NDARRAY_MAP(float_asinh, std::asinh(x))
+CROSSGRAD_NDARRAY_MAP(float_atan, std::atan(x))
+CROSSGRAD_NDARRAY_MAP(float_atanh, std::atanh(x))
+CROSSGRAD_NDARRAY_MAP(float_erf, std::erf(x))
+// IEEE division: 1 / +-0 is +-inf, 1 / +-inf is +-0.
+CROSSGRAD_NDARRAY_MAP(float_recip, T(1) / x)
+// Half to even (rint in the default rounding mode; nearbyint gives the same values but saves and
+// restores the floating-point environment per call, 2-3x slower), as Burn and PyTorch: round(2.5) = 2, round(-0.5) = -0.
+CROSSGRAD_NDARRAY_MAP(float_round, std::rint(x))
+CROSSGRAD_NDARRAY_MAP(float_floor, std::floor(x))
+CROSSGRAD_NDARRAY_MAP(float_ceil, std::ceil(x))
+CROSSGRAD_NDARRAY_MAP(float_trunc, std::trunc(x))
+// +1 above 0, -1 below, +0 for +-0 and NaN (Burn's and PyTorch's sign).
+CROSSGRAD_NDARRAY_MAP(float_sign, x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)))
+
+#undef CROSSGRAD_NDARRAY_MAP
+
+}  // namespace crossgrad::backends
