@@ -6,7 +6,7 @@
 // the build]). It was byte % 3 before Remote was appended and byte % 4 before LibTorch was, so a
 // fuzzer-found file with a byte >= 4 written before LibTorch now names another backend; the writer,
 // and so every seed, writes the index itself. When LibTorch was appended every file under corpus/
-// (3,952) was decoded before and after (fuzz_repro --describe at f5f0aff and after): 62 decoded to
+// (3,952) was decoded before and after (fuzz/scripts/corpus-meaning OLD NEW): 62 decoded to
 // another scenario; 60 of them were re-encoded, each backend byte b replaced by b % 4 (what the old
 // writer writes), and now decode as before. Two grad_replace_fuzzer files (6ba0f414..., 75d6b021...)
 // still decoded to other scenarios after that byte-by-byte mending; they were replaced by
