@@ -82,6 +82,25 @@ inline rc::Gen<oracle::DispatchSpec> dispatch(rc::Gen<oracle::KindSpec> kind) {
 
 enum class Values { WithSpecials, Finite, Positive };
 
+// The ops of graphs that finite differences judge on Values::Positive leaves (0.3..2.0): every op
+// but those defined on part of that range only (acos, asin, atanh need |x| <= 1; acosh x >= 1).
+// With them, 4-op graphs had a non-finite value in 12.5% of the cases and the judged share fell from
+// 95-97% to 84.5% (CrossBackend, one CI run), below the 85% minimum. Each is still judged alone
+// (Numeric.EachOpBackwardEqualsFiniteDifferences), against PyTorch's autograd
+// (property.torch_differential) and at its singular points (UnreadPositions, MathOpGradients).
+inline const std::vector<oracle::Op>& ops_defined_on_positive_values() {
+  static const std::vector<oracle::Op> ops = [] {
+    std::vector<oracle::Op> out;
+    for (oracle::Op op : oracle::all_ops()) {
+      if (op != oracle::Op::float_acos && op != oracle::Op::float_asin && op != oracle::Op::float_atanh &&
+          op != oracle::Op::float_acosh)
+        out.push_back(op);
+    }
+    return out;
+  }();
+  return ops;
+}
+
 inline rc::Gen<oracle::OpSpec> op_spec(const std::vector<oracle::Op>& ops) {
   return rc::gen::map(rc::gen::tuple(rc::gen::elementOf(ops), rc::gen::inRange<std::size_t>(0, 8), rc::gen::inRange<std::size_t>(0, 8),
                                      rc::gen::elementOf(std::vector<double>{2.0, -1.0, 0.5, 3.0, 1.5, 0.0}),
