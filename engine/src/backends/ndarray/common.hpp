@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,21 @@ inline NdArrayTensor make_tensor(Shape shape, DType dtype) {
 using host::require_host_device;
 using host::require_storable_dtype;
 using host::with_float_type;
+
+// An element-wise float op: `op` of each element, in the tensor's own dtype. `op` is a generic
+// lambda so one definition serves float and double.
+template <class Op>
+NdArrayTensor unary(const NdArrayTensor& tensor, std::string_view name, Op op) {
+  rules::check_float_dtype(tensor.dtype, name);
+  NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    const T* x = tensor.data<T>();
+    T* o = out.mutable_data<T>();
+    const std::size_t n = tensor.num_elements();
+    for (std::size_t i = 0; i < n; ++i) o[i] = op(x[i]);
+  });
+  return out;
+}
 
 // Note [The reference's strided walk]
 // Row-major walk over a shape that tracks, for each of N operands, the element's offset in that

@@ -14,6 +14,7 @@ namespace {
 
 using ndarray_detail::make_tensor;
 using ndarray_detail::StridedWalk;
+using ndarray_detail::unary;
 using ndarray_detail::with_float_type;
 
 template <class Op>
@@ -33,20 +34,6 @@ NdArrayTensor binary(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std::st
     walk.set_broadcast(0, lhs.shape);
     walk.set_broadcast(1, rhs.shape);
     walk.for_each([&](std::size_t i, const auto& at) { o[i] = op(a[at[0]], b[at[1]]); });
-  });
-  return out;
-}
-
-// `op` is a generic lambda so one definition serves float and double.
-template <class Op>
-NdArrayTensor unary(const NdArrayTensor& tensor, std::string_view name, Op op) {
-  rules::check_float_dtype(tensor.dtype, name);
-  NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
-  with_float_type(tensor.dtype, [&]<class T>(T) {
-    const T* x = tensor.data<T>();
-    T* o = out.mutable_data<T>();
-    const std::size_t n = tensor.num_elements();
-    for (std::size_t i = 0; i < n; ++i) o[i] = op(x[i]);
   });
   return out;
 }

@@ -8,25 +8,8 @@
 #include <cmath>
 
 namespace crossgrad::backends {
-namespace {
 
-using ndarray_detail::make_tensor;
-using ndarray_detail::with_float_type;
-
-template <class Op>
-NdArrayTensor unary(const NdArrayTensor& tensor, std::string_view name, Op op) {
-  rules::check_float_dtype(tensor.dtype, name);
-  NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
-  with_float_type(tensor.dtype, [&]<class T>(T) {
-    const T* x = tensor.data<T>();
-    T* o = out.mutable_data<T>();
-    const std::size_t n = tensor.num_elements();
-    for (std::size_t i = 0; i < n; ++i) o[i] = op(x[i]);
-  });
-  return out;
-}
-
-}  // namespace
+using ndarray_detail::unary;
 
 // One line per op: the C library's function of the element.
 #define CROSSGRAD_NDARRAY_MAP(name, expr)                                  \
