@@ -639,6 +639,17 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
       if (std::find(at.begin(), at.end(), x) != at.end()) return "a singular point (acos, asin at +-1, acosh at 1)";
     }
   }
+  // round, floor, ceil and trunc have gradient 0 (docs/OPS.md), but where |x| >= 2^52 every double
+  // is an integer, so they are the identity on every point finite differences can step to and
+  // central differences give 1 (ops_differential_fuzzer: ceil(3.4e38) in F64).
+  for (const auto& op : g.ops) {
+    const bool rounds = op.op == Op::float_round || op.op == Op::float_floor || op.op == Op::float_ceil ||
+                        op.op == Op::float_trunc;
+    if (!rounds || op.lhs >= values.size()) continue;
+    for (double x : values[op.lhs]) {
+      if (std::fabs(x) >= 0x1p+52) return "round, floor, ceil or trunc where every double is an integer (|x| >= 2^52)";
+    }
+  }
   // x^p: its derivative p x^(p-1) must be finite and within range where the value is (p = inf:
   // x^inf is 0 for |x| < 1, and backward multiplies inf by the incoming gradient).
   for (const auto& op : g.ops) {
