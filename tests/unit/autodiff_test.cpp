@@ -136,5 +136,32 @@ TYPED_TEST(AutodiffRules, DeepChainDoesNotRecurse) {
   expect_near_all(this->grad(x, Dispatch::backward(y)), {1});
 }
 
+// d|x|/dx = sign(x), 0 at 0 (docs/OPS.md), with magnitudes on both sides of 1 so that a rule
+// comparing against 1 instead of 0 shows.
+TYPED_TEST(AutodiffRules, AbsGradientIsTheSignForSmallMagnitudesAndZeroAtZero) {
+  auto x = this->leaf({-2, -0.75, -0.25, 0, 0.25, 0.75, 2}, {7});
+  EXPECT_EQ(this->grad(x, Dispatch::backward(Dispatch::float_sum(Dispatch::float_abs(x)))),
+            (std::vector<double>{-1, -1, -1, 0, 1, 1, 1}));
+}
+
+// Autodiff<B>::from_data: every call starts a new leaf holding the data.
+template <class B>
+void expect_from_data_makes_fresh_leaves() {
+  const TensorData data = TensorData::from_f32({1.5f, -2.0f, 0.25f}, {3});
+  const auto a = Autodiff<B>::from_data(data, Device::cpu());
+  const auto b = Autodiff<B>::from_data(data, Device::cpu());
+  EXPECT_EQ(B::into_data(a.primitive), TensorData::from_f32({1.5f, -2.0f, 0.25f}, {3}));
+  EXPECT_EQ(Autodiff<B>::shape(a), Shape({3}));
+  EXPECT_EQ(Autodiff<B>::dtype(a), DType::F32);
+  ASSERT_NE(a.node, nullptr);
+  ASSERT_NE(b.node, nullptr);
+  EXPECT_NE(a.id(), b.id());  // every from_data starts a new leaf
+}
+
+TEST(AutodiffLeaves, FromDataHoldsTheDataInAFreshLeaf) {
+  expect_from_data_makes_fresh_leaves<backends::NdArray>();
+  expect_from_data_makes_fresh_leaves<backends::Flex>();
+}
+
 }  // namespace
 }  // namespace crossgrad

@@ -30,5 +30,17 @@ TYPED_TEST(BackendData, RoundTripsEveryStoredDtype) {
   }
 }
 
+
+// CPU backends finish every op before it returns: synchronize is a no-op that must not disturb a
+// result computed before it.
+TEST(CpuBackendData, SynchronizeLeavesResultsAsTheyWere) {
+  const auto n = backends::NdArray::float_neg(backends::NdArray::from_data(TensorData::from_f32({1, -2}, {2}), Device::cpu()));
+  backends::NdArray::synchronize(Device::cpu());
+  EXPECT_EQ(backends::NdArray::into_data(n), TensorData::from_f32({-1, 2}, {2}));
+  const auto f = backends::Flex::float_neg(backends::Flex::from_data(TensorData::from_f32({1, -2}, {2}), Device::cpu()));
+  backends::Flex::synchronize(Device::cpu());
+  EXPECT_EQ(backends::Flex::into_data(f), TensorData::from_f32({-1, 2}, {2}));
+}
+
 }  // namespace
 }  // namespace crossgrad

@@ -471,4 +471,70 @@ TEST(FlexThreadPool, RunsEveryTaskOnceAndRethrows) {
   EXPECT_EQ(covered.load(), 100003u);
 }
 
+// ---- the tuning knobs read back what was set ---------------------------------------------------
+
+// Restores Flex's global knobs whatever a test set.
+class FlexKnobs : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    flex::set_num_threads(0);
+    flex::force_portable_kernels(false);
+  }
+};
+
+TEST_F(FlexKnobs, ForcedPortableKernelsAreTheTableInUse) {
+  flex::force_portable_kernels(true);
+  EXPECT_STREQ(flex::kernels().isa, "portable");
+  EXPECT_STREQ(flex::active_isa(), "portable");
+  flex::force_portable_kernels(false);
+  EXPECT_STREQ(flex::kernels().isa, flex::cpu_has_avx2_fma() ? "avx2" : "portable");
+}
+
+TEST_F(FlexKnobs, SetNumThreadsIsWhatNumThreadsReports) {
+  for (std::size_t t : {1u, 3u, 7u}) {
+    flex::set_num_threads(t);
+    EXPECT_EQ(flex::num_threads(), t);
+  }
+}
+
+// ---- AVX2 expf: a block whose first lane alone is in range -------------------------------------
+
+// The vector path only holds for |x| within [-87, 88]; a block with any lane outside must fall
+// back lane by lane. Expected values: exp in double, rounded to float (within 2 ulp), and the
+// IEEE special cases.
+TEST(FlexAvxExp, ABlockWithOnlySomeLanesInRange) {
+  if (!flex::cpu_has_avx2_fma()) GTEST_SKIP() << "no AVX2/FMA on this CPU";
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<std::vector<float>> blocks = {
+      {0.5f, 100, nan, -inf, inf, 89, -100, 1000},  // only lane 0 in range
+      {100, 0.5f, 1, 2, 3, 4, 5, 6},                // only lane 0 out of range
+      {1, 2, 3, 4, 5, 6, 7, 200},                   // only the last lane out of range
+  };
+  for (const auto& in : blocks) {
+    std::vector<float> out(in.size(), -1.0f);
+    flex::avx2_kernels().f32.exp(in.data(), out.data(), in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const float x = in[i];
+      if (std::isnan(x)) {
+        EXPECT_TRUE(std::isnan(out[i])) << "exp(NaN) lane " << i;
+        continue;
+      }
+      if (x > 88.8f) {
+        EXPECT_EQ(out[i], inf) << "exp(" << x << ") lane " << i;
+        continue;
+      }
+      if (x < -104.0f) {
+        EXPECT_EQ(out[i], 0.0f) << "exp(" << x << ") lane " << i;
+        continue;
+      }
+      // exp in double rounded to float, then 2 float ulps either side (subnormal results too).
+      const float want = static_cast<float>(std::exp(static_cast<double>(x)));
+      const float lo = std::nextafter(std::nextafter(want, -inf), -inf);
+      const float hi = std::nextafter(std::nextafter(want, inf), inf);
+      EXPECT_TRUE(out[i] >= lo && out[i] <= hi) << "exp(" << x << ") lane " << i << ": " << out[i] << " vs " << want;
+    }
+  }
+}
+
 }  // namespace

@@ -22,6 +22,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <set>
@@ -380,6 +381,42 @@ TEST_F(FlexPoolBehaviour, ParallelRangeInsideATaskCoversTheRangeOnce) {
     });
   });
   for (std::size_t i = 0; i < hits.size(); ++i) ASSERT_EQ(hits[i].load(), 1) << "index " << i;
+}
+
+// Flex's pool is sized once, from CROSSGRAD_NUM_THREADS when it is a whole number >= 1, else from the
+// hardware (flex_tuning.hpp, docs/PERFORMANCE.md). The cap at 256 threads is thread_pool.cpp's own.
+// Only digits count, read in base 10 ("010" is 10); a sign, a space or a trailing letter gives the
+// hardware's count ("-2" once gave 256 threads). The pool is created on first use, so each value is
+// checked in a fresh process: a threadsafe death-test child re-runs this test up to its statement,
+// with the variable set just before it.
+int hardware_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : static_cast<int>(hw);
+}
+
+void exit_with_pool_size() {
+  const std::size_t n = crossgrad::backends::flex::num_threads();
+  std::fprintf(stderr, "pool size %zu\n", n);
+  std::exit(static_cast<int>(n % 256));  // exit codes are 8 bits: 256 reads as 0
+}
+
+TEST(FlexPoolSize, NumThreadsVariableSizesThePool) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  using ::testing::ExitedWithCode;
+  ASSERT_EQ(setenv("CROSSGRAD_NUM_THREADS", "3", 1), 0);
+  EXPECT_EXIT(exit_with_pool_size(), ExitedWithCode(3), "pool size 3\n");
+  ASSERT_EQ(setenv("CROSSGRAD_NUM_THREADS", "1", 1), 0);
+  EXPECT_EXIT(exit_with_pool_size(), ExitedWithCode(1), "pool size 1\n");
+  ASSERT_EQ(setenv("CROSSGRAD_NUM_THREADS", "100000", 1), 0);  // capped
+  EXPECT_EXIT(exit_with_pool_size(), ExitedWithCode(0), "pool size 256\n");
+  ASSERT_EQ(setenv("CROSSGRAD_NUM_THREADS", "010", 1), 0);  // decimal, not octal
+  EXPECT_EXIT(exit_with_pool_size(), ExitedWithCode(10), "pool size 10\n");
+  const std::string hw = "pool size " + std::to_string(hardware_threads()) + "\n";
+  for (const char* ignored : {"0", "4x", "1a", "", "-2", "+3", " 3"}) {  // not digits >= 1: the hardware's count
+    ASSERT_EQ(setenv("CROSSGRAD_NUM_THREADS", ignored, 1), 0);
+    EXPECT_EXIT(exit_with_pool_size(), ExitedWithCode(hardware_threads() % 256), hw) << "'" << ignored << "'";
+  }
+  ASSERT_EQ(unsetenv("CROSSGRAD_NUM_THREADS"), 0);
 }
 
 }  // namespace

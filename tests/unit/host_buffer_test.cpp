@@ -10,8 +10,15 @@
 
 #include <gtest/gtest.h>
 
+#include <crossgrad/backends/ndarray.hpp>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -323,6 +330,85 @@ TEST(HostBytes, LargeTensorDataBytesComeBackFromTheCache) {
   EXPECT_PANIC(TensorData::adopt_bytes(HostBytes(4), {2}, DType::F32), "data-length-mismatch",
                "Tensor data has 1 values but shape [2] needs 2.");
 }
+
+// The total limit is inclusive: blocks that fill it exactly are kept.
+TEST(HostBlockCache, BlocksThatFillTheTotalExactlyAreKept) {
+  HostBlockCache cache({1024, 2 * 4096, 4});
+  cache.give(std::aligned_alloc(64, 4096), 4096);
+  cache.give(std::aligned_alloc(64, 4096), 4096);
+  EXPECT_EQ(cache.stats().blocks, 2u);
+  EXPECT_EQ(cache.stats().bytes, 2u * 4096);
+  cache.give(std::aligned_alloc(64, 4096), 4096);  // one more would go over: freed
+  EXPECT_EQ(cache.stats().blocks, 2u);
+}
+
+// ---- the system allocator refusing a buffer below the 16 GiB limit -------------------------------
+
+// Address space of this process in bytes (/proc/self/statm, first field in pages).
+std::size_t address_space_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0;
+  statm >> pages;
+  return pages * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// In a child process: caps the address space 64 MiB above what it uses, asks for a 1 GiB buffer,
+// restores the cap (so that the child can still write its results) and exits 0 when the catalog's
+// tensor-too-large panic came with the limit "what this machine could allocate".
+void allocate_past_a_lowered_address_space_cap() {
+  rlimit old{};
+  if (getrlimit(RLIMIT_AS, &old) != 0) std::exit(10);
+  rlimit low = old;
+  low.rlim_cur = address_space_bytes() + (std::size_t{64} << 20);
+  if (setrlimit(RLIMIT_AS, &low) != 0) std::exit(11);
+  const auto caught = crossgrad::testing_support::panic_of(
+      [] { (void)HostBuffer::allocate(Shape({std::size_t{1} << 28}), DType::F32); });
+  setrlimit(RLIMIT_AS, &old);
+  if (!caught) std::exit(12);
+  std::fprintf(stderr, "%s: %s\n", caught->id.c_str(), caught->message.c_str());
+  std::exit(0);
+}
+
+TEST(HostBufferDeathTest, AllocatorFailureBelowTheLimitIsTensorTooLarge) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(allocate_past_a_lowered_address_space_cap(), ::testing::ExitedWithCode(0),
+              "tensor-too-large: A tensor of shape \\[268435456\\] and dtype F32 needs 1073741824 bytes, over "
+              "the limit of what this machine could allocate bytes\\.");
+}
+
+// An allocation under the 16 GiB limit that the system refuses is a tensor-too-large panic,
+// not a null buffer. Refusal is forced in a child process by capping its address space.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CROSSGRAD_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define CROSSGRAD_TEST_SANITIZED 1
+#endif
+#endif
+
+#ifndef CROSSGRAD_TEST_SANITIZED
+[[noreturn]] void allocate_under_a_capped_address_space() {
+  std::size_t pages = 0;
+  std::ifstream("/proc/self/statm") >> pages;
+  const rlim_t cap = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + (rlim_t{1} << 30);
+  const rlimit lim{cap, cap};
+  if (setrlimit(RLIMIT_AS, &lim) != 0) std::_Exit(5);
+  try {
+    (void)backends::NdArray::float_full(Shape{std::size_t{2} << 30}, 1.0, DType::F32, Device::cpu());  // 8 GiB
+  } catch (const Panic& p) {
+    const bool ok = p.id() == PanicId::TensorTooLarge &&
+                    p.message() == "A tensor of shape [2147483648] and dtype F32 needs 8589934592 bytes, over the "
+                                   "limit of what this machine could allocate bytes.";
+    std::_Exit(ok ? 7 : 6);
+  }
+  std::_Exit(4);
+}
+
+TEST(HostBufferDeathTest, ABackendOpWhoseAllocationIsRefusedPanicsTensorTooLarge) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(allocate_under_a_capped_address_space(), ::testing::ExitedWithCode(7), "");
+}
+#endif
 
 }  // namespace
 }  // namespace crossgrad

@@ -34,7 +34,7 @@ class MathOpGradients : public ::testing::Test {
     return got ? Dispatch::float_into_data(*got).to_f64() : std::vector<double>{};
   }
 };
-TYPED_TEST_SUITE(MathOpGradients, AllBackendTypes);
+TYPED_TEST_SUITE(MathOpGradients, AllBackendTypes, BackendTestName);
 
 TYPED_TEST(MathOpGradients, StepsHavePlusZeroGradientEverywhere) {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();

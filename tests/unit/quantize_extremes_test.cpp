@@ -131,5 +131,14 @@ TYPED_TEST(QuantizeExtremes, DispatchNeverReturnsSilentNaN) {
   EXPECT_PANIC(Dispatch::dequantize(Dispatch::quantize(x)), "quantize-scale-overflow", overflow_message("1e+41"));
 }
 
+// A Quantized assembled by hand around float values is refused with unsupported-dtype
+// ("DType {dtype} is not supported by {what}.").
+TEST(CpuQuantize, DequantizeRefusesValuesThatAreNotQInt8) {
+  const backends::NdArray::Quantized nq{backends::NdArray::from_data(TensorData::from_f32({1, 2}, {2}), Device::cpu()), 0.5f};
+  EXPECT_PANIC(backends::NdArray::dequantize(nq), "unsupported-dtype", "DType F32 is not supported by dequantize.");
+  const backends::Flex::Quantized fq{backends::Flex::from_data(TensorData::from_i64({1, 2}, {2}), Device::cpu()), 0.5f};
+  EXPECT_PANIC(backends::Flex::dequantize(fq), "unsupported-dtype", "DType I64 is not supported by dequantize.");
+}
+
 }  // namespace
 }  // namespace crossgrad

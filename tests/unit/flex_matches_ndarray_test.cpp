@@ -1,5 +1,6 @@
-// Flex's kernels of the new ops (abs, clamp, max_dim, argmax, greater, lower, equal, cat, slice,
-// select, select_assign, permute, expand, softmax, log_softmax, int_into_float) against NdArray,
+// Flex against NdArray, the reference backend: the kernels of abs, clamp, max_dim, argmax, greater,
+// lower, equal, cat, slice, select, select_assign, permute, expand, softmax, log_softmax and
+// int_into_float, then edges of swap_dims, slice, broadcast comparisons and the blocked GEMM,
 // the reference backend: bit for bit, except softmax / log_softmax (the sum order is free off
 // NdArray), which are checked within a tolerance against NdArray and within a few ulps against a
 // long double formula written here. Sizes sit on both sides of Flex's thread threshold
@@ -151,7 +152,7 @@ struct Config {
 
 void PrintTo(const Config& c, std::ostream* os) { *os << c.threads << " threads" << (c.portable ? ", portable" : ""); }
 
-class FlexNewOps : public ::testing::TestWithParam<Config> {
+class FlexMatchesNdArray : public ::testing::TestWithParam<Config> {
  protected:
   void SetUp() override {
     flex::set_num_threads(GetParam().threads);
@@ -162,7 +163,7 @@ class FlexNewOps : public ::testing::TestWithParam<Config> {
     flex::force_portable_kernels(false);
   }
 };
-INSTANTIATE_TEST_SUITE_P(Configs, FlexNewOps,
+INSTANTIATE_TEST_SUITE_P(Configs, FlexMatchesNdArray,
                          ::testing::Values(Config{1, false}, Config{4, false}, Config{1, true}, Config{4, true}),
                          [](const auto& info) {
                            return "T" + std::to_string(info.param.threads) + (info.param.portable ? "Portable" : "Native");
@@ -172,7 +173,7 @@ const DType kFloatTypes[] = {DType::F32, DType::F64};
 
 // ---- element-wise -------------------------------------------------------------------------------
 
-TEST_P(FlexNewOps, AbsAndClampMatchNdArray) {
+TEST_P(FlexMatchesNdArray, AbsAndClampMatchNdArray) {
   const Shape shapes[] = {Shape{7}, kLarge, Shape{0, 3}, Shape{}};
   const double bounds[][2] = {{-1, 1}, {0, 0}, {-0.0, 0.0}, {-kInf, kInf}, {0.5, 0.5}, {1e300, 1e301}, {-2.5, -kInf * -1}};
   unsigned seed = 1;
@@ -193,7 +194,7 @@ TEST_P(FlexNewOps, AbsAndClampMatchNdArray) {
   }
 }
 
-TEST_P(FlexNewOps, AbsAndClampHandValues) {
+TEST_P(FlexMatchesNdArray, AbsAndClampHandValues) {
   const auto a = Flex::into_data(Flex::float_abs(on<Flex>(TensorData::from_f32({-0.0f, -2, NAN, -INFINITY}, {4})))).to_f32();
   EXPECT_FALSE(std::signbit(a[0]));
   EXPECT_EQ(a[1], 2);
@@ -206,7 +207,7 @@ TEST_P(FlexNewOps, AbsAndClampHandValues) {
   EXPECT_TRUE(std::isnan(c[3]));
 }
 
-TEST_P(FlexNewOps, IntIntoFloatMatchesNdArray) {
+TEST_P(FlexMatchesNdArray, IntIntoFloatMatchesNdArray) {
   std::mt19937_64 rng(7);
   for (std::size_t n : {std::size_t{7}, kParallel + 5}) {
     std::vector<std::int64_t> i64(n);
@@ -253,7 +254,7 @@ std::vector<DimCase> dim_cases() {
   return cases;
 }
 
-TEST_P(FlexNewOps, MaxDimAndArgmaxMatchNdArray) {
+TEST_P(FlexMatchesNdArray, MaxDimAndArgmaxMatchNdArray) {
   unsigned seed = 100;
   for (DType dt : kFloatTypes) {
     for (Values kind : {Values::Mixed, Values::Ties}) {
@@ -273,7 +274,7 @@ TEST_P(FlexNewOps, MaxDimAndArgmaxMatchNdArray) {
   }
 }
 
-TEST_P(FlexNewOps, MaxScanKeepsFirstNaNAndFirstOfEqualMaxima) {
+TEST_P(FlexMatchesNdArray, MaxScanKeepsFirstNaNAndFirstOfEqualMaxima) {
   // Rows (dim 1): [+0, -0, -1] -> +0 at 0; [-0, +0, -1] -> -0 at 0; [1, NaN, NaN] -> NaN at 1;
   // [-inf, -inf, -inf] -> -inf at 0.
   const TensorData d = TensorData::from_f32({0.0f, -0.0f, -1, -0.0f, 0.0f, -1, 1, NAN, NAN, -INFINITY, -INFINITY, -INFINITY},
@@ -293,7 +294,7 @@ TEST_P(FlexNewOps, MaxScanKeepsFirstNaNAndFirstOfEqualMaxima) {
 
 // ---- comparisons ----------------------------------------------------------------------------------
 
-TEST_P(FlexNewOps, ComparisonsMatchNdArrayWithBroadcasting) {
+TEST_P(FlexMatchesNdArray, ComparisonsMatchNdArrayWithBroadcasting) {
   const std::pair<Shape, Shape> pairs[] = {
       {Shape{7}, Shape{7}},          {kLarge, kLarge},         {Shape{300, 1}, Shape{1, 257}}, {Shape{257}, kLarge},
       {kLarge, Shape{}},             {Shape{7}, Shape{1}},     {Shape{0, 3}, Shape{1, 3}},     {Shape{4, 1, 2 * kChunk + 3}, Shape{5, 1}},
@@ -320,7 +321,7 @@ TEST_P(FlexNewOps, ComparisonsMatchNdArrayWithBroadcasting) {
   }
 }
 
-TEST_P(FlexNewOps, ComparisonsHandValues) {
+TEST_P(FlexMatchesNdArray, ComparisonsHandValues) {
   const auto a = on<Flex>(TensorData::from_f64({-0.0, 1, kNaN, kInf}, {4}));
   const auto b = on<Flex>(TensorData::from_f64({0.0, 2, kNaN, kInf}, {4}));
   const TensorData g = Flex::into_data(Flex::float_greater(b, a));
@@ -332,7 +333,7 @@ TEST_P(FlexNewOps, ComparisonsHandValues) {
 
 // ---- cat / slice / select / select_assign -----------------------------------------------------------
 
-TEST_P(FlexNewOps, CatMatchesNdArray) {
+TEST_P(FlexMatchesNdArray, CatMatchesNdArray) {
   struct CatCase {
     std::vector<Shape> shapes;
     std::size_t dim;
@@ -357,7 +358,7 @@ TEST_P(FlexNewOps, CatMatchesNdArray) {
   }
 }
 
-TEST_P(FlexNewOps, SliceMatchesNdArray) {
+TEST_P(FlexMatchesNdArray, SliceMatchesNdArray) {
   struct SliceCase {
     Shape shape;
     std::vector<Range> ranges;
@@ -420,7 +421,7 @@ std::vector<SelectCase> select_cases() {
   };
 }
 
-TEST_P(FlexNewOps, SelectMatchesNdArray) {
+TEST_P(FlexMatchesNdArray, SelectMatchesNdArray) {
   unsigned seed = 500;
   for (DType dt : kFloatTypes) {
     for (const SelectCase& c : select_cases()) {
@@ -436,7 +437,7 @@ TEST_P(FlexNewOps, SelectMatchesNdArray) {
   }
 }
 
-TEST_P(FlexNewOps, SelectAssignMatchesNdArray) {
+TEST_P(FlexMatchesNdArray, SelectAssignMatchesNdArray) {
   unsigned seed = 600;
   for (DType dt : kFloatTypes) {
     for (const SelectCase& c : select_cases()) {
@@ -455,7 +456,7 @@ TEST_P(FlexNewOps, SelectAssignMatchesNdArray) {
   }
 }
 
-TEST_P(FlexNewOps, SelectAssignAccumulatesDuplicatesInIndexOrder) {
+TEST_P(FlexMatchesNdArray, SelectAssignAccumulatesDuplicatesInIndexOrder) {
   // out[0] = (1e8 + 1) + -1e8 in float: 1e8 + 1 rounds to 1e8, so 0 (the other order gives 1).
   const auto out = Flex::float_select_assign(on<Flex>(TensorData::from_f32({1e8f, 5}, {2})), 0,
                                              on<Flex>(TensorData::from_i64({0, 0}, {2})),
@@ -469,7 +470,7 @@ TEST_P(FlexNewOps, SelectAssignAccumulatesDuplicatesInIndexOrder) {
 
 // ---- permute / expand -------------------------------------------------------------------------------
 
-TEST_P(FlexNewOps, PermuteMatchesNdArray) {
+TEST_P(FlexMatchesNdArray, PermuteMatchesNdArray) {
   struct PermCase {
     Shape shape;
     std::vector<std::size_t> axes;
@@ -499,7 +500,7 @@ TEST_P(FlexNewOps, PermuteMatchesNdArray) {
   EXPECT_EQ(Flex::into_data(t).to_f32(), (std::vector<float>{1, 4, 2, 5, 3, 6}));
 }
 
-TEST_P(FlexNewOps, ExpandMatchesNdArray) {
+TEST_P(FlexMatchesNdArray, ExpandMatchesNdArray) {
   const std::pair<Shape, Shape> cases[] = {
       {Shape{1, 257}, kLarge}, {Shape{300, 1}, kLarge},   {Shape{7}, Shape{2, 3, 7}},  {Shape{}, Shape{5, 5}},
       {Shape{1}, Shape{0}},    {Shape{1, 1}, Shape{1, 1}}, {Shape{3, 1, 1}, Shape{3, 4099, 7}},
@@ -519,7 +520,7 @@ TEST_P(FlexNewOps, ExpandMatchesNdArray) {
 }
 
 // Chains that read the output of one layout op with another, as a non-contiguous view would.
-TEST_P(FlexNewOps, LayoutChainsMatchNdArray) {
+TEST_P(FlexMatchesNdArray, LayoutChainsMatchNdArray) {
   unsigned seed = 900;
   for (DType dt : kFloatTypes) {
     const TensorData a = random_data(dt, Shape{8, 9, 33, 40}, seed++);
@@ -626,7 +627,7 @@ void check_softmax(const TensorData& d, std::size_t dim, bool log, const std::st
   }
 }
 
-TEST_P(FlexNewOps, SoftmaxAndLogSoftmaxCloseToNdArrayAndFormula) {
+TEST_P(FlexMatchesNdArray, SoftmaxAndLogSoftmaxCloseToNdArrayAndFormula) {
   unsigned seed = 1000;
   std::vector<DimCase> cases = dim_cases();
   cases.push_back({Shape{3, 0}, 1});
@@ -646,7 +647,7 @@ TEST_P(FlexNewOps, SoftmaxAndLogSoftmaxCloseToNdArrayAndFormula) {
   }
 }
 
-TEST_P(FlexNewOps, SoftmaxEdgeRows) {
+TEST_P(FlexMatchesNdArray, SoftmaxEdgeRows) {
   // Rows: a NaN (all NaN), a +inf (all NaN: inf - inf), all -inf (all NaN), [0, -inf] -> [1, 0].
   const TensorData d = TensorData::from_f64({1, kNaN, 2, 1, kInf, 2, -kInf, -kInf, -kInf, 0, -kInf, -kInf}, {4, 3});
   const auto s = Flex::into_data(Flex::softmax(on<Flex>(d), 1)).to_f64();
@@ -663,7 +664,7 @@ TEST_P(FlexNewOps, SoftmaxEdgeRows) {
   EXPECT_TRUE(std::isnan(st[0]) && std::isnan(st[1]) && std::isnan(st[2]));
 }
 
-TEST_P(FlexNewOps, SoftmaxDoesNotDependOnThreadCount) {
+TEST_P(FlexMatchesNdArray, SoftmaxDoesNotDependOnThreadCount) {
   for (DType dt : kFloatTypes) {
     for (const DimCase& c : dim_cases()) {
       const TensorData d = random_data(dt, c.shape, 77, Values::Finite);
@@ -774,7 +775,7 @@ std::vector<BadInput> bad_inputs() {
   };
 }
 
-TEST_P(FlexNewOps, EveryPanicMatchesNdArray) {
+TEST_P(FlexMatchesNdArray, EveryPanicMatchesNdArray) {
   for (const BadInput& b : bad_inputs()) {
     const auto flex_panic = panic_of([&] { b.flex(FlexTag{}); });
     const auto ref_panic = panic_of([&] { b.ref(RefTag{}); });
@@ -785,7 +786,7 @@ TEST_P(FlexNewOps, EveryPanicMatchesNdArray) {
   }
 }
 
-TEST_P(FlexNewOps, IndexOutOfRangeReportsTheFirstBadIndex) {
+TEST_P(FlexMatchesNdArray, IndexOutOfRangeReportsTheFirstBadIndex) {
   const auto p = panic_of([] {
     Flex::float_select(on<Flex>(TensorData::from_f32({1, 2, 3, 4}, {2, 2})), 1,
                        on<Flex>(TensorData::from_i64({1, 9, -4}, {3})));
@@ -794,6 +795,186 @@ TEST_P(FlexNewOps, IndexOutOfRangeReportsTheFirstBadIndex) {
   EXPECT_EQ(p->first, PanicId::IndexOutOfRange);
   EXPECT_NE(p->second.find('9'), std::string::npos) << p->second;
   EXPECT_EQ(p->second.find("-4"), std::string::npos) << p->second;
+}
+
+// ---- edges fixed by hand: shapes and values that reach one kernel path each -------------------
+
+// Restores Flex's global knobs whatever a test set.
+class FlexKnobsReset : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    flex::set_num_threads(0);
+    flex::force_portable_kernels(false);
+  }
+};
+
+// Values that differ in every element (so a wrong source index shows) and are exact in F32.
+std::vector<float> counting(std::size_t n) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i % 1000) + 0.25f * static_cast<float>(i % 3);
+  return v;
+}
+
+using FlexLayoutEdges = FlexKnobsReset;
+using FlexCompareEdges = FlexKnobsReset;
+using FlexGemmEdges = FlexKnobsReset;
+
+// ---- float ops refuse int tensors with NdArray's panic ------------------------------------------
+
+using FlexOperandDtypes = FlexKnobsReset;
+
+TEST_F(FlexOperandDtypes, FloatOpsOnAnIntTensorPanicLikeNdArray) {
+  const TensorData ints = TensorData::from_i64({1, 2, 3, 4}, {2, 2});
+  const TensorData idx = TensorData::from_i64({1}, {1});
+  const TensorData f = TensorData::from_f32({1, 2}, {1, 2});
+  const TensorData f22 = TensorData::from_f32({1, 2, 3, 4}, {2, 2});
+  struct Case {
+    const char* name;
+    std::function<void()> flex_call, ref_call;
+  };
+  const Case cases[] = {
+      {"float_cast of I64 to F32", [&] { Flex::float_cast(on<Flex>(ints), DType::F32); },
+       [&] { NdArray::float_cast(on<NdArray>(ints), DType::F32); }},
+      {"float_cast of I64 to F64", [&] { Flex::float_cast(on<Flex>(ints), DType::F64); },
+       [&] { NdArray::float_cast(on<NdArray>(ints), DType::F64); }},
+      {"float_add of I64", [&] { Flex::float_add(on<Flex>(ints), on<Flex>(ints)); },
+       [&] { NdArray::float_add(on<NdArray>(ints), on<NdArray>(ints)); }},
+      {"float_add of I64 and F32", [&] { Flex::float_add(on<Flex>(ints), on<Flex>(f22)); },
+       [&] { NdArray::float_add(on<NdArray>(ints), on<NdArray>(f22)); }},
+      {"float_sum of I64", [&] { Flex::float_sum(on<Flex>(ints)); },
+       [&] { NdArray::float_sum(on<NdArray>(ints)); }},
+      {"float_select_assign into I64",
+       [&] { Flex::float_select_assign(on<Flex>(ints), 0, on<Flex>(idx), on<Flex>(f)); },
+       [&] { NdArray::float_select_assign(on<NdArray>(ints), 0, on<NdArray>(idx), on<NdArray>(f)); }},
+  };
+  for (const Case& c : cases) {
+    const auto flex_panic = panic_of(c.flex_call);
+    const auto ref_panic = panic_of(c.ref_call);
+    ASSERT_TRUE(ref_panic.has_value()) << c.name << ": NdArray did not panic";
+    ASSERT_TRUE(flex_panic.has_value()) << c.name << ": Flex did not panic";
+    EXPECT_EQ(flex_panic->first, PanicId::UnsupportedDtype) << c.name << ": " << flex_panic->second;
+    EXPECT_EQ(flex_panic->first, ref_panic->first) << c.name;
+    EXPECT_EQ(flex_panic->second, ref_panic->second) << c.name;
+  }
+}
+
+// ---- swap_dims over several transpose tiles ----------------------------------------------------
+
+TEST_F(FlexLayoutEdges, SwapDimsAcrossSeveralRowTiles) {
+  constexpr std::size_t kTile = flex::kTuning.transpose_tile;
+  const Shape shapes[] = {Shape{2 * kTile + 3, 5}, Shape{kTile + 1, kTile + 2}, Shape{3, kTile * 3 + 7, 4},
+                          Shape{kTile * 2, 3}};
+  for (bool portable : {false, true}) {
+    flex::force_portable_kernels(portable);
+    for (const Shape& s : shapes) {
+      for (DType dt : {DType::F32, DType::F64}) {
+        const auto v = counting(s.num_elements());
+        const TensorData d = dt == DType::F32 ? TensorData::from_f32(v, s)
+                                              : TensorData::from_f64(std::vector<double>(v.begin(), v.end()), s);
+        const std::size_t r = s.rank();
+        const TensorData got = Flex::into_data(Flex::float_swap_dims(on<Flex>(d), r - 2, r - 1));
+        const TensorData want = NdArray::into_data(NdArray::float_swap_dims(on<NdArray>(d), r - 2, r - 1));
+        EXPECT_TRUE(got == want) << "swap_dims of " << s.to_string();
+      }
+    }
+  }
+}
+
+// ---- slices that leave a single strided run ----------------------------------------------------
+
+TEST_F(FlexLayoutEdges, SliceOfOneColumnIsAStridedRun) {
+  struct Case {
+    Shape shape;
+    std::vector<Range> ranges;
+  };
+  const Case cases[] = {
+      {Shape{7, 2}, {Range{0, 7}, Range{0, 1}}}, {Shape{7, 2}, {Range{0, 7}, Range{1, 2}}},
+      {Shape{9, 3}, {Range{1, 8}, Range{2, 3}}}, {Shape{5, 2, 2}, {Range{0, 5}, Range{0, 1}, Range{1, 2}}},
+      {Shape{6, 2}, {Range{0, 6}, Range{0, 2}}},
+  };
+  for (const Case& c : cases) {
+    const TensorData d = TensorData::from_f32(counting(c.shape.num_elements()), c.shape);
+    const TensorData got = Flex::into_data(Flex::float_slice(on<Flex>(d), c.ranges));
+    const TensorData want = NdArray::into_data(NdArray::float_slice(on<NdArray>(d), c.ranges));
+    EXPECT_TRUE(got == want) << "slice of " << c.shape.to_string();
+  }
+  // Hand values: column 1 of [[0, 1], [2, 3], [4, 5]].
+  const auto col = Flex::into_data(Flex::float_slice(on<Flex>(TensorData::from_f32({0, 1, 2, 3, 4, 5}, {3, 2})),
+                                                     {Range{0, 3}, Range{1, 2}}));
+  EXPECT_EQ(col.to_f32(), (std::vector<float>{1, 3, 5}));
+}
+
+// ---- broadcasting comparison split over threads with two unmergeable outer dims ---------------
+
+TEST_F(FlexCompareEdges, ThreadedBroadcastWithTwoOuterDims) {
+  // lhs [A, B, C] against rhs [A, 1, C]: the B dim broadcasts rhs only, so no dims merge; A * B
+  // rows cross the thread threshold (2 * elementwise_grain / C rows), so chunks start mid-tensor.
+  constexpr std::size_t C = 3;
+  const std::size_t rows_needed = 2 * (flex::kTuning.elementwise_grain / C) + 1;
+  std::size_t side = 1;
+  while (side * side < rows_needed) ++side;
+  const Shape ls{side, side, C}, rs{side, 1, C};
+  auto lv = counting(ls.num_elements());
+  for (std::size_t i = 0; i < lv.size(); ++i) lv[i] = static_cast<float>(i % 7);
+  std::vector<float> rv(rs.num_elements());
+  for (std::size_t i = 0; i < rv.size(); ++i) rv[i] = static_cast<float>((i * 5) % 7);
+  const TensorData l = TensorData::from_f32(lv, ls), r = TensorData::from_f32(rv, rs);
+  for (std::size_t threads : {2u, 4u}) {
+    flex::set_num_threads(threads);
+    for (bool swap : {false, true}) {
+      const TensorData& a = swap ? r : l;
+      const TensorData& b = swap ? l : r;
+      EXPECT_TRUE(Flex::into_data(Flex::float_equal(on<Flex>(a), on<Flex>(b))) ==
+                  NdArray::into_data(NdArray::float_equal(on<NdArray>(a), on<NdArray>(b))))
+          << "equal, " << threads << " threads, swapped " << swap;
+      EXPECT_TRUE(Flex::into_data(Flex::float_greater(on<Flex>(a), on<Flex>(b))) ==
+                  NdArray::into_data(NdArray::float_greater(on<NdArray>(a), on<NdArray>(b))))
+          << "greater, " << threads << " threads, swapped " << swap;
+    }
+  }
+}
+
+// ---- blocked GEMM edges: one row, k below the 4-step unroll, one column / one k past a block -----
+
+// Small-integer inputs make every product and partial sum exact in F32 and F64, so Flex's blocked
+// GEMM (whatever its summation order) must equal NdArray bit for bit. Every shape is above
+// gemm_small_work, so the packed, blocked path runs.
+TEST_F(FlexGemmEdges, BlockedGemmEdgesMatchNdArray) {
+  struct Mnk {
+    std::size_t m, k, n;
+  };
+  const std::size_t kc32 = flex::kTuning.gemm(false).kc, nc32 = flex::kTuning.gemm(false).nc;
+  const std::size_t kc64 = flex::kTuning.gemm(true).kc, nc64 = flex::kTuning.gemm(true).nc;
+  const Mnk shapes[] = {{1, 512, 600},     {300, 1, 900},       {300, 2, 450},     {300, 3, 300},
+                        {7, kc32 + 1, 120}, {7, kc64 + 1, 160},  {2, 64, nc32 + 1}, {2, 64, nc64 + 1},
+                        // n = 335: the last panel one column short of NR for F32 (16) and F64 (8)
+                        {300, 3, 335},     {40, 64, 335}};
+  for (const Mnk& s : shapes) {
+    ASSERT_GE(s.m * s.k * s.n, flex::kTuning.gemm_small_work) << "shape must take the blocked path";
+  }
+  for (bool portable : {false, true}) {
+    flex::force_portable_kernels(portable);
+    for (std::size_t threads : {1u, 4u}) {
+      flex::set_num_threads(threads);
+      for (const Mnk& s : shapes) {
+        std::vector<double> a(s.m * s.k), b(s.k * s.n);
+        for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(static_cast<int>(i % 5) - 2);
+        for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>(static_cast<int>((i * 7) % 5) - 2);
+        for (DType dt : {DType::F32, DType::F64}) {
+          auto data = [&](const std::vector<double>& v, Shape sh) {
+            return dt == DType::F64 ? TensorData::from_f64(v, std::move(sh))
+                                    : TensorData::from_f32(std::vector<float>(v.begin(), v.end()), std::move(sh));
+          };
+          const TensorData da = data(a, Shape{s.m, s.k}), db = data(b, Shape{s.k, s.n});
+          const TensorData got = Flex::into_data(Flex::float_matmul(on<Flex>(da), on<Flex>(db)));
+          const TensorData want = NdArray::into_data(NdArray::float_matmul(on<NdArray>(da), on<NdArray>(db)));
+          EXPECT_TRUE(got == want) << "matmul " << s.m << "x" << s.k << " @ " << s.k << "x" << s.n
+                                   << (dt == DType::F64 ? " f64" : " f32") << ", " << threads << " threads"
+                                   << (portable ? ", portable" : "");
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

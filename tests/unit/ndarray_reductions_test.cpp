@@ -1,0 +1,258 @@
+// NdArray, the reference backend: matmul, sums and means, max_dim / argmax (ties, NaN) and
+// softmax / log_softmax against values worked out by hand, and their panics.
+#include "ndarray_test_support.hpp"
+
+#include <cfloat>
+
+namespace crossgrad {
+namespace {
+using namespace ndarray_test;
+
+// ---- matmul -----------------------------------------------------------------------------------
+
+TEST(NdArrayMatmul, TwoD) {
+  // [2,3] x [3,2]:
+  //   [1 2 3]   [ 7  8]   [1*7+2*9+3*11  1*8+2*10+3*12]   [ 58  64]
+  //   [4 5 6] x [ 9 10] = [4*7+5*9+6*11  4*8+5*10+6*12] = [139 154]
+  //             [11 12]
+  const T a = f32({1, 2, 3, 4, 5, 6}, {2, 3});
+  const T b = f32({7, 8, 9, 10, 11, 12}, {3, 2});
+  const T c = NdArray::float_matmul(a, b);
+  EXPECT_EQ(NdArray::shape(c), (Shape{2, 2}));
+  EXPECT_EQ(vals32(c), (std::vector<float>{58, 64, 139, 154}));
+}
+
+TEST(NdArrayMatmul, BatchedBroadcast) {
+  // [2,1,2,2] x [3,2,2] -> [2,3,2,2]. lhs batch i in {0,1}, rhs batch j in {0,1,2}.
+  //   L0 = [1 0; 0 1] (identity), L1 = [0 1; 1 0] (row swap)
+  //   R0 = [1 2; 3 4], R1 = [5 6; 7 8], R2 = [0 0; 0 1]
+  const T a = f64({1, 0, 0, 1, 0, 1, 1, 0}, {2, 1, 2, 2});
+  const T b = f64({1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 1}, {3, 2, 2});
+  const T c = NdArray::float_matmul(a, b);
+  EXPECT_EQ(NdArray::shape(c), (Shape{2, 3, 2, 2}));
+  EXPECT_EQ(vals64(c), (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 1,  // L0 * Rj = Rj
+                                            3, 4, 1, 2, 7, 8, 5, 6, 0, 1, 0, 0}));  // rows swapped
+}
+
+TEST(NdArrayMatmul, BatchOnOneSide) {
+  // [2,1,2] x [2,1]: each 1x2 row times the column [1; 10].
+  const T a = f32({1, 2, 3, 4}, {2, 1, 2});
+  const T b = f32({1, 10}, {2, 1});
+  const T c = NdArray::float_matmul(a, b);
+  EXPECT_EQ(NdArray::shape(c), (Shape{2, 1, 1}));
+  EXPECT_EQ(vals32(c), (std::vector<float>{21, 43}));
+}
+
+TEST(NdArrayMatmul, ZeroSizes) {
+  // k = 0: an empty sum, so every element is exactly 0.
+  const T c = NdArray::float_matmul(f32({}, {2, 0}), f32({}, {0, 3}));
+  EXPECT_EQ(NdArray::shape(c), (Shape{2, 3}));
+  EXPECT_EQ(vals32(c), (std::vector<float>(6, 0.0f)));
+  EXPECT_EQ(NdArray::shape(NdArray::float_matmul(f32({}, {0, 2}), f32({1, 2}, {2, 1}))), (Shape{0, 1}));
+  EXPECT_EQ(NdArray::shape(NdArray::float_matmul(f32({}, {0, 1, 2}), f32({1, 2}, {2, 1}))),
+            (Shape{0, 1, 1}));
+}
+
+TEST(NdArrayMatmul, Panics) {
+  expect_panic([] { NdArray::float_matmul(f32({1, 2, 3}, {3}), f32({1, 2, 3, 4, 5, 6}, {3, 2})); },
+               PanicId::MatmulRank,
+               "float_matmul needs tensors of rank 2 or more, got shapes [3] and [3, 2].");
+  expect_panic([] { NdArray::float_matmul(f32({1}, {}), f32({1}, {1, 1})); }, PanicId::MatmulRank,
+               "float_matmul needs tensors of rank 2 or more, got shapes [] and [1, 1].");
+  expect_panic(
+      [] { NdArray::float_matmul(f32({1, 2, 3, 4, 5, 6}, {2, 3}), f32({1, 2, 3, 4, 5, 6}, {2, 3})); },
+      PanicId::MatmulInnerDim,
+      "float_matmul needs the inner dims to agree, got shapes [2, 3] and [2, 3].");
+  expect_panic(
+      [] { NdArray::float_matmul(f32(std::vector<float>(8), {2, 2, 2}), f32(std::vector<float>(12), {3, 2, 2})); },
+      PanicId::BroadcastMismatch, "float_matmul cannot broadcast shapes [2] and [3].");
+  expect_panic([] { NdArray::float_matmul(f32({1}, {1, 1}), f64({1}, {1, 1})); },
+               PanicId::DtypeMismatch, "float_matmul needs operands of one dtype, got F32 and F64.");
+}
+
+// ---- reductions -------------------------------------------------------------------------------
+
+TEST(NdArrayReduce, SumAndMean) {
+  const T a = f32({1, 2, 3, 4, 5, 6}, {2, 3});
+  const T s = NdArray::float_sum(a);
+  EXPECT_EQ(NdArray::shape(s), Shape{1});
+  EXPECT_EQ(vals32(s), std::vector<float>{21});
+  EXPECT_EQ(vals32(NdArray::float_mean(a)), std::vector<float>{3.5f});
+  EXPECT_EQ(vals64(NdArray::float_sum(f64({7}, {}))), std::vector<double>{7});
+  EXPECT_EQ(NdArray::shape(NdArray::float_mean(f64({7}, {}))), Shape{1});
+}
+
+TEST(NdArrayReduce, F32SumAccumulatesInDouble) {
+  // In float, 2^24 + 1 + 1 stays 2^24 (each +1 rounds away); in double it is exactly 2^24 + 2,
+  // which float represents.
+  const T a = f32({16777216.0f, 1, 1}, {3});
+  EXPECT_EQ(vals32(NdArray::float_sum(a)), std::vector<float>{16777218.0f});
+}
+
+TEST(NdArrayReduce, Empty) {
+  EXPECT_EQ(vals32(NdArray::float_sum(f32({}, {0}))), std::vector<float>{0});
+  EXPECT_TRUE(std::isnan(vals32(NdArray::float_mean(f32({}, {2, 0})))[0]));
+  EXPECT_EQ(NdArray::shape(NdArray::float_mean(f32({}, {2, 0}))), Shape{1});
+}
+
+TEST(NdArrayReduce, SumDimMeanDim) {
+  const T a = f64({1, 2, 3, 4, 5, 6}, {2, 3});
+  const T s0 = NdArray::float_sum_dim(a, 0);
+  EXPECT_EQ(NdArray::shape(s0), (Shape{1, 3}));
+  EXPECT_EQ(vals64(s0), (std::vector<double>{5, 7, 9}));
+  const T s1 = NdArray::float_sum_dim(a, 1);
+  EXPECT_EQ(NdArray::shape(s1), (Shape{2, 1}));
+  EXPECT_EQ(vals64(s1), (std::vector<double>{6, 15}));
+  EXPECT_EQ(vals64(NdArray::float_mean_dim(a, 0)), (std::vector<double>{2.5, 3.5, 4.5}));
+  EXPECT_EQ(vals64(NdArray::float_mean_dim(a, 1)), (std::vector<double>{2, 5}));
+}
+
+TEST(NdArrayReduce, MiddleDimOfRank3) {
+  // [2,2,2] = [[[1,2],[3,4]],[[5,6],[7,8]]]; summing dim 1 adds the two rows of each block.
+  const T a = f32({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2});
+  const T s = NdArray::float_sum_dim(a, 1);
+  EXPECT_EQ(NdArray::shape(s), (Shape{2, 1, 2}));
+  EXPECT_EQ(vals32(s), (std::vector<float>{4, 6, 12, 14}));
+  EXPECT_EQ(vals32(NdArray::float_mean_dim(a, 2)), (std::vector<float>{1.5f, 3.5f, 5.5f, 7.5f}));
+}
+
+TEST(NdArrayReduce, DimZeroSize) {
+  // Reducing an empty dim: sums are 0, means are 0/0 = NaN, and the dim is kept as 1.
+  const T a = f32({}, {2, 0});
+  const T s = NdArray::float_sum_dim(a, 1);
+  EXPECT_EQ(NdArray::shape(s), (Shape{2, 1}));
+  EXPECT_EQ(vals32(s), (std::vector<float>{0, 0}));
+  const std::vector<float> m = vals32(NdArray::float_mean_dim(a, 1));
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_TRUE(std::isnan(m[0]) && std::isnan(m[1]));
+  // Reducing a non-empty dim of an empty tensor leaves an empty tensor.
+  const T e = NdArray::float_sum_dim(a, 0);
+  EXPECT_EQ(NdArray::shape(e), (Shape{1, 0}));
+  EXPECT_TRUE(vals32(e).empty());
+}
+
+TEST(NdArrayReduce, Panics) {
+  const T a = f32({1, 2, 3, 4, 5, 6}, {2, 3});
+  expect_panic([&] { NdArray::float_sum_dim(a, 2); }, PanicId::DimOutOfRange,
+               "float_sum_dim got dim 2 for a tensor of rank 2.");
+  expect_panic([&] { NdArray::float_mean_dim(f32({1}, {}), 0); }, PanicId::DimOutOfRange,
+               "float_mean_dim got dim 0 for a tensor of rank 0.");
+  expect_panic([] { NdArray::float_sum(NdArray::from_data(TensorData::from_i64({1}, {1}), Device::cpu())); },
+               PanicId::UnsupportedDtype, "DType I64 is not supported by float_sum.");
+}
+
+// ---- max_dim, argmax --------------------------------------------------------------------------
+
+TEST(NdArrayMaxDim, Values) {
+  // [[1, 5, 3], [4, 2, 6]]
+  const T x = f32({1, 5, 3, 4, 2, 6}, {2, 3});
+  const T m1 = NdArray::float_max_dim(x, 1);
+  EXPECT_EQ(NdArray::shape(m1), (Shape{2, 1}));
+  EXPECT_EQ(vals32(m1), (std::vector<float>{5, 6}));
+  const T a1 = NdArray::float_argmax(x, 1);
+  EXPECT_EQ(NdArray::dtype(a1), DType::I64);
+  EXPECT_EQ(NdArray::shape(a1), (Shape{2, 1}));
+  EXPECT_EQ(ints(a1), (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(vals32(NdArray::float_max_dim(x, 0)), (std::vector<float>{4, 5, 6}));
+  EXPECT_EQ(ints(NdArray::float_argmax(x, 0)), (std::vector<std::int64_t>{1, 0, 1}));
+  // A middle dim: [2,2,2] of 0..7, along dim 1 -> [2,1,2] {2, 3, 6, 7}, all at index 1.
+  const T y = f64({0, 1, 2, 3, 4, 5, 6, 7}, {2, 2, 2});
+  EXPECT_EQ(NdArray::shape(NdArray::float_max_dim(y, 1)), (Shape{2, 1, 2}));
+  EXPECT_EQ(vals64(NdArray::float_max_dim(y, 1)), (std::vector<double>{2, 3, 6, 7}));
+  EXPECT_EQ(ints(NdArray::float_argmax(y, 1)), (std::vector<std::int64_t>{1, 1, 1, 1}));
+  // A zero dim that is not reduced: empty output, no panic.
+  EXPECT_EQ(NdArray::shape(NdArray::float_max_dim(f32({}, {0, 3}), 1)), (Shape{0, 1}));
+  EXPECT_EQ(NdArray::shape(NdArray::float_argmax(f32({}, {0, 3}), 1)), (Shape{0, 1}));
+}
+
+TEST(NdArrayMaxDim, TiesKeepTheFirst) {
+  // -0 and +0 are equal: the first in index order is kept, with its sign.
+  const T neg_first = f32({-0.0f, 0.0f}, {2});
+  EXPECT_TRUE(std::signbit(vals32(NdArray::float_max_dim(neg_first, 0))[0]));
+  EXPECT_EQ(ints(NdArray::float_argmax(neg_first, 0)), std::vector<std::int64_t>{0});
+  const T pos_first = f64({0.0, -0.0}, {2});
+  EXPECT_FALSE(std::signbit(vals64(NdArray::float_max_dim(pos_first, 0))[0]));
+  EXPECT_EQ(ints(NdArray::float_argmax(pos_first, 0)), std::vector<std::int64_t>{0});
+  // Equal maxima later on: the first one.
+  EXPECT_EQ(ints(NdArray::float_argmax(f32({2, 5, 5, 1}, {4}), 0)), std::vector<std::int64_t>{1});
+  // All -inf: -inf at index 0.
+  const T ninf = f64({-kInf, -kInf}, {2});
+  EXPECT_EQ(vals64(NdArray::float_max_dim(ninf, 0)), std::vector<double>{-kInf});
+  EXPECT_EQ(ints(NdArray::float_argmax(ninf, 0)), std::vector<std::int64_t>{0});
+}
+
+TEST(NdArrayMaxDim, NaNWinsAndTheFirstNaNIsKept) {
+  const T x = f32({1, kNaN32, 3}, {3});
+  EXPECT_TRUE(std::isnan(vals32(NdArray::float_max_dim(x, 0))[0]));
+  EXPECT_EQ(ints(NdArray::float_argmax(x, 0)), std::vector<std::int64_t>{1});
+  // Two NaNs with different payloads after a larger number: the first NaN's bits.
+  const float nan_a = std::bit_cast<float>(0x7fc00001u);
+  const float nan_b = std::bit_cast<float>(0x7fc00002u);
+  const T two = f32({7, nan_a, 9, nan_b}, {4});
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(vals32(NdArray::float_max_dim(two, 0))[0]), 0x7fc00001u);
+  EXPECT_EQ(ints(NdArray::float_argmax(two, 0)), std::vector<std::int64_t>{1});
+  // NaN first, then larger numbers: still the NaN.
+  EXPECT_EQ(ints(NdArray::float_argmax(f64({kNaN, kInf, 1}, {3}), 0)), std::vector<std::int64_t>{0});
+}
+
+TEST(NdArrayMaxDim, Panics) {
+  expect_panic_id([] { NdArray::float_max_dim(f32({}, {2, 0}), 1); }, PanicId::EmptyReduction);
+  expect_panic_id([] { NdArray::float_argmax(f32({}, {0}), 0); }, PanicId::EmptyReduction);
+  expect_panic_id([] { NdArray::float_max_dim(f32({1, 2}, {2}), 1); }, PanicId::DimOutOfRange);
+  expect_panic_id([] { NdArray::float_argmax(f32({1}, {}), 0); }, PanicId::DimOutOfRange);
+  expect_panic_id([] { NdArray::float_argmax(i64({1}, {1}), 0); }, PanicId::UnsupportedDtype);
+}
+
+// ---- softmax, log_softmax ---------------------------------------------------------------------
+
+TEST(NdArraySoftmax, Values) {
+  EXPECT_EQ(vals32(NdArray::softmax(f32({0, 0}, {2}), 0)), (std::vector<float>{0.5f, 0.5f}));
+  // Large inputs do not overflow: the max is subtracted first.
+  EXPECT_EQ(vals32(NdArray::softmax(f32({1000, 1000}, {2}), 0)), (std::vector<float>{0.5f, 0.5f}));
+  // softmax(1, 2, 3) = (e^-2, e^-1, 1) / (e^-2 + e^-1 + 1).
+  const std::vector<double> s = vals64(NdArray::softmax(f64({1, 2, 3}, {3}), 0));
+  EXPECT_NEAR(s[0], 0.09003057317038046, 1e-15);
+  EXPECT_NEAR(s[1], 0.24472847105479764, 1e-15);
+  EXPECT_NEAR(s[2], 0.6652409557748219, 1e-15);
+  // Along dim 0 of [[0, 1], [0, 3]]: columns (0, 0) and (1, 3).
+  const std::vector<double> c = vals64(NdArray::softmax(f64({0, 1, 0, 3}, {2, 2}), 0));
+  EXPECT_EQ(c[0], 0.5);
+  EXPECT_NEAR(c[1], 0.11920292202211755, 1e-15);  // 1 / (1 + e^2)
+  EXPECT_EQ(c[2], 0.5);
+  EXPECT_NEAR(c[3], 0.8807970779778823, 1e-15);   // e^2 / (1 + e^2)
+  // -inf contributes 0; all -inf gives NaN (x - m = -inf - -inf).
+  EXPECT_EQ(vals64(NdArray::softmax(f64({-kInf, 0}, {2}), 0)), (std::vector<double>{0, 1}));
+  const std::vector<double> all_ninf = vals64(NdArray::softmax(f64({-kInf, -kInf}, {2}), 0));
+  EXPECT_TRUE(std::isnan(all_ninf[0]) && std::isnan(all_ninf[1]));
+  // A NaN makes the whole lane NaN, other lanes are untouched.
+  const std::vector<float> n = vals32(NdArray::softmax(f32({1, kNaN32, 0, 0}, {2, 2}), 1));
+  EXPECT_TRUE(std::isnan(n[0]) && std::isnan(n[1]));
+  EXPECT_EQ(n[2], 0.5f);
+  EXPECT_EQ(n[3], 0.5f);
+  // A zero dim (the softmax dim or another): empty output, no panic.
+  EXPECT_EQ(NdArray::shape(NdArray::softmax(f32({}, {2, 0}), 1)), (Shape{2, 0}));
+  EXPECT_EQ(NdArray::shape(NdArray::log_softmax(f32({}, {0, 3}), 1)), (Shape{0, 3}));
+}
+
+TEST(NdArraySoftmax, LogSoftmaxValues) {
+  const std::vector<double> h = vals64(NdArray::log_softmax(f64({0, 0}, {2}), 0));
+  EXPECT_EQ(h[0], -std::log(2.0));
+  EXPECT_EQ(h[1], -std::log(2.0));
+  // (1000, 0): s = 1 + e^-1000 = 1 in F32, so y = (0, -1000) exactly, no overflow.
+  EXPECT_EQ(vals32(NdArray::log_softmax(f32({1000, 0}, {2}), 0)), (std::vector<float>{0, -1000}));
+  EXPECT_EQ(vals64(NdArray::log_softmax(f64({-kInf, 0}, {2}), 0)), (std::vector<double>{-kInf, 0}));
+  // log_softmax(1, 2, 3) = (x - 3) - log(e^-2 + e^-1 + 1).
+  const std::vector<double> l = vals64(NdArray::log_softmax(f64({1, 2, 3}, {3}), 0));
+  EXPECT_NEAR(l[0], -2.4076059644443806, 1e-15);
+  EXPECT_NEAR(l[1], -1.4076059644443804, 1e-15);
+  EXPECT_NEAR(l[2], -0.4076059644443804, 1e-15);
+}
+
+TEST(NdArraySoftmax, Panics) {
+  expect_panic_id([] { NdArray::softmax(f32({1, 2}, {2}), 1); }, PanicId::DimOutOfRange);
+  expect_panic_id([] { NdArray::log_softmax(f32({1}, {}), 0); }, PanicId::DimOutOfRange);
+  expect_panic_id([] { NdArray::softmax(i64({1}, {1}), 0); }, PanicId::UnsupportedDtype);
+}
+
+}  // namespace
+}  // namespace crossgrad
