@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "decode/op_args.hpp"
+#include "harness/op_args_call.hpp"
 #include "harness/expect.hpp"
 #include "harness/target.hpp"
 #include "targets/targets.hpp"
@@ -31,94 +32,6 @@ namespace {
 
 using oracle::HostArray;
 using namespace op_args;
-
-// The operands as the reference sees them (decode/op_args.hpp: reference_call) and as the engine
-// sees them: Dispatch tensors on the scenario's device built from the same host values.
-struct Call {
-  std::vector<HostArray> reference_operands;  // reference_op's order (reference_ops.hpp)
-  oracle::OpArgs args;
-  std::vector<DispatchTensor> tensors;  // float operands, or the int/bool receiver
-  std::optional<DispatchTensor> indices;
-};
-
-template <class T>
-std::vector<T> as(const HostArray &h) {
-  std::vector<T> out;
-  out.reserve(h.values.size());
-  for (double v : h.values) out.push_back(static_cast<T>(v));
-  return out;
-}
-
-// The engine tensor holding exactly the host values (F32 values are exact floats, ints exact).
-DispatchTensor engine_tensor(const HostArray &h, const DispatchDevice &dev) {
-  const Shape shape(h.shape);
-  switch (h.dtype) {
-    case DType::F32:
-      return Dispatch::float_from_data(TensorData::from_f32(as<float>(h), shape), dev);
-    case DType::F64:
-      return Dispatch::float_from_data(TensorData::from_f64(h.values, shape), dev);
-    case DType::I64:
-      return Dispatch::int_from_data(TensorData::from_i64(as<std::int64_t>(h), shape), dev);
-    case DType::I32:
-      return Dispatch::int_from_data(TensorData::from_i32(as<std::int32_t>(h), shape), dev);
-    case DType::I8:
-      return Dispatch::int_from_data(TensorData::from_i8(as<std::int8_t>(h), shape), dev);
-    case DType::U8:
-      return Dispatch::int_from_data(TensorData::from_u8(as<std::uint8_t>(h), shape), dev);
-    case DType::Bool: {
-      std::vector<bool> b;
-      for (double v : h.values) b.push_back(v != 0);
-      return Dispatch::bool_from_data(TensorData::from_bool(std::move(b), shape), dev);
-    }
-    case DType::F16:
-    case DType::BF16:
-    case DType::QInt8:
-      break;
-  }
-  fail("op_args: no operand of dtype " + oracle::render_dtype(h.dtype));
-}
-
-Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
-  ReferenceCall rc = reference_call(c);
-  Call call;
-  const bool indexed = op.sig == OpSig::Select || op.sig == OpSig::SelectAssign;
-  for (std::size_t k = 0; k < rc.operands.size(); ++k) {
-    if (indexed && k == 1)
-      call.indices = engine_tensor(rc.operands[k], dev);
-    else
-      call.tensors.push_back(engine_tensor(rc.operands[k], dev));
-  }
-  call.reference_operands = std::move(rc.operands);
-  call.args = std::move(rc.args);
-  return call;
-}
-
-// The Dispatch call of each Sig, in the registry's parameter order (CROSSGRAD_SIG_PARAMS_<Sig>).
-#define CROSSGRAD_OPARGS_CALL_Unary(f) f(in.tensors[0])
-#define CROSSGRAD_OPARGS_CALL_Binary(f) f(in.tensors[0], in.tensors[1])
-#define CROSSGRAD_OPARGS_CALL_Scalar(f) f(in.tensors[0], a.scalar)
-#define CROSSGRAD_OPARGS_CALL_Bounds(f) f(in.tensors[0], a.min, a.max)
-#define CROSSGRAD_OPARGS_CALL_Dim(f) f(in.tensors[0], a.dim)
-#define CROSSGRAD_OPARGS_CALL_DimPair(f) f(in.tensors[0], a.dim, a.dim1)
-#define CROSSGRAD_OPARGS_CALL_ToShape(f) f(in.tensors[0], Shape(a.shape))
-#define CROSSGRAD_OPARGS_CALL_ToDType(f) f(in.tensors[0], a.dtype)
-#define CROSSGRAD_OPARGS_CALL_Axes(f) f(in.tensors[0], a.axes)
-#define CROSSGRAD_OPARGS_CALL_Ranges(f) f(in.tensors[0], a.ranges)
-#define CROSSGRAD_OPARGS_CALL_Select(f) f(in.tensors[0], a.dim, *in.indices)
-#define CROSSGRAD_OPARGS_CALL_SelectAssign(f) f(in.tensors[0], a.dim, *in.indices, in.tensors[1])
-#define CROSSGRAD_OPARGS_CALL_Cat(f) f(in.tensors, a.dim)
-
-DispatchTensor dispatch(OpId op, const Call &in) {
-  const oracle::OpArgs &a = in.args;
-  switch (op) {
-#define CROSSGRAD_X(name, method, Sig, Operand, Result, Rule) \
-  case OpId::name:                                            \
-    return CROSSGRAD_OPARGS_CALL_##Sig(Dispatch::name);
-    CROSSGRAD_OPS(CROSSGRAD_X)
-#undef CROSSGRAD_X
-  }
-  fail("dispatch: not a registry op");
-}
 
 PrimitiveKind expected_primitive(OpKind result, bool tracked) {
   switch (result) {
