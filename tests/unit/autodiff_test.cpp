@@ -8,9 +8,8 @@ namespace {
 using namespace testing_support;
 
 template <class B>
-class AutodiffRules : public ::testing::Test {
+class AutodiffRules : public OnEachBackend<B> {
  protected:
-  void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
   DispatchTensor leaf(std::vector<double> v, Shape s) {
     return Dispatch::float_from_data(TensorData::from_f64(std::move(v), std::move(s)), autodiff_device<B>());
   }

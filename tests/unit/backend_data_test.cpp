@@ -7,10 +7,7 @@ namespace {
 using namespace testing_support;
 
 template <class B>
-class BackendData : public ::testing::Test {
- protected:
-  void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
-};
+using BackendData = OnEachBackend<B>;
 TYPED_TEST_SUITE(BackendData, AllBackendTypes, BackendTestName);
 
 TYPED_TEST(BackendData, RoundTripsEveryStoredDtype) {

@@ -13,9 +13,8 @@ namespace {
 using namespace testing_support;
 
 template <class B>
-class BackwardGradientCheck : public ::testing::Test {
+class BackwardGradientCheck : public OnEachBackend<B> {
  protected:
-  void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
   using Rule = std::function<std::vector<AnyTensor>(const AnyTensor&)>;
 
   static typename B::Tensor f32(std::vector<float> v, Shape s) {

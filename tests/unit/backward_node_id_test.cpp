@@ -16,9 +16,8 @@ std::string duplicate_message(NodeId id) {
 }
 
 template <class B>
-class BackwardNodeIds : public ::testing::Test {
+class BackwardNodeIds : public OnEachBackend<B> {
  protected:
-  void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
   // A tracked leaf with the given id, as a runtime tensor: Autodiff(B(Autodiff(...))).
   static DispatchTensor leaf(std::vector<double> v, NodeId id) {
     const Shape s{v.size()};

@@ -15,22 +15,13 @@ namespace {
 using namespace testing_support;
 
 template <class B>
-class DivBackward : public ::testing::Test {
+class DivBackward : public OnEachBackend<B> {
  protected:
-  void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
   // d/db sum(a / b) at one point, in `dtype`.
   static double divisor_gradient(double a, double b, DType dtype) {
-    auto leaf = [&](double v) {
-      const TensorData data = dtype == DType::F64 ? TensorData::from_f64({v}, {1})
-                                                  : TensorData::from_f32({static_cast<float>(v)}, {1});
-      return Dispatch::float_from_data(data, autodiff_device<B>());
-    };
-    const DispatchTensor ta = leaf(a);
-    const DispatchTensor tb = leaf(b);
-    const Gradients g = Dispatch::backward(Dispatch::float_sum(Dispatch::float_div(ta, tb)));
-    const auto got = Dispatch::grad(tb, g);
-    EXPECT_TRUE(got.has_value());
-    return got ? Dispatch::float_into_data(*got).to_f64().at(0) : std::nan("");
+    const DispatchTensor ta = Dispatch::float_from_data(float_data_1d({a}, dtype), autodiff_device<B>());
+    const auto g = gradient_at<B>({b}, dtype, 1.0, [&](const DispatchTensor& tb) { return Dispatch::float_div(ta, tb); });
+    return g.empty() ? std::nan("") : g.at(0);
   }
 };
 TYPED_TEST_SUITE(DivBackward, AllBackendTypes, BackendTestName);

@@ -135,10 +135,7 @@ TEST(DtypeExtremes, RawBytesRoundTripEveryDtypeAndRejectTheUnimplemented) {
 // ---- every backend ---------------------------------------------------------------------------
 
 template <class B>
-class DtypeExtremesOnBackend : public ::testing::Test {
- protected:
-  void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
-};
+using DtypeExtremesOnBackend = OnEachBackend<B>;
 TYPED_TEST_SUITE(DtypeExtremesOnBackend, AllBackendTypes, BackendTestName);
 
 // from_data then into_data gives the same bytes (NaN payloads, signalling NaNs, -0, subnormals),

@@ -13,9 +13,8 @@ namespace {
 using namespace testing_support;
 
 template <class B>
-class IndexingBackward : public ::testing::Test {
+class IndexingBackward : public OnEachBackend<B> {
  protected:
-  void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
   static DispatchDevice device() { return DispatchDevice::Autodiff(DispatchDevice::of<B>(B::default_device())); }
   static DispatchTensor leaf(std::vector<double> v, Shape s) {
     return Dispatch::float_from_data(TensorData::from_f64(std::move(v), std::move(s)), device());

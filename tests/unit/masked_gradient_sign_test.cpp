@@ -13,20 +13,12 @@ namespace {
 using namespace testing_support;
 
 template <class B>
-class MaskedGradientSign : public ::testing::Test {
+class MaskedGradientSign : public OnEachBackend<B> {
  protected:
-  void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
   // d/dx sum(-1 * op(x)): the cotangent reaching op is -1 everywhere.
   static std::vector<double> gradient(const std::vector<double>& xs, DType dtype,
                                       const std::function<DispatchTensor(const DispatchTensor&)>& op) {
-    const TensorData data = dtype == DType::F64
-                                ? TensorData::from_f64(xs, {xs.size()})
-                                : TensorData::from_f32(std::vector<float>(xs.begin(), xs.end()), {xs.size()});
-    const DispatchTensor x = Dispatch::float_from_data(data, autodiff_device<B>());
-    const Gradients g = Dispatch::backward(Dispatch::float_sum(Dispatch::float_mul_scalar(op(x), -1.0)));
-    const auto got = Dispatch::grad(x, g);
-    EXPECT_TRUE(got.has_value());
-    return got ? Dispatch::float_into_data(*got).to_f64() : std::vector<double>{};
+    return gradient_at<B>(xs, dtype, -1.0, op);
   }
 };
 TYPED_TEST_SUITE(MaskedGradientSign, AllBackendTypes, BackendTestName);

@@ -36,19 +36,11 @@ const Case kCases[] = {
 };
 
 template <class B>
-class PowfBackward : public ::testing::Test {
+class PowfBackward : public OnEachBackend<B> {
  protected:
-  void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
   // d/dx of sum(x^p) at xs, in `dtype`.
   static std::vector<double> derivative(const std::vector<double>& xs, double p, DType dtype) {
-    const TensorData data = dtype == DType::F64
-                                ? TensorData::from_f64(xs, {xs.size()})
-                                : TensorData::from_f32(std::vector<float>(xs.begin(), xs.end()), {xs.size()});
-    const DispatchTensor x = Dispatch::float_from_data(data, autodiff_device<B>());
-    const Gradients g = Dispatch::backward(Dispatch::float_sum(Dispatch::float_powf_scalar(x, p)));
-    const auto got = Dispatch::grad(x, g);
-    EXPECT_TRUE(got.has_value());
-    return got ? Dispatch::float_into_data(*got).to_f64() : std::vector<double>{};
+    return gradient_at<B>(xs, dtype, 1.0, [p](const DispatchTensor& x) { return Dispatch::float_powf_scalar(x, p); });
   }
 };
 TYPED_TEST_SUITE(PowfBackward, AllBackendTypes, BackendTestName);

@@ -25,9 +25,8 @@ std::string overflow_message(const std::string& value) {
 }
 
 template <class B>
-class QuantizeExtremes : public ::testing::Test {
+class QuantizeExtremes : public OnEachBackend<B> {
  protected:
-  void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
   static typename B::Quantized quantize(const TensorData& data) {
     return B::quantize(B::from_data(data, B::default_device()));
   }

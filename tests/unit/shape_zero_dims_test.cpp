@@ -75,9 +75,8 @@ TEST(ShapeZeroDims, TensorDataAcceptsEmptyShapesWithHugeDims) {
 }
 
 template <class B>
-class ShapeZeroDimsOps : public ::testing::Test {
+class ShapeZeroDimsOps : public OnEachBackend<B> {
  protected:
-  void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
   static DispatchTensor empty(const Shape& s, const DispatchDevice& device) {
     return Dispatch::float_from_data(TensorData::from_f32({}, s), device);
   }

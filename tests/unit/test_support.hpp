@@ -83,6 +83,34 @@ DispatchDevice autodiff_device() {
   return DispatchDevice::Autodiff(plain_device<B>());
 }
 
+// The fixture of a typed test over every backend (TYPED_TEST_SUITE(Suite, AllBackendTypes,
+// BackendTestName)): skips a backend without a device here, fails one whose hardware is present
+// but unusable. Suites with helpers of their own derive from it.
+template <class B>
+class OnEachBackend : public ::testing::Test {
+ protected:
+  void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
+};
+
+// `values` as a 1-D F32 (each rounded to float) or F64 tensor's data.
+inline TensorData float_data_1d(const std::vector<double>& values, DType dtype) {
+  return dtype == DType::F64 ? TensorData::from_f64(values, {values.size()})
+                             : TensorData::from_f32(std::vector<float>(values.begin(), values.end()), {values.size()});
+}
+
+// d/dx sum(op(x) * cotangent) at the points `xs` (a 1-D tensor of `dtype` on B's autodiff device):
+// the cotangent reaching op is that one value at every element.
+template <class B>
+std::vector<double> gradient_at(const std::vector<double>& xs, DType dtype, double cotangent,
+                                const std::function<DispatchTensor(const DispatchTensor&)>& op) {
+  const DispatchTensor x = Dispatch::float_from_data(float_data_1d(xs, dtype), autodiff_device<B>());
+  const DispatchTensor c = Dispatch::float_from_data(float_data_1d({cotangent}, dtype), autodiff_device<B>());
+  const Gradients g = Dispatch::backward(Dispatch::float_sum(Dispatch::float_mul(op(x), c)));
+  const auto got = Dispatch::grad(x, g);
+  EXPECT_TRUE(got.has_value()) << "no gradient reached x";
+  return got ? Dispatch::float_into_data(*got).to_f64() : std::vector<double>{};
+}
+
 template <class B>
 NodeId node_of(const DispatchTensor& t) {
   return std::get<AutodiffTensor<B>>(std::get<BackendTensor<B>>(t.kind.autodiff_inner().value).value).id();
