@@ -263,6 +263,16 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_greater:
     case OpId::float_lower:
     case OpId::float_equal:
+    case OpId::float_greater_equal:
+    case OpId::float_lower_equal:
+    case OpId::float_not_equal:
+    case OpId::float_greater_equal_elem:
+    case OpId::float_lower_elem:
+    case OpId::float_lower_equal_elem:
+    case OpId::float_equal_elem:
+    case OpId::float_not_equal_elem:
+    case OpId::float_is_nan:
+    case OpId::float_is_inf:
       return std::nullopt;
   }
   return std::nullopt;

@@ -15,6 +15,8 @@
 // values name anything. Every value is a code (Note [One schema, two directions]), so scenarios
 // compare with == and seeds are readable; this header needs no protobuf, so the seed generator and
 // the corpus test build without gRPC.
+#include <crossgrad/ops/op_list.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -110,9 +112,11 @@ struct DTypeField {
 std::uint32_t dtype_value(const DTypeField &d);
 
 // An op code, in a fixed space so a code means the same whatever ops the registry gains: codes
-// 0..63 are themselves (a registry OpId below kOpCount, else an unknown code), then FLOAT_FULL,
-// QUANTIZE, DEQUANTIZE (1000..1002), 999, and any 32-bit value.
-inline constexpr std::size_t kOpCodeSpace = 64;
+// 0..127 are themselves (a registry OpId below kOpCount, else an unknown code), then FLOAT_FULL,
+// QUANTIZE, DEQUANTIZE (1000..1002), 999, and any 32-bit value. (0..63 until the registry passed 64
+// ops.)
+inline constexpr std::size_t kOpCodeSpace = 128;
+static_assert(::crossgrad::kOpCount <= kOpCodeSpace, "grow kOpCodeSpace (and re-encode stored inputs)");
 inline constexpr std::size_t kOpCodes = kOpCodeSpace + 5;
 struct OpField {
   std::size_t code = 0;

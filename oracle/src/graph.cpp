@@ -207,6 +207,9 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_greater:
     case Op::float_lower:
     case Op::float_equal:
+    case Op::float_greater_equal:
+    case Op::float_lower_equal:
+    case Op::float_not_equal:
       return broadcast_shape(lhs, rhs);
     case Op::float_matmul: {
       if (lhs.size() < 2 || rhs.size() < 2) return std::nullopt;
@@ -250,6 +253,13 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_abs:
     case Op::float_cast:
     case Op::float_greater_scalar:
+    case Op::float_greater_equal_elem:
+    case Op::float_lower_elem:
+    case Op::float_lower_equal_elem:
+    case Op::float_equal_elem:
+    case Op::float_not_equal_elem:
+    case Op::float_is_nan:
+    case Op::float_is_inf:
     case Op::bool_into_float:
     case Op::int_into_float:
       return lhs;

@@ -65,6 +65,16 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_lower:
     case Op::float_equal:
     case Op::float_greater_scalar:
+    case Op::float_greater_equal:
+    case Op::float_lower_equal:
+    case Op::float_not_equal:
+    case Op::float_greater_equal_elem:
+    case Op::float_lower_elem:
+    case Op::float_lower_equal_elem:
+    case Op::float_equal_elem:
+    case Op::float_not_equal_elem:
+    case Op::float_is_nan:
+    case Op::float_is_inf:
     case Op::float_cat:
     case Op::float_slice:
     case Op::float_select:
@@ -426,6 +436,16 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_greater:
     case Op::float_lower:
     case Op::float_equal:
+    case Op::float_greater_equal:
+    case Op::float_lower_equal:
+    case Op::float_not_equal:
+    case Op::float_greater_equal_elem:
+    case Op::float_lower_elem:
+    case Op::float_lower_equal_elem:
+    case Op::float_equal_elem:
+    case Op::float_not_equal_elem:
+    case Op::float_is_nan:
+    case Op::float_is_inf:
       break;
   }
   return d;

@@ -130,6 +130,19 @@ HostArray binary(const HostArray& a, const HostArray& b, bool to_bool, F f) {
   return out;
 }
 
+// Element-wise over one float operand to a Bool result: f(x, s) in T, with the scalar s rounded
+// to T first (docs/OPS.md "Scalar arguments").
+template <class F>
+HostArray compare_scalar(const HostArray& x, double scalar, F f) {
+  require_float(x.dtype);
+  HostArray out = make(x.shape, DType::Bool);
+  with_t(x.dtype, [&]<class T>(T) {
+    const T s = static_cast<T>(scalar);
+    for (std::size_t i = 0; i < x.values.size(); ++i) out.values[i] = f(static_cast<T>(x.values[i]), s) ? 1 : 0;
+  });
+  return out;
+}
+
 // Views a tensor as [outer, len, inner] around `dim`.
 struct Around {
   std::size_t outer = 1, len = 1, inner = 1;
@@ -505,14 +518,17 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_cast:
       require_float(in[0].dtype);
       return converted(in[0], a.dtype);
-    case OpId::float_greater_scalar: {
-      require_float(in[0].dtype);
-      HostArray out = make(in[0].shape, DType::Bool);
-      with_t(in[0].dtype, [&]<class T>(T) {
-        for (std::size_t i = 0; i < out.values.size(); ++i) out.values[i] = static_cast<T>(in[0].values[i]) > static_cast<T>(a.scalar) ? 1 : 0;
-      });
-      return out;
-    }
+    // The scalar comparisons: the scalar rounded to the dtype, then IEEE comparisons (NaN: false,
+    // except for !=; -0 == +0).
+    case OpId::float_greater_scalar: return compare_scalar(in[0], a.scalar, [](auto x, auto s) { return x > s; });
+    case OpId::float_greater_equal_elem: return compare_scalar(in[0], a.scalar, [](auto x, auto s) { return x >= s; });
+    case OpId::float_lower_elem: return compare_scalar(in[0], a.scalar, [](auto x, auto s) { return x < s; });
+    case OpId::float_lower_equal_elem: return compare_scalar(in[0], a.scalar, [](auto x, auto s) { return x <= s; });
+    case OpId::float_equal_elem: return compare_scalar(in[0], a.scalar, [](auto x, auto s) { return x == s; });
+    case OpId::float_not_equal_elem: return compare_scalar(in[0], a.scalar, [](auto x, auto s) { return !(x == s); });
+    // Classification: the value is NaN / is +inf or -inf.
+    case OpId::float_is_nan: return compare_scalar(in[0], 0.0, [](auto x, auto) { return std::isnan(x); });
+    case OpId::float_is_inf: return compare_scalar(in[0], 0.0, [](auto x, auto) { return std::isinf(x); });
     case OpId::bool_into_float:
       if (in[0].dtype != DType::Bool) invalid("unsupported-dtype");
       return converted(in[0], a.dtype);
@@ -533,6 +549,9 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_greater: return binary(in[0], in[1], true, [](auto x, auto y) { return x > y; });
     case OpId::float_lower: return binary(in[0], in[1], true, [](auto x, auto y) { return x < y; });
     case OpId::float_equal: return binary(in[0], in[1], true, [](auto x, auto y) { return x == y; });
+    case OpId::float_greater_equal: return binary(in[0], in[1], true, [](auto x, auto y) { return x >= y; });
+    case OpId::float_lower_equal: return binary(in[0], in[1], true, [](auto x, auto y) { return x <= y; });
+    case OpId::float_not_equal: return binary(in[0], in[1], true, [](auto x, auto y) { return !(x == y); });
     case OpId::float_cat: return cat(in, a.dim);
     case OpId::float_slice: return slice(in[0], a.ranges);
     case OpId::float_select: return select(in[0], a.dim, in[1]);

@@ -69,6 +69,16 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_greater: return Dispatch::float_greater(x, other);
     case OpId::float_lower: return Dispatch::float_lower(x, other);
     case OpId::float_equal: return Dispatch::float_equal(x, other);
+    case OpId::float_greater_equal: return Dispatch::float_greater_equal(x, other);
+    case OpId::float_lower_equal: return Dispatch::float_lower_equal(x, other);
+    case OpId::float_not_equal: return Dispatch::float_not_equal(x, other);
+    case OpId::float_greater_equal_elem: return Dispatch::float_greater_equal_elem(x, 1.5);
+    case OpId::float_lower_elem: return Dispatch::float_lower_elem(x, 1.5);
+    case OpId::float_lower_equal_elem: return Dispatch::float_lower_equal_elem(x, 1.5);
+    case OpId::float_equal_elem: return Dispatch::float_equal_elem(x, 1.5);
+    case OpId::float_not_equal_elem: return Dispatch::float_not_equal_elem(x, 1.5);
+    case OpId::float_is_nan: return Dispatch::float_is_nan(x);
+    case OpId::float_is_inf: return Dispatch::float_is_inf(x);
     case OpId::float_cat: return Dispatch::float_cat({x, other}, 1);
     case OpId::float_slice: return Dispatch::float_slice(x, {{0, 2}, {1, 3}});
     case OpId::float_select: return Dispatch::float_select(x, 1, indices);

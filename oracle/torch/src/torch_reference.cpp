@@ -127,6 +127,16 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_ceil: return at::ceil(t[0]);
     case OpId::float_trunc: return at::trunc(t[0]);
     case OpId::float_sign: return at::sign(t[0]);
+    case OpId::float_greater_equal: return at::ge(t[0], t[1]);
+    case OpId::float_lower_equal: return at::le(t[0], t[1]);
+    case OpId::float_not_equal: return at::ne(t[0], t[1]);
+    case OpId::float_greater_equal_elem: return at::ge(t[0], a.scalar);
+    case OpId::float_lower_elem: return at::lt(t[0], a.scalar);
+    case OpId::float_lower_equal_elem: return at::le(t[0], a.scalar);
+    case OpId::float_equal_elem: return at::eq(t[0], a.scalar);
+    case OpId::float_not_equal_elem: return at::ne(t[0], a.scalar);
+    case OpId::float_is_nan: return at::isnan(t[0]);
+    case OpId::float_is_inf: return at::isinf(t[0]);
   }
   throw std::logic_error("torch_reference: not a registry op");
 }

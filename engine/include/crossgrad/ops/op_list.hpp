@@ -87,7 +87,17 @@
   X(float_floor, floor, Unary, Float, Float, Backward)                           \
   X(float_ceil, ceil, Unary, Float, Float, Backward)                             \
   X(float_trunc, trunc, Unary, Float, Float, Backward)                           \
-  X(float_sign, sign, Unary, Float, Float, Backward)
+  X(float_sign, sign, Unary, Float, Float, Backward)                             \
+  X(float_greater_equal, greater_equal, Binary, Float, Bool, None)               \
+  X(float_lower_equal, lower_equal, Binary, Float, Bool, None)                   \
+  X(float_not_equal, not_equal, Binary, Float, Bool, None)                       \
+  X(float_greater_equal_elem, greater_equal_elem, Scalar, Float, Bool, None)     \
+  X(float_lower_elem, lower_elem, Scalar, Float, Bool, None)                     \
+  X(float_lower_equal_elem, lower_equal_elem, Scalar, Float, Bool, None)         \
+  X(float_equal_elem, equal_elem, Scalar, Float, Bool, None)                     \
+  X(float_not_equal_elem, not_equal_elem, Scalar, Float, Bool, None)             \
+  X(float_is_nan, is_nan, Unary, Float, Bool, None)                              \
+  X(float_is_inf, is_inf, Unary, Float, Bool, None)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

@@ -1,11 +1,14 @@
-// Flex float_greater / float_lower / float_equal: NumPy-broadcast comparisons to a Bool tensor
+// Flex float_greater / float_lower / float_equal / float_greater_equal / float_lower_equal /
+// float_not_equal: NumPy-broadcast comparisons to a Bool tensor
 // (one byte, 0 or 1, like float_greater_scalar). Same shapes: one flat loop split over the pool.
 // Otherwise the output is walked as a merged loop nest (size-1 dims dropped, neighbours both
 // operands step through contiguously merged, as in Note [Flex broadcast loops]), split by rows.
+// The scalar (_elem) forms and float_is_nan / float_is_inf: one flat loop split over the pool.
 #include "common.hpp"
 #include "thread_pool.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -13,13 +16,16 @@
 namespace crossgrad::backends {
 namespace {
 
-enum class Compare { Greater, Lower, Equal };
+enum class Compare { Greater, Lower, Equal, GreaterEqual, LowerEqual, NotEqual };
 
 template <Compare C, class T>
 inline std::uint8_t compare_one(T a, T b) {
-  // IEEE comparisons: false whenever an operand is NaN; -0 == +0.
+  // IEEE comparisons: false whenever an operand is NaN (true for NotEqual); -0 == +0.
   if constexpr (C == Compare::Greater) return a > b ? 1 : 0;
   else if constexpr (C == Compare::Lower) return a < b ? 1 : 0;
+  else if constexpr (C == Compare::GreaterEqual) return a >= b ? 1 : 0;
+  else if constexpr (C == Compare::LowerEqual) return a <= b ? 1 : 0;
+  else if constexpr (C == Compare::NotEqual) return a != b ? 1 : 0;
   else return a == b ? 1 : 0;
 }
 
@@ -135,5 +141,81 @@ FlexTensor Flex::float_lower(const FlexTensor& lhs, const FlexTensor& rhs) {
 FlexTensor Flex::float_equal(const FlexTensor& lhs, const FlexTensor& rhs) {
   return compare<Compare::Equal>(lhs, rhs, "float_equal");
 }
+FlexTensor Flex::float_greater_equal(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return compare<Compare::GreaterEqual>(lhs, rhs, "float_greater_equal");
+}
+FlexTensor Flex::float_lower_equal(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return compare<Compare::LowerEqual>(lhs, rhs, "float_lower_equal");
+}
+FlexTensor Flex::float_not_equal(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return compare<Compare::NotEqual>(lhs, rhs, "float_not_equal");
+}
+
+namespace {
+
+// A float tensor against one scalar, converted to the tensor's dtype first (docs/OPS.md "Scalar
+// arguments"), to a Bool tensor; flat ranges over the pool. float_greater_scalar is data.cpp's.
+template <Compare C>
+FlexTensor compare_scalar(const FlexTensor& tensor, double scalar, std::string_view op) {
+  rules::check_float_dtype(tensor.dtype, op);
+  FlexTensor out = flex::make_tensor(tensor.shape, DType::Bool);
+  const std::size_t n = tensor.num_elements();
+  if (n == 0) return out;
+  std::uint8_t* o = out.mutable_data<std::uint8_t>();
+  flex::with_float_type(tensor.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = tensor.data<T>();
+    const T s = static_cast<T>(scalar);
+    flex::parallel_range(n, flex::kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+      compare_row<C>(x + begin, 1, &s, 0, o + begin, end - begin);
+    });
+  });
+  return out;
+}
+
+enum class Class { Nan, Inf };
+
+// is_nan / is_inf of each element to a Bool tensor.
+template <Class K>
+FlexTensor classify(const FlexTensor& tensor, std::string_view op) {
+  rules::check_float_dtype(tensor.dtype, op);
+  FlexTensor out = flex::make_tensor(tensor.shape, DType::Bool);
+  const std::size_t n = tensor.num_elements();
+  if (n == 0) return out;
+  std::uint8_t* o = out.mutable_data<std::uint8_t>();
+  flex::with_float_type(tensor.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = tensor.data<T>();
+    flex::parallel_range(n, flex::kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const T v = x[i];
+        if constexpr (K == Class::Nan) o[i] = v != v ? 1 : 0;
+        else o[i] = std::isinf(v) ? 1 : 0;
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace
+
+FlexTensor Flex::float_greater_equal_elem(const FlexTensor& tensor, double scalar) {
+  return compare_scalar<Compare::GreaterEqual>(tensor, scalar, "float_greater_equal_elem");
+}
+FlexTensor Flex::float_lower_elem(const FlexTensor& tensor, double scalar) {
+  return compare_scalar<Compare::Lower>(tensor, scalar, "float_lower_elem");
+}
+FlexTensor Flex::float_lower_equal_elem(const FlexTensor& tensor, double scalar) {
+  return compare_scalar<Compare::LowerEqual>(tensor, scalar, "float_lower_equal_elem");
+}
+FlexTensor Flex::float_equal_elem(const FlexTensor& tensor, double scalar) {
+  return compare_scalar<Compare::Equal>(tensor, scalar, "float_equal_elem");
+}
+FlexTensor Flex::float_not_equal_elem(const FlexTensor& tensor, double scalar) {
+  return compare_scalar<Compare::NotEqual>(tensor, scalar, "float_not_equal_elem");
+}
+
+FlexTensor Flex::float_is_nan(const FlexTensor& tensor) { return classify<Class::Nan>(tensor, "float_is_nan"); }
+FlexTensor Flex::float_is_inf(const FlexTensor& tensor) { return classify<Class::Inf>(tensor, "float_is_inf"); }
 
 }  // namespace crossgrad::backends

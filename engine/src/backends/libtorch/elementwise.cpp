@@ -43,6 +43,9 @@ CROSSGRAD_LIBTORCH_BINARY(float_div)
 CROSSGRAD_LIBTORCH_COMPARE(float_greater)
 CROSSGRAD_LIBTORCH_COMPARE(float_lower)
 CROSSGRAD_LIBTORCH_COMPARE(float_equal)
+CROSSGRAD_LIBTORCH_COMPARE(float_greater_equal)
+CROSSGRAD_LIBTORCH_COMPARE(float_lower_equal)
+CROSSGRAD_LIBTORCH_COMPARE(float_not_equal)
 #undef CROSSGRAD_LIBTORCH_COMPARE
 
 #define CROSSGRAD_LIBTORCH_UNARY(name) \
@@ -85,11 +88,28 @@ CROSSGRAD_LIBTORCH_SCALAR(float_add_scalar)
 CROSSGRAD_LIBTORCH_SCALAR(float_mul_scalar)
 #undef CROSSGRAD_LIBTORCH_SCALAR
 
-LibTorchTensor LibTorch::float_greater_scalar(const LibTorchTensor& tensor, double scalar) {
-  rules::check_float_dtype(tensor.dtype, "float_greater_scalar");
-  return libtorch::run(Call{op_code(OpId::float_greater_scalar), {&tensor}, {scalar}, {}}, tensor.shape,
-                       DType::Bool);
-}
+// A float tensor to a Bool tensor of its shape: against a scalar, or a predicate of each element.
+#define CROSSGRAD_LIBTORCH_COMPARE_SCALAR(name)                                                              \
+  LibTorchTensor LibTorch::name(const LibTorchTensor& tensor, double scalar) {                             \
+    rules::check_float_dtype(tensor.dtype, #name);                                                         \
+    return libtorch::run(Call{op_code(OpId::name), {&tensor}, {scalar}, {}}, tensor.shape, DType::Bool); \
+  }
+CROSSGRAD_LIBTORCH_COMPARE_SCALAR(float_greater_scalar)
+CROSSGRAD_LIBTORCH_COMPARE_SCALAR(float_greater_equal_elem)
+CROSSGRAD_LIBTORCH_COMPARE_SCALAR(float_lower_elem)
+CROSSGRAD_LIBTORCH_COMPARE_SCALAR(float_lower_equal_elem)
+CROSSGRAD_LIBTORCH_COMPARE_SCALAR(float_equal_elem)
+CROSSGRAD_LIBTORCH_COMPARE_SCALAR(float_not_equal_elem)
+#undef CROSSGRAD_LIBTORCH_COMPARE_SCALAR
+
+#define CROSSGRAD_LIBTORCH_CLASSIFY(name)                                                                 \
+  LibTorchTensor LibTorch::name(const LibTorchTensor& tensor) {                                         \
+    rules::check_float_dtype(tensor.dtype, #name);                                                      \
+    return libtorch::run(Call{op_code(OpId::name), {&tensor}, {}, {}}, tensor.shape, DType::Bool); \
+  }
+CROSSGRAD_LIBTORCH_CLASSIFY(float_is_nan)
+CROSSGRAD_LIBTORCH_CLASSIFY(float_is_inf)
+#undef CROSSGRAD_LIBTORCH_CLASSIFY
 
 LibTorchTensor LibTorch::float_clamp(const LibTorchTensor& tensor, double min, double max) {
   rules::check_clamp(tensor.dtype, min, max);

@@ -2,7 +2,9 @@
 // built from float_greater_scalar and bool_into_float).
 #include "common.hpp"
 
+#include <cmath>
 #include <cstdint>
+#include <string_view>
 
 namespace crossgrad::backends {
 
@@ -13,7 +15,7 @@ using ndarray_detail::with_float_type;
 namespace {
 
 // Two float tensors with NumPy broadcasting to a Bool tensor; `op` compares in T (so any
-// comparison with NaN is false, except that != would be true: none of ours uses it).
+// comparison with NaN is false, except that != is true: float_not_equal).
 template <class Op>
 NdArrayTensor compare(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std::string_view name,
                       Op op) {
@@ -57,19 +59,77 @@ NdArrayTensor NdArray::float_equal(const NdArrayTensor& lhs, const NdArrayTensor
   return compare(lhs, rhs, "float_equal", [](auto a, auto b) { return a == b; });
 }
 
-NdArrayTensor NdArray::float_greater_scalar(const NdArrayTensor& tensor, double scalar) {
-  rules::check_float_dtype(tensor.dtype, "float_greater_scalar");
+NdArrayTensor NdArray::float_greater_equal(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return compare(lhs, rhs, "float_greater_equal", [](auto a, auto b) { return a >= b; });
+}
+NdArrayTensor NdArray::float_lower_equal(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return compare(lhs, rhs, "float_lower_equal", [](auto a, auto b) { return a <= b; });
+}
+NdArrayTensor NdArray::float_not_equal(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  // The negation of IEEE equality: true wherever an operand is NaN, -0 != +0 is false.
+  return compare(lhs, rhs, "float_not_equal", [](auto a, auto b) { return a != b; });
+}
+
+namespace {
+
+// A float tensor against one scalar to a Bool tensor. The scalar is converted to T first and the
+// comparison is in T, like the other scalar ops (docs/OPS.md "Scalar arguments"). Bool storage is
+// one byte holding exactly 0 or 1 (TensorData rejects anything else).
+template <class Op>
+NdArrayTensor compare_scalar(const NdArrayTensor& tensor, double scalar, std::string_view name, Op op) {
+  rules::check_float_dtype(tensor.dtype, name);
   NdArrayTensor out = make_tensor(tensor.shape, DType::Bool);
   with_float_type(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
-    // Bool storage is one byte holding exactly 0 or 1 (TensorData rejects anything else).
     std::uint8_t* o = out.mutable_data<std::uint8_t>();
     const T s = static_cast<T>(scalar);
     const std::size_t n = tensor.num_elements();
-    // The comparison is in T, like the other scalar ops; NaN compares false.
-    for (std::size_t i = 0; i < n; ++i) o[i] = x[i] > s ? 1 : 0;
+    for (std::size_t i = 0; i < n; ++i) o[i] = op(x[i], s) ? 1 : 0;
   });
   return out;
+}
+
+// A predicate of each element of a float tensor to a Bool tensor.
+template <class Op>
+NdArrayTensor classify(const NdArrayTensor& tensor, std::string_view name, Op op) {
+  rules::check_float_dtype(tensor.dtype, name);
+  NdArrayTensor out = make_tensor(tensor.shape, DType::Bool);
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    const T* x = tensor.data<T>();
+    std::uint8_t* o = out.mutable_data<std::uint8_t>();
+    const std::size_t n = tensor.num_elements();
+    for (std::size_t i = 0; i < n; ++i) o[i] = op(x[i]) ? 1 : 0;
+  });
+  return out;
+}
+
+}  // namespace
+
+// NaN compares false, except for not_equal (true); -0 equals +0.
+NdArrayTensor NdArray::float_greater_scalar(const NdArrayTensor& tensor, double scalar) {
+  return compare_scalar(tensor, scalar, "float_greater_scalar", [](auto x, auto s) { return x > s; });
+}
+NdArrayTensor NdArray::float_greater_equal_elem(const NdArrayTensor& tensor, double scalar) {
+  return compare_scalar(tensor, scalar, "float_greater_equal_elem", [](auto x, auto s) { return x >= s; });
+}
+NdArrayTensor NdArray::float_lower_elem(const NdArrayTensor& tensor, double scalar) {
+  return compare_scalar(tensor, scalar, "float_lower_elem", [](auto x, auto s) { return x < s; });
+}
+NdArrayTensor NdArray::float_lower_equal_elem(const NdArrayTensor& tensor, double scalar) {
+  return compare_scalar(tensor, scalar, "float_lower_equal_elem", [](auto x, auto s) { return x <= s; });
+}
+NdArrayTensor NdArray::float_equal_elem(const NdArrayTensor& tensor, double scalar) {
+  return compare_scalar(tensor, scalar, "float_equal_elem", [](auto x, auto s) { return x == s; });
+}
+NdArrayTensor NdArray::float_not_equal_elem(const NdArrayTensor& tensor, double scalar) {
+  return compare_scalar(tensor, scalar, "float_not_equal_elem", [](auto x, auto s) { return x != s; });
+}
+
+NdArrayTensor NdArray::float_is_nan(const NdArrayTensor& tensor) {
+  return classify(tensor, "float_is_nan", [](auto x) { return x != x; });
+}
+NdArrayTensor NdArray::float_is_inf(const NdArrayTensor& tensor) {
+  return classify(tensor, "float_is_inf", [](auto x) { return std::isinf(x); });
 }
 
 NdArrayTensor NdArray::bool_into_float(const NdArrayTensor& tensor, DType dtype) {

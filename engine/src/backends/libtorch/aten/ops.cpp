@@ -209,6 +209,18 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       const at::Tensor& x = in(c, 0);
       return at::where(x > 0, at::ones_like(x), at::where(x < 0, at::full_like(x, -1), at::zeros_like(x)));
     }
+    // IEEE comparisons in the tensor's dtype (the scalar rounded to it first): NaN compares false
+    // except in ne (true), -0 == +0.
+    case OpId::float_greater_equal: return at::ge(in(c, 0), in(c, 1));
+    case OpId::float_lower_equal: return at::le(in(c, 0), in(c, 1));
+    case OpId::float_not_equal: return at::ne(in(c, 0), in(c, 1));
+    case OpId::float_greater_equal_elem: return at::ge(in(c, 0), in_dtype(in(c, 0), scalar(c, 0)));
+    case OpId::float_lower_elem: return at::lt(in(c, 0), in_dtype(in(c, 0), scalar(c, 0)));
+    case OpId::float_lower_equal_elem: return at::le(in(c, 0), in_dtype(in(c, 0), scalar(c, 0)));
+    case OpId::float_equal_elem: return at::eq(in(c, 0), in_dtype(in(c, 0), scalar(c, 0)));
+    case OpId::float_not_equal_elem: return at::ne(in(c, 0), in_dtype(in(c, 0), scalar(c, 0)));
+    case OpId::float_is_nan: return at::isnan(in(c, 0));
+    case OpId::float_is_inf: return at::isinf(in(c, 0));
   }
   throw std::invalid_argument("unknown op code");
 }
