@@ -127,6 +127,10 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_ceil: return at::ceil(t[0]);
     case OpId::float_trunc: return at::trunc(t[0]);
     case OpId::float_sign: return at::sign(t[0]);
+    case OpId::float_sub_scalar: return at::sub(t[0], a.scalar);
+    case OpId::float_div_scalar: return at::div(t[0], a.scalar);
+    case OpId::float_clamp_min: return at::clamp_min(t[0], a.scalar);
+    case OpId::float_clamp_max: return at::clamp_max(t[0], a.scalar);
   }
   throw std::logic_error("torch_reference: not a registry op");
 }

@@ -87,7 +87,11 @@
   X(float_floor, floor, Unary, Float, Float, Backward)                           \
   X(float_ceil, ceil, Unary, Float, Float, Backward)                             \
   X(float_trunc, trunc, Unary, Float, Float, Backward)                           \
-  X(float_sign, sign, Unary, Float, Float, Backward)
+  X(float_sign, sign, Unary, Float, Float, Backward)                             \
+  X(float_sub_scalar, sub_scalar, Scalar, Float, Float, Backward)                \
+  X(float_div_scalar, div_scalar, Scalar, Float, Float, Backward)                \
+  X(float_clamp_min, clamp_min, Scalar, Float, Float, Backward)                  \
+  X(float_clamp_max, clamp_max, Scalar, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

@@ -83,6 +83,10 @@ CROSSGRAD_LIBTORCH_UNARY(float_sign)
 CROSSGRAD_LIBTORCH_SCALAR(float_powf_scalar)
 CROSSGRAD_LIBTORCH_SCALAR(float_add_scalar)
 CROSSGRAD_LIBTORCH_SCALAR(float_mul_scalar)
+CROSSGRAD_LIBTORCH_SCALAR(float_sub_scalar)
+CROSSGRAD_LIBTORCH_SCALAR(float_div_scalar)
+CROSSGRAD_LIBTORCH_SCALAR(float_clamp_min)
+CROSSGRAD_LIBTORCH_SCALAR(float_clamp_max)
 #undef CROSSGRAD_LIBTORCH_SCALAR
 
 LibTorchTensor LibTorch::float_greater_scalar(const LibTorchTensor& tensor, double scalar) {
