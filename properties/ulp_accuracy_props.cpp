@@ -129,6 +129,11 @@ std::vector<og::ElementArgs> arguments_of(OpId op) {
   if (sig == OpSig::Scalar) {
     std::vector<double> scalars{0.1, -3, 1e-50, 3e38, 16777217};
     if (op == OpId::float_powf_scalar) scalars = {2, 3, 0.5, -1, -2.5, 1.0 / 3, 0.1, 7};
+    // Division by +-0 and +-inf; the clamps' zero, infinite and NaN bounds (NaN: NaN everywhere).
+    if (op == OpId::float_div_scalar || op == OpId::float_sub_scalar || op == OpId::float_clamp_min ||
+        op == OpId::float_clamp_max) {
+      scalars.insert(scalars.end(), {0.0, -0.0, INFINITY, -INFINITY, NAN});
+    }
     std::vector<og::ElementArgs> out;
     for (double s : scalars) out.push_back({s, 0, 0});
     return out;

@@ -159,6 +159,35 @@ UnreadCase clamp_case(DType d) {
   return c;
 }
 
+// float_clamp_min / float_clamp_max: the clamped-away side (-inf below min, +inf above max); x at
+// the bound itself and a NaN x are read (both pass their gradient). A NaN bound makes every
+// element NaN whatever x holds, so then nothing is read.
+UnreadCase one_bound_case(DType d, bool is_min) {
+  const Dims s = small_shape(0);
+  UnreadCase c;
+  const bool nan_bound = pick(0, 4) == 0;
+  const double bound = round_to(d, (is_min ? -1.0 : 1.0) * (1.0 + static_cast<double>(pick(0, 4)) / 4));
+  c.args.scalar = nan_bound ? NAN : bound;
+  og::HostArray x{s, d, std::vector<double>(og::element_count(s))};
+  c.unread.resize(x.values.size());
+  for (std::size_t i = 0; i < x.values.size(); ++i) {
+    if (nan_bound) {
+      x.values[i] = special({INFINITY, -INFINITY, NAN, 0.0, -0.0, 1.5});
+      c.unread[i] = true;
+      continue;
+    }
+    switch (pick(0, 3)) {
+      case 0: x.values[i] = is_min ? -INFINITY : INFINITY; c.unread[i] = true; break;
+      case 1: x.values[i] = bound; break;
+      default: x.values[i] = round_to(d, static_cast<double>(*rc::gen::inRange(-63, 64)) / 64.0); break;
+    }
+  }
+  c.operands = {x};
+  return c;
+}
+UnreadCase clamp_min_case(DType d) { return one_bound_case(d, true); }
+UnreadCase clamp_max_case(DType d) { return one_bound_case(d, false); }
+
 // float_max_dim: every element below its slice's maximum (-inf there); each slice keeps a finite
 // maximum of 3 at one position, the other read values stay below it.
 UnreadCase max_dim_case(DType d) {
@@ -204,6 +233,8 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_select: return select_case;
     case OpId::relu: return relu_case;
     case OpId::float_clamp: return clamp_case;
+    case OpId::float_clamp_min: return clamp_min_case;
+    case OpId::float_clamp_max: return clamp_max_case;
     case OpId::float_max_dim: return max_dim_case;
     case OpId::float_powf_scalar: return powf_zero_case;
     case OpId::float_round:
@@ -255,6 +286,8 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_atanh:
     case OpId::float_erf:
     case OpId::float_recip:
+    case OpId::float_sub_scalar:
+    case OpId::float_div_scalar:
     // No gradient flows (Int and Bool results, new leaves).
     case OpId::float_greater_scalar:
     case OpId::bool_into_float:

@@ -69,6 +69,28 @@ std::optional<double> correctly_rounded(OpId op, double x, const ElementArgs& ar
       mpfr_mul(out.get(), in.get(), s.get(), MPFR_RNDN);
       break;
     }
+    case OpId::float_sub_scalar: {
+      Mp s(round_to(dtype, args.scalar));
+      mpfr_sub(out.get(), in.get(), s.get(), MPFR_RNDN);
+      break;
+    }
+    case OpId::float_div_scalar: {
+      Mp s(round_to(dtype, args.scalar));
+      mpfr_div(out.get(), in.get(), s.get(), MPFR_RNDN);
+      break;
+    }
+    // max(x, s) / min(x, s) with a NaN x passing and a NaN bound giving NaN (docs/OPS.md); x keeps
+    // its own zero's sign at a zero bound.
+    case OpId::float_clamp_min: {
+      const double lo = round_to(dtype, args.scalar);
+      if (std::isnan(lo) || std::isnan(x)) return std::isnan(lo) ? lo : x;
+      return x < lo ? lo : x;
+    }
+    case OpId::float_clamp_max: {
+      const double hi = round_to(dtype, args.scalar);
+      if (std::isnan(hi) || std::isnan(x)) return std::isnan(hi) ? hi : x;
+      return x > hi ? hi : x;
+    }
     case OpId::float_exp: mpfr_exp(out.get(), in.get(), MPFR_RNDN); break;
     case OpId::float_log: mpfr_log(out.get(), in.get(), MPFR_RNDN); break;
     case OpId::float_log1p: mpfr_log1p(out.get(), in.get(), MPFR_RNDN); break;

@@ -671,6 +671,11 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
         if (x == clamp_min(op) || x == clamp_max(op)) return "clamp exactly at a bound";
       }
     }
+    if (op.op == Op::float_clamp_min || op.op == Op::float_clamp_max) {
+      for (double x : values[op.lhs]) {
+        if (x == op.scalar) return "clamp_min or clamp_max exactly at its bound";
+      }
+    }
     if (op.op == Op::float_max_dim) {
       const std::vector<std::size_t>& s = shapes[op.lhs];
       std::size_t inner = 1;

@@ -250,6 +250,10 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_powf_scalar:
     case Op::float_add_scalar:
     case Op::float_mul_scalar:
+    case Op::float_sub_scalar:
+    case Op::float_div_scalar:
+    case Op::float_clamp_min:
+    case Op::float_clamp_max:
     case Op::float_abs:
     case Op::float_cast:
     case Op::float_greater_scalar:

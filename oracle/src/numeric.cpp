@@ -47,6 +47,8 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::relu:
     case Op::float_add_scalar:
     case Op::float_mul_scalar:
+    case Op::float_sub_scalar:
+    case Op::float_div_scalar:
     case Op::float_recip:
     case Op::float_reshape:
     case Op::float_swap_dims:
@@ -59,6 +61,8 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     // Selections, comparisons and moves of elements: every backend gives the same bits.
     case Op::float_abs:
     case Op::float_clamp:
+    case Op::float_clamp_min:
+    case Op::float_clamp_max:
     case Op::float_max_dim:
     case Op::float_argmax:
     case Op::float_greater:
@@ -381,6 +385,7 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
       break;
     }
     case Op::float_mul_scalar: d.lhs = std::fabs(op.scalar); break;
+    case Op::float_div_scalar: d.lhs = op.scalar == 0 ? 1 : 1 / std::fabs(op.scalar); break;  // 0: the values are non-finite
     case Op::float_tan: d.lhs = max_of(y, [](double t) { return 1 + t * t; }); break;
     case Op::float_cosh: d.lhs = max_abs(y); break;  // |sinh x| <= cosh x
     case Op::float_sinh: d.lhs = max_of(y, [](double s) { return std::sqrt(1 + s * s); }); break;  // cosh x
@@ -411,8 +416,11 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_atan:
     case Op::relu:
     case Op::float_add_scalar:
+    case Op::float_sub_scalar:
     case Op::float_abs:
     case Op::float_clamp:
+    case Op::float_clamp_min:
+    case Op::float_clamp_max:
     case Op::float_sum:
     case Op::float_mean:
     case Op::float_sum_dim:
@@ -572,7 +580,8 @@ namespace {
 // (moves, selections, neg, abs) add none.
 bool rounds_once(Op op) {
   return op == Op::float_add || op == Op::float_sub || op == Op::float_mul || op == Op::float_div ||
-         op == Op::float_sqrt || op == Op::float_add_scalar || op == Op::float_mul_scalar;
+         op == Op::float_sqrt || op == Op::float_add_scalar || op == Op::float_mul_scalar || op == Op::float_sub_scalar ||
+         op == Op::float_div_scalar;
 }
 
 bool holds_zero(const std::vector<double>& v) { return std::find(v.begin(), v.end(), 0.0) != v.end(); }

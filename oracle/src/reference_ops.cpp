@@ -560,6 +560,26 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_expand: return expand(in[0], a.shape);
     case OpId::softmax: return softmax_along(in[0], a.dim, false);
     case OpId::log_softmax: return softmax_along(in[0], a.dim, true);
+    // The scalar ops of issue 36 (docs/OPS.md): the scalar rounded to the dtype, then one IEEE
+    // operation; clamp_min / clamp_max as float_clamp with one bound, a NaN bound giving NaN.
+    case OpId::float_sub_scalar:
+      return unary(in[0], [s = a.scalar](auto x) { return x - static_cast<decltype(x)>(s); });
+    case OpId::float_div_scalar:
+      return unary(in[0], [s = a.scalar](auto x) { return x / static_cast<decltype(x)>(s); });
+    case OpId::float_clamp_min:
+      return unary(in[0], [s = a.scalar](auto x) {
+        using T = decltype(x);
+        const T lo = static_cast<T>(s);
+        if (std::isnan(lo)) return lo;
+        return x < lo ? lo : x;
+      });
+    case OpId::float_clamp_max:
+      return unary(in[0], [s = a.scalar](auto x) {
+        using T = decltype(x);
+        const T hi = static_cast<T>(s);
+        if (std::isnan(hi)) return hi;
+        return x > hi ? hi : x;
+      });
   }
   throw std::logic_error("reference_op: not a registry op");
 }

@@ -18,6 +18,10 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_sqrt:        // IEEE sqrt (CUDA's sqrtf too: -prec-sqrt=true is nvcc's default)
     case OpId::float_add_scalar:  // x + s with s rounded to the dtype first (docs/OPS.md "Scalar arguments")
     case OpId::float_mul_scalar:
+    case OpId::float_sub_scalar:  // x - s, x / s: one IEEE operation with the converted scalar
+    case OpId::float_div_scalar:
+    case OpId::float_clamp_min:   // a choice between x and the converted bound
+    case OpId::float_clamp_max:
     case OpId::float_recip:  // 1 / x, one IEEE division (CUDA: -prec-div=true, nvcc's default)
     // Exact: the result is an integer (or +-0, +-1) that the input's format holds.
     case OpId::float_round:

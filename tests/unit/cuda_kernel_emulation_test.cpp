@@ -259,6 +259,42 @@ TEST(CudaKernelEmulation, MathOpsMatchNdArray) {
 #undef CROSSGRAD_X
 }
 
+// The scalar ops' functors (math_ops.cuh) against NdArray, bit for bit, over the same values and
+// scalars at the edges (+-0, +-inf, NaN, converted-to-F32 ones like 0.1 and 1e39).
+template <class T, template <class> class Op>
+void expect_scalar_op_matches_ndarray(const char* name, NdArray::Tensor (*ref_op)(const NdArray::Tensor&, double)) {
+  std::vector<T> x = random_values<T>(501, 9, -4, 4);
+  const T inf = std::numeric_limits<T>::infinity();
+  for (T v : {T(0), T(-0.0), inf, -inf, std::numeric_limits<T>::quiet_NaN(), T(1), T(-1), T(0.5), T(-2.5),
+              std::numeric_limits<T>::max(), std::numeric_limits<T>::denorm_min()}) {
+    x.push_back(v);
+  }
+  const std::size_t n = x.size();
+  for (double s : {0.0, -0.0, 1.0, -2.5, 0.1, 1e39, 1e-50, 3.0, std::numeric_limits<double>::infinity(),
+                   -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+    DeviceLike<T> in(x), out(n);
+    emu::launch(2, 64, [&] { cd::map_kernel(in.data, out.data, n, Op<T>{static_cast<T>(s)}); });
+    const std::vector<T> want = values_of<T>(NdArray::into_data(ref_op(ref(data_of(x, Shape{n})), s)));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (std::isnan(want[i])) {
+        ASSERT_TRUE(std::isnan(out.data[i])) << name << " at " << x[i] << ", scalar " << s;
+      } else {
+        using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+        ASSERT_EQ(std::bit_cast<Bits>(out.data[i]), std::bit_cast<Bits>(want[i]))
+            << name << " at " << x[i] << ", scalar " << s << ": " << out.data[i] << " vs " << want[i];
+      }
+    }
+  }
+}
+
+TEST(CudaKernelEmulation, ScalarOpsMatchNdArray) {
+#define CROSSGRAD_X(name, Functor, expr)                                              \
+  expect_scalar_op_matches_ndarray<float, cd::Functor>(#name " F32", &NdArray::name); \
+  expect_scalar_op_matches_ndarray<double, cd::Functor>(#name " F64", &NdArray::name);
+  CROSSGRAD_CUDA_SCALAR_OPS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+}
+
 struct Sub {
   template <class T>
   T operator()(T a, T b) const { return a - b; }

@@ -47,6 +47,10 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_ceil: return Dispatch::float_ceil(x);
     case OpId::float_trunc: return Dispatch::float_trunc(x);
     case OpId::float_sign: return Dispatch::float_sign(x);
+    case OpId::float_sub_scalar: return Dispatch::float_sub_scalar(x, 1.5);
+    case OpId::float_div_scalar: return Dispatch::float_div_scalar(x, -2.5);
+    case OpId::float_clamp_min: return Dispatch::float_clamp_min(x, 0.75);
+    case OpId::float_clamp_max: return Dispatch::float_clamp_max(x, 2.0);
     case OpId::relu: return Dispatch::relu(x);
     case OpId::sigmoid: return Dispatch::sigmoid(x);
     case OpId::float_powf_scalar: return Dispatch::float_powf_scalar(x, 1.5);

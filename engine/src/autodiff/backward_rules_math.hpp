@@ -5,6 +5,7 @@
 // Included by instantiate.cpp only.
 #include "autodiff/autodiff_impl.hpp"
 
+#include <cmath>
 #include <numbers>
 
 namespace crossgrad {
@@ -165,6 +166,52 @@ AutodiffTensor<B> Autodiff<B>::float_trunc(const Tensor& x) {
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_sign(const Tensor& x) {
   return autodiff_detail::zero_gradient_rule<B>(x, [](const Primitive& p) { return B::float_sign(p); });
+}
+
+// x - s: d/dx = 1.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_sub_scalar(const Tensor& x, double s) {
+  return record<B>(B::float_sub_scalar(x.primitive, s), {&x}, [](const Primitive& g) { return std::vector<Primitive>{g}; });
+}
+
+// x / s: d/dx = 1 / s, as g / s (PyTorch's form), s converted to the dtype as in the forward.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_div_scalar(const Tensor& x, double s) {
+  return record<B>(B::float_div_scalar(x.primitive, s), {&x},
+                   [s](const Primitive& g) { return std::vector<Primitive>{B::float_div_scalar(g, s)}; });
+}
+
+namespace autodiff_detail {
+
+// clamp_min / clamp_max: float_clamp's rule with one bound. g where the value is x (the bound itself
+// included, and a NaN x, which passes through), +0 where it is the bound: g * kept + 0, so a
+// masked-out zero is +0 (docs/OPS.md "Zero gradients are +0"). A NaN bound gives NaN everywhere,
+// a value that does not depend on x: +0 everywhere (zeros of x's shape, never g * 0).
+template <class B>
+AutodiffTensor<B> one_bound_clamp(const AutodiffTensor<B>& x, double bound, bool is_min) {
+  using Primitive = typename B::Tensor;
+  const Primitive& px = x.primitive;
+  Primitive out = is_min ? B::float_clamp_min(px, bound) : B::float_clamp_max(px, bound);
+  return record<B>(std::move(out), {&x}, [px, bound, is_min](const Primitive& g) {
+    const DType dt = B::dtype(px);
+    if (std::isnan(bound)) return std::vector<Primitive>{B::float_full(B::shape(px), 0.0, dt, B::device(px))};
+    // Clamped: x < min (as -x > -min) or x > max; false for a NaN x.
+    const Primitive clamped = is_min ? B::bool_into_float(B::float_greater_scalar(B::float_neg(px), -bound), dt)
+                                     : B::bool_into_float(B::float_greater_scalar(px, bound), dt);
+    const Primitive kept = B::float_add_scalar(B::float_neg(clamped), 1.0);
+    return std::vector<Primitive>{B::float_add_scalar(B::float_mul(g, kept), 0.0)};
+  });
+}
+
+}  // namespace autodiff_detail
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_clamp_min(const Tensor& x, double min) {
+  return autodiff_detail::one_bound_clamp<B>(x, min, true);
+}
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_clamp_max(const Tensor& x, double max) {
+  return autodiff_detail::one_bound_clamp<B>(x, max, false);
 }
 
 }  // namespace crossgrad

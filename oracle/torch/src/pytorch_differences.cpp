@@ -31,10 +31,12 @@ bool relu_nan_gradient(const Disagreement& d) {
 }
 
 // clamp's gradient at a NaN input: crossgrad passes it (the NaN passes through unclamped);
-// ATen's clamp_backward keeps it only where min <= x <= max, false for NaN, so 0.
+// ATen's clamp_backward keeps it only where min <= x <= max, false for NaN, so 0. The same for
+// clamp_min and clamp_max (ATen: where(x >= min, g, 0), where(x <= max, g, 0)).
 bool clamp_nan_gradient(const Disagreement& d) {
   double x = 0;
-  return d.op == OpId::float_clamp && d.output == 0 && input_at(d, x) && std::isnan(x) && d.crossgrad == d.cotangent &&
+  const bool clamps = d.op == OpId::float_clamp || d.op == OpId::float_clamp_min || d.op == OpId::float_clamp_max;
+  return clamps && d.output == 0 && input_at(d, x) && std::isnan(x) && d.crossgrad == d.cotangent &&
          d.torch == 0;
 }
 
@@ -64,8 +66,9 @@ bool f32_accumulation(const Disagreement& d) {
 // converted to type float without overflow").
 bool clamp_bound_out_of_range(const Disagreement& d) {
   const auto beyond = [](double v) { return std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max(); };
-  return d.op == OpId::float_clamp && d.output == kRefused && !d.operands.empty() && d.operands[0].dtype == DType::F32 &&
-         (beyond(d.args.min) || beyond(d.args.max));
+  if (d.output != kRefused || d.operands.empty() || d.operands[0].dtype != DType::F32) return false;
+  if (d.op == OpId::float_clamp) return beyond(d.args.min) || beyond(d.args.max);
+  return (d.op == OpId::float_clamp_min || d.op == OpId::float_clamp_max) && beyond(d.args.scalar);
 }
 
 // ATen's log1p returns +inf for the largest finite inputs (found by this check: log1p(FLT_MAX)

@@ -137,6 +137,10 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_not_equal_elem: return at::ne(t[0], a.scalar);
     case OpId::float_is_nan: return at::isnan(t[0]);
     case OpId::float_is_inf: return at::isinf(t[0]);
+    case OpId::float_sub_scalar: return at::sub(t[0], a.scalar);
+    case OpId::float_div_scalar: return at::div(t[0], a.scalar);
+    case OpId::float_clamp_min: return at::clamp_min(t[0], a.scalar);
+    case OpId::float_clamp_max: return at::clamp_max(t[0], a.scalar);
   }
   throw std::logic_error("torch_reference: not a registry op");
 }

@@ -97,7 +97,11 @@
   X(float_equal_elem, equal_elem, Scalar, Float, Bool, None)                     \
   X(float_not_equal_elem, not_equal_elem, Scalar, Float, Bool, None)             \
   X(float_is_nan, is_nan, Unary, Float, Bool, None)                              \
-  X(float_is_inf, is_inf, Unary, Float, Bool, None)
+  X(float_is_inf, is_inf, Unary, Float, Bool, None)                              \
+  X(float_sub_scalar, sub_scalar, Scalar, Float, Float, Backward)                \
+  X(float_div_scalar, div_scalar, Scalar, Float, Float, Backward)                \
+  X(float_clamp_min, clamp_min, Scalar, Float, Float, Backward)                  \
+  X(float_clamp_max, clamp_max, Scalar, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

@@ -28,4 +28,19 @@ CudaTensor math_map(const CudaTensor& tensor, const char* name, Op op) {
 CROSSGRAD_CUDA_MATH_OPS(CROSSGRAD_X)
 #undef CROSSGRAD_X
 
+// The scalar ops: the scalar converted to the tensor's dtype first (docs/OPS.md "Scalar arguments").
+#define CROSSGRAD_X(name, Functor, expr)                                                        \
+  CudaTensor Cuda::name(const CudaTensor& tensor, double scalar) {                              \
+    rules::check_float_dtype(tensor.dtype, #name);                                              \
+    CudaTensor out = make_tensor(tensor.shape, tensor.dtype, tensor.dev);                       \
+    with_float_type(tensor.dtype, [&](auto zero) {                                              \
+      using T = decltype(zero);                                                                 \
+      launch_map(data_of<T>(tensor), data_of<T>(out), out.shape.num_elements(), tensor.dev.index, \
+                 Functor<T>{static_cast<T>(scalar)}, #name);                                    \
+    });                                                                                         \
+    return out;                                                                                 \
+  }
+CROSSGRAD_CUDA_SCALAR_OPS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+
 }  // namespace crossgrad::backends

@@ -55,4 +55,20 @@ CROSSGRAD_FLEX_MAP(float_sign, x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)))  // 
 
 #undef CROSSGRAD_FLEX_MAP
 
+// The scalar ops of issue 36: NdArray's formulas with the scalar converted to the dtype first.
+#define CROSSGRAD_FLEX_SCALAR_MAP(name, expr)                                 \
+  FlexTensor Flex::name(const FlexTensor& tensor, double scalar) {            \
+    return map_float(tensor, #name, [scalar]<class T>(T x) -> T {             \
+      const T s = static_cast<T>(scalar);                                     \
+      return expr;                                                            \
+    });                                                                       \
+  }
+
+CROSSGRAD_FLEX_SCALAR_MAP(float_sub_scalar, x - s)
+CROSSGRAD_FLEX_SCALAR_MAP(float_div_scalar, x / s)  // IEEE division, never x * (1 / s)
+CROSSGRAD_FLEX_SCALAR_MAP(float_clamp_min, s != s ? s : (x < s ? s : x))  // NaN x passes, NaN bound: all NaN
+CROSSGRAD_FLEX_SCALAR_MAP(float_clamp_max, s != s ? s : (x > s ? s : x))
+
+#undef CROSSGRAD_FLEX_SCALAR_MAP
+
 }  // namespace crossgrad::backends

@@ -86,6 +86,10 @@ CROSSGRAD_LIBTORCH_UNARY(float_sign)
 CROSSGRAD_LIBTORCH_SCALAR(float_powf_scalar)
 CROSSGRAD_LIBTORCH_SCALAR(float_add_scalar)
 CROSSGRAD_LIBTORCH_SCALAR(float_mul_scalar)
+CROSSGRAD_LIBTORCH_SCALAR(float_sub_scalar)
+CROSSGRAD_LIBTORCH_SCALAR(float_div_scalar)
+CROSSGRAD_LIBTORCH_SCALAR(float_clamp_min)
+CROSSGRAD_LIBTORCH_SCALAR(float_clamp_max)
 #undef CROSSGRAD_LIBTORCH_SCALAR
 
 // A float tensor to a Bool tensor of its shape: against a scalar, or a predicate of each element.

@@ -1,5 +1,5 @@
 // NdArray: the element-wise math ops of issue 36 (trigonometric, hyperbolic, erf, reciprocal,
-// rounding, sign), plain loops over the element calling the C library's function in the tensor's
+// rounding, sign; the scalar ops sub_scalar, div_scalar, clamp_min, clamp_max), plain loops over the element calling the C library's function in the tensor's
 // own dtype (float for F32, double for F64). Semantics and special values: docs/OPS.md "Op
 // semantics"; accuracy: docs/OPS.md "Accuracy in ulps" (glibc's functions; recip, the roundings and
 // sign are exact).
@@ -41,5 +41,25 @@ CROSSGRAD_NDARRAY_MAP(float_trunc, std::trunc(x))
 CROSSGRAD_NDARRAY_MAP(float_sign, x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)))
 
 #undef CROSSGRAD_NDARRAY_MAP
+
+// The scalar ops of issue 36: the scalar converted to the dtype first (docs/OPS.md "Scalar
+// arguments"), then one IEEE operation or a choice, so every backend gives the same bits.
+#define CROSSGRAD_NDARRAY_SCALAR_MAP(name, expr)                                                  \
+  NdArrayTensor NdArray::name(const NdArrayTensor& tensor, double scalar) {                       \
+    return unary(tensor, #name, [scalar]<class T>(T x) -> T {                                     \
+      const T s = static_cast<T>(scalar);                                                         \
+      return expr;                                                                                \
+    });                                                                                           \
+  }
+
+CROSSGRAD_NDARRAY_SCALAR_MAP(float_sub_scalar, x - s)
+// IEEE division: x / +-0 is +-inf (NaN for x = +-0 or NaN), x / +-inf is +-0.
+CROSSGRAD_NDARRAY_SCALAR_MAP(float_div_scalar, x / s)
+// max(x, s) as float_clamp's lower half: x < s ? s : x, so a NaN x passes through; a NaN bound
+// makes every element NaN (as PyTorch's clamp_min). x keeps its own zero's sign at a zero bound.
+CROSSGRAD_NDARRAY_SCALAR_MAP(float_clamp_min, s != s ? s : (x < s ? s : x))
+CROSSGRAD_NDARRAY_SCALAR_MAP(float_clamp_max, s != s ? s : (x > s ? s : x))
+
+#undef CROSSGRAD_NDARRAY_SCALAR_MAP
 
 }  // namespace crossgrad::backends

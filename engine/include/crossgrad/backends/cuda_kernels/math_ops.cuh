@@ -28,6 +28,15 @@
   X(float_trunc, TruncOp, truncf(x), trunc(x))                                            \
   X(float_sign, SignOp, x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f), x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0))
 
+// The scalar ops of issue 36: X(registry name, functor, expression of the element x and the
+// scalar s, already converted to the element's type). One IEEE operation or a choice: the same bits
+// as NdArray on every device (IEEE division, -prec-div=true being nvcc's default).
+#define CROSSGRAD_CUDA_SCALAR_OPS(X)                                   \
+  X(float_sub_scalar, SubScalarOp, x - s)                              \
+  X(float_div_scalar, DivScalarOp, x / s)                              \
+  X(float_clamp_min, ClampMinOp, s != s ? s : (x < s ? s : x))         \
+  X(float_clamp_max, ClampMaxOp, s != s ? s : (x > s ? s : x))
+
 namespace crossgrad::backends::cuda_detail {
 
 #define CROSSGRAD_X(name, Functor, f32, f64)                  \
@@ -36,6 +45,15 @@ namespace crossgrad::backends::cuda_detail {
     __device__ double operator()(double x) const { return f64; } \
   };
 CROSSGRAD_CUDA_MATH_OPS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+
+#define CROSSGRAD_X(name, Functor, expr)          \
+  template <class T>                              \
+  struct Functor {                                \
+    T s;                                          \
+    __device__ T operator()(T x) const { return expr; } \
+  };
+CROSSGRAD_CUDA_SCALAR_OPS(CROSSGRAD_X)
 #undef CROSSGRAD_X
 
 }  // namespace crossgrad::backends::cuda_detail

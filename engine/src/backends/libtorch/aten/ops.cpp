@@ -221,6 +221,25 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::float_not_equal_elem: return at::ne(in(c, 0), in_dtype(in(c, 0), scalar(c, 0)));
     case OpId::float_is_nan: return at::isnan(in(c, 0));
     case OpId::float_is_inf: return at::isinf(in(c, 0));
+    case OpId::float_sub_scalar: return at::sub(in(c, 0), in_dtype(in(c, 0), scalar(c, 0)));
+    // x / s element by element in the dtype: an IEEE division, which ATen's kernel for a scalar
+    // divisor does not promise (it may multiply by the reciprocal).
+    case OpId::float_div_scalar: {
+      const double s = scalar(c, 0);
+      return map_libm(in(c, 0), [s](auto v) { return v / static_cast<decltype(v)>(s); });
+    }
+    // x < s ? s : x (and x > s for clamp_max): NaN passes, x keeps its zero's sign at a zero bound,
+    // a NaN bound makes every element NaN (as float_clamp's where form; at::clamp_min does not
+    // promise the zero's sign).
+    case OpId::float_clamp_min:
+    case OpId::float_clamp_max: {
+      const at::Tensor& x = in(c, 0);
+      const double s = scalar(c, 0);
+      if (std::isnan(s)) return at::full_like(x, s);
+      const at::Scalar b = in_dtype(x, s);
+      const at::Tensor beyond = op == OpId::float_clamp_min ? x < b : x > b;
+      return at::where(beyond, at::full_like(x, b), x);
+    }
   }
   throw std::invalid_argument("unknown op code");
 }

@@ -1,0 +1,141 @@
+// The scalar ops of issue 36 (float_sub_scalar, float_div_scalar, float_clamp_min,
+// float_clamp_max) on every backend at the edges docs/OPS.md "Op semantics" names: the scalar
+// converted to the dtype, IEEE division by +-0 and +-inf, the clamps' NaN rules (a NaN x passes,
+// a NaN bound gives NaN everywhere), the zero's sign at a zero bound, and their gradients: the
+// bound included, +0 where clamped whatever the cotangent's sign, +0 everywhere for a NaN bound.
+#include "test_support.hpp"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace crossgrad {
+namespace {
+using namespace testing_support;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+TensorData data_of(const std::vector<double>& v, DType dtype) {
+  return dtype == DType::F64 ? TensorData::from_f64(v, {v.size()})
+                             : TensorData::from_f32(std::vector<float>(v.begin(), v.end()), {v.size()});
+}
+
+// Same bits, NaN as a class.
+bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b)); }
+
+template <class B>
+class ScalarOpEdges : public ::testing::Test {
+ protected:
+  void SetUp() override { SKIP_IF_UNAVAILABLE(B); }
+  static std::vector<double> run(const std::vector<double>& xs, DType dtype,
+                                 const std::function<DispatchTensor(const DispatchTensor&)>& op) {
+    return Dispatch::float_into_data(op(Dispatch::float_from_data(data_of(xs, dtype), plain_device<B>()))).to_f64();
+  }
+  // d/dx sum(op(x) * c).
+  static std::vector<double> gradient(const std::vector<double>& xs, DType dtype, double c,
+                                      const std::function<DispatchTensor(const DispatchTensor&)>& op) {
+    const DispatchTensor x = Dispatch::float_from_data(data_of(xs, dtype), autodiff_device<B>());
+    const DispatchTensor cot = Dispatch::float_from_data(data_of({c}, dtype), autodiff_device<B>());
+    const Gradients g = Dispatch::backward(Dispatch::float_sum(Dispatch::float_mul(op(x), cot)));
+    const auto got = Dispatch::grad(x, g);
+    EXPECT_TRUE(got.has_value());
+    return got ? Dispatch::float_into_data(*got).to_f64() : std::vector<double>{};
+  }
+};
+TYPED_TEST_SUITE(ScalarOpEdges, AllBackendTypes);
+
+void expect_same(const std::vector<double>& got, const std::vector<double>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(same(got[i], want[i])) << what << " element " << i << ": " << got[i] << " vs " << want[i];
+}
+
+TYPED_TEST(ScalarOpEdges, SubAndDivScalarValues) {
+  for (const DType dt : {DType::F32, DType::F64}) {
+    const std::string d(dtype_name(dt));
+    expect_same(TestFixture::run({1.5, -0.0, 0.0, kInf, kNaN}, dt, [](const DispatchTensor& x) { return Dispatch::float_sub_scalar(x, 0.5); }),
+                {1.0, -0.5, -0.5, kInf, kNaN}, d + " x - 0.5");
+    expect_same(TestFixture::run({-0.0, 0.0, kInf}, dt, [](const DispatchTensor& x) { return Dispatch::float_sub_scalar(x, 0.0); }),
+                {-0.0, 0.0, kInf}, d + " x - 0 keeps the zero's sign");
+    expect_same(TestFixture::run({kInf}, dt, [](const DispatchTensor& x) { return Dispatch::float_sub_scalar(x, kInf); }), {kNaN},
+                d + " inf - inf");
+    expect_same(TestFixture::run({3, -3, 0.0, -0.0, kNaN, kInf}, dt, [](const DispatchTensor& x) { return Dispatch::float_div_scalar(x, 0.0); }),
+                {kInf, -kInf, kNaN, kNaN, kNaN, kInf}, d + " x / +0");
+    expect_same(TestFixture::run({3, -3}, dt, [](const DispatchTensor& x) { return Dispatch::float_div_scalar(x, -0.0); }), {-kInf, kInf},
+                d + " x / -0");
+    expect_same(TestFixture::run({3, -3, kInf}, dt, [](const DispatchTensor& x) { return Dispatch::float_div_scalar(x, kInf); }),
+                {0.0, -0.0, kNaN}, d + " x / inf");
+    expect_same(TestFixture::run({1, 6}, dt, [](const DispatchTensor& x) { return Dispatch::float_div_scalar(x, 3.0); }),
+                {dt == DType::F32 ? static_cast<double>(1.0f / 3.0f) : 1.0 / 3.0, 2.0}, d + " one IEEE division");
+  }
+  // The scalar is converted to F32 first: 0.1 acts as 0.100000001490116, 1e-50 as 0.
+  expect_same(TestFixture::run({1}, DType::F32, [](const DispatchTensor& x) { return Dispatch::float_sub_scalar(x, 0.1); }),
+              {static_cast<double>(1.0f - 0.1f)}, "F32 1 - 0.1");
+  expect_same(TestFixture::run({1}, DType::F32, [](const DispatchTensor& x) { return Dispatch::float_div_scalar(x, 1e-50); }), {kInf},
+              "F32 1 / 1e-50");
+  expect_same(TestFixture::run({7}, DType::F32, [](const DispatchTensor& x) { return Dispatch::float_div_scalar(x, 0.1); }),
+              {static_cast<double>(7.0f / 0.1f)}, "F32 7 / 0.1");
+}
+
+TYPED_TEST(ScalarOpEdges, ClampMinAndMaxValues) {
+  for (const DType dt : {DType::F32, DType::F64}) {
+    const std::string d(dtype_name(dt));
+    const std::vector<double> xs{-2, -0.5, 0.5, 2, kNaN, -kInf, kInf, -0.0, 0.0};
+    expect_same(TestFixture::run(xs, dt, [](const DispatchTensor& x) { return Dispatch::float_clamp_min(x, -1); }),
+                {-1, -0.5, 0.5, 2, kNaN, -1, kInf, -0.0, 0.0}, d + " clamp_min -1");
+    expect_same(TestFixture::run(xs, dt, [](const DispatchTensor& x) { return Dispatch::float_clamp_max(x, 1); }),
+                {-2, -0.5, 0.5, 1, kNaN, -kInf, 1, -0.0, 0.0}, d + " clamp_max 1");
+    // A zero bound: x keeps its own zero's sign (-0 < +0 is false).
+    expect_same(TestFixture::run({-0.0, 0.0, -1, 1}, dt, [](const DispatchTensor& x) { return Dispatch::float_clamp_min(x, 0.0); }),
+                {-0.0, 0.0, 0.0, 1}, d + " clamp_min +0");
+    expect_same(TestFixture::run({-0.0, 0.0, -1, 1}, dt, [](const DispatchTensor& x) { return Dispatch::float_clamp_max(x, -0.0); }),
+                {-0.0, 0.0, -1, -0.0}, d + " clamp_max -0");
+    // A NaN bound: NaN everywhere.
+    expect_same(TestFixture::run({-1, 0, kInf, kNaN}, dt, [](const DispatchTensor& x) { return Dispatch::float_clamp_min(x, kNaN); }),
+                {kNaN, kNaN, kNaN, kNaN}, d + " clamp_min NaN");
+    expect_same(TestFixture::run({-1, 0, -kInf, kNaN}, dt, [](const DispatchTensor& x) { return Dispatch::float_clamp_max(x, kNaN); }),
+                {kNaN, kNaN, kNaN, kNaN}, d + " clamp_max NaN");
+    // Infinite bounds.
+    expect_same(TestFixture::run({-kInf, 3}, dt, [](const DispatchTensor& x) { return Dispatch::float_clamp_min(x, -kInf); }), {-kInf, 3},
+                d + " clamp_min -inf");
+    expect_same(TestFixture::run({-kInf, 3}, dt, [](const DispatchTensor& x) { return Dispatch::float_clamp_max(x, -kInf); }),
+                {-kInf, -kInf}, d + " clamp_max -inf");
+  }
+  // The bound is converted to F32 first: 1e39 is inf, 0.1 is 0.100000001490116.
+  expect_same(TestFixture::run({1e38}, DType::F32, [](const DispatchTensor& x) { return Dispatch::float_clamp_min(x, 1e39); }), {kInf},
+              "F32 clamp_min 1e39");
+  expect_same(TestFixture::run({1}, DType::F32, [](const DispatchTensor& x) { return Dispatch::float_clamp_max(x, 0.1); }),
+              {static_cast<double>(0.1f)}, "F32 clamp_max 0.1");
+}
+
+TYPED_TEST(ScalarOpEdges, Gradients) {
+  for (const DType dt : {DType::F32, DType::F64}) {
+    const std::string d(dtype_name(dt));
+    expect_same(TestFixture::gradient({1, kInf, kNaN}, dt, -2, [](const DispatchTensor& x) { return Dispatch::float_sub_scalar(x, 3); }),
+                {-2, -2, -2}, d + " sub_scalar");
+    expect_same(TestFixture::gradient({1, 5}, dt, 3, [](const DispatchTensor& x) { return Dispatch::float_div_scalar(x, -4); }),
+                {-0.75, -0.75}, d + " div_scalar");
+    expect_same(TestFixture::gradient({1}, dt, 1, [](const DispatchTensor& x) { return Dispatch::float_div_scalar(x, 0.0); }), {kInf},
+                d + " div_scalar by +0");
+    // The bound included; a NaN x passes its gradient; the clamped side gets +0 for a negative cotangent too.
+    for (const double c : {1.0, -1.0}) {
+      const std::vector<double> xs{-2, -1, 0.5, kNaN, -kInf, kInf};
+      expect_same(TestFixture::gradient(xs, dt, c, [](const DispatchTensor& x) { return Dispatch::float_clamp_min(x, -1); }),
+                  {0.0, c, c, c, 0.0, c}, d + " clamp_min -1, cotangent " + std::to_string(c));
+      expect_same(TestFixture::gradient(xs, dt, c, [](const DispatchTensor& x) { return Dispatch::float_clamp_max(x, -1); }),
+                  {c, c, 0.0, c, c, 0.0}, d + " clamp_max -1, cotangent " + std::to_string(c));
+    }
+    // A NaN bound: the value does not depend on x, +0 everywhere whatever the cotangent.
+    for (const double c : {-1.0, kInf, kNaN}) {
+      expect_same(TestFixture::gradient({-1, kNaN, kInf}, dt, c, [](const DispatchTensor& x) { return Dispatch::float_clamp_min(x, kNaN); }),
+                  {0.0, 0.0, 0.0}, d + " clamp_min NaN bound");
+      expect_same(TestFixture::gradient({-1, kNaN, -kInf}, dt, c, [](const DispatchTensor& x) { return Dispatch::float_clamp_max(x, kNaN); }),
+                  {0.0, 0.0, 0.0}, d + " clamp_max NaN bound");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace crossgrad
