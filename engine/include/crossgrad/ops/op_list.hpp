@@ -87,7 +87,9 @@
   X(float_floor, floor, Unary, Float, Float, Backward)                           \
   X(float_ceil, ceil, Unary, Float, Float, Backward)                             \
   X(float_trunc, trunc, Unary, Float, Float, Backward)                           \
-  X(float_sign, sign, Unary, Float, Float, Backward)
+  X(float_sign, sign, Unary, Float, Float, Backward)                             \
+  X(float_min_dim, min_dim, Dim, Float, Float, Backward)                         \
+  X(float_argmin, argmin, Dim, Float, Int, None)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
