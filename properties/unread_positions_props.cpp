@@ -189,8 +189,9 @@ UnreadCase clamp_min_case(DType d) { return one_bound_case(d, true); }
 UnreadCase clamp_max_case(DType d) { return one_bound_case(d, false); }
 
 // float_max_dim: every element below its slice's maximum (-inf there); each slice keeps a finite
-// maximum of 3 at one position, the other read values stay below it.
-UnreadCase max_dim_case(DType d) {
+// maximum of 3 at one position, the other read values stay below it. float_min_dim: the same with
+// the signs flipped (+inf above a minimum of -3).
+UnreadCase extreme_dim_case(DType d, double sign) {
   const Dims s = small_shape(1);
   UnreadCase c;
   c.args.dim = pick(0, s.size() - 1);
@@ -200,15 +201,17 @@ UnreadCase max_dim_case(DType d) {
   const std::size_t winner = pick(0, s[c.args.dim] - 1);
   for (std::size_t i = 0; i < n; ++i) {
     if (coords(i, s)[c.args.dim] == winner) {
-      x.values[i] = 3;
+      x.values[i] = sign * 3;
     } else {
-      x.values[i] = -INFINITY;
+      x.values[i] = -sign * INFINITY;
       c.unread[i] = true;
     }
   }
   c.operands = {x};
   return c;
 }
+UnreadCase max_dim_case(DType d) { return extreme_dim_case(d, 1.0); }
+UnreadCase min_dim_case(DType d) { return extreme_dim_case(d, -1.0); }
 
 // float_powf_scalar with an exponent that is 0 in the dtype (0, -0, and 1e-50 in F32): x^0 = 1
 // for every x, NaN included, so no element is read.
@@ -236,6 +239,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_clamp_min: return clamp_min_case;
     case OpId::float_clamp_max: return clamp_max_case;
     case OpId::float_max_dim: return max_dim_case;
+    case OpId::float_min_dim: return min_dim_case;
     case OpId::float_powf_scalar: return powf_zero_case;
     case OpId::float_round:
     case OpId::float_floor:
@@ -293,6 +297,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::bool_into_float:
     case OpId::int_into_float:
     case OpId::float_argmax:
+    case OpId::float_argmin:
     case OpId::float_greater:
     case OpId::float_lower:
     case OpId::float_equal:

@@ -662,8 +662,8 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
       }
     }
   }
-  // clamp exactly at a bound (backward 1, central differences 0.5) and max_dim with a tied
-  // maximum (backward splits it, central differences give 1/2 to each side of the tie).
+  // clamp exactly at a bound (backward 1, central differences 0.5) and max_dim / min_dim with a
+  // tied maximum / minimum (backward splits it, central differences give 1/2 to each side of the tie).
   const std::vector<std::vector<std::size_t>> shapes = value_shapes(g);
   for (const auto& op : g.ops) {
     if (op.op == Op::float_clamp) {
@@ -676,7 +676,8 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
         if (x == op.scalar) return "clamp_min or clamp_max exactly at its bound";
       }
     }
-    if (op.op == Op::float_max_dim) {
+    if (op.op == Op::float_max_dim || op.op == Op::float_min_dim) {
+      const double sign = op.op == Op::float_max_dim ? 1.0 : -1.0;  // a minimum is the maximum of -x
       const std::vector<std::size_t>& s = shapes[op.lhs];
       std::size_t inner = 1;
       for (std::size_t d = op.dim + 1; d < s.size(); ++d) inner *= s[d];
@@ -686,7 +687,7 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
           double best = -INFINITY;
           std::size_t hits = 0;
           for (std::size_t k = 0; k < n; ++k) {
-            const double x = values[op.lhs][(o * n + k) * inner + i];
+            const double x = sign * values[op.lhs][(o * n + k) * inner + i];
             if (x > best) {
               best = x;
               hits = 1;
@@ -694,7 +695,7 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
               ++hits;
             }
           }
-          if (hits > 1) return "max_dim with a tied maximum";
+          if (hits > 1) return op.op == Op::float_max_dim ? "max_dim with a tied maximum" : "min_dim with a tied minimum";
         }
       }
     }

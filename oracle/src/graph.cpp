@@ -276,9 +276,11 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_sum_dim:
     case Op::float_mean_dim:
     case Op::float_max_dim:
-    case Op::float_argmax: {
+    case Op::float_argmax:
+    case Op::float_min_dim:
+    case Op::float_argmin: {
       if (!dim_ok) return std::nullopt;
-      if ((op.op == Op::float_max_dim || op.op == Op::float_argmax) && lhs[op.dim] == 0) return std::nullopt;
+      if (op.op != Op::float_sum_dim && op.op != Op::float_mean_dim && lhs[op.dim] == 0) return std::nullopt;
       auto out = lhs;
       out[op.dim] = 1;
       return out;

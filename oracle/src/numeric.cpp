@@ -65,6 +65,8 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_clamp_max:
     case Op::float_max_dim:
     case Op::float_argmax:
+    case Op::float_min_dim:
+    case Op::float_argmin:
     case Op::float_greater:
     case Op::float_lower:
     case Op::float_equal:
@@ -426,6 +428,7 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_sum_dim:
     case Op::float_mean_dim:
     case Op::float_max_dim:
+    case Op::float_min_dim:
     case Op::float_reshape:
     case Op::float_swap_dims:
     case Op::float_permute:
@@ -441,6 +444,7 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::bool_into_float:
     case Op::int_into_float:
     case Op::float_argmax:
+    case Op::float_argmin:
     case Op::float_greater:
     case Op::float_lower:
     case Op::float_equal:

@@ -175,15 +175,15 @@ HostArray reduce_dim(const HostArray& x, std::size_t dim, bool mean) {
   return out;
 }
 
-// The max scan of docs/OPS.md: the first NaN if any, else the first of the equal maxima. Returns
-// the index along dim the scan keeps.
+// The max scan of docs/OPS.md: the first NaN if any, else the first of the equal maxima (with
+// `min`: minima). Returns the index along dim the scan keeps.
 template <class T>
-std::size_t max_scan(const HostArray& x, const Around& v, std::size_t i, std::size_t j) {
+std::size_t max_scan(const HostArray& x, const Around& v, std::size_t i, std::size_t j, bool min = false) {
   std::size_t best = 0;
   T m = static_cast<T>(x.values[v.at(i, 0, j)]);
   for (std::size_t r = 1; r < v.len; ++r) {
     const T e = static_cast<T>(x.values[v.at(i, r, j)]);
-    if (!std::isnan(m) && (std::isnan(e) || e > m)) {
+    if (!std::isnan(m) && (std::isnan(e) || (min ? e < m : e > m))) {
       m = e;
       best = r;
     }
@@ -191,8 +191,8 @@ std::size_t max_scan(const HostArray& x, const Around& v, std::size_t i, std::si
   return best;
 }
 
-// max_dim (the value) or argmax (its index, I64).
-HostArray max_along(const HostArray& x, std::size_t dim, bool index) {
+// max_dim (the value) or argmax (its index, I64); with `min`, min_dim or argmin.
+HostArray max_along(const HostArray& x, std::size_t dim, bool index, bool min = false) {
   require_float(x.dtype);
   require_dim(dim, x.shape.size());
   if (x.shape[dim] == 0) invalid("empty-reduction");
@@ -203,7 +203,7 @@ HostArray max_along(const HostArray& x, std::size_t dim, bool index) {
   with_t(x.dtype, [&]<class T>(T) {
     for (std::size_t i = 0; i < v.outer; ++i) {
       for (std::size_t j = 0; j < v.inner; ++j) {
-        const std::size_t r = max_scan<T>(x, v, i, j);
+        const std::size_t r = max_scan<T>(x, v, i, j, min);
         out.values[i * v.inner + j] = index ? static_cast<double>(r) : x.values[v.at(i, r, j)];
       }
     }
@@ -546,6 +546,8 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     }
     case OpId::float_max_dim: return max_along(in[0], a.dim, false);
     case OpId::float_argmax: return max_along(in[0], a.dim, true);
+    case OpId::float_min_dim: return max_along(in[0], a.dim, false, /*min=*/true);
+    case OpId::float_argmin: return max_along(in[0], a.dim, true, /*min=*/true);
     case OpId::float_greater: return binary(in[0], in[1], true, [](auto x, auto y) { return x > y; });
     case OpId::float_lower: return binary(in[0], in[1], true, [](auto x, auto y) { return x < y; });
     case OpId::float_equal: return binary(in[0], in[1], true, [](auto x, auto y) { return x == y; });

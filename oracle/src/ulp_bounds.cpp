@@ -92,6 +92,8 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::int_into_float:
     case OpId::float_max_dim:
     case OpId::float_argmax:
+    case OpId::float_min_dim:
+    case OpId::float_argmin:
     case OpId::float_greater:
     case OpId::float_lower:
     case OpId::float_equal:

@@ -862,6 +862,10 @@ TEST_F(CudaOps, MaxDimAndArgmaxFollowTheFirstNanFirstMaxScan) {
         const BT arg = B::float_argmax(on_b(x), dim);
         EXPECT_EQ(B::dtype(arg), DType::I64);
         EXPECT_EQ(B::into_data(arg), NdArray::into_data(NdArray::float_argmax(on_ref(x), dim))) << "argmax " << what;
+        EXPECT_EQ(B::into_data(B::float_min_dim(on_b(x), dim)), NdArray::into_data(NdArray::float_min_dim(on_ref(x), dim)))
+            << "min_dim " << what;
+        EXPECT_EQ(B::into_data(B::float_argmin(on_b(x), dim)), NdArray::into_data(NdArray::float_argmin(on_ref(x), dim)))
+            << "argmin " << what;
       }
     }
     // Hand-checked rows of special_data along dim 1: [-0, 0, 1, 1] keeps the first 1; [NaN, 2, -inf, -inf]

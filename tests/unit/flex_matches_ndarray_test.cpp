@@ -274,6 +274,26 @@ TEST_P(FlexMatchesNdArray, MaxDimAndArgmaxMatchNdArray) {
   }
 }
 
+TEST_P(FlexMatchesNdArray, MinDimAndArgminMatchNdArray) {
+  unsigned seed = 200;
+  for (DType dt : kFloatTypes) {
+    for (Values kind : {Values::Mixed, Values::Ties}) {
+      for (const DimCase& c : dim_cases()) {
+        const TensorData d = random_data(dt, c.shape, seed++, kind);
+        const std::string what = shape_str(c.shape) + " dim " + std::to_string(c.dim);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_min_dim(on<B>(d), c.dim));
+        }, "min_dim " + what);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_argmin(on<B>(d), c.dim));
+        }, "argmin " + what);
+      }
+    }
+  }
+}
+
 TEST_P(FlexMatchesNdArray, MaxScanKeepsFirstNaNAndFirstOfEqualMaxima) {
   // Rows (dim 1): [+0, -0, -1] -> +0 at 0; [-0, +0, -1] -> -0 at 0; [1, NaN, NaN] -> NaN at 1;
   // [-inf, -inf, -inf] -> -inf at 0.

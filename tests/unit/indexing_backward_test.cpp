@@ -47,6 +47,26 @@ TYPED_TEST(IndexingBackward, MaxDimSplitsTheGradientAmongTiedMaxima) {
   for (std::size_t i = 0; i < want.size(); ++i) EXPECT_DOUBLE_EQ(got[i], want[i]) << "element " << i;
 }
 
+TYPED_TEST(IndexingBackward, MinDimSplitsTheGradientAmongTiedMinima) {
+  const DispatchTensor x = this->leaf({3, 1, 1, -2, -2, 7}, Shape{2, 3});
+  const Gradients g = Dispatch::backward(Dispatch::float_sum(Dispatch::float_min_dim(x, 1)));
+  const std::vector<double> got = this->grad(x, g);
+  const std::vector<double> want{0, 0.5, 0.5, 0.5, 0.5, 0};
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_DOUBLE_EQ(got[i], want[i]) << "element " << i;
+}
+
+TYPED_TEST(IndexingBackward, MinDimWithANaNMinimumGivesNaNToItsSlice) {
+  const DispatchTensor x = this->leaf({4, 5, 6, 1, NAN, 2}, Shape{2, 3});
+  const Gradients g = Dispatch::backward(Dispatch::float_sum(Dispatch::float_min_dim(x, 1)));
+  const std::vector<double> got = this->grad(x, g);
+  ASSERT_EQ(got.size(), 6u);
+  EXPECT_EQ(got[0], 1);
+  EXPECT_EQ(got[1], 0);
+  EXPECT_EQ(got[2], 0);
+  for (std::size_t i = 3; i < 6; ++i) EXPECT_TRUE(std::isnan(got[i])) << "element " << i;
+}
+
 TYPED_TEST(IndexingBackward, MaxDimWithANaNMaximumGivesNaNToItsSlice) {
   const DispatchTensor x = this->leaf({1, NAN, 2, 4, 5, 6}, Shape{2, 3});
   const Gradients g = Dispatch::backward(Dispatch::float_sum(Dispatch::float_max_dim(x, 1)));

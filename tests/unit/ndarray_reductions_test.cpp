@@ -195,6 +195,42 @@ TEST(NdArrayMaxDim, NaNWinsAndTheFirstNaNIsKept) {
   EXPECT_EQ(ints(NdArray::float_argmax(f64({kNaN, kInf, 1}, {3}), 0)), std::vector<std::int64_t>{0});
 }
 
+TEST(NdArrayMinDim, ValuesAndIndices) {
+  // [[1, 5, 3], [4, 2, 6]]: minima 1 and 2 along dim 1, [1, 2, 3] along dim 0.
+  const T x = f32({1, 5, 3, 4, 2, 6}, {2, 3});
+  EXPECT_EQ(vals32(NdArray::float_min_dim(x, 1)), (std::vector<float>{1, 2}));
+  EXPECT_EQ(NdArray::shape(NdArray::float_min_dim(x, 1)), (Shape{2, 1}));
+  EXPECT_EQ(ints(NdArray::float_argmin(x, 1)), (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(vals32(NdArray::float_min_dim(x, 0)), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(ints(NdArray::float_argmin(x, 0)), (std::vector<std::int64_t>{0, 1, 0}));
+  // -inf is the smallest; +inf is kept only when alone.
+  EXPECT_EQ(ints(NdArray::float_argmin(f64({kInf, -kInf, 0}, {3}), 0)), std::vector<std::int64_t>{1});
+  EXPECT_EQ(vals64(NdArray::float_min_dim(f64({kInf}, {1}), 0)), std::vector<double>{kInf});
+}
+
+TEST(NdArrayMinDim, TiesKeepTheFirstAndTheFirstNaNWins) {
+  const std::vector<float> pos_first = vals32(NdArray::float_min_dim(f32({0.0f, -0.0f}, {2}), 0));
+  EXPECT_FALSE(std::signbit(pos_first[0])) << "+0 then -0: the first (+0) is kept";
+  const std::vector<float> neg_first = vals32(NdArray::float_min_dim(f32({-0.0f, 0.0f}, {2}), 0));
+  EXPECT_TRUE(std::signbit(neg_first[0]));
+  EXPECT_EQ(ints(NdArray::float_argmin(f32({2, 1, 5, 1}, {4}), 0)), std::vector<std::int64_t>{1});
+  const T x = f32({1, kNaN32, -3, kNaN32}, {4});
+  EXPECT_TRUE(std::isnan(vals32(NdArray::float_min_dim(x, 0))[0]));
+  EXPECT_EQ(ints(NdArray::float_argmin(x, 0)), std::vector<std::int64_t>{1});
+}
+
+TEST(NdArrayMinDim, Panics) {
+  expect_panic(
+      [] { NdArray::float_min_dim(f32({}, {2, 0}), 1); }, PanicId::EmptyReduction,
+      "float_min_dim over dim 1 of size 0 has no result.");
+  expect_panic([] { NdArray::float_argmin(f32({}, {0}), 0); }, PanicId::EmptyReduction,
+               "float_argmin over dim 0 of size 0 has no result.");
+  expect_panic_id([] { NdArray::float_min_dim(f32({1, 2}, {2}), 1); }, PanicId::DimOutOfRange);
+  expect_panic(
+      [] { NdArray::float_argmin(i64({1}, {1}), 0); }, PanicId::UnsupportedDtype,
+      "DType I64 is not supported by float_argmin.");
+}
+
 TEST(NdArrayMaxDim, Panics) {
   expect_panic_id([] { NdArray::float_max_dim(f32({}, {2, 0}), 1); }, PanicId::EmptyReduction);
   expect_panic_id([] { NdArray::float_argmax(f32({}, {0}), 0); }, PanicId::EmptyReduction);

@@ -70,6 +70,8 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);
     case OpId::float_argmax: return Dispatch::float_argmax(x, 1);
+    case OpId::float_min_dim: return Dispatch::float_min_dim(x, 1);
+    case OpId::float_argmin: return Dispatch::float_argmin(x, 1);
     case OpId::float_greater: return Dispatch::float_greater(x, other);
     case OpId::float_lower: return Dispatch::float_lower(x, other);
     case OpId::float_equal: return Dispatch::float_equal(x, other);

@@ -1,6 +1,6 @@
 #pragma once
 // Backward rules of the element-selecting, indexing, layout and normalising ops (abs, clamp,
-// max_dim, cat, slice, select, select_assign, permute, expand, softmax, log_softmax), written once
+// max_dim, min_dim, cat, slice, select, select_assign, permute, expand, softmax, log_softmax), written once
 // for every backend in terms of B's forward ops. The forward op runs first in each: it applies the
 // shape rules, so a rule below never sees invalid arguments. Semantics: docs/OPS.md.
 #include "autodiff/autodiff_impl.hpp"
@@ -40,6 +40,19 @@ template <class B>
 AutodiffTensor<B> Autodiff<B>::float_max_dim(const Tensor& x, std::size_t dim) {
   const Primitive px = x.primitive;
   Primitive out = B::float_max_dim(px, dim);
+  auto rule = [px, out, dim](const Primitive& g) {
+    const Primitive hit = B::bool_into_float(B::float_equal(px, out), B::dtype(px));
+    const Primitive count = B::float_sum_dim(hit, dim);
+    return std::vector<Primitive>{B::float_mul(hit, B::float_div(g, count))};
+  };
+  return record<B>(std::move(out), {&x}, std::move(rule));
+}
+
+// As float_max_dim's: split evenly among the elements equal to the minimum, NaN for a NaN minimum.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_min_dim(const Tensor& x, std::size_t dim) {
+  const Primitive px = x.primitive;
+  Primitive out = B::float_min_dim(px, dim);
   auto rule = [px, out, dim](const Primitive& g) {
     const Primitive hit = B::bool_into_float(B::float_equal(px, out), B::dtype(px));
     const Primitive count = B::float_sum_dim(hit, dim);

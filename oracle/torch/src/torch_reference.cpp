@@ -89,6 +89,8 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     // amax, not max(dim): its gradient is split among equal maxima, as crossgrad's rule says.
     case OpId::float_max_dim: return at::amax(t[0], {d}, /*keepdim=*/true);
     case OpId::float_argmax: return at::argmax(t[0], d, /*keepdim=*/true);
+    case OpId::float_min_dim: return at::amin(t[0], {d}, /*keepdim=*/true);
+    case OpId::float_argmin: return at::argmin(t[0], d, /*keepdim=*/true);
     case OpId::float_greater: return at::gt(t[0], t[1]);
     case OpId::float_lower: return at::lt(t[0], t[1]);
     case OpId::float_equal: return at::eq(t[0], t[1]);

@@ -101,7 +101,9 @@
   X(float_sub_scalar, sub_scalar, Scalar, Float, Float, Backward)                \
   X(float_div_scalar, div_scalar, Scalar, Float, Float, Backward)                \
   X(float_clamp_min, clamp_min, Scalar, Float, Float, Backward)                  \
-  X(float_clamp_max, clamp_max, Scalar, Float, Float, Backward)
+  X(float_clamp_max, clamp_max, Scalar, Float, Float, Backward)                  \
+  X(float_min_dim, min_dim, Dim, Float, Float, Backward)                         \
+  X(float_argmin, argmin, Dim, Float, Int, None)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

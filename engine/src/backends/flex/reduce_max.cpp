@@ -1,4 +1,5 @@
-// Flex float_max_dim and float_argmax: the max scan of max_scan.hpp along one dim. The tensor is
+// Flex float_max_dim, float_argmax, float_min_dim and float_argmin: the max (min) scan of
+// max_scan.hpp along one dim. The tensor is
 // seen as [outer, d, inner]: with inner == 1 each output is one contiguous row scan; otherwise
 // whole contiguous inner-rows are scanned into a running best row, in column chunks (one task per
 // [outer, chunk]), so memory is read once, in order.
@@ -15,8 +16,8 @@ namespace crossgrad::backends {
 namespace {
 
 // Writes the kept value (values != nullptr) or its index along the dim (indices != nullptr).
-template <class T>
-void max_along(const T* in, T* values, std::int64_t* indices, std::size_t outer, std::size_t d,
+template <class Scan, class T>
+void scan_along(const T* in, T* values, std::int64_t* indices, std::size_t outer, std::size_t d,
                std::size_t inner) {
   if (inner == 1) {
     const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / d);
@@ -26,7 +27,7 @@ void max_along(const T* in, T* values, std::int64_t* indices, std::size_t outer,
         T best = row[0];
         std::size_t at = 0;
         for (std::size_t j = 1; j < d; ++j) {
-          if (flex::max_scan_replaces(best, row[j])) {
+          if (Scan::replaces(best, row[j])) {
             best = row[j];
             at = j;
           }
@@ -53,7 +54,7 @@ void max_along(const T* in, T* values, std::int64_t* indices, std::size_t outer,
       for (std::size_t j = 1; j < d; ++j) {
         const T* row = base + j * inner;
         for (std::size_t i = 0; i < width; ++i) {
-          if (flex::max_scan_replaces(best[i], row[i])) {
+          if (Scan::replaces(best[i], row[i])) {
             best[i] = row[i];
             at[i] = static_cast<std::int64_t>(j);
           }
@@ -65,7 +66,8 @@ void max_along(const T* in, T* values, std::int64_t* indices, std::size_t outer,
   });
 }
 
-FlexTensor max_dim(const FlexTensor& t, std::size_t dim, bool want_index, std::string_view op) {
+template <class Scan>
+FlexTensor scan_dim(const FlexTensor& t, std::size_t dim, bool want_index, std::string_view op) {
   rules::check_float_dtype(t.dtype, op);
   rules::check_nonempty_reduction(t.shape, dim, op);
   FlexTensor out = flex::make_tensor(rules::reduced_shape(t.shape, dim), want_index ? DType::I64 : t.dtype);
@@ -76,7 +78,7 @@ FlexTensor max_dim(const FlexTensor& t, std::size_t dim, bool want_index, std::s
     using T = decltype(zero);
     T* values = want_index ? nullptr : out.mutable_data<T>();
     std::int64_t* indices = want_index ? out.mutable_data<std::int64_t>() : nullptr;
-    max_along(t.data<T>(), values, indices, outer, len, inner);
+    scan_along<Scan>(t.data<T>(), values, indices, outer, len, inner);
   });
   return out;
 }
@@ -84,10 +86,16 @@ FlexTensor max_dim(const FlexTensor& t, std::size_t dim, bool want_index, std::s
 }  // namespace
 
 FlexTensor Flex::float_max_dim(const FlexTensor& t, std::size_t dim) {
-  return max_dim(t, dim, false, "float_max_dim");
+  return scan_dim<flex::MaxScan>(t, dim, false, "float_max_dim");
 }
 FlexTensor Flex::float_argmax(const FlexTensor& t, std::size_t dim) {
-  return max_dim(t, dim, true, "float_argmax");
+  return scan_dim<flex::MaxScan>(t, dim, true, "float_argmax");
+}
+FlexTensor Flex::float_min_dim(const FlexTensor& t, std::size_t dim) {
+  return scan_dim<flex::MinScan>(t, dim, false, "float_min_dim");
+}
+FlexTensor Flex::float_argmin(const FlexTensor& t, std::size_t dim) {
+  return scan_dim<flex::MinScan>(t, dim, true, "float_argmin");
 }
 
 }  // namespace crossgrad::backends

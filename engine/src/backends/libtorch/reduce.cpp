@@ -1,4 +1,4 @@
-// LibTorch: sums, means, max/argmax along a dim, softmax and log_softmax.
+// LibTorch: sums, means, max/argmax and min/argmin along a dim, softmax and log_softmax.
 #include "plugin.hpp"
 
 namespace crossgrad::backends {
@@ -50,6 +50,12 @@ LibTorchTensor LibTorch::float_max_dim(const LibTorchTensor& tensor, std::size_t
 }
 LibTorchTensor LibTorch::float_argmax(const LibTorchTensor& tensor, std::size_t dim) {
   return max_scan(OpId::float_argmax, tensor, dim, DType::I64);
+}
+LibTorchTensor LibTorch::float_min_dim(const LibTorchTensor& tensor, std::size_t dim) {
+  return max_scan(OpId::float_min_dim, tensor, dim, tensor.dtype);
+}
+LibTorchTensor LibTorch::float_argmin(const LibTorchTensor& tensor, std::size_t dim) {
+  return max_scan(OpId::float_argmin, tensor, dim, DType::I64);
 }
 LibTorchTensor LibTorch::softmax(const LibTorchTensor& tensor, std::size_t dim) {
   return softmax_along(OpId::softmax, tensor, dim);

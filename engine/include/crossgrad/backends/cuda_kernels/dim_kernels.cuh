@@ -54,12 +54,12 @@ __global__ void __launch_bounds__(kThreads) compare_kernel(const T* __restrict__
   }
 }
 
-// ---- max_dim / argmax (reduce_max.cu) -----------------------------------------------------------
+// ---- max_dim / argmax / min_dim / argmin (reduce_max.cu) ---------------------------------------
 
-// The spec's scan: the first NaN if any, else the first maximum in index order (so -0 vs +0 ties
-// keep the earlier one). `x != x` is isnan without a math-library call (no fast-math here).
-// Writes the kept value to values[t] and its index along dim to indices[t]; either may be null.
-template <class T>
+// The spec's scan: the first NaN if any, else the first maximum (kMin: minimum) in index order (so
+// -0 vs +0 ties keep the earlier one). `x != x` is isnan without a math-library call (no fast-math
+// here). Writes the kept value to values[t] and its index along dim to indices[t]; either may be null.
+template <class T, bool kMin = false>
 __global__ void __launch_bounds__(kThreads) max_dim_kernel(const T* __restrict__ x, T* __restrict__ values,
                                                            std::int64_t* __restrict__ indices,
                                                            std::uint64_t slices, std::uint64_t len,
@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(kThreads) max_dim_kernel(const T* __restrict__
     std::uint64_t at = 0;
     for (std::uint64_t r = 1; r < len; ++r) {
       const T v = p[r * inner];
-      if (!(best != best) && (v != v || v > best)) {
+      if (!(best != best) && (v != v || (kMin ? v < best : v > best))) {
         best = v;
         at = r;
       }

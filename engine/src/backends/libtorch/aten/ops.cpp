@@ -73,12 +73,14 @@ at::Tensor sum_dim(const at::Tensor& x, int64_t dim, bool mean) {
 // else the first of the equal maxima (-0 and +0 are equal, so the first of them). ATen's own
 // max/argmax do not document which NaN or zero they return; argmax over a 0/1 mask documents the
 // first maximal index, which is what this builds on.
-at::Tensor max_scan_index(const at::Tensor& x, int64_t dim) {
+// With `min`, the min scan (float_min_dim, float_argmin) the same way.
+at::Tensor max_scan_index(const at::Tensor& x, int64_t dim, bool min = false) {
   const at::Tensor nan = at::isnan(x);
   const at::Tensor has_nan = nan.any(dim, /*keepdim=*/true);
   const at::Tensor first_nan = nan.to(at::kByte).argmax(dim, /*keepdim=*/true);
-  const at::Tensor finite_or_inf = at::where(nan, at::full_like(x, -INFINITY), x);
-  const at::Tensor m = std::get<0>(finite_or_inf.max(dim, /*keepdim=*/true));
+  const at::Tensor finite_or_inf = at::where(nan, at::full_like(x, min ? INFINITY : -INFINITY), x);
+  const at::Tensor m = min ? std::get<0>(finite_or_inf.min(dim, /*keepdim=*/true))
+                           : std::get<0>(finite_or_inf.max(dim, /*keepdim=*/true));
   const at::Tensor first_max = at::eq(finite_or_inf, m).to(at::kByte).argmax(dim, /*keepdim=*/true);
   return at::where(has_nan, first_nan, first_max);
 }
@@ -158,6 +160,18 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       const int64_t dim = integer(c, 0);
       if (x.numel() == 0) return at::empty(x.sizes().vec(), x.options().dtype(at::kLong)).sum(dim, true);
       return max_scan_index(x, dim);
+    }
+    case OpId::float_min_dim: {
+      const at::Tensor& x = in(c, 0);
+      const int64_t dim = integer(c, 0);
+      if (x.numel() == 0) return at::empty(x.sizes().vec(), x.options()).sum(dim, true);  // no lanes
+      return x.gather(dim, max_scan_index(x, dim, /*min=*/true));
+    }
+    case OpId::float_argmin: {
+      const at::Tensor& x = in(c, 0);
+      const int64_t dim = integer(c, 0);
+      if (x.numel() == 0) return at::empty(x.sizes().vec(), x.options().dtype(at::kLong)).sum(dim, true);
+      return max_scan_index(x, dim, /*min=*/true);
     }
     case OpId::float_greater: return at::gt(in(c, 0), in(c, 1));
     case OpId::float_lower: return at::lt(in(c, 0), in(c, 1));
