@@ -48,6 +48,9 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_trunc: return Dispatch::float_trunc(x);
     case OpId::float_sign: return Dispatch::float_sign(x);
     case OpId::relu: return Dispatch::relu(x);
+    case OpId::log_sigmoid: return Dispatch::log_sigmoid(x);
+    case OpId::gelu: return Dispatch::gelu(x);
+    case OpId::leaky_relu: return Dispatch::leaky_relu(x, 0.01);
     case OpId::sigmoid: return Dispatch::sigmoid(x);
     case OpId::float_powf_scalar: return Dispatch::float_powf_scalar(x, 1.5);
     case OpId::float_add_scalar: return Dispatch::float_add_scalar(x, 1.5);

@@ -137,6 +137,9 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_not_equal_elem: return at::ne(t[0], a.scalar);
     case OpId::float_is_nan: return at::isnan(t[0]);
     case OpId::float_is_inf: return at::isinf(t[0]);
+    case OpId::log_sigmoid: return at::log_sigmoid(t[0]);
+    case OpId::gelu: return at::gelu(t[0]);  // approximate = "none": the erf form
+    case OpId::leaky_relu: return at::leaky_relu(t[0], a.scalar);
   }
   throw std::logic_error("torch_reference: not a registry op");
 }

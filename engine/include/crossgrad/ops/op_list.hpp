@@ -97,7 +97,10 @@
   X(float_equal_elem, equal_elem, Scalar, Float, Bool, None)                     \
   X(float_not_equal_elem, not_equal_elem, Scalar, Float, Bool, None)             \
   X(float_is_nan, is_nan, Unary, Float, Bool, None)                              \
-  X(float_is_inf, is_inf, Unary, Float, Bool, None)
+  X(float_is_inf, is_inf, Unary, Float, Bool, None)                              \
+  X(log_sigmoid, log_sigmoid, Unary, Float, Float, Backward)                     \
+  X(gelu, gelu, Unary, Float, Float, Backward)                                   \
+  X(leaky_relu, leaky_relu, Scalar, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
