@@ -101,6 +101,12 @@ std::vector<double> edges(OpId op, DType d) {
     t.insert(t.end(), {1, -1, 0.5, -0.5, 0.125, -0.125, 0.9375, -0.9375, 0.999, -0.999, 0x1p-12, 0x1p-28, 7.0 / 16, 11.0 / 16, 19.0 / 16, 39.0 / 16});
   } else if (op == OpId::float_acosh || op == OpId::float_asinh) {
     t.insert(t.end(), {1, 1.0001, 1.5, 2, -2, 0x1p+28, -0x1p+28, 0x1p-28, 0.5, -0.5});
+  } else if (op == OpId::log_sigmoid) {
+    // exp(-|x|) from 1 down to its underflow, where the result turns into x (below 0) or -0 (above).
+    t.insert(t.end(), {-1, -20, -40, 17, 20, 40, 88, -88, 700, -700, ln_max, -ln_max, ln_tiny, -ln_tiny, 0x1p-24, -0x1p-24, 0x1p-60});
+  } else if (op == OpId::gelu) {
+    // erfc's tail for x < 0 down to the underflow of the result, and x = sqrt 2 (the slope's peak).
+    t.insert(t.end(), {-3, -5, -8, -10, -13, -14, -20, -26, -27, -37, -38, -39, -40, 3, 5, 8, std::numbers::sqrt2, 0x1p-24, 0x1p-60});
   } else if (op == OpId::float_erf) {
     t.insert(t.end(), {0.84375, -0.84375, 1.25, -1.25, 2.857, 3.9, -3.9, 4, 6, -6, 5.9, 0x1p-28, 0x1p-14});
   } else if (op == OpId::float_round || op == OpId::float_floor || op == OpId::float_ceil || op == OpId::float_trunc) {

@@ -225,6 +225,21 @@ UnreadCase powf_zero_case(DType d) {
   return c;
 }
 
+// leaky_relu with a slope that is 0 in the dtype (0, -0, and 1e-50 in F32): every x <= 0 (also
+// -0, -inf, whose value is -inf * 0 = NaN, and NaN, which fails x > 0) gets g * 0, made +0; the
+// positive ones are read.
+UnreadCase leaky_relu_zero_slope_case(DType d) {
+  const Dims s = small_shape(0);
+  UnreadCase c;
+  c.args.scalar = d == DType::F32 ? *rc::gen::elementOf(std::vector<double>{0.0, -0.0, 1e-50, -1e-50}) : *rc::gen::elementOf(std::vector<double>{0.0, -0.0});
+  c.unread.resize(og::element_count(s));
+  for (std::size_t i = 0; i < c.unread.size(); ++i) c.unread[i] = *rc::gen::arbitrary<bool>();
+  og::HostArray x = filled(s, d, c.unread, {-INFINITY, NAN, -0.0, 0.0, round_to(d, -3e38), -1.5});
+  for (std::size_t i = 0; i < x.values.size(); ++i) if (!c.unread[i]) x.values[i] = std::fabs(x.values[i]) + 0.25;
+  c.operands = {x};
+  return c;
+}
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch"
 #pragma GCC diagnostic error "-Wswitch-enum"
@@ -241,6 +256,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_max_dim: return max_dim_case;
     case OpId::float_min_dim: return min_dim_case;
     case OpId::float_powf_scalar: return powf_zero_case;
+    case OpId::leaky_relu: return leaky_relu_zero_slope_case;
     case OpId::float_round:
     case OpId::float_floor:
     case OpId::float_ceil:
@@ -292,6 +308,8 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_recip:
     case OpId::float_sub_scalar:
     case OpId::float_div_scalar:
+    case OpId::log_sigmoid:
+    case OpId::gelu:
     // No gradient flows (Int and Bool results, new leaves).
     case OpId::float_greater_scalar:
     case OpId::bool_into_float:

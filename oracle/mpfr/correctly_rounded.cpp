@@ -126,6 +126,40 @@ std::optional<double> correctly_rounded(OpId op, double x, const ElementArgs& ar
       mpfr_ui_div(out.get(), 1, e.get(), MPFR_RNDN);
       break;
     }
+    case OpId::leaky_relu: {
+      // x above 0, x * s otherwise, s rounded to the dtype (NaN: NaN * s).
+      if (std::isnan(x)) return x;
+      if (x > 0) return x;
+      Mp s(round_to(dtype, args.scalar));
+      mpfr_mul(out.get(), in.get(), s.get(), MPFR_RNDN);
+      break;
+    }
+    case OpId::log_sigmoid: {
+      // -log(1 + exp(-x)) = min(x, 0) - log1p(exp(-|x|)), each step at 256 bits.
+      if (std::isnan(x)) return x;
+      Mp e;
+      mpfr_abs(e.get(), in.get(), MPFR_RNDN);
+      mpfr_neg(e.get(), e.get(), MPFR_RNDN);
+      mpfr_exp(e.get(), e.get(), MPFR_RNDN);
+      mpfr_log1p(e.get(), e.get(), MPFR_RNDN);
+      if (x < 0) {
+        mpfr_sub(out.get(), in.get(), e.get(), MPFR_RNDN);
+      } else {
+        mpfr_neg(out.get(), e.get(), MPFR_RNDN);
+      }
+      break;
+    }
+    case OpId::gelu: {
+      // x/2 erfc(-x / sqrt 2) (= x/2 (1 + erf(x / sqrt 2))).
+      Mp s;
+      mpfr_sqrt_ui(s.get(), 2, MPFR_RNDN);
+      mpfr_div(out.get(), in.get(), s.get(), MPFR_RNDN);
+      mpfr_neg(out.get(), out.get(), MPFR_RNDN);
+      mpfr_erfc(out.get(), out.get(), MPFR_RNDN);
+      mpfr_mul(out.get(), out.get(), in.get(), MPFR_RNDN);
+      mpfr_div_2ui(out.get(), out.get(), 1, MPFR_RNDN);
+      break;
+    }
     case OpId::float_powf_scalar: {
       // MPFR's pow follows C's pow for the special cases (pow(x, +-0) = 1, pow(1, y) = 1, ...).
       Mp p(round_to(dtype, args.scalar));

@@ -625,11 +625,13 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
   }
   // Points where an op's derivative is undefined or infinite although its value is finite: relu
   // at 0, sqrt at 0 (d/dx = inf; inf * 0 further down gives NaN), x^p at 0 for p < 1.
-  const auto singular_at_zero = [](const OpSpec& op) { return op.op == Op::relu || infinite_partial_at_zero(op); };
+  const auto singular_at_zero = [](const OpSpec& op) {
+    return op.op == Op::relu || op.op == Op::leaky_relu || infinite_partial_at_zero(op);
+  };
   for (const auto& op : g.ops) {
     if (!singular_at_zero(op) || op.lhs >= values.size()) continue;
     for (double x : values[op.lhs]) {
-      if (x == 0.0) return "a singular point (relu, sqrt or x^p with p < 1 at 0)";
+      if (x == 0.0) return "a singular point (relu, leaky_relu, sqrt or x^p with p < 1 at 0)";
     }
   }
   for (const auto& op : g.ops) {

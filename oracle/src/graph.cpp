@@ -245,6 +245,9 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_ceil:
     case Op::float_trunc:
     case Op::float_sign:
+    case Op::log_sigmoid:
+    case Op::gelu:
+    case Op::leaky_relu:
     case Op::relu:
     case Op::sigmoid:
     case Op::float_powf_scalar:

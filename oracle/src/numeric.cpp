@@ -45,6 +45,7 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_neg:
     case Op::float_sqrt:
     case Op::relu:
+    case Op::leaky_relu:  // x or one product x * s
     case Op::float_add_scalar:
     case Op::float_mul_scalar:
     case Op::float_sub_scalar:
@@ -124,6 +125,8 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_atan:
     case Op::float_atanh:
     case Op::float_erf:
+    case Op::log_sigmoid:
+    case Op::gelu:
       return {8 * eps, 2 * ulp_bound(op)->of(dtype) * eps, false};
     // Accumulations: any summation order is accepted. Two summation orders of n terms differ by
     // at most ~2 n eps sum|x_i|, and with only the largest |x| known, sum|x_i| <= n max|x|. No
@@ -388,6 +391,9 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     }
     case Op::float_mul_scalar: d.lhs = std::fabs(op.scalar); break;
     case Op::float_div_scalar: d.lhs = op.scalar == 0 ? 1 : 1 / std::fabs(op.scalar); break;  // 0: the values are non-finite
+    case Op::leaky_relu: d.lhs = std::fmax(1.0, std::fabs(op.scalar)); break;  // 1 or the slope
+    // gelu' = Phi(x) + x phi(x) peaks at x = sqrt 2: 1.1289.
+    case Op::gelu: d.lhs = 1.13; break;
     case Op::float_tan: d.lhs = max_of(y, [](double t) { return 1 + t * t; }); break;
     case Op::float_cosh: d.lhs = max_abs(y); break;  // |sinh x| <= cosh x
     case Op::float_sinh: d.lhs = max_of(y, [](double s) { return std::sqrt(1 + s * s); }); break;  // cosh x
@@ -416,6 +422,7 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_sin:
     case Op::float_asinh:
     case Op::float_atan:
+    case Op::log_sigmoid:  // sigmoid(-x) in (0, 1)
     case Op::relu:
     case Op::float_add_scalar:
     case Op::float_sub_scalar:

@@ -489,6 +489,29 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
         const T e = std::exp(x);
         return e / (T(1) + e);
       });
+    // log(1 / (1 + exp(-x))) = -log1p(exp(-x)) for x >= 0 and x - log1p(exp(x)) below: exp of a
+    // non-positive argument only. NaN stays NaN.
+    case OpId::log_sigmoid:
+      return unary(in[0], [](auto x) {
+        using T = decltype(x);
+        if (std::isnan(x)) return x;
+        if (x >= T(0)) return -std::log1p(std::exp(-x));
+        return x - std::log1p(std::exp(x));
+      });
+    // x/2 (1 + erf(x / sqrt 2)) = x/2 erfc(-x / sqrt 2), in long double (64 bits: the rounding of
+    // x / sqrt 2 moves erfc's tail by 2 z^2 of it, far below an F64 ulp); gelu(-inf) = -inf * 0 = NaN.
+    case OpId::gelu:
+      return unary(in[0], [](auto x) {
+        using T = decltype(x);
+        const long double v = x;
+        return static_cast<T>(v / 2 * std::erfc(-v / std::sqrt(2.0L)));
+      });
+    // x above 0, x * s otherwise (s in the dtype): -0 * s, NaN * s = NaN.
+    case OpId::leaky_relu:
+      return unary(in[0], [s = a.scalar](auto x) {
+        using T = decltype(x);
+        return x > T(0) ? x : x * static_cast<T>(s);
+      });
     case OpId::float_powf_scalar:
       return unary(in[0], [p = a.scalar](auto x) { return std::pow(x, static_cast<decltype(x)>(p)); });
     case OpId::float_add_scalar:

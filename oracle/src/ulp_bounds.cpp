@@ -29,6 +29,7 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_ceil:
     case OpId::float_trunc:
     case OpId::float_sign:
+    case OpId::leaky_relu:  // x, or x * s with s rounded to the dtype first
       return UlpBound{0, 0};
     // The trigonometric, hyperbolic and error functions: the largest of glibc's documented
     // maximum errors (libm-test-ulps, x86_64: sin, cos, tan, asin, acos, atan, erf 1 ulp; sinh,
@@ -74,6 +75,17 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     // first (docs/OPS.md "Scalar arguments"), and the reference takes the rounded exponent too.
     case OpId::float_powf_scalar:
       return UlpBound{4, 2};
+    // x - log1p(exp(x)) below 0, -log1p(exp(-x)) from 0: exp of a non-positive argument (1 ulp
+    // glibc, 2 CUDA expf), log1p (1 ulp) of a value in (0, 1], whose condition is at most 1, and a
+    // subtraction of two terms of one sign.
+    case OpId::log_sigmoid:
+      return UlpBound{4, 3};
+    // In double for both dtypes: F32 rounds an accurate double once (1 ulp: a double that lands on a
+    // tie, x = the smallest subnormal). F64 carries erfc's error and two products; below x = -36.7
+    // erfc's own result is subnormal, and its absolute error (a subnormal ulp) grows by |x| / 2 in
+    // the product: up to 19 ulps of the subnormal result (measured with glibc: 17 at x = -37.6801).
+    case OpId::gelu:
+      return UlpBound{1, 24};
     // Not element-wise on one float tensor.
     case OpId::float_add:
     case OpId::float_sub:

@@ -52,6 +52,9 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_clamp_min: return Dispatch::float_clamp_min(x, 0.75);
     case OpId::float_clamp_max: return Dispatch::float_clamp_max(x, 2.0);
     case OpId::relu: return Dispatch::relu(x);
+    case OpId::log_sigmoid: return Dispatch::log_sigmoid(x);
+    case OpId::gelu: return Dispatch::gelu(x);
+    case OpId::leaky_relu: return Dispatch::leaky_relu(x, 0.01);
     case OpId::sigmoid: return Dispatch::sigmoid(x);
     case OpId::float_powf_scalar: return Dispatch::float_powf_scalar(x, 1.5);
     case OpId::float_add_scalar: return Dispatch::float_add_scalar(x, 1.5);

@@ -212,6 +212,38 @@ AutodiffTensor<B> Autodiff<B>::float_clamp_min(const Tensor& x, double min) {
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_clamp_max(const Tensor& x, double max) {
   return autodiff_detail::one_bound_clamp<B>(x, max, false);
+// The activations (Burn's ActivationOps, docs/OPS.md).
+
+// d/dx log_sigmoid x = sigmoid(-x) (= 1 - sigmoid(x), without its cancellation for x > 0).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::log_sigmoid(const Tensor& x) {
+  return autodiff_detail::unary_rule<B>(x, [](const Primitive& p) { return B::log_sigmoid(p); },
+                                        [](const Primitive& g, const Primitive& p) { return B::float_mul(g, B::sigmoid(B::float_neg(p))); });
+}
+
+// d/dx gelu x = Phi(x) + x phi(x), in PyTorch's form: cdf = (1 + erf(x / sqrt 2)) / 2, pdf =
+// exp(-x^2 / 2) / sqrt(2 pi), g * (cdf + x * pdf).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::gelu(const Tensor& x) {
+  return autodiff_detail::unary_rule<B>(x, [](const Primitive& p) { return B::gelu(p); }, [](const Primitive& g, const Primitive& p) {
+    const Primitive cdf = B::float_mul_scalar(B::float_add_scalar(B::float_erf(B::float_mul_scalar(p, std::numbers::sqrt2 / 2)), 1.0), 0.5);
+    const Primitive pdf = B::float_mul_scalar(B::float_exp(B::float_mul_scalar(B::float_mul(p, p), -0.5)),
+                                              std::numbers::inv_sqrtpi / std::numbers::sqrt2);
+    return B::float_mul(g, B::float_add(cdf, B::float_mul(p, pdf)));
+  });
+}
+
+// d/dx leaky_relu x = 1 above 0, the slope s elsewhere (PyTorch's x > 0 mask). The factor is
+// leaky_relu(2 mask - 1, -s): 1 where x > 0, -1 * -s = s elsewhere, exactly, for every s (also
+// +-inf and NaN, where a blend like mask + (1 - mask) s would give 0 * inf = NaN above 0). + 0.0:
+// a zero gradient is +0 (docs/OPS.md "Zero gradients are +0"), as relu's.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::leaky_relu(const Tensor& x, double negative_slope) {
+  return record<B>(B::leaky_relu(x.primitive, negative_slope), {&x}, [px = x.primitive, negative_slope](const Primitive& g) {
+    const Primitive mask = B::bool_into_float(B::float_greater_scalar(px, 0.0), B::dtype(px));
+    const Primitive factor = B::leaky_relu(B::float_add_scalar(B::float_mul_scalar(mask, 2.0), -1.0), -negative_slope);
+    return std::vector<Primitive>{B::float_add_scalar(B::float_mul(g, factor), 0.0)};
+  });
 }
 
 }  // namespace crossgrad

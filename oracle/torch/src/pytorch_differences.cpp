@@ -95,6 +95,14 @@ bool one_minus_square_near_one(const Disagreement& d) {
   return std::fabs(d.crossgrad - d.torch) <= std::fabs(d.torch) * (2 * eps / (1 - std::fabs(x)) + 16 * eps);
 }
 
+// leaky_relu's gradient where it is a zero of either sign: crossgrad adds +0 after g * factor
+// (docs/OPS.md "Zero gradients are +0", as relu's rule), so a -0 product (g * -0 for a slope of -0,
+// -g * 0 for a slope of 0, a -0 cotangent above 0) is +0; ATen's leaky_relu_backward keeps g * s's
+// sign (found by this check: F64 x = -0, slope -0, cotangent 0.5: +0 against -0).
+bool leaky_relu_zero_gradient_sign(const Disagreement& d) {
+  return d.op == OpId::leaky_relu && d.output == 0 && positive_zero(d.crossgrad) && negative_zero(d.torch);
+}
+
 constexpr PyTorchDifference kDifferences[] = {
     {"relu-negative-zero", relu_negative_zero},
     {"relu-nan-gradient", relu_nan_gradient},
@@ -104,6 +112,7 @@ constexpr PyTorchDifference kDifferences[] = {
     {"clamp-bound-out-of-range", clamp_bound_out_of_range},
     {"log1p-huge", log1p_huge},
     {"one-minus-square-near-one", one_minus_square_near_one},
+    {"leaky-relu-zero-gradient-sign", leaky_relu_zero_gradient_sign},
 };
 
 }  // namespace

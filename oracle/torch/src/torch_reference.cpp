@@ -143,6 +143,9 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_div_scalar: return at::div(t[0], a.scalar);
     case OpId::float_clamp_min: return at::clamp_min(t[0], a.scalar);
     case OpId::float_clamp_max: return at::clamp_max(t[0], a.scalar);
+    case OpId::log_sigmoid: return at::log_sigmoid(t[0]);
+    case OpId::gelu: return at::gelu(t[0]);  // approximate = "none": the erf form
+    case OpId::leaky_relu: return at::leaky_relu(t[0], a.scalar);
   }
   throw std::logic_error("torch_reference: not a registry op");
 }

@@ -103,7 +103,10 @@
   X(float_clamp_min, clamp_min, Scalar, Float, Float, Backward)                  \
   X(float_clamp_max, clamp_max, Scalar, Float, Float, Backward)                  \
   X(float_min_dim, min_dim, Dim, Float, Float, Backward)                         \
-  X(float_argmin, argmin, Dim, Float, Int, None)
+  X(float_argmin, argmin, Dim, Float, Int, None)                                 \
+  X(log_sigmoid, log_sigmoid, Unary, Float, Float, Backward)                     \
+  X(gelu, gelu, Unary, Float, Float, Backward)                                   \
+  X(leaky_relu, leaky_relu, Scalar, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

@@ -84,6 +84,11 @@ struct MulScalarOp {
   __device__ T operator()(T x) const { return x * scalar; }
 };
 template <class T>
+struct LeakyReluOp {
+  T slope;  // rounded to T first
+  __device__ T operator()(T x) const { return x > T(0) ? x : x * slope; }
+};
+template <class T>
 struct GreaterScalarOp {
   T scalar;
   // In T, like the other scalar ops; NaN compares false. Bool storage is one byte, 0 or 1.
@@ -186,6 +191,13 @@ CudaTensor Cuda::float_mul_scalar(const CudaTensor& tensor, double scalar) {
   return unary(tensor, "float_mul_scalar", [scalar](auto zero) {
     using T = decltype(zero);
     return MulScalarOp<T>{static_cast<T>(scalar)};
+  });
+}
+
+CudaTensor Cuda::leaky_relu(const CudaTensor& tensor, double negative_slope) {
+  return unary(tensor, "leaky_relu", [negative_slope](auto zero) {
+    using T = decltype(zero);
+    return LeakyReluOp<T>{static_cast<T>(negative_slope)};
   });
 }
 

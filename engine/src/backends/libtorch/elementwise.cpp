@@ -77,6 +77,8 @@ CROSSGRAD_LIBTORCH_UNARY(float_floor)
 CROSSGRAD_LIBTORCH_UNARY(float_ceil)
 CROSSGRAD_LIBTORCH_UNARY(float_trunc)
 CROSSGRAD_LIBTORCH_UNARY(float_sign)
+CROSSGRAD_LIBTORCH_UNARY(log_sigmoid)
+CROSSGRAD_LIBTORCH_UNARY(gelu)
 #undef CROSSGRAD_LIBTORCH_UNARY
 
 #define CROSSGRAD_LIBTORCH_SCALAR(name)                                          \
@@ -90,6 +92,7 @@ CROSSGRAD_LIBTORCH_SCALAR(float_sub_scalar)
 CROSSGRAD_LIBTORCH_SCALAR(float_div_scalar)
 CROSSGRAD_LIBTORCH_SCALAR(float_clamp_min)
 CROSSGRAD_LIBTORCH_SCALAR(float_clamp_max)
+CROSSGRAD_LIBTORCH_SCALAR(leaky_relu)
 #undef CROSSGRAD_LIBTORCH_SCALAR
 
 // A float tensor to a Bool tensor of its shape: against a scalar, or a predicate of each element.

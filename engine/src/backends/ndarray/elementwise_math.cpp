@@ -11,6 +11,28 @@ namespace crossgrad::backends {
 
 using ndarray_detail::unary;
 
+namespace {
+
+// gelu(x) = x/2 (1 + erf(x / sqrt 2)) written as x/2 erfc(-x / sqrt 2), which has no cancellation
+// for x < 0 (1 + erf there loses every digit below about -5), in double for both dtypes. -x / sqrt 2
+// is z + dz with z = -x c rounded and dz its rounding error (an FMA) plus -x times the error of c,
+// and erfc(z + dz) = erfc(z) - dz 2/sqrt(pi) exp(-z^2) to first order: without dz, erfc's relative
+// sensitivity of about 2 z^2 to z turns half an ulp of z into hundreds of ulps in F64's tail.
+// gelu(+inf) = +inf, gelu(-inf) = NaN (-inf * 0, as Burn and PyTorch), NaN stays NaN.
+double gelu_of(double x) {
+  const double c = 0x1.6a09e667f3bcdp-1;              // 1/sqrt(2) rounded to double
+  const double c_lo = -0x1.bdd3413b26456p-55;         // 1/sqrt(2) - c
+  const double two_over_sqrt_pi = 0x1.20dd750429b6dp+0;
+  const double z = -x * c;
+  const double dz = std::fma(-x, c, -z) + -x * c_lo;
+  const double slope = dz * two_over_sqrt_pi * std::exp(-z * z);
+  // slope - slope == 0 exactly when slope is finite (at x = +-inf, dz is NaN: no correction).
+  const double e = std::erfc(z) - (slope - slope == 0.0 ? slope : 0.0);
+  return 0.5 * x * e;
+}
+
+}  // namespace
+
 // One line per op: the C library's function of the element.
 #define CROSSGRAD_NDARRAY_MAP(name, expr)                                  \
   NdArrayTensor NdArray::name(const NdArrayTensor& tensor) {               \
@@ -40,6 +62,12 @@ CROSSGRAD_NDARRAY_MAP(float_trunc, std::trunc(x))
 // +1 above 0, -1 below, +0 for +-0 and NaN (Burn's and PyTorch's sign).
 CROSSGRAD_NDARRAY_MAP(float_sign, x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)))
 
+// The activations (Burn's ActivationOps). log_sigmoid(x) = -softplus(-x): x - log1p(exp(x)) below 0,
+// -log1p(exp(-x)) from 0 (exp of a non-positive argument only, never an overflow; the two terms
+// below 0 have one sign, no cancellation). A zero result is -0 (log_sigmoid(+inf)); NaN stays NaN.
+CROSSGRAD_NDARRAY_MAP(log_sigmoid, x < T(0) ? x - std::log1p(std::exp(x)) : -std::log1p(std::exp(-x)))
+CROSSGRAD_NDARRAY_MAP(gelu, static_cast<T>(gelu_of(static_cast<double>(x))))
+
 #undef CROSSGRAD_NDARRAY_MAP
 
 // The scalar ops of issue 36: the scalar converted to the dtype first (docs/OPS.md "Scalar
@@ -61,5 +89,13 @@ CROSSGRAD_NDARRAY_SCALAR_MAP(float_clamp_min, s != s ? s : (x < s ? s : x))
 CROSSGRAD_NDARRAY_SCALAR_MAP(float_clamp_max, s != s ? s : (x > s ? s : x))
 
 #undef CROSSGRAD_NDARRAY_SCALAR_MAP
+// x above 0, x * slope otherwise (PyTorch's form: -0 gives -0 * slope, NaN stays NaN), the slope
+// rounded to the dtype first.
+NdArrayTensor NdArray::leaky_relu(const NdArrayTensor& tensor, double negative_slope) {
+  return unary(tensor, "leaky_relu", [negative_slope]<class T>(T x) -> T {
+    const T s = static_cast<T>(negative_slope);
+    return x > T(0) ? x : x * s;
+  });
+}
 
 }  // namespace crossgrad::backends

@@ -5,7 +5,8 @@
 // as plain C++ (with the host's libm behind the same names) and checks them against NdArray.
 // CUDA's precise math (no --use_fast_math): the documented maximum errors are docs/OPS.md's
 // "Accuracy in ulps" values for Cuda; recip is an IEEE division (-prec-div=true, nvcc's default),
-// rintf/rint round half to even, and floor, ceil, trunc and sign are exact.
+// rintf/rint round half to even, and floor, ceil, trunc and sign are exact. The activations
+// log_sigmoid and gelu are here too (unary, NdArray's formulas).
 //
 // X(registry name, functor, F32 expression, F64 expression), the element named x.
 #define CROSSGRAD_CUDA_MATH_OPS(X)                                                        \
@@ -26,7 +27,10 @@
   X(float_floor, FloorOp, floorf(x), floor(x))                                            \
   X(float_ceil, CeilOp, ceilf(x), ceil(x))                                                \
   X(float_trunc, TruncOp, truncf(x), trunc(x))                                            \
-  X(float_sign, SignOp, x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f), x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0))
+  X(float_sign, SignOp, x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f), x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0))  \
+  X(log_sigmoid, LogSigmoidOp, x < 0.0f ? x - log1pf(expf(x)) : -log1pf(expf(-x)),              \
+    x < 0.0 ? x - log1p(exp(x)) : -log1p(exp(-x)))                                             \
+  X(gelu, GeluOp, static_cast<float>(gelu_of(static_cast<double>(x))), gelu_of(x))
 
 // The scalar ops of issue 36: X(registry name, functor, expression of the element x and the
 // scalar s, already converted to the element's type). One IEEE operation or a choice: the same bits
@@ -38,6 +42,25 @@
   X(float_clamp_max, ClampMaxOp, s != s ? s : (x > s ? s : x))
 
 namespace crossgrad::backends::cuda_detail {
+
+// gelu (NdArray's formula, docs/OPS.md): gelu(x) = x/2 (1 + erf(x / sqrt 2)) written as x/2 erfc(-x / sqrt 2), which has no cancellation
+// for x < 0 (1 + erf there loses every digit below about -5), in double for both dtypes. -x / sqrt 2
+// is z + dz with z = -x c rounded and dz its rounding error (an FMA) plus -x times the error of c,
+// and erfc(z + dz) = erfc(z) - dz 2/sqrt(pi) exp(-z^2) to first order: without dz, erfc's relative
+// sensitivity of about 2 z^2 to z turns half an ulp of z into hundreds of ulps in F64's tail.
+// gelu(+inf) = +inf, gelu(-inf) = NaN (-inf * 0, as Burn and PyTorch), NaN stays NaN.
+__device__ inline double gelu_of(double x) {
+  const double c = 0x1.6a09e667f3bcdp-1;              // 1/sqrt(2) rounded to double
+  const double c_lo = -0x1.bdd3413b26456p-55;         // 1/sqrt(2) - c
+  const double two_over_sqrt_pi = 0x1.20dd750429b6dp+0;
+  const double z = -x * c;
+  const double dz = fma(-x, c, -z) + -x * c_lo;
+  const double slope = dz * two_over_sqrt_pi * exp(-z * z);
+  // slope - slope == 0 exactly when slope is finite (at x = +-inf, dz is NaN: no correction).
+  const double e = erfc(z) - (slope - slope == 0.0 ? slope : 0.0);
+  return 0.5 * x * e;
+}
+
 
 #define CROSSGRAD_X(name, Functor, f32, f64)                  \
   struct Functor {                                            \

@@ -96,6 +96,24 @@ at::Tensor softmax_along(const at::Tensor& x, int64_t dim, bool log) {
   return log ? shifted - at::log(s) : e / s;
 }
 
+// gelu(x) = x/2 (1 + erf(x / sqrt 2)) written as x/2 erfc(-x / sqrt 2), which has no cancellation
+// for x < 0 (1 + erf there loses every digit below about -5), in double for both dtypes. -x / sqrt 2
+// is z + dz with z = -x c rounded and dz its rounding error (an FMA) plus -x times the error of c,
+// and erfc(z + dz) = erfc(z) - dz 2/sqrt(pi) exp(-z^2) to first order: without dz, erfc's relative
+// sensitivity of about 2 z^2 to z turns half an ulp of z into hundreds of ulps in F64's tail.
+// gelu(+inf) = +inf, gelu(-inf) = NaN (-inf * 0, as Burn and PyTorch), NaN stays NaN.
+double gelu_of(double x) {
+  const double c = 0x1.6a09e667f3bcdp-1;              // 1/sqrt(2) rounded to double
+  const double c_lo = -0x1.bdd3413b26456p-55;         // 1/sqrt(2) - c
+  const double two_over_sqrt_pi = 0x1.20dd750429b6dp+0;
+  const double z = -x * c;
+  const double dz = std::fma(-x, c, -z) + -x * c_lo;
+  const double slope = dz * two_over_sqrt_pi * std::exp(-z * z);
+  // slope - slope == 0 exactly when slope is finite (at x = +-inf, dz is NaN: no correction).
+  const double e = std::erfc(z) - (slope - slope == 0.0 ? slope : 0.0);
+  return 0.5 * x * e;
+}
+
 at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
   switch (op) {
     case OpId::float_add: return at::add(in(c, 0), in(c, 1));
@@ -253,6 +271,21 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       const at::Scalar b = in_dtype(x, s);
       const at::Tensor beyond = op == OpId::float_clamp_min ? x < b : x > b;
       return at::where(beyond, at::full_like(x, b), x);
+    // The activations in crossgrad's formulas (docs/OPS.md), element by element with the C library:
+    // at::gelu's x/2 (1 + erf(x / sqrt 2)) cancels below about -5 (no digit left), so gelu is
+    // computed as NdArray's; log_sigmoid as NdArray's (ATen's min(x, 0) - log1p(exp(-|x|)) gives +0
+    // where the result is -0).
+    case OpId::log_sigmoid:
+      return map_libm(in(c, 0), [](auto v) {
+        using T = decltype(v);
+        return v < T(0) ? v - std::log1p(std::exp(v)) : -std::log1p(std::exp(-v));
+      });
+    case OpId::gelu:
+      return map_libm(in(c, 0), [](auto v) { return static_cast<decltype(v)>(gelu_of(static_cast<double>(v))); });
+    case OpId::leaky_relu: {
+      // x > 0 ? x : x * slope, the slope rounded to the dtype (at::leaky_relu's own form).
+      const at::Tensor& x = in(c, 0);
+      return at::where(x > 0, x, x * in_dtype(x, scalar(c, 0)));
     }
   }
   throw std::invalid_argument("unknown op code");
