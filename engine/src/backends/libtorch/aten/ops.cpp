@@ -271,6 +271,7 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       const at::Scalar b = in_dtype(x, s);
       const at::Tensor beyond = op == OpId::float_clamp_min ? x < b : x > b;
       return at::where(beyond, at::full_like(x, b), x);
+    }
     // The activations in crossgrad's formulas (docs/OPS.md), element by element with the C library:
     // at::gelu's x/2 (1 + erf(x / sqrt 2)) cancels below about -5 (no digit left), so gelu is
     // computed as NdArray's; log_sigmoid as NdArray's (ATen's min(x, 0) - log1p(exp(-|x|)) gives +0
