@@ -110,9 +110,9 @@ struct DTypeField {
 std::uint32_t dtype_value(const DTypeField &d);
 
 // An op code, in a fixed space so a code means the same whatever ops the registry gains: codes
-// 0..63 are themselves (a registry OpId below kOpCount, else an unknown code), then FLOAT_FULL,
+// 0..127 are themselves (a registry OpId below kOpCount, else an unknown code), then FLOAT_FULL,
 // QUANTIZE, DEQUANTIZE (1000..1002), 999, and any 32-bit value.
-inline constexpr std::size_t kOpCodeSpace = 64;
+inline constexpr std::size_t kOpCodeSpace = 128;
 inline constexpr std::size_t kOpCodes = kOpCodeSpace + 5;
 struct OpField {
   std::size_t code = 0;

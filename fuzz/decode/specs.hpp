@@ -122,7 +122,7 @@ void dispatch_spec(Io &io, oracle::DispatchSpec &s) {
     s.checkpointing = static_cast<CheckpointingStrategy>(c - 1);
 }
 
-// Op code 63 (oracle::kHopOp, the last reserved code) is a hop: value lhs moves to the backend
+// Op code 127 (oracle::kHopOp, the last reserved code) is a hop: value lhs moves to the backend
 // named by the rhs byte (modulo the known backends, by the oracle's normalized()); the target is a
 // backend use like any backend byte, so a hop to a backend this machine lacks makes the scenario
 // "not applicable here" (never remapped). Before hops, code 63 decoded as float_neg of lhs; no

@@ -131,6 +131,10 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_div_scalar: return at::div(t[0], a.scalar);
     case OpId::float_clamp_min: return at::clamp_min(t[0], a.scalar);
     case OpId::float_clamp_max: return at::clamp_max(t[0], a.scalar);
+    case OpId::float_remainder_scalar: return at::remainder(t[0], a.scalar);
+    case OpId::float_remainder: return at::remainder(t[0], t[1]);
+    case OpId::float_powf: return at::pow(t[0], t[1]);
+    case OpId::float_atan2: return at::atan2(t[0], t[1]);
   }
   throw std::logic_error("torch_reference: not a registry op");
 }

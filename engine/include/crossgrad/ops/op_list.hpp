@@ -91,7 +91,11 @@
   X(float_sub_scalar, sub_scalar, Scalar, Float, Float, Backward)                \
   X(float_div_scalar, div_scalar, Scalar, Float, Float, Backward)                \
   X(float_clamp_min, clamp_min, Scalar, Float, Float, Backward)                  \
-  X(float_clamp_max, clamp_max, Scalar, Float, Float, Backward)
+  X(float_clamp_max, clamp_max, Scalar, Float, Float, Backward)                  \
+  X(float_remainder_scalar, remainder_scalar, Scalar, Float, Float, Backward)    \
+  X(float_remainder, remainder, Binary, Float, Float, Backward)                  \
+  X(float_powf, powf, Binary, Float, Float, Backward)                            \
+  X(float_atan2, atan2, Binary, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

@@ -34,7 +34,7 @@ bool is_graph_op(Op op);
 bool is_binary(Op op);
 // Stored op codes (fuzz inputs): the code is the OpId value; codes past the registry's last op are
 // reserved for ops appended later (Note [The op registry]) and decode as not an op.
-inline constexpr std::size_t kOpCodeSpace = 64;
+inline constexpr std::size_t kOpCodeSpace = 128;
 static_assert(::crossgrad::kOpCount <= kOpCodeSpace, "grow kOpCodeSpace (and re-encode stored inputs)");
 
 // A hop (CONTRACT section 7): a graph step that moves value `lhs` to backend `rhs` (a registry
