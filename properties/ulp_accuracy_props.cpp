@@ -137,7 +137,7 @@ std::vector<og::ElementArgs> arguments_of(OpId op) {
     if (op == OpId::float_powf_scalar) scalars = {2, 3, 0.5, -1, -2.5, 1.0 / 3, 0.1, 7};
     // Division by +-0 and +-inf; the clamps' zero, infinite and NaN bounds (NaN: NaN everywhere).
     if (op == OpId::float_div_scalar || op == OpId::float_sub_scalar || op == OpId::float_clamp_min ||
-        op == OpId::float_clamp_max) {
+        op == OpId::float_clamp_max || op == OpId::float_remainder_scalar) {
       scalars.insert(scalars.end(), {0.0, -0.0, INFINITY, -INFINITY, NAN});
     }
     std::vector<og::ElementArgs> out;

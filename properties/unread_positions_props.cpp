@@ -240,6 +240,25 @@ UnreadCase leaky_relu_zero_slope_case(DType d) {
   return c;
 }
 
+// float_powf: the base where the exponent is +-0 (x^0 = 1 for every x, NaN included); the
+// exponent tensor has the base's shape, 0 at the unread positions and ordinary values elsewhere.
+UnreadCase powf_tensor_zero_case(DType d) {
+  const Dims s = small_shape(0);
+  UnreadCase c;
+  c.unread.resize(og::element_count(s));
+  og::HostArray p{s, d, std::vector<double>(c.unread.size())};
+  for (std::size_t i = 0; i < c.unread.size(); ++i) {
+    c.unread[i] = *rc::gen::arbitrary<bool>();
+    p.values[i] = c.unread[i] ? special({0.0, -0.0}) : round_to(d, static_cast<double>(*rc::gen::inRange(1, 9)) / 4.0);
+  }
+  og::HostArray x = filled(s, d, c.unread, {INFINITY, -INFINITY, NAN, 0.0, -0.0});
+  for (std::size_t i = 0; i < c.unread.size(); ++i) {
+    if (!c.unread[i]) x.values[i] = std::fabs(x.values[i]) + 0.5;  // positive bases where read
+  }
+  c.operands = {x, p};
+  return c;
+}
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch"
 #pragma GCC diagnostic error "-Wswitch-enum"
@@ -257,6 +276,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_min_dim: return min_dim_case;
     case OpId::float_powf_scalar: return powf_zero_case;
     case OpId::leaky_relu: return leaky_relu_zero_slope_case;
+    case OpId::float_powf: return powf_tensor_zero_case;
     case OpId::float_round:
     case OpId::float_floor:
     case OpId::float_ceil:
@@ -310,6 +330,9 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_div_scalar:
     case OpId::log_sigmoid:
     case OpId::gelu:
+    case OpId::float_remainder_scalar:
+    case OpId::float_remainder:
+    case OpId::float_atan2:
     // No gradient flows (Int and Bool results, new leaves).
     case OpId::float_greater_scalar:
     case OpId::bool_into_float:

@@ -91,6 +91,16 @@ std::optional<double> correctly_rounded(OpId op, double x, const ElementArgs& ar
       if (std::isnan(hi) || std::isnan(x)) return std::isnan(hi) ? hi : x;
       return x > hi ? hi : x;
     }
+    // x - floor(x / s) s: fmod (exact at this precision), plus s where it is non-zero and of the
+    // other sign; one rounding to the dtype. MPFR's fmod gives NaN for s = 0 or x = inf, x for s = inf.
+    case OpId::float_remainder_scalar: {
+      Mp s(round_to(dtype, args.scalar));
+      mpfr_fmod(out.get(), in.get(), s.get(), MPFR_RNDN);
+      if (!mpfr_nan_p(out.get()) && !mpfr_zero_p(out.get()) && (mpfr_signbit(out.get()) != 0) != (mpfr_signbit(s.get()) != 0)) {
+        mpfr_add(out.get(), out.get(), s.get(), MPFR_RNDN);
+      }
+      break;
+    }
     case OpId::float_exp: mpfr_exp(out.get(), in.get(), MPFR_RNDN); break;
     case OpId::float_log: mpfr_log(out.get(), in.get(), MPFR_RNDN); break;
     case OpId::float_log1p: mpfr_log1p(out.get(), in.get(), MPFR_RNDN); break;

@@ -673,6 +673,38 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
         if (x == clamp_min(op) || x == clamp_max(op)) return "clamp exactly at a bound";
       }
     }
+    // pow with a tensor exponent: every pair (broadcasting pairs a subset) must keep both partials
+    // b a^(b-1) and a^b log(a) finite and within range, a > 0; atan2 off its branch cut (a = 0 with
+    // b <= 0) and off the origin.
+    if (op.op == Op::float_powf || op.op == Op::float_atan2) {
+      for (double x : values[op.lhs]) {
+        for (double p : values[op.rhs]) {
+          if (op.op == Op::float_atan2) {
+            if (x == 0.0 && p <= 0.0) return "atan2 on its branch cut or at the origin";
+            continue;
+          }
+          if (!(x > 0.0)) return "a^b with a <= 0";
+          const double dl = std::fabs(p * std::pow(x, p - 1.0)), dr = std::fabs(std::pow(x, p) * std::log(x));
+          for (double dd : {dl, dr}) {
+            if (!std::isfinite(dd) || (dd != 0.0 && (dd > kWellScaledMax || dd < kWellScaledMin))) {
+              return "a^b whose partials leave 2^+-500";
+            }
+          }
+        }
+      }
+    }
+    if (op.op == Op::float_remainder_scalar || op.op == Op::float_remainder) {
+      // A result of 0 (or of b, where a tiny negative remainder rounded up to it) sits on a jump:
+      // backward takes one side, central differences straddle it.
+      const std::size_t out = g.leaf_shapes.size() + static_cast<std::size_t>(&op - g.ops.data());
+      if (out < values.size()) {
+        for (double r : values[out]) {
+          if (r == 0.0 || (op.op == Op::float_remainder_scalar && std::fabs(r) == std::fabs(op.scalar))) {
+            return "remainder exactly at a jump (a multiple of b)";
+          }
+        }
+      }
+    }
     if (op.op == Op::float_clamp_min || op.op == Op::float_clamp_max) {
       for (double x : values[op.lhs]) {
         if (x == op.scalar) return "clamp_min or clamp_max exactly at its bound";

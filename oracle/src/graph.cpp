@@ -204,6 +204,9 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_sub:
     case Op::float_mul:
     case Op::float_div:
+    case Op::float_remainder:
+    case Op::float_powf:
+    case Op::float_atan2:
     case Op::float_greater:
     case Op::float_lower:
     case Op::float_equal:
@@ -257,6 +260,7 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_div_scalar:
     case Op::float_clamp_min:
     case Op::float_clamp_max:
+    case Op::float_remainder_scalar:
     case Op::float_abs:
     case Op::float_cast:
     case Op::float_greater_scalar:

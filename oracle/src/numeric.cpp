@@ -50,6 +50,9 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_mul_scalar:
     case Op::float_sub_scalar:
     case Op::float_div_scalar:
+    // fmod is exact; adding b is one rounding.
+    case Op::float_remainder_scalar:
+    case Op::float_remainder:
     case Op::float_recip:
     case Op::float_reshape:
     case Op::float_swap_dims:
@@ -109,6 +112,13 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_exp:
     case Op::float_powf_scalar:
       return {tiny, 2 * ulp_bound(op)->of(dtype) * eps, false};
+    // pow with a tensor exponent: the same library calls as float_powf_scalar, its ulp bound.
+    case Op::float_powf:
+      return {tiny, 2 * ulp_bound(Op::float_powf_scalar)->of(dtype) * eps, false};
+    // atan2: glibc within 1 ulp (libm-test-ulps), CUDA atan2f 3 ulp, atan2 2 ulp (CUDA C++
+    // Programming Guide); not in the unary ulp table, measured against MPFR only through bound_for.
+    case Op::float_atan2:
+      return {8 * eps, 2 * (dtype == DType::F32 ? 3.0 : 2.0) * eps, false};
     case Op::float_log:
     case Op::float_tanh:
     case Op::float_log1p:
@@ -394,6 +404,32 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::leaky_relu: d.lhs = std::fmax(1.0, std::fabs(op.scalar)); break;  // 1 or the slope
     // gelu' = Phi(x) + x phi(x) peaks at x = sqrt 2: 1.1289.
     case Op::gelu: d.lhs = 1.13; break;
+    // d/da = 1, d/db = -floor(a / b): at most |a| / |b| + 1 (the jumps are handled by conditioning_of).
+    case Op::float_remainder: d.rhs = max_abs(a) * max_of(b, [](double x) { return 1 / x; }) + 1; break;
+    // Over every pair of elements (broadcasting pairs some of them): |b a^(b-1)| and |a^b log a|.
+    case Op::float_powf:
+      d.lhs = 0;
+      d.rhs = 0;
+      for (double x : a) {
+        for (double p : b) {
+          const double dl = std::fabs(p * std::pow(x, p - 1)), dr = std::fabs(std::pow(x, p) * std::log(x));
+          if (std::isfinite(dl)) d.lhs = std::fmax(d.lhs, dl);
+          if (std::isfinite(dr)) d.rhs = std::fmax(d.rhs, dr);
+        }
+      }
+      break;
+    // |b| / (a^2 + b^2) and |a| / (a^2 + b^2): at most 1 / hypot(a, b) over the pairs.
+    case Op::float_atan2: {
+      double m = 0;
+      for (double x : a) {
+        for (double y2 : b) {
+          const double r = 1 / std::hypot(x, y2);
+          if (std::isfinite(r)) m = std::fmax(m, r);
+        }
+      }
+      d = {m, m};
+      break;
+    }
     case Op::float_tan: d.lhs = max_of(y, [](double t) { return 1 + t * t; }); break;
     case Op::float_cosh: d.lhs = max_abs(y); break;  // |sinh x| <= cosh x
     case Op::float_sinh: d.lhs = max_of(y, [](double s) { return std::sqrt(1 + s * s); }); break;  // cosh x
@@ -426,6 +462,7 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::relu:
     case Op::float_add_scalar:
     case Op::float_sub_scalar:
+    case Op::float_remainder_scalar:
     case Op::float_abs:
     case Op::float_clamp:
     case Op::float_clamp_min:
@@ -592,7 +629,7 @@ namespace {
 bool rounds_once(Op op) {
   return op == Op::float_add || op == Op::float_sub || op == Op::float_mul || op == Op::float_div ||
          op == Op::float_sqrt || op == Op::float_add_scalar || op == Op::float_mul_scalar || op == Op::float_sub_scalar ||
-         op == Op::float_div_scalar;
+         op == Op::float_div_scalar || op == Op::float_remainder_scalar || op == Op::float_remainder;
 }
 
 bool holds_zero(const std::vector<double>& v) { return std::find(v.begin(), v.end(), 0.0) != v.end(); }
@@ -628,7 +665,8 @@ struct PoleOperand {
   std::optional<double> other_shift = std::nullopt;
 };
 std::optional<PoleOperand> pole_operand(const OpSpec& op) {
-  if (op.op == Op::float_div) return PoleOperand{op.rhs, 0};
+  if (op.op == Op::float_div || op.op == Op::float_remainder) return PoleOperand{op.rhs, 0};
+  if (op.op == Op::float_powf) return PoleOperand{op.lhs, 0};
   if (op.op == Op::float_recip) return PoleOperand{op.lhs, 0};
   if (op.op == Op::float_log || op.op == Op::float_sqrt) return PoleOperand{op.lhs, 0};
   if (op.op == Op::float_log1p) return PoleOperand{op.lhs, 1};
@@ -748,6 +786,34 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     // some backend: its value may differ by the jump (1, or 2 for sign across 0), not by a rounding.
     if (const double jump = step_jump(op.op); jump > 0 && e[op.lhs] > 0 && near_a_jump(op.op, a, e[op.lhs])) {
       e[out] += jump;
+    }
+    // remainder jumps by |b| where a / b crosses an integer: with inexact operands a backend's value
+    // may lie on the other side of a jump (its value then differs by b, and the divisor's gradient
+    // -floor(a / b) by the cotangent). Where a result lies within the operands' error of 0 or of b.
+    if (op.op == Op::float_remainder_scalar && e[op.lhs] > 0) {
+      const double s = std::fabs(op.scalar);
+      for (double r : y) {
+        if (std::fabs(r) <= e[op.lhs] || std::fabs(s - std::fabs(r)) <= e[op.lhs]) {
+          e[out] += s;
+          break;
+        }
+      }
+    }
+    // atan2 jumps by 2 pi across a = 0 where b < 0 (its branch cut), and its gradient divides by
+    // a^2 + b^2; pow's gradients hold a^(b - 1) and log(a), which a near 0 makes unbounded.
+    if (op.op == Op::float_atan2 && (e[op.lhs] > 0 || e[op.rhs] > 0)) {
+      if (may_reach_zero(a, e[op.lhs])) e[out] += 2 * std::numbers::pi;
+      if (live[out]) c.gradient_rel += 2 * relative_uncertainty(a, e[op.lhs]) + 2 * relative_uncertainty(b, e[op.rhs]);
+    }
+    if (op.op == Op::float_powf && (e[op.lhs] > 0 || e[op.rhs] > 0) && live[out]) {
+      double big = 0;
+      for (double p : b) big = std::fmax(big, std::fabs(p - 1));
+      c.gradient_rel += (big + 1) * relative_uncertainty(a, e[op.lhs]) + 2 * e[op.rhs] * max_of(a, [](double x) { return std::log(x); });
+    }
+    if (op.op == Op::float_remainder && (e[op.lhs] > 0 || e[op.rhs] > 0)) {
+      e[out] += max_abs(b);
+      c.may_change_class[out] = true;
+      if (live[out]) c.gradient_rel = std::numeric_limits<double>::infinity();
     }
     if (!live[out]) continue;
     // Backward formulas that divide by a value.

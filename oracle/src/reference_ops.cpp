@@ -430,6 +430,16 @@ HostArray sum_all(const HostArray& x, bool mean) {
   return out;
 }
 
+// remainder(a, b) = a - floor(a / b) b, the sign of the divisor (docs/OPS.md): the exact value is
+// fmod(a, b) (a - trunc(a / b) b, exact in IEEE arithmetic) when that is 0 or has b's sign, else
+// fmod(a, b) + b, rounded once. A zero keeps fmod's sign; b = 0, a = inf and NaN give NaN.
+template <class T>
+T remainder_value(T a, T b) {
+  const T t = std::fmod(a, b);
+  if (t == T(0) || std::isnan(t) || std::signbit(t) == std::signbit(b)) return t;
+  return t + b;
+}
+
 // One formula per registry op. No default: a new op fails to compile here (-Werror=switch-enum).
 HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
   switch (op) {
@@ -605,6 +615,12 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
         if (std::isnan(hi)) return hi;
         return x > hi ? hi : x;
       });
+    case OpId::float_remainder_scalar:
+      return unary(in[0], [s = a.scalar](auto x) { return remainder_value(x, static_cast<decltype(x)>(s)); });
+    case OpId::float_remainder:
+      return binary(in[0], in[1], false, [](auto x, auto y) { return remainder_value(x, y); });
+    case OpId::float_powf: return binary(in[0], in[1], false, [](auto x, auto y) { return std::pow(x, y); });
+    case OpId::float_atan2: return binary(in[0], in[1], false, [](auto x, auto y) { return std::atan2(x, y); });
   }
   throw std::logic_error("reference_op: not a registry op");
 }

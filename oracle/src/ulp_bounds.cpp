@@ -22,6 +22,7 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_div_scalar:
     case OpId::float_clamp_min:   // a choice between x and the converted bound
     case OpId::float_clamp_max:
+    case OpId::float_remainder_scalar:  // fmod (exact), plus s where it has the other sign: one rounding
     case OpId::float_recip:  // 1 / x, one IEEE division (CUDA: -prec-div=true, nvcc's default)
     // Exact: the result is an integer (or +-0, +-1) that the input's format holds.
     case OpId::float_round:
@@ -91,6 +92,9 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_sub:
     case OpId::float_mul:
     case OpId::float_div:
+    case OpId::float_remainder:
+    case OpId::float_powf:
+    case OpId::float_atan2:
     case OpId::float_matmul:
     case OpId::float_sum:
     case OpId::float_mean:

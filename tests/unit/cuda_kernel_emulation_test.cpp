@@ -295,6 +295,47 @@ TEST(CudaKernelEmulation, ScalarOpsMatchNdArray) {
 #undef CROSSGRAD_X
 }
 
+// The binary ops' functors (math_ops.cuh) in zip_kernel against NdArray, bit for bit, on every
+// pair of values from a grid of edges and random values.
+template <class T, class Op>
+void expect_binary_op_matches_ndarray(const char* name, Op op,
+                                      NdArray::Tensor (*ref_op)(const NdArray::Tensor&, const NdArray::Tensor&)) {
+  std::vector<T> v = random_values<T>(40, 11, -6, 6);
+  const T inf = std::numeric_limits<T>::infinity();
+  for (T e : {T(0), T(-0.0), inf, -inf, std::numeric_limits<T>::quiet_NaN(), T(1), T(-1), T(0.5), T(-2.5), T(3), T(0.1),
+              std::numeric_limits<T>::max(), std::numeric_limits<T>::denorm_min()}) {
+    v.push_back(e);
+  }
+  std::vector<T> a, b;
+  for (T x : v) {
+    for (T y : v) {
+      a.push_back(x);
+      b.push_back(y);
+    }
+  }
+  const std::size_t n = a.size();
+  DeviceLike<T> da(a), db(b), out(n);
+  emu::launch(2, 64, [&] { cd::zip_kernel(da.data, db.data, out.data, n, op); });
+  const std::vector<T> want = values_of<T>(NdArray::into_data(ref_op(ref(data_of(a, Shape{n})), ref(data_of(b, Shape{n})))));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::isnan(want[i])) {
+      ASSERT_TRUE(std::isnan(out.data[i])) << name << " at " << a[i] << ", " << b[i];
+    } else {
+      using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+      ASSERT_EQ(std::bit_cast<Bits>(out.data[i]), std::bit_cast<Bits>(want[i]))
+          << name << " at " << a[i] << ", " << b[i] << ": " << out.data[i] << " vs " << want[i];
+    }
+  }
+}
+
+TEST(CudaKernelEmulation, BinaryMathOpsMatchNdArray) {
+#define CROSSGRAD_X(name, Functor, expr)                                                      \
+  expect_binary_op_matches_ndarray<float>(#name " F32", cd::Functor{}, &NdArray::name);     \
+  expect_binary_op_matches_ndarray<double>(#name " F64", cd::Functor{}, &NdArray::name);
+  CROSSGRAD_CUDA_BINARY_OPS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+}
+
 struct Sub {
   template <class T>
   T operator()(T a, T b) const { return a - b; }

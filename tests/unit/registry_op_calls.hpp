@@ -51,6 +51,10 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_div_scalar: return Dispatch::float_div_scalar(x, -2.5);
     case OpId::float_clamp_min: return Dispatch::float_clamp_min(x, 0.75);
     case OpId::float_clamp_max: return Dispatch::float_clamp_max(x, 2.0);
+    case OpId::float_remainder_scalar: return Dispatch::float_remainder_scalar(x, -0.75);
+    case OpId::float_remainder: return Dispatch::float_remainder(x, other);
+    case OpId::float_powf: return Dispatch::float_powf(x, other);
+    case OpId::float_atan2: return Dispatch::float_atan2(x, other);
     case OpId::relu: return Dispatch::relu(x);
     case OpId::log_sigmoid: return Dispatch::log_sigmoid(x);
     case OpId::gelu: return Dispatch::gelu(x);

@@ -205,6 +205,75 @@ AutodiffTensor<B> one_bound_clamp(const AutodiffTensor<B>& x, double bound, bool
 
 }  // namespace autodiff_detail
 
+// remainder(x, s) = x - floor(x / s) s: d/dx = 1 (PyTorch's rule; the jumps at multiples of s are
+// not differentiated).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_remainder_scalar(const Tensor& x, double s) {
+  return record<B>(B::float_remainder_scalar(x.primitive, s), {&x}, [](const Primitive& g) { return std::vector<Primitive>{g}; });
+}
+
+// remainder(a, b) = a - floor(a / b) b: d/da = 1, d/db = -floor(a / b) (PyTorch's rule), each summed
+// back to its operand's shape. The floor is ATen's floor division (c10::div_floor_floating), which
+// agrees with the forward's remainder: (a - r) / b rounded to the nearest integer, r the result;
+// floor(a / b) alone is one too large where a / b rounds up to an integer (1 / 0.1 = 10, floor
+// division 9). A zero quotient takes the sign of a / b, as ATen's copysign(0, a / b): the rounded
+// quotient's zero is made -0 (-((-q) + 0), the identity on every other value), then (a * 0) / b, a
+// zero of that sign, is added (-0 + z = z; q + z = q for q != 0, also for q = +-inf). NaN where b
+// is +-0 or +-inf with a of the other sign (docs/OPS.md, remainder-divisor-gradient-edges).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_remainder(const Tensor& a, const Tensor& b) {
+  Primitive out = B::float_remainder(a.primitive, b.primitive);
+  auto rule = [pa = a.primitive, pb = b.primitive, out](const Primitive& g) {
+    using autodiff_detail::reduce_to_shape;
+    const Primitive rounded = B::float_round(B::float_div(B::float_sub(pa, out), pb));
+    const Primitive minus_zero = B::float_neg(B::float_add_scalar(B::float_neg(rounded), 0.0));
+    const Primitive q = B::float_add(minus_zero, B::float_div(B::float_mul_scalar(pa, 0.0), pb));
+    return std::vector<Primitive>{reduce_to_shape<B>(g, B::shape(pa)),
+                                  reduce_to_shape<B>(B::float_neg(B::float_mul(g, q)), B::shape(pb))};
+  };
+  return record<B>(std::move(out), {&a, &b}, std::move(rule));
+}
+
+// a^b: d/da = b a^(b-1), d/db = a^b log(a) (PyTorch's pow_backward_self / pow_backward_exponent),
+// per element as float_powf_scalar's rule (docs/OPS.md "powf_scalar backward"):
+// - where b = 0 the base's derivative is g * 0 (a^0 = 1 everywhere), also at a = 0 where the formula
+//   would give 0 * inf: the power is taken with exponent b - 1 + [b == 0], i.e. a^0 = 1 there;
+// - where a = 0 and b >= 0 the exponent's derivative is 0 (PyTorch's where(a == 0 & b >= 0, 0, ..)),
+//   where y log(a) would be 1 * -inf or 0 * -inf: the log is taken of a + [a == 0 & b >= 0], log 1 = 0.
+// Each is summed back to its operand's shape.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_powf(const Tensor& a, const Tensor& b) {
+  Primitive out = B::float_powf(a.primitive, b.primitive);
+  auto rule = [pa = a.primitive, pb = b.primitive, out](const Primitive& g) {
+    using autodiff_detail::reduce_to_shape;
+    const DType dt = B::dtype(pa);
+    const auto zeros_like = [dt](const Primitive& p) { return B::float_full(B::shape(p), 0.0, dt, B::device(p)); };
+    const Primitive b_zero = B::bool_into_float(B::float_equal(pb, zeros_like(pb)), dt);
+    const Primitive exponent = B::float_add(B::float_add_scalar(pb, -1.0), b_zero);
+    // + 0.0: where b = -0 the product is -0; a derivative of zero is +0 (docs/OPS.md "Zero gradients are +0").
+    const Primitive da = B::float_add_scalar(B::float_mul(g, B::float_mul(pb, B::float_powf(pa, exponent))), 0.0);
+    const Primitive a_zero = B::bool_into_float(B::float_equal(pa, zeros_like(pa)), dt);
+    const Primitive b_nonneg = B::float_add_scalar(B::float_neg(B::bool_into_float(B::float_greater_scalar(B::float_neg(pb), 0.0), dt)), 1.0);
+    const Primitive log_arg = B::float_add(pa, B::float_mul(a_zero, b_nonneg));
+    const Primitive db = B::float_mul(g, B::float_mul(out, B::float_log(log_arg)));
+    return std::vector<Primitive>{reduce_to_shape<B>(da, B::shape(pa)), reduce_to_shape<B>(db, B::shape(pb))};
+  };
+  return record<B>(std::move(out), {&a, &b}, std::move(rule));
+}
+
+// atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2), as PyTorch's atan2_backward:
+// (g * b) * r and (g * -a) * r with r = 1 / (a * a + b * b); NaN at a = b = 0, 0 where a^2 + b^2
+// overflows.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_atan2(const Tensor& a, const Tensor& b) {
+  return record<B>(B::float_atan2(a.primitive, b.primitive), {&a, &b}, [pa = a.primitive, pb = b.primitive](const Primitive& g) {
+    using autodiff_detail::reduce_to_shape;
+    const Primitive r = B::float_recip(B::float_add(B::float_mul(pa, pa), B::float_mul(pb, pb)));
+    return std::vector<Primitive>{reduce_to_shape<B>(B::float_mul(B::float_mul(g, pb), r), B::shape(pa)),
+                                  reduce_to_shape<B>(B::float_mul(B::float_mul(g, B::float_neg(pa)), r), B::shape(pb))};
+  });
+}
+
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_clamp_min(const Tensor& x, double min) {
   return autodiff_detail::one_bound_clamp<B>(x, min, true);

@@ -1,7 +1,9 @@
 #include <crossgrad/oracle/pytorch_differences.hpp>
 
 #include <cmath>
+#include <algorithm>
 #include <limits>
+#include <vector>
 
 namespace crossgrad::oracle {
 namespace {
@@ -103,6 +105,64 @@ bool leaky_relu_zero_gradient_sign(const Disagreement& d) {
   return d.op == OpId::leaky_relu && d.output == 0 && positive_zero(d.crossgrad) && negative_zero(d.torch);
 }
 
+// remainder's divisor gradient -g * floor(a / b) where b is +-0 (the value is NaN; ATen's floor
+// division gives a / b = +-inf there) or +-inf with a non-zero a of the other sign (the value is
+// b; ATen's floor division gives -1): crossgrad's (a - y) / b is 0 / 0 or inf / inf, NaN.
+bool remainder_divisor_gradient_edges(const Disagreement& d) {
+  if (d.op != OpId::float_remainder || d.output != 1 || !std::isnan(d.crossgrad) || d.operands.size() < 2) return false;
+  const HostArray& b = d.operands[1];
+  if (d.element >= b.values.size()) return false;
+  const double v = b.values[d.element];
+  return v == 0 || std::isinf(v);
+}
+
+// remainder where |a / b| overflows the dtype: crossgrad's fmod is exact (DBL_MAX % 0.5 = 0);
+// ATen's remainder gives NaN (libtorch 1.13, F64 and F32, found by this check and UlpAccuracy).
+bool remainder_quotient_overflow(const Disagreement& d) {
+  const bool rem = d.op == OpId::float_remainder || d.op == OpId::float_remainder_scalar;
+  if (!rem || d.output != -1 || !std::isnan(d.torch) || std::isnan(d.crossgrad) || d.operands.empty()) return false;
+  const HostArray& a = d.operands[0];
+  const double max = a.dtype == DType::F32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+  const auto overflows = [max](double x, double y) { return std::isfinite(x) && y != 0 && std::fabs(x) / std::fabs(y) > max; };
+  if (d.op == OpId::float_remainder_scalar) {
+    const double s = a.dtype == DType::F32 ? static_cast<double>(static_cast<float>(d.args.scalar)) : d.args.scalar;
+    return d.element < a.values.size() && overflows(a.values[d.element], s);
+  }
+  // The element's operands under NumPy broadcasting (shapes aligned at the right).
+  if (d.operands.size() < 2) return false;
+  const HostArray& b = d.operands[1];
+  const std::size_t rank = std::max(a.shape.size(), b.shape.size());
+  std::vector<std::size_t> out(rank, 1);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::size_t da = i + a.shape.size() >= rank ? a.shape[i + a.shape.size() - rank] : 1;
+    const std::size_t db = i + b.shape.size() >= rank ? b.shape[i + b.shape.size() - rank] : 1;
+    out[i] = std::max(da, db);
+  }
+  const auto offset = [&](const HostArray& h) {
+    std::size_t rest = d.element, off = 0, stride = 1;
+    for (std::size_t i = rank; i-- > 0;) {
+      const std::size_t coord = rest % out[i];
+      rest /= out[i];
+      if (i + h.shape.size() >= rank) {
+        const std::size_t dim = h.shape[i + h.shape.size() - rank];
+        off += (dim == 1 ? 0 : coord) * stride;
+        stride *= dim;
+      }
+    }
+    return off;
+  };
+  const std::size_t ia = offset(a), ib = offset(b);
+  return ia < a.values.size() && ib < b.values.size() && overflows(a.values[ia], b.values[ib]);
+}
+
+// pow with a tensor exponent: ATen's vectorized pow overflows to +-inf just below the top of the
+// range where C's pow is finite (F64 DBL_MAX^1 = inf; the LibTorch backend's powf_scalar note).
+bool pow_overflows_early(const Disagreement& d) {
+  if (d.op != OpId::float_powf || !std::isinf(d.torch) || !std::isfinite(d.crossgrad) || d.operands.empty()) return false;
+  const double max = d.operands[0].dtype == DType::F32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+  return std::fabs(d.crossgrad) >= max / 256;
+}
+
 constexpr PyTorchDifference kDifferences[] = {
     {"relu-negative-zero", relu_negative_zero},
     {"relu-nan-gradient", relu_nan_gradient},
@@ -110,6 +170,9 @@ constexpr PyTorchDifference kDifferences[] = {
     {"powf-half-edges", powf_half_edges},
     {"f32-accumulation", f32_accumulation},
     {"clamp-bound-out-of-range", clamp_bound_out_of_range},
+    {"remainder-divisor-gradient-edges", remainder_divisor_gradient_edges},
+    {"remainder-quotient-overflow", remainder_quotient_overflow},
+    {"pow-overflows-early", pow_overflows_early},
     {"log1p-huge", log1p_huge},
     {"one-minus-square-near-one", one_minus_square_near_one},
     {"leaky-relu-zero-gradient-sign", leaky_relu_zero_gradient_sign},

@@ -146,6 +146,10 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::log_sigmoid: return at::log_sigmoid(t[0]);
     case OpId::gelu: return at::gelu(t[0]);  // approximate = "none": the erf form
     case OpId::leaky_relu: return at::leaky_relu(t[0], a.scalar);
+    case OpId::float_remainder_scalar: return at::remainder(t[0], a.scalar);
+    case OpId::float_remainder: return at::remainder(t[0], t[1]);
+    case OpId::float_powf: return at::pow(t[0], t[1]);
+    case OpId::float_atan2: return at::atan2(t[0], t[1]);
   }
   throw std::logic_error("torch_reference: not a registry op");
 }

@@ -106,7 +106,11 @@
   X(float_argmin, argmin, Dim, Float, Int, None)                                 \
   X(log_sigmoid, log_sigmoid, Unary, Float, Float, Backward)                     \
   X(gelu, gelu, Unary, Float, Float, Backward)                                   \
-  X(leaky_relu, leaky_relu, Scalar, Float, Float, Backward)
+  X(leaky_relu, leaky_relu, Scalar, Float, Float, Backward)                      \
+  X(float_remainder_scalar, remainder_scalar, Scalar, Float, Float, Backward)    \
+  X(float_remainder, remainder, Binary, Float, Float, Backward)                  \
+  X(float_powf, powf, Binary, Float, Float, Backward)                            \
+  X(float_atan2, atan2, Binary, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

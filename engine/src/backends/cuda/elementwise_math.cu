@@ -43,4 +43,23 @@ CROSSGRAD_CUDA_MATH_OPS(CROSSGRAD_X)
 CROSSGRAD_CUDA_SCALAR_OPS(CROSSGRAD_X)
 #undef CROSSGRAD_X
 
+// The binary ops, with NumPy broadcasting (elementwise.cu's checks, then launch_binary); two devices
+// of this backend: the result lives on the left operand's device.
+#define CROSSGRAD_X(name, Functor, expr)                                                    \
+  CudaTensor Cuda::name(const CudaTensor& lhs, const CudaTensor& rhs_in) {                  \
+    rules::check_float_dtype(lhs.dtype, #name);                                             \
+    rules::check_float_dtype(rhs_in.dtype, #name);                                          \
+    rules::check_same_dtype(lhs.dtype, rhs_in.dtype, #name);                                \
+    const Shape out_shape = rules::broadcast_shapes(lhs.shape, rhs_in.shape, #name);        \
+    const CudaTensor rhs = cuda_detail::on_device(rhs_in, lhs.dev);                         \
+    CudaTensor out = make_tensor(out_shape, lhs.dtype, lhs.dev);                            \
+    with_float_type(lhs.dtype, [&](auto zero) {                                             \
+      using T = decltype(zero);                                                             \
+      launch_binary<T>(lhs, rhs, out, Functor{}, #name);                                    \
+    });                                                                                     \
+    return out;                                                                             \
+  }
+CROSSGRAD_CUDA_BINARY_OPS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+
 }  // namespace crossgrad::backends

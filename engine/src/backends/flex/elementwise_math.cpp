@@ -7,6 +7,8 @@
 #include "thread_pool.hpp"
 
 #include <cmath>
+#include <string_view>
+#include <vector>
 
 namespace crossgrad::backends {
 namespace {
@@ -43,6 +45,63 @@ double gelu_of(double x) {
   // slope - slope == 0 exactly when slope is finite (at x = +-inf, dz is NaN: no correction).
   const double e = std::erfc(z) - (slope - slope == 0.0 ? slope : 0.0);
   return 0.5 * x * e;
+}
+
+// out[i] = f(lhs, rhs) with NumPy broadcasting, over flat output ranges split by the pool above
+// the element-wise grain; each range starts its odometer at its first element.
+template <class F>
+FlexTensor zip_float(const FlexTensor& lhs, const FlexTensor& rhs, std::string_view name, F f) {
+  rules::check_float_dtype(lhs.dtype, name);
+  rules::check_float_dtype(rhs.dtype, name);
+  rules::check_same_dtype(lhs.dtype, rhs.dtype, name);
+  const Shape out_shape = rules::broadcast_shapes(lhs.shape, rhs.shape, name);
+  FlexTensor out = flex::make_tensor(out_shape, lhs.dtype);
+  flex::with_float_type(lhs.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* a = lhs.data<T>();
+    const T* b = rhs.data<T>();
+    T* o = out.mutable_data<T>();
+    const std::size_t n = out_shape.num_elements();
+    if (lhs.shape == rhs.shape) {
+      flex::parallel_range(n, flex::kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) o[i] = f(a[i], b[i]);
+      });
+      return;
+    }
+    const auto ls = rules::broadcast_strides(lhs.shape, out_shape);
+    const auto rs = rules::broadcast_strides(rhs.shape, out_shape);
+    const std::size_t rank = out_shape.rank();
+    flex::parallel_range(n, flex::kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+      std::vector<std::size_t> index(rank, 0);
+      std::size_t ia = 0, ib = 0, rest = begin;
+      for (std::size_t d = rank; d-- > 0;) {
+        index[d] = rest % out_shape[d];
+        rest /= out_shape[d];
+        ia += index[d] * ls[d];
+        ib += index[d] * rs[d];
+      }
+      for (std::size_t i = begin; i < end; ++i) {
+        o[i] = f(a[ia], b[ib]);
+        for (std::size_t d = rank; d-- > 0;) {
+          ia += ls[d];
+          ib += rs[d];
+          if (++index[d] < out_shape[d]) break;
+          ia -= out_shape[d] * ls[d];
+          ib -= out_shape[d] * rs[d];
+          index[d] = 0;
+        }
+      }
+    });
+  });
+  return out;
+}
+
+// PyTorch's remainder: fmod (exact), plus b where a non-zero fmod has the other sign (NdArray's).
+template <class T>
+T remainder_of(T a, T b) {
+  T m = std::fmod(a, b);
+  if (m != T(0) && ((b < T(0)) != (m < T(0)))) m += b;
+  return m;
 }
 
 }  // namespace
@@ -90,6 +149,7 @@ CROSSGRAD_FLEX_SCALAR_MAP(float_sub_scalar, x - s)
 CROSSGRAD_FLEX_SCALAR_MAP(float_div_scalar, x / s)  // IEEE division, never x * (1 / s)
 CROSSGRAD_FLEX_SCALAR_MAP(float_clamp_min, s != s ? s : (x < s ? s : x))  // NaN x passes, NaN bound: all NaN
 CROSSGRAD_FLEX_SCALAR_MAP(float_clamp_max, s != s ? s : (x > s ? s : x))
+CROSSGRAD_FLEX_SCALAR_MAP(float_remainder_scalar, remainder_of(x, s))
 
 #undef CROSSGRAD_FLEX_SCALAR_MAP
 FlexTensor Flex::leaky_relu(const FlexTensor& tensor, double negative_slope) {
@@ -97,6 +157,17 @@ FlexTensor Flex::leaky_relu(const FlexTensor& tensor, double negative_slope) {
     const T s = static_cast<T>(negative_slope);  // rounded to the dtype first
     return x > T(0) ? x : x * s;
   });
+}
+
+// The binary ops of issue 36, with NumPy broadcasting.
+FlexTensor Flex::float_remainder(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return zip_float(lhs, rhs, "float_remainder", []<class T>(T a, T b) -> T { return remainder_of(a, b); });
+}
+FlexTensor Flex::float_powf(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return zip_float(lhs, rhs, "float_powf", []<class T>(T a, T b) -> T { return std::pow(a, b); });
+}
+FlexTensor Flex::float_atan2(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return zip_float(lhs, rhs, "float_atan2", []<class T>(T a, T b) -> T { return std::atan2(a, b); });
 }
 
 }  // namespace crossgrad::backends

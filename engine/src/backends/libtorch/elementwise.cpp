@@ -34,6 +34,9 @@ CROSSGRAD_LIBTORCH_BINARY(float_add)
 CROSSGRAD_LIBTORCH_BINARY(float_sub)
 CROSSGRAD_LIBTORCH_BINARY(float_mul)
 CROSSGRAD_LIBTORCH_BINARY(float_div)
+CROSSGRAD_LIBTORCH_BINARY(float_remainder)
+CROSSGRAD_LIBTORCH_BINARY(float_powf)
+CROSSGRAD_LIBTORCH_BINARY(float_atan2)
 #undef CROSSGRAD_LIBTORCH_BINARY
 
 #define CROSSGRAD_LIBTORCH_COMPARE(name)                                              \
@@ -93,6 +96,7 @@ CROSSGRAD_LIBTORCH_SCALAR(float_div_scalar)
 CROSSGRAD_LIBTORCH_SCALAR(float_clamp_min)
 CROSSGRAD_LIBTORCH_SCALAR(float_clamp_max)
 CROSSGRAD_LIBTORCH_SCALAR(leaky_relu)
+CROSSGRAD_LIBTORCH_SCALAR(float_remainder_scalar)
 #undef CROSSGRAD_LIBTORCH_SCALAR
 
 // A float tensor to a Bool tensor of its shape: against a scalar, or a predicate of each element.

@@ -9,7 +9,45 @@
 
 namespace crossgrad::backends {
 
+using ndarray_detail::make_tensor;
+using ndarray_detail::StridedWalk;
 using ndarray_detail::unary;
+using ndarray_detail::with_float_type;
+
+namespace {
+
+// PyTorch's remainder (torch.remainder, Python's %): the sign of the divisor. fmod is exact; where
+// its non-zero result has the other sign, b is added (one rounding). A zero result keeps fmod's
+// sign, the dividend's; b = +-0 or a = +-inf give NaN; b = +-inf gives a, or b where a is non-zero
+// and of the other sign.
+template <class T>
+T remainder_of(T a, T b) {
+  T m = std::fmod(a, b);
+  if (m != T(0) && ((b < T(0)) != (m < T(0)))) m += b;
+  return m;
+}
+
+// out = f(lhs, rhs) with NumPy broadcasting, in the operands' dtype (as elementwise.cpp's binary).
+template <class F>
+NdArrayTensor zip(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std::string_view name, F f) {
+  rules::check_float_dtype(lhs.dtype, name);
+  rules::check_float_dtype(rhs.dtype, name);
+  rules::check_same_dtype(lhs.dtype, rhs.dtype, name);
+  const Shape out_shape = rules::broadcast_shapes(lhs.shape, rhs.shape, name);
+  NdArrayTensor out = make_tensor(out_shape, lhs.dtype);
+  with_float_type(lhs.dtype, [&]<class T>(T) {
+    const T* a = lhs.data<T>();
+    const T* b = rhs.data<T>();
+    T* o = out.mutable_data<T>();
+    StridedWalk<2> walk(out_shape);
+    walk.set_broadcast(0, lhs.shape);
+    walk.set_broadcast(1, rhs.shape);
+    walk.for_each([&](std::size_t i, const auto& at) { o[i] = f(a[at[0]], b[at[1]]); });
+  });
+  return out;
+}
+
+}  // namespace
 
 namespace {
 
@@ -87,6 +125,7 @@ CROSSGRAD_NDARRAY_SCALAR_MAP(float_div_scalar, x / s)
 // makes every element NaN (as PyTorch's clamp_min). x keeps its own zero's sign at a zero bound.
 CROSSGRAD_NDARRAY_SCALAR_MAP(float_clamp_min, s != s ? s : (x < s ? s : x))
 CROSSGRAD_NDARRAY_SCALAR_MAP(float_clamp_max, s != s ? s : (x > s ? s : x))
+CROSSGRAD_NDARRAY_SCALAR_MAP(float_remainder_scalar, remainder_of(x, s))
 
 #undef CROSSGRAD_NDARRAY_SCALAR_MAP
 // x above 0, x * slope otherwise (PyTorch's form: -0 gives -0 * slope, NaN stays NaN), the slope
@@ -96,6 +135,19 @@ NdArrayTensor NdArray::leaky_relu(const NdArrayTensor& tensor, double negative_s
     const T s = static_cast<T>(negative_slope);
     return x > T(0) ? x : x * s;
   });
+}
+
+// The binary ops of issue 36, with NumPy broadcasting.
+NdArrayTensor NdArray::float_remainder(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return zip(lhs, rhs, "float_remainder", []<class T>(T a, T b) -> T { return remainder_of(a, b); });
+}
+// C's pow element by element, as float_powf_scalar with a per-element exponent.
+NdArrayTensor NdArray::float_powf(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return zip(lhs, rhs, "float_powf", []<class T>(T a, T b) -> T { return std::pow(a, b); });
+}
+// atan2(a, b): the angle of (b, a) in [-pi, pi] (C library: atan2(+-0, -0) = +-pi, atan2(+-0, +0) = +-0).
+NdArrayTensor NdArray::float_atan2(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return zip(lhs, rhs, "float_atan2", []<class T>(T a, T b) -> T { return std::atan2(a, b); });
 }
 
 }  // namespace crossgrad::backends

@@ -39,7 +39,14 @@
   X(float_sub_scalar, SubScalarOp, x - s)                              \
   X(float_div_scalar, DivScalarOp, x / s)                              \
   X(float_clamp_min, ClampMinOp, s != s ? s : (x < s ? s : x))         \
-  X(float_clamp_max, ClampMaxOp, s != s ? s : (x > s ? s : x))
+  X(float_clamp_max, ClampMaxOp, s != s ? s : (x > s ? s : x))        \
+  X(float_remainder_scalar, RemainderScalarOp, cg_remainder(x, s))
+
+// The binary ops of issue 36: X(registry name, functor, expression of the elements a and b).
+#define CROSSGRAD_CUDA_BINARY_OPS(X) \
+  X(float_remainder, RemainderOp, cg_remainder(a, b))  \
+  X(float_powf, PowOp, cg_pow(a, b))                   \
+  X(float_atan2, Atan2Op, cg_atan2(a, b))
 
 namespace crossgrad::backends::cuda_detail {
 
@@ -62,6 +69,20 @@ __device__ inline double gelu_of(double x) {
 }
 
 
+__device__ inline float cg_fmod(float a, float b) { return fmodf(a, b); }
+__device__ inline double cg_fmod(double a, double b) { return fmod(a, b); }
+__device__ inline float cg_pow(float a, float b) { return powf(a, b); }
+__device__ inline double cg_pow(double a, double b) { return pow(a, b); }
+__device__ inline float cg_atan2(float a, float b) { return atan2f(a, b); }
+__device__ inline double cg_atan2(double a, double b) { return atan2(a, b); }
+// PyTorch's remainder, NdArray's formula: fmod (exact) plus b where a non-zero fmod has the other sign.
+template <class T>
+__device__ inline T cg_remainder(T a, T b) {
+  T m = cg_fmod(a, b);
+  if (m != T(0) && ((b < T(0)) != (m < T(0)))) m += b;
+  return m;
+}
+
 #define CROSSGRAD_X(name, Functor, f32, f64)                  \
   struct Functor {                                            \
     __device__ float operator()(float x) const { return f32; } \
@@ -77,6 +98,14 @@ CROSSGRAD_CUDA_MATH_OPS(CROSSGRAD_X)
     __device__ T operator()(T x) const { return expr; } \
   };
 CROSSGRAD_CUDA_SCALAR_OPS(CROSSGRAD_X)
+#undef CROSSGRAD_X
+
+#define CROSSGRAD_X(name, Functor, expr)                                  \
+  struct Functor {                                                        \
+    template <class T>                                                    \
+    __device__ T operator()(T a, T b) const { return expr; }              \
+  };
+CROSSGRAD_CUDA_BINARY_OPS(CROSSGRAD_X)
 #undef CROSSGRAD_X
 
 }  // namespace crossgrad::backends::cuda_detail

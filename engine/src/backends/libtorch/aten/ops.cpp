@@ -56,6 +56,36 @@ at::Tensor map_libm(const at::Tensor& x, F f) {
   return out;
 }
 
+template <class T>
+T remainder_of(T a, T b) {
+  T m = std::fmod(a, b);
+  if (m != T(0) && ((b < T(0)) != (m < T(0)))) m += b;
+  return m;
+}
+
+// f(a, b) element by element after NumPy broadcasting, with the C library's function in the dtype
+// (map_libm for two operands): ATen's vectorized pow overflows early, and C's atan2 keeps the result
+// the CPU backends compute.
+template <class F>
+at::Tensor map2_libm(const at::Tensor& a, const at::Tensor& b, F f) {
+  const std::vector<at::Tensor> ab = at::broadcast_tensors({a, b});
+  const at::Tensor x = ab[0].contiguous(), y = ab[1].contiguous();
+  at::Tensor out = at::empty_like(x);
+  const int64_t n = x.numel();
+  if (x.scalar_type() == at::kFloat) {
+    const float* p = x.data_ptr<float>();
+    const float* q = y.data_ptr<float>();
+    float* o = out.data_ptr<float>();
+    for (int64_t i = 0; i < n; ++i) o[i] = f(p[i], q[i]);
+  } else {
+    const double* p = x.data_ptr<double>();
+    const double* q = y.data_ptr<double>();
+    double* o = out.data_ptr<double>();
+    for (int64_t i = 0; i < n; ++i) o[i] = f(p[i], q[i]);
+  }
+  return out;
+}
+
 // Sums accumulate in double whatever the dtype and round once to it (crossgrad's reduction rule;
 // ATen's F32 sum accumulates in float).
 at::Tensor sum_all(const at::Tensor& x, bool mean) {
@@ -288,6 +318,16 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       const at::Tensor& x = in(c, 0);
       return at::where(x > 0, x, x * in_dtype(x, scalar(c, 0)));
     }
+    // crossgrad's formula element by element (fmod, plus b where a non-zero fmod has the other
+    // sign): at::remainder is NaN where a / b overflows (UlpAccuracy on LibTorch: F32
+    // 4.2535293e37 % 0.1 gave NaN, the remainder is 0.04375).
+    case OpId::float_remainder_scalar: {
+      const double s = scalar(c, 0);
+      return map_libm(in(c, 0), [s](auto v) { return remainder_of(v, static_cast<decltype(v)>(s)); });
+    }
+    case OpId::float_remainder: return map2_libm(in(c, 0), in(c, 1), [](auto a, auto b) { return remainder_of(a, b); });
+    case OpId::float_powf: return map2_libm(in(c, 0), in(c, 1), [](auto a, auto b) { return std::pow(a, b); });
+    case OpId::float_atan2: return map2_libm(in(c, 0), in(c, 1), [](auto a, auto b) { return std::atan2(a, b); });
   }
   throw std::invalid_argument("unknown op code");
 }
