@@ -281,6 +281,8 @@ AutodiffTensor<B> Autodiff<B>::float_clamp_min(const Tensor& x, double min) {
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_clamp_max(const Tensor& x, double max) {
   return autodiff_detail::one_bound_clamp<B>(x, max, false);
+}
+
 // The activations (Burn's ActivationOps, docs/OPS.md).
 
 // d/dx log_sigmoid x = sigmoid(-x) (= 1 - sigmoid(x), without its cancellation for x > 0).
