@@ -118,12 +118,23 @@ bool remainder_divisor_gradient_edges(const Disagreement& d) {
 
 // remainder where |a / b| overflows the dtype: crossgrad's fmod is exact (DBL_MAX % 0.5 = 0);
 // ATen's remainder gives NaN (libtorch 1.13, F64 and F32, found by this check and UlpAccuracy).
+// The divisor's gradient -g * floor(a / b) there is +-inf in crossgrad (the quotient overflows to
+// +-inf, as its exact value would), NaN in ATen.
 bool remainder_quotient_overflow(const Disagreement& d) {
   const bool rem = d.op == OpId::float_remainder || d.op == OpId::float_remainder_scalar;
-  if (!rem || d.output != -1 || !std::isnan(d.torch) || std::isnan(d.crossgrad) || d.operands.empty()) return false;
+  if (!rem || !std::isnan(d.torch) || std::isnan(d.crossgrad) || d.operands.empty()) return false;
   const HostArray& a = d.operands[0];
   const double max = a.dtype == DType::F32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
   const auto overflows = [max](double x, double y) { return std::isfinite(x) && y != 0 && std::fabs(x) / std::fabs(y) > max; };
+  if (d.output == 1) {
+    // The gradient of divisor element `element`: some dividend it divides has an overflowing quotient.
+    if (d.op != OpId::float_remainder || !std::isinf(d.crossgrad) || d.operands.size() < 2) return false;
+    const HostArray& b = d.operands[1];
+    if (d.element >= b.values.size()) return false;
+    for (double x : a.values) if (overflows(x, b.values[d.element])) return true;
+    return false;
+  }
+  if (d.output != -1) return false;
   if (d.op == OpId::float_remainder_scalar) {
     const double s = a.dtype == DType::F32 ? static_cast<double>(static_cast<float>(d.args.scalar)) : d.args.scalar;
     return d.element < a.values.size() && overflows(a.values[d.element], s);
