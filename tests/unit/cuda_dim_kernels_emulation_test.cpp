@@ -88,7 +88,10 @@ std::pair<std::size_t, float> spec_max(const std::vector<float>& x, std::size_t 
   return {best, at(best)};
 }
 
-TEST(CudaDimKernelsEmulation, MaxDimKeepsTheFirstNanElseTheFirstMax) {
+// max_dim_kernel (kMin: the min scan) against the spec's scan over shapes, NaN payloads and signed
+// zeros, then a -0/+0 tie (+0/-0 for the min scan): the first is kept, with its sign.
+template <bool kMin>
+void expect_scan_kernel_follows_the_spec() {
   for (const auto& [outer, len, inner] : {std::tuple<std::size_t, std::size_t, std::size_t>{3, 5, 4}, {1, 7, 1},
                                           {70, 3, 1}, {1, 1, 65}, {2, 9, 33}}) {
     std::vector<float> x = coarse(outer * len * inner, static_cast<unsigned>(outer * 100 + len * 10 + inner));
@@ -102,57 +105,28 @@ TEST(CudaDimKernelsEmulation, MaxDimKeepsTheFirstNanElseTheFirstMax) {
     std::vector<float> values(slices);
     std::vector<std::int64_t> indices(slices);
     emu_seq::launch(kBlocks, kBlockThreads, [&] {
-      max_dim_kernel<float>(x.data(), values.data(), indices.data(), slices, len, inner);
+      max_dim_kernel<float, kMin>(x.data(), values.data(), indices.data(), slices, len, inner);
     });
     for (std::size_t o = 0; o < outer; ++o) {
       for (std::size_t i = 0; i < inner; ++i) {
-        const auto [want_index, want_value] = spec_max(x, o, i, len, inner);
+        const auto [want_index, want_value] = spec_max(x, o, i, len, inner, kMin);
         EXPECT_EQ(indices[o * inner + i], static_cast<std::int64_t>(want_index)) << o << "," << i;
         EXPECT_TRUE(same_bits(values[o * inner + i], want_value)) << o << "," << i;
       }
     }
   }
-  // -0 then +0: the first (-0) is kept; argmax 0.
-  const std::vector<float> z = {-0.0f, 0.0f};
+  // The first of two equal zeros is kept: -0 then +0 for the max scan, +0 then -0 for the min scan.
+  const std::vector<float> z = kMin ? std::vector<float>{0.0f, -0.0f} : std::vector<float>{-0.0f, 0.0f};
   float v = 1;
   std::int64_t k = 9;
-  emu_seq::launch(1, kBlockThreads, [&] { max_dim_kernel<float>(z.data(), &v, &k, 1, 2, 1); });
-  EXPECT_TRUE(std::signbit(v));
+  emu_seq::launch(1, kBlockThreads, [&] { max_dim_kernel<float, kMin>(z.data(), &v, &k, 1, 2, 1); });
+  EXPECT_EQ(std::signbit(v), !kMin);
   EXPECT_EQ(k, 0);
 }
 
-TEST(CudaDimKernelsEmulation, MinDimKeepsTheFirstNanElseTheFirstMin) {
-  for (const auto& [outer, len, inner] : {std::tuple<std::size_t, std::size_t, std::size_t>{3, 5, 4}, {1, 7, 1},
-                                          {70, 3, 1}, {1, 1, 65}, {2, 9, 33}}) {
-    std::vector<float> x = coarse(outer * len * inner, static_cast<unsigned>(outer * 100 + len * 10 + inner));
-    // NaNs with distinct payloads (which one is kept shows), and signed zeros for ties.
-    for (std::size_t p = 0; p < x.size(); p += 7) x[p] = -0.0f;
-    for (std::size_t p = 3; p < x.size(); p += 11) {
-      std::uint32_t bits = 0x7fc00000u | static_cast<std::uint32_t>(p);
-      std::memcpy(&x[p], &bits, sizeof bits);
-    }
-    const std::size_t slices = outer * inner;
-    std::vector<float> values(slices);
-    std::vector<std::int64_t> indices(slices);
-    emu_seq::launch(kBlocks, kBlockThreads, [&] {
-      max_dim_kernel<float, true>(x.data(), values.data(), indices.data(), slices, len, inner);
-    });
-    for (std::size_t o = 0; o < outer; ++o) {
-      for (std::size_t i = 0; i < inner; ++i) {
-        const auto [want_index, want_value] = spec_max(x, o, i, len, inner, /*min=*/true);
-        EXPECT_EQ(indices[o * inner + i], static_cast<std::int64_t>(want_index)) << o << "," << i;
-        EXPECT_TRUE(same_bits(values[o * inner + i], want_value)) << o << "," << i;
-      }
-    }
-  }
-  // +0 then -0: the first (+0) is kept; argmin 0.
-  const std::vector<float> z = {0.0f, -0.0f};
-  float v = 1;
-  std::int64_t k = 9;
-  emu_seq::launch(1, kBlockThreads, [&] { max_dim_kernel<float, true>(z.data(), &v, &k, 1, 2, 1); });
-  EXPECT_FALSE(std::signbit(v));
-  EXPECT_EQ(k, 0);
-}
+TEST(CudaDimKernelsEmulation, MaxDimKeepsTheFirstNanElseTheFirstMax) { expect_scan_kernel_follows_the_spec<false>(); }
+
+TEST(CudaDimKernelsEmulation, MinDimKeepsTheFirstNanElseTheFirstMin) { expect_scan_kernel_follows_the_spec<true>(); }
 
 TEST(CudaDimKernelsEmulation, SoftmaxIsTheSequentialFormula) {
   for (const auto& [outer, len, inner] : {std::tuple<std::size_t, std::size_t, std::size_t>{3, 5, 4}, {1, 300, 1},

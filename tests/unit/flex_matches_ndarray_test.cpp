@@ -254,7 +254,7 @@ std::vector<DimCase> dim_cases() {
   return cases;
 }
 
-TEST_P(FlexMatchesNdArray, MaxDimAndArgmaxMatchNdArray) {
+TEST_P(FlexMatchesNdArray, MaxDimMinDimAndTheirIndicesMatchNdArray) {
   unsigned seed = 100;
   for (DType dt : kFloatTypes) {
     for (Values kind : {Values::Mixed, Values::Ties}) {
@@ -269,18 +269,6 @@ TEST_P(FlexMatchesNdArray, MaxDimAndArgmaxMatchNdArray) {
           using B = typename decltype(tag)::type;
           return B::into_data(B::float_argmax(on<B>(d), c.dim));
         }, "argmax " + what);
-      }
-    }
-  }
-}
-
-TEST_P(FlexMatchesNdArray, MinDimAndArgminMatchNdArray) {
-  unsigned seed = 200;
-  for (DType dt : kFloatTypes) {
-    for (Values kind : {Values::Mixed, Values::Ties}) {
-      for (const DimCase& c : dim_cases()) {
-        const TensorData d = random_data(dt, c.shape, seed++, kind);
-        const std::string what = shape_str(c.shape) + " dim " + std::to_string(c.dim);
         expect_same_as_ndarray([&](auto tag) {
           using B = typename decltype(tag)::type;
           return B::into_data(B::float_min_dim(on<B>(d), c.dim));

@@ -36,10 +36,13 @@ AutodiffTensor<B> Autodiff<B>::float_clamp(const Tensor& x, double min, double m
 // The gradient is split evenly among the elements equal to the maximum (ties share it, so the
 // rule does not depend on which index argmax would pick). A NaN maximum equals nothing: its slice
 // gets 0/0 = NaN, so the non-finite input stays visible in the gradient.
+namespace autodiff_detail {
+
+// max_dim's and min_dim's rule, for `out` the kept extreme of x along dim.
 template <class B>
-AutodiffTensor<B> Autodiff<B>::float_max_dim(const Tensor& x, std::size_t dim) {
+AutodiffTensor<B> record_extreme_dim(const AutodiffTensor<B>& x, typename B::Tensor out, std::size_t dim) {
+  using Primitive = typename B::Tensor;
   const Primitive px = x.primitive;
-  Primitive out = B::float_max_dim(px, dim);
   auto rule = [px, out, dim](const Primitive& g) {
     const Primitive hit = B::bool_into_float(B::float_equal(px, out), B::dtype(px));
     const Primitive count = B::float_sum_dim(hit, dim);
@@ -48,17 +51,17 @@ AutodiffTensor<B> Autodiff<B>::float_max_dim(const Tensor& x, std::size_t dim) {
   return record<B>(std::move(out), {&x}, std::move(rule));
 }
 
+}  // namespace autodiff_detail
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_max_dim(const Tensor& x, std::size_t dim) {
+  return autodiff_detail::record_extreme_dim<B>(x, B::float_max_dim(x.primitive, dim), dim);
+}
+
 // As float_max_dim's: split evenly among the elements equal to the minimum, NaN for a NaN minimum.
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_min_dim(const Tensor& x, std::size_t dim) {
-  const Primitive px = x.primitive;
-  Primitive out = B::float_min_dim(px, dim);
-  auto rule = [px, out, dim](const Primitive& g) {
-    const Primitive hit = B::bool_into_float(B::float_equal(px, out), B::dtype(px));
-    const Primitive count = B::float_sum_dim(hit, dim);
-    return std::vector<Primitive>{B::float_mul(hit, B::float_div(g, count))};
-  };
-  return record<B>(std::move(out), {&x}, std::move(rule));
+  return autodiff_detail::record_extreme_dim<B>(x, B::float_min_dim(x.primitive, dim), dim);
 }
 
 // Each input gets its own slice of the gradient along `dim`.

@@ -6,6 +6,7 @@
 #include "common.hpp"
 #include "thread_pool.hpp"
 
+#include <crossgrad/backends/host_formulas.hpp>
 #include <cmath>
 #include <string_view>
 #include <vector>
@@ -29,23 +30,6 @@ FlexTensor map_float(const FlexTensor& in, std::string_view name, F f) {
   return out;
 }
 
-// gelu(x) = x/2 (1 + erf(x / sqrt 2)) written as x/2 erfc(-x / sqrt 2), which has no cancellation
-// for x < 0 (1 + erf there loses every digit below about -5), in double for both dtypes. -x / sqrt 2
-// is z + dz with z = -x c rounded and dz its rounding error (an FMA) plus -x times the error of c,
-// and erfc(z + dz) = erfc(z) - dz 2/sqrt(pi) exp(-z^2) to first order: without dz, erfc's relative
-// sensitivity of about 2 z^2 to z turns half an ulp of z into hundreds of ulps in F64's tail.
-// gelu(+inf) = +inf, gelu(-inf) = NaN (-inf * 0, as Burn and PyTorch), NaN stays NaN.
-double gelu_of(double x) {
-  const double c = 0x1.6a09e667f3bcdp-1;              // 1/sqrt(2) rounded to double
-  const double c_lo = -0x1.bdd3413b26456p-55;         // 1/sqrt(2) - c
-  const double two_over_sqrt_pi = 0x1.20dd750429b6dp+0;
-  const double z = -x * c;
-  const double dz = std::fma(-x, c, -z) + -x * c_lo;
-  const double slope = dz * two_over_sqrt_pi * std::exp(-z * z);
-  // slope - slope == 0 exactly when slope is finite (at x = +-inf, dz is NaN: no correction).
-  const double e = std::erfc(z) - (slope - slope == 0.0 ? slope : 0.0);
-  return 0.5 * x * e;
-}
 
 // out[i] = f(lhs, rhs) with NumPy broadcasting, over flat output ranges split by the pool above
 // the element-wise grain; each range starts its odometer at its first element.
@@ -96,13 +80,6 @@ FlexTensor zip_float(const FlexTensor& lhs, const FlexTensor& rhs, std::string_v
   return out;
 }
 
-// PyTorch's remainder: fmod (exact), plus b where a non-zero fmod has the other sign (NdArray's).
-template <class T>
-T remainder_of(T a, T b) {
-  T m = std::fmod(a, b);
-  if (m != T(0) && ((b < T(0)) != (m < T(0)))) m += b;
-  return m;
-}
 
 }  // namespace
 
@@ -132,7 +109,7 @@ CROSSGRAD_FLEX_MAP(float_sign, x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)))  // 
 
 // The activations, NdArray's formulas (docs/OPS.md).
 CROSSGRAD_FLEX_MAP(log_sigmoid, x < T(0) ? x - std::log1p(std::exp(x)) : -std::log1p(std::exp(-x)))
-CROSSGRAD_FLEX_MAP(gelu, static_cast<T>(gelu_of(static_cast<double>(x))))
+CROSSGRAD_FLEX_MAP(gelu, static_cast<T>(host::gelu_of(static_cast<double>(x))))
 
 #undef CROSSGRAD_FLEX_MAP
 
@@ -149,7 +126,7 @@ CROSSGRAD_FLEX_SCALAR_MAP(float_sub_scalar, x - s)
 CROSSGRAD_FLEX_SCALAR_MAP(float_div_scalar, x / s)  // IEEE division, never x * (1 / s)
 CROSSGRAD_FLEX_SCALAR_MAP(float_clamp_min, s != s ? s : (x < s ? s : x))  // NaN x passes, NaN bound: all NaN
 CROSSGRAD_FLEX_SCALAR_MAP(float_clamp_max, s != s ? s : (x > s ? s : x))
-CROSSGRAD_FLEX_SCALAR_MAP(float_remainder_scalar, remainder_of(x, s))
+CROSSGRAD_FLEX_SCALAR_MAP(float_remainder_scalar, host::remainder_of(x, s))
 
 #undef CROSSGRAD_FLEX_SCALAR_MAP
 FlexTensor Flex::leaky_relu(const FlexTensor& tensor, double negative_slope) {
@@ -161,7 +138,7 @@ FlexTensor Flex::leaky_relu(const FlexTensor& tensor, double negative_slope) {
 
 // The binary ops of issue 36, with NumPy broadcasting.
 FlexTensor Flex::float_remainder(const FlexTensor& lhs, const FlexTensor& rhs) {
-  return zip_float(lhs, rhs, "float_remainder", []<class T>(T a, T b) -> T { return remainder_of(a, b); });
+  return zip_float(lhs, rhs, "float_remainder", []<class T>(T a, T b) -> T { return host::remainder_of(a, b); });
 }
 FlexTensor Flex::float_powf(const FlexTensor& lhs, const FlexTensor& rhs) {
   return zip_float(lhs, rhs, "float_powf", []<class T>(T a, T b) -> T { return std::pow(a, b); });

@@ -145,4 +145,25 @@ class StridedWalk {
   std::size_t* table_;
 };
 
+// An element-wise float op of two tensors: out = op(lhs, rhs) with NumPy broadcasting, in the
+// operands' dtype. A non-float operand is reported as such before any mismatch between the two.
+template <class Op>
+NdArrayTensor binary(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std::string_view name, Op op) {
+  rules::check_float_dtype(lhs.dtype, name);
+  rules::check_float_dtype(rhs.dtype, name);
+  rules::check_same_dtype(lhs.dtype, rhs.dtype, name);
+  const Shape out_shape = rules::broadcast_shapes(lhs.shape, rhs.shape, name);
+  NdArrayTensor out = make_tensor(out_shape, lhs.dtype);
+  with_float_type(lhs.dtype, [&]<class T>(T) {
+    const T* a = lhs.data<T>();
+    const T* b = rhs.data<T>();
+    T* o = out.mutable_data<T>();
+    StridedWalk<2> walk(out_shape);
+    walk.set_broadcast(0, lhs.shape);
+    walk.set_broadcast(1, rhs.shape);
+    walk.for_each([&](std::size_t i, const auto& at) { o[i] = op(a[at[0]], b[at[1]]); });
+  });
+  return out;
+}
+
 }  // namespace crossgrad::backends::ndarray_detail

@@ -5,6 +5,7 @@
 // sign are exact).
 #include "common.hpp"
 
+#include <crossgrad/backends/host_formulas.hpp>
 #include <cmath>
 
 namespace crossgrad::backends {
@@ -13,63 +14,6 @@ using ndarray_detail::make_tensor;
 using ndarray_detail::StridedWalk;
 using ndarray_detail::unary;
 using ndarray_detail::with_float_type;
-
-namespace {
-
-// PyTorch's remainder (torch.remainder, Python's %): the sign of the divisor. fmod is exact; where
-// its non-zero result has the other sign, b is added (one rounding). A zero result keeps fmod's
-// sign, the dividend's; b = +-0 or a = +-inf give NaN; b = +-inf gives a, or b where a is non-zero
-// and of the other sign.
-template <class T>
-T remainder_of(T a, T b) {
-  T m = std::fmod(a, b);
-  if (m != T(0) && ((b < T(0)) != (m < T(0)))) m += b;
-  return m;
-}
-
-// out = f(lhs, rhs) with NumPy broadcasting, in the operands' dtype (as elementwise.cpp's binary).
-template <class F>
-NdArrayTensor zip(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std::string_view name, F f) {
-  rules::check_float_dtype(lhs.dtype, name);
-  rules::check_float_dtype(rhs.dtype, name);
-  rules::check_same_dtype(lhs.dtype, rhs.dtype, name);
-  const Shape out_shape = rules::broadcast_shapes(lhs.shape, rhs.shape, name);
-  NdArrayTensor out = make_tensor(out_shape, lhs.dtype);
-  with_float_type(lhs.dtype, [&]<class T>(T) {
-    const T* a = lhs.data<T>();
-    const T* b = rhs.data<T>();
-    T* o = out.mutable_data<T>();
-    StridedWalk<2> walk(out_shape);
-    walk.set_broadcast(0, lhs.shape);
-    walk.set_broadcast(1, rhs.shape);
-    walk.for_each([&](std::size_t i, const auto& at) { o[i] = f(a[at[0]], b[at[1]]); });
-  });
-  return out;
-}
-
-}  // namespace
-
-namespace {
-
-// gelu(x) = x/2 (1 + erf(x / sqrt 2)) written as x/2 erfc(-x / sqrt 2), which has no cancellation
-// for x < 0 (1 + erf there loses every digit below about -5), in double for both dtypes. -x / sqrt 2
-// is z + dz with z = -x c rounded and dz its rounding error (an FMA) plus -x times the error of c,
-// and erfc(z + dz) = erfc(z) - dz 2/sqrt(pi) exp(-z^2) to first order: without dz, erfc's relative
-// sensitivity of about 2 z^2 to z turns half an ulp of z into hundreds of ulps in F64's tail.
-// gelu(+inf) = +inf, gelu(-inf) = NaN (-inf * 0, as Burn and PyTorch), NaN stays NaN.
-double gelu_of(double x) {
-  const double c = 0x1.6a09e667f3bcdp-1;              // 1/sqrt(2) rounded to double
-  const double c_lo = -0x1.bdd3413b26456p-55;         // 1/sqrt(2) - c
-  const double two_over_sqrt_pi = 0x1.20dd750429b6dp+0;
-  const double z = -x * c;
-  const double dz = std::fma(-x, c, -z) + -x * c_lo;
-  const double slope = dz * two_over_sqrt_pi * std::exp(-z * z);
-  // slope - slope == 0 exactly when slope is finite (at x = +-inf, dz is NaN: no correction).
-  const double e = std::erfc(z) - (slope - slope == 0.0 ? slope : 0.0);
-  return 0.5 * x * e;
-}
-
-}  // namespace
 
 // One line per op: the C library's function of the element.
 #define CROSSGRAD_NDARRAY_MAP(name, expr)                                  \
@@ -104,7 +48,7 @@ CROSSGRAD_NDARRAY_MAP(float_sign, x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)))
 // -log1p(exp(-x)) from 0 (exp of a non-positive argument only, never an overflow; the two terms
 // below 0 have one sign, no cancellation). A zero result is -0 (log_sigmoid(+inf)); NaN stays NaN.
 CROSSGRAD_NDARRAY_MAP(log_sigmoid, x < T(0) ? x - std::log1p(std::exp(x)) : -std::log1p(std::exp(-x)))
-CROSSGRAD_NDARRAY_MAP(gelu, static_cast<T>(gelu_of(static_cast<double>(x))))
+CROSSGRAD_NDARRAY_MAP(gelu, static_cast<T>(host::gelu_of(static_cast<double>(x))))
 
 #undef CROSSGRAD_NDARRAY_MAP
 
@@ -125,7 +69,7 @@ CROSSGRAD_NDARRAY_SCALAR_MAP(float_div_scalar, x / s)
 // makes every element NaN (as PyTorch's clamp_min). x keeps its own zero's sign at a zero bound.
 CROSSGRAD_NDARRAY_SCALAR_MAP(float_clamp_min, s != s ? s : (x < s ? s : x))
 CROSSGRAD_NDARRAY_SCALAR_MAP(float_clamp_max, s != s ? s : (x > s ? s : x))
-CROSSGRAD_NDARRAY_SCALAR_MAP(float_remainder_scalar, remainder_of(x, s))
+CROSSGRAD_NDARRAY_SCALAR_MAP(float_remainder_scalar, host::remainder_of(x, s))
 
 #undef CROSSGRAD_NDARRAY_SCALAR_MAP
 // x above 0, x * slope otherwise (PyTorch's form: -0 gives -0 * slope, NaN stays NaN), the slope
@@ -139,15 +83,15 @@ NdArrayTensor NdArray::leaky_relu(const NdArrayTensor& tensor, double negative_s
 
 // The binary ops of issue 36, with NumPy broadcasting.
 NdArrayTensor NdArray::float_remainder(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
-  return zip(lhs, rhs, "float_remainder", []<class T>(T a, T b) -> T { return remainder_of(a, b); });
+  return ndarray_detail::binary(lhs, rhs, "float_remainder", []<class T>(T a, T b) -> T { return host::remainder_of(a, b); });
 }
 // C's pow element by element, as float_powf_scalar with a per-element exponent.
 NdArrayTensor NdArray::float_powf(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
-  return zip(lhs, rhs, "float_powf", []<class T>(T a, T b) -> T { return std::pow(a, b); });
+  return ndarray_detail::binary(lhs, rhs, "float_powf", []<class T>(T a, T b) -> T { return std::pow(a, b); });
 }
 // atan2(a, b): the angle of (b, a) in [-pi, pi] (C library: atan2(+-0, -0) = +-pi, atan2(+-0, +0) = +-0).
 NdArrayTensor NdArray::float_atan2(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
-  return zip(lhs, rhs, "float_atan2", []<class T>(T a, T b) -> T { return std::atan2(a, b); });
+  return ndarray_detail::binary(lhs, rhs, "float_atan2", []<class T>(T a, T b) -> T { return std::atan2(a, b); });
 }
 
 }  // namespace crossgrad::backends

@@ -4,6 +4,7 @@
 // the call, so nothing here validates input again.
 #include "plugin_internal.hpp"
 
+#include <crossgrad/backends/host_formulas.hpp>
 #include <crossgrad/ops/op_list.hpp>
 
 #include <cmath>
@@ -56,12 +57,6 @@ at::Tensor map_libm(const at::Tensor& x, F f) {
   return out;
 }
 
-template <class T>
-T remainder_of(T a, T b) {
-  T m = std::fmod(a, b);
-  if (m != T(0) && ((b < T(0)) != (m < T(0)))) m += b;
-  return m;
-}
 
 // f(a, b) element by element after NumPy broadcasting, with the C library's function in the dtype
 // (map_libm for two operands): ATen's vectorized pow overflows early, and C's atan2 keeps the result
@@ -126,23 +121,6 @@ at::Tensor softmax_along(const at::Tensor& x, int64_t dim, bool log) {
   return log ? shifted - at::log(s) : e / s;
 }
 
-// gelu(x) = x/2 (1 + erf(x / sqrt 2)) written as x/2 erfc(-x / sqrt 2), which has no cancellation
-// for x < 0 (1 + erf there loses every digit below about -5), in double for both dtypes. -x / sqrt 2
-// is z + dz with z = -x c rounded and dz its rounding error (an FMA) plus -x times the error of c,
-// and erfc(z + dz) = erfc(z) - dz 2/sqrt(pi) exp(-z^2) to first order: without dz, erfc's relative
-// sensitivity of about 2 z^2 to z turns half an ulp of z into hundreds of ulps in F64's tail.
-// gelu(+inf) = +inf, gelu(-inf) = NaN (-inf * 0, as Burn and PyTorch), NaN stays NaN.
-double gelu_of(double x) {
-  const double c = 0x1.6a09e667f3bcdp-1;              // 1/sqrt(2) rounded to double
-  const double c_lo = -0x1.bdd3413b26456p-55;         // 1/sqrt(2) - c
-  const double two_over_sqrt_pi = 0x1.20dd750429b6dp+0;
-  const double z = -x * c;
-  const double dz = std::fma(-x, c, -z) + -x * c_lo;
-  const double slope = dz * two_over_sqrt_pi * std::exp(-z * z);
-  // slope - slope == 0 exactly when slope is finite (at x = +-inf, dz is NaN: no correction).
-  const double e = std::erfc(z) - (slope - slope == 0.0 ? slope : 0.0);
-  return 0.5 * x * e;
-}
 
 at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
   switch (op) {
@@ -312,7 +290,7 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
         return v < T(0) ? v - std::log1p(std::exp(v)) : -std::log1p(std::exp(-v));
       });
     case OpId::gelu:
-      return map_libm(in(c, 0), [](auto v) { return static_cast<decltype(v)>(gelu_of(static_cast<double>(v))); });
+      return map_libm(in(c, 0), [](auto v) { return static_cast<decltype(v)>(backends::host::gelu_of(static_cast<double>(v))); });
     case OpId::leaky_relu: {
       // x > 0 ? x : x * slope, the slope rounded to the dtype (at::leaky_relu's own form).
       const at::Tensor& x = in(c, 0);
@@ -323,9 +301,9 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     // 4.2535293e37 % 0.1 gave NaN, the remainder is 0.04375).
     case OpId::float_remainder_scalar: {
       const double s = scalar(c, 0);
-      return map_libm(in(c, 0), [s](auto v) { return remainder_of(v, static_cast<decltype(v)>(s)); });
+      return map_libm(in(c, 0), [s](auto v) { return backends::host::remainder_of(v, static_cast<decltype(v)>(s)); });
     }
-    case OpId::float_remainder: return map2_libm(in(c, 0), in(c, 1), [](auto a, auto b) { return remainder_of(a, b); });
+    case OpId::float_remainder: return map2_libm(in(c, 0), in(c, 1), [](auto a, auto b) { return backends::host::remainder_of(a, b); });
     case OpId::float_powf: return map2_libm(in(c, 0), in(c, 1), [](auto a, auto b) { return std::pow(a, b); });
     case OpId::float_atan2: return map2_libm(in(c, 0), in(c, 1), [](auto a, auto b) { return std::atan2(a, b); });
   }
