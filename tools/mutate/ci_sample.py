@@ -6,10 +6,15 @@ operator, text; see sites.stable_key). This file does three jobs:
 
   render  (at build time)  parse the sampled files, render only the sampled mutants as a schema
                            into the build dir, and write manifest.json (id -> mutant);
-  run     (the ctest test) trace which tests of unit_tests / property_tests reach each mutant (each
-                           test in its own process), then run each mutant on those tests with
-                           --gtest_fail_fast; every mutant must be killed (a failure, a crash or
-                           a timeout), and every key must still name a mutant;
+  run     (the ctest test) every mutant must be killed (a failure, a crash or a timeout), and
+                           every key must still name a mutant. Each mutant is first run on the
+                           test that killed it last time (tests/mutation/ci_sample_killers.txt),
+                           once that test is seen passing with no mutant live; a mutant that
+                           test no longer kills (renamed, weakened, or the code moved) goes to
+                           the full procedure: trace which tests of unit_tests / property_tests
+                           reach it (each test in its own process), then run it on those tests
+                           with --gtest_fail_fast. --write-killers FILE runs the full procedure
+                           for every mutant and records which test killed each;
   pick    (by hand)        choose a new sample from a full run's JSON: mutants of .cpp files that a
                            unit or property test killed there, spread over dispatch, autodiff,
                            the backends and core, by stable hash.
@@ -119,13 +124,24 @@ def trace_tests(exes, jobs, seconds):
     return reached
 
 
+def _first_failure(stdout):
+    """The gtest name of the first failing test in a run's output: its [  FAILED  ] line, or for a
+    crash (no such line) the last test that started."""
+    for line in stdout.splitlines():
+        if line.startswith("[  FAILED  ]") and "," not in line and "listed below" not in line:
+            return line.split("]", 1)[1].strip().split(" (")[0]
+    started = [l.split("]", 1)[1].strip() for l in stdout.splitlines() if l.startswith("[ RUN      ]")]
+    return started[-1] if started else None
+
+
 def run_mutant(m_id, reached, seconds):
+    """(status, detail, killer): killer is (exe basename, gtest name) when one test is known to kill."""
     by_exe = {}
     for (exe, t), ids in reached.items():
         if m_id in ids:
             by_exe.setdefault(exe, []).append(t)
     if not by_exe:
-        return "not covered", None
+        return "not covered", None, None
     env = dict(os.environ, CROSSGRAD_MUTANT=str(m_id))
     env.pop("CROSSGRAD_MUTATION_TRACE", None)
     for exe, tests in sorted(by_exe.items()):
@@ -133,26 +149,119 @@ def run_mutant(m_id, reached, seconds):
         # unmutated (one process each, so this also covers their start-up), and at least 10 s.
         timeout = max(10.0, 10 * sum(seconds[(exe, t)] for t in tests))
         try:
-            r = subprocess.run([exe, "--gtest_fail_fast", "--gtest_brief=1", "--gtest_filter=" + ":".join(tests)],
+            r = subprocess.run([exe, "--gtest_fail_fast", "--gtest_filter=" + ":".join(tests)],
                                env=env, text=True, capture_output=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            return "killed", f"timeout in {os.path.basename(exe)}"
+            return "killed", f"timeout in {os.path.basename(exe)}", None
         if r.returncode != 0:
-            failed = [l.split("]", 1)[1].strip() for l in r.stdout.splitlines() if l.startswith("[  FAILED  ]")]
+            killer = _first_failure(r.stdout)
             how = "crash" if r.returncode < 0 else "test failed"
-            return "killed", f"{how}: {failed[0] if failed else os.path.basename(exe)}"
-    return "survived", f"{sum(len(v) for v in by_exe.values())} test(s) reach it"
+            return "killed", f"{how}: {killer or os.path.basename(exe)}", (os.path.basename(exe), killer) if killer else None
+    return "survived", f"{sum(len(v) for v in by_exe.values())} test(s) reach it", None
 
 
-def run(manifest_path, exes, jobs):
+def _killer_alone(known, m_id, killer, reached):
+    """A test that kills mutant m_id when run by itself, which is how mutation.ci_sample runs a
+    recorded killer: `killer` when it does, else the first of the mutant's other reaching tests in
+    that executable that does (a crash after an out-of-bounds write can need the heap that earlier
+    tests left, so the test running at the crash may pass alone), else None (the mutant is then
+    left to the traced run every time)."""
+    exe_name, test = killer
+    if known.kills_alone(exe_name, test, m_id):
+        return killer
+    for (exe, t), ids in sorted(reached.items()):
+        if m_id in ids and os.path.basename(exe) == exe_name and t != test and known.kills_alone(exe_name, t, m_id):
+            return (exe_name, t)
+    return None
+
+
+def read_killers(path):
+    """{mutant key: (exe basename, gtest name)} from a killers file; {} when there is none."""
+    killers = {}
+    if path and os.path.exists(path):
+        for line in open(path):
+            if line.strip() and not line.startswith("#"):
+                key, exe, test = line.split(None, 2)
+                killers[key] = (exe, test.strip())
+    return killers
+
+
+class KnownKillers:
+    """Runs a mutant on the one test recorded as its killer. That test must pass with no mutant
+    live (checked once per test, which also times it), or its failure would prove nothing."""
+
+    def __init__(self, exes, killers):
+        self.by_name = {os.path.basename(e): e for e in exes}
+        self.killers = killers
+        self.unmutated = {}  # (exe, test) -> seconds, or None when it fails or does not exist
+
+    def _baseline(self, exe, test):
+        if (exe, test) not in self.unmutated:
+            env = dict(os.environ)
+            env.pop("CROSSGRAD_MUTANT", None)
+            env.pop("CROSSGRAD_MUTATION_TRACE", None)
+            began = time.time()
+            r = subprocess.run([exe, f"--gtest_filter={test}"], env=env, text=True, capture_output=True)
+            ok = r.returncode == 0 and "[  PASSED  ] 1 test" in r.stdout
+            self.unmutated[(exe, test)] = time.time() - began if ok else None
+        return self.unmutated[(exe, test)]
+
+    def kills(self, key, m_id):
+        """(status, detail) when the recorded test kills the mutant, else None."""
+        hint = self.killers.get(key)
+        if hint is None:
+            return None
+        return self.kills_alone(hint[0], hint[1], m_id)
+
+    def kills_alone(self, exe_name, test, m_id):
+        """(status, detail) when `test`, run by itself, kills mutant m_id, else None."""
+        if exe_name not in self.by_name:
+            return None
+        exe = self.by_name[exe_name]
+        seconds = self._baseline(exe, test)
+        if seconds is None:
+            return None
+        env = dict(os.environ, CROSSGRAD_MUTANT=str(m_id))
+        env.pop("CROSSGRAD_MUTATION_TRACE", None)
+        try:
+            r = subprocess.run([exe, f"--gtest_filter={test}"], env=env, text=True, capture_output=True,
+                               timeout=max(10.0, 10 * seconds))
+        except subprocess.TimeoutExpired:
+            return "killed", f"timeout: {test} (recorded killer)"
+        if r.returncode == 0:
+            return None
+        return "killed", f"{'crash' if r.returncode < 0 else 'test failed'}: {test} (recorded killer)"
+
+
+def run(manifest_path, exes, jobs, killers_path, write_killers):
     start = time.time()
     manifest = json.load(open(manifest_path))
-    seconds = {}
-    reached = trace_tests(exes, jobs, seconds)
-    print(f"ci_sample: traced {len(reached)} tests in {time.time() - start:.0f}s", flush=True)
+    known = KnownKillers(exes, {} if write_killers else read_killers(killers_path))
+    verdicts, pending = {}, []
+    for m in manifest["mutants"]:
+        v = known.kills(m["key"], m["id"])
+        if v:
+            verdicts[m["id"]] = v
+        else:
+            pending.append(m)
+    print(f"ci_sample: {len(verdicts)} of {len(manifest['mutants'])} mutants killed by their recorded "
+          f"test in {time.time() - start:.0f}s", flush=True)
+    found = {}
+    if pending:
+        seconds = {}
+        reached = trace_tests(exes, jobs, seconds)
+        print(f"ci_sample: traced {len(reached)} tests in {time.time() - start:.0f}s for "
+              f"{len(pending)} mutant(s) without a recorded killer", flush=True)
+        for m in pending:
+            status, detail, killer = run_mutant(m["id"], reached, seconds)
+            verdicts[m["id"]] = (status, detail)
+            if killer and write_killers:
+                killer = _killer_alone(known, m["id"], killer, reached)
+            if killer:
+                found[m["key"]] = killer
     failures = 0
     for m in manifest["mutants"]:
-        status, detail = run_mutant(m["id"], reached, seconds)
+        status, detail = verdicts[m["id"]]
         ok = status == "killed"
         failures += not ok
         print(f"{'killed  ' if ok else 'ALIVE   '} {m['what']} ({status}; {detail})", flush=True)
@@ -160,6 +269,17 @@ def run(manifest_path, exes, jobs):
         failures += 1
         print(f"MISSING  {r['key']} {r['file']} {r['what']}: the code changed; pick a new sample "
               f"(tools/mutate/ci_sample.py pick, README \"Mutation testing\")")
+    if found and not write_killers:
+        print(f"ci_sample: {len(found)} mutant(s) killed by a test other than the recorded one; to record "
+              f"them: tools/mutate/ci_sample.py run --write-killers tests/mutation/ci_sample_killers.txt ...")
+    if write_killers:
+        with open(write_killers, "w") as f:
+            f.write("# The test that killed each CI-sample mutant in a full traced run (tools/mutate/ci_sample.py\n"
+                    "# run --write-killers); mutation.ci_sample tries it first. key, executable, gtest name.\n")
+            for m in manifest["mutants"]:
+                if m["key"] in found:
+                    f.write(f"{m['key']} {found[m['key']][0]} {found[m['key']][1]}\n")
+        print(f"ci_sample: wrote {len(found)} killers to {write_killers}")
     n = len(manifest["mutants"])
     print(f"ci_sample: {n} mutants, {n + len(manifest['missing']) - failures} killed, "
           f"{failures} not killed or missing; {time.time() - start:.0f}s")
@@ -205,6 +325,8 @@ def main():
     u = sub.add_parser("run")
     u.add_argument("--manifest", required=True)
     u.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    u.add_argument("--killers", default=os.path.join(REPO, "tests", "mutation", "ci_sample_killers.txt"))
+    u.add_argument("--write-killers", metavar="FILE")
     u.add_argument("exes", nargs="+")
     p = sub.add_parser("pick")
     p.add_argument("--results", default=os.path.join(REPO, "docs", "mutation-engine.json"))
@@ -215,7 +337,7 @@ def main():
         render(o.sample, o.out, o.compile_db)
         return 0
     if o.cmd == "run":
-        return run(o.manifest, o.exes, o.jobs)
+        return run(o.manifest, o.exes, o.jobs, o.killers, o.write_killers)
     pick(o.results, o.count, o.out)
     return 0
 
