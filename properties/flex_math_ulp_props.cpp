@@ -1,4 +1,5 @@
-// Flex's transcendental kernels (exp, log, log1p, tanh, sigmoid, pow) at the edges of their argument
+// Flex's transcendental kernels (exp, log, log1p, tanh, sigmoid, pow, and the trigonometric,
+// hyperbolic and error functions of the UnaryMath list) at the edges of their argument
 // ranges, against MPFR's correctly rounded value (oracle/mpfr), on both kernel tables called
 // directly: the portable table (libm loops) and, on a CPU with AVX2, the AVX2 table (SLEEF's vector
 // functions with libm lanes around them, Note [Flex transcendental kernels on SLEEF]). The op-level
@@ -36,12 +37,25 @@ using crossgrad::properties::gen::show;
 
 namespace {
 
-constexpr OpId kMathOps[] = {OpId::float_exp, OpId::float_log, OpId::float_log1p,
-                             OpId::float_tanh, OpId::sigmoid, OpId::float_powf_scalar};
+// The ops of the table's UnaryMath entries, by the same list: UnaryMath::f is Flex::float_f.
+#define CROSSGRAD_UNARY_MATH_OP(name) OpId::float_##name,
+constexpr OpId kUnaryMathOps[] = {CROSSGRAD_FLEX_UNARY_MATH(CROSSGRAD_UNARY_MATH_OP)};
+constexpr OpId kMathOps[] = {OpId::float_exp, OpId::float_log, OpId::float_log1p, OpId::float_tanh,
+                             OpId::sigmoid, OpId::float_powf_scalar,
+                             CROSSGRAD_FLEX_UNARY_MATH(CROSSGRAD_UNARY_MATH_OP)};
+#undef CROSSGRAD_UNARY_MATH_OP
+
+// The UnaryMath entry of `op`, or none.
+int unary_math_index(OpId op) {
+  for (std::size_t f = 0; f < flex::kUnaryMathOps; ++f)
+    if (kUnaryMathOps[f] == op) return static_cast<int>(f);
+  return -1;
+}
 
 template <class T>
 void run_kernel(const flex::TypedKernels<T>& k, OpId op, T p, const T* in, T* out, std::size_t n) {
-  if (op == OpId::float_exp) k.exp(in, out, n);
+  if (const int f = unary_math_index(op); f >= 0) k.unary_math[f](in, out, n);
+  else if (op == OpId::float_exp) k.exp(in, out, n);
   else if (op == OpId::float_log) k.log(in, out, n);
   else if (op == OpId::float_log1p) k.log1p(in, out, n);
   else if (op == OpId::float_tanh) k.tanh(in, out, n);
@@ -82,6 +96,24 @@ std::vector<T> edges(OpId op) {
   } else if (op == OpId::sigmoid) {
     t.insert(t.end(), {stands_lo, stands_hi, -ln_min, -ln_tiny, std::log(4 / eps), 20, 40, 100, 1000, 1e30,
                        ln_max});
+  } else if (op == OpId::float_sin || op == OpId::float_cos || op == OpId::float_tan) {
+    // Near the zeros and poles, the large arguments the reduction must handle, and SLEEF's
+    // documented range (1e28 F32, 1e299 F64), where the lanes switch to libm.
+    const double pi = std::numbers::pi;
+    t.insert(t.end(), {pi / 4, pi / 2, pi, 3 * pi / 2, 2 * pi, 10 * pi, 100 * pi + pi / 2, 0x1p-12, 0x1p-28, 1e5,
+                       1e10, 1e22, 1e27, 1e28, 1e29, 0x1p100, 1e298, 1e299, 1e300, 22, 355, 103993});
+  } else if (op == OpId::float_asin || op == OpId::float_acos || op == OpId::float_atanh) {
+    t.insert(t.end(), {1 - eps, 1 - 0.5 * eps, 1 + eps, 0.25, 0.75, 0.9, 0.99, 0.999999, 0x1p-12, 0x1p-28});
+  } else if (op == OpId::float_atan || op == OpId::float_erf) {
+    // erf reaches 1 near 3.92 (F32) and 5.93 (F64).
+    t.insert(t.end(), {0x1p-12, 0x1p-28, 0.75, 1.5, 3.9, 3.92, 4, 5.9, 5.93, 6, 27, 1e10, 1e30, 1e300});
+  } else if (op == OpId::float_sinh || op == OpId::float_cosh) {
+    // SLEEF's range ends at 88.5 (F32) and 709 (F64); sinh and cosh overflow at 89.4 and 710.5.
+    t.insert(t.end(), {0x1p-12, 0x1p-28, 0.75, 9, 20, 88.5, 88.7, 89.41, 89.42, 90, 709, 710.47, 710.48, 1000});
+  } else if (op == OpId::float_asinh || op == OpId::float_acosh) {
+    // SLEEF's ranges end at 1.84e19 (F32) and 1.34e154 (F64); acosh's domain starts at 1.
+    t.insert(t.end(), {1 + eps, 1 + 4 * eps, 1.5, 0x1p-12, 0x1p-28, 1e10, 1.84e19, 1.85e19, 1e20, 1e38,
+                       1.34e154, 1.35e154, 1e200, 1e300});
   } else {
     t.insert(t.end(), {1.5, 0x1p20, 0x1p64, 0x1p-20, 0x1p-64, 1e10, 1e-10, 0.999, 1.001, 16, 100});
   }

@@ -271,6 +271,54 @@ TEST_P(FlexBothIsas, UnaryOpsMatchNaiveLoops) {
   }
 }
 
+// The rounding ops against libm, bit for bit, with F32 and F64: the halves (half to even for
+// round), ±0, the smallest subnormals (floor(-tiny) = -1, ceil(-tiny) = -0), the last values with a
+// fraction, the first without, ±inf, and NaN as a class, spread so that each lands in a vector lane
+// and in the scalar tail at some size.
+template <class F>
+void expect_rounding_matches_libm() {
+  using L = std::numeric_limits<F>;
+  const F last_fraction = F(1) / L::epsilon() - F(0.5);  // 2^23 - 0.5 (F32), 2^52 - 0.5 (F64)
+  const std::vector<F> specials = {F(0.5), F(1.5), F(2.5), F(-0.5), F(-1.5), F(-2.5), F(0), F(-0.0),
+                                   L::denorm_min(), -L::denorm_min(), last_fraction, -last_fraction,
+                                   F(2) * last_fraction + F(1), L::max(), -L::max(), L::infinity(),
+                                   -L::infinity(), L::quiet_NaN(), F(-0.49999997), F(0.99999994)};
+  struct Case {
+    const char* name;
+    T (*op)(const T&);
+    F (*want)(F);
+  };
+  const Case cases[] = {{"round", Flex::float_round, [](F v) { return std::rint(v); }},
+                        {"floor", Flex::float_floor, [](F v) { return std::floor(v); }},
+                        {"ceil", Flex::float_ceil, [](F v) { return std::ceil(v); }},
+                        {"trunc", Flex::float_trunc, [](F v) { return std::trunc(v); }}};
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<F> dist(-1000, 1000);
+  for (std::size_t n : kSizes) {
+    std::vector<F> x(n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = i % 3 == 0 ? specials[(i / 3) % specials.size()] : dist(rng);
+    const T t = Flex::from_data(sizeof(F) == 4 ? TensorData::from_f32(std::vector<float>(x.begin(), x.end()), {n})
+                                               : TensorData::from_f64(std::vector<double>(x.begin(), x.end()), {n}),
+                                Device::cpu());
+    for (const Case& c : cases) {
+      const auto data = Flex::into_data(c.op(t));
+      std::vector<F> got;
+      if constexpr (sizeof(F) == 4) got = data.to_f32(); else got = data.to_f64();
+      ASSERT_EQ(got.size(), n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const F want = c.want(x[i]);
+        if (std::isnan(want)) ASSERT_TRUE(std::isnan(got[i])) << c.name << " n=" << n << " i=" << i;
+        else ASSERT_TRUE(same_bits(got[i], want)) << c.name << "(" << x[i] << ") = " << got[i] << ", libm " << want << " n=" << n;
+      }
+    }
+  }
+}
+
+TEST_P(FlexBothIsas, RoundingOpsAreBitIdenticalToLibm) {
+  expect_rounding_matches_libm<float>();
+  expect_rounding_matches_libm<double>();
+}
+
 // Note [Flex vectorised expf]: at most 2 ulp from exp computed in double, over the whole range
 // where the polynomial path runs.
 TEST_P(FlexBothIsas, ExpIsWithinTwoUlpEverywhere) {

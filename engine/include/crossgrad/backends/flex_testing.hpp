@@ -8,6 +8,7 @@
 // The kernel table's choice and the thread count are set through <crossgrad/backends/flex_tuning.hpp>
 // (force_portable_kernels, active_isa, num_threads, set_num_threads).
 #include <crossgrad/backends/flex_tuning.hpp>
+#include <crossgrad/backends/flex_unary_math.hpp>
 
 #include <cstddef>
 #include <functional>
@@ -46,6 +47,8 @@ void parallel_range(std::size_t n, std::size_t grain, Body&& body) {
 enum class BinaryOp { Add, Sub, Mul, Div };
 inline constexpr std::size_t kBinaryOps = 4;
 
+// The UnaryMath list: <crossgrad/backends/flex_unary_math.hpp>.
+
 template <class T>
 struct TypedKernels {
   // out[i] = a[i] op b[i]; a_scalar: a[0] for every i; b_scalar: b[0] for every i.
@@ -76,6 +79,17 @@ struct TypedKernels {
   void (*tanh)(const T* in, T* out, std::size_t n);
   void (*sigmoid)(const T* in, T* out, std::size_t n);  // docs/OPS.md "sigmoid at the ends of its range"
   void (*powf)(const T* in, T exponent, T* out, std::size_t n);  // std::pow(x, exponent)
+  // Rounding to an integral value in the dtype, bit-identical to std::rint (half to even),
+  // std::floor, std::ceil and std::trunc: exact, so there is no bound to promise; `in` may equal
+  // `out`. Their own entries because the baseline ISA has no rounding instruction, so the plain
+  // loop is one libm call per element (SSE4.1's roundps is what the AVX2 table uses).
+  void (*rint)(const T* in, T* out, std::size_t n);
+  void (*floor)(const T* in, T* out, std::size_t n);
+  void (*ceil)(const T* in, T* out, std::size_t n);
+  void (*trunc)(const T* in, T* out, std::size_t n);
+  // unary_math[UnaryMath::f] computes f; each within the oracle's ulp bound for Flex::float_<f>,
+  // with the same promises as log and the others above.
+  void (*unary_math[kUnaryMathOps])(const T* in, T* out, std::size_t n);
 };
 
 // The ulp bound (F32, F64) every table's transcendental kernels promise, per op: the oracle's bound

@@ -1,9 +1,11 @@
 // Flex: the element-wise math ops of issue 36 (trigonometric, hyperbolic, erf, reciprocal,
 // rounding, sign). The same per-element formulas as NdArray (docs/OPS.md), over flat ranges split
 // by the pool above the element-wise grain (flex::parallel_range, as elementwise_extra.cpp's maps):
-// one thread below the grain, every core above it. No SIMD kernels yet: glibc's functions element
-// by element (the ulp table's values, docs/OPS.md "Accuracy in ulps").
+// one thread below the grain, every core above it. The trigonometric, hyperbolic, error and
+// rounding functions run the kernel table's entries (SLEEF and roundps under AVX2, libm loops in
+// the portable table); recip, sign and the activations are plain loops.
 #include "common.hpp"
+#include "kernels.hpp"
 #include "thread_pool.hpp"
 
 #include <crossgrad/backends/host_formulas.hpp>
@@ -30,6 +32,23 @@ FlexTensor map_float(const FlexTensor& in, std::string_view name, F f) {
   return out;
 }
 
+// out = entry(in) over the flat storage, a kernel-table entry (chosen by `entry` from the dtype's
+// table) run on each range of the pool's split.
+template <class Entry>
+FlexTensor map_float_kernel(const FlexTensor& in, std::string_view name, Entry entry) {
+  rules::check_float_dtype(in.dtype, name);
+  FlexTensor out = flex::make_tensor(in.shape, in.dtype);
+  flex::with_float_type(in.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const auto kernel = entry(flex::typed_kernels<T>());
+    const T* src = in.data<T>();
+    T* dst = out.mutable_data<T>();
+    flex::parallel_range(in.num_elements(), flex::kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+      kernel(src + begin, dst + begin, end - begin);
+    });
+  });
+  return out;
+}
 
 // out[i] = f(lhs, rhs) with NumPy broadcasting, over flat output ranges split by the pool above
 // the element-wise grain; each range starts its odometer at its first element.
@@ -88,23 +107,28 @@ FlexTensor zip_float(const FlexTensor& lhs, const FlexTensor& rhs, std::string_v
     return map_float(tensor, #name, []<class T>(T x) -> T { return expr; }); \
   }
 
-CROSSGRAD_FLEX_MAP(float_cos, std::cos(x))
-CROSSGRAD_FLEX_MAP(float_sin, std::sin(x))
-CROSSGRAD_FLEX_MAP(float_tan, std::tan(x))
-CROSSGRAD_FLEX_MAP(float_cosh, std::cosh(x))
-CROSSGRAD_FLEX_MAP(float_sinh, std::sinh(x))
-CROSSGRAD_FLEX_MAP(float_acos, std::acos(x))
-CROSSGRAD_FLEX_MAP(float_acosh, std::acosh(x))
-CROSSGRAD_FLEX_MAP(float_asin, std::asin(x))
-CROSSGRAD_FLEX_MAP(float_asinh, std::asinh(x))
-CROSSGRAD_FLEX_MAP(float_atan, std::atan(x))
-CROSSGRAD_FLEX_MAP(float_atanh, std::atanh(x))
-CROSSGRAD_FLEX_MAP(float_erf, std::erf(x))
+// The trigonometric, hyperbolic and error functions: the kernel table's UnaryMath entries (SLEEF's
+// vector functions under AVX2, libm's loops otherwise).
+#define CROSSGRAD_FLEX_UNARY_MATH_OP(name)                                                        \
+  FlexTensor Flex::float_##name(const FlexTensor& tensor) {                                      \
+    return map_float_kernel(tensor, "float_" #name, []<class T>(const flex::TypedKernels<T>& k) { \
+      return k.unary_math[static_cast<std::size_t>(flex::UnaryMath::name)];                       \
+    });                                                                                          \
+  }
+CROSSGRAD_FLEX_UNARY_MATH(CROSSGRAD_FLEX_UNARY_MATH_OP)
+#undef CROSSGRAD_FLEX_UNARY_MATH_OP
 CROSSGRAD_FLEX_MAP(float_recip, T(1) / x)
-CROSSGRAD_FLEX_MAP(float_round, std::rint(x))  // half to even
-CROSSGRAD_FLEX_MAP(float_floor, std::floor(x))
-CROSSGRAD_FLEX_MAP(float_ceil, std::ceil(x))
-CROSSGRAD_FLEX_MAP(float_trunc, std::trunc(x))
+// The rounding ops run the kernel table's entries (roundps on AVX2; the baseline ISA has no rounding
+// instruction, so a plain loop is a libm call per element).
+#define CROSSGRAD_FLEX_ROUNDING(name, entry)                                                    \
+  FlexTensor Flex::name(const FlexTensor& tensor) {                                            \
+    return map_float_kernel(tensor, #name, []<class T>(const flex::TypedKernels<T>& k) { return k.entry; }); \
+  }
+CROSSGRAD_FLEX_ROUNDING(float_round, rint)  // half to even
+CROSSGRAD_FLEX_ROUNDING(float_floor, floor)
+CROSSGRAD_FLEX_ROUNDING(float_ceil, ceil)
+CROSSGRAD_FLEX_ROUNDING(float_trunc, trunc)
+#undef CROSSGRAD_FLEX_ROUNDING
 CROSSGRAD_FLEX_MAP(float_sign, x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)))  // +0 for +-0 and NaN
 
 // The activations, NdArray's formulas (docs/OPS.md).

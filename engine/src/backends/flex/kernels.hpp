@@ -21,8 +21,8 @@ inline constexpr std::size_t kDgemmMR = kTuning.gemm_f64.mr, kDgemmNR = kTuning.
 static_assert(kSgemmMR == 6 && kSgemmNR == 16 && kDgemmMR == 6 && kDgemmNR == 8,
               "kernels_avx2.cpp's micro-kernels are written for 6x16 floats and 6x8 doubles");
 
-// The transcendental entries of a table besides F32 exp (log, log1p, tanh, sigmoid, pow, and exp
-// for F64): the portable table's libm loops (kernels_portable.cpp), and the AVX2 table's
+// The transcendental entries of a table besides F32 exp (log, log1p, tanh, sigmoid, pow, the
+// UnaryMath functions, and exp for F64): the portable table's libm loops (kernels_portable.cpp), and the AVX2 table's
 // (kernels_avx2_math.cpp: SLEEF's vector functions when built with it, else the same libm loops).
 template <class T>
 struct MathKernels {
@@ -32,6 +32,7 @@ struct MathKernels {
   void (*tanh)(const T* in, T* out, std::size_t n);
   void (*sigmoid)(const T* in, T* out, std::size_t n);
   void (*powf)(const T* in, T exponent, T* out, std::size_t n);
+  void (*unary[kUnaryMathOps])(const T* in, T* out, std::size_t n);  // by UnaryMath
 };
 template <class T> MathKernels<T> portable_math();
 template <class T> MathKernels<T> avx2_math();  // only call when the CPU supports AVX2 and FMA

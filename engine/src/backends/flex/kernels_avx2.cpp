@@ -123,6 +123,24 @@ FLEX_AVX2 void sqrt_kernel(const T* in, T* out, std::size_t n) {
   for (; i < n; ++i) out[i] = std::sqrt(in[i]);
 }
 
+// Rounding with roundps/roundpd in the immediate's mode, exceptions suppressed: exact, and the
+// same value as the libm call for every input (±0 and ±inf kept, NaN stays NaN); the tail too.
+template <int Mode, class T>
+FLEX_AVX2 void round_kernel(const T* in, T* out, std::size_t n) {
+  using W = V<T>;
+  std::size_t i = 0;
+  for (; i + W::lanes <= n; i += W::lanes) {
+    if constexpr (std::is_same_v<T, float>) W::store(out + i, _mm256_round_ps(W::load(in + i), Mode | _MM_FROUND_NO_EXC));
+    else W::store(out + i, _mm256_round_pd(W::load(in + i), Mode | _MM_FROUND_NO_EXC));
+  }
+  for (; i < n; ++i) {
+    if constexpr (Mode == _MM_FROUND_TO_NEAREST_INT) out[i] = std::rint(in[i]);
+    else if constexpr (Mode == _MM_FROUND_TO_NEG_INF) out[i] = std::floor(in[i]);
+    else if constexpr (Mode == _MM_FROUND_TO_POS_INF) out[i] = std::ceil(in[i]);
+    else out[i] = std::trunc(in[i]);
+  }
+}
+
 template <class T>
 FLEX_AVX2 void add_scalar(const T* in, T s, T* out, std::size_t n) {
   binary_vs<BinaryOp::Add, T>(in, &s, out, n);
@@ -341,7 +359,7 @@ TypedKernels<T> make_table(void (*exp)(const T*, T*, std::size_t), double (*sum)
                            void (*accumulate)(const T*, double*, std::size_t),
                            void (*gemm)(std::size_t, const T*, const T*, T*, std::size_t, bool)) {
   const MathKernels<T> math = avx2_math<T>();
-  return TypedKernels<T>{
+  TypedKernels<T> table{
       {binary_vv<BinaryOp::Add, T>, binary_vv<BinaryOp::Sub, T>, binary_vv<BinaryOp::Mul, T>,
        binary_vv<BinaryOp::Div, T>},
       {binary_vs<BinaryOp::Add, T>, binary_vs<BinaryOp::Sub, T>, binary_vs<BinaryOp::Mul, T>,
@@ -362,7 +380,14 @@ TypedKernels<T> make_table(void (*exp)(const T*, T*, std::size_t), double (*sum)
       math.tanh,
       math.sigmoid,
       math.powf,
+      round_kernel<_MM_FROUND_TO_NEAREST_INT, T>,
+      round_kernel<_MM_FROUND_TO_NEG_INF, T>,
+      round_kernel<_MM_FROUND_TO_POS_INF, T>,
+      round_kernel<_MM_FROUND_TO_ZERO, T>,
+      {},
   };
+  for (std::size_t f = 0; f < kUnaryMathOps; ++f) table.unary_math[f] = math.unary[f];
+  return table;
 }
 
 }  // namespace

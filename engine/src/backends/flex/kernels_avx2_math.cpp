@@ -1,5 +1,5 @@
-// The AVX2 table's transcendental kernels: log, log1p, tanh, sigmoid, pow, and exp for F64 (F32
-// exp is kernels_avx2.cpp's own, Note [Flex vectorised expf]).
+// The AVX2 table's transcendental kernels: log, log1p, tanh, sigmoid, pow, the UnaryMath functions
+// (sin ... erf), and exp for F64 (F32 exp is kernels_avx2.cpp's own, Note [Flex vectorised expf]).
 //
 // Note [Flex transcendental kernels on SLEEF]
 // With SLEEF (CROSSGRAD_FLEX_SLEEF, cmake/CrossgradSleef.cmake) each kernel runs SLEEF's AVX2 u10
@@ -266,6 +266,83 @@ struct Pow {
   T scalar(T x) const { return std::pow(x, p); }
 };
 
+// The UnaryMath functions (sin ... atanh; erf stays on libm, see avx2_math): SLEEF's u10 function, documented within 1.0 ulp, under
+// every bound the oracle gives these ops (2 to 4 ulps F32, 2 or 3 F64; oracle/src/ulp_bounds.cpp).
+// A lane stands where its magnitude is normal and inside the range where SLEEF documents that
+// bound (beyond it sin, cos and tan return "an arbitrary value within [-1, 1]", sinh and cosh an
+// infinity or a value within 1 ulp, asinh and acosh the same), and inside the function's domain
+// (asin, acos: |x| <= 1; atanh: |x| < 1; acosh: x > 1); outside the domain the lane is NaN. Zeros,
+// subnormals, infinities, NaN and everything else go to libm, so docs/OPS.md's edges are glibc's.
+struct UnaryRange {
+  double f32, f64;  // the largest |x| of the documented bound
+};
+constexpr UnaryRange unary_range(UnaryMath f) {
+  switch (f) {
+    case UnaryMath::sin:
+    case UnaryMath::cos:
+    case UnaryMath::tan: return {1e28, 1e299};
+    case UnaryMath::sinh:
+    case UnaryMath::cosh: return {88.5, 709};
+    case UnaryMath::asinh:
+    case UnaryMath::acosh: return {1.84e19, 1.34e154};
+    case UnaryMath::asin:
+    case UnaryMath::acos:
+    case UnaryMath::atanh: return {1, 1};
+    case UnaryMath::atan:
+    case UnaryMath::erf: return {3.4e38, 1.7e308};  // every finite argument (erf: unused, see avx2_math)
+  }
+  return {0, 0};
+}
+
+template <class T>
+struct SleefUnary {
+  using reg = typename Lanes<T>::reg;
+  UnaryMath f;
+  T hi = static_cast<T>(sizeof(T) == 4 ? unary_range(f).f32 : unary_range(f).f64);
+  void (*scalar_fn)(const T*, T*, std::size_t) = portable_math<T>().unary[static_cast<std::size_t>(f)];
+  FLEX_AVX2 reg value(reg x) const {
+    reg y;
+    if constexpr (sizeof(T) == 4) {
+      alignas(32) float b[8];
+      _mm256_store_ps(b, x);
+      sleef::kUnary8[static_cast<std::size_t>(f)](b, b);
+      y = _mm256_load_ps(b);
+    } else {
+      alignas(32) double b[4];
+      _mm256_store_pd(b, x);
+      sleef::kUnary4[static_cast<std::size_t>(f)](b, b);
+      y = _mm256_load_pd(b);
+    }
+    return select(outside_domain(x), set1(std::numeric_limits<T>::quiet_NaN()), y);
+  }
+  // Arguments outside the domain (NaN excluded): their NaN stays in the vector, as log's does, so
+  // that data mostly outside it (acosh of values below 1) does not send every lane to libm.
+  FLEX_AVX2 reg outside_domain(reg x) const {
+    if (f == UnaryMath::acosh) return lt(x, set1(T(1)));
+    if (f == UnaryMath::asin || f == UnaryMath::acos || f == UnaryMath::atanh) return gt(abs_of<T>(x), set1(T(1)));
+    return xor_(x, x);  // no lane
+  }
+  FLEX_AVX2 reg stands(reg x, reg) const {
+    const reg a = abs_of<T>(x);
+    const reg normal = ge(a, set1(std::numeric_limits<T>::min()));
+    reg inside;
+    if (f == UnaryMath::acosh) inside = and_(gt(x, set1(T(1))), le(x, set1(hi)));  // acosh(1) = +0 from libm
+    else if (f == UnaryMath::atanh) inside = and_(normal, lt(a, set1(T(1))));      // atanh(±1) = ±inf from libm
+    else inside = and_(normal, le(a, set1(hi)));
+    return or_(inside, outside_domain(x));
+  }
+  T scalar(T x) const {
+    T y;
+    scalar_fn(&x, &y, 1);
+    return y;
+  }
+};
+
+template <class T, UnaryMath F>
+FLEX_AVX2 void unary_kernel(const T* in, T* out, std::size_t n) {
+  map_lanes(SleefUnary<T>{F}, in, out, n);
+}
+
 template <class T> FLEX_AVX2 void exp_kernel(const T* in, T* out, std::size_t n) { map_lanes(Exp<T>{}, in, out, n); }
 template <class T> FLEX_AVX2 void log_kernel(const T* in, T* out, std::size_t n) { map_lanes(Log<T>{}, in, out, n); }
 template <class T> FLEX_AVX2 void log1p_kernel(const T* in, T* out, std::size_t n) { map_lanes(Log1p<T>{}, in, out, n); }
@@ -282,10 +359,18 @@ FLEX_AVX2 void pow_kernel(const T* in, T p, T* out, std::size_t n) {
 
 }  // namespace
 
+#define CROSSGRAD_FLEX_SLEEF_ENTRY(name) unary_kernel<T, UnaryMath::name>,
 template <class T>
 MathKernels<T> avx2_math() {
-  return {exp_kernel<T>, log_kernel<T>, log1p_kernel<T>, tanh_kernel<T>, sigmoid_kernel<T>, pow_kernel<T>};
+  MathKernels<T> m{exp_kernel<T>,     log_kernel<T>, log1p_kernel<T>, tanh_kernel<T>,
+                   sigmoid_kernel<T>, pow_kernel<T>, {CROSSGRAD_FLEX_UNARY_MATH(CROSSGRAD_FLEX_SLEEF_ENTRY)}};
+  // erf stays on libm: SLEEF's erff8_u10 took 3.29 us per 1K floats where glibc's erff took 2.43
+  // (crossgrad_bench erf/Flex/1K, AVX2 table against CROSSGRAD_FLEX_ISA=portable, one run).
+  const auto erf = static_cast<std::size_t>(UnaryMath::erf);
+  m.unary[erf] = portable_math<T>().unary[erf];
+  return m;
 }
+#undef CROSSGRAD_FLEX_SLEEF_ENTRY
 template MathKernels<float> avx2_math<float>();
 template MathKernels<double> avx2_math<double>();
 

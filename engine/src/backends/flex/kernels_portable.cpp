@@ -101,6 +101,29 @@ void gemm_tile(std::size_t kc, const T* a, const T* b, T* c, std::size_t ldc, bo
   }
 }
 
+// The rounding entries: libm's functions, one call per element at the baseline ISA.
+#define CROSSGRAD_FLEX_ROUNDING_LOOP(name)                                \
+  template <class T>                                                      \
+  void name##_kernel(const T* in, T* out, std::size_t n) {                \
+    for (std::size_t i = 0; i < n; ++i) out[i] = std::name(in[i]);        \
+  }
+CROSSGRAD_FLEX_ROUNDING_LOOP(rint)
+CROSSGRAD_FLEX_ROUNDING_LOOP(floor)
+CROSSGRAD_FLEX_ROUNDING_LOOP(ceil)
+CROSSGRAD_FLEX_ROUNDING_LOOP(trunc)
+#undef CROSSGRAD_FLEX_ROUNDING_LOOP
+
+// The UnaryMath functions: libm's, element by element (glibc's documented maximum errors are within
+// the oracle's bounds for these ops, oracle/src/ulp_bounds.cpp).
+#define CROSSGRAD_FLEX_LIBM_LOOP(name)                                    \
+  template <class T>                                                      \
+  void name##_loop(const T* in, T* out, std::size_t n) {                  \
+    for (std::size_t i = 0; i < n; ++i) out[i] = std::name(in[i]);        \
+  }
+CROSSGRAD_FLEX_UNARY_MATH(CROSSGRAD_FLEX_LIBM_LOOP)
+#undef CROSSGRAD_FLEX_LIBM_LOOP
+#define CROSSGRAD_FLEX_LIBM_ENTRY(name) name##_loop<T>,
+
 template <class T, std::size_t MR, std::size_t NR>
 constexpr TypedKernels<T> make_table() {
   return TypedKernels<T>{
@@ -124,6 +147,11 @@ constexpr TypedKernels<T> make_table() {
       tanh_kernel<T>,
       sigmoid_kernel<T>,
       pow_kernel<T>,
+      rint_kernel<T>,
+      floor_kernel<T>,
+      ceil_kernel<T>,
+      trunc_kernel<T>,
+      {CROSSGRAD_FLEX_UNARY_MATH(CROSSGRAD_FLEX_LIBM_ENTRY)},
   };
 }
 
@@ -140,8 +168,10 @@ const KernelTable& portable_kernels() { return kPortable; }
 
 template <class T>
 MathKernels<T> portable_math() {
-  return {exp_kernel<T>, log_kernel<T>, log1p_kernel<T>, tanh_kernel<T>, sigmoid_kernel<T>, pow_kernel<T>};
+  return {exp_kernel<T>, log_kernel<T>,     log1p_kernel<T>, tanh_kernel<T>,
+          sigmoid_kernel<T>, pow_kernel<T>, {CROSSGRAD_FLEX_UNARY_MATH(CROSSGRAD_FLEX_LIBM_ENTRY)}};
 }
+#undef CROSSGRAD_FLEX_LIBM_ENTRY
 template MathKernels<float> portable_math<float>();
 template MathKernels<double> portable_math<double>();
 

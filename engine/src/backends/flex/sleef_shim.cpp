@@ -31,5 +31,17 @@ void pow4(const double* in, double p, double* out) {
   _mm256_storeu_pd(out, Sleef_powd4_u10avx2(_mm256_loadu_pd(in), _mm256_set1_pd(p)));
 }
 
+#define CROSSGRAD_SLEEF_UNARY(name)                                                                          \
+  void name##8(const float* in, float* out) { _mm256_storeu_ps(out, Sleef_##name##f8_u10avx2(_mm256_loadu_ps(in))); } \
+  void name##4(const double* in, double* out) { _mm256_storeu_pd(out, Sleef_##name##d4_u10avx2(_mm256_loadu_pd(in))); }
+CROSSGRAD_FLEX_UNARY_MATH(CROSSGRAD_SLEEF_UNARY)
+#undef CROSSGRAD_SLEEF_UNARY
+#define CROSSGRAD_SLEEF_ENTRY8(name) name##8,
+#define CROSSGRAD_SLEEF_ENTRY4(name) name##4,
+const Vector8 kUnary8[kUnaryMathOps] = {CROSSGRAD_FLEX_UNARY_MATH(CROSSGRAD_SLEEF_ENTRY8)};
+const Vector4 kUnary4[kUnaryMathOps] = {CROSSGRAD_FLEX_UNARY_MATH(CROSSGRAD_SLEEF_ENTRY4)};
+#undef CROSSGRAD_SLEEF_ENTRY8
+#undef CROSSGRAD_SLEEF_ENTRY4
+
 }  // namespace crossgrad::backends::flex::sleef
 #endif
