@@ -365,6 +365,10 @@ TEST_F(CudaOps, UnaryOpsMatchTheReference) {
       {"float_ceil", &B::float_ceil, &NdArray::float_ceil, 0, -10, 10},
       {"float_trunc", &B::float_trunc, &NdArray::float_trunc, 0, -10, 10},
       {"float_sign", &B::float_sign, &NdArray::float_sign, 0, -10, 10},
+      {"float_log1p", &B::float_log1p, &NdArray::float_log1p, 4, -0.99, 100},
+      // Composed ops: the oracle's bounds (oracle/src/ulp_bounds.cpp) plus glibc's ulp.
+      {"log_sigmoid", &B::log_sigmoid, &NdArray::log_sigmoid, 6, -30, 30},
+      {"gelu", &B::gelu, &NdArray::gelu, 6, -5, 5},
   };
   unsigned seed = 100;
   for (DType dtype : kFloatDtypes) {
@@ -818,6 +822,9 @@ TEST_F(CudaOps, ComparisonsAreBitIdentical) {
       {"float_greater", &B::float_greater, &NdArray::float_greater},
       {"float_lower", &B::float_lower, &NdArray::float_lower},
       {"float_equal", &B::float_equal, &NdArray::float_equal},
+      {"float_greater_equal", &B::float_greater_equal, &NdArray::float_greater_equal},
+      {"float_lower_equal", &B::float_lower_equal, &NdArray::float_lower_equal},
+      {"float_not_equal", &B::float_not_equal, &NdArray::float_not_equal},
   };
   unsigned seed = 1300;
   for (DType dtype : kFloatDtypes) {
@@ -844,6 +851,97 @@ TEST_F(CudaOps, ComparisonsAreBitIdentical) {
               TensorData::from_bool({false, false, false, false, false, false}, {6}));
     EXPECT_EQ(B::into_data(B::float_equal(on_b(a), on_b(b))),
               TensorData::from_bool({false, false, false, true, true, false}, {6}));
+  }
+}
+
+TEST_F(CudaOps, ScalarComparisonsAndClassTestsAreBitIdentical) {
+  using Op = BT (*)(const BT&, double);
+  using RefOp = NT (*)(const NT&, double);
+  const std::tuple<const char*, Op, RefOp> ops[] = {
+      {"float_greater_equal_elem", &B::float_greater_equal_elem, &NdArray::float_greater_equal_elem},
+      {"float_lower_elem", &B::float_lower_elem, &NdArray::float_lower_elem},
+      {"float_lower_equal_elem", &B::float_lower_equal_elem, &NdArray::float_lower_equal_elem},
+      {"float_equal_elem", &B::float_equal_elem, &NdArray::float_equal_elem},
+      {"float_not_equal_elem", &B::float_not_equal_elem, &NdArray::float_not_equal_elem},
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  unsigned seed = 1400;
+  for (DType dtype : kFloatDtypes) {
+    const TensorData x = coarse_data({257, 3}, dtype, ++seed);
+    const TensorData special = data_of({nan, -inf, inf, -0.0, 0.0, 1, -1, 0.1}, {8}, dtype);
+    for (const auto& [name, op, ref] : ops) {
+      for (double s : {0.0, -0.0, 0.1, 1.0, nan, inf}) {
+        for (const TensorData& d : {x, special}) {
+          EXPECT_EQ(B::into_data(op(on_b(d), s)), NdArray::into_data(ref(on_ref(d), s)))
+              << name << " " << name_of(dtype) << " " << s;
+        }
+      }
+    }
+    EXPECT_EQ(B::into_data(B::float_is_nan(on_b(special))),
+              TensorData::from_bool({true, false, false, false, false, false, false, false}, {8}));
+    EXPECT_EQ(B::into_data(B::float_is_inf(on_b(special))),
+              TensorData::from_bool({false, true, true, false, false, false, false, false}, {8}));
+  }
+}
+
+TEST_F(CudaOps, ScalarArithmeticOpsMatchTheReference) {
+  using Op = BT (*)(const BT&, double);
+  using RefOp = NT (*)(const NT&, double);
+  // IEEE-exact per element on both sides (one rounding or none): bit for bit; remainder_scalar's
+  // floor(a / b) step is too (docs/OPS.md "remainder"), and leaky_relu is one product.
+  const std::tuple<const char*, Op, RefOp> ops[] = {
+      {"float_sub_scalar", &B::float_sub_scalar, &NdArray::float_sub_scalar},
+      {"float_div_scalar", &B::float_div_scalar, &NdArray::float_div_scalar},
+      {"float_clamp_min", &B::float_clamp_min, &NdArray::float_clamp_min},
+      {"float_clamp_max", &B::float_clamp_max, &NdArray::float_clamp_max},
+      {"leaky_relu", &B::leaky_relu, &NdArray::leaky_relu},
+      {"float_remainder_scalar", &B::float_remainder_scalar, &NdArray::float_remainder_scalar},
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  unsigned seed = 1500;
+  for (DType dtype : kFloatDtypes) {
+    const TensorData x = random_data({129, 3}, dtype, ++seed, -4, 4);
+    const TensorData special = special_data(dtype);
+    for (const auto& [name, op, ref] : ops) {
+      for (double s : {0.1, -2.5, 3.0, 1e300, -0.0, nan}) {
+        for (const TensorData& d : {x, special}) {
+          expect_close(B::into_data(op(on_b(d), s)), NdArray::into_data(ref(on_ref(d), s)), 0, 0.0,
+                       std::string(name) + " " + name_of(dtype) + " " + std::to_string(s));
+        }
+      }
+    }
+  }
+}
+
+TEST_F(CudaOps, BinaryMathOpsMatchTheReference) {
+  using Op = BT (*)(const BT&, const BT&);
+  using RefOp = NT (*)(const NT&, const NT&);
+  struct Case {
+    const char* name;
+    Op op;
+    RefOp ref;
+    std::uint64_t ulps;  // 0: bit-identical
+  };
+  // CUDA's documented maxima plus glibc's (docs/OPS.md "Accuracy in ulps"): powf 4, atan2f 3.
+  const Case cases[] = {
+      {"float_remainder", &B::float_remainder, &NdArray::float_remainder, 0},
+      {"float_powf", &B::float_powf, &NdArray::float_powf, 6},
+      {"float_atan2", &B::float_atan2, &NdArray::float_atan2, 5},
+  };
+  unsigned seed = 1600;
+  for (DType dtype : kFloatDtypes) {
+    for (const auto& [ls, rs] : kBroadcastCases) {
+      // Positive bases keep powf real; the divisors of remainder stay away from zero.
+      const TensorData l = random_data(ls, dtype, ++seed, 0.01, 4);
+      const TensorData r = random_data(rs, dtype, ++seed, 0.5, 3);
+      for (const Case& c : cases) {
+        expect_close(B::into_data(c.op(on_b(l), on_b(r))), NdArray::into_data(c.ref(on_ref(l), on_ref(r))), c.ulps, 0.0,
+                     std::string(c.name) + " " + name_of(dtype) + " " + ls.to_string() + " " + rs.to_string());
+        expect_close(B::into_data(c.op(on_b(r), on_b(l))), NdArray::into_data(c.ref(on_ref(r), on_ref(l))), c.ulps, 0.0,
+                     std::string(c.name) + " swapped " + name_of(dtype) + " " + ls.to_string() + " " + rs.to_string());
+      }
+    }
   }
 }
 
