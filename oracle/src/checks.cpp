@@ -652,6 +652,17 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
       if (std::fabs(x) >= 0x1p+52) return "round, floor, ceil or trunc where every double is an integer (|x| >= 2^52)";
     }
   }
+  // sin, cos and tan far from 0: the step 1e-5 |x| is no longer small against the period 2 pi
+  // (from |x| = 2^13 it is 0.08), so the differences sample the function, not its slope; at
+  // |x| = 1e30 tan(tan(x)) gave central differences 5.7e-26 for a slope of 1.00017
+  // (ops_differential_fuzzer).
+  for (const auto& op : g.ops) {
+    const bool periodic = op.op == Op::float_sin || op.op == Op::float_cos || op.op == Op::float_tan;
+    if (!periodic || op.lhs >= values.size()) continue;
+    for (double x : values[op.lhs]) {
+      if (std::fabs(x) >= 0x1p+13) return "sin, cos or tan where the step is not small against the period (|x| >= 2^13)";
+    }
+  }
   // x^p: its derivative p x^(p-1) must be finite and within range where the value is (p = inf:
   // x^inf is 0 for |x| < 1, and backward multiplies inf by the incoming gradient).
   for (const auto& op : g.ops) {

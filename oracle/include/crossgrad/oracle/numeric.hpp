@@ -152,6 +152,8 @@ struct FdPoint {
   double d_half = 0;         // the same at h/2
   double forward = 0;        // (f(x+h/2) - f(x)) / (h/2)
   double backward = 0;       // (f(x) - f(x-h/2)) / (h/2)
+  double forward_h = 0;      // (f(x+h) - f(x)) / h
+  double backward_h = 0;     // (f(x) - f(x-h)) / h
   double resolution = 0;     // the smallest slope the rounding of f lets these differences see
   // The rounding backward itself may show at this leaf: eps times a bound on the terms it sums
   // (products of the ops' largest partials along every path). v0 / v0 at v0 = 1e-30: backward
