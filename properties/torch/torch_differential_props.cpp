@@ -135,6 +135,28 @@ TEST_P(TorchDifferential, EngineEqualsPyTorch) {
 INSTANTIATE_TEST_SUITE_P(Registry, TorchDifferential, ::testing::ValuesIn(registry_ops()),
                          [](const ::testing::TestParamInfo<OpId>& info) { return std::string(op_info(info.param).name); });
 
+// extreme-signed-zero-tie excuses a max/min (or its index) only where the slice's extreme is a zero
+// held with both signs and the two answers are those zeros.
+TEST(TorchDifferential, SignedZeroTieIsExcusedOnlyWhereTheSliceHoldsBothZeros) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // [3, 4], reduced over dim 0: columns {100, -0, 0}, {1, 2, 3}, {-0, 5, 7}, {0, nan, -0}.
+  const std::vector<og::HostArray> x{{{3, 4}, DType::F32, {100, 1, -0.0, 0, -0.0, 2, 5, nan, 0, 3, 7, -0.0}}};
+  og::OpArgs args;
+  args.dim = 0;
+  const auto excused = [&](OpId op, std::size_t column, double ours, double theirs) {
+    const og::Disagreement d{op, x, args, -1, column, 0, ours, theirs};
+    return og::documented_difference(d) == "extreme-signed-zero-tie";
+  };
+  EXPECT_TRUE(excused(OpId::float_min_dim, 0, -0.0, 0.0));
+  EXPECT_TRUE(excused(OpId::float_argmin, 0, 1, 2));
+  EXPECT_FALSE(excused(OpId::float_argmin, 0, 0, 2));     // index 0 holds 100, not a zero
+  EXPECT_FALSE(excused(OpId::float_max_dim, 0, -0.0, 0.0));  // the maximum is 100
+  EXPECT_FALSE(excused(OpId::float_min_dim, 1, 1, 2));      // no zero
+  EXPECT_FALSE(excused(OpId::float_min_dim, 2, -0.0, 0.0));  // only -0 in the slice
+  EXPECT_FALSE(excused(OpId::float_max_dim, 3, 0.0, -0.0));  // a NaN is the extreme
+  EXPECT_FALSE(excused(OpId::float_sum_dim, 0, -0.0, 0.0));
+}
+
 // Each predicate that may excuse a disagreement is a row of the docs table, and each row a predicate.
 TEST(TorchDifferential, DocumentedDifferencesAreTheTableInOpsMd) {
   std::set<std::string> in_code;

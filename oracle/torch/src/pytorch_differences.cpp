@@ -174,6 +174,36 @@ bool pow_overflows_early(const Disagreement& d) {
   return std::fabs(d.crossgrad) >= max / 256;
 }
 
+// max_dim / min_dim and argmax / argmin over a slice whose extreme is zero, held there as both +0
+// and -0: -0 == +0, so either is the extreme. crossgrad keeps the first in index order (docs/OPS.md,
+// the max and min scans); ATen does not say which it keeps, and its reduction order picked the other
+// (op_args_fuzzer against PyTorch: min over dim 0 of a slice {100, ..., -0, 0}, crossgrad -0, ATen +0).
+bool extreme_signed_zero_tie(const Disagreement& d) {
+  const bool values = d.op == OpId::float_max_dim || d.op == OpId::float_min_dim;
+  const bool indices = d.op == OpId::float_argmax || d.op == OpId::float_argmin;
+  if ((!values && !indices) || d.output != -1 || d.operands.empty()) return false;
+  const HostArray& x = d.operands[0];
+  const std::size_t k = d.args.dim;
+  if (k >= x.shape.size() || x.shape[k] == 0) return false;
+  std::size_t inner = 1;
+  for (std::size_t i = k + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+  const std::size_t outer = d.element / inner, within = d.element % inner;
+  std::vector<double> slice;
+  for (std::size_t j = 0; j < x.shape[k]; ++j) slice.push_back(x.values.at((outer * x.shape[k] + j) * inner + within));
+  bool plus = false, minus = false;
+  for (double v : slice) {
+    if (std::isnan(v)) return false;  // a NaN is the extreme, and there is one rule for it
+    plus = plus || positive_zero(v);
+    minus = minus || negative_zero(v);
+  }
+  const bool max = d.op == OpId::float_max_dim || d.op == OpId::float_argmax;
+  const double extreme = max ? *std::max_element(slice.begin(), slice.end()) : *std::min_element(slice.begin(), slice.end());
+  if (!plus || !minus || extreme != 0) return false;
+  if (values) return d.crossgrad == 0 && d.torch == 0 && std::signbit(d.crossgrad) != std::signbit(d.torch);
+  const auto zero_at = [&](double i) { return i >= 0 && i < static_cast<double>(slice.size()) && slice[static_cast<std::size_t>(i)] == 0; };
+  return zero_at(d.crossgrad) && zero_at(d.torch);
+}
+
 constexpr PyTorchDifference kDifferences[] = {
     {"relu-negative-zero", relu_negative_zero},
     {"relu-nan-gradient", relu_nan_gradient},
@@ -187,6 +217,7 @@ constexpr PyTorchDifference kDifferences[] = {
     {"log1p-huge", log1p_huge},
     {"one-minus-square-near-one", one_minus_square_near_one},
     {"leaky-relu-zero-gradient-sign", leaky_relu_zero_gradient_sign},
+    {"extreme-signed-zero-tie", extreme_signed_zero_tie},
 };
 
 }  // namespace
