@@ -87,7 +87,9 @@ TEST(OpAccuracyDocs, BoundForAgreesWithTheUlpTable) {
       SCOPED_TRACE(std::string(op.name) + " " + std::string(dtype_name(dtype)));
       const oracle::Bound b = oracle::bound_for(op.id, dtype, 1, 1.0);
       EXPECT_EQ(b.exact, bound->of(dtype) == 0);
-      if (!b.exact) EXPECT_EQ(b.rel, 2 * bound->of(dtype) * eps);
+      if (!b.exact) {
+        EXPECT_EQ(b.rel, 2 * bound->of(dtype) * eps);
+      }
     }
   }
 }
