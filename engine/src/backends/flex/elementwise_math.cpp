@@ -16,38 +16,33 @@
 namespace crossgrad::backends {
 namespace {
 
-// out[i] = f(in[i]) over the flat storage, in the tensor's own float type.
-template <class F>
-FlexTensor map_float(const FlexTensor& in, std::string_view name, F f) {
+// out = row(in) over the flat storage, in the tensor's own float type: `row_of` picks the dtype's
+// row function (a kernel-table entry, or a loop), which each range of the pool's split runs.
+template <class RowOf>
+FlexTensor map_float_rows(const FlexTensor& in, std::string_view name, RowOf row_of) {
   rules::check_float_dtype(in.dtype, name);
   FlexTensor out = flex::make_tensor(in.shape, in.dtype);
   flex::with_float_type(in.dtype, [&](auto zero) {
     using T = decltype(zero);
+    const auto row = row_of(flex::typed_kernels<T>());
     const T* src = in.data<T>();
     T* dst = out.mutable_data<T>();
     flex::parallel_range(in.num_elements(), flex::kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) dst[i] = f(src[i]);
+      row(src + begin, dst + begin, end - begin);
     });
   });
   return out;
 }
 
-// out = entry(in) over the flat storage, a kernel-table entry (chosen by `entry` from the dtype's
-// table) run on each range of the pool's split.
-template <class Entry>
-FlexTensor map_float_kernel(const FlexTensor& in, std::string_view name, Entry entry) {
-  rules::check_float_dtype(in.dtype, name);
-  FlexTensor out = flex::make_tensor(in.shape, in.dtype);
-  flex::with_float_type(in.dtype, [&](auto zero) {
-    using T = decltype(zero);
-    const auto kernel = entry(flex::typed_kernels<T>());
-    const T* src = in.data<T>();
-    T* dst = out.mutable_data<T>();
-    flex::parallel_range(in.num_elements(), flex::kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
-      kernel(src + begin, dst + begin, end - begin);
-    });
+// out[i] = f(in[i]): a loop over the row's own pointers (Note [Byte stores in a row function] in
+// compare.cpp says why not through the closure's).
+template <class F>
+FlexTensor map_float(const FlexTensor& in, std::string_view name, F f) {
+  return map_float_rows(in, name, [f]<class T>(const flex::TypedKernels<T>&) {
+    return [f](const T* src, T* dst, std::size_t n) {
+      for (std::size_t i = 0; i < n; ++i) dst[i] = f(src[i]);
+    };
   });
-  return out;
 }
 
 // out[i] = f(lhs, rhs) with NumPy broadcasting, over flat output ranges split by the pool above
@@ -111,7 +106,7 @@ FlexTensor zip_float(const FlexTensor& lhs, const FlexTensor& rhs, std::string_v
 // vector functions under AVX2, libm's loops otherwise).
 #define CROSSGRAD_FLEX_UNARY_MATH_OP(name)                                                        \
   FlexTensor Flex::float_##name(const FlexTensor& tensor) {                                      \
-    return map_float_kernel(tensor, "float_" #name, []<class T>(const flex::TypedKernels<T>& k) { \
+    return map_float_rows(tensor, "float_" #name, []<class T>(const flex::TypedKernels<T>& k) { \
       return k.unary_math[static_cast<std::size_t>(flex::UnaryMath::name)];                       \
     });                                                                                          \
   }
@@ -122,7 +117,7 @@ CROSSGRAD_FLEX_MAP(float_recip, T(1) / x)
 // instruction, so a plain loop is a libm call per element).
 #define CROSSGRAD_FLEX_ROUNDING(name, entry)                                                    \
   FlexTensor Flex::name(const FlexTensor& tensor) {                                            \
-    return map_float_kernel(tensor, #name, []<class T>(const flex::TypedKernels<T>& k) { return k.entry; }); \
+    return map_float_rows(tensor, #name, []<class T>(const flex::TypedKernels<T>& k) { return k.entry; }); \
   }
 CROSSGRAD_FLEX_ROUNDING(float_round, rint)  // half to even
 CROSSGRAD_FLEX_ROUNDING(float_floor, floor)
