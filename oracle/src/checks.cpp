@@ -663,6 +663,22 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
       if (std::fabs(x) >= 0x1p+13) return "sin, cos or tan where the step is not small against the period (|x| >= 2^13)";
     }
   }
+  // remainder by s (or by b) where a / s is huge: the step 1e-5 |a| spans many periods of length
+  // |s|, the same as sin's; remainder_scalar(-1e30, 5) gave central differences 3.8e-25 for a
+  // slope of 1 (ops_differential_fuzzer).
+  for (const auto& op : g.ops) {
+    if (op.op != Op::float_remainder_scalar && op.op != Op::float_remainder) continue;
+    if (op.lhs >= values.size() || (op.op == Op::float_remainder && op.rhs >= values.size())) continue;
+    double largest_a = 0, smallest_b = std::fabs(op.scalar);  // over every pairing: broadcasting aside
+    for (double a : values[op.lhs]) largest_a = std::fmax(largest_a, std::fabs(a));
+    if (op.op == Op::float_remainder) {
+      smallest_b = std::numeric_limits<double>::infinity();
+      for (double b : values[op.rhs]) smallest_b = std::fmin(smallest_b, std::fabs(b));
+    }
+    if (largest_a >= 0x1p+13 * smallest_b) {
+      return "remainder where the step is not small against the period (|a| >= 2^13 |b|)";
+    }
+  }
   // x^p: its derivative p x^(p-1) must be finite and within range where the value is (p = inf:
   // x^inf is 0 for |x| < 1, and backward multiplies inf by the incoming gradient).
   for (const auto& op : g.ops) {
