@@ -47,8 +47,6 @@ void parallel_range(std::size_t n, std::size_t grain, Body&& body) {
 enum class BinaryOp { Add, Sub, Mul, Div };
 inline constexpr std::size_t kBinaryOps = 4;
 
-// The UnaryMath list: <crossgrad/backends/flex_unary_math.hpp>.
-
 template <class T>
 struct TypedKernels {
   // out[i] = a[i] op b[i]; a_scalar: a[0] for every i; b_scalar: b[0] for every i.

@@ -101,25 +101,18 @@ void gemm_tile(std::size_t kc, const T* a, const T* b, T* c, std::size_t ldc, bo
   }
 }
 
-// The rounding entries: libm's functions, one call per element at the baseline ISA.
-#define CROSSGRAD_FLEX_ROUNDING_LOOP(name)                                \
-  template <class T>                                                      \
-  void name##_kernel(const T* in, T* out, std::size_t n) {                \
-    for (std::size_t i = 0; i < n; ++i) out[i] = std::name(in[i]);        \
-  }
-CROSSGRAD_FLEX_ROUNDING_LOOP(rint)
-CROSSGRAD_FLEX_ROUNDING_LOOP(floor)
-CROSSGRAD_FLEX_ROUNDING_LOOP(ceil)
-CROSSGRAD_FLEX_ROUNDING_LOOP(trunc)
-#undef CROSSGRAD_FLEX_ROUNDING_LOOP
-
-// The UnaryMath functions: libm's, element by element (glibc's documented maximum errors are within
-// the oracle's bounds for these ops, oracle/src/ulp_bounds.cpp).
+// The rounding entries and the UnaryMath functions: libm's, element by element (at the baseline
+// ISA a rounding is one call per element; glibc's documented maximum errors are within the
+// oracle's bounds for the UnaryMath ops, oracle/src/ulp_bounds.cpp).
 #define CROSSGRAD_FLEX_LIBM_LOOP(name)                                    \
   template <class T>                                                      \
   void name##_loop(const T* in, T* out, std::size_t n) {                  \
     for (std::size_t i = 0; i < n; ++i) out[i] = std::name(in[i]);        \
   }
+CROSSGRAD_FLEX_LIBM_LOOP(rint)
+CROSSGRAD_FLEX_LIBM_LOOP(floor)
+CROSSGRAD_FLEX_LIBM_LOOP(ceil)
+CROSSGRAD_FLEX_LIBM_LOOP(trunc)
 CROSSGRAD_FLEX_UNARY_MATH(CROSSGRAD_FLEX_LIBM_LOOP)
 #undef CROSSGRAD_FLEX_LIBM_LOOP
 #define CROSSGRAD_FLEX_LIBM_ENTRY(name) name##_loop<T>,
@@ -147,10 +140,10 @@ constexpr TypedKernels<T> make_table() {
       tanh_kernel<T>,
       sigmoid_kernel<T>,
       pow_kernel<T>,
-      rint_kernel<T>,
-      floor_kernel<T>,
-      ceil_kernel<T>,
-      trunc_kernel<T>,
+      rint_loop<T>,
+      floor_loop<T>,
+      ceil_loop<T>,
+      trunc_loop<T>,
       {CROSSGRAD_FLEX_UNARY_MATH(CROSSGRAD_FLEX_LIBM_ENTRY)},
   };
 }
