@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <sstream>
 
 namespace crossgrad::oracle {
@@ -641,27 +642,28 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
       if (std::find(at.begin(), at.end(), x) != at.end()) return "a singular point (acos, asin at +-1, acosh at 1)";
     }
   }
+  // Whether some op of `ops` has an operand element of magnitude `limit` or more.
+  const auto operand_reaches = [&](std::initializer_list<Op> ops, double limit) {
+    for (const auto& op : g.ops) {
+      if (std::find(ops.begin(), ops.end(), op.op) == ops.end() || op.lhs >= values.size()) continue;
+      for (double x : values[op.lhs]) {
+        if (std::fabs(x) >= limit) return true;
+      }
+    }
+    return false;
+  };
   // round, floor, ceil and trunc have gradient 0 (docs/OPS.md), but where |x| >= 2^52 every double
   // is an integer, so they are the identity on every point finite differences can step to and
   // central differences give 1 (ops_differential_fuzzer: ceil(3.4e38) in F64).
-  for (const auto& op : g.ops) {
-    const bool rounds = op.op == Op::float_round || op.op == Op::float_floor || op.op == Op::float_ceil ||
-                        op.op == Op::float_trunc;
-    if (!rounds || op.lhs >= values.size()) continue;
-    for (double x : values[op.lhs]) {
-      if (std::fabs(x) >= 0x1p+52) return "round, floor, ceil or trunc where every double is an integer (|x| >= 2^52)";
-    }
+  if (operand_reaches({Op::float_round, Op::float_floor, Op::float_ceil, Op::float_trunc}, 0x1p+52)) {
+    return "round, floor, ceil or trunc where every double is an integer (|x| >= 2^52)";
   }
   // sin, cos and tan far from 0: the step 1e-5 |x| is no longer small against the period 2 pi
   // (from |x| = 2^13 it is 0.08), so the differences sample the function, not its slope; at
   // |x| = 1e30 tan(tan(x)) gave central differences 5.7e-26 for a slope of 1.00017
   // (ops_differential_fuzzer).
-  for (const auto& op : g.ops) {
-    const bool periodic = op.op == Op::float_sin || op.op == Op::float_cos || op.op == Op::float_tan;
-    if (!periodic || op.lhs >= values.size()) continue;
-    for (double x : values[op.lhs]) {
-      if (std::fabs(x) >= 0x1p+13) return "sin, cos or tan where the step is not small against the period (|x| >= 2^13)";
-    }
+  if (operand_reaches({Op::float_sin, Op::float_cos, Op::float_tan}, 0x1p+13)) {
+    return "sin, cos or tan where the step is not small against the period (|x| >= 2^13)";
   }
   // remainder by s (or by b) where a / s is huge: the step 1e-5 |a| spans many periods of length
   // |s|, the same as sin's; remainder_scalar(-1e30, 5) gave central differences 3.8e-25 for a
