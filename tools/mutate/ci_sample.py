@@ -106,8 +106,7 @@ def trace_tests(exes, jobs, seconds):
             exe, t = jobs_list[k]
             d = os.path.join(root, str(k))
             os.makedirs(d)
-            env = dict(os.environ, CROSSGRAD_MUTATION_TRACE=d)
-            env.pop("CROSSGRAD_MUTANT", None)
+            env = _env(trace=d)
             began = time.time()
             r = subprocess.run([exe, f"--gtest_filter={t}"], env=env, text=True, capture_output=True)
             seconds[(exe, t)] = time.time() - began
@@ -122,6 +121,19 @@ def trace_tests(exes, jobs, seconds):
             for k, ids in pool.map(one, range(len(jobs_list))):
                 reached[jobs_list[k]] = ids
     return reached
+
+
+def _env(mutant=None, trace=None):
+    """This environment with the schema's switches set as asked and the others removed: the mutant
+    to make live (CROSSGRAD_MUTANT) and the folder a tracing run writes to (CROSSGRAD_MUTATION_TRACE)."""
+    env = dict(os.environ)
+    env.pop("CROSSGRAD_MUTANT", None)
+    env.pop("CROSSGRAD_MUTATION_TRACE", None)
+    if mutant is not None:
+        env["CROSSGRAD_MUTANT"] = str(mutant)
+    if trace is not None:
+        env["CROSSGRAD_MUTATION_TRACE"] = trace
+    return env
 
 
 def _first_failure(stdout):
@@ -142,8 +154,7 @@ def run_mutant(m_id, reached, seconds):
             by_exe.setdefault(exe, []).append(t)
     if not by_exe:
         return "not covered", None, None
-    env = dict(os.environ, CROSSGRAD_MUTANT=str(m_id))
-    env.pop("CROSSGRAD_MUTATION_TRACE", None)
+    env = _env(mutant=m_id)
     for exe, tests in sorted(by_exe.items()):
         # A mutant that loops forever is killed by timeout: ten times what these tests take
         # unmutated (one process each, so this also covers their start-up), and at least 10 s.
@@ -197,9 +208,7 @@ class KnownKillers:
 
     def _baseline(self, exe, test):
         if (exe, test) not in self.unmutated:
-            env = dict(os.environ)
-            env.pop("CROSSGRAD_MUTANT", None)
-            env.pop("CROSSGRAD_MUTATION_TRACE", None)
+            env = _env()
             began = time.time()
             r = subprocess.run([exe, f"--gtest_filter={test}"], env=env, text=True, capture_output=True)
             ok = r.returncode == 0 and "[  PASSED  ] 1 test" in r.stdout
@@ -221,8 +230,7 @@ class KnownKillers:
         seconds = self._baseline(exe, test)
         if seconds is None:
             return None
-        env = dict(os.environ, CROSSGRAD_MUTANT=str(m_id))
-        env.pop("CROSSGRAD_MUTATION_TRACE", None)
+        env = _env(mutant=m_id)
         try:
             r = subprocess.run([exe, f"--gtest_filter={test}"], env=env, text=True, capture_output=True,
                                timeout=max(10.0, 10 * seconds))
@@ -270,7 +278,7 @@ def run(manifest_path, exes, jobs, killers_path, write_killers):
         print(f"MISSING  {r['key']} {r['file']} {r['what']}: the code changed; pick a new sample "
               f"(tools/mutate/ci_sample.py pick, README \"Mutation testing\")")
     if found and not write_killers:
-        print(f"ci_sample: {len(found)} mutant(s) killed by a test other than the recorded one; to record "
+        print(f"ci_sample: {len(found)} mutant(s) killed by a test that is not their recorded killer; to record "
               f"them: tools/mutate/ci_sample.py run --write-killers tests/mutation/ci_sample_killers.txt ...")
     if write_killers:
         with open(write_killers, "w") as f:
