@@ -28,6 +28,7 @@
 #include <optional>
 #include <random>
 #include <regex>
+#include <initializer_list>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -854,6 +855,21 @@ TEST_F(CudaOps, ComparisonsAreBitIdentical) {
   }
 }
 
+// Each (name, op, ref) of a table of scalar-argument ops, on every tensor of `data` and every
+// scalar of `scalars`: `expect(Cuda's result, NdArray's, a label)`.
+template <class Ops, class Expect>
+void for_each_scalar_case(const Ops& ops, std::initializer_list<double> scalars,
+                          std::initializer_list<TensorData> data, Expect expect) {
+  for (const auto& [name, op, ref] : ops) {
+    for (double s : scalars) {
+      for (const TensorData& d : data) {
+        expect(B::into_data(op(on_b(d), s)), NdArray::into_data(ref(on_ref(d), s)),
+               std::string(name) + " scalar " + std::to_string(s));
+      }
+    }
+  }
+}
+
 TEST_F(CudaOps, ScalarComparisonsAndClassTestsAreBitIdentical) {
   using Op = BT (*)(const BT&, double);
   using RefOp = NT (*)(const NT&, double);
@@ -870,14 +886,10 @@ TEST_F(CudaOps, ScalarComparisonsAndClassTestsAreBitIdentical) {
   for (DType dtype : kFloatDtypes) {
     const TensorData x = coarse_data({257, 3}, dtype, ++seed);
     const TensorData special = data_of({nan, -inf, inf, -0.0, 0.0, 1, -1, 0.1}, {8}, dtype);
-    for (const auto& [name, op, ref] : ops) {
-      for (double s : {0.0, -0.0, 0.1, 1.0, nan, inf}) {
-        for (const TensorData& d : {x, special}) {
-          EXPECT_EQ(B::into_data(op(on_b(d), s)), NdArray::into_data(ref(on_ref(d), s)))
-              << name << " " << name_of(dtype) << " " << s;
-        }
-      }
-    }
+    for_each_scalar_case(ops, {0.0, -0.0, 0.1, 1.0, nan, inf}, {x, special},
+                         [&](const TensorData& got, const TensorData& want, const std::string& what) {
+                           EXPECT_EQ(got, want) << what << " " << name_of(dtype);
+                         });
     EXPECT_EQ(B::into_data(B::float_is_nan(on_b(special))),
               TensorData::from_bool({true, false, false, false, false, false, false, false}, {8}));
     EXPECT_EQ(B::into_data(B::float_is_inf(on_b(special))),
@@ -903,14 +915,10 @@ TEST_F(CudaOps, ScalarArithmeticOpsMatchTheReference) {
   for (DType dtype : kFloatDtypes) {
     const TensorData x = random_data({129, 3}, dtype, ++seed, -4, 4);
     const TensorData special = special_data(dtype);
-    for (const auto& [name, op, ref] : ops) {
-      for (double s : {0.1, -2.5, 3.0, 1e300, -0.0, nan}) {
-        for (const TensorData& d : {x, special}) {
-          expect_close(B::into_data(op(on_b(d), s)), NdArray::into_data(ref(on_ref(d), s)), 0, 0.0,
-                       std::string(name) + " " + name_of(dtype) + " " + std::to_string(s));
-        }
-      }
-    }
+    for_each_scalar_case(ops, {0.1, -2.5, 3.0, 1e300, -0.0, nan}, {x, special},
+                         [&](const TensorData& got, const TensorData& want, const std::string& what) {
+                           expect_close(got, want, 0, 0.0, what + " " + name_of(dtype));
+                         });
   }
 }
 
