@@ -101,7 +101,8 @@ void check_case(const gen::OpCase& c) {
   const double magnitude = largest_finite(c.operands.empty() ? og::HostArray{} : c.operands[0]) *
                            (c.op == OpId::float_matmul ? largest_finite(c.operands[1]) : 1.0);
   const DType dtype = c.operands.empty() ? c.dtype : c.operands[0].dtype;
-  const og::Bound bound = og::bound_for(c.op, dtype, og::reference_reduction_length(c.op, c.operands, c.args), magnitude);
+  const og::Bound bound = og::bound_for_receiver(c.op, dtype, og::reference_reduction_length(c.op, c.operands, c.args),
+                                                 magnitude, c.operands.empty() ? std::vector<double>{} : c.operands[0].values);
   if (bound.exact || want.kind != OpKind::Float) {
     for (std::size_t i = 0; i < g.size(); ++i) {
       if (!same_bits(w.values[i], g[i])) {

@@ -177,7 +177,13 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   if (op.op == Op::float_select_assign && size > 0 && op.dim < rhs.size()) {
     for (std::size_t i = 0; i < rhs[op.dim]; ++i) a.indices.push_back(static_cast<std::int64_t>((op.dim1 + i) % size));
   }
-  for (std::size_t i = 0; i < rank; ++i) a.axes.push_back((i + op.dim1) % rank);
+  if (op.op == Op::float_flip) {
+    for (std::size_t d = 0; d < rank && d < 64; ++d) {
+      if ((op.dim1 >> d) & 1) a.axes.push_back(d);
+    }
+  } else {
+    for (std::size_t i = 0; i < rank; ++i) a.axes.push_back((i + op.dim1) % rank);
+  }
   a.expand_to.push_back(2);
   for (std::size_t d = 0; d < rank; ++d) a.expand_to.push_back(d == op.dim && lhs[d] == 1 ? 3 : lhs[d]);
   return a;
@@ -294,7 +300,11 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     }
     case Op::softmax:
     case Op::log_softmax:
+    case Op::float_cumsum:
+    case Op::float_cumprod:
       if (!dim_ok) return std::nullopt;
+      return lhs;
+    case Op::float_flip:
       return lhs;
     case Op::float_reshape:
       return std::vector<std::size_t>{element_count(lhs)};
@@ -343,7 +353,8 @@ std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& l
   if (is_hop(op.op)) return 1;  // a move sums nothing
   if (op.op == Op::float_matmul) return lhs.empty() ? 1 : lhs.back();
   if (op.op == Op::float_sum || op.op == Op::float_mean) return element_count(lhs);
-  if (op.op == Op::float_sum_dim || op.op == Op::float_mean_dim || op.op == Op::softmax || op.op == Op::log_softmax) {
+  if (op.op == Op::float_sum_dim || op.op == Op::float_mean_dim || op.op == Op::softmax || op.op == Op::log_softmax ||
+      op.op == Op::float_cumsum || op.op == Op::float_cumprod) {
     return op.dim < lhs.size() ? lhs[op.dim] : 1;
   }
   return 1;
@@ -392,6 +403,8 @@ GraphSpec normalized(GraphSpec graph) {
       op.dim1 = 0;
     } else if (op.op == Op::float_swap_dims || op.op == Op::float_permute) {
       op.dim1 = rank ? op.dim1 % rank : 0;
+    } else if (op.op == Op::float_flip) {
+      op.dim1 = rank < 64 ? op.dim1 % (std::size_t{1} << rank) : op.dim1;
     } else if (op.dim < rank) {
       const std::size_t size = shapes[op.lhs][op.dim];
       op.dim1 = op.op == Op::float_slice ? op.dim1 % (size + 1) : (size ? op.dim1 % size : 0);
@@ -551,6 +564,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::float_select: return Dispatch::float_select(lhs, op.dim, indices());
     case Op::float_select_assign: return Dispatch::float_select_assign(lhs, op.dim, indices(), rhs);
     case Op::float_permute: return Dispatch::float_permute(lhs, args().axes);
+    case Op::float_flip: return Dispatch::float_flip(lhs, args().axes);
     case Op::float_expand: return Dispatch::float_expand(lhs, Shape(args().expand_to));
     // Not graph steps (normalized() turns them into float_neg): a dtype change in a one-dtype
     // graph, or an int/bool receiver.

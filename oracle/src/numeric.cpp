@@ -89,6 +89,7 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_slice:
     case Op::float_select:
     case Op::float_permute:
+    case Op::float_flip:
     case Op::float_expand:
     case Op::float_cast:
     case Op::bool_into_float:
@@ -148,6 +149,7 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_mean:
     case Op::float_sum_dim:
     case Op::float_mean_dim:
+    case Op::float_cumsum:
     case Op::float_matmul: {
       const double n = static_cast<double>(reduction_length == 0 ? 1 : reduction_length);
       Bound b{2 * n * n * eps * magnitude + tiny, 4 * eps, false};
@@ -155,8 +157,61 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
       b.overflow_may_change_class = !(2 * n * magnitude < largest_finite_of(dtype));
       return b;
     }
+    // A product of at most n factors in another order or precision (LibTorch accumulates a float
+    // lane in double): no cancellation, so ~2 n eps relative while every partial product stays in
+    // the normal range; bound_for_inputs widens it where one may not (cumprod_range_bound).
+    case Op::float_cumprod: {
+      const double n = static_cast<double>(reduction_length == 0 ? 1 : reduction_length);
+      return {tiny, 4 * n * eps, false};
+    }
   }
   return {0, 0, true};
+}
+
+namespace {
+// float_cumprod's bound once partial products may leave the normal range. A lane accumulated in T
+// overflows to inf, or flushes into subnormals and loses bits, where one accumulated in double
+// does not, and multiplying on can bring the double lane back into range: then inf meets finite,
+// and a subnormal's absolute error (up to n of the smallest subnormal) is multiplied by the later
+// factors, at most max(1, largest |x|)^n. With `hi` the largest and `lo` the smallest nonzero
+// finite |x|, products stay in [lo^n, hi^n].
+Bound cumprod_range_bound(Bound b, DType dtype, double n, double lo, double hi, bool has_non_finite) {
+  const double largest = largest_finite_of(dtype);
+  const double smallest_normal = dtype == DType::F64 ? std::numeric_limits<double>::min()
+                                                     : static_cast<double>(std::numeric_limits<float>::min());
+  const double denorm = dtype == DType::F64 ? std::numeric_limits<double>::denorm_min()
+                                            : static_cast<double>(std::numeric_limits<float>::denorm_min());
+  const double log_hi = std::log2(std::fmax(hi, 1.0)), log_lo = lo > 0 ? std::log2(std::fmin(lo, 1.0)) : 0.0;
+  const bool may_overflow = n * log_hi >= std::log2(largest) - 1;
+  const bool may_underflow = n * log_lo <= std::log2(smallest_normal) + 1;
+  if (may_overflow) b.overflow_may_change_class = true;
+  if (may_underflow) {
+    b.abs = std::fmax(b.abs, n * denorm * std::exp2(std::fmin(n * log_hi, 1000.0)));
+    // 0 * inf in one lane is NaN where the double lane's tiny * inf is inf.
+    if (has_non_finite) b.overflow_may_change_class = true;
+  }
+  return b;
+}
+}  // namespace
+
+Bound bound_for_receiver(Op op, DType dtype, std::size_t reduction_length, double magnitude,
+                         const std::vector<double>& receiver) {
+  Bound b = bound_for(op, dtype, reduction_length, magnitude);
+  if (op == Op::float_cumprod) {
+    double largest = 0, smallest_nonzero = 0;
+    bool non_finite = false;
+    for (double v : receiver) {
+      if (!std::isfinite(v)) {
+        non_finite = true;
+        continue;
+      }
+      largest = std::fmax(largest, std::fabs(v));
+      if (v != 0 && (smallest_nonzero == 0 || std::fabs(v) < smallest_nonzero)) smallest_nonzero = std::fabs(v);
+    }
+    const double n = static_cast<double>(reduction_length == 0 ? 1 : reduction_length);
+    b = cumprod_range_bound(b, dtype, n, smallest_nonzero, largest, non_finite);
+  }
+  return b;
 }
 
 Bound bound_for_inputs(const OpSpec& op, DType dtype, const TensorData& lhs, const TensorData& rhs) {
@@ -171,7 +226,7 @@ Bound bound_for_inputs(const OpSpec& op, DType dtype, const TensorData& lhs, con
   };
   double magnitude = largest_finite(lhs);
   if (op.op == Op::float_matmul) magnitude *= largest_finite(rhs);
-  return bound_for(op.op, dtype, reduction_length(op, lhs.shape().dims()), magnitude);
+  return bound_for_receiver(op.op, dtype, reduction_length(op, lhs.shape().dims()), magnitude, lhs.to_f64());
 }
 
 Bound bound_for_graph(const GraphSpec& g, DType dtype) {
@@ -445,6 +500,17 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_ceil:
     case Op::float_trunc:
     case Op::float_sign: d.lhs = 0; break;
+    // Each element reaches up to a whole lane of outputs (at most a.size()), with partial 1 ...
+    case Op::float_cumsum: d.lhs = static_cast<double>(a.size()); break;
+    // ... or a product of other elements of its lane: at most the product of max(1, |x_j|).
+    case Op::float_cumprod: {
+      double p = static_cast<double>(a.size());
+      for (double x : a) {
+        if (std::isfinite(x)) p *= std::fmax(1.0, std::fabs(x));
+      }
+      d.lhs = p;
+      break;
+    }
     // log_softmax's partials d y_i / d x_j = delta_ij - softmax_j sum to at most 2 in a row.
     case Op::log_softmax: d.lhs = 2; break;
     // Partials of at most 1 (per row for softmax): the moves copy, the sums and means add, the
@@ -476,6 +542,7 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_reshape:
     case Op::float_swap_dims:
     case Op::float_permute:
+    case Op::float_flip:
     case Op::float_slice:
     case Op::float_cat:
     case Op::float_select:

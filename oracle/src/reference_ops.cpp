@@ -235,6 +235,48 @@ HostArray softmax_along(const HostArray& x, std::size_t dim, bool log) {
   return out;
 }
 
+// cumsum / cumprod (docs/OPS.md): y_r is the fold of x_0 .. x_r in T, in index order, written
+// here as its definition (each prefix folded anew) rather than as a running value.
+template <class Step>
+HostArray scan_along(const HostArray& x, std::size_t dim, Step step) {
+  require_float(x.dtype);
+  require_dim(dim, x.shape.size());
+  HostArray out = make(x.shape, x.dtype);
+  if (out.values.empty()) return out;
+  const Around v(x.shape, dim);
+  with_t(x.dtype, [&]<class T>(T) {
+    for (std::size_t i = 0; i < v.outer; ++i) {
+      for (std::size_t j = 0; j < v.inner; ++j) {
+        for (std::size_t r = 0; r < v.len; ++r) {
+          T acc = static_cast<T>(x.values[v.at(i, 0, j)]);
+          for (std::size_t k = 1; k <= r; ++k) acc = step(acc, static_cast<T>(x.values[v.at(i, k, j)]));
+          out.values[v.at(i, r, j)] = in_t<T>(acc);
+        }
+      }
+    }
+  });
+  return out;
+}
+
+// Element c of the result is element c of x with every flipped coordinate mirrored.
+HostArray flip(const HostArray& x, const Dims& axes) {
+  require_float(x.dtype);
+  std::vector<bool> flipped(x.shape.size(), false);
+  for (std::size_t a : axes) {
+    if (a >= x.shape.size() || flipped[a]) invalid("flip-invalid");
+    flipped[a] = true;
+  }
+  HostArray out = make(x.shape, x.dtype);
+  const Dims in_strides = strides(x.shape);
+  for (std::size_t f = 0; f < out.values.size(); ++f) {
+    const Dims c = coords(f, x.shape);
+    std::size_t off = 0;
+    for (std::size_t d = 0; d < c.size(); ++d) off += (flipped[d] ? x.shape[d] - 1 - c[d] : c[d]) * in_strides[d];
+    out.values[f] = x.values[off];
+  }
+  return out;
+}
+
 // Result dim i is input dim axes[i] (a permutation, checked by the caller).
 HostArray permuted(const HostArray& x, const Dims& axes) {
   Dims shape(axes.size());
@@ -621,6 +663,9 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
       return binary(in[0], in[1], false, [](auto x, auto y) { return remainder_value(x, y); });
     case OpId::float_powf: return binary(in[0], in[1], false, [](auto x, auto y) { return std::pow(x, y); });
     case OpId::float_atan2: return binary(in[0], in[1], false, [](auto x, auto y) { return std::atan2(x, y); });
+    case OpId::float_cumsum: return scan_along(in[0], a.dim, [](auto acc, auto x) { return acc + x; });
+    case OpId::float_cumprod: return scan_along(in[0], a.dim, [](auto acc, auto x) { return acc * x; });
+    case OpId::float_flip: return flip(in[0], a.axes);
   }
   throw std::logic_error("reference_op: not a registry op");
 }

@@ -157,6 +157,45 @@ TEST(TorchDifferential, SignedZeroTieIsExcusedOnlyWhereTheSliceHoldsBothZeros) {
   EXPECT_FALSE(excused(OpId::float_sum_dim, 0, -0.0, 0.0));
 }
 
+// cumprod-single-element-lane excuses only a gradient along a dim of size 1 at a non-finite x,
+// where crossgrad passes the cotangent and PyTorch gives NaN.
+TEST(TorchDifferential, CumprodSingleElementLaneIsExcusedOnlyAtNonFiniteFactors) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const std::vector<og::HostArray> column{{{3, 1}, DType::F32, {inf, 2, nan}}};
+  const std::vector<og::HostArray> row{{{1, 3}, DType::F32, {inf, 2, nan}}};
+  og::OpArgs args;
+  args.dim = 1;
+  const auto excused = [&](const std::vector<og::HostArray>& x, int output, std::size_t at, double ours, double theirs) {
+    const og::Disagreement d{OpId::float_cumprod, x, args, output, at, 0.5, ours, theirs};
+    return og::documented_difference(d) == "cumprod-single-element-lane";
+  };
+  EXPECT_TRUE(excused(column, 0, 0, 0.5, nan));
+  EXPECT_TRUE(excused(column, 0, 2, 0.5, nan));
+  EXPECT_FALSE(excused(column, 0, 1, 0.5, nan));   // a finite factor
+  EXPECT_FALSE(excused(column, -1, 0, 0.5, nan));  // a value, not a gradient
+  EXPECT_FALSE(excused(column, 0, 0, 0.25, nan));  // not the cotangent
+  EXPECT_FALSE(excused(row, 0, 0, 0.5, nan));      // the lane has three elements
+}
+
+// cumprod-zero-beside-non-finite excuses a NaN from PyTorch only in a lane holding both a zero and
+// a non-finite value.
+TEST(TorchDifferential, CumprodZeroBesideNonFiniteIsExcusedOnlyInSuchLanes) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  // [2, 3] along dim 1: lanes {-0, inf, -0} and {1, inf, 2}.
+  const std::vector<og::HostArray> x{{{2, 3}, DType::F64, {-0.0, inf, -0.0, 1, inf, 2}}};
+  og::OpArgs args;
+  args.dim = 1;
+  const auto excused = [&](int output, std::size_t at, double ours, double theirs) {
+    const og::Disagreement d{OpId::float_cumprod, x, args, output, at, 1, ours, theirs};
+    return og::documented_difference(d) == "cumprod-zero-beside-non-finite";
+  };
+  EXPECT_TRUE(excused(0, 0, inf, nan));
+  EXPECT_TRUE(excused(0, 2, 0, nan));
+  EXPECT_FALSE(excused(0, 3, inf, nan));   // no zero in the second lane
+  EXPECT_FALSE(excused(0, 0, inf, -inf));  // PyTorch's answer is not NaN
+  EXPECT_FALSE(excused(-1, 0, 0, nan));    // a value, not a gradient
+}
+
 // Each predicate that may excuse a disagreement is a row of the docs table, and each row a predicate.
 TEST(TorchDifferential, DocumentedDifferencesAreTheTableInOpsMd) {
   std::set<std::string> in_code;

@@ -155,6 +155,55 @@ TEST(CudaDimKernelsEmulation, SoftmaxIsTheSequentialFormula) {
   }
 }
 
+TEST(CudaDimKernelsEmulation, ScansFoldEachLaneInIndexOrder) {
+  for (const auto& [outer, len, inner] : {std::tuple<std::size_t, std::size_t, std::size_t>{3, 5, 4}, {1, 300, 1},
+                                          {70, 3, 1}, {2, 9, 33}}) {
+    std::mt19937 rng(static_cast<unsigned>(len + inner));
+    std::uniform_real_distribution<float> dist(-2, 2);
+    std::vector<float> x(outer * len * inner);
+    for (float& e : x) e = dist(rng);
+    std::vector<float> sum(x.size()), prod(x.size());
+    const std::size_t slices = outer * inner;
+    emu_seq::launch(kBlocks, kBlockThreads, [&] { scan_kernel<float, false>(x.data(), sum.data(), slices, len, inner); });
+    emu_seq::launch(kBlocks, kBlockThreads, [&] { scan_kernel<float, true>(x.data(), prod.data(), slices, len, inner); });
+    for (std::size_t o = 0; o < outer; ++o) {
+      for (std::size_t i = 0; i < inner; ++i) {
+        auto at = [&](std::size_t r) { return (o * len + r) * inner + i; };
+        // Each prefix folded anew, in float, in index order.
+        for (std::size_t r = 0; r < len; ++r) {
+          float s = x[at(0)], p = x[at(0)];
+          for (std::size_t k = 1; k <= r; ++k) {
+            s += x[at(k)];
+            p *= x[at(k)];
+          }
+          EXPECT_EQ(sum[at(r)], s) << outer << "x" << len << "x" << inner << " at " << r;
+          EXPECT_EQ(prod[at(r)], p) << outer << "x" << len << "x" << inner << " at " << r;
+        }
+      }
+    }
+  }
+}
+
+TEST(CudaDimKernelsEmulation, FlipMirrorsTheFlippedCoordinates) {
+  // [3, 4, 5] without size-1 dims, flipping dims 0 and 2.
+  FlipShape shape;
+  shape.rank = 3;
+  const std::uint64_t dims[] = {3, 4, 5};
+  for (int d = 0; d < 3; ++d) shape.dims[d] = dims[d];
+  shape.flipped[0] = true;
+  shape.flipped[2] = true;
+  std::vector<std::uint32_t> x(60), y(60, 0);
+  for (std::uint32_t i = 0; i < 60; ++i) x[i] = i;
+  emu_seq::launch(kBlocks, kBlockThreads, [&] { flip_kernel<std::uint32_t>(x.data(), y.data(), 60, shape); });
+  for (std::size_t a = 0; a < 3; ++a) {
+    for (std::size_t b = 0; b < 4; ++b) {
+      for (std::size_t c = 0; c < 5; ++c) {
+        EXPECT_EQ(y[(a * 4 + b) * 5 + c], ((2 - a) * 4 + b) * 5 + (4 - c)) << a << "," << b << "," << c;
+      }
+    }
+  }
+}
+
 TEST(CudaDimKernelsEmulation, CompareBroadcasts) {
   // [3, 1] against [4]: out [3, 4], strides (1, 0) and (0, 1).
   const std::vector<float> a = {1, std::numeric_limits<float>::quiet_NaN(), -0.0f};

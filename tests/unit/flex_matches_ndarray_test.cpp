@@ -508,6 +508,49 @@ TEST_P(FlexMatchesNdArray, PermuteMatchesNdArray) {
   EXPECT_EQ(Flex::into_data(t).to_f32(), (std::vector<float>{1, 4, 2, 5, 3, 6}));
 }
 
+// cumsum and cumprod fold each lane in T in index order on both backends: the same bits, NaN
+// payloads aside (an add of two NaNs may return either).
+TEST_P(FlexMatchesNdArray, CumsumAndCumprodMatchNdArray) {
+  unsigned seed = 900;
+  for (DType dt : kFloatTypes) {
+    for (Values kind : {Values::Mixed, Values::Ties}) {
+      for (const DimCase& c : dim_cases()) {
+        const TensorData d = random_data(dt, c.shape, seed++, kind);
+        const std::string what = shape_str(c.shape) + " dim " + std::to_string(c.dim);
+        expect_same_as_ndarray_any_nan([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_cumsum(on<B>(d), c.dim));
+        }, "cumsum " + what);
+        expect_same_as_ndarray_any_nan([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_cumprod(on<B>(d), c.dim));
+        }, "cumprod " + what);
+      }
+    }
+  }
+}
+
+TEST_P(FlexMatchesNdArray, FlipMatchesNdArray) {
+  struct FlipCase {
+    Shape shape;
+    std::vector<std::size_t> axes;
+  };
+  const std::vector<FlipCase> cases = {
+      {kLarge, {0}},       {kLarge, {1}},       {kLarge, {1, 0}},    {kLarge, {}},
+      {Shape{}, {}},       {Shape{2, 0, 3}, {2}}, {Shape{7}, {0}},   {Shape{1, 7, 1}, {0, 2}},
+      {kChunked, {2}},     {kChunked, {0, 1}},  {kChunked, {2, 0, 1}}, {Shape{8, 9, 33, 40}, {1, 3}}};
+  unsigned seed = 950;
+  for (DType dt : kFloatTypes) {
+    for (const FlipCase& c : cases) {
+      const TensorData d = random_data(dt, c.shape, seed++);
+      expect_same_as_ndarray([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::float_flip(on<B>(d), c.axes));
+      }, "flip " + shape_str(c.shape) + " axes " + Shape(c.axes).to_string());
+    }
+  }
+}
+
 TEST_P(FlexMatchesNdArray, ExpandMatchesNdArray) {
   const std::pair<Shape, Shape> cases[] = {
       {Shape{1, 257}, kLarge}, {Shape{300, 1}, kLarge},   {Shape{7}, Shape{2, 3, 7}},  {Shape{}, Shape{5, 5}},
@@ -765,6 +808,10 @@ std::vector<BadInput> bad_inputs() {
                                     on<B>(TensorData::from_f64({1}, {1})))),
       CG_BAD("select_assign index rank", SelectIndexRank,
              B::float_select_assign(f32({1, 2}, {2}), 0, on<B>(TensorData::from_i64({0}, {})), f32({1}, {1}))),
+      CG_BAD("cumsum dim", DimOutOfRange, B::float_cumsum(f32({1, 2}, {2}), 1)),
+      CG_BAD("cumprod of int", UnsupportedDtype, B::float_cumprod(on<B>(TensorData::from_i64({1}, {1})), 0)),
+      CG_BAD("flip duplicate", FlipInvalid, B::float_flip(f32({1, 2}, {1, 2}), {1, 1})),
+      CG_BAD("flip out of range", FlipInvalid, B::float_flip(f32({1, 2}, {1, 2}), {0, 2})),
       CG_BAD("permute duplicate", PermuteInvalid, B::float_permute(f32({1, 2}, {1, 2}), {0, 0})),
       CG_BAD("permute length", PermuteInvalid, B::float_permute(f32({1, 2}, {1, 2}), {0})),
       CG_BAD("permute out of range", PermuteInvalid, B::float_permute(f32({1, 2}, {1, 2}), {0, 2})),

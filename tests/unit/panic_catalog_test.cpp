@@ -152,6 +152,8 @@ std::map<std::string, Trigger> triggers() {
                                 "float_select_assign needs values of shape [2, 2], got [2, 3].", ""};
   t["permute-invalid"] = {[] { Dispatch::float_permute(flex_f32(std::vector<float>(6), {2, 3}), {0, 0}); },
                           "float_permute needs each of the 2 dims exactly once, got [0, 0].", ""};
+  t["flip-invalid"] = {[] { Dispatch::float_flip(flex_f32(std::vector<float>(6), {2, 3}), {1, 1}); },
+                       "float_flip needs distinct dims below the rank 2, got [1, 1].", ""};
   t["expand-mismatch"] = {[] { Dispatch::float_expand(nd_f32(std::vector<float>(6), {2, 3}), {4, 3}); },
                           "float_expand cannot expand shape [2, 3] to [4, 3].", ""};
 #if CROSSGRAD_WITH_CUDA

@@ -299,6 +299,17 @@ std::map<std::string, Examples> examples() {
                            "float_permute needs each of the 2 dims exactly once, got (0, 0).",
                            "float_permute needs each of the 2 dims exactly once, got [0, -1].",
                            "float_transpose needs each of the 2 dims exactly once, got [0, 0]."}};
+  e["flip-invalid"] = {"float_flip needs distinct dims below the rank {rank}, got {axes}.",
+                       {"float_flip needs distinct dims below the rank 2, got [1, 1].",
+                        "float_flip needs distinct dims below the rank 2, got [2].",
+                        "float_flip needs distinct dims below the rank 0, got [0, 0, 0]."},
+                       {"float_flip needs distinct dims below the rank 2, got [1, 1]",
+                        "float_flip needs distinct dims below the rank two, got [1, 1].",
+                        "float_flip needs distinct dims below the rank 2, got (1, 1).",
+                        "float_flip needs distinct dims below the rank 2, got [1, -1].",
+                        "float_flip needs distinct dims below the rank -2, got [1, 1].",
+                        "float_flip needs unique dims below the rank 2, got [1, 1].",
+                        "float_permute needs distinct dims below the rank 2, got [1, 1]."}};
   e["expand-mismatch"] = {"float_expand cannot expand shape {from} to {to}.",
                           {"float_expand cannot expand shape [2, 3] to [4, 3].", "float_expand cannot expand shape [2, 3] to [3]."},
                           {"float_expand cannot expand shape [2, 3] to [4, 3]", "float_expand cannot expand shape [2, 3] to [4, 3]!",

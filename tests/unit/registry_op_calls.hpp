@@ -98,6 +98,9 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_select_assign: return Dispatch::float_select_assign(x, 1, indices, other);
     case OpId::float_permute: return Dispatch::float_permute(x, {1, 0});
     case OpId::float_expand: return Dispatch::float_expand(x, {4, 2, 3});
+    case OpId::float_cumsum: return Dispatch::float_cumsum(x, 1);
+    case OpId::float_cumprod: return Dispatch::float_cumprod(x, 0);
+    case OpId::float_flip: return Dispatch::float_flip(x, {1});
     case OpId::softmax: return Dispatch::softmax(x, 1);
     case OpId::log_softmax: return Dispatch::log_softmax(x, 1);
   }

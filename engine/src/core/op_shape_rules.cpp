@@ -134,6 +134,16 @@ Shape permuted_shape(const Shape& shape, const std::vector<std::size_t>& axes) {
   return Shape(std::move(dims));
 }
 
+void check_flip_axes(const Shape& shape, const std::vector<std::size_t>& axes) {
+  std::vector<bool> seen(shape.rank(), false);
+  bool ok = true;
+  for (std::size_t i = 0; ok && i < axes.size(); ++i) {
+    ok = axes[i] < shape.rank() && !seen[axes[i]];
+    if (ok) seen[axes[i]] = true;
+  }
+  if (!ok) panic(PanicId::FlipInvalid, {{"rank", std::to_string(shape.rank())}, {"axes", list(axes)}});
+}
+
 void check_expand(const Shape& from, const Shape& to) {
   bool ok = to.rank() >= from.rank();
   for (std::size_t i = 0; ok && i < from.rank(); ++i) {

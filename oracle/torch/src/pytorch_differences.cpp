@@ -204,6 +204,57 @@ bool extreme_signed_zero_tie(const Disagreement& d) {
   return zero_at(d.crossgrad) && zero_at(d.torch);
 }
 
+// cumprod's gradient along a dim of size 1, where y = x: crossgrad's rule passes g (the empty
+// product is 1) whatever x is; ATen's cumprod_backward returns g itself only for a tensor of at
+// most one element and otherwise computes (g * y) / x, NaN where x is +-inf or NaN.
+bool cumprod_single_element_lane(const Disagreement& d) {
+  double x = 0;
+  if (d.op != OpId::float_cumprod || d.output != 0 || !input_at(d, x) || std::isfinite(x)) return false;
+  const HostArray& t = d.operands[0];
+  return d.args.dim < t.shape.size() && t.shape[d.args.dim] == 1 && d.crossgrad == d.cotangent && std::isnan(d.torch);
+}
+
+// cumprod's gradient in a lane that holds a zero and a +-inf or NaN: crossgrad counts a product
+// holding a zero as 0 (docs/OPS.md); ATen's cumprod_backward masks with multiplications, and its
+// masked-out 0 * inf makes the gradient NaN ([-0, inf, -0]: crossgrad g0 + g1 * inf, ATen NaN).
+bool cumprod_zero_beside_non_finite(const Disagreement& d) {
+  if (d.op != OpId::float_cumprod || d.output != 0 || !std::isnan(d.torch) || d.operands.empty()) return false;
+  const HostArray& x = d.operands[0];
+  const std::size_t k = d.args.dim;
+  if (k >= x.shape.size() || x.shape[k] == 0) return false;
+  std::size_t inner = 1;
+  for (std::size_t i = k + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+  const std::size_t len = x.shape[k], outer = d.element / (inner * len), within = d.element % inner;
+  bool has_zero = false, non_finite = false;
+  for (std::size_t j = 0; j < len; ++j) {
+    const double v = x.values.at((outer * len + j) * inner + within);
+    has_zero = has_zero || v == 0;
+    non_finite = non_finite || !std::isfinite(v);
+  }
+  return has_zero && non_finite;
+}
+
+// remainder's divisor gradient -g * floor(a / b) where the quotient is so large that the dtype
+// holds few or no fractions at its size (|a / b| >= 2^(p - 3), p = 24 or 53): crossgrad's floor
+// comes from the exact (a - y) / b; ATen's floor division rounds a - fmod(a, b) first and can land
+// one unit away (found by this check: F32 a = 4955966464, b = -745, crossgrad 6652304, ATen
+// 6652305). Only a difference of about one unit of the quotient is excused.
+bool remainder_floor_of_huge_quotient(const Disagreement& d) {
+  if (d.op != OpId::float_remainder || d.output != 1 || d.operands.size() < 2) return false;
+  if (!std::isfinite(d.crossgrad) || !std::isfinite(d.torch)) return false;
+  const HostArray& a = d.operands[0];
+  const HostArray& b = d.operands[1];
+  if (d.element >= b.values.size()) return false;
+  const double p = a.dtype == DType::F32 ? 24 : 53;
+  const double huge = std::ldexp(1.0, static_cast<int>(p) - 3);
+  bool huge_quotient = false;
+  for (double x : a.values) {
+    if (std::isfinite(x) && b.values[d.element] != 0 && std::fabs(x / b.values[d.element]) >= huge) huge_quotient = true;
+  }
+  const double scale = std::fmax(std::fabs(d.crossgrad), std::fabs(d.torch));
+  return huge_quotient && std::fabs(d.crossgrad - d.torch) <= scale * std::ldexp(1.0, 4 - static_cast<int>(p));
+}
+
 constexpr PyTorchDifference kDifferences[] = {
     {"relu-negative-zero", relu_negative_zero},
     {"relu-nan-gradient", relu_nan_gradient},
@@ -213,11 +264,14 @@ constexpr PyTorchDifference kDifferences[] = {
     {"clamp-bound-out-of-range", clamp_bound_out_of_range},
     {"remainder-divisor-gradient-edges", remainder_divisor_gradient_edges},
     {"remainder-quotient-overflow", remainder_quotient_overflow},
+    {"remainder-floor-of-huge-quotient", remainder_floor_of_huge_quotient},
     {"pow-overflows-early", pow_overflows_early},
     {"log1p-huge", log1p_huge},
     {"one-minus-square-near-one", one_minus_square_near_one},
     {"leaky-relu-zero-gradient-sign", leaky_relu_zero_gradient_sign},
     {"extreme-signed-zero-tie", extreme_signed_zero_tie},
+    {"cumprod-single-element-lane", cumprod_single_element_lane},
+    {"cumprod-zero-beside-non-finite", cumprod_zero_beside_non_finite},
 };
 
 }  // namespace

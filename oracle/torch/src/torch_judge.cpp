@@ -136,7 +136,8 @@ std::optional<std::string> judge_against_torch(OpId op, const std::vector<HostAr
   const DType dtype = operands.empty() ? DType::F32 : operands[0].dtype;
   const double magnitude = largest_finite(operands.empty() ? HostArray{} : operands[0]) *
                            (op == OpId::float_matmul ? largest_finite(operands[1]) : 1.0);
-  Bound bound = bound_for(op, dtype, reference_reduction_length(op, operands, args), magnitude);
+  Bound bound = bound_for_receiver(op, dtype, reference_reduction_length(op, operands, args), magnitude,
+                                   operands.empty() ? std::vector<double>{} : operands[0].values);
   if (info.result != OpKind::Float) bound = Bound{};  // ints and bools: exact
   if (auto failed = compare(j, -1, mine.value, torch.value, nullptr, bound)) return failed;
   if (!with_gradients) return std::nullopt;

@@ -108,6 +108,9 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_select_assign: return at::index_add(t[0], d, t[1], t[2]);
     case OpId::float_permute: return at::permute(t[0], sizes(a.axes));
     case OpId::float_expand: return t[0].expand(sizes(a.shape));
+    case OpId::float_cumsum: return at::cumsum(t[0], d);
+    case OpId::float_cumprod: return at::cumprod(t[0], d);
+    case OpId::float_flip: return at::flip(t[0], sizes(a.axes));
     case OpId::softmax: return at::softmax(t[0], d);
     case OpId::log_softmax: return at::log_softmax(t[0], d);
     case OpId::float_log1p: return at::log1p(t[0]);

@@ -92,6 +92,8 @@ void check_assign_values(const Shape& expected, const Shape& values, std::string
 void check_select_assign_values(const Shape& expected, const Shape& values, DType tensor_dtype, DType values_dtype);
 // float_permute: axes is a permutation of 0..rank-1 (permute-invalid). Returns the output shape.
 Shape permuted_shape(const Shape& shape, const std::vector<std::size_t>& axes);
+// float_flip: every axis below the rank, none named twice (flip-invalid); [] is allowed.
+void check_flip_axes(const Shape& shape, const std::vector<std::size_t>& axes);
 // float_expand: rank(to) >= rank(from), aligned from the right, each dim equal or 1 in `from`
 // (expand-mismatch). `to` must fit (shape-overflow).
 void check_expand(const Shape& from, const Shape& to);

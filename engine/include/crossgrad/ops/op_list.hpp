@@ -110,7 +110,10 @@
   X(float_remainder_scalar, remainder_scalar, Scalar, Float, Float, Backward)    \
   X(float_remainder, remainder, Binary, Float, Float, Backward)                  \
   X(float_powf, powf, Binary, Float, Float, Backward)                            \
-  X(float_atan2, atan2, Binary, Float, Float, Backward)
+  X(float_atan2, atan2, Binary, Float, Float, Backward)                          \
+  X(float_cumsum, cumsum, Dim, Float, Float, Backward)                           \
+  X(float_cumprod, cumprod, Dim, Float, Float, Backward)                         \
+  X(float_flip, flip, Axes, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

@@ -1,4 +1,4 @@
-// LibTorch: ops that rearrange elements (reshape, swap_dims, permute, expand).
+// LibTorch: ops that rearrange elements (reshape, swap_dims, permute, expand, flip).
 #include "plugin.hpp"
 
 namespace crossgrad::backends {
@@ -37,6 +37,12 @@ LibTorchTensor LibTorch::float_expand(const LibTorchTensor& tensor, const Shape&
   rules::check_float_dtype(tensor.dtype, "float_expand");
   rules::check_expand(tensor.shape, shape);
   return libtorch::run(Call{op_code(OpId::float_expand), {&tensor}, {}, as_ints(shape.dims())}, shape, tensor.dtype);
+}
+
+LibTorchTensor LibTorch::float_flip(const LibTorchTensor& tensor, const std::vector<std::size_t>& axes) {
+  rules::check_float_dtype(tensor.dtype, "float_flip");
+  rules::check_flip_axes(tensor.shape, axes);
+  return libtorch::run(Call{op_code(OpId::float_flip), {&tensor}, {}, as_ints(axes)}, tensor.shape, tensor.dtype);
 }
 
 }  // namespace crossgrad::backends

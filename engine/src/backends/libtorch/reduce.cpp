@@ -1,4 +1,5 @@
-// LibTorch: sums, means, max/argmax and min/argmin along a dim, softmax and log_softmax.
+// LibTorch: sums, means, max/argmax and min/argmin along a dim, softmax and log_softmax, cumsum
+// and cumprod.
 #include "plugin.hpp"
 
 namespace crossgrad::backends {
@@ -28,7 +29,8 @@ LibTorchTensor max_scan(OpId op, const LibTorchTensor& tensor, std::size_t dim, 
                        rules::reduced_shape(tensor.shape, dim), result);
 }
 
-LibTorchTensor softmax_along(OpId op, const LibTorchTensor& tensor, std::size_t dim) {
+// An op along one dim whose result has the tensor's shape (softmax, log_softmax, the scans).
+LibTorchTensor along_dim(OpId op, const LibTorchTensor& tensor, std::size_t dim) {
   const std::string_view name = op_info(op).name;
   rules::check_float_dtype(tensor.dtype, name);
   rules::check_dim(dim, tensor.shape.rank(), name);
@@ -57,11 +59,17 @@ LibTorchTensor LibTorch::float_min_dim(const LibTorchTensor& tensor, std::size_t
 LibTorchTensor LibTorch::float_argmin(const LibTorchTensor& tensor, std::size_t dim) {
   return max_scan(OpId::float_argmin, tensor, dim, DType::I64);
 }
+LibTorchTensor LibTorch::float_cumsum(const LibTorchTensor& tensor, std::size_t dim) {
+  return along_dim(OpId::float_cumsum, tensor, dim);
+}
+LibTorchTensor LibTorch::float_cumprod(const LibTorchTensor& tensor, std::size_t dim) {
+  return along_dim(OpId::float_cumprod, tensor, dim);
+}
 LibTorchTensor LibTorch::softmax(const LibTorchTensor& tensor, std::size_t dim) {
-  return softmax_along(OpId::softmax, tensor, dim);
+  return along_dim(OpId::softmax, tensor, dim);
 }
 LibTorchTensor LibTorch::log_softmax(const LibTorchTensor& tensor, std::size_t dim) {
-  return softmax_along(OpId::log_softmax, tensor, dim);
+  return along_dim(OpId::log_softmax, tensor, dim);
 }
 
 }  // namespace crossgrad::backends

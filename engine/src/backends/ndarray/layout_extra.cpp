@@ -1,4 +1,4 @@
-// NdArray: permute and expand, materialised as contiguous copies (layout.cpp has reshape,
+// NdArray: permute, expand and flip, materialised as contiguous copies (layout.cpp has reshape,
 // swap_dims, to_device and cast). Both walk the output shape with the input's strides re-arranged.
 #include "common.hpp"
 
@@ -35,6 +35,34 @@ NdArrayTensor NdArray::float_permute(const NdArrayTensor& tensor,
   std::vector<std::size_t> read(axes.size());
   for (std::size_t i = 0; i < axes.size(); ++i) read[i] = in_strides[axes[i]];
   return gather(tensor, out_shape, std::move(read));
+}
+
+// Output element i reads the input at i's coordinates with each flipped dim d's coordinate c
+// replaced by size_d - 1 - c: an odometer over the output, one coordinate table per element.
+NdArrayTensor NdArray::float_flip(const NdArrayTensor& tensor, const std::vector<std::size_t>& axes) {
+  rules::check_float_dtype(tensor.dtype, "float_flip");
+  rules::check_flip_axes(tensor.shape, axes);
+  NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
+  const std::size_t n = out.num_elements();
+  if (n == 0) return out;
+  const std::size_t rank = tensor.shape.rank();
+  std::vector<bool> flipped(rank, false);
+  for (std::size_t a : axes) flipped[a] = true;
+  const std::vector<std::size_t> strides = rules::contiguous_strides(tensor.shape);
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    const T* x = tensor.data<T>();
+    T* o = out.mutable_data<T>();
+    for (std::size_t i = 0; i < n; ++i) {
+      std::size_t rest = i, from = 0;
+      for (std::size_t d = 0; d < rank; ++d) {
+        const std::size_t c = rest / strides[d];
+        rest %= strides[d];
+        from += (flipped[d] ? tensor.shape[d] - 1 - c : c) * strides[d];
+      }
+      o[i] = x[from];
+    }
+  });
+  return out;
 }
 
 NdArrayTensor NdArray::float_expand(const NdArrayTensor& tensor, const Shape& shape) {

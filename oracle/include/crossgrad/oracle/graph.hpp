@@ -56,6 +56,7 @@ bool is_hop(Op op);
 // reach of the positive values finite differences use); cat lhs and rhs along
 // dim; slice dim from dim1 % (size + 1) to the end; select indices {j, 0, j} with j = dim1 % size;
 // select_assign rhs as values at indices (dim1 + i) % size; permute rotates the dims by dim1;
+// flip reverses the dims whose bit is set in dim1 (dim1 % 2^rank);
 // expand prepends a dim of 2 and widens a size-1 dim `dim` to 3.
 struct OpSpec {
   Op op = Op::float_neg;

@@ -50,6 +50,11 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
 // The bound of `op` applied to these operands (rhs ignored by unary ops): bound_for with the
 // reduction length of lhs's shape and the magnitude of their finite values.
 Bound bound_for_inputs(const OpSpec& op, DType dtype, const TensorData& lhs, const TensorData& rhs);
+// bound_for, then widened where an op's bound depends on more of its receiver's values than their
+// magnitude (float_cumprod: the range its partial products can reach). Every check that judges
+// one op's values calls this one.
+Bound bound_for_receiver(Op op, DType dtype, std::size_t reduction_length, double magnitude,
+                         const std::vector<double>& receiver);
 // A graph: the bound of its loosest op, scaled by its depth.
 Bound bound_for_graph(const GraphSpec& normalized_graph, DType dtype);
 // bound_for_graph with its absolute part scaled by the largest finite |value| of `reference` (at

@@ -1,7 +1,8 @@
 #pragma once
 // Device kernels of the Cuda backend's indexing, comparison and along-a-dim ops (float_greater /
-// lower / equal, max_dim, argmax, softmax, log_softmax, cat, select, select_assign); the
-// launchers live in engine/src/backends/cuda (compare.cu, reduce_max.cu, softmax.cu, indexing.cu).
+// lower / equal, max_dim, argmax, softmax, log_softmax, cumsum, cumprod, flip, cat, select,
+// select_assign); the launchers live in engine/src/backends/cuda (compare.cu, reduce_max.cu,
+// softmax.cu, scan.cu, indexing.cu).
 // slice, permute and expand reuse gather_kernel (kernels.cuh).
 //
 // Like kernels.cuh: device code only, no CUDA runtime API and no block-level synchronisation, so
@@ -37,6 +38,14 @@ inline DimLayout dim_layout(const std::vector<std::size_t>& dims, std::size_t di
   for (std::size_t d = dim + 1; d < dims.size(); ++d) l.inner *= dims[d];
   return l;
 }
+
+// float_flip's shape without its size-1 dims (flipping those moves nothing), passed by value to
+// flip_kernel; kMaxDims bounds it for every tensor the backend can hold (kernel_support.cuh).
+struct FlipShape {
+  int rank = 0;
+  std::uint64_t dims[kMaxDims] = {};
+  bool flipped[kMaxDims] = {};
+};
 
 // ---- comparisons (compare.cu) -------------------------------------------------------------------
 
@@ -127,6 +136,50 @@ __global__ void __launch_bounds__(kThreads) softmax_kernel(const T* __restrict__
       }
       for (std::uint64_t r = 0; r < len; ++r) q[r * inner] = q[r * inner] / s;
     }
+  }
+}
+
+// ---- cumsum / cumprod (scan.cu) ----------------------------------------------------------------
+
+// Along each slice, in T and index order: y_0 = x_0, y_r = y_{r-1} + x_r (kProd: * x_r), the
+// NdArray loop's operations in its order, so the bits are NdArray's. len > 0.
+template <class T, bool kProd>
+__global__ void __launch_bounds__(kThreads) scan_kernel(const T* __restrict__ x, T* __restrict__ y,
+                                                        std::uint64_t slices, std::uint64_t len,
+                                                        std::uint64_t inner) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < slices;
+       t += stride) {
+    const std::uint64_t o = t / inner;
+    const std::uint64_t i = t - o * inner;
+    const std::uint64_t base = o * len * inner + i;
+    T acc = x[base];
+    y[base] = acc;
+    for (std::uint64_t r = 1; r < len; ++r) {
+      acc = kProd ? acc * x[base + r * inner] : acc + x[base + r * inner];
+      y[base + r * inner] = acc;
+    }
+  }
+}
+
+// ---- flip (layout.cu) ---------------------------------------------------------------------------
+
+// y[t] = x[the offset of t's coordinates with every flipped dim's c replaced by size - 1 - c].
+// Elements move as unsigned integers U of their size, so every bit pattern is kept.
+template <class U>
+__global__ void __launch_bounds__(kThreads) flip_kernel(const U* __restrict__ x, U* __restrict__ y, std::uint64_t n,
+                                                        FlipShape shape) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) {
+    std::uint64_t rest = t, from = 0, step = 1;
+    for (int d = shape.rank - 1; d >= 0; --d) {
+      const std::uint64_t size = shape.dims[d];
+      const std::uint64_t c = rest % size;
+      rest /= size;
+      from += (shape.flipped[d] ? size - 1 - c : c) * step;
+      step *= size;
+    }
+    y[t] = x[from];
   }
 }
 

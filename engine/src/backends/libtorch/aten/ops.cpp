@@ -220,6 +220,11 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       return in(c, 0).clone().index_add_(integer(c, 0), in(c, 1).to(at::kLong), in(c, 2));
     case OpId::float_permute: return in(c, 0).permute(ints(c));
     case OpId::float_expand: return in(c, 0).expand(ints(c));
+    // ATen's own scans (on the CPU a float lane accumulates in double): within the oracle's
+    // accumulation bound of the reference's in-dtype loop, not its bits.
+    case OpId::float_cumsum: return at::cumsum(in(c, 0), integer(c, 0));
+    case OpId::float_cumprod: return at::cumprod(in(c, 0), integer(c, 0));
+    case OpId::float_flip: return at::flip(in(c, 0), ints(c));
     case OpId::softmax: return softmax_along(in(c, 0), integer(c, 0), false);
     case OpId::log_softmax: return softmax_along(in(c, 0), integer(c, 0), true);
     case OpId::float_log1p: return map_libm(in(c, 0), [](auto v) { return std::log1p(v); });

@@ -1,0 +1,76 @@
+#pragma once
+// Backward rules of the scans along a dim (cumsum, cumprod) and of flip, written once for every
+// backend in terms of B's forward ops. Semantics: docs/OPS.md.
+#include "autodiff/autodiff_impl.hpp"
+
+namespace crossgrad {
+using autodiff_detail::record;
+
+namespace autodiff_detail {
+
+// sum_{r >= k} g_r along dim, at every k: the transpose of cumsum.
+template <class B>
+typename B::Tensor reverse_cumsum(const typename B::Tensor& g, std::size_t dim) {
+  const std::vector<std::size_t> axes{dim};
+  return B::float_flip(B::float_cumsum(B::float_flip(g, axes), dim), axes);
+}
+
+}  // namespace autodiff_detail
+
+// Each element is read once, at its mirrored position: the gradient is flipped back.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_flip(const Tensor& x, const std::vector<std::size_t>& axes) {
+  return record<B>(B::float_flip(x.primitive, axes), {&x}, [axes](const Primitive& g) {
+    return std::vector<Primitive>{B::float_flip(g, axes)};
+  });
+}
+
+// x_k is a term of every y_r with r >= k.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_cumsum(const Tensor& x, std::size_t dim) {
+  return record<B>(B::float_cumsum(x.primitive, dim), {&x}, [dim](const Primitive& g) {
+    return std::vector<Primitive>{autodiff_detail::reverse_cumsum<B>(g, dim)};
+  });
+}
+
+// dx_k = sum_{r >= k} g_r * prod_{j <= r, j != k} x_j, without dividing by a zero x_k. Each lane is
+// split at its first zero z and its second zero z2 (PyTorch's cumprod_backward, Burn's rule), and a
+// product that holds a zero counts as 0 even where another factor is +-inf or NaN:
+//  - k < z: only r < z contribute, and every x_j there is nonzero: sum_{k <= r < z} g_r y_r / x_k;
+//  - k = z: y_(z-1) * sum_{z <= r < z2} g_r prod_{z < j <= r} x_j (the prefix product factored
+//    out of the sum, as PyTorch does);
+//  - k > z: 0.
+// The regions are picked with 0/1 masks m, and a value that must not reach another region is first
+// sent through pow(v, m) (v where m = 1, exactly 1 where m = 0, also for +-inf and NaN: C's pow), so
+// no masked-out inf or NaN meets a 0 (0 * inf is NaN).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_cumprod(const Tensor& x, std::size_t dim) {
+  return record<B>(B::float_cumprod(x.primitive, dim), {&x}, [px = x.primitive, dim](const Primitive& g) {
+    // Lanes of one element: y = x, so dx = g (an empty product), also at inf and NaN.
+    if (B::shape(px)[dim] == 1) return std::vector<Primitive>{g};
+    const DType dt = B::dtype(px);
+    const auto mask = [dt](const Primitive& b) { return B::bool_into_float(b, dt); };
+    const Primitive zero = mask(B::float_equal_elem(px, 0.0));
+    // zeros_seen counts the zeros in x_0..x_k (small integers, exact in either dtype).
+    const Primitive zeros_seen = B::float_cumsum(zero, dim);
+    const Primitive before = mask(B::float_lower_elem(zeros_seen, 0.5));          // [0, z)
+    const Primitive from_first = mask(B::float_equal_elem(zeros_seen, 1.0));      // [z, z2)
+    const Primitive at_first = B::float_mul(zero, from_first);                    // z
+    const Primitive after_first = B::float_sub(from_first, at_first);             // (z, z2)
+    // x before z, 1 from z on: its cumprod is y before z and y_(z-1) from z on.
+    const Primitive x_before = B::float_powf(px, before);
+    const Primitive prefix = B::float_cumprod(x_before, dim);
+    const Primitive classic = B::float_div(
+        autodiff_detail::reverse_cumsum<B>(B::float_mul(B::float_mul(g, before), B::float_powf(prefix, before)), dim),
+        x_before);
+    // prod_{z < j <= r} x_j for r in [z, z2).
+    const Primitive tail = B::float_cumprod(B::float_powf(px, after_first), dim);
+    const Primitive sum = autodiff_detail::reverse_cumsum<B>(
+        B::float_mul(B::float_mul(g, from_first), B::float_powf(tail, from_first)), dim);
+    const Primitive omitted = B::float_mul(prefix, sum);
+    return std::vector<Primitive>{
+        B::float_add(B::float_mul(classic, before), B::float_mul(B::float_powf(omitted, at_first), at_first))};
+  });
+}
+
+}  // namespace crossgrad

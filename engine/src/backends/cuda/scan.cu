@@ -1,0 +1,72 @@
+// Cuda backend: cumsum and cumprod along a dim (one thread per slice, NdArray's operations in its
+// order: bit-identical to it), and float_flip (a pure copy of each element's bits).
+#include "map_kernels.cuh"
+
+#include <crossgrad/backends/cuda_kernels/dim_kernels.cuh>
+
+#include <cstdint>
+#include <vector>
+
+namespace crossgrad::backends {
+
+using namespace cuda_detail;  // this backend's internals (cuda_common.cuh, kernels.cuh)
+namespace {
+
+template <bool kProd>
+CudaTensor scan_along(const CudaTensor& tensor, std::size_t dim, const char* name) {
+  rules::check_float_dtype(tensor.dtype, name);
+  rules::check_dim(dim, tensor.shape.rank(), name);
+  CudaTensor out = make_tensor(tensor.shape, tensor.dtype, tensor.dev);
+  if (out.shape.num_elements() == 0) return out;
+  const DimLayout l = dim_layout(tensor.shape.dims(), dim);
+  const std::size_t slices = l.outer * l.inner;
+  const int device = tensor.dev.index;
+  with_float_type(tensor.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    scan_kernel<T, kProd><<<grid_for(slices, device), kThreads, 0, activate(device)>>>(
+        data_of<T>(tensor), data_of<T>(out), slices, l.len, l.inner);
+    check_launch(name);
+  });
+  return out;
+}
+
+}  // namespace
+
+CudaTensor Cuda::float_cumsum(const CudaTensor& tensor, std::size_t dim) {
+  return scan_along<false>(tensor, dim, "float_cumsum");
+}
+CudaTensor Cuda::float_cumprod(const CudaTensor& tensor, std::size_t dim) {
+  return scan_along<true>(tensor, dim, "float_cumprod");
+}
+
+CudaTensor Cuda::float_flip(const CudaTensor& tensor, const std::vector<std::size_t>& axes) {
+  rules::check_float_dtype(tensor.dtype, "float_flip");
+  rules::check_flip_axes(tensor.shape, axes);
+  CudaTensor out = make_tensor(tensor.shape, tensor.dtype, tensor.dev);
+  const std::size_t n = out.shape.num_elements();
+  if (n == 0) return out;
+  std::vector<bool> flipped(tensor.shape.rank(), false);
+  for (std::size_t a : axes) flipped[a] = true;
+  FlipShape shape;
+  for (std::size_t d = 0; d < tensor.shape.rank(); ++d) {
+    if (tensor.shape[d] == 1) continue;
+    shape.dims[shape.rank] = tensor.shape[d];
+    shape.flipped[shape.rank] = flipped[d];
+    ++shape.rank;
+  }
+  const int device = tensor.dev.index;
+  const cudaStream_t stream = activate(device);
+  if (tensor.dtype == DType::F64) {
+    flip_kernel<std::uint64_t><<<grid_for(n, device), kThreads, 0, stream>>>(
+        reinterpret_cast<const std::uint64_t*>(data_of<double>(tensor)),
+        reinterpret_cast<std::uint64_t*>(data_of<double>(out)), n, shape);
+  } else {
+    flip_kernel<std::uint32_t><<<grid_for(n, device), kThreads, 0, stream>>>(
+        reinterpret_cast<const std::uint32_t*>(data_of<float>(tensor)),
+        reinterpret_cast<std::uint32_t*>(data_of<float>(out)), n, shape);
+  }
+  check_launch("float_flip");
+  return out;
+}
+
+}  // namespace crossgrad::backends
