@@ -176,13 +176,7 @@ Tensor run_high(const Step& s, const Resolved& r, const Tensor& a, const Tensor&
   return a;
 }
 
-// The low-level meaning of each Tensor method, from tensor.hpp's comments: one Dispatch call;
-// transpose swaps the last two dims and leaves rank 0 and 1 alone.
-DispatchTensor transposed(const DispatchTensor& t) {
-  const std::size_t rank = Dispatch::float_shape(t).rank();
-  return rank < 2 ? t : Dispatch::float_swap_dims(t, rank - 2, rank - 1);
-}
-
+// The low-level meaning of each Tensor method, from tensor.hpp's comments: one Dispatch call.
 DispatchTensor run_low(const Step& s, const Resolved& r, const DispatchTensor& a, const DispatchTensor& b) {
   switch (s.op) {
     case StepOp::Add: return Dispatch::float_add(a, b);
@@ -192,7 +186,7 @@ DispatchTensor run_low(const Step& s, const Resolved& r, const DispatchTensor& a
     case StepOp::AddScalar: return Dispatch::float_add_scalar(a, s.scalar);
     case StepOp::MulScalar: return Dispatch::float_mul_scalar(a, s.scalar);
     case StepOp::Neg: return Dispatch::float_neg(a);
-    case StepOp::Matmul: return Dispatch::float_matmul(a, s.transpose_rhs ? transposed(b) : b);
+    case StepOp::Matmul: return Dispatch::float_matmul(a, s.transpose_rhs ? Dispatch::float_transpose(b) : b);
     case StepOp::Exp: return Dispatch::float_exp(a);
     case StepOp::Log: return Dispatch::float_log(a);
     case StepOp::Sqrt: return Dispatch::float_sqrt(a);
@@ -206,7 +200,7 @@ DispatchTensor run_low(const Step& s, const Resolved& r, const DispatchTensor& a
     case StepOp::MeanDim: return Dispatch::float_mean_dim(a, r.dim);
     case StepOp::Reshape: return Dispatch::float_reshape(a, r.reshape_to);
     case StepOp::SwapDims: return Dispatch::float_swap_dims(a, r.dim, r.dim1);
-    case StepOp::Transpose: return transposed(a);
+    case StepOp::Transpose: return Dispatch::float_transpose(a);
     case StepOp::ToDevice: return Dispatch::float_to_device(a, r.device);
     case StepOp::Cast: return Dispatch::float_cast(a, s.dtype);
     case StepOp::Inner: return Dispatch::inner(a);

@@ -310,6 +310,10 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_select_assign:  // out = x, then += values at the indices: every x is read
     case OpId::float_permute:
     case OpId::float_flip:
+    case OpId::float_transpose:
+    case OpId::softmin:
+    case OpId::float_hypot:
+    case OpId::prelu:  // x is read everywhere (a only where x <= 0)
     case OpId::float_expand:
     case OpId::float_cumsum:
     case OpId::float_cumprod:  // after a zero the value is 0 * x: still read (0 * NaN is NaN)

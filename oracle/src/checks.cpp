@@ -627,12 +627,12 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
   // Points where an op's derivative is undefined or infinite although its value is finite: relu
   // at 0, sqrt at 0 (d/dx = inf; inf * 0 further down gives NaN), x^p at 0 for p < 1.
   const auto singular_at_zero = [](const OpSpec& op) {
-    return op.op == Op::relu || op.op == Op::leaky_relu || infinite_partial_at_zero(op);
+    return op.op == Op::relu || op.op == Op::leaky_relu || op.op == Op::prelu || infinite_partial_at_zero(op);
   };
   for (const auto& op : g.ops) {
     if (!singular_at_zero(op) || op.lhs >= values.size()) continue;
     for (double x : values[op.lhs]) {
-      if (x == 0.0) return "a singular point (relu, leaky_relu, sqrt or x^p with p < 1 at 0)";
+      if (x == 0.0) return "a singular point (relu, leaky_relu, prelu, sqrt or x^p with p < 1 at 0)";
     }
   }
   for (const auto& op : g.ops) {
@@ -705,6 +705,15 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
     // pow with a tensor exponent: every pair (broadcasting pairs a subset) must keep both partials
     // b a^(b-1) and a^b log(a) finite and within range, a > 0; atan2 off its branch cut (a = 0 with
     // b <= 0) and off the origin.
+    // hypot at the origin: a cone's tip, no derivative (backward 0 / 0).
+    if (op.op == Op::float_hypot) {
+      const std::size_t out = g.leaf_shapes.size() + static_cast<std::size_t>(&op - g.ops.data());
+      if (out < values.size()) {
+        for (double h : values[out]) {
+          if (h == 0.0) return "hypot at the origin";
+        }
+      }
+    }
     if (op.op == Op::float_powf || op.op == Op::float_atan2) {
       for (double x : values[op.lhs]) {
         for (double p : values[op.rhs]) {
@@ -766,6 +775,40 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
   return std::nullopt;
 }
 
+// A step op (round, floor, ceil, trunc, sign) whose output changes when every leaf element moves
+// by the finite-difference step h = step * max(1, |x|), one way or the other: its operand then
+// crosses a jump within the step, and where it moves across many (floor(sinh(-14.75)): sinh's
+// slope 1.3e6 times h = 1.5e-4 spans ~190 integers) the differences see a staircase as a slope
+// that agrees at h and h/2 (backward 0, central differences 1274576; ops_differential_fuzzer).
+// Moving all leaves at once can only flag more graphs than moving one element would.
+std::optional<std::string> step_crosses_a_jump(const NormalizedGraph& ng, const GraphRun& at_x, double step) {
+  const GraphSpec& g = ng;
+  std::vector<std::size_t> steps;  // value indices of the step ops' outputs
+  for (std::size_t k = 0; k < g.ops.size(); ++k) {
+    const Op op = g.ops[k].op;
+    if (op == Op::float_round || op == Op::float_floor || op == Op::float_ceil || op == Op::float_trunc ||
+        op == Op::float_sign) {
+      steps.push_back(g.leaf_shapes.size() + k);
+    }
+  }
+  if (steps.empty()) return std::nullopt;
+  std::vector<std::vector<double>> x;
+  for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) x.push_back(Dispatch::float_into_data(at_x.values[i]).to_f64());
+  for (const double sign : {1.0, -1.0}) {
+    std::vector<std::vector<double>> moved = x;
+    for (std::vector<double>& leaf : moved) {
+      for (double& v : leaf) v += sign * step * std::fmax(1.0, std::fabs(v));
+    }
+    const GraphRun run = run_graph(ng, reference_backend(), DType::F64, false, Hops::Ignore, &moved);
+    for (std::size_t out : steps) {
+      if (Dispatch::float_into_data(run.values[out]).to_f64() != Dispatch::float_into_data(at_x.values[out]).to_f64()) {
+        return "a step op (round, floor, ceil, trunc, sign) whose operand crosses a jump within the step";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 FdVerdict judge_graph_finite_differences(const GraphSpec& graph, const FdBudget& budget) {
@@ -778,6 +821,10 @@ FdVerdict judge_graph_finite_differences(const GraphSpec& graph, const FdBudget&
   const GraphRun at_x = run_graph(ng, reference_backend(), DType::F64, false);
   if (const std::optional<std::string> why = not_smooth_at_leaf_values(ng, at_x)) {
     verdict.not_judged = "not smooth at the leaf values: " + *why;
+    return verdict;
+  }
+  if (const std::optional<std::string> why = step_crosses_a_jump(ng, at_x, budget.step)) {
+    verdict.not_judged = "not smooth within the step: " + *why;
     return verdict;
   }
   const FiniteDifferences fd = finite_differences(ng, at_x, budget);

@@ -213,6 +213,8 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_remainder:
     case Op::float_powf:
     case Op::float_atan2:
+    case Op::float_hypot:
+    case Op::prelu:
     case Op::float_greater:
     case Op::float_lower:
     case Op::float_equal:
@@ -302,8 +304,14 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::log_softmax:
     case Op::float_cumsum:
     case Op::float_cumprod:
+    case Op::softmin:
       if (!dim_ok) return std::nullopt;
       return lhs;
+    case Op::float_transpose: {
+      auto out = lhs;
+      if (rank >= 2) std::swap(out[rank - 2], out[rank - 1]);
+      return out;
+    }
     case Op::float_flip:
       return lhs;
     case Op::float_reshape:
@@ -354,7 +362,7 @@ std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& l
   if (op.op == Op::float_matmul) return lhs.empty() ? 1 : lhs.back();
   if (op.op == Op::float_sum || op.op == Op::float_mean) return element_count(lhs);
   if (op.op == Op::float_sum_dim || op.op == Op::float_mean_dim || op.op == Op::softmax || op.op == Op::log_softmax ||
-      op.op == Op::float_cumsum || op.op == Op::float_cumprod) {
+      op.op == Op::softmin || op.op == Op::float_cumsum || op.op == Op::float_cumprod) {
     return op.dim < lhs.size() ? lhs[op.dim] : 1;
   }
   return 1;

@@ -46,6 +46,7 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_sqrt:
     case Op::relu:
     case Op::leaky_relu:  // x or one product x * s
+    case Op::prelu:       // x or one product x * a
     case Op::float_add_scalar:
     case Op::float_mul_scalar:
     case Op::float_sub_scalar:
@@ -90,6 +91,7 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_select:
     case Op::float_permute:
     case Op::float_flip:
+    case Op::float_transpose:
     case Op::float_expand:
     case Op::float_cast:
     case Op::bool_into_float:
@@ -100,6 +102,7 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     // exp of shifted values, a sum of n terms and a division (or a log): the sum's order bound
     // plus a few ulps per library call; log_softmax's values grow with |x|, hence magnitude.
     case Op::softmax:
+    case Op::softmin:
     case Op::log_softmax: {
       const double n = static_cast<double>(reduction_length == 0 ? 1 : reduction_length);
       return {4 * n * eps * (magnitude + 1) + tiny, (16 + 4 * n) * eps, false};
@@ -119,6 +122,10 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     // atan2: glibc within 1 ulp (libm-test-ulps), CUDA atan2f 3 ulp, atan2 2 ulp (CUDA C++
     // Programming Guide); not in the unary ulp table, measured against MPFR only through bound_for.
     case Op::float_atan2:
+      return {8 * eps, 2 * (dtype == DType::F32 ? 3.0 : 2.0) * eps, false};
+    // hypot: glibc within 1 ulp, CUDA hypotf 3 ulp and hypot 2 ulp (CUDA C++ Programming Guide), as
+    // atan2's.
+    case Op::float_hypot:
       return {8 * eps, 2 * (dtype == DType::F32 ? 3.0 : 2.0) * eps, false};
     case Op::float_log:
     case Op::float_tanh:
@@ -511,11 +518,17 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
       d.lhs = p;
       break;
     }
+    // prelu: 1 or a with respect to x, x (below 0) with respect to a.
+    case Op::prelu: d = {std::fmax(1.0, max_abs(b)), max_abs(a)}; break;
+    // |a / h| and |b / h| are at most 1.
+    case Op::float_hypot: break;
     // log_softmax's partials d y_i / d x_j = delta_ij - softmax_j sum to at most 2 in a row.
     case Op::log_softmax: d.lhs = 2; break;
     // Partials of at most 1 (per row for softmax): the moves copy, the sums and means add, the
     // rest are 1-Lipschitz.
     case Op::softmax:
+    case Op::softmin:
+    case Op::float_transpose:
     case Op::float_add:
     case Op::float_sub:
     case Op::float_neg:

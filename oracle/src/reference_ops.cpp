@@ -666,6 +666,24 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_cumsum: return scan_along(in[0], a.dim, [](auto acc, auto x) { return acc + x; });
     case OpId::float_cumprod: return scan_along(in[0], a.dim, [](auto acc, auto x) { return acc * x; });
     case OpId::float_flip: return flip(in[0], a.axes);
+    // The last two dims swapped; rank 0 and 1 unchanged.
+    case OpId::float_transpose: {
+      require_float(in[0].dtype);
+      const std::size_t rank = in[0].shape.size();
+      Dims axes(rank);
+      for (std::size_t i = 0; i < rank; ++i) axes[i] = i;
+      if (rank >= 2) std::swap(axes[rank - 2], axes[rank - 1]);
+      return permuted(in[0], axes);
+    }
+    // softmin(x) = softmax(-x): the negation is exact, so the same formula on -x.
+    case OpId::softmin: {
+      HostArray negated = in[0];
+      for (double& v : negated.values) v = -v;
+      return softmax_along(negated, a.dim, false);
+    }
+    case OpId::float_hypot: return binary(in[0], in[1], false, [](auto x, auto y) { return std::hypot(x, y); });
+    case OpId::prelu:
+      return binary(in[0], in[1], false, [](auto x, auto s) { return x > decltype(x)(0) ? x : x * s; });
   }
   throw std::logic_error("reference_op: not a registry op");
 }

@@ -95,6 +95,8 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_remainder:
     case OpId::float_powf:
     case OpId::float_atan2:
+    case OpId::float_hypot:
+    case OpId::prelu:
     case OpId::float_matmul:
     case OpId::float_sum:
     case OpId::float_mean:
@@ -134,6 +136,8 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_cumsum:
     case OpId::float_cumprod:
     case OpId::float_flip:
+    case OpId::float_transpose:
+    case OpId::softmin:
       return std::nullopt;
   }
   return std::nullopt;

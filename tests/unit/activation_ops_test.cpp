@@ -1,5 +1,5 @@
-// The activations of issue 36 (docs/OPS.md "Element-wise and scalar ops"): log_sigmoid, gelu and
-// leaky_relu on every backend, their values at the edges (signed zeros, +-inf, NaN, the tails
+// The activations of issue 36 (docs/OPS.md "Element-wise and scalar ops"): log_sigmoid, gelu,
+// leaky_relu, prelu and softmin on every backend, their values at the edges (signed zeros, +-inf, NaN, the tails
 // where a naive formula cancels) and their gradients against derivatives worked out by hand.
 #include "test_support.hpp"
 
@@ -122,6 +122,61 @@ TYPED_TEST(ActivationOps, LeakyReluGradientEdges) {
     const auto tenth = TestFixture::gradient([](const DispatchTensor& x) { return Dispatch::leaky_relu(x, 0.1); }, {-3}, dtype, 1.0);
     EXPECT_EQ(tenth[0], dtype == DType::F32 ? static_cast<double>(0.1f) : 0.1) << d;
   }
+}
+
+// prelu: leaky_relu with a broadcast slope tensor; the slope's gradient is x where x <= 0.
+TYPED_TEST(ActivationOps, PreluValuesAndGradients) {
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    const std::string d(dtype_name(dtype));
+    const DispatchDevice dev = autodiff_device<TypeParam>();
+    // x [2, 3], a [3] broadcast along the rows.
+    const auto tensor = [&](const std::vector<double>& v, Shape shape) {
+      return Dispatch::float_from_data(dtype == DType::F64 ? TensorData::from_f64(v, shape)
+                                                           : TensorData::from_f32(std::vector<float>(v.begin(), v.end()), shape),
+                                       dev);
+    };
+    const DispatchTensor x = tensor({2, -2, -0.0, -4, 0.5, kNaN}, {2, 3});
+    const DispatchTensor a = tensor({0.5, -1, kInf}, {3});
+    const DispatchTensor y = Dispatch::prelu(x, a);
+    const auto yv = Dispatch::float_into_data(y).to_f64();
+    const std::vector<double> y_want{2, 2, kNaN, -2, 0.5, kNaN};  // -0 * inf = NaN
+    for (std::size_t i = 0; i < y_want.size(); ++i) EXPECT_TRUE(same(yv[i], y_want[i])) << "prelu " << d << " #" << i << ": " << yv[i];
+    const Gradients g = Dispatch::backward(Dispatch::float_sum(y));
+    const auto gx = Dispatch::float_into_data(*Dispatch::grad(x, g)).to_f64();
+    const auto ga = Dispatch::float_into_data(*Dispatch::grad(a, g)).to_f64();
+    // d/dx: 1 above 0, a elsewhere (NaN at NaN gets the slope too: x > 0 is false).
+    const std::vector<double> gx_want{1, -1, kInf, 0.5, 1, kInf};
+    for (std::size_t i = 0; i < gx_want.size(); ++i) EXPECT_TRUE(same(gx[i], gx_want[i])) << "prelu d/dx " << d << " #" << i << ": " << gx[i];
+    // d/da summed over the rows: column 0: 0 (x = 2 above) + -4; column 1: -2 + 0; column 2: -0 + NaN.
+    EXPECT_EQ(ga[0], -4) << d;
+    EXPECT_EQ(ga[1], -2) << d;
+    EXPECT_TRUE(std::isnan(ga[2])) << d;
+  }
+}
+
+// softmin is softmax of -x, bit for bit, and its gradient is softmax's at -x, negated.
+TYPED_TEST(ActivationOps, SoftminIsSoftmaxOfTheNegation) {
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    const std::vector<double> xs{1.5, -2, 0.25, 7};
+    const auto neg = [](std::vector<double> v) {
+      for (double& e : v) e = -e;
+      return v;
+    };
+    const auto softmin = TestFixture::run([](const DispatchTensor& x) { return Dispatch::softmin(x, 0); }, xs, dtype);
+    const auto softmax = TestFixture::run([](const DispatchTensor& x) { return Dispatch::softmax(x, 0); }, neg(xs), dtype);
+    EXPECT_EQ(softmin, softmax) << dtype_name(dtype);
+    // d/dx_j sum_i c_i y_i with c = (1, 0, 0, 0): -(y_0 (delta_0j - y_j)).
+    const DispatchTensor x = Dispatch::float_from_data(data_of(xs, dtype), autodiff_device<TypeParam>());
+    const DispatchTensor c = Dispatch::float_from_data(data_of({1, 0, 0, 0}, dtype), autodiff_device<TypeParam>());
+    const Gradients g = Dispatch::backward(Dispatch::float_sum(Dispatch::float_mul(Dispatch::softmin(x, 0), c)));
+    const auto got = Dispatch::float_into_data(*Dispatch::grad(x, g)).to_f64();
+    for (std::size_t j = 0; j < xs.size(); ++j) {
+      const double want = -(softmin[0] * ((j == 0 ? 1.0 : 0.0) - softmin[j]));
+      EXPECT_NEAR(got[j], want, (dtype == DType::F64 ? 1e-15 : 1e-6)) << dtype_name(dtype) << " #" << j;
+    }
+  }
+  EXPECT_PANIC(Dispatch::softmin(Dispatch::float_from_data(data_of({1}, DType::F32), plain_device<TypeParam>()), 1),
+               "dim-out-of-range", "softmin got dim 1 for a tensor of rank 1.");
 }
 
 }  // namespace

@@ -551,6 +551,30 @@ TEST_P(FlexMatchesNdArray, FlipMatchesNdArray) {
   }
 }
 
+// transpose and softmin are compositions of each backend's swap_dims / permute and neg + softmax;
+// hypot and prelu are one C call or one choice per element pair: the same bits.
+TEST_P(FlexMatchesNdArray, TransposeHypotAndPreluMatchNdArray) {
+  unsigned seed = 980;
+  for (DType dt : kFloatTypes) {
+    for (const Shape& shape : {kLarge, kChunked, Shape{7}, Shape{}, Shape{2, 0, 3}}) {
+      const TensorData a = random_data(dt, shape, seed++), b = random_data(dt, shape, seed++);
+      const std::string what = shape_str(shape);
+      expect_same_as_ndarray([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::float_transpose(on<B>(a)));
+      }, "transpose " + what);
+      expect_same_as_ndarray_any_nan([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::float_hypot(on<B>(a), on<B>(b)));
+      }, "hypot " + what);
+      expect_same_as_ndarray_any_nan([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::prelu(on<B>(a), on<B>(b)));
+      }, "prelu " + what);
+    }
+  }
+}
+
 TEST_P(FlexMatchesNdArray, ExpandMatchesNdArray) {
   const std::pair<Shape, Shape> cases[] = {
       {Shape{1, 257}, kLarge}, {Shape{300, 1}, kLarge},   {Shape{7}, Shape{2, 3, 7}},  {Shape{}, Shape{5, 5}},

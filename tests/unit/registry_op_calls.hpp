@@ -101,6 +101,10 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_cumsum: return Dispatch::float_cumsum(x, 1);
     case OpId::float_cumprod: return Dispatch::float_cumprod(x, 0);
     case OpId::float_flip: return Dispatch::float_flip(x, {1});
+    case OpId::float_transpose: return Dispatch::float_transpose(x);
+    case OpId::softmin: return Dispatch::softmin(x, 1);
+    case OpId::float_hypot: return Dispatch::float_hypot(x, other);
+    case OpId::prelu: return Dispatch::prelu(x, other);
     case OpId::softmax: return Dispatch::softmax(x, 1);
     case OpId::log_softmax: return Dispatch::log_softmax(x, 1);
   }

@@ -252,5 +252,29 @@ TYPED_TEST(ScalarOpEdges, PowfAndAtan2Gradients) {
   }
 }
 
+// float_hypot: C's hypot (no overflow of a^2 + b^2; hypot(inf, NaN) = inf); gradients a / h, b / h.
+TYPED_TEST(ScalarOpEdges, HypotValuesAndGradients) {
+  for (const DType dt : {DType::F32, DType::F64}) {
+    const std::string d(dtype_name(dt));
+    const DispatchTensor a = Dispatch::float_from_data(data_of({3, -0.0, 3e30, kInf, kNaN, 0.0}, dt), autodiff_device<TypeParam>());
+    const DispatchTensor b = Dispatch::float_from_data(data_of({-4, 5, 4e30, kNaN, 1, 0.0}, dt), autodiff_device<TypeParam>());
+    const DispatchTensor h = Dispatch::float_hypot(a, b);
+    const std::vector<double> hv = Dispatch::float_into_data(h).to_f64();
+    expect_same({hv[0], hv[1], hv[3], hv[4], hv[5]}, {5, 5, kInf, kNaN, 0.0}, d + " hypot");
+    EXPECT_NEAR(hv[2], 5e30, 5e30 * 1e-6) << d << " hypot without overflow";
+    const Gradients g = Dispatch::backward(Dispatch::float_sum(h));
+    const auto ga = Dispatch::float_into_data(*Dispatch::grad(a, g)).to_f64();
+    const auto gb = Dispatch::float_into_data(*Dispatch::grad(b, g)).to_f64();
+    const double tol = dt == DType::F32 ? 1e-6 : 1e-15;
+    EXPECT_NEAR(ga[0], 0.6, tol) << d;
+    EXPECT_NEAR(gb[0], -0.8, tol) << d;
+    EXPECT_TRUE(ga[1] == 0) << d;
+    EXPECT_EQ(gb[1], 1) << d;
+    EXPECT_NEAR(ga[2], 0.6, tol) << d;  // no overflow: a / h, not a^2
+    EXPECT_NEAR(gb[2], 0.8, tol) << d;
+    EXPECT_TRUE(std::isnan(ga[5]) && std::isnan(gb[5])) << d << " hypot at the origin";
+  }
+}
+
 }  // namespace
 }  // namespace crossgrad

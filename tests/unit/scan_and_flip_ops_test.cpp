@@ -1,5 +1,5 @@
-// The scans and flip of issue 36 (docs/OPS.md): float_cumsum, float_cumprod and float_flip on every
-// backend, plain and tracked, against values worked out here from the spec, and their backward
+// The scans and layout moves of issue 36 (docs/OPS.md): float_cumsum, float_cumprod, float_flip and
+// float_transpose on every backend, plain and tracked, against values worked out here from the spec, and their backward
 // rules against derivatives worked out by hand, cumprod's at zeros included (no finite
 // differences: a lane's zeros are exactly where they would mislead).
 #include "test_support.hpp"
@@ -135,6 +135,24 @@ TYPED_TEST(ScanAndFlipOps, CumprodGradientIsExactAtZeros) {
                        [](const DispatchTensor& x) { return Dispatch::float_cumprod(x, 1); }),
               (std::vector<double>{11, 6, 31, 0}));
   }
+}
+
+TYPED_TEST(ScanAndFlipOps, TransposeSwapsTheLastTwoDims) {
+  for (const DispatchDevice& device : {plain_device<TypeParam>(), autodiff_device<TypeParam>()}) {
+    for (const DType dt : kDtypes) {
+      const DispatchTensor x = tensor_on(device, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, dt, {2, 2, 3});
+      const DispatchTensor t = Dispatch::float_transpose(x);
+      EXPECT_EQ(Dispatch::float_shape(t), (Shape{2, 3, 2}));
+      EXPECT_EQ(values(t), (std::vector<double>{1, 4, 2, 5, 3, 6, 7, 10, 8, 11, 9, 12}));
+      // Rank 1 and 0: copied unchanged (PyTorch's t()).
+      EXPECT_EQ(values(Dispatch::float_transpose(tensor_on(device, {1, 2, 3}, dt, {3}))), (std::vector<double>{1, 2, 3}));
+      EXPECT_EQ(Dispatch::float_shape(Dispatch::float_transpose(tensor_on(device, {5}, dt, {}))), (Shape{}));
+    }
+  }
+  // The gradient is transposed back: c [3, 2] against x [2, 3].
+  EXPECT_EQ(gradient(autodiff_device<TypeParam>(), {1, 2, 3, 4, 5, 6}, {10, 40, 20, 50, 30, 60}, DType::F64, {2, 3},
+                     [](const DispatchTensor& x) { return Dispatch::float_reshape(Dispatch::float_transpose(x), {2, 3}); }),
+            (std::vector<double>{10, 20, 30, 40, 50, 60}));
 }
 
 }  // namespace

@@ -66,7 +66,6 @@ class Tensor {
   friend Tensor operator*(const Tensor& a, double s) { return a.mul_scalar(s); }
   Tensor operator-() const { return neg(); }
   Tensor to_device(const DispatchDevice& device) const { return Tensor(Dispatch::float_to_device(inner_, device)); }
-  Tensor transpose() const;
 
   Gradients backward() const { return Dispatch::backward(inner_); }
   std::optional<Tensor> grad(const Gradients& grads) const {
@@ -80,11 +79,5 @@ class Tensor {
  private:
   DispatchTensor inner_;
 };
-
-// Swaps the last two dims (a matrix transpose, batched).
-inline Tensor Tensor::transpose() const {
-  const std::size_t rank = Dispatch::float_shape(inner_).rank();
-  return rank < 2 ? *this : swap_dims(rank - 2, rank - 1);
-}
 
 }  // namespace crossgrad

@@ -317,4 +317,33 @@ AutodiffTensor<B> Autodiff<B>::leaky_relu(const Tensor& x, double negative_slope
   });
 }
 
+// prelu: leaky_relu with a slope tensor a (broadcast). d/dx is leaky_relu's factor with the slope
+// tensor, prelu(2 mask - 1, -a): 1 where x > 0, a elsewhere, exactly for every a; d/da is x where
+// x <= 0 (also NaN), 0 above: -relu(-x). Each reduced to its operand's shape; + 0.0 makes zero
+// gradients +0.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::prelu(const Tensor& x, const Tensor& a) {
+  return record<B>(B::prelu(x.primitive, a.primitive), {&x, &a}, [px = x.primitive, pa = a.primitive](const Primitive& g) {
+    using autodiff_detail::reduce_to_shape;
+    const Primitive mask = B::bool_into_float(B::float_greater_scalar(px, 0.0), B::dtype(px));
+    const Primitive factor = B::prelu(B::float_add_scalar(B::float_mul_scalar(mask, 2.0), -1.0), B::float_neg(pa));
+    const Primitive below = B::float_neg(B::relu(B::float_neg(px)));
+    return std::vector<Primitive>{reduce_to_shape<B>(B::float_add_scalar(B::float_mul(g, factor), 0.0), B::shape(px)),
+                                  reduce_to_shape<B>(B::float_add_scalar(B::float_mul(g, below), 0.0), B::shape(pa))};
+  });
+}
+
+// hypot(a, b) = h: d/da = a / h, d/db = b / h (each at most 1 in size, so g * (a / h) cannot
+// overflow where g does not); NaN at a = b = 0, where h has no derivative (0 / 0), as PyTorch's.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_hypot(const Tensor& a, const Tensor& b) {
+  Primitive h = B::float_hypot(a.primitive, b.primitive);
+  auto rule = [pa = a.primitive, pb = b.primitive, h](const Primitive& g) {
+    using autodiff_detail::reduce_to_shape;
+    return std::vector<Primitive>{reduce_to_shape<B>(B::float_mul(g, B::float_div(pa, h)), B::shape(pa)),
+                                  reduce_to_shape<B>(B::float_mul(g, B::float_div(pb, h)), B::shape(pb))};
+  };
+  return record<B>(std::move(h), {&a, &b}, std::move(rule));
+}
+
 }  // namespace crossgrad

@@ -1,6 +1,6 @@
 #pragma once
-// Backward rules of the scans along a dim (cumsum, cumprod) and of flip, written once for every
-// backend in terms of B's forward ops. Semantics: docs/OPS.md.
+// Backward rules of the scans along a dim (cumsum, cumprod), of flip and transpose, and of softmin,
+// written once for every backend in terms of B's forward ops. Semantics: docs/OPS.md.
 #include "autodiff/autodiff_impl.hpp"
 
 namespace crossgrad {
@@ -25,6 +25,25 @@ AutodiffTensor<B> Autodiff<B>::float_flip(const Tensor& x, const std::vector<std
   });
 }
 
+// The last two dims swapped back (a rank below 2 was copied: the gradient passes).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_transpose(const Tensor& x) {
+  return record<B>(B::float_transpose(x.primitive), {&x}, [](const Primitive& g) {
+    return std::vector<Primitive>{B::float_transpose(g)};
+  });
+}
+
+// y = softmin(x) = softmax(-x): dx = -(y * (g - sum(g * y))) along dim.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::softmin(const Tensor& x, std::size_t dim) {
+  Primitive y = B::softmin(x.primitive, dim);
+  auto rule = [y, dim](const Primitive& g) {
+    const Primitive s = B::float_sum_dim(B::float_mul(g, y), dim);
+    return std::vector<Primitive>{B::float_neg(B::float_mul(y, B::float_sub(g, s)))};
+  };
+  return record<B>(std::move(y), {&x}, std::move(rule));
+}
+
 // x_k is a term of every y_r with r >= k.
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_cumsum(const Tensor& x, std::size_t dim) {
@@ -43,33 +62,50 @@ AutodiffTensor<B> Autodiff<B>::float_cumsum(const Tensor& x, std::size_t dim) {
 // The regions are picked with 0/1 masks m, and a value that must not reach another region is first
 // sent through pow(v, m) (v where m = 1, exactly 1 where m = 0, also for +-inf and NaN: C's pow), so
 // no masked-out inf or NaN meets a 0 (0 * inf is NaN).
+namespace autodiff_detail {
+
+// At any float dtype (the rule calls it in double for F32).
+template <class B>
+typename B::Tensor cumprod_gradient(const typename B::Tensor& px, const typename B::Tensor& g, std::size_t dim) {
+  using P = typename B::Tensor;
+  const DType dt = B::dtype(px);
+  const auto mask = [dt](const P& b) { return B::bool_into_float(b, dt); };
+  const P zero = mask(B::float_equal_elem(px, 0.0));
+  // zeros_seen counts the zeros in x_0..x_k (small integers, exact in either dtype).
+  const P zeros_seen = B::float_cumsum(zero, dim);
+  const P before = mask(B::float_lower_elem(zeros_seen, 0.5));          // [0, z)
+  const P from_first = mask(B::float_equal_elem(zeros_seen, 1.0));      // [z, z2)
+  const P at_first = B::float_mul(zero, from_first);                    // z
+  const P after_first = B::float_sub(from_first, at_first);             // (z, z2)
+  // x before z, 1 from z on: its cumprod is y before z and y_(z-1) from z on.
+  const P x_before = B::float_powf(px, before);
+  const P prefix = B::float_cumprod(x_before, dim);
+  const P classic = B::float_div(
+      reverse_cumsum<B>(B::float_mul(B::float_mul(g, before), B::float_powf(prefix, before)), dim),
+      x_before);
+  // prod_{z < j <= r} x_j for r in [z, z2).
+  const P tail = B::float_cumprod(B::float_powf(px, after_first), dim);
+  const P sum = reverse_cumsum<B>(
+      B::float_mul(B::float_mul(g, from_first), B::float_powf(tail, from_first)), dim);
+  const P omitted = B::float_mul(prefix, sum);
+  return B::float_add(B::float_mul(classic, before), B::float_mul(B::float_powf(omitted, at_first), at_first));
+}
+
+}  // namespace autodiff_detail
+
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_cumprod(const Tensor& x, std::size_t dim) {
   return record<B>(B::float_cumprod(x.primitive, dim), {&x}, [px = x.primitive, dim](const Primitive& g) {
     // Lanes of one element: y = x, so dx = g (an empty product), also at inf and NaN.
     if (B::shape(px)[dim] == 1) return std::vector<Primitive>{g};
-    const DType dt = B::dtype(px);
-    const auto mask = [dt](const Primitive& b) { return B::bool_into_float(b, dt); };
-    const Primitive zero = mask(B::float_equal_elem(px, 0.0));
-    // zeros_seen counts the zeros in x_0..x_k (small integers, exact in either dtype).
-    const Primitive zeros_seen = B::float_cumsum(zero, dim);
-    const Primitive before = mask(B::float_lower_elem(zeros_seen, 0.5));          // [0, z)
-    const Primitive from_first = mask(B::float_equal_elem(zeros_seen, 1.0));      // [z, z2)
-    const Primitive at_first = B::float_mul(zero, from_first);                    // z
-    const Primitive after_first = B::float_sub(from_first, at_first);             // (z, z2)
-    // x before z, 1 from z on: its cumprod is y before z and y_(z-1) from z on.
-    const Primitive x_before = B::float_powf(px, before);
-    const Primitive prefix = B::float_cumprod(x_before, dim);
-    const Primitive classic = B::float_div(
-        autodiff_detail::reverse_cumsum<B>(B::float_mul(B::float_mul(g, before), B::float_powf(prefix, before)), dim),
-        x_before);
-    // prod_{z < j <= r} x_j for r in [z, z2).
-    const Primitive tail = B::float_cumprod(B::float_powf(px, after_first), dim);
-    const Primitive sum = autodiff_detail::reverse_cumsum<B>(
-        B::float_mul(B::float_mul(g, from_first), B::float_powf(tail, from_first)), dim);
-    const Primitive omitted = B::float_mul(prefix, sum);
-    return std::vector<Primitive>{
-        B::float_add(B::float_mul(classic, before), B::float_mul(B::float_powf(omitted, at_first), at_first))};
+    // F32 in double: the classic form divides partial products by x_k, and F32 products of a few
+    // small factors underflow (1.4e-45 * -0.25 is -0 in F32), where double keeps them; rounded
+    // once to F32 at the end.
+    if (B::dtype(px) == DType::F32) {
+      const Primitive dx = autodiff_detail::cumprod_gradient<B>(B::float_cast(px, DType::F64), B::float_cast(g, DType::F64), dim);
+      return std::vector<Primitive>{B::float_cast(dx, DType::F32)};
+    }
+    return std::vector<Primitive>{autodiff_detail::cumprod_gradient<B>(px, g, dim)};
   });
 }
 

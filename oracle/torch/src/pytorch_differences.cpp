@@ -91,18 +91,22 @@ bool log1p_huge(const Disagreement& d) {
 bool one_minus_square_near_one(const Disagreement& d) {
   double x = 0;
   if (!(d.op == OpId::float_asin || d.op == OpId::float_acos || d.op == OpId::float_atanh) || d.output != 0) return false;
-  if (!input_at(d, x) || !std::isfinite(x) || !(std::fabs(x) > 0.5 && std::fabs(x) < 1)) return false;
+  // Beyond 1 too: atanh's gradient 1 / (1 - x^2) is finite there (its value is NaN), and cancels the
+  // same way (F32 x = 1.0051982: crossgrad -95.937050, ATen -95.936684).
+  if (!input_at(d, x) || !std::isfinite(x) || !(std::fabs(x) > 0.5 && std::fabs(x) < 2 && std::fabs(x) != 1)) return false;
   if (!std::isfinite(d.crossgrad) || !std::isfinite(d.torch)) return false;
   const double eps = d.operands[0].dtype == DType::F32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
-  return std::fabs(d.crossgrad - d.torch) <= std::fabs(d.torch) * (2 * eps / (1 - std::fabs(x)) + 16 * eps);
+  return std::fabs(d.crossgrad - d.torch) <= std::fabs(d.torch) * (2 * eps / std::fabs(1 - std::fabs(x)) + 16 * eps);
 }
 
 // leaky_relu's gradient where it is a zero of either sign: crossgrad adds +0 after g * factor
 // (docs/OPS.md "Zero gradients are +0", as relu's rule), so a -0 product (g * -0 for a slope of -0,
 // -g * 0 for a slope of 0, a -0 cotangent above 0) is +0; ATen's leaky_relu_backward keeps g * s's
-// sign (found by this check: F64 x = -0, slope -0, cotangent 0.5: +0 against -0).
+// sign (found by this check: F64 x = -0, slope -0, cotangent 0.5: +0 against -0). prelu's two
+// gradients the same way (its slope's: g * x at x = 0 with a negative g).
 bool leaky_relu_zero_gradient_sign(const Disagreement& d) {
-  return d.op == OpId::leaky_relu && d.output == 0 && positive_zero(d.crossgrad) && negative_zero(d.torch);
+  const bool op = (d.op == OpId::leaky_relu && d.output == 0) || (d.op == OpId::prelu && d.output >= 0);
+  return op && positive_zero(d.crossgrad) && negative_zero(d.torch);
 }
 
 // remainder's divisor gradient -g * floor(a / b) where b is +-0 (the value is NaN; ATen's floor
@@ -255,6 +259,44 @@ bool remainder_floor_of_huge_quotient(const Disagreement& d) {
   return huge_quotient && std::fabs(d.crossgrad - d.torch) <= scale * std::ldexp(1.0, 4 - static_cast<int>(p));
 }
 
+// hypot's gradients at a subnormal operand: crossgrad computes g * (a / h), and a / h is at most 1;
+// ATen's hypot_backward computes (g * a) / h, and g * a rounds in the subnormal range, or underflows
+// to 0 (found by this check: F64 a = 4.9e-324, b = 0, cotangent -0.25: crossgrad -0.25, ATen -0).
+bool hypot_subnormal_gradient(const Disagreement& d) {
+  if (d.op != OpId::float_hypot || d.output < 0 || static_cast<std::size_t>(d.output) >= d.operands.size()) return false;
+  const HostArray& x = d.operands[static_cast<std::size_t>(d.output)];
+  if (d.element >= x.values.size() || !std::isfinite(d.crossgrad) || !std::isfinite(d.torch)) return false;
+  const double smallest_normal =
+      x.dtype == DType::F32 ? static_cast<double>(std::numeric_limits<float>::min()) : std::numeric_limits<double>::min();
+  return std::fabs(x.values[d.element]) < smallest_normal;
+}
+
+// cumprod's gradient in a lane whose partial products leave the dtype's normal range: the classic
+// form reverse_cumsum(g * y) / x_k loses what a product lost below it or above it. crossgrad's rule
+// runs in double for F32 (exact where ATen's F32 products underflow: [633.909, 1.4e-45] gives
+// 633.909 against ATen's 634), ATen's autograd sometimes multiplies the other factors out directly
+// (F64 lanes beyond double's range). Found by this check.
+bool cumprod_gradient_beyond_range(const Disagreement& d) {
+  if (d.op != OpId::float_cumprod || d.output != 0 || d.operands.empty()) return false;
+  const HostArray& x = d.operands[0];
+  const std::size_t k = d.args.dim;
+  if (k >= x.shape.size() || x.shape[k] == 0) return false;
+  std::size_t inner = 1;
+  for (std::size_t i = k + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+  const std::size_t len = x.shape[k], outer = d.element / (inner * len), within = d.element % inner;
+  long double product = 1;  // x86's 80-bit range holds every partial product of these lanes
+  for (std::size_t j = 0; j < len; ++j) {
+    const double v = x.values.at((outer * len + j) * inner + within);
+    if (v == 0 || !std::isfinite(v)) return false;  // other rules
+    product *= v;
+    const long double a = std::fabs(product);
+    const long double lo = x.dtype == DType::F32 ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min();
+    const long double hi = x.dtype == DType::F32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+    if (a < lo || a > hi) return true;
+  }
+  return false;
+}
+
 constexpr PyTorchDifference kDifferences[] = {
     {"relu-negative-zero", relu_negative_zero},
     {"relu-nan-gradient", relu_nan_gradient},
@@ -272,6 +314,8 @@ constexpr PyTorchDifference kDifferences[] = {
     {"extreme-signed-zero-tie", extreme_signed_zero_tie},
     {"cumprod-single-element-lane", cumprod_single_element_lane},
     {"cumprod-zero-beside-non-finite", cumprod_zero_beside_non_finite},
+    {"cumprod-gradient-beyond-range", cumprod_gradient_beyond_range},
+    {"hypot-subnormal-gradient", hypot_subnormal_gradient},
 };
 
 }  // namespace

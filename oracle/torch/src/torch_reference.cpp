@@ -111,6 +111,16 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_cumsum: return at::cumsum(t[0], d);
     case OpId::float_cumprod: return at::cumprod(t[0], d);
     case OpId::float_flip: return at::flip(t[0], sizes(a.axes));
+    case OpId::float_transpose: return t[0].dim() < 2 ? t[0].clone() : at::transpose(t[0], -2, -1);
+    case OpId::softmin: return at::softmax(at::neg(t[0]), d);
+    case OpId::float_hypot: return at::hypot(t[0], t[1]);
+    // crossgrad's prelu broadcasts a as NumPy does (at::prelu would broadcast it along dim 1). The
+    // inner where keeps a's +-inf and NaN out of the branch not taken: autograd of a plain where
+    // multiplies that branch's partials by 0, and 0 * inf is NaN.
+    case OpId::prelu: {
+      const at::Tensor above = at::gt(t[0], 0);
+      return at::where(above, t[0], at::mul(t[0], at::where(above, at::zeros_like(t[1]), t[1])));
+    }
     case OpId::softmax: return at::softmax(t[0], d);
     case OpId::log_softmax: return at::log_softmax(t[0], d);
     case OpId::float_log1p: return at::log1p(t[0]);

@@ -113,7 +113,11 @@
   X(float_atan2, atan2, Binary, Float, Float, Backward)                          \
   X(float_cumsum, cumsum, Dim, Float, Float, Backward)                           \
   X(float_cumprod, cumprod, Dim, Float, Float, Backward)                         \
-  X(float_flip, flip, Axes, Float, Float, Backward)
+  X(float_flip, flip, Axes, Float, Float, Backward)                              \
+  X(float_transpose, transpose, Unary, Float, Float, Backward)                   \
+  X(softmin, softmin, Dim, Float, Float, Backward)                               \
+  X(float_hypot, hypot, Binary, Float, Float, Backward)                          \
+  X(prelu, prelu, Binary, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

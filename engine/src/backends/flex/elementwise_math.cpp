@@ -177,4 +177,11 @@ FlexTensor Flex::float_atan2(const FlexTensor& lhs, const FlexTensor& rhs) {
   return zip_float(lhs, rhs, "float_atan2", []<class T>(T a, T b) -> T { return std::atan2(a, b); });
 }
 
+FlexTensor Flex::float_hypot(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return zip_float(lhs, rhs, "float_hypot", []<class T>(T a, T b) -> T { return std::hypot(a, b); });
+}
+FlexTensor Flex::prelu(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return zip_float(lhs, rhs, "prelu", []<class T>(T x, T a) -> T { return x > T(0) ? x : x * a; });
+}
+
 }  // namespace crossgrad::backends

@@ -94,4 +94,13 @@ NdArrayTensor NdArray::float_atan2(const NdArrayTensor& lhs, const NdArrayTensor
   return ndarray_detail::binary(lhs, rhs, "float_atan2", []<class T>(T a, T b) -> T { return std::atan2(a, b); });
 }
 
+// sqrt(a^2 + b^2) without intermediate overflow or underflow: C's hypot (hypot(+-inf, NaN) = +inf).
+NdArrayTensor NdArray::float_hypot(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return ndarray_detail::binary(lhs, rhs, "float_hypot", []<class T>(T a, T b) -> T { return std::hypot(a, b); });
+}
+// leaky_relu with a slope per element (broadcast): x above 0, x * a otherwise (-0 gives -0 * a).
+NdArrayTensor NdArray::prelu(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return ndarray_detail::binary(lhs, rhs, "prelu", []<class T>(T x, T a) -> T { return x > T(0) ? x : x * a; });
+}
+
 }  // namespace crossgrad::backends

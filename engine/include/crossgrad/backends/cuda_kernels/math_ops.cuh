@@ -46,7 +46,9 @@
 #define CROSSGRAD_CUDA_BINARY_OPS(X) \
   X(float_remainder, RemainderOp, cg_remainder(a, b))  \
   X(float_powf, PowOp, cg_pow(a, b))                   \
-  X(float_atan2, Atan2Op, cg_atan2(a, b))
+  X(float_atan2, Atan2Op, cg_atan2(a, b))             \
+  X(float_hypot, HypotOp, cg_hypot(a, b))             \
+  X(prelu, PreluOp, a > decltype(a)(0) ? a : a * b)
 
 namespace crossgrad::backends::cuda_detail {
 
@@ -75,6 +77,8 @@ __device__ inline float cg_pow(float a, float b) { return powf(a, b); }
 __device__ inline double cg_pow(double a, double b) { return pow(a, b); }
 __device__ inline float cg_atan2(float a, float b) { return atan2f(a, b); }
 __device__ inline double cg_atan2(double a, double b) { return atan2(a, b); }
+__device__ inline float cg_hypot(float a, float b) { return hypotf(a, b); }
+__device__ inline double cg_hypot(double a, double b) { return hypot(a, b); }
 // PyTorch's remainder, NdArray's formula: fmod (exact) plus b where a non-zero fmod has the other sign.
 template <class T>
 __device__ inline T cg_remainder(T a, T b) {

@@ -311,6 +311,9 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::float_remainder: return map2_libm(in(c, 0), in(c, 1), [](auto a, auto b) { return backends::host::remainder_of(a, b); });
     case OpId::float_powf: return map2_libm(in(c, 0), in(c, 1), [](auto a, auto b) { return std::pow(a, b); });
     case OpId::float_atan2: return map2_libm(in(c, 0), in(c, 1), [](auto a, auto b) { return std::atan2(a, b); });
+    case OpId::float_hypot: return map2_libm(in(c, 0), in(c, 1), [](auto a, auto b) { return std::hypot(a, b); });
+    // x > 0 ? x : x * a with NumPy broadcasting (at::prelu would broadcast a along dim 1).
+    case OpId::prelu: return map2_libm(in(c, 0), in(c, 1), [](auto x, auto a) { return x > 0 ? x : x * a; });
   }
   throw std::invalid_argument("unknown op code");
 }
