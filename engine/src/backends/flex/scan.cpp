@@ -1,7 +1,7 @@
 // Flex cumsum and cumprod along one dim. Each lane is accumulated in T in index order, exactly as
 // NdArray's loop does (docs/OPS.md), so Flex's bits equal the reference's; the speed comes from
 // running lanes side by side, never from reassociating one lane. The tensor is seen as
-// [outer, len, inner]: inner == 1 runs whole rows per task; otherwise a task takes one
+// [outer, len, inner]: inner == 1 runs rows in groups of eight side by side; otherwise a task takes one
 // [outer, column chunk] block and carries a row of running values down the len rows, so the inner
 // loop is a contiguous, vectorisable row update.
 #include "common.hpp"
@@ -13,16 +13,32 @@
 namespace crossgrad::backends {
 namespace {
 
+// Rows in groups of kRows: one lane's fold is a chain of dependent operations, so kRows lanes are
+// stepped together, each element of a group one more independent operation in flight (a lone
+// lane runs at the add's latency, not its throughput).
 template <class T, class Step>
 void scan_rows(const T* in, T* out, std::size_t outer, std::size_t len, Step step) {
-  const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / len);
-  flex::parallel_range(outer, grain, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t o = begin; o < end; ++o) {
-      const T* x = in + o * len;
-      T* y = out + o * len;
-      T acc = x[0];
-      y[0] = acc;
-      for (std::size_t r = 1; r < len; ++r) y[r] = acc = step(acc, x[r]);
+  constexpr std::size_t kRows = 8;
+  const std::size_t groups = (outer + kRows - 1) / kRows;
+  const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / (len * kRows));
+  flex::parallel_range(groups, grain, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t group = begin; group < end; ++group) {
+      const std::size_t first = group * kRows, rows = std::min(kRows, outer - first);
+      const T* x = in + first * len;
+      T* y = out + first * len;
+      if (rows < kRows) {
+        for (std::size_t o = 0; o < rows; ++o) {
+          T acc = x[o * len];
+          y[o * len] = acc;
+          for (std::size_t r = 1; r < len; ++r) y[o * len + r] = acc = step(acc, x[o * len + r]);
+        }
+        continue;
+      }
+      T acc[kRows];
+      for (std::size_t o = 0; o < kRows; ++o) y[o * len] = acc[o] = x[o * len];
+      for (std::size_t r = 1; r < len; ++r) {
+        for (std::size_t o = 0; o < kRows; ++o) y[o * len + r] = acc[o] = step(acc[o], x[o * len + r]);
+      }
     }
   });
 }
