@@ -1,9 +1,12 @@
 #pragma once
 // Backward rules of the element-selecting, indexing, layout and normalising ops (abs, clamp,
-// max_dim, min_dim, cat, slice, select, select_assign, permute, expand, softmax, log_softmax), written once
+// max_dim, min_dim, max, min, max_abs, max_abs_dim, cat, slice, select, select_assign, permute,
+// expand, softmax, log_softmax), written once
 // for every backend in terms of B's forward ops. The forward op runs first in each: it applies the
 // shape rules, so a rule below never sees invalid arguments. Semantics: docs/OPS.md.
 #include "autodiff/autodiff_impl.hpp"
+
+#include <optional>
 
 namespace crossgrad {
 using autodiff_detail::record;
@@ -62,6 +65,62 @@ AutodiffTensor<B> Autodiff<B>::float_max_dim(const Tensor& x, std::size_t dim) {
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_min_dim(const Tensor& x, std::size_t dim) {
   return autodiff_detail::record_extreme_dim<B>(x, B::float_min_dim(x.primitive, dim), dim);
+}
+
+namespace autodiff_detail {
+
+// float_max / float_min: max_dim's rule over the flat tensor (one slice of every element), the
+// gradient reshaped back.
+template <class B>
+AutodiffTensor<B> record_extreme_all(const AutodiffTensor<B>& x, typename B::Tensor out) {
+  using Primitive = typename B::Tensor;
+  const Primitive px = x.primitive;
+  auto rule = [px, out](const Primitive& g) {
+    const Shape sx = B::shape(px);
+    const Primitive flat = B::float_reshape(px, Shape(std::vector<std::size_t>{sx.num_elements()}));
+    const Primitive hit = B::bool_into_float(B::float_equal(flat, out), B::dtype(px));
+    const Primitive count = B::float_sum(hit);
+    return std::vector<Primitive>{B::float_reshape(B::float_mul(hit, B::float_div(g, count)), sx)};
+  };
+  return record<B>(std::move(out), {&x}, std::move(rule));
+}
+
+// float_max_abs_dim (`dim`) and float_max_abs (the flat tensor, dim 0): y = max |x|, so the
+// gradient is max_dim's split among the elements whose |x| equals y, times d|x|/dx = sign(x). An
+// x and a -x both at the maximum share it with opposite signs (max_abs([-2, 2]) gives [-g/2, g/2]),
+// as amax(abs(x)) in PyTorch; a maximum of 0 gives 0 (sign(0) = 0), a NaN maximum NaN.
+template <class B>
+AutodiffTensor<B> record_max_abs(const AutodiffTensor<B>& x, typename B::Tensor out, std::optional<std::size_t> dim) {
+  using Primitive = typename B::Tensor;
+  const Primitive px = x.primitive;
+  auto rule = [px, out, dim](const Primitive& g) {
+    const Shape sx = B::shape(px);
+    const Primitive v = dim ? px : B::float_reshape(px, Shape(std::vector<std::size_t>{sx.num_elements()}));
+    const Primitive hit = B::bool_into_float(B::float_equal(B::float_abs(v), out), B::dtype(px));
+    const Primitive count = dim ? B::float_sum_dim(hit, *dim) : B::float_sum(hit);
+    const Primitive grad = B::float_mul(B::float_mul(hit, B::float_sign(v)), B::float_div(g, count));
+    return std::vector<Primitive>{dim ? grad : B::float_reshape(grad, sx)};
+  };
+  return record<B>(std::move(out), {&x}, std::move(rule));
+}
+
+}  // namespace autodiff_detail
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_max(const Tensor& x) {
+  return autodiff_detail::record_extreme_all<B>(x, B::float_max(x.primitive));
+}
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_min(const Tensor& x) {
+  return autodiff_detail::record_extreme_all<B>(x, B::float_min(x.primitive));
+}
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_max_abs(const Tensor& x) {
+  return autodiff_detail::record_max_abs<B>(x, B::float_max_abs(x.primitive), std::nullopt);
+}
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_max_abs_dim(const Tensor& x, std::size_t dim) {
+  return autodiff_detail::record_max_abs<B>(x, B::float_max_abs_dim(x.primitive, dim), dim);
 }
 
 // Each input gets its own slice of the gradient along `dim`.

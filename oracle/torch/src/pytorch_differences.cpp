@@ -54,11 +54,11 @@ bool powf_half_edges(const Disagreement& d) {
 }
 
 // F32 reductions: crossgrad accumulates in double and rounds once (docs/OPS.md "Accumulation and
-// signed zeros in reductions"); ATen accumulates F32 in F32, so a partial sum that overflows F32
-// gives inf (or inf - inf = NaN) where crossgrad's sum is finite.
+// signed zeros in reductions"); ATen accumulates F32 in F32, so a partial sum (or product) that
+// overflows F32 gives inf (or inf - inf = NaN) where crossgrad's sum (product) is finite.
 bool f32_accumulation(const Disagreement& d) {
   const bool reduction = d.op == OpId::float_sum || d.op == OpId::float_mean || d.op == OpId::float_sum_dim ||
-                         d.op == OpId::float_mean_dim;
+                         d.op == OpId::float_mean_dim || d.op == OpId::float_prod || d.op == OpId::float_prod_dim;
   return reduction && !d.operands.empty() && d.operands[0].dtype == DType::F32 && std::isfinite(d.crossgrad) &&
          !std::isfinite(d.torch);
 }
@@ -179,24 +179,30 @@ bool pow_overflows_early(const Disagreement& d) {
 // the max and min scans); ATen does not say which it keeps, and its reduction order picked the other
 // (op_args_fuzzer against PyTorch: min over dim 0 of a slice {100, ..., -0, 0}, crossgrad -0, ATen +0).
 bool extreme_signed_zero_tie(const Disagreement& d) {
-  const bool values = d.op == OpId::float_max_dim || d.op == OpId::float_min_dim;
+  const bool whole = d.op == OpId::float_max || d.op == OpId::float_min;  // one slice: every element
+  const bool values = d.op == OpId::float_max_dim || d.op == OpId::float_min_dim || whole;
   const bool indices = d.op == OpId::float_argmax || d.op == OpId::float_argmin;
   if ((!values && !indices) || d.output != -1 || d.operands.empty()) return false;
   const HostArray& x = d.operands[0];
-  const std::size_t k = d.args.dim;
-  if (k >= x.shape.size() || x.shape[k] == 0) return false;
-  std::size_t inner = 1;
-  for (std::size_t i = k + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
-  const std::size_t outer = d.element / inner, within = d.element % inner;
   std::vector<double> slice;
-  for (std::size_t j = 0; j < x.shape[k]; ++j) slice.push_back(x.values.at((outer * x.shape[k] + j) * inner + within));
+  if (whole) {
+    slice = x.values;
+    if (slice.empty()) return false;
+  } else {
+    const std::size_t k = d.args.dim;
+    if (k >= x.shape.size() || x.shape[k] == 0) return false;
+    std::size_t inner = 1;
+    for (std::size_t i = k + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+    const std::size_t outer = d.element / inner, within = d.element % inner;
+    for (std::size_t j = 0; j < x.shape[k]; ++j) slice.push_back(x.values.at((outer * x.shape[k] + j) * inner + within));
+  }
   bool plus = false, minus = false;
   for (double v : slice) {
     if (std::isnan(v)) return false;  // a NaN is the extreme, and there is one rule for it
     plus = plus || positive_zero(v);
     minus = minus || negative_zero(v);
   }
-  const bool max = d.op == OpId::float_max_dim || d.op == OpId::float_argmax;
+  const bool max = d.op == OpId::float_max_dim || d.op == OpId::float_argmax || d.op == OpId::float_max;
   const double extreme = max ? *std::max_element(slice.begin(), slice.end()) : *std::min_element(slice.begin(), slice.end());
   if (!plus || !minus || extreme != 0) return false;
   if (values) return d.crossgrad == 0 && d.torch == 0 && std::signbit(d.crossgrad) != std::signbit(d.torch);
