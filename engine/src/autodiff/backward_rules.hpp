@@ -193,8 +193,9 @@ namespace autodiff_detail {
 // The products of the other elements along `dim`: prod_{j != i} x_j = (prod_{j < i} x_j) *
 // (prod_{j > i} x_j), each side an exclusive scan by doubling (Hillis-Steele: log2(len) passes of
 // slice, cat and mul). No division by x_i, so zeros get their true gradient: one zero gets the
-// product of the others, the rest 0; two zeros give 0 everywhere. Also right where dividing
-// the product by x_i would not be: the product overflows or underflows but the others' does not.
+// product of the others, the rest 0; two zeros give 0 everywhere (IEEE: NaN where an inf or NaN
+// is among the others). Also right where dividing the product by x_i would not be: the product
+// overflows or underflows but the others' does not.
 template <class B>
 typename B::Tensor products_of_others(const typename B::Tensor& x, std::size_t dim) {
   using Primitive = typename B::Tensor;
@@ -221,6 +222,17 @@ typename B::Tensor products_of_others(const typename B::Tensor& x, std::size_t d
   return B::float_mul(exclusive_scan(true), exclusive_scan(false));
 }
 
+// g * products_of_others(x), in double whatever the dtype (as the forward product): an F32 lane
+// whose partial products leave F32's range in the scan's order (tiny factors first: 4.2e-45 *
+// 0.25 * 0.25 is 0 in F32) still gets its others' product, rounded once to F32 at the end.
+template <class B>
+typename B::Tensor prod_gradient(const typename B::Tensor& g, const typename B::Tensor& x, std::size_t dim) {
+  const DType dt = B::dtype(x);
+  if (dt == DType::F64) return B::float_mul(g, products_of_others<B>(x, dim));
+  const typename B::Tensor others = products_of_others<B>(B::float_cast(x, DType::F64), dim);
+  return B::float_cast(B::float_mul(B::float_cast(g, DType::F64), others), dt);
+}
+
 }  // namespace autodiff_detail
 
 // d(prod x)/dx_i = the product of the other elements (products_of_others), times g.
@@ -229,15 +241,14 @@ AutodiffTensor<B> Autodiff<B>::float_prod(const Tensor& x) {
   return record<B>(B::float_prod(x.primitive), {&x}, [px = x.primitive](const Primitive& g) {
     const Shape sx = B::shape(px);
     const Primitive flat = B::float_reshape(px, Shape(std::vector<std::size_t>{sx.num_elements()}));
-    const Primitive others = autodiff_detail::products_of_others<B>(flat, 0);
-    return std::vector<Primitive>{B::float_reshape(B::float_mul(g, others), sx)};
+    return std::vector<Primitive>{B::float_reshape(autodiff_detail::prod_gradient<B>(g, flat, 0), sx)};
   });
 }
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_prod_dim(const Tensor& x, std::size_t dim) {
   return record<B>(B::float_prod_dim(x.primitive, dim), {&x}, [px = x.primitive, dim](const Primitive& g) {
-    return std::vector<Primitive>{B::float_mul(g, autodiff_detail::products_of_others<B>(px, dim))};
+    return std::vector<Primitive>{autodiff_detail::prod_gradient<B>(g, px, dim)};
   });
 }
 

@@ -53,14 +53,41 @@ bool powf_half_edges(const Disagreement& d) {
          (negative_zero(x) || x == -std::numeric_limits<double>::infinity());
 }
 
+// The lane of float_prod (every element) or float_prod_dim (along dim) that holds the
+// disagreeing element: of the result (output -1, shape with dim 1) or of the operand's gradient.
+std::vector<double> prod_lane(const Disagreement& d) {
+  const HostArray& x = d.operands[0];
+  if (d.op == OpId::float_prod) return x.values;
+  const std::size_t k = d.args.dim;
+  if (k >= x.shape.size()) return {};
+  std::size_t inner = 1;
+  for (std::size_t i = k + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+  const std::size_t len = x.shape[k];
+  const std::size_t outer = d.output == -1 ? d.element / inner : d.element / (len * inner), within = d.element % inner;
+  std::vector<double> lane;
+  for (std::size_t j = 0; j < len; ++j) lane.push_back(x.values.at((outer * len + j) * inner + within));
+  return lane;
+}
+
 // F32 reductions: crossgrad accumulates in double and rounds once (docs/OPS.md "Accumulation and
 // signed zeros in reductions"); ATen accumulates F32 in F32, so a partial sum (or product) that
 // overflows F32 gives inf (or inf - inf = NaN) where crossgrad's sum (product) is finite.
 bool f32_accumulation(const Disagreement& d) {
   const bool reduction = d.op == OpId::float_sum || d.op == OpId::float_mean || d.op == OpId::float_sum_dim ||
                          d.op == OpId::float_mean_dim || d.op == OpId::float_prod || d.op == OpId::float_prod_dim;
-  return reduction && !d.operands.empty() && d.operands[0].dtype == DType::F32 && std::isfinite(d.crossgrad) &&
-         !std::isfinite(d.torch);
+  if (!reduction || d.operands.empty() || d.operands[0].dtype != DType::F32) return false;
+  if (std::isfinite(d.crossgrad) && !std::isfinite(d.torch)) return true;
+  // A product's partial products in F32 can also underflow (to 0 or a subnormal without digits):
+  // in some order they do when the factors below 1 in magnitude multiply to less than FLT_MIN, or
+  // those above 1 to more than FLT_MAX.
+  if (d.output != -1 || (d.op != OpId::float_prod && d.op != OpId::float_prod_dim)) return false;
+  long double shrinking = 1, growing = 1;
+  for (double v : prod_lane(d)) {
+    const long double m = std::fabs(static_cast<long double>(v));
+    if (m < 1) shrinking *= m;
+    else growing *= m;
+  }
+  return (shrinking != 0 && shrinking < std::numeric_limits<float>::min()) || growing > std::numeric_limits<float>::max();
 }
 
 // A clamp bound beyond F32's range on an F32 tensor: crossgrad converts the bound to the dtype
@@ -210,6 +237,54 @@ bool extreme_signed_zero_tie(const Disagreement& d) {
   return zero_at(d.crossgrad) && zero_at(d.torch);
 }
 
+// prod's gradient at a lane's edges: crossgrad forms prod_{j != i} x_j from prefix and suffix
+// products (docs/OPS.md), IEEE throughout, so a zero times an inf among the others is NaN. ATen's
+// prod_backward divides when the lane has no zero (inf / inf and NaN / x are NaN, an underflowed
+// product gives 0 or a quotient of a subnormal, an overflowed one inf) and, with zeros, gives 0
+// wherever the others hold a zero, even beside an inf or NaN (found by this check: F64 [1e-8, -inf]
+// gives crossgrad 1e-8 and ATen NaN for the inf; [4.9e-324, 0.2] gives 0.2 and 0; [0, 0, inf]
+// gives NaN and 0 for the zeros).
+bool prod_gradient_edges(const Disagreement& d) {
+  if ((d.op != OpId::float_prod && d.op != OpId::float_prod_dim) || d.output != 0 || d.operands.empty()) return false;
+  const HostArray& x = d.operands[0];
+  if (d.element >= x.values.size()) return false;
+  const std::vector<double> lane = prod_lane(d);
+  bool zero = false, non_finite = false;
+  for (double v : lane) {
+    zero = zero || v == 0;
+    non_finite = non_finite || !std::isfinite(v);
+  }
+  // crossgrad's side must be the documented one: the cotangent (a non-zero power of two) times
+  // the IEEE product of the others, so NaN exactly where that product is (its other classes may
+  // move at the ends of the range: the cotangent can round a subnormal to 0).
+  std::size_t at = d.element;
+  if (d.op == OpId::float_prod_dim) {
+    std::size_t inner = 1;
+    for (std::size_t i = d.args.dim + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+    at = (d.element / inner) % std::max<std::size_t>(lane.size(), 1);
+  }
+  long double others = 1;
+  for (std::size_t j = 0; j < lane.size(); ++j) {
+    if (j != at) others *= lane[j];
+  }
+  if (std::isnan(others) != std::isnan(d.crossgrad)) return false;
+  if (non_finite) return true;
+  if (zero) return false;  // finite, with a zero: ATen's others' product is crossgrad's
+  // ATen's numerator y, the product in the dtype and in ATen's order, has lost digits (or is 0 or
+  // inf) when some order's partial products leave the normal range: the factors below 1 in
+  // magnitude multiply to less than the smallest normal, or those above 1 to more than the largest.
+  const bool f32 = x.dtype == DType::F32;
+  const long double smallest = f32 ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min();
+  const long double largest = f32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+  long double shrinking = 1, growing = 1;
+  for (double v : lane) {
+    const long double m = std::fabs(static_cast<long double>(v));
+    if (m < 1) shrinking *= m;
+    else growing *= m;
+  }
+  return shrinking < smallest || growing > largest;
+}
+
 constexpr PyTorchDifference kDifferences[] = {
     {"relu-negative-zero", relu_negative_zero},
     {"relu-nan-gradient", relu_nan_gradient},
@@ -224,6 +299,7 @@ constexpr PyTorchDifference kDifferences[] = {
     {"one-minus-square-near-one", one_minus_square_near_one},
     {"leaky-relu-zero-gradient-sign", leaky_relu_zero_gradient_sign},
     {"extreme-signed-zero-tie", extreme_signed_zero_tie},
+    {"prod-gradient-edges", prod_gradient_edges},
 };
 
 }  // namespace
