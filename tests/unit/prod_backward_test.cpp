@@ -63,6 +63,17 @@ TYPED_TEST(ProdBackward, NoDivisionByX) {
   EXPECT_TRUE(std::isinf(got[2]) && got[2] > 0) << "1e300 * 1e300 overflows: " << got[2];
 }
 
+TYPED_TEST(ProdBackward, F32FactorsMultiplyInDouble) {
+  // The others of the last element multiply to 1e-30 * 1e-30 * 1e30 * 1e30 (about 1): in F32 the
+  // first partial product, 1e-60, is 0 whatever the order pairs first; in double it is not.
+  const DispatchTensor x =
+      Dispatch::float_from_data(float_data_1d({1e-30, 1e-30, 1e30, 1e30, 3}, DType::F32), autodiff_device<TypeParam>());
+  const std::vector<double> got = this->grad(x, Dispatch::float_prod(x));
+  ASSERT_EQ(got.size(), 5u);
+  EXPECT_NEAR(got[4], 1.0, 1e-5);
+  EXPECT_NEAR(got[0] / 3e30, 1.0, 1e-5);
+}
+
 TYPED_TEST(ProdBackward, AlongADim) {
   // [[2, 0, 4], [1, 2, 3]] along dim 1: the first row has one zero.
   const DispatchTensor x = this->leaf({2, 0, 4, 1, 2, 3}, Shape{2, 3});
