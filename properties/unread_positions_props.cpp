@@ -213,6 +213,23 @@ UnreadCase extreme_dim_case(DType d, double sign) {
 UnreadCase max_dim_case(DType d) { return extreme_dim_case(d, 1.0); }
 UnreadCase min_dim_case(DType d) { return extreme_dim_case(d, -1.0); }
 
+// float_max / float_min: the whole tensor is one slice: a finite extreme of 3 (-3) at one
+// position, -inf (+inf) everywhere else.
+UnreadCase extreme_all_case(DType d, double sign) {
+  const Dims s = small_shape(0);
+  UnreadCase c;
+  const std::size_t n = og::element_count(s);
+  og::HostArray x{s, d, std::vector<double>(n, -sign * INFINITY)};
+  c.unread.assign(n, true);
+  const std::size_t winner = pick(0, n - 1);
+  x.values[winner] = sign * 3;
+  c.unread[winner] = false;
+  c.operands = {x};
+  return c;
+}
+UnreadCase max_case(DType d) { return extreme_all_case(d, 1.0); }
+UnreadCase min_case(DType d) { return extreme_all_case(d, -1.0); }
+
 // float_powf_scalar with an exponent that is 0 in the dtype (0, -0, and 1e-50 in F32): x^0 = 1
 // for every x, NaN included, so no element is read.
 UnreadCase powf_zero_case(DType d) {
@@ -274,6 +291,8 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_clamp_max: return clamp_max_case;
     case OpId::float_max_dim: return max_dim_case;
     case OpId::float_min_dim: return min_dim_case;
+    case OpId::float_max: return max_case;
+    case OpId::float_min: return min_case;
     case OpId::float_powf_scalar: return powf_zero_case;
     case OpId::leaky_relu: return leaky_relu_zero_slope_case;
     case OpId::float_powf: return powf_tensor_zero_case;
@@ -340,6 +359,13 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_remainder_scalar:
     case OpId::float_remainder:
     case OpId::float_atan2:
+    case OpId::float_prod:
+    case OpId::float_prod_dim:
+    // max_abs reads every element too in the sense this property needs: inf and NaN, the only
+    // specials, are always maxima of |x| (a NaN is kept, inf is the largest magnitude), so no
+    // special can sit where max_abs does not look.
+    case OpId::float_max_abs:
+    case OpId::float_max_abs_dim:
     // No gradient flows (Int and Bool results, new leaves).
     case OpId::float_greater_scalar:
     case OpId::bool_into_float:
@@ -359,6 +385,10 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_not_equal_elem:
     case OpId::float_is_nan:
     case OpId::float_is_inf:
+    case OpId::float_any:
+    case OpId::float_any_dim:
+    case OpId::float_all:
+    case OpId::float_all_dim:
       return std::nullopt;
   }
   return std::nullopt;

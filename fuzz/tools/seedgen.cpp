@@ -576,8 +576,10 @@ struct Candidates {
 Candidates candidates(OpSig sig, DType dtype) {
   const std::size_t SIZE_MAX_CODE = oa::kDimCodes - 1;
   switch (sig) {
+    // An empty tensor: no value for the extremes over every element (float_max, float_min,
+    // float_max_abs: empty-reduction); the other unary ops accept it and get no panic seed.
     case OpSig::Unary:
-      return {{[](oa::OpArgsCase &) {}}, {}};
+      return {{[](oa::OpArgsCase &) {}}, {[](auto &c) { c.tensors[0] = arg({2, 0}); }}};
     case OpSig::Binary:
       return {{[](auto &c) { second(c, oa::ShapeMode::LikeFirst, {2, 3}); },
                [](auto &c) { second(c, oa::ShapeMode::Derived, {3, 2}); }},

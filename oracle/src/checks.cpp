@@ -693,8 +693,9 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
       }
     }
   }
-  // clamp exactly at a bound (backward 1, central differences 0.5) and max_dim / min_dim with a
-  // tied maximum / minimum (backward splits it, central differences give 1/2 to each side of the tie).
+  // clamp exactly at a bound (backward 1, central differences 0.5) and max_dim / min_dim / max /
+  // min / max_abs(_dim) with a tied extreme (backward splits it, central differences give 1/2 to
+  // each side of the tie).
   const std::vector<std::vector<std::size_t>> shapes = value_shapes(g);
   for (const auto& op : g.ops) {
     if (op.op == Op::float_clamp) {
@@ -748,18 +749,28 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
         if (x == op.scalar) return "clamp_min or clamp_max exactly at its bound";
       }
     }
-    if (op.op == Op::float_max_dim || op.op == Op::float_min_dim) {
-      const double sign = op.op == Op::float_max_dim ? 1.0 : -1.0;  // a minimum is the maximum of -x
+    // The extremes over every element (float_max, float_min, float_max_abs) are one slice of the
+    // flat tensor; max_abs ties on |x|, so x and -x at the maximum tie too.
+    const bool along_dim = op.op == Op::float_max_dim || op.op == Op::float_min_dim || op.op == Op::float_max_abs_dim;
+    const bool whole = op.op == Op::float_max || op.op == Op::float_min || op.op == Op::float_max_abs;
+    if (along_dim || whole) {
+      const bool min = op.op == Op::float_min_dim || op.op == Op::float_min;
+      const bool magnitude = op.op == Op::float_max_abs_dim || op.op == Op::float_max_abs;
+      const double sign = min ? -1.0 : 1.0;  // a minimum is the maximum of -x
       const std::vector<std::size_t>& s = shapes[op.lhs];
       std::size_t inner = 1;
-      for (std::size_t d = op.dim + 1; d < s.size(); ++d) inner *= s[d];
-      const std::size_t n = s[op.dim], outer = element_count(s) / std::max<std::size_t>(1, n * inner);
+      if (along_dim) {
+        for (std::size_t d = op.dim + 1; d < s.size(); ++d) inner *= s[d];
+      }
+      const std::size_t n = along_dim ? s[op.dim] : element_count(s);
+      const std::size_t outer = element_count(s) / std::max<std::size_t>(1, n * inner);
       for (std::size_t o = 0; o < outer; ++o) {
         for (std::size_t i = 0; i < inner; ++i) {
           double best = -INFINITY;
           std::size_t hits = 0;
           for (std::size_t k = 0; k < n; ++k) {
-            const double x = sign * values[op.lhs][(o * n + k) * inner + i];
+            const double v = values[op.lhs][(o * n + k) * inner + i];
+            const double x = magnitude ? std::fabs(v) : sign * v;
             if (x > best) {
               best = x;
               hits = 1;
@@ -767,7 +778,11 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
               ++hits;
             }
           }
-          if (hits > 1) return op.op == Op::float_max_dim ? "max_dim with a tied maximum" : "min_dim with a tied minimum";
+          if (hits > 1) {
+            return magnitude ? "max_abs with a tied maximum of |x| (x and -x too)"
+                   : min     ? "min_dim or min with a tied minimum"
+                             : "max_dim or max with a tied maximum";
+          }
         }
       }
     }

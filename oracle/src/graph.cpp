@@ -285,17 +285,33 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_clamp:
       if (std::isnan(op.scalar)) return std::nullopt;
       return lhs;
+    // Over every element: shape [1]; a maximum or minimum of nothing has no value (empty-reduction).
     case Op::float_sum:
     case Op::float_mean:
+    case Op::float_prod:
+    case Op::float_any:
+    case Op::float_all:
       return std::vector<std::size_t>{1};
+    case Op::float_max:
+    case Op::float_min:
+    case Op::float_max_abs:
+      if (element_count(lhs) == 0) return std::nullopt;
+      return std::vector<std::size_t>{1};
+    // Along dim, kept with size 1; sums, means, products, any and all of an empty dim have values.
     case Op::float_sum_dim:
     case Op::float_mean_dim:
+    case Op::float_prod_dim:
+    case Op::float_any_dim:
+    case Op::float_all_dim:
     case Op::float_max_dim:
     case Op::float_argmax:
     case Op::float_min_dim:
-    case Op::float_argmin: {
+    case Op::float_argmin:
+    case Op::float_max_abs_dim: {
       if (!dim_ok) return std::nullopt;
-      if (op.op != Op::float_sum_dim && op.op != Op::float_mean_dim && lhs[op.dim] == 0) return std::nullopt;
+      const bool has_identity = op.op == Op::float_sum_dim || op.op == Op::float_mean_dim || op.op == Op::float_prod_dim ||
+                                op.op == Op::float_any_dim || op.op == Op::float_all_dim;
+      if (!has_identity && lhs[op.dim] == 0) return std::nullopt;
       auto out = lhs;
       out[op.dim] = 1;
       return out;
@@ -360,9 +376,9 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
 std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& lhs) {
   if (is_hop(op.op)) return 1;  // a move sums nothing
   if (op.op == Op::float_matmul) return lhs.empty() ? 1 : lhs.back();
-  if (op.op == Op::float_sum || op.op == Op::float_mean) return element_count(lhs);
-  if (op.op == Op::float_sum_dim || op.op == Op::float_mean_dim || op.op == Op::softmax || op.op == Op::log_softmax ||
-      op.op == Op::softmin || op.op == Op::float_cumsum || op.op == Op::float_cumprod) {
+  if (op.op == Op::float_sum || op.op == Op::float_mean || op.op == Op::float_prod) return element_count(lhs);
+  if (op.op == Op::float_sum_dim || op.op == Op::float_mean_dim || op.op == Op::float_prod_dim || op.op == Op::softmax ||
+      op.op == Op::log_softmax || op.op == Op::softmin || op.op == Op::float_cumsum || op.op == Op::float_cumprod) {
     return op.dim < lhs.size() ? lhs[op.dim] : 1;
   }
   return 1;

@@ -72,6 +72,14 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_argmax:
     case Op::float_min_dim:
     case Op::float_argmin:
+    case Op::float_max:
+    case Op::float_min:
+    case Op::float_max_abs:
+    case Op::float_max_abs_dim:
+    case Op::float_any:
+    case Op::float_any_dim:
+    case Op::float_all:
+    case Op::float_all_dim:
     case Op::float_greater:
     case Op::float_lower:
     case Op::float_equal:
@@ -170,6 +178,19 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_cumprod: {
       const double n = static_cast<double>(reduction_length == 0 ? 1 : reduction_length);
       return {tiny, 4 * n * eps, false};
+    }
+    // Products: every crossgrad backend multiplies in double in index order (docs/OPS.md), but
+    // any order is accepted here, as for sums: n - 1 roundings in double on each side, and the
+    // final rounding to the dtype (1 ulp apart at most when the double products differ). Where the
+    // product of the magnitudes can leave the range, whether an intermediate overflows depends on
+    // the order (ATen's F32 prod, for one, multiplies in F32).
+    case Op::float_prod:
+    case Op::float_prod_dim: {
+      const double n = static_cast<double>(reduction_length == 0 ? 1 : reduction_length);
+      Bound b{tiny, 2 * eps + 4 * n * std::numeric_limits<double>::epsilon(), false};
+      b.overflow_may_change_class =
+          !(n * std::log2(std::fmax(magnitude, 1.0)) + 1 < std::log2(largest_finite_of(dtype)));
+      return b;
     }
   }
   return {0, 0, true};
@@ -492,6 +513,21 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
       d = {m, m};
       break;
     }
+    // d y / d x_i = the product of the other elements of x_i's lane. Shapes are not known here, so
+    // every lane is bounded at once: the product of max(|x_j|, 1) over all elements but the one
+    // where that is smallest bounds the product of any lane's others.
+    case Op::float_prod:
+    case Op::float_prod_dim: {
+      double product = 1, smallest = INFINITY;
+      for (double x : a) {
+        if (!std::isfinite(x)) continue;
+        const double m = std::fmax(std::fabs(x), 1.0);
+        product *= m;
+        smallest = std::fmin(smallest, m);
+      }
+      d.lhs = std::isfinite(smallest) ? product / smallest : 1;
+      break;
+    }
     case Op::float_tan: d.lhs = max_of(y, [](double t) { return 1 + t * t; }); break;
     case Op::float_cosh: d.lhs = max_abs(y); break;  // |sinh x| <= cosh x
     case Op::float_sinh: d.lhs = max_of(y, [](double s) { return std::sqrt(1 + s * s); }); break;  // cosh x
@@ -552,6 +588,10 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_mean_dim:
     case Op::float_max_dim:
     case Op::float_min_dim:
+    case Op::float_max:
+    case Op::float_min:
+    case Op::float_max_abs:
+    case Op::float_max_abs_dim:
     case Op::float_reshape:
     case Op::float_swap_dims:
     case Op::float_permute:
@@ -569,6 +609,10 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::int_into_float:
     case Op::float_argmax:
     case Op::float_argmin:
+    case Op::float_any:
+    case Op::float_any_dim:
+    case Op::float_all:
+    case Op::float_all_dim:
     case Op::float_greater:
     case Op::float_lower:
     case Op::float_equal:
@@ -843,7 +887,9 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     const Partials d = largest_partials(op, a, b, y);
     const auto carried = [](double partial, double error) { return error == 0 ? 0.0 : partial * error; };
     const std::size_t n = reduction_length(op, shapes[op.lhs]);
-    const bool sums_terms = op.op == Op::float_sum || op.op == Op::float_sum_dim || op.op == Op::float_matmul;
+    // Each of the n terms' errors reaches the output (a product's through its own partial).
+    const bool sums_terms = op.op == Op::float_sum || op.op == Op::float_sum_dim || op.op == Op::float_matmul ||
+                            op.op == Op::float_prod || op.op == Op::float_prod_dim;
     double propagated = carried(d.lhs, e[op.lhs]) + (binary ? carried(d.rhs, e[op.rhs]) : 0.0);
     if (sums_terms) propagated *= static_cast<double>(std::max<std::size_t>(n, 1));
     // Near 0, sqrt and x^p (0 < p < 1) are Hoelder, not Lipschitz: |f(x + e) - f(x)| <= e^p.

@@ -247,8 +247,19 @@ std::vector<ProbeFault> faults_of(const OpProbe &p, const DispatchTensor &a, con
         }
       }
       return f;
-    case K::Unary:
+    case K::Unary: {
+      // The extremes over every element have no value for a tensor without elements; the
+      // message names its first dim of size 0 (docs/OPS.md, float_max).
+      const Op u = unary_op(p.op);
+      if (f.empty() && (u == Op::float_max || u == Op::float_min || u == Op::float_max_abs)) {
+        for (std::size_t d = 0; d < sa.size(); ++d) {
+          if (sa[d] != 0) continue;
+          f.push_back({"empty-reduction", op + " over dim " + std::to_string(d) + " of size 0 has no result."});
+          break;
+        }
+      }
       return f;
+    }
     case K::kCount:
       break;
   }

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 namespace crossgrad::oracle {
 namespace {
@@ -472,6 +474,79 @@ HostArray sum_all(const HostArray& x, bool mean) {
   return out;
 }
 
+// The lanes a reduction folds: along `dim` (kept with size 1), or every element as one lane when
+// there is no dim (shape [1]). Calls f(lane) with the lane's values in index order as T and
+// stores its result.
+template <class F>
+HostArray over_lanes(const HostArray& x, std::optional<std::size_t> dim, DType result, F f) {
+  require_float(x.dtype);
+  if (dim) require_dim(*dim, x.shape.size());
+  Dims shape{1};
+  if (dim) {
+    shape = x.shape;
+    shape[*dim] = 1;
+  }
+  HostArray out = make(shape, result);
+  const Around v(dim ? x.shape : Dims{count(x.shape)}, dim.value_or(0));
+  with_t(x.dtype, [&]<class T>(T) {
+    std::vector<T> lane(v.len);
+    for (std::size_t i = 0; i < v.outer; ++i) {
+      for (std::size_t j = 0; j < v.inner; ++j) {
+        for (std::size_t r = 0; r < v.len; ++r) lane[r] = static_cast<T>(x.values[v.at(i, r, j)]);
+        out.values[i * v.inner + j] = f(lane);
+      }
+    }
+  });
+  return out;
+}
+
+// prod / prod_dim (docs/OPS.md): multiplied in double from 1 in index order, rounded once to T.
+HostArray product(const HostArray& x, std::optional<std::size_t> dim) {
+  return over_lanes(x, dim, x.dtype, []<class T>(const std::vector<T>& lane) {
+    double p = 1;
+    for (T e : lane) p *= static_cast<double>(e);
+    return in_t<T>(static_cast<T>(p));
+  });
+}
+
+// The extreme scans over every element, or max_abs: the max scan of |x|, keeping |x| (a NaN's
+// magnitude keeps its payload).
+HostArray extreme_all(const HostArray& x, bool min, bool magnitude) {
+  require_float(x.dtype);
+  if (count(x.shape) == 0) invalid("empty-reduction");
+  return over_lanes(x, std::nullopt, x.dtype, [&]<class T>(const std::vector<T>& lane) {
+    T m = magnitude ? std::fabs(lane[0]) : lane[0];
+    for (std::size_t r = 1; r < lane.size(); ++r) {
+      const T e = magnitude ? std::fabs(lane[r]) : lane[r];
+      if (!std::isnan(m) && (std::isnan(e) || (min ? e < m : e > m))) m = e;
+    }
+    return in_t<T>(m);
+  });
+}
+
+HostArray max_abs_along(const HostArray& x, std::size_t dim) {
+  require_float(x.dtype);
+  require_dim(dim, x.shape.size());
+  if (x.shape[dim] == 0) invalid("empty-reduction");
+  return over_lanes(x, dim, x.dtype, []<class T>(const std::vector<T>& lane) {
+    T m = std::fabs(lane[0]);
+    for (std::size_t r = 1; r < lane.size(); ++r) {
+      const T e = std::fabs(lane[r]);
+      if (!std::isnan(m) && (std::isnan(e) || e > m)) m = e;
+    }
+    return in_t<T>(m);
+  });
+}
+
+// any / all of x != 0 (NaN != 0 is true); no element: any false, all true.
+HostArray truth(const HostArray& x, std::optional<std::size_t> dim, bool all) {
+  return over_lanes(x, dim, DType::Bool, [all]<class T>(const std::vector<T>& lane) {
+    std::size_t nonzero = 0;
+    for (T e : lane) nonzero += e != T(0) ? 1 : 0;
+    return (all ? nonzero == lane.size() : nonzero > 0) ? 1.0 : 0.0;
+  });
+}
+
 // remainder(a, b) = a - floor(a / b) b, the sign of the divisor (docs/OPS.md): the exact value is
 // fmod(a, b) (a - trunc(a / b) b, exact in IEEE arithmetic) when that is 0 or has b's sign, else
 // fmod(a, b) + b, rounded once. A zero keeps fmod's sign; b = 0, a = inf and NaN give NaN.
@@ -684,6 +759,16 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_hypot: return binary(in[0], in[1], false, [](auto x, auto y) { return std::hypot(x, y); });
     case OpId::prelu:
       return binary(in[0], in[1], false, [](auto x, auto s) { return x > decltype(x)(0) ? x : x * s; });
+    case OpId::float_prod: return product(in[0], std::nullopt);
+    case OpId::float_prod_dim: return product(in[0], a.dim);
+    case OpId::float_max: return extreme_all(in[0], false, false);
+    case OpId::float_min: return extreme_all(in[0], true, false);
+    case OpId::float_max_abs: return extreme_all(in[0], false, true);
+    case OpId::float_max_abs_dim: return max_abs_along(in[0], a.dim);
+    case OpId::float_any: return truth(in[0], std::nullopt, false);
+    case OpId::float_any_dim: return truth(in[0], a.dim, false);
+    case OpId::float_all: return truth(in[0], std::nullopt, true);
+    case OpId::float_all_dim: return truth(in[0], a.dim, true);
   }
   throw std::logic_error("reference_op: not a registry op");
 }
@@ -716,7 +801,7 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
     case OpSig::Binary:
       return op == OpId::float_matmul && !shape.empty() ? shape.back() : 1;
     case OpSig::Unary:
-      return op == OpId::float_sum || op == OpId::float_mean ? count(shape) : 1;
+      return op == OpId::float_sum || op == OpId::float_mean || op == OpId::float_prod ? count(shape) : 1;
     case OpSig::Dim:
       return args.dim < shape.size() ? shape[args.dim] : 1;
     case OpSig::Scalar:

@@ -112,6 +112,16 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_argmax:
     case OpId::float_min_dim:
     case OpId::float_argmin:
+    case OpId::float_prod:
+    case OpId::float_prod_dim:
+    case OpId::float_max:
+    case OpId::float_min:
+    case OpId::float_max_abs:
+    case OpId::float_max_abs_dim:
+    case OpId::float_any:
+    case OpId::float_any_dim:
+    case OpId::float_all:
+    case OpId::float_all_dim:
     case OpId::float_greater:
     case OpId::float_lower:
     case OpId::float_equal:

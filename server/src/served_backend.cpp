@@ -248,7 +248,9 @@ class Table final : public TensorTable {
         return bytes_of(out, B::dtype(std::get<0>(args).get()));
       } else if constexpr (std::is_same_v<Args, std::tuple<CRef, std::size_t>>) {
         const bool reduces = op == OpId::float_sum_dim || op == OpId::float_mean_dim || op == OpId::float_max_dim ||
-                             op == OpId::float_argmax || op == OpId::float_min_dim || op == OpId::float_argmin;
+                             op == OpId::float_argmax || op == OpId::float_min_dim || op == OpId::float_argmin ||
+                             op == OpId::float_prod_dim || op == OpId::float_max_abs_dim || op == OpId::float_any_dim ||
+                             op == OpId::float_all_dim;
         const T& t = std::get<0>(args).get();
         if (!reduces || std::get<1>(args) >= B::shape(t).rank()) return std::nullopt;
         return bytes_of(rules::reduced_shape(B::shape(t), std::get<1>(args)), B::dtype(t));

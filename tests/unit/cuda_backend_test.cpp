@@ -972,7 +972,29 @@ TEST_F(CudaOps, MaxDimAndArgmaxFollowTheFirstNanFirstMaxScan) {
             << "min_dim " << what;
         EXPECT_EQ(B::into_data(B::float_argmin(on_b(x), dim)), NdArray::into_data(NdArray::float_argmin(on_ref(x), dim)))
             << "argmin " << what;
+        EXPECT_EQ(B::into_data(B::float_max_abs_dim(on_b(x), dim)),
+                  NdArray::into_data(NdArray::float_max_abs_dim(on_ref(x), dim)))
+            << "max_abs_dim " << what;
       }
+      // One thread per lane in index order (products in double): NdArray's bits.
+      for (std::size_t dim = 0; dim < x.shape().rank(); ++dim) {
+        const std::string what = name_of(dtype) + " " + x.shape().to_string() + " dim " + std::to_string(dim);
+        EXPECT_EQ(B::into_data(B::float_prod_dim(on_b(x), dim)), NdArray::into_data(NdArray::float_prod_dim(on_ref(x), dim)))
+            << "prod_dim " << what;
+        EXPECT_EQ(B::into_data(B::float_any_dim(on_b(x), dim)), NdArray::into_data(NdArray::float_any_dim(on_ref(x), dim)))
+            << "any_dim " << what;
+        EXPECT_EQ(B::into_data(B::float_all_dim(on_b(x), dim)), NdArray::into_data(NdArray::float_all_dim(on_ref(x), dim)))
+            << "all_dim " << what;
+      }
+      const std::string whole = name_of(dtype) + " " + x.shape().to_string();
+      EXPECT_EQ(B::into_data(B::float_prod(on_b(x))), NdArray::into_data(NdArray::float_prod(on_ref(x)))) << "prod " << whole;
+      EXPECT_EQ(B::into_data(B::float_any(on_b(x))), NdArray::into_data(NdArray::float_any(on_ref(x)))) << "any " << whole;
+      EXPECT_EQ(B::into_data(B::float_all(on_b(x))), NdArray::into_data(NdArray::float_all(on_ref(x)))) << "all " << whole;
+      if (x.shape().num_elements() == 0) continue;  // max, min, max_abs panic (empty-reduction)
+      EXPECT_EQ(B::into_data(B::float_max(on_b(x))), NdArray::into_data(NdArray::float_max(on_ref(x)))) << "max " << whole;
+      EXPECT_EQ(B::into_data(B::float_min(on_b(x))), NdArray::into_data(NdArray::float_min(on_ref(x)))) << "min " << whole;
+      EXPECT_EQ(B::into_data(B::float_max_abs(on_b(x))), NdArray::into_data(NdArray::float_max_abs(on_ref(x))))
+          << "max_abs " << whole;
     }
     // Hand-checked rows of special_data along dim 1: [-0, 0, 1, 1] keeps the first 1; [NaN, 2, -inf, -inf]
     // the NaN; [-inf, -inf, 0, -0] the first zero; [3, NaN, inf, 1] the NaN; [inf, inf, -1, -2] the

@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <tuple>
 #include <vector>
 
 namespace emu_seq {
@@ -127,6 +128,85 @@ void expect_scan_kernel_follows_the_spec() {
 TEST(CudaDimKernelsEmulation, MaxDimKeepsTheFirstNanElseTheFirstMax) { expect_scan_kernel_follows_the_spec<false>(); }
 
 TEST(CudaDimKernelsEmulation, MinDimKeepsTheFirstNanElseTheFirstMin) { expect_scan_kernel_follows_the_spec<true>(); }
+
+// Shapes for the kernels below, [outer, len, inner]; len 0 is an empty lane (products 1, any
+// false, all true).
+const std::tuple<std::size_t, std::size_t, std::size_t> kLaneShapes[] = {{3, 5, 4}, {1, 7, 1}, {70, 3, 1}, {1, 1, 65},
+                                                                          {2, 9, 33}, {4, 0, 3}};
+
+// Values with NaN payloads, signed zeros and x / -x pairs, so |x| ties and NaN choice show.
+std::vector<float> lane_values(std::size_t n, unsigned seed) {
+  std::vector<float> x = coarse(n, seed);
+  for (std::size_t p = 0; p < x.size(); p += 7) x[p] = -0.0f;
+  for (std::size_t p = 3; p < x.size(); p += 11) {
+    std::uint32_t bits = 0xffc00000u | static_cast<std::uint32_t>(p);  // negative NaNs: |x| clears the sign
+    std::memcpy(&x[p], &bits, sizeof bits);
+  }
+  return x;
+}
+
+TEST(CudaDimKernelsEmulation, MaxAbsKeepsTheMagnitudeOfTheFirstNaNElseOfTheFirstMaximum) {
+  for (const auto& [outer, len, inner] : kLaneShapes) {
+    if (len == 0) continue;  // the launcher panics before (empty-reduction)
+    const std::vector<float> x = lane_values(outer * len * inner, static_cast<unsigned>(outer + len + inner));
+    std::vector<float> abs_x(x.size());
+    for (std::size_t k = 0; k < x.size(); ++k) abs_x[k] = std::fabs(x[k]);
+    const std::size_t slices = outer * inner;
+    std::vector<float> values(slices);
+    emu_seq::launch(kBlocks, kBlockThreads, [&] { max_abs_dim_kernel<float>(x.data(), values.data(), slices, len, inner); });
+    for (std::size_t o = 0; o < outer; ++o) {
+      for (std::size_t i = 0; i < inner; ++i) {
+        const float want = spec_max(abs_x, o, i, len, inner).second;
+        EXPECT_TRUE(same_bits(values[o * inner + i], want)) << o << "," << i;
+      }
+    }
+  }
+}
+
+TEST(CudaDimKernelsEmulation, ProdMultipliesInDoubleInIndexOrder) {
+  for (const auto& [outer, len, inner] : kLaneShapes) {
+    const std::vector<float> x = coarse(outer * len * inner, static_cast<unsigned>(7 * outer + len + inner));
+    const std::size_t slices = outer * inner;
+    std::vector<float> values(slices);
+    emu_seq::launch(kBlocks, kBlockThreads, [&] { prod_dim_kernel<float>(x.data(), values.data(), slices, len, inner); });
+    for (std::size_t o = 0; o < outer; ++o) {
+      for (std::size_t i = 0; i < inner; ++i) {
+        double p = 1;
+        for (std::size_t r = 0; r < len; ++r) p *= static_cast<double>(x[(o * len + r) * inner + i]);
+        EXPECT_TRUE(same_bits(values[o * inner + i], static_cast<float>(p))) << o << "," << i;
+      }
+    }
+  }
+  // In double: 1e30f * 1e30f overflows float, not double.
+  const std::vector<float> big = {1e30f, 1e30f, 1e-30f};
+  float v = 0;
+  emu_seq::launch(1, kBlockThreads, [&] { prod_dim_kernel<float>(big.data(), &v, 1, 3, 1); });
+  EXPECT_TRUE(std::isfinite(v));
+}
+
+TEST(CudaDimKernelsEmulation, AnyAndAllOfNonZeroIncludingNaN) {
+  for (const auto& [outer, len, inner] : kLaneShapes) {
+    std::vector<float> x = lane_values(outer * len * inner, static_cast<unsigned>(3 * outer + len + inner));
+    // Mostly zeros, so lanes of every kind occur: all zero, some non-zero, none zero (NaN included).
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      if (!std::isnan(x[k]) && k % 3 != 0) x[k] = 0.0f;
+    }
+    const std::size_t slices = outer * inner;
+    std::vector<std::uint8_t> any(slices, 7), all(slices, 7);
+    emu_seq::launch(kBlocks, kBlockThreads, [&] {
+      truth_dim_kernel<float, false>(x.data(), any.data(), slices, len, inner);
+      truth_dim_kernel<float, true>(x.data(), all.data(), slices, len, inner);
+    });
+    for (std::size_t o = 0; o < outer; ++o) {
+      for (std::size_t i = 0; i < inner; ++i) {
+        std::size_t nonzero = 0;
+        for (std::size_t r = 0; r < len; ++r) nonzero += x[(o * len + r) * inner + i] != 0.0f ? 1 : 0;
+        EXPECT_EQ(any[o * inner + i], nonzero > 0 ? 1 : 0) << o << "," << i;
+        EXPECT_EQ(all[o * inner + i], nonzero == len ? 1 : 0) << o << "," << i;
+      }
+    }
+  }
+}
 
 TEST(CudaDimKernelsEmulation, SoftmaxIsTheSequentialFormula) {
   for (const auto& [outer, len, inner] : {std::tuple<std::size_t, std::size_t, std::size_t>{3, 5, 4}, {1, 300, 1},

@@ -1,4 +1,5 @@
-// Flex against NdArray, the reference backend: the kernels of abs, clamp, max_dim, argmax, greater,
+// Flex against NdArray, the reference backend: the kernels of abs, clamp, max_dim, argmax, the
+// other reductions along a dim and over every element (max_abs, prod, any, all, max, min), greater,
 // lower, equal, cat, slice, select, select_assign, permute, expand, softmax, log_softmax and
 // int_into_float, then edges of swap_dims, slice, broadcast comparisons and the blocked GEMM,
 // the reference backend: bit for bit, except softmax / log_softmax (the sum order is free off
@@ -298,6 +299,102 @@ TEST_P(FlexMatchesNdArray, MaxScanKeepsFirstNaNAndFirstOfEqualMaxima) {
   EXPECT_EQ(idx.to_i64(), (std::vector<std::int64_t>{0, 0, 1, 0}));
   // Along dim 0 (columns, inner > 1): [+0, -0, 1, -inf] -> 1 at 2, [-0, +0, NaN, ...] -> NaN at 2.
   EXPECT_EQ(Flex::into_data(Flex::float_argmax(on<Flex>(d), 0)).to_i64(), (std::vector<std::int64_t>{2, 2, 2}));
+}
+
+// ---- max_abs_dim, prod_dim, any_dim, all_dim and the whole-tensor reductions ---------------------
+
+TEST_P(FlexMatchesNdArray, MaxAbsProdAnyAllAlongADimMatchNdArray) {
+  unsigned seed = 300;
+  for (DType dt : kFloatTypes) {
+    for (Values kind : {Values::Mixed, Values::Ties}) {
+      for (const DimCase& c : dim_cases()) {
+        const TensorData d = random_data(dt, c.shape, seed++, kind);
+        const std::string what = shape_str(c.shape) + " dim " + std::to_string(c.dim);
+        if (c.shape[c.dim] > 0) {
+          expect_same_as_ndarray([&](auto tag) {
+            using B = typename decltype(tag)::type;
+            return B::into_data(B::float_max_abs_dim(on<B>(d), c.dim));
+          }, "max_abs_dim " + what);
+        }
+        // Products in one order on both: the same bits, except which NaN arithmetic makes.
+        expect_same_as_ndarray_any_nan([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_prod_dim(on<B>(d), c.dim));
+        }, "prod_dim " + what);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_any_dim(on<B>(d), c.dim));
+        }, "any_dim " + what);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_all_dim(on<B>(d), c.dim));
+        }, "all_dim " + what);
+      }
+    }
+  }
+}
+
+TEST_P(FlexMatchesNdArray, WholeTensorReductionsMatchNdArray) {
+  // Past 2 * sum_block elements Flex scans fixed blocks in parallel and combines their kept
+  // elements; the blocked scan must keep the sequential scan's element (first NaN, first of ties).
+  const std::size_t block = flex::kTuning.sum_block;
+  const Shape shapes[] = {Shape{}, Shape{7}, kLarge, Shape{2 * block + 3}, Shape{3, block + 1}};
+  unsigned seed = 500;
+  for (DType dt : kFloatTypes) {
+    for (Values kind : {Values::Mixed, Values::Ties}) {
+      for (const Shape& s : shapes) {
+        const TensorData d = random_data(dt, s, seed++, kind);
+        const std::string what = shape_str(s) + (kind == Values::Ties ? " ties" : " mixed");
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_max(on<B>(d)));
+        }, "max " + what);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_min(on<B>(d)));
+        }, "min " + what);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_max_abs(on<B>(d)));
+        }, "max_abs " + what);
+        expect_same_as_ndarray_any_nan([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_prod(on<B>(d)));
+        }, "prod " + what);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_any(on<B>(d)));
+        }, "any " + what);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_all(on<B>(d)));
+        }, "all " + what);
+      }
+    }
+  }
+}
+
+TEST_P(FlexMatchesNdArray, BlockedWholeScanKeepsTheFirstNaNAndTheFirstOfTies) {
+  // Ties and NaNs placed in different blocks: block 0 holds -0 (a maximum tied with +0 in block 2)
+  // and block 1 the first NaN, block 2 a second NaN; the payloads tell the NaNs apart.
+  const std::size_t block = flex::kTuning.sum_block, n = 3 * block;
+  std::vector<float> v(n, -1.0f);
+  v[5] = -0.0f;
+  v[2 * block + 9] = 0.0f;
+  const float zero_first_max = Flex::into_data(Flex::float_max(on<Flex>(TensorData::from_f32(v, {n})))).to_f32()[0];
+  EXPECT_TRUE(zero_first_max == 0 && std::signbit(zero_first_max)) << "the first of the tied zeros (-0)";
+  std::uint32_t first_bits = 0x7fc00011u, second_bits = 0x7fc00022u;
+  float first, second;
+  std::memcpy(&first, &first_bits, sizeof first);
+  std::memcpy(&second, &second_bits, sizeof second);
+  v[block + 17] = first;
+  v[2 * block + 1] = second;
+  for (auto op : {&Flex::float_max, &Flex::float_min, &Flex::float_max_abs}) {
+    const float got = Flex::into_data(op(on<Flex>(TensorData::from_f32(v, {n})))).to_f32()[0];
+    std::uint32_t got_bits;
+    std::memcpy(&got_bits, &got, sizeof got);
+    EXPECT_EQ(got_bits, first_bits);
+  }
 }
 
 // ---- comparisons ----------------------------------------------------------------------------------
@@ -798,6 +895,15 @@ std::vector<BadInput> bad_inputs() {
       CG_BAD("max_dim empty dim", EmptyReduction, B::float_max_dim(f32({}, {2, 0}), 1)),
       CG_BAD("argmax empty dim", EmptyReduction, B::float_argmax(f32({}, {0}), 0)),
       CG_BAD("max_dim dim", DimOutOfRange, B::float_max_dim(f32({1, 2}, {2}), 1)),
+      CG_BAD("max of empty", EmptyReduction, B::float_max(f32({}, {3, 0}))),
+      CG_BAD("min of empty", EmptyReduction, B::float_min(f32({}, {0}))),
+      CG_BAD("max_abs of empty", EmptyReduction, B::float_max_abs(f32({}, {2, 2, 0}))),
+      CG_BAD("max_abs_dim empty dim", EmptyReduction, B::float_max_abs_dim(f32({}, {2, 0}), 1)),
+      CG_BAD("max_abs_dim dim", DimOutOfRange, B::float_max_abs_dim(f32({1}, {1}), 1)),
+      CG_BAD("prod_dim dim", DimOutOfRange, B::float_prod_dim(f32({1}, {}), 0)),
+      CG_BAD("prod of int", UnsupportedDtype, B::float_prod(on<B>(TensorData::from_i64({1}, {1})))),
+      CG_BAD("any_dim dim", DimOutOfRange, B::float_any_dim(f32({1, 2}, {2}), 1)),
+      CG_BAD("all of bool", UnsupportedDtype, B::float_all(on<B>(TensorData::from_bool({true}, {1})))),
       CG_BAD("argmax dim", DimOutOfRange, B::float_argmax(f32({1}, {}), 0)),
       CG_BAD("greater shapes", BroadcastMismatch, B::float_greater(f32({1, 2}, {2}), f32({1, 2, 3}, {3}))),
       CG_BAD("lower dtypes", DtypeMismatch,

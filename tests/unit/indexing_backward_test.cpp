@@ -1,7 +1,7 @@
 // Backward rules of the selecting and indexing ops checked against gradients worked out by hand
 // from docs/OPS.md, on every backend. Finite differences cannot judge the cases pinned here: a
 // tied maximum (the rule splits the gradient evenly; the objective has a kink there), a NaN
-// maximum, and duplicate indices; and the seed of ones that backward uses hides where cat's and
+// maximum, x and -x tied in max_abs, and duplicate indices; and the seed of ones that backward uses hides where cat's and
 // slice's pieces go, so those are weighted by a distinct value per element.
 #include "test_support.hpp"
 
@@ -65,6 +65,62 @@ TYPED_TEST(IndexingBackward, MinDimWithANaNMinimumGivesNaNToItsSlice) {
   EXPECT_EQ(got[1], 0);
   EXPECT_EQ(got[2], 0);
   for (std::size_t i = 3; i < 6; ++i) EXPECT_TRUE(std::isnan(got[i])) << "element " << i;
+}
+
+TYPED_TEST(IndexingBackward, MaxAndMinSplitTheGradientAmongTiedExtremesOfTheWholeTensor) {
+  const DispatchTensor x = this->leaf({3, 1, 3, 2, -1, 3}, Shape{2, 3});
+  const std::vector<double> got_max = this->grad(x, Dispatch::backward(Dispatch::float_max(x)));
+  const std::vector<double> want_max{1.0 / 3, 0, 1.0 / 3, 0, 0, 1.0 / 3};
+  ASSERT_EQ(got_max.size(), want_max.size());
+  for (std::size_t i = 0; i < want_max.size(); ++i) EXPECT_DOUBLE_EQ(got_max[i], want_max[i]) << "max, element " << i;
+  const std::vector<double> got_min = this->grad(x, Dispatch::backward(Dispatch::float_min(x)));
+  const std::vector<double> want_min{0, 0, 0, 0, 1, 0};
+  ASSERT_EQ(got_min.size(), want_min.size());
+  for (std::size_t i = 0; i < want_min.size(); ++i) EXPECT_DOUBLE_EQ(got_min[i], want_min[i]) << "min, element " << i;
+  // A rank-0 tensor is its own extreme; its gradient keeps its shape.
+  const DispatchTensor s = this->leaf({-5}, Shape{});
+  const auto gs = Dispatch::grad(s, Dispatch::backward(Dispatch::float_min(s)));
+  ASSERT_TRUE(gs.has_value());
+  EXPECT_EQ(Dispatch::float_shape(*gs), Shape{});
+  EXPECT_EQ(Dispatch::float_into_data(*gs).to_f64(), std::vector<double>{1});
+}
+
+TYPED_TEST(IndexingBackward, MaxWithANaNGivesNaNEverywhere) {
+  const DispatchTensor x = this->leaf({1, NAN, 7, 2}, Shape{2, 2});
+  const std::vector<double> got = this->grad(x, Dispatch::backward(Dispatch::float_max(x)));
+  ASSERT_EQ(got.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_TRUE(std::isnan(got[i])) << "element " << i;
+}
+
+// max_abs: y = max |x|, so the maximal elements share g (split evenly, as max_dim) times
+// d|x|/dx = sign(x); x and -x both at the maximum get the shares with opposite signs.
+TYPED_TEST(IndexingBackward, MaxAbsGivesSignedSharesToXAndMinusX) {
+  const DispatchTensor x = this->leaf({-2, 1, 2, 0.5}, Shape{4});
+  const std::vector<double> got = this->grad(x, Dispatch::backward(Dispatch::float_max_abs(x)));
+  const std::vector<double> want{-0.5, 0, 0.5, 0};
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_DOUBLE_EQ(got[i], want[i]) << "element " << i;
+  // Along dim 1 of [[-3, 1, 3], [2, -4, 1]]: the first row's -3 and 3 tie, the second's -4 alone.
+  const DispatchTensor m = this->leaf({-3, 1, 3, 2, -4, 1}, Shape{2, 3});
+  const std::vector<double> got_dim = this->grad(m, Dispatch::backward(Dispatch::float_sum(Dispatch::float_max_abs_dim(m, 1))));
+  const std::vector<double> want_dim{-0.5, 0, 0.5, 0, -1, 0};
+  ASSERT_EQ(got_dim.size(), want_dim.size());
+  for (std::size_t i = 0; i < want_dim.size(); ++i) EXPECT_DOUBLE_EQ(got_dim[i], want_dim[i]) << "dim 1, element " << i;
+}
+
+TYPED_TEST(IndexingBackward, MaxAbsAtZeroAndAtNaN) {
+  // Every |x| is 0: all tie, and sign(0) = 0 gives each a zero gradient.
+  const DispatchTensor z = this->leaf({0.0, -0.0}, Shape{2});
+  const std::vector<double> got_zero = this->grad(z, Dispatch::backward(Dispatch::float_max_abs(z)));
+  EXPECT_EQ(got_zero, (std::vector<double>{0, 0}));
+  // A NaN maximum equals nothing: its slice gets NaN, the other slice its usual share.
+  const DispatchTensor x = this->leaf({1, -NAN, 3, -5}, Shape{2, 2});
+  const std::vector<double> got = this->grad(x, Dispatch::backward(Dispatch::float_sum(Dispatch::float_max_abs_dim(x, 1))));
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_TRUE(std::isnan(got[0]));
+  EXPECT_TRUE(std::isnan(got[1]));
+  EXPECT_EQ(got[2], 0);
+  EXPECT_EQ(got[3], -1);
 }
 
 TYPED_TEST(IndexingBackward, MaxDimWithANaNMaximumGivesNaNToItsSlice) {

@@ -1,8 +1,11 @@
-// NdArray, the reference backend: matmul, sums and means, max_dim / argmax (ties, NaN) and
-// softmax / log_softmax against values worked out by hand, and their panics.
+// NdArray, the reference backend: matmul, sums and means, products, max_dim / argmax (ties, NaN),
+// max / min / max_abs over everything and along a dim, any / all, and softmax / log_softmax
+// against values worked out by hand, and their panics.
 #include "ndarray_test_support.hpp"
 
 #include <cfloat>
+#include <cstdint>
+#include <cstring>
 
 namespace crossgrad {
 namespace {
@@ -240,6 +243,183 @@ TEST(NdArrayMaxDim, Panics) {
 }
 
 // ---- softmax, log_softmax ---------------------------------------------------------------------
+
+// ---- prod, prod_dim ---------------------------------------------------------------------------
+
+TEST(NdArrayProd, ValuesAndShapes) {
+  const T a = f64({1, 2, 3, 4, 5, 6}, {2, 3});
+  EXPECT_EQ(NdArray::shape(NdArray::float_prod(a)), Shape{1});
+  EXPECT_EQ(vals64(NdArray::float_prod(a)), std::vector<double>{720});
+  EXPECT_EQ(NdArray::shape(NdArray::float_prod_dim(a, 0)), (Shape{1, 3}));
+  EXPECT_EQ(vals64(NdArray::float_prod_dim(a, 0)), (std::vector<double>{4, 10, 18}));
+  EXPECT_EQ(NdArray::shape(NdArray::float_prod_dim(a, 1)), (Shape{2, 1}));
+  EXPECT_EQ(vals64(NdArray::float_prod_dim(a, 1)), (std::vector<double>{6, 120}));
+  // [2,2,2] along the middle dim: [[1,2],[3,4]] -> [3, 8], [[5,6],[7,8]] -> [35, 48].
+  EXPECT_EQ(vals32(NdArray::float_prod_dim(f32({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2}), 1)),
+            (std::vector<float>{3, 8, 35, 48}));
+  EXPECT_EQ(vals64(NdArray::float_prod(f64({7}, {}))), std::vector<double>{7});
+}
+
+TEST(NdArrayProd, EmptyProductsAreOne) {
+  EXPECT_EQ(vals32(NdArray::float_prod(f32({}, {0}))), std::vector<float>{1});
+  EXPECT_EQ(NdArray::shape(NdArray::float_prod(f32({}, {2, 0}))), Shape{1});
+  EXPECT_EQ(vals32(NdArray::float_prod(f32({}, {2, 0}))), std::vector<float>{1});
+  const T d = NdArray::float_prod_dim(f64({}, {2, 0}), 1);
+  EXPECT_EQ(NdArray::shape(d), (Shape{2, 1}));
+  EXPECT_EQ(vals64(d), (std::vector<double>{1, 1}));
+  // Along a non-empty dim of an empty tensor: no lane, an empty result.
+  EXPECT_EQ(NdArray::shape(NdArray::float_prod_dim(f64({}, {2, 0}), 0)), (Shape{1, 0}));
+}
+
+TEST(NdArrayProd, SpecialValues) {
+  EXPECT_TRUE(std::isnan(vals64(NdArray::float_prod(f64({0, kInf}, {2})))[0])) << "0 * inf";
+  EXPECT_TRUE(std::isnan(vals64(NdArray::float_prod(f64({2, kNaN, 0}, {3})))[0]));
+  const double neg_zero = vals64(NdArray::float_prod(f64({-0.0, 1, 3}, {3})))[0];
+  EXPECT_EQ(neg_zero, 0);
+  EXPECT_TRUE(std::signbit(neg_zero)) << "-0 * 1 * 3 is -0";
+  EXPECT_FALSE(std::signbit(vals64(NdArray::float_prod(f64({-0.0, -1}, {2})))[0]));
+  EXPECT_EQ(vals64(NdArray::float_prod(f64({-2, -kInf}, {2}))), std::vector<double>{kInf});
+}
+
+TEST(NdArrayProd, MultipliesInDoubleInIndexOrder) {
+  // F32: 1e30 * 1e30 overflows float but not double, so the product of [1e30, 1e30, 1e-30] is
+  // about 1e30, where a float accumulator gives inf.
+  const float f = vals32(NdArray::float_prod(f32({1e30f, 1e30f, 1e-30f}, {3})))[0];
+  EXPECT_TRUE(std::isfinite(f));
+  EXPECT_NEAR(f / 1e30f, 1.0f, 1e-5f);
+  // F64: where an intermediate overflows depends on the order, which docs/OPS.md fixes as the index
+  // order: 1e300 * 1e300 is inf first, while 1e300 * 1e-300 * 1e300 stays finite.
+  EXPECT_EQ(vals64(NdArray::float_prod(f64({1e300, 1e300, 1e-300}, {3}))), std::vector<double>{kInf});
+  const double finite = vals64(NdArray::float_prod(f64({1e300, 1e-300, 1e300}, {3})))[0];
+  EXPECT_NEAR(finite / 1e300, 1.0, 1e-12);
+}
+
+TEST(NdArrayProd, Panics) {
+  expect_panic([] { NdArray::float_prod_dim(f32({1, 2}, {2}), 1); }, PanicId::DimOutOfRange,
+               "float_prod_dim got dim 1 for a tensor of rank 1.");
+  expect_panic([] { NdArray::float_prod(i64({1}, {1})); }, PanicId::UnsupportedDtype,
+               "DType I64 is not supported by float_prod.");
+}
+
+// ---- max, min, max_abs, max_abs_dim -------------------------------------------------------------
+
+// A quiet NaN whose payload names it, so a test can tell which NaN a scan kept.
+float nan_with_payload(std::uint32_t payload) {
+  const std::uint32_t bits = 0x7fc00000u | payload;
+  float v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+std::uint32_t bits_of(float v) {
+  std::uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+TEST(NdArrayExtremes, MaxAndMinOverEveryElement) {
+  const T a = f32({1, 5, 3, 4, -2, 6}, {2, 3});
+  EXPECT_EQ(NdArray::shape(NdArray::float_max(a)), Shape{1});
+  EXPECT_EQ(vals32(NdArray::float_max(a)), std::vector<float>{6});
+  EXPECT_EQ(vals32(NdArray::float_min(a)), std::vector<float>{-2});
+  EXPECT_EQ(vals64(NdArray::float_max(f64({-kInf, -kInf}, {2}))), std::vector<double>{-kInf});
+  EXPECT_EQ(vals64(NdArray::float_min(f64({kInf, 0, -kInf}, {3}))), std::vector<double>{-kInf});
+  EXPECT_EQ(vals64(NdArray::float_min(f64({-4}, {}))), std::vector<double>{-4});
+}
+
+TEST(NdArrayExtremes, TiesKeepTheFirstAndTheFirstNaNWins) {
+  EXPECT_TRUE(std::signbit(vals32(NdArray::float_max(f32({-0.0f, 0.0f}, {2})))[0]));
+  EXPECT_FALSE(std::signbit(vals32(NdArray::float_max(f32({0.0f, -0.0f}, {2})))[0]));
+  EXPECT_TRUE(std::signbit(vals32(NdArray::float_min(f32({-0.0f, 0.0f}, {1, 2})))[0]));
+  EXPECT_FALSE(std::signbit(vals32(NdArray::float_min(f32({0.0f, -0.0f}, {2, 1})))[0]));
+  const float first = nan_with_payload(1), second = nan_with_payload(2);
+  const T x = f32({1, first, 9, second, -9}, {5});
+  EXPECT_EQ(bits_of(vals32(NdArray::float_max(x))[0]), bits_of(first));
+  EXPECT_EQ(bits_of(vals32(NdArray::float_min(x))[0]), bits_of(first));
+}
+
+TEST(NdArrayMaxAbs, ValuesAlongADimAndOverEveryElement) {
+  // [[-3, 2], [1, -4]]: |x| maxima 3 and 4 along dim 1, 3 and 4 along dim 0, 4 overall.
+  const T a = f64({-3, 2, 1, -4}, {2, 2});
+  EXPECT_EQ(vals64(NdArray::float_max_abs(a)), std::vector<double>{4});
+  EXPECT_EQ(NdArray::shape(NdArray::float_max_abs(a)), Shape{1});
+  EXPECT_EQ(vals64(NdArray::float_max_abs_dim(a, 1)), (std::vector<double>{3, 4}));
+  EXPECT_EQ(NdArray::shape(NdArray::float_max_abs_dim(a, 1)), (Shape{2, 1}));
+  EXPECT_EQ(vals64(NdArray::float_max_abs_dim(a, 0)), (std::vector<double>{3, 4}));
+  EXPECT_EQ(NdArray::shape(NdArray::float_max_abs_dim(a, 0)), (Shape{1, 2}));
+  // x and -x tie: the value is |x| either way.
+  EXPECT_EQ(vals64(NdArray::float_max_abs(f64({-2, 2}, {2}))), std::vector<double>{2});
+  EXPECT_EQ(vals64(NdArray::float_max_abs(f64({1, -kInf}, {2}))), std::vector<double>{kInf});
+}
+
+TEST(NdArrayMaxAbs, ZerosAndNaN) {
+  // |-0| is +0: the result of all zeros is +0 whatever their signs.
+  EXPECT_FALSE(std::signbit(vals32(NdArray::float_max_abs(f32({-0.0f, -0.0f}, {2})))[0]));
+  EXPECT_FALSE(std::signbit(vals32(NdArray::float_max_abs_dim(f32({-0.0f, 0.0f}, {1, 2}), 1))[0]));
+  // The first NaN wins, with its payload and without its sign (|x|).
+  const float first = nan_with_payload(5), second = nan_with_payload(6);
+  const T x = f32({-7, -first, 100, second}, {4});
+  EXPECT_EQ(bits_of(vals32(NdArray::float_max_abs(x))[0]), bits_of(first));
+  EXPECT_EQ(bits_of(vals32(NdArray::float_max_abs_dim(x, 0))[0]), bits_of(first));
+}
+
+TEST(NdArrayExtremes, Panics) {
+  // An empty tensor has no extreme; the message names its first dim of size 0.
+  expect_panic([] { NdArray::float_max(f32({}, {2, 0})); }, PanicId::EmptyReduction,
+               "float_max over dim 1 of size 0 has no result.");
+  expect_panic([] { NdArray::float_min(f64({}, {0})); }, PanicId::EmptyReduction,
+               "float_min over dim 0 of size 0 has no result.");
+  expect_panic([] { NdArray::float_max_abs(f32({}, {3, 0, 0})); }, PanicId::EmptyReduction,
+               "float_max_abs over dim 1 of size 0 has no result.");
+  expect_panic([] { NdArray::float_max_abs_dim(f32({}, {2, 0}), 1); }, PanicId::EmptyReduction,
+               "float_max_abs_dim over dim 1 of size 0 has no result.");
+  expect_panic([] { NdArray::float_max_abs_dim(f32({1}, {1}), 1); }, PanicId::DimOutOfRange,
+               "float_max_abs_dim got dim 1 for a tensor of rank 1.");
+  expect_panic([] { NdArray::float_max(i64({1}, {1})); }, PanicId::UnsupportedDtype,
+               "DType I64 is not supported by float_max.");
+  // Along a non-empty dim of an empty tensor there is no lane, so nothing is missing.
+  EXPECT_EQ(NdArray::shape(NdArray::float_max_abs_dim(f32({}, {2, 0}), 0)), (Shape{1, 0}));
+}
+
+// ---- any, all -----------------------------------------------------------------------------------
+
+TEST(NdArrayAnyAll, NonZeroIncludingNaN) {
+  const T zeros = f32({0.0f, -0.0f, 0.0f}, {3});
+  EXPECT_EQ(NdArray::dtype(NdArray::float_any(zeros)), DType::Bool);
+  EXPECT_EQ(NdArray::shape(NdArray::float_any(zeros)), Shape{1});
+  EXPECT_EQ(bools(NdArray::float_any(zeros)), std::vector<bool>{false});
+  EXPECT_EQ(bools(NdArray::float_all(zeros)), std::vector<bool>{false});
+  EXPECT_EQ(bools(NdArray::float_any(f64({0, kNaN}, {2}))), std::vector<bool>{true}) << "NaN != 0";
+  EXPECT_EQ(bools(NdArray::float_all(f64({1, kNaN, -kInf, 1e-320}, {4}))), std::vector<bool>{true});
+  EXPECT_EQ(bools(NdArray::float_all(f64({1, -0.0}, {2}))), std::vector<bool>{false});
+  EXPECT_EQ(bools(NdArray::float_any(f64({3}, {}))), std::vector<bool>{true});
+}
+
+TEST(NdArrayAnyAll, AlongADim) {
+  // [[0, 2, 0], [1, 3, 0]]
+  const T a = f64({0, 2, 0, 1, 3, 0}, {2, 3});
+  EXPECT_EQ(NdArray::shape(NdArray::float_any_dim(a, 1)), (Shape{2, 1}));
+  EXPECT_EQ(bools(NdArray::float_any_dim(a, 1)), (std::vector<bool>{true, true}));
+  EXPECT_EQ(bools(NdArray::float_all_dim(a, 1)), (std::vector<bool>{false, false}));
+  EXPECT_EQ(NdArray::shape(NdArray::float_all_dim(a, 0)), (Shape{1, 3}));
+  EXPECT_EQ(bools(NdArray::float_any_dim(a, 0)), (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(bools(NdArray::float_all_dim(a, 0)), (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(NdArray::dtype(NdArray::float_all_dim(a, 0)), DType::Bool);
+}
+
+TEST(NdArrayAnyAll, EmptyIsFalseForAnyAndTrueForAll) {
+  EXPECT_EQ(bools(NdArray::float_any(f32({}, {0}))), std::vector<bool>{false});
+  EXPECT_EQ(bools(NdArray::float_all(f32({}, {2, 0}))), std::vector<bool>{true});
+  EXPECT_EQ(bools(NdArray::float_any_dim(f32({}, {2, 0}), 1)), (std::vector<bool>{false, false}));
+  EXPECT_EQ(bools(NdArray::float_all_dim(f32({}, {2, 0}), 1)), (std::vector<bool>{true, true}));
+  EXPECT_EQ(NdArray::shape(NdArray::float_all_dim(f32({}, {2, 0}), 0)), (Shape{1, 0}));
+}
+
+TEST(NdArrayAnyAll, Panics) {
+  expect_panic([] { NdArray::float_any_dim(f32({1, 2}, {2}), 3); }, PanicId::DimOutOfRange,
+               "float_any_dim got dim 3 for a tensor of rank 1.");
+  expect_panic([] { NdArray::float_all(i64({1}, {1})); }, PanicId::UnsupportedDtype,
+               "DType I64 is not supported by float_all.");
+}
 
 TEST(NdArraySoftmax, Values) {
   EXPECT_EQ(vals32(NdArray::softmax(f32({0, 0}, {2}), 0)), (std::vector<float>{0.5f, 0.5f}));

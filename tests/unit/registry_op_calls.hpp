@@ -76,6 +76,16 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_abs: return Dispatch::float_abs(x);
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);
+    case OpId::float_prod: return Dispatch::float_prod(x);
+    case OpId::float_prod_dim: return Dispatch::float_prod_dim(x, 1);
+    case OpId::float_max: return Dispatch::float_max(x);
+    case OpId::float_min: return Dispatch::float_min(x);
+    case OpId::float_max_abs: return Dispatch::float_max_abs(x);
+    case OpId::float_max_abs_dim: return Dispatch::float_max_abs_dim(x, 1);
+    case OpId::float_any: return Dispatch::float_any(x);
+    case OpId::float_any_dim: return Dispatch::float_any_dim(x, 1);
+    case OpId::float_all: return Dispatch::float_all(x);
+    case OpId::float_all_dim: return Dispatch::float_all_dim(x, 1);
     case OpId::float_argmax: return Dispatch::float_argmax(x, 1);
     case OpId::float_min_dim: return Dispatch::float_min_dim(x, 1);
     case OpId::float_argmin: return Dispatch::float_argmin(x, 1);

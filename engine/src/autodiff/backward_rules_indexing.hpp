@@ -1,9 +1,12 @@
 #pragma once
 // Backward rules of the element-selecting, indexing, layout and normalising ops (abs, clamp,
-// max_dim, min_dim, cat, slice, select, select_assign, permute, expand, softmax, log_softmax), written once
+// max_dim, min_dim, max, min, max_abs, max_abs_dim, cat, slice, select, select_assign, permute,
+// expand, softmax, log_softmax), written once
 // for every backend in terms of B's forward ops. The forward op runs first in each: it applies the
 // shape rules, so a rule below never sees invalid arguments. Semantics: docs/OPS.md.
 #include "autodiff/autodiff_impl.hpp"
+
+#include <optional>
 
 namespace crossgrad {
 using autodiff_detail::record;
@@ -33,20 +36,36 @@ AutodiffTensor<B> Autodiff<B>::float_clamp(const Tensor& x, double min, double m
   });
 }
 
-// The gradient is split evenly among the elements equal to the maximum (ties share it, so the
-// rule does not depend on which index argmax would pick). A NaN maximum equals nothing: its slice
-// gets 0/0 = NaN, so the non-finite input stays visible in the gradient.
 namespace autodiff_detail {
 
-// max_dim's and min_dim's rule, for `out` the kept extreme of x along dim.
+// g split evenly among the elements of `values` equal to their lane's kept extreme `out`, along
+// `dim`, or over the flat `values` (one lane, `out` of shape [1]) without a dim. Ties share it, so
+// the rule does not depend on which index argmax would pick. A NaN extreme equals nothing: its
+// lane gets 0 * (g / 0) = NaN, so the non-finite input stays visible in the gradient.
 template <class B>
-AutodiffTensor<B> record_extreme_dim(const AutodiffTensor<B>& x, typename B::Tensor out, std::size_t dim) {
+typename B::Tensor split_among_equal(const typename B::Tensor& values, const typename B::Tensor& out,
+                                     const typename B::Tensor& g, std::optional<std::size_t> dim) {
+  const typename B::Tensor hit = B::bool_into_float(B::float_equal(values, out), B::dtype(values));
+  const typename B::Tensor count = dim ? B::float_sum_dim(hit, *dim) : B::float_sum(hit);
+  return B::float_mul(hit, B::float_div(g, count));
+}
+
+// The rule of max_dim and min_dim (along `dim`), of max and min (no dim: the flat tensor, the
+// gradient reshaped back), and with `magnitude` of max_abs_dim and max_abs: y = max |x|, so the
+// share of each element whose |x| is the maximum times d|x|/dx = sign(x). An x and a -x both at the
+// maximum share it with opposite signs (max_abs([-2, 2]) gives [-g/2, g/2], as amax(abs(x)) in
+// PyTorch); a maximum of 0 gives 0 (sign(0) = 0).
+template <class B>
+AutodiffTensor<B> record_extreme(const AutodiffTensor<B>& x, typename B::Tensor out, std::optional<std::size_t> dim,
+                                 bool magnitude = false) {
   using Primitive = typename B::Tensor;
   const Primitive px = x.primitive;
-  auto rule = [px, out, dim](const Primitive& g) {
-    const Primitive hit = B::bool_into_float(B::float_equal(px, out), B::dtype(px));
-    const Primitive count = B::float_sum_dim(hit, dim);
-    return std::vector<Primitive>{B::float_mul(hit, B::float_div(g, count))};
+  auto rule = [px, out, dim, magnitude](const Primitive& g) {
+    const Shape sx = B::shape(px);
+    const Primitive v = dim ? px : B::float_reshape(px, Shape(std::vector<std::size_t>{sx.num_elements()}));
+    const Primitive share = split_among_equal<B>(magnitude ? B::float_abs(v) : v, out, g, dim);
+    const Primitive grad = magnitude ? B::float_mul(share, B::float_sign(v)) : share;
+    return std::vector<Primitive>{dim ? grad : B::float_reshape(grad, sx)};
   };
   return record<B>(std::move(out), {&x}, std::move(rule));
 }
@@ -55,13 +74,27 @@ AutodiffTensor<B> record_extreme_dim(const AutodiffTensor<B>& x, typename B::Ten
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_max_dim(const Tensor& x, std::size_t dim) {
-  return autodiff_detail::record_extreme_dim<B>(x, B::float_max_dim(x.primitive, dim), dim);
+  return autodiff_detail::record_extreme<B>(x, B::float_max_dim(x.primitive, dim), dim);
 }
-
-// As float_max_dim's: split evenly among the elements equal to the minimum, NaN for a NaN minimum.
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_min_dim(const Tensor& x, std::size_t dim) {
-  return autodiff_detail::record_extreme_dim<B>(x, B::float_min_dim(x.primitive, dim), dim);
+  return autodiff_detail::record_extreme<B>(x, B::float_min_dim(x.primitive, dim), dim);
+}
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_max(const Tensor& x) {
+  return autodiff_detail::record_extreme<B>(x, B::float_max(x.primitive), std::nullopt);
+}
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_min(const Tensor& x) {
+  return autodiff_detail::record_extreme<B>(x, B::float_min(x.primitive), std::nullopt);
+}
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_max_abs_dim(const Tensor& x, std::size_t dim) {
+  return autodiff_detail::record_extreme<B>(x, B::float_max_abs_dim(x.primitive, dim), dim, /*magnitude=*/true);
+}
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_max_abs(const Tensor& x) {
+  return autodiff_detail::record_extreme<B>(x, B::float_max_abs(x.primitive), std::nullopt, /*magnitude=*/true);
 }
 
 // Each input gets its own slice of the gradient along `dim`.

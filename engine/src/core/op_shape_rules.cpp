@@ -52,6 +52,12 @@ void check_nonempty_reduction(const Shape& shape, std::size_t dim, std::string_v
   if (shape[dim] == 0) panic(PanicId::EmptyReduction, {{"op", std::string(op)}, {"dim", std::to_string(dim)}});
 }
 
+void check_nonempty_full_reduction(const Shape& shape, std::string_view op) {
+  for (std::size_t d = 0; d < shape.rank(); ++d) {
+    if (shape[d] == 0) panic(PanicId::EmptyReduction, {{"op", std::string(op)}, {"dim", std::to_string(d)}});
+  }
+}
+
 Shape cat_shape(const std::vector<Shape>& shapes, std::size_t dim) {
   if (shapes.empty()) panic(PanicId::CatEmpty);
   const Shape& first = shapes.front();

@@ -53,14 +53,41 @@ bool powf_half_edges(const Disagreement& d) {
          (negative_zero(x) || x == -std::numeric_limits<double>::infinity());
 }
 
+// The lane of float_prod (every element) or float_prod_dim (along dim) that holds the
+// disagreeing element: of the result (output -1, shape with dim 1) or of the operand's gradient.
+std::vector<double> prod_lane(const Disagreement& d) {
+  const HostArray& x = d.operands[0];
+  if (d.op == OpId::float_prod) return x.values;
+  const std::size_t k = d.args.dim;
+  if (k >= x.shape.size()) return {};
+  std::size_t inner = 1;
+  for (std::size_t i = k + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+  const std::size_t len = x.shape[k];
+  const std::size_t outer = d.output == -1 ? d.element / inner : d.element / (len * inner), within = d.element % inner;
+  std::vector<double> lane;
+  for (std::size_t j = 0; j < len; ++j) lane.push_back(x.values.at((outer * len + j) * inner + within));
+  return lane;
+}
+
 // F32 reductions: crossgrad accumulates in double and rounds once (docs/OPS.md "Accumulation and
-// signed zeros in reductions"); ATen accumulates F32 in F32, so a partial sum that overflows F32
-// gives inf (or inf - inf = NaN) where crossgrad's sum is finite.
+// signed zeros in reductions"); ATen accumulates F32 in F32, so a partial sum (or product) that
+// overflows F32 gives inf (or inf - inf = NaN) where crossgrad's sum (product) is finite.
 bool f32_accumulation(const Disagreement& d) {
   const bool reduction = d.op == OpId::float_sum || d.op == OpId::float_mean || d.op == OpId::float_sum_dim ||
-                         d.op == OpId::float_mean_dim;
-  return reduction && !d.operands.empty() && d.operands[0].dtype == DType::F32 && std::isfinite(d.crossgrad) &&
-         !std::isfinite(d.torch);
+                         d.op == OpId::float_mean_dim || d.op == OpId::float_prod || d.op == OpId::float_prod_dim;
+  if (!reduction || d.operands.empty() || d.operands[0].dtype != DType::F32) return false;
+  if (std::isfinite(d.crossgrad) && !std::isfinite(d.torch)) return true;
+  // A product's partial products in F32 can also underflow (to 0 or a subnormal without digits):
+  // in some order they do when the factors below 1 in magnitude multiply to less than FLT_MIN, or
+  // those above 1 to more than FLT_MAX.
+  if (d.output != -1 || (d.op != OpId::float_prod && d.op != OpId::float_prod_dim)) return false;
+  long double shrinking = 1, growing = 1;
+  for (double v : prod_lane(d)) {
+    const long double m = std::fabs(static_cast<long double>(v));
+    if (m < 1) shrinking *= m;
+    else growing *= m;
+  }
+  return (shrinking != 0 && shrinking < std::numeric_limits<float>::min()) || growing > std::numeric_limits<float>::max();
 }
 
 // A clamp bound beyond F32's range on an F32 tensor: crossgrad converts the bound to the dtype
@@ -183,24 +210,30 @@ bool pow_overflows_early(const Disagreement& d) {
 // the max and min scans); ATen does not say which it keeps, and its reduction order picked the other
 // (op_args_fuzzer against PyTorch: min over dim 0 of a slice {100, ..., -0, 0}, crossgrad -0, ATen +0).
 bool extreme_signed_zero_tie(const Disagreement& d) {
-  const bool values = d.op == OpId::float_max_dim || d.op == OpId::float_min_dim;
+  const bool whole = d.op == OpId::float_max || d.op == OpId::float_min;  // one slice: every element
+  const bool values = d.op == OpId::float_max_dim || d.op == OpId::float_min_dim || whole;
   const bool indices = d.op == OpId::float_argmax || d.op == OpId::float_argmin;
   if ((!values && !indices) || d.output != -1 || d.operands.empty()) return false;
   const HostArray& x = d.operands[0];
-  const std::size_t k = d.args.dim;
-  if (k >= x.shape.size() || x.shape[k] == 0) return false;
-  std::size_t inner = 1;
-  for (std::size_t i = k + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
-  const std::size_t outer = d.element / inner, within = d.element % inner;
   std::vector<double> slice;
-  for (std::size_t j = 0; j < x.shape[k]; ++j) slice.push_back(x.values.at((outer * x.shape[k] + j) * inner + within));
+  if (whole) {
+    slice = x.values;
+    if (slice.empty()) return false;
+  } else {
+    const std::size_t k = d.args.dim;
+    if (k >= x.shape.size() || x.shape[k] == 0) return false;
+    std::size_t inner = 1;
+    for (std::size_t i = k + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+    const std::size_t outer = d.element / inner, within = d.element % inner;
+    for (std::size_t j = 0; j < x.shape[k]; ++j) slice.push_back(x.values.at((outer * x.shape[k] + j) * inner + within));
+  }
   bool plus = false, minus = false;
   for (double v : slice) {
     if (std::isnan(v)) return false;  // a NaN is the extreme, and there is one rule for it
     plus = plus || positive_zero(v);
     minus = minus || negative_zero(v);
   }
-  const bool max = d.op == OpId::float_max_dim || d.op == OpId::float_argmax;
+  const bool max = d.op == OpId::float_max_dim || d.op == OpId::float_argmax || d.op == OpId::float_max;
   const double extreme = max ? *std::max_element(slice.begin(), slice.end()) : *std::min_element(slice.begin(), slice.end());
   if (!plus || !minus || extreme != 0) return false;
   if (values) return d.crossgrad == 0 && d.torch == 0 && std::signbit(d.crossgrad) != std::signbit(d.torch);
@@ -297,6 +330,54 @@ bool cumprod_gradient_beyond_range(const Disagreement& d) {
   return false;
 }
 
+// prod's gradient at a lane's edges: crossgrad forms prod_{j != i} x_j from prefix and suffix
+// products (docs/OPS.md), IEEE throughout, so a zero times an inf among the others is NaN. ATen's
+// prod_backward divides when the lane has no zero (inf / inf and NaN / x are NaN, an underflowed
+// product gives 0 or a quotient of a subnormal, an overflowed one inf) and, with zeros, gives 0
+// wherever the others hold a zero, even beside an inf or NaN (found by this check: F64 [1e-8, -inf]
+// gives crossgrad 1e-8 and ATen NaN for the inf; [4.9e-324, 0.2] gives 0.2 and 0; [0, 0, inf]
+// gives NaN and 0 for the zeros).
+bool prod_gradient_edges(const Disagreement& d) {
+  if ((d.op != OpId::float_prod && d.op != OpId::float_prod_dim) || d.output != 0 || d.operands.empty()) return false;
+  const HostArray& x = d.operands[0];
+  if (d.element >= x.values.size()) return false;
+  const std::vector<double> lane = prod_lane(d);
+  bool zero = false, non_finite = false;
+  for (double v : lane) {
+    zero = zero || v == 0;
+    non_finite = non_finite || !std::isfinite(v);
+  }
+  // crossgrad's side must be the documented one: the cotangent (a non-zero power of two) times
+  // the IEEE product of the others, so NaN exactly where that product is (its other classes may
+  // move at the ends of the range: the cotangent can round a subnormal to 0).
+  std::size_t at = d.element;
+  if (d.op == OpId::float_prod_dim) {
+    std::size_t inner = 1;
+    for (std::size_t i = d.args.dim + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+    at = (d.element / inner) % std::max<std::size_t>(lane.size(), 1);
+  }
+  long double others = 1;
+  for (std::size_t j = 0; j < lane.size(); ++j) {
+    if (j != at) others *= lane[j];
+  }
+  if (std::isnan(others) != std::isnan(d.crossgrad)) return false;
+  if (non_finite) return true;
+  if (zero) return false;  // finite, with a zero: ATen's others' product is crossgrad's
+  // ATen's numerator y, the product in the dtype and in ATen's order, has lost digits (or is 0 or
+  // inf) when some order's partial products leave the normal range: the factors below 1 in
+  // magnitude multiply to less than the smallest normal, or those above 1 to more than the largest.
+  const bool f32 = x.dtype == DType::F32;
+  const long double smallest = f32 ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min();
+  const long double largest = f32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+  long double shrinking = 1, growing = 1;
+  for (double v : lane) {
+    const long double m = std::fabs(static_cast<long double>(v));
+    if (m < 1) shrinking *= m;
+    else growing *= m;
+  }
+  return shrinking < smallest || growing > largest;
+}
+
 constexpr PyTorchDifference kDifferences[] = {
     {"relu-negative-zero", relu_negative_zero},
     {"relu-nan-gradient", relu_nan_gradient},
@@ -316,6 +397,7 @@ constexpr PyTorchDifference kDifferences[] = {
     {"cumprod-zero-beside-non-finite", cumprod_zero_beside_non_finite},
     {"cumprod-gradient-beyond-range", cumprod_gradient_beyond_range},
     {"hypot-subnormal-gradient", hypot_subnormal_gradient},
+    {"prod-gradient-edges", prod_gradient_edges},
 };
 
 }  // namespace

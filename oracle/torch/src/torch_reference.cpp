@@ -163,6 +163,17 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_remainder: return at::remainder(t[0], t[1]);
     case OpId::float_powf: return at::pow(t[0], t[1]);
     case OpId::float_atan2: return at::atan2(t[0], t[1]);
+    case OpId::float_prod: return at::prod(t[0]).reshape({1});
+    case OpId::float_prod_dim: return at::prod(t[0], d, /*keepdim=*/true);
+    // amax / amin over every dim: the gradient split among equal extremes, as crossgrad's rule.
+    case OpId::float_max: return at::amax(t[0]).reshape({1});
+    case OpId::float_min: return at::amin(t[0]).reshape({1});
+    case OpId::float_max_abs: return at::amax(at::abs(t[0])).reshape({1});
+    case OpId::float_max_abs_dim: return at::amax(at::abs(t[0]), {d}, /*keepdim=*/true);
+    case OpId::float_any: return at::any(t[0]).reshape({1});
+    case OpId::float_any_dim: return at::any(t[0], d, /*keepdim=*/true);
+    case OpId::float_all: return at::all(t[0]).reshape({1});
+    case OpId::float_all_dim: return at::all(t[0], d, /*keepdim=*/true);
   }
   throw std::logic_error("torch_reference: not a registry op");
 }

@@ -72,7 +72,8 @@ TEST_F(HandlerTest, ResultsLargerThanTheirOperandsAreRefusedBeforeTheyRun) {
   // A reduction along an empty dim: [2^33, 0] summed over dim 1 is 2^33 values (32 GiB of F32).
   const std::uint64_t empty = upload_ok(session, TensorData::from_f32({}, Shape{std::size_t{1} << 33, 0}));
   for (OpId id : {OpId::float_sum_dim, OpId::float_mean_dim, OpId::float_max_dim, OpId::float_argmax, OpId::float_min_dim,
-                  OpId::float_argmin}) {
+                  OpId::float_argmin, OpId::float_prod_dim, OpId::float_max_abs_dim, OpId::float_any_dim,
+                  OpId::float_all_dim}) {
     proto::OpCall reduce = op(session, code(id), {empty});
     reduce.add_dims(1);
     refused(reduce, std::string(op_info(id).name).c_str());

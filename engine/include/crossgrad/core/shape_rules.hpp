@@ -67,6 +67,9 @@ void check_clamp_bounds(double min, double max);
 void check_clamp(DType dtype, double min, double max);
 // Panics dim-out-of-range, then empty-reduction when the reduced dim has size 0 (max has no value).
 void check_nonempty_reduction(const Shape& shape, std::size_t dim, std::string_view op);
+// The same for a reduction over every element (float_max, float_min, float_max_abs): an empty
+// tensor has no result; the message names its first dim of size 0, the dim that empties it.
+void check_nonempty_full_reduction(const Shape& shape, std::string_view op);
 
 // float_cat: non-empty list (cat-empty), one rank, dim < rank, every other dim equal
 // (cat-mismatch). Returns the output shape.

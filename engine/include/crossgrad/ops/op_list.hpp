@@ -111,6 +111,16 @@
   X(float_remainder, remainder, Binary, Float, Float, Backward)                  \
   X(float_powf, powf, Binary, Float, Float, Backward)                            \
   X(float_atan2, atan2, Binary, Float, Float, Backward)                          \
+  X(float_prod, prod, Unary, Float, Float, Backward)                             \
+  X(float_prod_dim, prod_dim, Dim, Float, Float, Backward)                       \
+  X(float_max, max, Unary, Float, Float, Backward)                               \
+  X(float_min, min, Unary, Float, Float, Backward)                               \
+  X(float_max_abs, max_abs, Unary, Float, Float, Backward)                       \
+  X(float_max_abs_dim, max_abs_dim, Dim, Float, Float, Backward)                 \
+  X(float_any, any, Unary, Float, Bool, None)                                    \
+  X(float_any_dim, any_dim, Dim, Float, Bool, None)                              \
+  X(float_all, all, Unary, Float, Bool, None)                                    \
+  X(float_all_dim, all_dim, Dim, Float, Bool, None)                              \
   X(float_cumsum, cumsum, Dim, Float, Float, Backward)                           \
   X(float_cumprod, cumprod, Dim, Float, Float, Backward)                         \
   X(float_flip, flip, Axes, Float, Float, Backward)                              \

@@ -4,13 +4,19 @@
 // output is a contiguous row sum; otherwise whole contiguous inner-rows are accumulated into a
 // double row (four rows per pass), so memory is read once, in order; reduced dims longer than
 // kRowBlock are summed in fixed row blocks (Note [Flex dim reductions over long dims]).
+// Products multiply in double from 1 in index order along each lane, as NdArray does (where an
+// intermediate overflows depends on the order, so a blocked product could differ in class, not
+// just in rounding): parallel over lanes, sequential within one; float_prod is one lane.
+// any / all: x != 0 along each lane (NaN is true), or-ed / and-ed in a byte.
 #include "common.hpp"
 #include "kernels.hpp"
 #include "thread_pool.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace crossgrad::backends {
@@ -154,7 +160,96 @@ FlexTensor dim_reduce(const FlexTensor& t, std::size_t dim, bool mean, std::stri
   return out;
 }
 
+// Along the lanes of an [outer, d, inner] tensor: `fold(acc, x)` folds each element into its
+// lane's running value in index order and `finish(out_index, acc)` stores the result. With
+// inner > 1 whole inner-rows are folded in column chunks, so memory is read front to back.
+template <class T, class Acc, class Fold, class Finish>
+void fold_lanes(const T* in, std::size_t outer, std::size_t d, std::size_t inner, Acc init, const Fold& fold,
+                const Finish& finish) {
+  if (inner == 1) {
+    const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / std::max<std::size_t>(d, 1));
+    flex::parallel_range(outer, grain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t o = begin; o < end; ++o) {
+        Acc acc = init;
+        const T* row = in + o * d;
+        for (std::size_t j = 0; j < d; ++j) acc = fold(acc, row[j]);
+        finish(o, acc);
+      }
+    });
+    return;
+  }
+  constexpr std::size_t kChunk = flex::kTuning.reduce_column_chunk;
+  const std::size_t chunks = (inner + kChunk - 1) / kChunk;
+  const std::size_t per_task = std::max<std::size_t>(d * std::min(inner, kChunk), 1);
+  const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / per_task);
+  flex::parallel_range(outer * chunks, grain, [&](std::size_t begin, std::size_t end) {
+    std::vector<Acc> acc(std::min(inner, kChunk));
+    for (std::size_t task = begin; task < end; ++task) {
+      const std::size_t o = task / chunks, lo = (task % chunks) * kChunk;
+      const std::size_t width = std::min(kChunk, inner - lo);
+      std::fill(acc.begin(), acc.begin() + static_cast<std::ptrdiff_t>(width), init);
+      const T* base = in + o * d * inner + lo;
+      for (std::size_t j = 0; j < d; ++j) {
+        const T* row = base + j * inner;
+        for (std::size_t i = 0; i < width; ++i) acc[i] = fold(acc[i], row[i]);
+      }
+      for (std::size_t i = 0; i < width; ++i) finish(o * inner + lo + i, acc[i]);
+    }
+  });
+}
+
+// float_prod (no dim: the flat tensor as one lane, shape [1]) and float_prod_dim.
+FlexTensor prod_reduce(const FlexTensor& t, std::optional<std::size_t> dim, std::string_view op) {
+  rules::check_float_dtype(t.dtype, op);
+  if (dim) rules::check_dim(*dim, t.shape.rank(), op);
+  FlexTensor out = flex::make_tensor(dim ? rules::reduced_shape(t.shape, *dim) : Shape{1}, t.dtype);
+  if (out.num_elements() == 0) return out;
+  rules::DimSplit split;
+  if (dim) split = rules::split_at_dim(t.shape, *dim);
+  else split.len = t.num_elements();
+  flex::with_float_type(t.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    T* o = out.mutable_data<T>();
+    fold_lanes(t.data<T>(), split.outer, split.len, split.inner, 1.0,
+               [](double acc, T x) { return acc * static_cast<double>(x); },
+               [o](std::size_t at, double acc) { o[at] = static_cast<T>(acc); });
+  });
+  return out;
+}
+
+// float_any / float_all (no dim, shape [1]) and their _dim forms, to Bool (one byte, 0 or 1).
+FlexTensor truth_reduce(const FlexTensor& t, std::optional<std::size_t> dim, bool all, std::string_view op) {
+  rules::check_float_dtype(t.dtype, op);
+  if (dim) rules::check_dim(*dim, t.shape.rank(), op);
+  FlexTensor out = flex::make_tensor(dim ? rules::reduced_shape(t.shape, *dim) : Shape{1}, DType::Bool);
+  if (out.num_elements() == 0) return out;
+  rules::DimSplit split;
+  if (dim) split = rules::split_at_dim(t.shape, *dim);
+  else split.len = t.num_elements();
+  flex::with_float_type(t.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    std::uint8_t* o = out.mutable_data<std::uint8_t>();
+    auto finish = [o](std::size_t at, std::uint8_t acc) { o[at] = acc; };
+    const std::uint8_t init = all ? 1 : 0;
+    if (all) {
+      fold_lanes(t.data<T>(), split.outer, split.len, split.inner, init,
+                 [](std::uint8_t acc, T x) { return static_cast<std::uint8_t>(acc & (x != T(0))); }, finish);
+    } else {
+      fold_lanes(t.data<T>(), split.outer, split.len, split.inner, init,
+                 [](std::uint8_t acc, T x) { return static_cast<std::uint8_t>(acc | (x != T(0))); }, finish);
+    }
+  });
+  return out;
+}
+
 }  // namespace
+
+FlexTensor Flex::float_prod(const FlexTensor& t) { return prod_reduce(t, std::nullopt, "float_prod"); }
+FlexTensor Flex::float_prod_dim(const FlexTensor& t, std::size_t dim) { return prod_reduce(t, dim, "float_prod_dim"); }
+FlexTensor Flex::float_any(const FlexTensor& t) { return truth_reduce(t, std::nullopt, false, "float_any"); }
+FlexTensor Flex::float_any_dim(const FlexTensor& t, std::size_t dim) { return truth_reduce(t, dim, false, "float_any_dim"); }
+FlexTensor Flex::float_all(const FlexTensor& t) { return truth_reduce(t, std::nullopt, true, "float_all"); }
+FlexTensor Flex::float_all_dim(const FlexTensor& t, std::size_t dim) { return truth_reduce(t, dim, true, "float_all_dim"); }
 
 FlexTensor Flex::float_sum(const FlexTensor& t) { return full_reduce(t, false, "float_sum"); }
 FlexTensor Flex::float_mean(const FlexTensor& t) { return full_reduce(t, true, "float_mean"); }

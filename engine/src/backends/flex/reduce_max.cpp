@@ -1,5 +1,7 @@
-// Flex float_max_dim, float_argmax, float_min_dim and float_argmin: the max (min) scan of
-// max_scan.hpp along one dim. The tensor is
+// Flex float_max_dim, float_argmax, float_min_dim, float_argmin and float_max_abs_dim: the max
+// (min, max-of-|x|) scan of max_scan.hpp along one dim; float_max, float_min and float_max_abs:
+// the same scan over every element in fixed blocks (max_scan.hpp: the blocked scan keeps the
+// sequential scan's element). Along a dim the tensor is
 // seen as [outer, d, inner]: with inner == 1 each output is one contiguous row scan; otherwise
 // whole contiguous inner-rows are scanned into a running best row, in column chunks (one task per
 // [outer, chunk]), so memory is read once, in order.
@@ -9,7 +11,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cmath>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace crossgrad::backends {
@@ -83,7 +87,65 @@ FlexTensor scan_dim(const FlexTensor& t, std::size_t dim, bool want_index, std::
   return out;
 }
 
+// Index of the element the scan keeps over x[0..n), n >= 1.
+template <class Scan, class T>
+std::size_t scan_index(const T* x, std::size_t n) {
+  std::size_t at = 0;
+  for (std::size_t j = 1; j < n; ++j) {
+    if (Scan::replaces(x[at], x[j])) at = j;
+  }
+  return at;
+}
+
+template <class Scan>
+FlexTensor scan_all(const FlexTensor& t, std::string_view op) {
+  rules::check_float_dtype(t.dtype, op);
+  rules::check_nonempty_full_reduction(t.shape, op);
+  FlexTensor out = flex::make_tensor(Shape{1}, t.dtype);
+  const std::size_t n = t.num_elements();
+  constexpr std::size_t kBlock = flex::kTuning.sum_block;
+  flex::with_float_type(t.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = t.data<T>();
+    std::size_t at = 0;
+    if (n < 2 * kBlock) {
+      at = scan_index<Scan>(x, n);
+    } else {
+      // Blocks depend on n only, never on the thread count.
+      const std::size_t blocks = (n + kBlock - 1) / kBlock;
+      std::vector<std::size_t> kept(blocks);
+      flex::parallel_range(blocks, flex::kTuning.sum_block_grain, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t b = begin; b < end; ++b) {
+          const std::size_t lo = b * kBlock;
+          kept[b] = lo + scan_index<Scan>(x + lo, std::min(kBlock, n - lo));
+        }
+      });
+      at = kept[0];
+      for (std::size_t b = 1; b < blocks; ++b) {
+        if (Scan::replaces(x[at], x[kept[b]])) at = kept[b];
+      }
+    }
+    out.mutable_data<T>()[0] = std::is_same_v<Scan, flex::MaxAbsScan> ? std::fabs(x[at]) : x[at];
+  });
+  return out;
+}
+
 }  // namespace
+
+FlexTensor Flex::float_max_abs_dim(const FlexTensor& t, std::size_t dim) {
+  FlexTensor out = scan_dim<flex::MaxAbsScan>(t, dim, false, "float_max_abs_dim");
+  // The scan kept the chosen elements themselves; the result is their magnitude.
+  flex::with_float_type(out.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    T* o = out.mutable_data<T>();
+    const std::size_t n = out.num_elements();
+    for (std::size_t i = 0; i < n; ++i) o[i] = std::fabs(o[i]);
+  });
+  return out;
+}
+FlexTensor Flex::float_max(const FlexTensor& t) { return scan_all<flex::MaxScan>(t, "float_max"); }
+FlexTensor Flex::float_min(const FlexTensor& t) { return scan_all<flex::MinScan>(t, "float_min"); }
+FlexTensor Flex::float_max_abs(const FlexTensor& t) { return scan_all<flex::MaxAbsScan>(t, "float_max_abs"); }
 
 FlexTensor Flex::float_max_dim(const FlexTensor& t, std::size_t dim) {
   return scan_dim<flex::MaxScan>(t, dim, false, "float_max_dim");

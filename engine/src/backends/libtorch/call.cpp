@@ -4,9 +4,11 @@
 
 #include <crossgrad/core/host_buffer.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace crossgrad::backends::libtorch {
 
@@ -46,8 +48,8 @@ bool same_dtype(int32_t got, DType want) {
 // A tensor without elements has no handle (LibTorchTensor::handle is null): crossgrad allows a shape
 // like [2^40, 2^40, 0], which ATen cannot even describe (its size arithmetic overflows), and such a
 // tensor has no data to keep. An op whose result is empty never reaches the plugin; the few whose
-// result is not empty although an operand is (sums and means, matmul with k = 0, cat, select_assign
-// with no index) are computed without that operand.
+// result is not empty although an operand is (sums, means and products, any and all, matmul with
+// k = 0, cat, select_assign with no index) are computed without that operand.
 namespace {
 
 bool is_empty(const LibTorchTensor* t) { return t->handle == nullptr; }
@@ -70,6 +72,13 @@ LibTorchTensor run_with_empty_operand(const Call& call, const Shape& shape, DTyp
   if (op == OpId::float_sum || op == OpId::float_mean || op == OpId::float_sum_dim || op == OpId::float_mean_dim) {
     // Every output element reduces nothing.
     return filled(shape, empty_reduction(op), dtype);
+  }
+  if (op == OpId::float_prod || op == OpId::float_prod_dim) return filled(shape, 1.0, dtype);  // empty products
+  if (op == OpId::float_any || op == OpId::float_any_dim || op == OpId::float_all || op == OpId::float_all_dim) {
+    // any of nothing is false, all of nothing is true, in Bool bytes.
+    const bool all = op == OpId::float_all || op == OpId::float_all_dim;
+    const std::vector<std::uint8_t> bytes(shape.num_elements(), all ? 1 : 0);
+    return from_bytes(bytes.data(), bytes.size(), shape, dtype, op_info(op).name);
   }
   if (op == OpId::float_matmul) {
     // k = 0: every output element is an empty dot product, exactly 0.

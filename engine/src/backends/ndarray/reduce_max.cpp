@@ -1,6 +1,8 @@
-// NdArray: max, argmax, min and argmin along one dim. Each keeps the element chosen by one scan
-// (docs/OPS.md): the first NaN if there is one, else the first of the equal maxima (minima) in
-// index order, so -0 vs +0 and NaN payloads give defined bits on every backend.
+// NdArray: max, argmax, min and argmin along one dim, max_abs along one dim, and max, min and
+// max_abs over every element. Each keeps the element chosen by one scan (docs/OPS.md): the first
+// NaN if there is one, else the first of the equal maxima (minima) in index order, so -0 vs +0 and
+// NaN payloads give defined bits on every backend. max_abs scans |x| with the max scan and keeps
+// |x| of the chosen element (so -2 then 2 keeps the first, and either way the value is 2).
 #include "common.hpp"
 
 #include <cmath>
@@ -13,7 +15,7 @@ namespace {
 using ndarray_detail::make_tensor;
 using ndarray_detail::with_float_type;
 
-enum class Scan { Max, Min };
+enum class Scan { Max, Min, MaxAbs };
 
 // Index (along the dim) of the element the max (min) scan keeps, over len >= 1 elements at
 // x[0], x[step], x[2*step], ...
@@ -21,9 +23,9 @@ template <Scan S, class T>
 std::size_t scan(const T* x, std::size_t len, std::size_t step) {
   std::size_t best = 0;
   for (std::size_t r = 1; r < len; ++r) {
-    const T b = x[best * step];
-    const T v = x[r * step];
-    if (!std::isnan(b) && (std::isnan(v) || (S == Scan::Max ? v > b : v < b))) best = r;
+    const T b = S == Scan::MaxAbs ? std::fabs(x[best * step]) : x[best * step];
+    const T v = S == Scan::MaxAbs ? std::fabs(x[r * step]) : x[r * step];
+    if (!std::isnan(b) && (std::isnan(v) || (S == Scan::Min ? v < b : v > b))) best = r;
   }
   return best;
 }
@@ -53,7 +55,23 @@ NdArrayTensor scan_dim(const NdArrayTensor& tensor, std::size_t dim, std::string
   if (out.num_elements() == 0) return out;
   with_float_type(tensor.dtype, [&]<class T>(T) {
     T* o = out.mutable_data<T>();
-    for_each_lane<S, T>(tensor, dim, [&](std::size_t at, T value, std::size_t) { o[at] = value; });
+    for_each_lane<S, T>(tensor, dim, [&](std::size_t at, T value, std::size_t) {
+      o[at] = S == Scan::MaxAbs ? std::fabs(value) : value;
+    });
+  });
+  return out;
+}
+
+// Over every element: the scan of the flat tensor (its one lane), in shape [1] as float_sum's.
+template <Scan S>
+NdArrayTensor scan_all(const NdArrayTensor& tensor, std::string_view op) {
+  rules::check_float_dtype(tensor.dtype, op);
+  rules::check_nonempty_full_reduction(tensor.shape, op);
+  NdArrayTensor out = make_tensor(Shape{1}, tensor.dtype);
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    const T* x = tensor.data<T>();
+    const T kept = x[scan<S>(x, tensor.num_elements(), 1)];
+    out.mutable_data<T>()[0] = S == Scan::MaxAbs ? std::fabs(kept) : kept;
   });
   return out;
 }
@@ -86,6 +104,14 @@ NdArrayTensor NdArray::float_min_dim(const NdArrayTensor& tensor, std::size_t di
 }
 NdArrayTensor NdArray::float_argmin(const NdArrayTensor& tensor, std::size_t dim) {
   return arg_scan_dim<Scan::Min>(tensor, dim, "float_argmin");
+}
+NdArrayTensor NdArray::float_max_abs_dim(const NdArrayTensor& tensor, std::size_t dim) {
+  return scan_dim<Scan::MaxAbs>(tensor, dim, "float_max_abs_dim");
+}
+NdArrayTensor NdArray::float_max(const NdArrayTensor& tensor) { return scan_all<Scan::Max>(tensor, "float_max"); }
+NdArrayTensor NdArray::float_min(const NdArrayTensor& tensor) { return scan_all<Scan::Min>(tensor, "float_min"); }
+NdArrayTensor NdArray::float_max_abs(const NdArrayTensor& tensor) {
+  return scan_all<Scan::MaxAbs>(tensor, "float_max_abs");
 }
 
 }  // namespace crossgrad::backends

@@ -1,6 +1,7 @@
 #pragma once
 // Device kernels of the Cuda backend's indexing, comparison and along-a-dim ops (float_greater /
-// lower / equal, max_dim, argmax, softmax, log_softmax, cumsum, cumprod, flip, cat, select,
+// lower / equal, max_dim, argmax, min_dim, argmin, max_abs_dim, prod_dim, any_dim, all_dim and
+// their whole-tensor forms, softmax, log_softmax, cumsum, cumprod, flip, cat, select,
 // select_assign); the launchers live in engine/src/backends/cuda (compare.cu, reduce_max.cu,
 // softmax.cu, scan.cu, indexing.cu).
 // slice, permute and expand reuse gather_kernel (kernels.cuh).
@@ -90,6 +91,71 @@ __global__ void __launch_bounds__(kThreads) max_dim_kernel(const T* __restrict__
     }
     if (values != nullptr) values[t] = best;
     if (indices != nullptr) indices[t] = static_cast<std::int64_t>(at);
+  }
+}
+
+// |x| with the sign bit cleared (also of -0 and NaN), as std::fabs (the emulation test supplies
+// the C library's).
+__device__ inline float dim_abs(float x) { return fabsf(x); }
+__device__ inline double dim_abs(double x) { return fabs(x); }
+
+// max_abs_dim / max_abs: the max scan of |x| (the first NaN, else the first of the equal |x|, so
+// -2 before 2 keeps -2's index), writing |kept| to values[t].
+template <class T>
+__global__ void __launch_bounds__(kThreads) max_abs_dim_kernel(const T* __restrict__ x, T* __restrict__ values,
+                                                               std::uint64_t slices, std::uint64_t len,
+                                                               std::uint64_t inner) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < slices;
+       t += stride) {
+    const std::uint64_t o = t / inner;
+    const std::uint64_t i = t - o * inner;
+    const T* p = x + o * len * inner + i;
+    T best = dim_abs(p[0]);
+    for (std::uint64_t r = 1; r < len; ++r) {
+      const T v = dim_abs(p[r * inner]);
+      if (!(best != best) && (v != v || v > best)) best = v;
+    }
+    values[t] = best;
+  }
+}
+
+// ---- prod_dim / prod, any / all (reduce_max.cu) ------------------------------------------------
+
+// The product of each slice in double from 1, in index order (as NdArray: where an intermediate
+// overflows depends on the order), rounded once to T. len may be 0 (the product is 1). A multiply
+// alone is never contracted, so the result is bit-identical to NdArray's.
+template <class T>
+__global__ void __launch_bounds__(kThreads) prod_dim_kernel(const T* __restrict__ x, T* __restrict__ values,
+                                                            std::uint64_t slices, std::uint64_t len,
+                                                            std::uint64_t inner) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < slices;
+       t += stride) {
+    const std::uint64_t o = t / inner;
+    const std::uint64_t i = t - o * inner;
+    const T* p = x + o * len * inner + i;
+    double acc = 1.0;
+    for (std::uint64_t r = 0; r < len; ++r) acc *= static_cast<double>(p[r * inner]);
+    values[t] = static_cast<T>(acc);
+  }
+}
+
+// any (kAll false) / all (kAll true) of x != 0 over each slice as one byte 0/1; NaN != 0. An
+// empty slice gives false / true.
+template <class T, bool kAll>
+__global__ void __launch_bounds__(kThreads) truth_dim_kernel(const T* __restrict__ x, std::uint8_t* __restrict__ out,
+                                                             std::uint64_t slices, std::uint64_t len,
+                                                             std::uint64_t inner) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < slices;
+       t += stride) {
+    const std::uint64_t o = t / inner;
+    const std::uint64_t i = t - o * inner;
+    const T* p = x + o * len * inner + i;
+    bool acc = kAll;
+    for (std::uint64_t r = 0; r < len && acc == kAll; ++r) acc = p[r * inner] != T(0);
+    out[t] = acc ? 1 : 0;
   }
 }
 

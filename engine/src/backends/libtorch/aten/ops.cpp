@@ -10,6 +10,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace crossgrad::aten_plugin {
@@ -110,6 +111,36 @@ at::Tensor max_scan_index(const at::Tensor& x, int64_t dim, bool min = false) {
   return at::where(has_nan, first_nan, first_max);
 }
 
+// Products in double from 1 in index order along each lane of `dim` (keepdim), or of every element
+// in shape [1] when dim < 0, rounded once to the dtype: crossgrad's product rule (docs/OPS.md).
+// ATen's prod multiplies in its own (vectorized) order, which changes the last bits of F64 results
+// and where an intermediate overflows.
+at::Tensor prod_along(const at::Tensor& x, int64_t dim) {
+  const at::Tensor in = x.contiguous();
+  std::vector<int64_t> out_sizes{1};
+  int64_t outer = 1, len = in.numel(), inner = 1;
+  if (dim >= 0) {
+    out_sizes = in.sizes().vec();
+    out_sizes[static_cast<std::size_t>(dim)] = 1;
+    len = in.size(dim);
+    for (int64_t d = 0; d < dim; ++d) outer *= in.size(d);
+    for (int64_t d = dim + 1; d < in.dim(); ++d) inner *= in.size(d);
+  }
+  at::Tensor out = at::empty(out_sizes, in.options());
+  auto run = [&](auto* a, auto* o) {
+    for (int64_t i = 0; i < outer; ++i) {
+      for (int64_t j = 0; j < inner; ++j) {
+        double acc = 1.0;
+        for (int64_t r = 0; r < len; ++r) acc *= static_cast<double>(a[(i * len + r) * inner + j]);
+        o[i * inner + j] = static_cast<std::remove_reference_t<decltype(*o)>>(acc);
+      }
+    }
+  };
+  if (in.scalar_type() == at::kFloat) run(in.data_ptr<float>(), out.data_ptr<float>());
+  else run(in.data_ptr<double>(), out.data_ptr<double>());
+  return out;
+}
+
 // softmax / log_softmax as docs/OPS.md writes them: m = the max scan, e_i = exp(x_i - m),
 // s = sum e_i in the dtype, y_i = e_i / s or (x_i - m) - log(s).
 at::Tensor softmax_along(const at::Tensor& x, int64_t dim, bool log) {
@@ -199,6 +230,28 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       if (x.numel() == 0) return at::empty(x.sizes().vec(), x.options().dtype(at::kLong)).sum(dim, true);
       return max_scan_index(x, dim, /*min=*/true);
     }
+    case OpId::float_prod: return prod_along(in(c, 0), -1);
+    case OpId::float_prod_dim: return prod_along(in(c, 0), integer(c, 0));
+    // The whole tensor as one lane of the max (min) scan; max_abs scans |x| and keeps |x|.
+    case OpId::float_max:
+    case OpId::float_min: {
+      const at::Tensor flat = in(c, 0).reshape({-1});
+      return flat.gather(0, max_scan_index(flat, 0, /*min=*/op == OpId::float_min));
+    }
+    case OpId::float_max_abs: {
+      const at::Tensor flat = at::abs(in(c, 0)).reshape({-1});
+      return flat.gather(0, max_scan_index(flat, 0));
+    }
+    case OpId::float_max_abs_dim: {
+      const at::Tensor a = at::abs(in(c, 0));
+      const int64_t dim = integer(c, 0);
+      return a.gather(dim, max_scan_index(a, dim));
+    }
+    // x != 0 is true for NaN, as crossgrad's any / all say.
+    case OpId::float_any: return at::ne(in(c, 0), 0).any().reshape({1});
+    case OpId::float_any_dim: return at::ne(in(c, 0), 0).any(integer(c, 0), /*keepdim=*/true);
+    case OpId::float_all: return at::ne(in(c, 0), 0).all().reshape({1});
+    case OpId::float_all_dim: return at::ne(in(c, 0), 0).all(integer(c, 0), /*keepdim=*/true);
     case OpId::float_greater: return at::gt(in(c, 0), in(c, 1));
     case OpId::float_lower: return at::lt(in(c, 0), in(c, 1));
     case OpId::float_equal: return at::eq(in(c, 0), in(c, 1));
