@@ -53,20 +53,25 @@ bool powf_half_edges(const Disagreement& d) {
          (negative_zero(x) || x == -std::numeric_limits<double>::infinity());
 }
 
-// The lane of float_prod (every element) or float_prod_dim (along dim) that holds the
-// disagreeing element: of the result (output -1, shape with dim 1) or of the operand's gradient.
-std::vector<double> prod_lane(const Disagreement& d) {
-  const HostArray& x = d.operands[0];
-  if (d.op == OpId::float_prod) return x.values;
-  const std::size_t k = d.args.dim;
-  if (k >= x.shape.size()) return {};
+// The lane along `dim` of x that holds element `element` of a result: `reduced`, of a result with
+// dim kept at size 1 (a reduction's value); otherwise of x's own shape (an op of x's shape, or x's
+// gradient). Empty when dim is not a dim of x.
+std::vector<double> lane_along(const HostArray& x, std::size_t dim, std::size_t element, bool reduced) {
+  if (dim >= x.shape.size()) return {};
   std::size_t inner = 1;
-  for (std::size_t i = k + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
-  const std::size_t len = x.shape[k];
-  const std::size_t outer = d.output == -1 ? d.element / inner : d.element / (len * inner), within = d.element % inner;
+  for (std::size_t i = dim + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+  const std::size_t len = x.shape[dim];
+  const std::size_t outer = reduced ? element / inner : element / std::max<std::size_t>(len * inner, 1), within = element % inner;
   std::vector<double> lane;
   for (std::size_t j = 0; j < len; ++j) lane.push_back(x.values.at((outer * len + j) * inner + within));
   return lane;
+}
+
+// The lane of float_prod (every element) or float_prod_dim (along dim) that holds the
+// disagreeing element: of the result (output -1, shape with dim 1) or of the operand's gradient.
+std::vector<double> prod_lane(const Disagreement& d) {
+  if (d.op == OpId::float_prod) return d.operands[0].values;
+  return lane_along(d.operands[0], d.args.dim, d.element, d.output == -1);
 }
 
 // F32 reductions: crossgrad accumulates in double and rounds once (docs/OPS.md "Accumulation and
@@ -220,12 +225,8 @@ bool extreme_signed_zero_tie(const Disagreement& d) {
     slice = x.values;
     if (slice.empty()) return false;
   } else {
-    const std::size_t k = d.args.dim;
-    if (k >= x.shape.size() || x.shape[k] == 0) return false;
-    std::size_t inner = 1;
-    for (std::size_t i = k + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
-    const std::size_t outer = d.element / inner, within = d.element % inner;
-    for (std::size_t j = 0; j < x.shape[k]; ++j) slice.push_back(x.values.at((outer * x.shape[k] + j) * inner + within));
+    slice = lane_along(x, d.args.dim, d.element, /*reduced=*/true);
+    if (slice.empty()) return false;
   }
   bool plus = false, minus = false;
   for (double v : slice) {
@@ -256,15 +257,8 @@ bool cumprod_single_element_lane(const Disagreement& d) {
 // masked-out 0 * inf makes the gradient NaN ([-0, inf, -0]: crossgrad g0 + g1 * inf, ATen NaN).
 bool cumprod_zero_beside_non_finite(const Disagreement& d) {
   if (d.op != OpId::float_cumprod || d.output != 0 || !std::isnan(d.torch) || d.operands.empty()) return false;
-  const HostArray& x = d.operands[0];
-  const std::size_t k = d.args.dim;
-  if (k >= x.shape.size() || x.shape[k] == 0) return false;
-  std::size_t inner = 1;
-  for (std::size_t i = k + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
-  const std::size_t len = x.shape[k], outer = d.element / (inner * len), within = d.element % inner;
   bool has_zero = false, non_finite = false;
-  for (std::size_t j = 0; j < len; ++j) {
-    const double v = x.values.at((outer * len + j) * inner + within);
+  for (double v : lane_along(d.operands[0], d.args.dim, d.element, /*reduced=*/false)) {
     has_zero = has_zero || v == 0;
     non_finite = non_finite || !std::isfinite(v);
   }
@@ -312,14 +306,8 @@ bool hypot_subnormal_gradient(const Disagreement& d) {
 bool cumprod_gradient_beyond_range(const Disagreement& d) {
   if (d.op != OpId::float_cumprod || d.output != 0 || d.operands.empty()) return false;
   const HostArray& x = d.operands[0];
-  const std::size_t k = d.args.dim;
-  if (k >= x.shape.size() || x.shape[k] == 0) return false;
-  std::size_t inner = 1;
-  for (std::size_t i = k + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
-  const std::size_t len = x.shape[k], outer = d.element / (inner * len), within = d.element % inner;
   long double product = 1;  // x86's 80-bit range holds every partial product of these lanes
-  for (std::size_t j = 0; j < len; ++j) {
-    const double v = x.values.at((outer * len + j) * inner + within);
+  for (double v : lane_along(x, d.args.dim, d.element, /*reduced=*/false)) {
     if (v == 0 || !std::isfinite(v)) return false;  // other rules
     product *= v;
     const long double a = std::fabs(product);
