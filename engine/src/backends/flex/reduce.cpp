@@ -217,27 +217,89 @@ FlexTensor prod_reduce(const FlexTensor& t, std::optional<std::size_t> dim, std:
   return out;
 }
 
-// float_any / float_all (no dim, shape [1]) and their _dim forms, to Bool (one byte, 0 or 1).
+// Whether x[0..n) (stepping by `step`) holds a nonzero element (any) / only nonzero ones (all).
+// Read in runs that double from 1 to 4096 elements: a run is counted without branches
+// (vectorisable where step is 1), and the scan stops after the first run that decides the lane, so
+// a lane decided at its first elements costs about as little as NdArray's element-by-element loop,
+// and one read to its end runs at vector speed. NaN is nonzero.
+template <class T>
+bool truth_of(const T* x, std::size_t n, std::size_t step, bool all) {
+  std::size_t run = 1;
+  for (std::size_t lo = 0; lo < n; run = std::min<std::size_t>(run * 2, 4096)) {
+    const std::size_t hi = std::min(n, lo + run);
+    std::size_t nonzero = 0;
+    if (step == 1) {
+      for (std::size_t r = lo; r < hi; ++r) nonzero += x[r] != T(0) ? 1 : 0;
+    } else {
+      for (std::size_t r = lo; r < hi; ++r) nonzero += x[r * step] != T(0) ? 1 : 0;
+    }
+    if (all ? nonzero < hi - lo : nonzero > 0) return !all;
+    lo = hi;
+  }
+  return all;
+}
+
+// float_any / float_all (no dim, shape [1]) and their _dim forms, to Bool (one byte, 0 or 1). Along
+// a dim the lanes run in parallel; the whole tensor is one lane: its first 4096 elements on the
+// calling thread (where most answers are decided), the rest in fixed blocks in parallel.
 FlexTensor truth_reduce(const FlexTensor& t, std::optional<std::size_t> dim, bool all, std::string_view op) {
   rules::check_float_dtype(t.dtype, op);
   if (dim) rules::check_dim(*dim, t.shape.rank(), op);
   FlexTensor out = flex::make_tensor(dim ? rules::reduced_shape(t.shape, *dim) : Shape{1}, DType::Bool);
   if (out.num_elements() == 0) return out;
-  rules::DimSplit split;
-  if (dim) split = rules::split_at_dim(t.shape, *dim);
-  else split.len = t.num_elements();
   flex::with_float_type(t.dtype, [&](auto zero) {
     using T = decltype(zero);
+    const T* x = t.data<T>();
     std::uint8_t* o = out.mutable_data<std::uint8_t>();
-    auto finish = [o](std::size_t at, std::uint8_t acc) { o[at] = acc; };
-    const std::uint8_t init = all ? 1 : 0;
-    if (all) {
-      fold_lanes(t.data<T>(), split.outer, split.len, split.inner, init,
-                 [](std::uint8_t acc, T x) { return static_cast<std::uint8_t>(acc & (x != T(0))); }, finish);
-    } else {
-      fold_lanes(t.data<T>(), split.outer, split.len, split.inner, init,
-                 [](std::uint8_t acc, T x) { return static_cast<std::uint8_t>(acc | (x != T(0))); }, finish);
+    if (!dim) {
+      const std::size_t n = t.num_elements(), head = std::min<std::size_t>(n, 4096);
+      bool decided = truth_of(x, head, 1, all) != all;
+      if (!decided && head < n) {
+        constexpr std::size_t kBlock = flex::kTuning.sum_block;
+        const std::size_t rest = n - head, blocks = (rest + kBlock - 1) / kBlock;
+        std::vector<std::uint8_t> block_decides(blocks, 0);
+        flex::parallel_range(blocks, flex::kTuning.sum_block_grain, [&](std::size_t begin, std::size_t end) {
+          for (std::size_t b = begin; b < end; ++b) {
+            const std::size_t lo = head + b * kBlock;
+            block_decides[b] = truth_of(x + lo, std::min(kBlock, n - lo), 1, all) != all;
+          }
+        });
+        decided = std::find(block_decides.begin(), block_decides.end(), 1) != block_decides.end();
+      }
+      o[0] = (decided ? !all : all) ? 1 : 0;
+      return;
     }
+    const rules::DimSplit split = rules::split_at_dim(t.shape, *dim);
+    const std::size_t len = split.len, inner = split.inner, lanes = split.outer * inner;
+    if (len == 0) {
+      std::fill(o, o + lanes, all ? 1 : 0);
+      return;
+    }
+    // Many lanes are decided by their first element (any: a nonzero one, all: a zero): one pass
+    // over those on the calling thread answers them without waking the pool, as NdArray's loop
+    // stops there; only the lanes left undecided (marked 2) are scanned, in parallel.
+    bool undecided = false;
+    for (std::size_t i = 0; i < split.outer; ++i) {
+      const T* first = x + i * len * inner;
+      std::uint8_t* oi = o + i * inner;
+      for (std::size_t j = 0; j < inner; ++j) {
+        const bool decides = (first[j] != T(0)) != all;
+        oi[j] = decides ? (all ? 0 : 1) : 2;
+        undecided |= !decides;
+      }
+    }
+    if (!undecided || len == 1) {
+      if (len == 1) std::replace(o, o + lanes, std::uint8_t{2}, std::uint8_t{all ? 1 : 0});
+      return;
+    }
+    const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / len);
+    flex::parallel_range(lanes, grain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t lane = begin; lane < end; ++lane) {
+        if (o[lane] != 2) continue;
+        const std::size_t i = lane / inner, j = lane % inner;
+        o[lane] = truth_of(x + i * len * inner + j + inner, len - 1, inner, all) ? 1 : 0;
+      }
+    });
   });
   return out;
 }

@@ -91,6 +91,19 @@ FlexTensor scan_dim(const FlexTensor& t, std::size_t dim, bool want_index, std::
 template <class Scan, class T>
 std::size_t scan_index(const T* x, std::size_t n) {
   std::size_t at = 0;
+  if constexpr (std::is_same_v<Scan, flex::MaxAbsScan>) {
+    // |x[at]| kept in a register: reloading and re-taking it at every step made the 1M scan 1.6x
+    // slower than NdArray's (1165 against 745 us); the plain max and min scans are faster as below.
+    T best = std::fabs(x[0]);
+    for (std::size_t j = 1; j < n; ++j) {
+      const T v = std::fabs(x[j]);
+      if (flex::max_scan_replaces(best, v)) {
+        at = j;
+        best = v;
+      }
+    }
+    return at;
+  }
   for (std::size_t j = 1; j < n; ++j) {
     if (Scan::replaces(x[at], x[j])) at = j;
   }
