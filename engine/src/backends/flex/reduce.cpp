@@ -289,7 +289,7 @@ FlexTensor truth_reduce(const FlexTensor& t, std::optional<std::size_t> dim, boo
       }
     }
     if (!undecided || len == 1) {
-      if (len == 1) std::replace(o, o + lanes, std::uint8_t{2}, std::uint8_t{all ? 1 : 0});
+      if (len == 1) std::replace(o, o + lanes, std::uint8_t{2}, static_cast<std::uint8_t>(all ? 1 : 0));
       return;
     }
     const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / len);
