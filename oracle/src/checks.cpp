@@ -800,11 +800,7 @@ std::optional<std::string> step_crosses_a_jump(const NormalizedGraph& ng, const 
   const GraphSpec& g = ng;
   std::vector<std::size_t> steps;  // value indices of the step ops' outputs
   for (std::size_t k = 0; k < g.ops.size(); ++k) {
-    const Op op = g.ops[k].op;
-    if (op == Op::float_round || op == Op::float_floor || op == Op::float_ceil || op == Op::float_trunc ||
-        op == Op::float_sign) {
-      steps.push_back(g.leaf_shapes.size() + k);
-    }
+    if (step_jump(g.ops[k].op) > 0) steps.push_back(g.leaf_shapes.size() + k);
   }
   if (steps.empty()) return std::nullopt;
   std::vector<std::vector<double>> x;

@@ -754,6 +754,12 @@ bool infinite_partial_at_zero(const OpSpec& op) {
   return op.op == Op::float_sqrt || (op.op == Op::float_powf_scalar && op.scalar < 1.0);
 }
 
+double step_jump(Op op) {
+  if (op == Op::float_sign) return 2;  // -1 to 0 to 1
+  if (op == Op::float_round || op == Op::float_floor || op == Op::float_ceil || op == Op::float_trunc) return 1;
+  return 0;
+}
+
 std::vector<double> infinite_partial_at(const OpSpec& op) {
   if (op.op == Op::float_acos || op.op == Op::float_asin) return {-1, 1};
   if (op.op == Op::float_acosh) return {1};
@@ -815,12 +821,6 @@ std::optional<PoleOperand> pole_operand(const OpSpec& op) {
   return std::nullopt;
 }
 
-// The height of a step op's jumps (0: not a step).
-double step_jump(Op op) {
-  if (op == Op::float_sign) return 2;  // -1 to 0 to 1
-  if (op == Op::float_round || op == Op::float_floor || op == Op::float_ceil || op == Op::float_trunc) return 1;
-  return 0;
-}
 // Whether some element of x, known to within e, may lie on the other side of one of op's jumps:
 // the integers (floor, ceil, trunc; also 0 for trunc), the half-integers (round), 0 (sign).
 bool near_a_jump(Op op, const std::vector<double>& x, double e) {

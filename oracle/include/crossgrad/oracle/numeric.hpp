@@ -67,6 +67,8 @@ bool infinite_partial_at_zero(const OpSpec& op);
 // The other points where an op's partial derivative is infinite while its value is finite: acos
 // and asin at +-1, acosh at 1 (atanh's +-1 give +-inf values, non-finite already).
 std::vector<double> infinite_partial_at(const OpSpec& op);
+// The height of a step op's jumps (round, floor, ceil, trunc: 1; sign: 2), 0 for every other op.
+double step_jump(Op op);
 
 // What a graph's forward rounding does to comparisons of its values and gradients against a
 // reference run (Note [Conditioning of a graph] in numeric.cpp), estimated from the reference
