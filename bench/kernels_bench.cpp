@@ -49,6 +49,8 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_Ranges(f) f(a.x, a.ranges)
 #define CROSSGRAD_BENCH_CALL_Select(f) f(a.x, a.dim, a.indices)
 #define CROSSGRAD_BENCH_CALL_SelectAssign(f) f(a.x, a.dim, a.indices, a.values)
+#define CROSSGRAD_BENCH_CALL_Gather(f) f(a.x, a.dim, a.indices)
+#define CROSSGRAD_BENCH_CALL_Scatter(f) f(a.x, a.dim, a.indices, a.values)
 #define CROSSGRAD_BENCH_CALL_Cat(f) f(a.pieces, a.dim)
 
 // Registers `op` on B with the first argument family the op accepts (a tiny trial call that

@@ -79,12 +79,12 @@ typename B::Tensor operand_tensor(OpKind kind, Shape shape, unsigned seed) {
 
 // I64 indices into a dim of `size`, k of them, repeats included (select's scatter-add path).
 template <class B>
-typename B::Tensor index_tensor(std::size_t k, std::size_t size, unsigned seed) {
+typename B::Tensor index_tensor(const Shape& shape, std::size_t size, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<std::int64_t> dist(0, static_cast<std::int64_t>(size) - 1);
-  std::vector<std::int64_t> v(k);
+  std::vector<std::int64_t> v(shape.num_elements());
   for (auto& x : v) x = dist(rng);
-  return B::from_data(TensorData::from_i64(std::move(v), Shape{k}), B::default_device());
+  return B::from_data(TensorData::from_i64(std::move(v), shape), B::default_device());
 }
 
 inline std::string square_label(const BenchSize& s) { return std::to_string(s.n) + "x" + std::to_string(s.n); }
@@ -180,9 +180,25 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  OpArgs<B> a;
                  receiver(square(s), a);
                  a.dim = 0;
-                 a.indices = index_tensor<B>(s.n, s.n, 3);
+                 a.indices = index_tensor<B>(Shape{s.n}, s.n, 3);
                  a.input_bytes += bytes_of<B>(a.indices);
                  if (op.sig == OpSig::SelectAssign) {
+                   a.values = operand_tensor<B>(kind, square(s), 4);
+                   a.input_bytes += bytes_of<B>(a.values);
+                 }
+                 return a;
+               }}};
+    case OpSig::Gather:
+    case OpSig::Scatter:
+      // One random position along dim 1 per element of the square (row-wise, as embedding lookups
+      // and their gradients index).
+      return {{squares, {4, 0}, square_label, [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(square(s), a);
+                 a.dim = 1;
+                 a.indices = index_tensor<B>(square(s), s.n, 3);
+                 a.input_bytes += bytes_of<B>(a.indices);
+                 if (op.sig == OpSig::Scatter) {
                    a.values = operand_tensor<B>(kind, square(s), 4);
                    a.input_bytes += bytes_of<B>(a.values);
                  }

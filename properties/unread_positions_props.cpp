@@ -127,6 +127,27 @@ UnreadCase select_case(DType d) {
   return c;
 }
 
+// float_gather: the elements of each lane along dim that none of that lane's indices names.
+UnreadCase gather_case(DType d) {
+  const Dims s = small_shape(1);
+  UnreadCase c;
+  c.args.dim = pick(0, s.size() - 1);
+  Dims index_shape = s;
+  index_shape[c.args.dim] = pick(1, 4);
+  std::vector<double> idx(og::element_count(index_shape));
+  for (double& v : idx) v = static_cast<double>(pick(0, s[c.args.dim] - 1));
+  c.unread.assign(og::element_count(s), true);
+  for (std::size_t e = 0; e < idx.size(); ++e) {
+    Dims at = coords(e, index_shape);
+    at[c.args.dim] = static_cast<std::size_t>(idx[e]);
+    std::size_t flat = 0;
+    for (std::size_t k = 0; k < s.size(); ++k) flat = flat * s[k] + at[k];
+    c.unread[flat] = false;
+  }
+  c.operands = {filled(s, d, c.unread, kAnySpecial), og::HostArray{index_shape, DType::I64, idx}};
+  return c;
+}
+
 // relu: the negative side (-inf there; NaN and +inf are read: relu passes them through).
 UnreadCase relu_case(DType d) {
   const Dims s = small_shape(0);
@@ -285,6 +306,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
   switch (op) {
     case OpId::float_slice: return slice_case;
     case OpId::float_select: return select_case;
+    case OpId::float_gather: return gather_case;
     case OpId::relu: return relu_case;
     case OpId::float_clamp: return clamp_case;
     case OpId::float_clamp_min: return clamp_min_case;
@@ -327,6 +349,10 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_abs:
     case OpId::float_cat:
     case OpId::float_select_assign:  // out = x, then += values at the indices: every x is read
+    case OpId::float_select_add:
+    case OpId::float_scatter_add:
+    case OpId::float_cummin:  // every element is compared (a NaN anywhere in a prefix is kept)
+    case OpId::float_cummax:
     case OpId::float_permute:
     case OpId::float_flip:
     case OpId::float_transpose:

@@ -41,6 +41,15 @@ std::vector<std::size_t> assign_values_shape(const OpArgsCase &c, ShapeMode mode
   return s;
 }
 
+std::vector<std::size_t> gather_index_shape(const OpArgsCase &c) {
+  std::vector<std::size_t> s = c.tensors[0].shape;
+  const std::size_t d = size_value(c.dim, kDimCodes);
+  if (c.index_mode == ShapeMode::Derived && d < s.size()) s[d] = c.index_size;
+  return s;
+}
+
+std::vector<std::size_t> scatter_values_shape(const OpArgsCase &c, ShapeMode, std::size_t) { return c.indices.shape; }
+
 namespace {
 
 std::string size_text(std::size_t v) {
@@ -129,7 +138,7 @@ ReferenceCall reference_call(const OpArgsCase &c) {
       call.operands.push_back(floats(c.tensors[k], float_dtype));
   }
   // {tensor, indices} or {tensor, indices, values}
-  if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign)
+  if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather || op.sig == OpSig::Scatter)
     call.operands.insert(call.operands.begin() + 1, ints(c.indices, int_dtype));
   oracle::OpArgs &a = call.args;
   a.scalar = float_value(c.scalar);
@@ -200,11 +209,13 @@ std::string describe(const OpArgsCase &c) {
     case OpSig::Dim:
     case OpSig::Select:
     case OpSig::SelectAssign:
+    case OpSig::Gather:
+    case OpSig::Scatter:
     case OpSig::Cat:
       os << "\n  dim " << size_text(size_value(c.dim, kDimCodes));
       break;
   }
-  if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign) {
+  if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather || op.sig == OpSig::Scatter) {
     os << "\n  indices " << dtype_name(kIntDTypes[c.int_dtype % std::size(kIntDTypes)]) << " "
        << tensor_text(c.indices, true);
   }

@@ -57,7 +57,8 @@ struct ArgTensor {
 
 // How a second tensor's shape is given: read, or derived from the first operand so that valid
 // arguments are common (Binary: lhs's shape or lhs's with the last two dims swapped; SelectAssign:
-// the selected shape; Cat: the first piece's shape with `dim` resized).
+// the selected shape; Cat: the first piece's shape with `dim` resized; Gather / Scatter indices:
+// the receiver's shape, or it with `dim` resized; Scatter values: the indices' shape).
 enum class ShapeMode : std::uint8_t { Explicit, LikeFirst, Derived, kCount };
 
 struct OpArgsCase {
@@ -69,7 +70,9 @@ struct OpArgsCase {
   std::vector<ShapeMode> modes;    // per tensor after the first
   std::vector<std::size_t> sizes;  // Cat: per piece after the first, the size of `dim` (LikeFirst)
   std::size_t int_dtype = 0;       // index into kIntDTypes: index tensors and int receivers
-  ArgTensor indices;               // Select, SelectAssign
+  ArgTensor indices;               // Select, SelectAssign, Gather, Scatter
+  ShapeMode index_mode = ShapeMode::Explicit;  // Gather, Scatter: how the indices' shape is given
+  std::size_t index_size = 0;                  // ... and its size along dim (Derived)
   std::size_t scalar = 0, min = 0, max = 0;  // float codes
   std::size_t dim = 0, dim1 = 0;             // dim codes
   std::vector<std::size_t> shape;            // ToShape target
@@ -130,11 +133,27 @@ void later_tensor(Io &io, OpArgsCase &c, std::size_t k, std::size_t code_count,
 // The derived shapes (op_args.cpp).
 std::vector<std::size_t> binary_rhs_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 std::vector<std::size_t> assign_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
+std::vector<std::size_t> gather_index_shape(const OpArgsCase &c);
+std::vector<std::size_t> scatter_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 
 template <class Io>
 void index_tensor(Io &io, OpArgsCase &c) {
   io.pick(c.int_dtype, std::size(kIntDTypes));
   list(io, c.indices.shape, 2, [](Io &i, std::size_t &d) { i.pick(d, kDimChoices); });
+  codes(io, c.indices, kIntCodes);
+}
+
+// One index per element (Gather, Scatter): an explicit shape, or the receiver's (resized along dim).
+template <class Io>
+void gather_index_tensor(Io &io, OpArgsCase &c) {
+  io.pick(c.int_dtype, std::size(kIntDTypes));
+  io.pick_enum(c.index_mode, static_cast<std::size_t>(ShapeMode::kCount));
+  if (c.index_mode == ShapeMode::Explicit) {
+    shape(io, c.indices.shape, kMaxRank);
+  } else {
+    io.pick(c.index_size, kDimChoices);
+    if constexpr (Io::reading) c.indices.shape = gather_index_shape(c);
+  }
   codes(io, c.indices, kIntCodes);
 }
 
@@ -194,6 +213,15 @@ void schema(Io &io, OpArgsCase &c) {
       io.pick(c.dim, kDimCodes);
       index_tensor(io, c);
       later_tensor(io, c, 1, kFloatCodes, &assign_values_shape);
+      break;
+    case OpSig::Gather:
+      io.pick(c.dim, kDimCodes);
+      gather_index_tensor(io, c);
+      break;
+    case OpSig::Scatter:
+      io.pick(c.dim, kDimCodes);
+      gather_index_tensor(io, c);
+      later_tensor(io, c, 1, kFloatCodes, &scatter_values_shape);
       break;
     case OpSig::Cat: {
       io.pick(c.dim, kDimCodes);

@@ -54,7 +54,8 @@ DispatchTensor engine_tensor(const HostArray &h, const DispatchDevice &dev) {
 Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
   ReferenceCall rc = reference_call(c);
   Call call;
-  const bool indexed = op.sig == OpSig::Select || op.sig == OpSig::SelectAssign;
+  const bool indexed =
+      op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather || op.sig == OpSig::Scatter;
   for (std::size_t k = 0; k < rc.operands.size(); ++k) {
     if (indexed && k == 1)
       call.indices = engine_tensor(rc.operands[k], dev);
@@ -79,6 +80,8 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
 #define CROSSGRAD_OPARGS_CALL_Ranges(f) f(in.tensors[0], a.ranges)
 #define CROSSGRAD_OPARGS_CALL_Select(f) f(in.tensors[0], a.dim, *in.indices)
 #define CROSSGRAD_OPARGS_CALL_SelectAssign(f) f(in.tensors[0], a.dim, *in.indices, in.tensors[1])
+#define CROSSGRAD_OPARGS_CALL_Gather(f) f(in.tensors[0], a.dim, *in.indices)
+#define CROSSGRAD_OPARGS_CALL_Scatter(f) f(in.tensors[0], a.dim, *in.indices, in.tensors[1])
 #define CROSSGRAD_OPARGS_CALL_Cat(f) f(in.tensors, a.dim)
 
 DispatchTensor dispatch(OpId op, const Call &in) {

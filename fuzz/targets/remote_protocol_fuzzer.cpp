@@ -349,8 +349,10 @@ class Run {
       case OpSig::Ranges:
         return Reads{1, 0, 0, false, true};
       case OpSig::Select:
+      case OpSig::Gather:
         return Reads{2, 0, 1, false, false};
       case OpSig::SelectAssign:
+      case OpSig::Scatter:
         return Reads{3, 0, 1, false, false};
       case OpSig::Cat:
         return Reads{-1, 0, 1, false, false};

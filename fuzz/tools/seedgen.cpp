@@ -650,6 +650,39 @@ Candidates candidates(OpSig sig, DType dtype) {
       }
       return out;
     }
+    case OpSig::Gather:
+    case OpSig::Scatter: {
+      const bool scatter = sig == OpSig::Scatter;
+      // Indices given explicitly (or, with mode LikeFirst, as the receiver's [2, 3]); scatter's
+      // values take the indices' shape.
+      auto with = [scatter](std::size_t dim, oa::ShapeMode mode, oa::ArgTensor indices, std::size_t int_dtype = 0) {
+        return [=](oa::OpArgsCase &c) {
+          c.dim = dim;
+          c.index_mode = mode;
+          c.index_size = 0;
+          c.indices = indices;
+          c.int_dtype = int_dtype;
+          if (scatter) second(c, oa::ShapeMode::LikeFirst, indices.shape);
+        };
+      };
+      const oa::ShapeMode like = oa::ShapeMode::LikeFirst, explicit_shape = oa::ShapeMode::Explicit;
+      Candidates out{{with(1, like, index_arg({2, 3}, {2, 0, 2, 1, 1, 0})),
+                      with(0, explicit_shape, index_arg({3, 3}, {1, 0, 1, 0, 0, 1, 1, 1, 0}))},
+                     {with(1, explicit_shape, index_arg({3}, {0, 1, 2})),
+                      with(1, explicit_shape, index_arg({3, 3}, {0, 0, 0, 0, 0, 0, 0, 0, 0})),
+                      with(1, like, index_arg({2, 3}, {0, 1, -1, 0, 0, 0})),
+                      with(1, like, index_arg({2, 3}, {0, 1, 3, 0, 0, 0})), with(5, like, index_arg({2, 3}, {})),
+                      with(1, like, index_arg({2, 3}, {0, 1, 0, 1, 0, 1}), 2)}};
+      if (scatter) {
+        out.invalid.push_back([](oa::OpArgsCase &c) {
+          c.dim = 1;
+          c.index_mode = oa::ShapeMode::LikeFirst;
+          c.indices = index_arg({2, 3}, {0, 1, 2, 2, 1, 0});
+          second(c, oa::ShapeMode::Explicit, {2, 2});
+        });
+      }
+      return out;
+    }
     case OpSig::Cat:
       return {{[](auto &c) {
                 cat_pieces(c, 1, {{2, 3}, {2, 1}});
@@ -828,13 +861,15 @@ void remote_protocol_seeds() {
     const rp::HandleRef receiver = op.operand == OpKind::Int ? i : op.operand == OpKind::Bool ? b : f;
     std::vector<rp::HandleRef> operands = {receiver};
     if (op.sig == OpSig::Binary || op.sig == OpSig::Cat) operands = {f, f};
-    if (op.sig == OpSig::Select) operands = {f, i};
-    if (op.sig == OpSig::SelectAssign) operands = {f, i, f};
+    if (op.sig == OpSig::Select || op.sig == OpSig::Gather) operands = {f, i};
+    if (op.sig == OpSig::SelectAssign || op.sig == OpSig::Scatter) operands = {f, i, f};
     rp::Step &c = r.call(static_cast<std::size_t>(op.id), operands);
     c.scalars = {scalar_code(0.5), scalar_code(2.0)};
     c.dims = {1, 0};
     if (op.sig == OpSig::DimPair) c.dims = {0, 1};
-    if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Cat) c.dims = {0};
+    if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather ||
+        op.sig == OpSig::Scatter || op.sig == OpSig::Cat)
+      c.dims = {0};
     if (op.sig == OpSig::ToShape) c.shape = {3, 2};
     if (op.id == OpId::float_expand) c.shape = {2, 2, 3};
     if (op.sig == OpSig::ToDType) c.dtype.code = static_cast<std::size_t>(DType::F64);

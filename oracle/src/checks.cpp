@@ -749,6 +749,26 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
         if (x == op.scalar) return "clamp_min or clamp_max exactly at its bound";
       }
     }
+    // A running extreme that meets a tie (x_r equal to the extreme so far) switches its source
+    // there: backward follows the later element, central differences split the step between both.
+    if (op.op == Op::float_cummax || op.op == Op::float_cummin) {
+      const std::vector<std::size_t>& s = shapes[op.lhs];
+      const double sign = op.op == Op::float_cummin ? -1.0 : 1.0;
+      std::size_t inner = 1;
+      for (std::size_t d = op.dim + 1; d < s.size(); ++d) inner *= s[d];
+      const std::size_t n = op.dim < s.size() ? s[op.dim] : 0;
+      const std::size_t outer = n == 0 ? 0 : element_count(s) / (n * inner);
+      for (std::size_t o = 0; o < outer; ++o) {
+        for (std::size_t i = 0; i < inner; ++i) {
+          double best = sign * values[op.lhs][o * n * inner + i];
+          for (std::size_t k = 1; k < n; ++k) {
+            const double x = sign * values[op.lhs][(o * n + k) * inner + i];
+            if (x == best) return "cummax or cummin with a tie against its running extreme";
+            best = std::max(best, x);
+          }
+        }
+      }
+    }
     // The extremes over every element (float_max, float_min, float_max_abs) are one slice of the
     // flat tensor; max_abs ties on |x|, so x and -x at the maximum tie too.
     const bool along_dim = op.op == Op::float_max_dim || op.op == Op::float_min_dim || op.op == Op::float_max_abs_dim;

@@ -49,7 +49,7 @@ double clamp_max(const OpSpec& op) { return std::fabs(op.scalar) * 2; }
 bool is_binary(Op op) {
   if (!is_op_code(op)) return false;
   const OpSig sig = op_info(op).sig;
-  return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign;
+  return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign || sig == OpSig::Scatter;
 }
 
 namespace {
@@ -64,6 +64,8 @@ bool has_dim(Op op) {
     case OpSig::Ranges:
     case OpSig::Select:
     case OpSig::SelectAssign:
+    case OpSig::Gather:
+    case OpSig::Scatter:
     case OpSig::Axes:
     case OpSig::ToShape:
       return op != Op::float_reshape;
@@ -83,6 +85,8 @@ bool has_dim1(Op op) {
     case OpSig::Ranges:
     case OpSig::Select:
     case OpSig::SelectAssign:
+    case OpSig::Gather:
+    case OpSig::Scatter:
     case OpSig::Axes:
       return true;
     case OpSig::Unary:
@@ -158,9 +162,18 @@ namespace {
 struct StepArgs {
   std::vector<Range> ranges;
   std::vector<std::int64_t> indices;
+  std::vector<std::size_t> index_shape;  // gather, scatter_add; else [indices.size()]
   std::vector<std::size_t> axes;
   std::vector<std::size_t> expand_to;
 };
+
+bool same_rank_except_dim(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t dim) {
+  if (a.size() != b.size() || dim >= a.size()) return false;
+  for (std::size_t d = 0; d < a.size(); ++d) {
+    if (d != dim && a[d] != b[d]) return false;
+  }
+  return true;
+}
 
 StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const std::vector<std::size_t>& rhs) {
   StepArgs a;
@@ -174,9 +187,27 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
     const auto j = static_cast<std::int64_t>(op.dim1 % size);
     a.indices = {j, 0, j};
   }
-  if (op.op == Op::float_select_assign && size > 0 && op.dim < rhs.size()) {
+  if ((op.op == Op::float_select_assign || op.op == Op::float_select_add) && size > 0 && op.dim < rhs.size()) {
     for (std::size_t i = 0; i < rhs[op.dim]; ++i) a.indices.push_back(static_cast<std::int64_t>((op.dim1 + i) % size));
   }
+  // One index per element, [outer, k, inner] around dim: gather reads lhs's shape with k = 3, at
+  // (dim1 + o + r) % size, with 0 at j = 1 (a repeat in most lanes); scatter_add indexes rhs's
+  // shape at (dim1 + j / 2 + r) % size (pairs of j land on one element).
+  const bool gathers = op.op == Op::float_gather, scatters = op.op == Op::float_scatter_add;
+  if ((gathers || scatters) && size > 0 && (gathers || same_rank_except_dim(lhs, rhs, op.dim))) {
+    a.index_shape = gathers ? lhs : rhs;
+    if (gathers) a.index_shape[op.dim] = 3;
+    std::size_t inner = 1;
+    for (std::size_t d = op.dim + 1; d < rank; ++d) inner *= lhs[d];
+    const std::size_t k = a.index_shape[op.dim];
+    const std::size_t n = element_count(a.index_shape);
+    for (std::size_t p = 0; p < n; ++p) {
+      const std::size_t r = p % inner, j = p / inner % k, o = p / inner / k;
+      const std::size_t at = gathers ? (j == 1 ? 0 : op.dim1 + o + r) : op.dim1 + j / 2 + r;
+      a.indices.push_back(static_cast<std::int64_t>(at % size));
+    }
+  }
+  if (a.index_shape.empty()) a.index_shape = {a.indices.size()};
   if (op.op == Op::float_flip) {
     for (std::size_t d = 0; d < rank && d < 64; ++d) {
       if ((op.dim1 >> d) & 1) a.axes.push_back(d);
@@ -320,6 +351,8 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::log_softmax:
     case Op::float_cumsum:
     case Op::float_cumprod:
+    case Op::float_cummin:
+    case Op::float_cummax:
     case Op::softmin:
       if (!dim_ok) return std::nullopt;
       return lhs;
@@ -357,8 +390,16 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
       return out;
     }
     case Op::float_select_assign:
+    case Op::float_select_add:
+    case Op::float_scatter_add:
       if (!dim_ok || !same_except(lhs, rhs, op.dim) || (lhs[op.dim] == 0 && rhs[op.dim] > 0)) return std::nullopt;
       return lhs;
+    case Op::float_gather: {
+      if (!dim_ok || lhs[op.dim] == 0) return std::nullopt;
+      auto out = lhs;
+      out[op.dim] = 3;
+      return out;
+    }
     case Op::float_permute: {
       std::vector<std::size_t> out(rank);
       for (std::size_t i = 0; i < rank; ++i) out[i] = lhs[(i + op.dim1) % rank];
@@ -546,7 +587,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
   };
   const auto indices = [&] {
     const StepArgs a = args();
-    return Dispatch::int_from_data(TensorData::from_i64(a.indices, {a.indices.size()}), Dispatch::float_device(lhs));
+    return Dispatch::int_from_data(TensorData::from_i64(a.indices, Shape(a.index_shape)), Dispatch::float_device(lhs));
   };
   if (is_hop(op.op)) {
     // A move to rhs's default device, tracked when lhs is (before the switch: not a registry op).
@@ -578,6 +619,8 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_Ranges(name)
 #define CROSSGRAD_APPLY_Select(name)
 #define CROSSGRAD_APPLY_SelectAssign(name)
+#define CROSSGRAD_APPLY_Gather(name)
+#define CROSSGRAD_APPLY_Scatter(name)
 #define CROSSGRAD_APPLY_Cat(name)
     CROSSGRAD_OPS(CROSSGRAD_APPLY)
     // Ops with structured arguments, by the conventions of graph.hpp (OpSpec).
@@ -587,6 +630,9 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::float_slice: return Dispatch::float_slice(lhs, args().ranges);
     case Op::float_select: return Dispatch::float_select(lhs, op.dim, indices());
     case Op::float_select_assign: return Dispatch::float_select_assign(lhs, op.dim, indices(), rhs);
+    case Op::float_select_add: return Dispatch::float_select_add(lhs, op.dim, indices(), rhs);
+    case Op::float_gather: return Dispatch::float_gather(lhs, op.dim, indices());
+    case Op::float_scatter_add: return Dispatch::float_scatter_add(lhs, op.dim, indices(), rhs);
     case Op::float_permute: return Dispatch::float_permute(lhs, args().axes);
     case Op::float_flip: return Dispatch::float_flip(lhs, args().axes);
     case Op::float_expand: return Dispatch::float_expand(lhs, Shape(args().expand_to));

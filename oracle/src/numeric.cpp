@@ -104,8 +104,14 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_cast:
     case Op::bool_into_float:
     case Op::int_into_float:
+    case Op::float_gather:
+    // A running extreme copies one element of its prefix.
+    case Op::float_cummin:
+    case Op::float_cummax:
     // Duplicate indices accumulate in index order on every backend (docs/OPS.md).
     case Op::float_select_assign:
+    case Op::float_select_add:
+    case Op::float_scatter_add:
       return {0, 0, true};
     // exp of shifted values, a sum of n terms and a division (or a log): the sum's order bound
     // plus a few ulps per library call; log_softmax's values grow with |x|, hence magnitude.
@@ -559,7 +565,9 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_trunc:
     case Op::float_sign: d.lhs = 0; break;
     // Each element reaches up to a whole lane of outputs (at most a.size()), with partial 1 ...
-    case Op::float_cumsum: d.lhs = static_cast<double>(a.size()); break;
+    case Op::float_cumsum:
+    case Op::float_cummin:
+    case Op::float_cummax: d.lhs = static_cast<double>(a.size()); break;
     // ... or a product of other elements of its lane: at most the product of max(1, |x_j|).
     case Op::float_cumprod: {
       double p = static_cast<double>(a.size());
@@ -615,6 +623,9 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_cat:
     case Op::float_select:
     case Op::float_select_assign:
+    case Op::float_select_add:
+    case Op::float_gather:
+    case Op::float_scatter_add:
     case Op::float_expand:
       break;
     // Not graph steps (a graph is float to float in one dtype, with a backward rule).

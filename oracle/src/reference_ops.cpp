@@ -429,6 +429,94 @@ HostArray select_assign(const HostArray& x, std::size_t dim, const HostArray& in
   return out;
 }
 
+// gather / scatter_add's checks: dim, indices of x's rank and x's sizes outside dim, I64 or I32,
+// every value in [0, size) in row-major order (the first bad one reported, before any write).
+Dims checked_gather_indices(const HostArray& x, std::size_t dim, const HostArray& indices) {
+  require_float(x.dtype);
+  require_dim(dim, x.shape.size());
+  if (indices.shape.size() != x.shape.size()) invalid("gather-index-shape");
+  for (std::size_t d = 0; d < x.shape.size(); ++d) {
+    if (d != dim && indices.shape[d] != x.shape[d]) invalid("gather-index-shape");
+  }
+  if (indices.dtype != DType::I64 && indices.dtype != DType::I32) invalid("unsupported-dtype");
+  Dims idx;
+  for (double v : indices.values) {
+    if (!(v >= 0) || v >= static_cast<double>(x.shape[dim])) invalid("index-out-of-range");
+    idx.push_back(static_cast<std::size_t>(v));
+  }
+  return idx;
+}
+
+// The element of x at the coordinates of element f of `shape` with coordinate dim replaced by at.
+std::size_t offset_with(const Dims& x_shape, const Dims& shape, std::size_t f, std::size_t dim, std::size_t at) {
+  Dims c = coords(f, shape);
+  c[dim] = at;
+  const Dims st = strides(x_shape);
+  std::size_t off = 0;
+  for (std::size_t d = 0; d < c.size(); ++d) off += c[d] * st[d];
+  return off;
+}
+
+// out has the indices' shape; element c is x at c with coordinate dim replaced by indices[c].
+HostArray gather(const HostArray& x, std::size_t dim, const HostArray& indices) {
+  const Dims idx = checked_gather_indices(x, dim, indices);
+  HostArray out = make(indices.shape, x.dtype);
+  for (std::size_t f = 0; f < idx.size(); ++f) out.values[f] = x.values[offset_with(x.shape, indices.shape, f, dim, idx[f])];
+  return out;
+}
+
+// A copy of x, then for every element c of the indices in row-major order
+// out[c with dim replaced by indices[c]] += values[c] in T.
+HostArray scatter_add(const HostArray& x, std::size_t dim, const HostArray& indices, const HostArray& values) {
+  const Dims idx = checked_gather_indices(x, dim, indices);
+  if (values.shape != indices.shape) invalid("assign-shape-mismatch");
+  require_float(values.dtype);
+  require_same(x.dtype, values.dtype);
+  HostArray out = x;
+  with_t(x.dtype, [&]<class T>(T) {
+    for (std::size_t f = 0; f < idx.size(); ++f) {
+      double& target = out.values[offset_with(x.shape, indices.shape, f, dim, idx[f])];
+      target = in_t<T>(static_cast<T>(static_cast<T>(target) + static_cast<T>(values.values[f])));
+    }
+  });
+  return out;
+}
+
+// cummin / cummax (docs/OPS.md), from the definition: y_r is the last NaN among x_0 .. x_r if there
+// is one, else the last x_k (k <= r) equal to the prefix's extreme (so +0 and -0 tie, the later wins).
+HostArray cumulative_extreme(const HostArray& x, std::size_t dim, bool is_max) {
+  require_float(x.dtype);
+  require_dim(dim, x.shape.size());
+  HostArray out = make(x.shape, x.dtype);
+  if (out.values.empty()) return out;
+  const Around v(x.shape, dim);
+  for (std::size_t i = 0; i < v.outer; ++i) {
+    for (std::size_t j = 0; j < v.inner; ++j) {
+      for (std::size_t r = 0; r < v.len; ++r) {
+        std::optional<std::size_t> last_nan;
+        for (std::size_t k = 0; k <= r; ++k) {
+          if (std::isnan(x.values[v.at(i, k, j)])) last_nan = k;
+        }
+        if (last_nan) {
+          out.values[v.at(i, r, j)] = x.values[v.at(i, *last_nan, j)];
+          continue;
+        }
+        double extreme = x.values[v.at(i, 0, j)];
+        for (std::size_t k = 1; k <= r; ++k) {
+          const double e = x.values[v.at(i, k, j)];
+          extreme = is_max ? std::max(extreme, e) : std::min(extreme, e);
+        }
+        std::size_t source = 0;
+        for (std::size_t k = 0; k <= r; ++k) {
+          if (x.values[v.at(i, k, j)] == extreme) source = k;
+        }
+        out.values[v.at(i, r, j)] = x.values[v.at(i, source, j)];
+      }
+    }
+  }
+  return out;
+}
+
 HostArray permute(const HostArray& x, const Dims& axes) {
   require_float(x.dtype);
   if (axes.size() != x.shape.size()) invalid("permute-invalid");
@@ -707,7 +795,12 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_cat: return cat(in, a.dim);
     case OpId::float_slice: return slice(in[0], a.ranges);
     case OpId::float_select: return select(in[0], a.dim, in[1]);
-    case OpId::float_select_assign: return select_assign(in[0], a.dim, in[1], in[2]);
+    case OpId::float_select_assign:
+    case OpId::float_select_add: return select_assign(in[0], a.dim, in[1], in[2]);
+    case OpId::float_gather: return gather(in[0], a.dim, in[1]);
+    case OpId::float_scatter_add: return scatter_add(in[0], a.dim, in[1], in[2]);
+    case OpId::float_cummin: return cumulative_extreme(in[0], a.dim, false);
+    case OpId::float_cummax: return cumulative_extreme(in[0], a.dim, true);
     case OpId::float_permute: return permute(in[0], a.axes);
     case OpId::float_expand: return expand(in[0], a.shape);
     case OpId::softmax: return softmax_along(in[0], a.dim, false);
@@ -813,6 +906,8 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
     case OpSig::Ranges:
     case OpSig::Select:
     case OpSig::SelectAssign:
+    case OpSig::Gather:
+    case OpSig::Scatter:
     case OpSig::Cat:
       return 1;
   }

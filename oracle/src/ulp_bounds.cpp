@@ -148,6 +148,11 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_flip:
     case OpId::float_transpose:
     case OpId::softmin:
+    case OpId::float_gather:
+    case OpId::float_scatter_add:
+    case OpId::float_select_add:
+    case OpId::float_cummin:
+    case OpId::float_cummax:
       return std::nullopt;
   }
   return std::nullopt;

@@ -240,6 +240,65 @@ void gen_select(OpCase& c, bool bad, bool assign) {
   if (assign) c.operands.push_back(values);
 }
 
+// gather / scatter_add: one index per element, of the tensor's shape with k (0-4) along dim.
+void gen_gather(OpCase& c, bool bad, bool scatter) {
+  const Dims s = any_shape(1);
+  const std::size_t dim = pick(0, s.size() - 1);
+  const std::size_t size = s[dim];
+  Dims index_shape = s;
+  index_shape[dim] = size == 0 ? 0 : pick(0, 4);
+  std::size_t n = 1;
+  for (std::size_t d : index_shape) n *= d;
+  // Half the cases pick among at most two positions: duplicates accumulate.
+  const std::size_t spread = size == 0 ? 0 : (chance(2) ? std::min<std::size_t>(size - 1, 1) : size - 1);
+  const DType index_dtype = chance(2) ? DType::I64 : DType::I32;
+  std::vector<double> idx;
+  for (std::size_t j = 0; j < n; ++j) idx.push_back(double(pick(0, spread)));
+  og::HostArray indices{index_shape, index_dtype, idx};
+  c.args.dim = dim;
+  og::HostArray values = floats(index_shape, c.dtype);
+  const int fault = bad ? static_cast<int>(pick(0, (scatter ? 5 : 3) - 1)) : -1;
+  switch (fault) {
+    case 0: c.args.dim = s.size() + pick(0, 1); break;  // dim-out-of-range
+    case 1: {                                             // gather-index-shape
+      if (chance(2)) {
+        indices.shape.push_back(1);
+      } else {
+        Dims wrong = index_shape;
+        std::size_t d = pick(0, wrong.size() - 1);
+        if (wrong.size() > 1 && d == dim) d = (d + 1) % wrong.size();
+        if (d == dim) {
+          indices.shape.push_back(1);
+          break;
+        }
+        wrong[d] += 1;
+        std::size_t m = 1;
+        for (std::size_t w : wrong) m *= w;
+        indices = og::HostArray{wrong, index_dtype, std::vector<double>(m, 0.0)};
+      }
+      break;
+    }
+    case 2: {  // index-out-of-range: one element of a non-empty index tensor
+      if (n == 0) {
+        c.args.dim = s.size();
+        break;
+      }
+      indices.values[pick(0, n - 1)] = chance(2) ? -1.0 : double(size);
+      break;
+    }
+    case 3: {  // assign-shape-mismatch
+      Dims wrong = index_shape;
+      wrong[pick(0, wrong.size() - 1)] += 1;
+      values = floats(wrong, c.dtype);
+      break;
+    }
+    case 4: values = floats(index_shape, other(c.dtype)); break;  // dtype-mismatch
+    default: break;
+  }
+  c.operands = {floats(s, c.dtype), indices};
+  if (scatter) c.operands.push_back(values);
+}
+
 void gen_cat(OpCase& c, bool bad) {
   const std::size_t rank = pick(1, 3);
   Dims base(rank);
@@ -343,6 +402,8 @@ OpCase op_case(OpId op) {
     }
     case OpSig::Select: gen_select(c, bad, false); break;
     case OpSig::SelectAssign: gen_select(c, bad, true); break;
+    case OpSig::Gather: gen_gather(c, bad, false); break;
+    case OpSig::Scatter: gen_gather(c, bad, true); break;
     case OpSig::Cat: gen_cat(c, bad); break;
   }
   return c;
@@ -378,6 +439,8 @@ std::string describe(const OpCase& c) {
     case OpSig::Dim:
     case OpSig::Select:
     case OpSig::SelectAssign:
+    case OpSig::Gather:
+    case OpSig::Scatter:
     case OpSig::Cat: s += "\n  dim " + std::to_string(a.dim); break;
     case OpSig::ToShape: s += "\n  shape " + show(a.shape); break;
     case OpSig::ToDType: s += "\n  dtype " + og::render_dtype(a.dtype); break;

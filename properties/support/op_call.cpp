@@ -41,6 +41,8 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
 #define CG_CALL_Ranges(name) Dispatch::name(t[0], a.ranges)
 #define CG_CALL_Select(name) Dispatch::name(t[0], a.dim, t[1])
 #define CG_CALL_SelectAssign(name) Dispatch::name(t[0], a.dim, t[1], t[2])
+#define CG_CALL_Gather(name) Dispatch::name(t[0], a.dim, t[1])
+#define CG_CALL_Scatter(name) Dispatch::name(t[0], a.dim, t[1], t[2])
 #define CG_CALL_Cat(name) Dispatch::name(t, a.dim)
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
   switch (op) {

@@ -13,8 +13,8 @@ namespace crossgrad::properties {
 // `h` on `backend`'s default device, tracked (an autodiff device) or plain.
 DispatchTensor upload(const oracle::HostArray& h, std::size_t backend, bool tracked);
 
-// The registry op `op` on operands `t` (by Sig: Binary {lhs, rhs}; Select {tensor, indices};
-// SelectAssign {tensor, indices, values}; Cat the list; others {tensor}) and arguments `a`.
+// The registry op `op` on operands `t` (by Sig: Binary {lhs, rhs}; Select and Gather {tensor,
+// indices}; SelectAssign and Scatter {tensor, indices, values}; Cat the list; others {tensor}) and arguments `a`.
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const oracle::OpArgs& a);
 
 // A float result's values as doubles, or a Bool / Int result's as 0/1 and integers.

@@ -242,10 +242,16 @@ TEST(CudaDimKernelsEmulation, ScansFoldEachLaneInIndexOrder) {
     std::uniform_real_distribution<float> dist(-2, 2);
     std::vector<float> x(outer * len * inner);
     for (float& e : x) e = dist(rng);
-    std::vector<float> sum(x.size()), prod(x.size());
+    // Ties and NaNs for the running extremes: values on a coarse grid, a NaN now and then.
+    for (std::size_t p = 0; p < x.size(); p += 7) x[p] = std::round(x[p]);
+    for (std::size_t p = 5; p < x.size(); p += 23) x[p] = std::numeric_limits<float>::quiet_NaN();
+    for (std::size_t p = 3; p < x.size(); p += 11) x[p] = p % 2 ? -0.0f : 0.0f;
+    std::vector<float> sum(x.size()), prod(x.size()), lo(x.size()), hi(x.size());
     const std::size_t slices = outer * inner;
-    emu_seq::launch(kBlocks, kBlockThreads, [&] { scan_kernel<float, false>(x.data(), sum.data(), slices, len, inner); });
-    emu_seq::launch(kBlocks, kBlockThreads, [&] { scan_kernel<float, true>(x.data(), prod.data(), slices, len, inner); });
+    emu_seq::launch(kBlocks, kBlockThreads, [&] { scan_kernel<float, ScanStep::Sum>(x.data(), sum.data(), slices, len, inner); });
+    emu_seq::launch(kBlocks, kBlockThreads, [&] { scan_kernel<float, ScanStep::Prod>(x.data(), prod.data(), slices, len, inner); });
+    emu_seq::launch(kBlocks, kBlockThreads, [&] { scan_kernel<float, ScanStep::Min>(x.data(), lo.data(), slices, len, inner); });
+    emu_seq::launch(kBlocks, kBlockThreads, [&] { scan_kernel<float, ScanStep::Max>(x.data(), hi.data(), slices, len, inner); });
     for (std::size_t o = 0; o < outer; ++o) {
       for (std::size_t i = 0; i < inner; ++i) {
         auto at = [&](std::size_t r) { return (o * len + r) * inner + i; };
@@ -256,8 +262,20 @@ TEST(CudaDimKernelsEmulation, ScansFoldEachLaneInIndexOrder) {
             s += x[at(k)];
             p *= x[at(k)];
           }
-          EXPECT_EQ(sum[at(r)], s) << outer << "x" << len << "x" << inner << " at " << r;
-          EXPECT_EQ(prod[at(r)], p) << outer << "x" << len << "x" << inner << " at " << r;
+          EXPECT_TRUE(same_bits(sum[at(r)], s)) << outer << "x" << len << "x" << inner << " at " << r;
+          EXPECT_TRUE(same_bits(prod[at(r)], p)) << outer << "x" << len << "x" << inner << " at " << r;
+          // The running extremes: the last NaN of the prefix, else its last element equal to the
+          // prefix's extreme (so -0 after +0 gives -0).
+          std::size_t last_nan = len, first = 0, second = 0;
+          for (std::size_t k = 0; k <= r; ++k) {
+            if (std::isnan(x[at(k)])) last_nan = k;
+            if (x[at(k)] <= x[at(first)]) first = k;
+            if (x[at(k)] >= x[at(second)]) second = k;
+          }
+          const float want_lo = last_nan < len ? x[at(last_nan)] : x[at(first)];
+          const float want_hi = last_nan < len ? x[at(last_nan)] : x[at(second)];
+          EXPECT_TRUE(same_bits(lo[at(r)], want_lo)) << "cummin " << outer << "x" << len << "x" << inner << " at " << r;
+          EXPECT_TRUE(same_bits(hi[at(r)], want_hi)) << "cummax " << outer << "x" << len << "x" << inner << " at " << r;
         }
       }
     }
@@ -348,6 +366,53 @@ TEST(CudaDimKernelsEmulation, SelectAndSelectAssignInJOrder) {
     for (std::size_t o = 0; o < outer; ++o)
       for (std::size_t i = 0; i < inner; ++i)
         want[(o * len + static_cast<std::size_t>(idx[j])) * inner + i] += vals[(o * k + j) * inner + i];
+  for (std::size_t p = 0; p < out.size(); ++p) EXPECT_TRUE(same_bits(out[p], want[p])) << p;
+}
+
+TEST(CudaDimKernelsEmulation, GatherReadsEachElementsOwnIndex) {
+  // x [2, 4, 3] gathered along dim 1 by an index of shape [2, 5, 3].
+  const std::size_t outer = 2, len = 4, inner = 3, k = 5;
+  std::vector<float> x(outer * len * inner);
+  for (std::size_t p = 0; p < x.size(); ++p) x[p] = static_cast<float>(p) + 0.5f;
+  std::vector<std::int64_t> idx(outer * k * inner);
+  for (std::size_t p = 0; p < idx.size(); ++p) idx[p] = static_cast<std::int64_t>((p * 7 + p / 5) % len);
+  std::vector<float> out(idx.size(), -1);
+  emu_seq::launch(kBlocks, kBlockThreads, [&] {
+    gather_dim_kernel<float>(x.data(), idx.data(), out.data(), out.size(), k, len, inner);
+  });
+  for (std::size_t o = 0; o < outer; ++o)
+    for (std::size_t j = 0; j < k; ++j)
+      for (std::size_t i = 0; i < inner; ++i) {
+        const std::size_t e = (o * k + j) * inner + i;
+        EXPECT_EQ(out[e], x[(o * len + static_cast<std::size_t>(idx[e])) * inner + i]) << e;
+      }
+}
+
+TEST(CudaDimKernelsEmulation, ScatterAddAddsEachLaneInJOrder) {
+  const std::size_t outer = 2, len = 4, inner = 3, k = 4;
+  std::vector<float> x(outer * len * inner);
+  for (std::size_t p = 0; p < x.size(); ++p) x[p] = static_cast<float>(p);
+  // Every lane sends j = 0, 1, 3 to position 2 and j = 2 to position 0; the values are order
+  // sensitive (+2^25 first rounds to a multiple of 4), so any other order shows in the bits.
+  const std::int64_t lane_idx[] = {2, 2, 0, 2};
+  const float order_sensitive[] = {0x1p25f, 1.0f, 3.0f, -0x1p25f};
+  std::vector<std::int64_t> idx(outer * k * inner);
+  std::vector<float> vals(idx.size());
+  for (std::size_t o = 0; o < outer; ++o)
+    for (std::size_t j = 0; j < k; ++j)
+      for (std::size_t i = 0; i < inner; ++i) {
+        idx[(o * k + j) * inner + i] = (lane_idx[j] + static_cast<std::int64_t>(i)) % static_cast<std::int64_t>(len);
+        vals[(o * k + j) * inner + i] = order_sensitive[j] * static_cast<float>(o + 1);
+      }
+  std::vector<float> out = x;
+  emu_seq::launch(kBlocks, kBlockThreads, [&] {
+    scatter_add_kernel<float>(vals.data(), idx.data(), out.data(), outer * inner, k, len, inner);
+  });
+  std::vector<float> want = x;  // the spec's loop, in row-major order of the indices
+  for (std::size_t e = 0; e < idx.size(); ++e) {
+    const std::size_t i = e % inner, o = e / inner / k;
+    want[(o * len + static_cast<std::size_t>(idx[e])) * inner + i] += vals[e];
+  }
   for (std::size_t p = 0; p < out.size(); ++p) EXPECT_TRUE(same_bits(out[p], want[p])) << p;
 }
 

@@ -72,6 +72,8 @@ const std::map<std::string, std::vector<std::string>> kByEntry = {
     {"op-kind-mismatch/expected", {"Float", "Int", "Bool", "Quantized", "float"}},
     {"assign-shape-mismatch/expected", kShapes},
     {"assign-shape-mismatch/got", kShapes},
+    {"gather-index-shape/expected", kShapes},
+    {"gather-index-shape/got", kShapes},
     {"invalid-bool-value/value", {"7", "255", "2"}},
     {"quantize-non-finite/value", {"inf", "NaN", "-inf"}},
     {"backward-gradient-mismatch/input", {"0", "1", "12"}},

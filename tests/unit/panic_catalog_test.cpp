@@ -154,6 +154,12 @@ std::map<std::string, Trigger> triggers() {
                           "float_permute needs each of the 2 dims exactly once, got [0, 0].", ""};
   t["flip-invalid"] = {[] { Dispatch::float_flip(flex_f32(std::vector<float>(6), {2, 3}), {1, 1}); },
                        "float_flip needs distinct dims below the rank 2, got [1, 1].", ""};
+  t["gather-index-shape"] = {[] {
+                                Dispatch::float_gather(nd_f32(std::vector<float>(6), {3, 2}), 0,
+                                                       Dispatch::int_from_data(TensorData::from_i64({0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2}, {4, 3}),
+                                                                               DispatchDevice::NdArray()));
+                              },
+                              "float_gather needs indices of shape [3, 2] outside dim 0, got [4, 3].", ""};
   t["expand-mismatch"] = {[] { Dispatch::float_expand(nd_f32(std::vector<float>(6), {2, 3}), {4, 3}); },
                           "float_expand cannot expand shape [2, 3] to [4, 3].", ""};
 #if CROSSGRAD_WITH_CUDA

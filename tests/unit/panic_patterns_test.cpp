@@ -310,6 +310,15 @@ std::map<std::string, Examples> examples() {
                         "float_flip needs distinct dims below the rank -2, got [1, 1].",
                         "float_flip needs unique dims below the rank 2, got [1, 1].",
                         "float_permute needs distinct dims below the rank 2, got [1, 1]."}};
+  e["gather-index-shape"] = {"{op} needs indices of shape {expected} outside dim {dim}, got {got}.",
+                             {"float_gather needs indices of shape [3, 2] outside dim 0, got [4, 3].",
+                              "float_scatter_add needs indices of shape [2, 0, 5] outside dim 2, got [2, 1].",
+                              "float_gather needs indices of shape [] outside dim 0, got [1]."},
+                             {"float_gather needs indices of shape [3, 2] outside dim 0, got [4, 3]",
+                              "float_gather needs indices of shape [3, 2] outside dim x, got [4, 3].",
+                              "float_gather needs indices of shape (3, 2) outside dim 0, got [4, 3].",
+                              "float_gather needs indices of shape [3, 2] outside dim 0, got [4, -3].",
+                              "float gather needs indices of shape [3, 2] outside dim 0, got [4, 3]."}};
   e["expand-mismatch"] = {"float_expand cannot expand shape {from} to {to}.",
                           {"float_expand cannot expand shape [2, 3] to [4, 3].", "float_expand cannot expand shape [2, 3] to [3]."},
                           {"float_expand cannot expand shape [2, 3] to [4, 3]", "float_expand cannot expand shape [2, 3] to [4, 3]!",

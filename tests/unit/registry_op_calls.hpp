@@ -12,6 +12,11 @@ namespace crossgrad::testing_support {
 // `other`: a second float tensor of the receiver's shape, device and tracked-ness (binary ops, cat,
 // assign values); `indices`: the int tensor [2, 0, 2] on the receiver's device; `target`: the float
 // dtype the ToDType ops convert to.
+// One index per element of a [2, 3] receiver along dim 1 (gather, scatter_add), on its device.
+inline DispatchTensor per_element_indices(const DispatchTensor& x) {
+  return Dispatch::int_from_data(TensorData::from_i64({2, 0, 2, 1, 1, 0}, Shape{2, 3}), Dispatch::float_device(x));
+}
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch"
 #pragma GCC diagnostic error "-Wswitch-enum"
@@ -106,6 +111,11 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_slice: return Dispatch::float_slice(x, {{0, 2}, {1, 3}});
     case OpId::float_select: return Dispatch::float_select(x, 1, indices);
     case OpId::float_select_assign: return Dispatch::float_select_assign(x, 1, indices, other);
+    case OpId::float_select_add: return Dispatch::float_select_add(x, 1, indices, other);
+    case OpId::float_gather: return Dispatch::float_gather(x, 1, per_element_indices(x));
+    case OpId::float_scatter_add: return Dispatch::float_scatter_add(x, 1, per_element_indices(x), other);
+    case OpId::float_cummin: return Dispatch::float_cummin(x, 1);
+    case OpId::float_cummax: return Dispatch::float_cummax(x, 0);
     case OpId::float_permute: return Dispatch::float_permute(x, {1, 0});
     case OpId::float_expand: return Dispatch::float_expand(x, {4, 2, 3});
     case OpId::float_cumsum: return Dispatch::float_cumsum(x, 1);

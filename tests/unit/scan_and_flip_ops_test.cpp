@@ -1,5 +1,5 @@
-// The scans and layout moves of issue 36 (docs/OPS.md): float_cumsum, float_cumprod, float_flip and
-// float_transpose on every backend, plain and tracked, against values worked out here from the spec, and their backward
+// The scans and layout moves of issue 36 (docs/OPS.md): float_cumsum, float_cumprod, float_cummin,
+// float_cummax, float_flip and float_transpose on every backend, plain and tracked, against values worked out here from the spec, and their backward
 // rules against derivatives worked out by hand, cumprod's at zeros included (no finite
 // differences: a lane's zeros are exactly where they would mislead).
 #include "test_support.hpp"
@@ -153,6 +153,52 @@ TYPED_TEST(ScanAndFlipOps, TransposeSwapsTheLastTwoDims) {
   EXPECT_EQ(gradient(autodiff_device<TypeParam>(), {1, 2, 3, 4, 5, 6}, {10, 40, 20, 50, 30, 60}, DType::F64, {2, 3},
                      [](const DispatchTensor& x) { return Dispatch::float_reshape(Dispatch::float_transpose(x), {2, 3}); }),
             (std::vector<double>{10, 20, 30, 40, 50, 60}));
+}
+
+TYPED_TEST(ScanAndFlipOps, RunningExtremesTakeTiesAndNansFromTheLaterElement) {
+  for (const DispatchDevice& device : {plain_device<TypeParam>(), autodiff_device<TypeParam>()}) {
+    for (const DType dt : kDtypes) {
+      const DispatchTensor x = tensor_on(device, {3, 1, 4, 1, 5, 2}, dt, {2, 3});
+      EXPECT_EQ(values(Dispatch::float_cummax(x, 1)), (std::vector<double>{3, 3, 4, 1, 5, 5}));
+      EXPECT_EQ(values(Dispatch::float_cummin(x, 1)), (std::vector<double>{3, 1, 1, 1, 1, 1}));
+      EXPECT_EQ(values(Dispatch::float_cummax(x, 0)), (std::vector<double>{3, 1, 4, 3, 5, 4}));
+      // A tie takes the later element: +0 then -0 gives -0 for both extremes.
+      const auto zmax = values(Dispatch::float_cummax(tensor_on(device, {0.0, -0.0, -1}, dt, {3}), 0));
+      const auto zmin = values(Dispatch::float_cummin(tensor_on(device, {-0.0, 0.0, 1}, dt, {3}), 0));
+      EXPECT_TRUE(zmax[1] == 0 && std::signbit(zmax[1]) && zmax[2] == 0 && std::signbit(zmax[2]));
+      EXPECT_TRUE(zmin[1] == 0 && !std::signbit(zmin[1]) && zmin[2] == 0 && !std::signbit(zmin[2]));
+      // A NaN sticks; inf is an ordinary extreme.
+      const auto n = values(Dispatch::float_cummax(tensor_on(device, {1, NAN, kInf, 2}, dt, {4}), 0));
+      EXPECT_EQ(n[0], 1);
+      EXPECT_TRUE(std::isnan(n[1]) && std::isnan(n[2]) && std::isnan(n[3]));
+      EXPECT_EQ(values(Dispatch::float_cummin(tensor_on(device, {2, -kInf, 1}, dt, {3}), 0)),
+                (std::vector<double>{2, -kInf, -kInf}));
+      EXPECT_EQ(Dispatch::float_shape(Dispatch::float_cummin(tensor_on(device, {}, dt, {2, 0}), 1)), (Shape{2, 0}));
+    }
+  }
+  const DispatchTensor x = tensor_on(plain_device<TypeParam>(), {1, 2}, DType::F32, {2});
+  EXPECT_PANIC(Dispatch::float_cummin(x, 1), "dim-out-of-range", "float_cummin got dim 1 for a tensor of rank 1.");
+  EXPECT_PANIC(Dispatch::float_cummax(x, 2), "dim-out-of-range", "float_cummax got dim 2 for a tensor of rank 1.");
+}
+
+// Each g_r goes to the element y_r was copied from, ties to the later one, NaNs to the last NaN.
+TYPED_TEST(ScanAndFlipOps, RunningExtremeGradientsGoToTheirSources) {
+  const DispatchDevice device = autodiff_device<TypeParam>();
+  const auto cummax = [](const DispatchTensor& x) { return Dispatch::float_cummax(x, 0); };
+  const auto cummin = [](const DispatchTensor& x) { return Dispatch::float_cummin(x, 0); };
+  for (const DType dt : kDtypes) {
+    // y = [3, 3, 4, 4, 4]: sources 0, 0, 2, 3 (the tie 4 = 4 moves it), 3.
+    EXPECT_EQ(gradient(device, {3, 1, 4, 4, 2}, {1, 2, 4, 8, 16}, dt, {5}, cummax), (std::vector<double>{3, 0, 4, 24, 0}));
+    // y = [3, 1, 1, 1, 1]: sources 0, 1, 1, 3 (tie), 3.
+    EXPECT_EQ(gradient(device, {3, 1, 4, 1, 2}, {1, 2, 4, 8, 16}, dt, {5}, cummin), (std::vector<double>{1, 6, 0, 24, 0}));
+    // NaN at 1 and 3: sources 0, 1, 1, 3, 3.
+    const auto g = gradient(device, {1, NAN, 5, NAN, 7}, {1, 2, 4, 8, 16}, dt, {5}, cummax);
+    EXPECT_EQ(g, (std::vector<double>{1, 6, 0, 24, 0}));
+    // Along dim 1 of a [2, 3].
+    const auto rows = gradient(device, {1, 3, 2, 6, 5, 7}, {1, 1, 1, 1, 1, 1}, dt, {2, 3},
+                               [](const DispatchTensor& x) { return Dispatch::float_cummax(x, 1); });
+    EXPECT_EQ(rows, (std::vector<double>{1, 2, 0, 2, 0, 1}));
+  }
 }
 
 }  // namespace

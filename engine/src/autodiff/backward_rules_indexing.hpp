@@ -1,7 +1,7 @@
 #pragma once
 // Backward rules of the element-selecting, indexing, layout and normalising ops (abs, clamp,
-// max_dim, min_dim, max, min, max_abs, max_abs_dim, cat, slice, select, select_assign, permute,
-// expand, softmax, log_softmax), written once
+// max_dim, min_dim, max, min, max_abs, max_abs_dim, cat, slice, select, select_assign /
+// select_add, gather, scatter_add, permute, expand, softmax, log_softmax), written once
 // for every backend in terms of B's forward ops. The forward op runs first in each: it applies the
 // shape rules, so a rule below never sees invalid arguments. Semantics: docs/OPS.md.
 #include "autodiff/autodiff_impl.hpp"
@@ -170,6 +170,36 @@ AutodiffTensor<B> Autodiff<B>::float_select_assign(const Tensor& x, std::size_t 
   Primitive out = B::float_select_assign(x.primitive, dim, indices, values.primitive);
   return record<B>(std::move(out), {&x, &values}, [dim, indices](const Primitive& g) {
     return std::vector<Primitive>{g, B::float_select(g, dim, indices)};
+  });
+}
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_select_add(const Tensor& x, std::size_t dim, const Primitive& indices,
+                                                const Tensor& values) {
+  Primitive out = B::float_select_add(x.primitive, dim, indices, values.primitive);
+  return record<B>(std::move(out), {&x, &values}, [dim, indices](const Primitive& g) {
+    return std::vector<Primitive>{g, B::float_select(g, dim, indices)};
+  });
+}
+
+// Scatter-add along dim: an element gathered twice receives both gradients.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_gather(const Tensor& x, std::size_t dim, const Primitive& indices) {
+  const Primitive px = x.primitive;
+  Primitive out = B::float_gather(px, dim, indices);
+  return record<B>(std::move(out), {&x}, [px, dim, indices](const Primitive& g) {
+    const Primitive zeros = B::float_full(B::shape(px), 0.0, B::dtype(px), B::device(px));
+    return std::vector<Primitive>{B::float_scatter_add(zeros, dim, indices, g)};
+  });
+}
+
+// The receiver's gradient passes; each value's is the gradient at the element it was added to.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_scatter_add(const Tensor& x, std::size_t dim, const Primitive& indices,
+                                                 const Tensor& values) {
+  Primitive out = B::float_scatter_add(x.primitive, dim, indices, values.primitive);
+  return record<B>(std::move(out), {&x, &values}, [dim, indices](const Primitive& g) {
+    return std::vector<Primitive>{g, B::float_gather(g, dim, indices)};
   });
 }
 

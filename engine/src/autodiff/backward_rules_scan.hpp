@@ -1,7 +1,11 @@
 #pragma once
-// Backward rules of the scans along a dim (cumsum, cumprod), of flip and transpose, and of softmin,
+// Backward rules of the scans along a dim (cumsum, cumprod, cummin, cummax), of flip and transpose,
+// and of softmin,
 // written once for every backend in terms of B's forward ops. Semantics: docs/OPS.md.
 #include "autodiff/autodiff_impl.hpp"
+
+#include <cstdint>
+#include <vector>
 
 namespace crossgrad {
 using autodiff_detail::record;
@@ -107,6 +111,57 @@ AutodiffTensor<B> Autodiff<B>::float_cumprod(const Tensor& x, std::size_t dim) {
     }
     return std::vector<Primitive>{autodiff_detail::cumprod_gradient<B>(px, g, dim)};
   });
+}
+
+namespace autodiff_detail {
+
+// For each position r of each lane, the position whose value y_r is: the last k <= r where the
+// running extreme took x_k (x_k at least as extreme as y_(k-1), or NaN; Note on cummin / cummax in
+// docs/OPS.md). Found on the host from x's values: crossgrad has no int ops on a device yet.
+template <class B>
+typename B::Tensor extreme_sources(const typename B::Tensor& px, std::size_t dim, bool is_max) {
+  const Shape shape = B::shape(px);
+  const std::vector<double> x = B::into_data(px).to_f64();
+  std::vector<std::int64_t> source(x.size());
+  const rules::DimSplit split = rules::split_at_dim(shape, dim);
+  for (std::size_t o = 0; o < split.outer && split.len > 0; ++o) {
+    for (std::size_t i = 0; i < split.inner; ++i) {
+      const std::size_t base = o * split.len * split.inner + i;
+      double best = x[base];
+      std::int64_t at = 0;
+      for (std::size_t r = 0; r < split.len; ++r) {
+        const double v = x[base + r * split.inner];
+        if (v != v || (is_max ? v >= best : v <= best)) {
+          best = v;
+          at = static_cast<std::int64_t>(r);
+        }
+        source[base + r * split.inner] = at;
+      }
+    }
+  }
+  return B::from_data(TensorData::from_i64(std::move(source), shape), B::device(px));
+}
+
+// Each g_r goes to the source of y_r, added in r order along the lane (scatter_add's order).
+template <class B>
+AutodiffTensor<B> cumulative_extreme(const AutodiffTensor<B>& x, std::size_t dim, bool is_max) {
+  using P = typename B::Tensor;
+  P out = is_max ? B::float_cummax(x.primitive, dim) : B::float_cummin(x.primitive, dim);
+  return record<B>(std::move(out), {&x}, [px = x.primitive, dim, is_max](const P& g) {
+    const P zeros = B::float_full(B::shape(px), 0.0, B::dtype(px), B::device(px));
+    return std::vector<P>{B::float_scatter_add(zeros, dim, extreme_sources<B>(px, dim, is_max), g)};
+  });
+}
+
+}  // namespace autodiff_detail
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_cummin(const Tensor& x, std::size_t dim) {
+  return autodiff_detail::cumulative_extreme<B>(x, dim, false);
+}
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_cummax(const Tensor& x, std::size_t dim) {
+  return autodiff_detail::cumulative_extreme<B>(x, dim, true);
 }
 
 }  // namespace crossgrad

@@ -41,10 +41,11 @@ void check_cat_dtypes(const std::vector<DType>& dtypes) {
   for (DType d : dtypes) check_same_dtype(dtypes.front(), d, "float_cat");
 }
 
-void check_select_assign_values(const Shape& expected, const Shape& values, DType tensor_dtype, DType values_dtype) {
-  check_assign_values(expected, values, "float_select_assign");
-  check_float_dtype(values_dtype, "float_select_assign");
-  check_same_dtype(tensor_dtype, values_dtype, "float_select_assign");
+void check_assign_values(const Shape& expected, const Shape& values, DType tensor_dtype, DType values_dtype,
+                         std::string_view op) {
+  check_assign_values(expected, values, op);
+  check_float_dtype(values_dtype, op);
+  check_same_dtype(tensor_dtype, values_dtype, op);
 }
 
 void check_nonempty_reduction(const Shape& shape, std::size_t dim, std::string_view op) {
@@ -102,6 +103,19 @@ Shape sliced_shape(const std::vector<Range>& full) {
 void check_select(const Shape& shape, std::size_t dim, const Shape& indices, DType index_dtype, std::string_view op) {
   check_dim(dim, shape.rank(), op);
   if (indices.rank() != 1) panic(PanicId::SelectIndexRank, {{"op", std::string(op)}, {"shape", indices.to_string()}});
+  check_index_dtype(index_dtype, op);
+}
+
+void check_gather(const Shape& shape, std::size_t dim, const Shape& indices, DType index_dtype, std::string_view op) {
+  check_dim(dim, shape.rank(), op);
+  bool fits = indices.rank() == shape.rank();
+  for (std::size_t d = 0; fits && d < shape.rank(); ++d) fits = d == dim || indices[d] == shape[d];
+  if (!fits) {
+    panic(PanicId::GatherIndexShape, {{"op", std::string(op)},
+                                      {"expected", shape.to_string()},
+                                      {"dim", std::to_string(dim)},
+                                      {"got", indices.to_string()}});
+  }
   check_index_dtype(index_dtype, op);
 }
 

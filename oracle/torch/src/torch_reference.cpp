@@ -105,7 +105,14 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     }
     case OpId::float_select: return at::index_select(t[0], d, t[1]);
     // crossgrad's select_assign adds each selected slice in index order: ATen's index_add.
-    case OpId::float_select_assign: return at::index_add(t[0], d, t[1], t[2]);
+    case OpId::float_select_assign:
+    case OpId::float_select_add: return at::index_add(t[0], d, t[1], t[2]);
+    case OpId::float_gather: return at::gather(t[0], d, t[1].to(at::kLong));
+    case OpId::float_scatter_add: return at::scatter_add(t[0], d, t[1].to(at::kLong), t[2]);
+    // PyTorch's running extreme takes x on a tie or a NaN, as crossgrad's; its gradient goes to the
+    // index it reports, as crossgrad's.
+    case OpId::float_cummin: return std::get<0>(at::cummin(t[0], d));
+    case OpId::float_cummax: return std::get<0>(at::cummax(t[0], d));
     case OpId::float_permute: return at::permute(t[0], sizes(a.axes));
     case OpId::float_expand: return t[0].expand(sizes(a.shape));
     case OpId::float_cumsum: return at::cumsum(t[0], d);

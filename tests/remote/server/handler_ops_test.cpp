@@ -64,6 +64,8 @@ std::vector<Args> arguments(const OpInfo& info) {
   const TensorData row = floats(Shape{3}, 2.0f, 1.0f);
   const TensorData idx = TensorData::from_i64({2, 0}, Shape{2});
   const TensorData values = floats(Shape{2, 3}, 7.0f, 0.5f);
+  const TensorData gather_idx = TensorData::from_i64({2, 2, 0, 1, 1, 0}, Shape{3, 2});
+  const TensorData gather_values = floats(Shape{3, 2}, -3.0f, 1.5f);
   switch (info.sig) {
     case OpSig::Unary:
       return {{.tensors = {a}, .label = "[3, 3]"}};
@@ -92,6 +94,10 @@ std::vector<Args> arguments(const OpInfo& info) {
       return {{.tensors = {a, idx}, .dims = {0}, .label = "dim 0 [2, 0]"}};
     case OpSig::SelectAssign:
       return {{.tensors = {a, idx, values}, .dims = {0}, .label = "dim 0 [2, 0]"}};
+    case OpSig::Gather:
+      return {{.tensors = {a, gather_idx}, .dims = {1}, .label = "dim 1 [3, 2]"}};
+    case OpSig::Scatter:
+      return {{.tensors = {a, gather_idx, gather_values}, .dims = {1}, .label = "dim 1 [3, 2]"}};
     case OpSig::Cat:
       return {{.tensors = {a, b}, .dims = {0}, .label = "dim 0"}, {.tensors = {a, b}, .dims = {1}, .label = "dim 1"}};
   }

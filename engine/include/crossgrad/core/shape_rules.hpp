@@ -89,10 +89,16 @@ void check_select(const Shape& shape, std::size_t dim, const Shape& indices, DTy
 Shape selected_shape(const Shape& shape, std::size_t dim, std::size_t count);
 // float_select_assign: values must have selected_shape (assign-shape-mismatch).
 void check_assign_values(const Shape& expected, const Shape& values, std::string_view op);
-// float_select_assign's checks of the values once the index values are checked: shape, float
+// The checks of an assign's values (select_assign, select_add, scatter_add) once the index values
+// are checked: shape (`expected`: the selected shape, or the indices' for scatter_add), float
 // dtype, the tensor's dtype. Every backend calls it in this place of the order: float dtype of
-// the tensor, check_select, the index values, then this.
-void check_select_assign_values(const Shape& expected, const Shape& values, DType tensor_dtype, DType values_dtype);
+// the tensor, check_select / check_gather, the index values, then this.
+void check_assign_values(const Shape& expected, const Shape& values, DType tensor_dtype, DType values_dtype,
+                         std::string_view op);
+// float_gather / float_scatter_add: dim < rank, indices of the tensor's rank with its sizes in
+// every other dim (gather-index-shape), of I64 or I32. Index values are checked by the kernels
+// as they read them, in row-major order (index-out-of-range).
+void check_gather(const Shape& shape, std::size_t dim, const Shape& indices, DType index_dtype, std::string_view op);
 // float_permute: axes is a permutation of 0..rank-1 (permute-invalid). Returns the output shape.
 Shape permuted_shape(const Shape& shape, const std::vector<std::size_t>& axes);
 // float_flip: every axis below the rank, none named twice (flip-invalid); [] is allowed.

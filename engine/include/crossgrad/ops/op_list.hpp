@@ -127,7 +127,12 @@
   X(float_transpose, transpose, Unary, Float, Float, Backward)                   \
   X(softmin, softmin, Dim, Float, Float, Backward)                               \
   X(float_hypot, hypot, Binary, Float, Float, Backward)                          \
-  X(prelu, prelu, Binary, Float, Float, Backward)
+  X(prelu, prelu, Binary, Float, Float, Backward)                                \
+  X(float_gather, gather, Gather, Float, Float, Backward)                        \
+  X(float_scatter_add, scatter_add, Scatter, Float, Float, Backward)             \
+  X(float_select_add, select_add, SelectAssign, Float, Float, Backward)          \
+  X(float_cummin, cummin, Dim, Float, Float, Backward)                           \
+  X(float_cummax, cummax, Dim, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -135,7 +140,9 @@
 // B's untracked primitive: indices are int tensors, never tracked). CROSSGRAD_SIG_CLASS_<Sig> says
 // how Dispatch routes it: MAP (one receiver plus plain arguments, CROSSGRAD_SIG_EXTRA_<Sig> after
 // it), ZIP (two tensors of one backend), SELECT / ASSIGN (a receiver, an int index tensor and, for
-// ASSIGN, a values tensor), CAT (a list of tensors).
+// ASSIGN, a values tensor), CAT (a list of tensors). Select / SelectAssign and Gather / Scatter
+// share a class but not their index tensors: a 1-D list of positions along dim for the first two,
+// one position per element (the receiver's rank and, outside dim, its sizes) for the others.
 #define CROSSGRAD_SIG_PARAMS_Unary(T, I) (const T& tensor)
 #define CROSSGRAD_SIG_PARAMS_Binary(T, I) (const T& lhs, const T& rhs)
 #define CROSSGRAD_SIG_PARAMS_Scalar(T, I) (const T& tensor, double scalar)
@@ -148,6 +155,9 @@
 #define CROSSGRAD_SIG_PARAMS_Ranges(T, I) (const T& tensor, const std::vector<::crossgrad::Range>& ranges)
 #define CROSSGRAD_SIG_PARAMS_Select(T, I) (const T& tensor, std::size_t dim, const I& indices)
 #define CROSSGRAD_SIG_PARAMS_SelectAssign(T, I) \
+  (const T& tensor, std::size_t dim, const I& indices, const T& values)
+#define CROSSGRAD_SIG_PARAMS_Gather(T, I) (const T& tensor, std::size_t dim, const I& indices)
+#define CROSSGRAD_SIG_PARAMS_Scatter(T, I) \
   (const T& tensor, std::size_t dim, const I& indices, const T& values)
 #define CROSSGRAD_SIG_PARAMS_Cat(T, I) (const std::vector<T>& tensors, std::size_t dim)
 
@@ -163,6 +173,8 @@
 #define CROSSGRAD_SIG_CLASS_Ranges MAP
 #define CROSSGRAD_SIG_CLASS_Select SELECT
 #define CROSSGRAD_SIG_CLASS_SelectAssign ASSIGN
+#define CROSSGRAD_SIG_CLASS_Gather SELECT
+#define CROSSGRAD_SIG_CLASS_Scatter ASSIGN
 #define CROSSGRAD_SIG_CLASS_Cat CAT
 
 // The arguments after the receiver, for MAP signatures.
@@ -210,7 +222,7 @@ enum class OpId : std::uint8_t {
 };
 
 #define CROSSGRAD_OP_SIGS(X) \
-  X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat)
+  X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

@@ -1,10 +1,10 @@
 // Cuda backend: ops that pick elements by index: float_slice, float_permute and float_expand (one
 // strided gather each, gather_kernel in kernels.cuh), float_cat (one copy per piece), float_select
-// and float_select_assign (dim_kernels.cuh). Pure copies and, for select_assign, additions in the
-// spec's j order: bit-identical to NdArray.
+// and float_select_assign / float_select_add, float_gather and float_scatter_add (dim_kernels.cuh).
+// Pure copies and, for the assigns, additions in the spec's j order: bit-identical to NdArray.
 //
 // Note [Cuda index validation]
-// select and select_assign copy the index tensor to the host (Cuda::into_data: it waits for the
+// select, select_assign, gather and scatter_add copy the index tensor to the host (Cuda::into_data: it waits for the
 // indices' stream; index tensors are small) and check every value there, in order, before any
 // output is allocated or written, so the panic names the FIRST bad index exactly as the CPU
 // backends do. The checked values then go back to the tensor's device as I64 (whatever the index
@@ -48,7 +48,7 @@ void gather(const CudaTensor& in, CudaTensor& out, std::size_t base, const std::
   });
 }
 
-// Host copy of the 1-D index tensor, every value checked against `size` (Note [Cuda index
+// Host copy of the index tensor (row-major), every value checked against `size` (Note [Cuda index
 // validation]); panics index-out-of-range for the first bad one.
 std::vector<std::int64_t> checked_indices(const CudaTensor& indices, std::size_t dim, std::size_t size,
                                           const char* name) {
@@ -165,17 +165,20 @@ CudaTensor Cuda::float_select(const CudaTensor& tensor, std::size_t dim, const C
   return out;
 }
 
-CudaTensor Cuda::float_select_assign(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices,
-                                     const CudaTensor& values_in) {
+namespace {
+
+// select_assign and select_add: the same op under Burn's two names.
+CudaTensor select_add(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices, const CudaTensor& values_in,
+                      const char* op) {
   // The spec's order: select's checks (dtype, rank, every index value), then the values' shape,
   // then their dtype.
-  rules::check_float_dtype(tensor.dtype, "float_select_assign");
-  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, "float_select_assign");
+  rules::check_float_dtype(tensor.dtype, op);
+  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, op);
   const std::size_t len = tensor.shape[dim];
-  const std::vector<std::int64_t> idx = checked_indices(indices, dim, len, "float_select_assign");
+  const std::vector<std::int64_t> idx = checked_indices(indices, dim, len, op);
   const std::size_t k = idx.size();
-  rules::check_select_assign_values(rules::selected_shape(tensor.shape, dim, k), values_in.shape, tensor.dtype,
-                                    values_in.dtype);
+  rules::check_assign_values(rules::selected_shape(tensor.shape, dim, k), values_in.shape, tensor.dtype,
+                             values_in.dtype, op);
   CudaTensor out = make_tensor(tensor.shape, tensor.dtype, tensor.dev);
   const std::size_t n = out.shape.num_elements();
   if (n == 0) return out;
@@ -200,7 +203,68 @@ CudaTensor Cuda::float_select_assign(const CudaTensor& tensor, std::size_t dim, 
     select_assign_kernel<T><<<grid_for(n, device), kThreads, 0, activate(device)>>>(
         data_of<T>(tensor), data_of<T>(values), static_cast<const std::int64_t*>(first_dev->data()),
         static_cast<const std::int64_t*>(js_dev->data()), data_of<T>(out), n, k, len, l.inner);
-    check_launch("float_select_assign");
+    check_launch(op);
+  });
+  return out;
+}
+
+}  // namespace
+
+CudaTensor Cuda::float_select_assign(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices,
+                                     const CudaTensor& values) {
+  return select_add(tensor, dim, indices, values, "float_select_assign");
+}
+CudaTensor Cuda::float_select_add(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices,
+                                  const CudaTensor& values) {
+  return select_add(tensor, dim, indices, values, "float_select_add");
+}
+
+CudaTensor Cuda::float_gather(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices) {
+  rules::check_float_dtype(tensor.dtype, "float_gather");
+  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, "float_gather");
+  const std::size_t len = tensor.shape[dim];
+  const std::vector<std::int64_t> idx = checked_indices(indices, dim, len, "float_gather");
+  CudaTensor out = make_tensor(indices.shape, tensor.dtype, tensor.dev);
+  const std::size_t n = out.shape.num_elements();
+  if (n == 0) return out;
+  const DimLayout l = dim_layout(indices.shape.dims(), dim);
+  const int device = tensor.dev.index;
+  const std::shared_ptr<CudaBuffer> idx_dev = upload(idx, device);
+  with_float_type(tensor.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    gather_dim_kernel<T><<<grid_for(n, device), kThreads, 0, activate(device)>>>(
+        data_of<T>(tensor), static_cast<const std::int64_t*>(idx_dev->data()), data_of<T>(out), n, l.len, len, l.inner);
+    check_launch("float_gather");
+  });
+  return out;
+}
+
+CudaTensor Cuda::float_scatter_add(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices,
+                                   const CudaTensor& values_in) {
+  rules::check_float_dtype(tensor.dtype, "float_scatter_add");
+  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, "float_scatter_add");
+  const std::size_t len = tensor.shape[dim];
+  const std::vector<std::int64_t> idx = checked_indices(indices, dim, len, "float_scatter_add");
+  rules::check_assign_values(indices.shape, values_in.shape, tensor.dtype, values_in.dtype, "float_scatter_add");
+  CudaTensor out = make_tensor(tensor.shape, tensor.dtype, tensor.dev);
+  const std::size_t n = out.shape.num_elements();
+  if (n == 0) return out;
+  const int device = tensor.dev.index;
+  const cudaStream_t stream = activate(device);
+  check(cudaMemcpyAsync(out.buffer->data(), tensor.buffer->data(), n * dtype_size(tensor.dtype),
+                        cudaMemcpyDeviceToDevice, stream),
+        "cudaMemcpyAsync");
+  const DimLayout l = dim_layout(indices.shape.dims(), dim);
+  if (l.len == 0) return out;
+  const std::size_t lanes = l.outer * l.inner;
+  const CudaTensor values = on_device(values_in, tensor.dev);
+  const std::shared_ptr<CudaBuffer> idx_dev = upload(idx, device);
+  with_float_type(tensor.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    scatter_add_kernel<T><<<grid_for(lanes, device), kThreads, 0, stream>>>(
+        data_of<T>(values), static_cast<const std::int64_t*>(idx_dev->data()), data_of<T>(out), lanes, l.len, len,
+        l.inner);
+    check_launch("float_scatter_add");
   });
   return out;
 }

@@ -1,4 +1,4 @@
-// Cuda backend: cumsum and cumprod along a dim (one thread per slice, NdArray's operations in its
+// Cuda backend: cumsum, cumprod, cummin and cummax along a dim (one thread per slice, NdArray's operations in its
 // order: bit-identical to it), and float_flip (a pure copy of each element's bits).
 #include "map_kernels.cuh"
 
@@ -12,7 +12,7 @@ namespace crossgrad::backends {
 using namespace cuda_detail;  // this backend's internals (cuda_common.cuh, kernels.cuh)
 namespace {
 
-template <bool kProd>
+template <ScanStep kStep>
 CudaTensor scan_along(const CudaTensor& tensor, std::size_t dim, const char* name) {
   rules::check_float_dtype(tensor.dtype, name);
   rules::check_dim(dim, tensor.shape.rank(), name);
@@ -23,7 +23,7 @@ CudaTensor scan_along(const CudaTensor& tensor, std::size_t dim, const char* nam
   const int device = tensor.dev.index;
   with_float_type(tensor.dtype, [&](auto zero) {
     using T = decltype(zero);
-    scan_kernel<T, kProd><<<grid_for(slices, device), kThreads, 0, activate(device)>>>(
+    scan_kernel<T, kStep><<<grid_for(slices, device), kThreads, 0, activate(device)>>>(
         data_of<T>(tensor), data_of<T>(out), slices, l.len, l.inner);
     check_launch(name);
   });
@@ -33,10 +33,16 @@ CudaTensor scan_along(const CudaTensor& tensor, std::size_t dim, const char* nam
 }  // namespace
 
 CudaTensor Cuda::float_cumsum(const CudaTensor& tensor, std::size_t dim) {
-  return scan_along<false>(tensor, dim, "float_cumsum");
+  return scan_along<ScanStep::Sum>(tensor, dim, "float_cumsum");
 }
 CudaTensor Cuda::float_cumprod(const CudaTensor& tensor, std::size_t dim) {
-  return scan_along<true>(tensor, dim, "float_cumprod");
+  return scan_along<ScanStep::Prod>(tensor, dim, "float_cumprod");
+}
+CudaTensor Cuda::float_cummin(const CudaTensor& tensor, std::size_t dim) {
+  return scan_along<ScanStep::Min>(tensor, dim, "float_cummin");
+}
+CudaTensor Cuda::float_cummax(const CudaTensor& tensor, std::size_t dim) {
+  return scan_along<ScanStep::Max>(tensor, dim, "float_cummax");
 }
 
 CudaTensor Cuda::float_flip(const CudaTensor& tensor, const std::vector<std::size_t>& axes) {

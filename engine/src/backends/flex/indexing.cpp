@@ -1,4 +1,5 @@
-// Flex indexing ops: float_cat, float_slice, float_select, float_select_assign. Each views its
+// Flex indexing ops: float_cat, float_slice, float_select, float_select_assign / float_select_add,
+// float_gather, float_scatter_add. Each views its
 // tensors as [outer, dim, inner] (inner: the elements after the dim, contiguous), so the copies
 // are whole runs of `inner` elements (memcpy); float_slice is the strided gather of
 // Note [Flex strided gather] from the first kept element.
@@ -114,14 +115,16 @@ FlexTensor Flex::float_select(const FlexTensor& t, std::size_t dim, const FlexTe
   return out;
 }
 
-FlexTensor Flex::float_select_assign(const FlexTensor& t, std::size_t dim, const FlexTensor& indices,
-                                     const FlexTensor& values) {
-  constexpr std::string_view op = "float_select_assign";
+namespace {
+
+// select_assign and select_add: the same op under Burn's two names.
+FlexTensor select_add(const FlexTensor& t, std::size_t dim, const FlexTensor& indices, const FlexTensor& values,
+                      std::string_view op) {
   rules::check_float_dtype(t.dtype, op);
   rules::check_select(t.shape, dim, indices.shape, indices.dtype, op);
   const std::vector<std::int64_t> idx = checked_indices(indices, dim, t.shape[dim], op);
   const std::size_t k = idx.size();
-  rules::check_select_assign_values(rules::selected_shape(t.shape, dim, k), values.shape, t.dtype, values.dtype);
+  rules::check_assign_values(rules::selected_shape(t.shape, dim, k), values.shape, t.dtype, values.dtype, op);
   FlexTensor out = flex::make_tensor(t.shape, t.dtype);
   const std::size_t n = t.num_elements();
   if (n == 0) return out;
@@ -148,6 +151,89 @@ FlexTensor Flex::float_select_assign(const FlexTensor& t, std::size_t dim, const
           T* dst = o_data + (o * d + static_cast<std::size_t>(idx[j])) * inner + lo;
           const T* src = v + (o * k + j) * inner + lo;
           for (std::size_t i = 0; i < width; ++i) dst[i] = dst[i] + src[i];
+        }
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace
+
+FlexTensor Flex::float_select_assign(const FlexTensor& t, std::size_t dim, const FlexTensor& indices,
+                                     const FlexTensor& values) {
+  return select_add(t, dim, indices, values, "float_select_assign");
+}
+FlexTensor Flex::float_select_add(const FlexTensor& t, std::size_t dim, const FlexTensor& indices,
+                                  const FlexTensor& values) {
+  return select_add(t, dim, indices, values, "float_select_add");
+}
+
+FlexTensor Flex::float_gather(const FlexTensor& t, std::size_t dim, const FlexTensor& indices) {
+  constexpr std::string_view op = "float_gather";
+  rules::check_float_dtype(t.dtype, op);
+  rules::check_gather(t.shape, dim, indices.shape, indices.dtype, op);
+  const std::vector<std::int64_t> idx = checked_indices(indices, dim, t.shape[dim], op);
+  FlexTensor out = flex::make_tensor(indices.shape, t.dtype);
+  if (out.num_elements() == 0) return out;
+  const rules::DimSplit split = rules::split_at_dim(indices.shape, dim);
+  const std::size_t d = t.shape[dim], k = split.len, inner = split.inner;
+  // One output row (o, j) of `inner` elements per task item: out[o, j, r] = x[o, idx[o, j, r], r].
+  const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / inner);
+  flex::with_float_type(t.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = t.data<T>();
+    T* y = out.mutable_data<T>();
+    flex::parallel_range(split.outer * k, grain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t row = begin; row < end; ++row) {
+        const std::size_t o = row / k;
+        const T* lane = x + o * d * inner;
+        const std::int64_t* at = idx.data() + row * inner;
+        T* dst = y + row * inner;
+        for (std::size_t r = 0; r < inner; ++r) dst[r] = lane[static_cast<std::size_t>(at[r]) * inner + r];
+      }
+    });
+  });
+  return out;
+}
+
+FlexTensor Flex::float_scatter_add(const FlexTensor& t, std::size_t dim, const FlexTensor& indices,
+                                   const FlexTensor& values) {
+  constexpr std::string_view op = "float_scatter_add";
+  rules::check_float_dtype(t.dtype, op);
+  rules::check_gather(t.shape, dim, indices.shape, indices.dtype, op);
+  const std::vector<std::int64_t> idx = checked_indices(indices, dim, t.shape[dim], op);
+  rules::check_assign_values(indices.shape, values.shape, t.dtype, values.dtype, op);
+  FlexTensor out = flex::make_tensor(t.shape, t.dtype);
+  const std::size_t n = t.num_elements();
+  if (n == 0) return out;
+  flex::parallel_copy(out.buffer.data(), t.buffer.data(), n * dtype_size(t.dtype));
+  const rules::DimSplit split = rules::split_at_dim(indices.shape, dim);
+  const std::size_t d = t.shape[dim], k = split.len, inner = split.inner;
+  if (k == 0) return out;
+  // Tasks over (outer row, column chunk), as in select_add: j = 0..k-1 in order within a task, so
+  // duplicates accumulate in the contract's order, and a lane (o, r) belongs to one task only.
+  constexpr std::size_t kChunk = flex::kTuning.reduce_column_chunk;
+  const std::size_t chunks = (inner + kChunk - 1) / kChunk;
+  const std::size_t per_task = std::max<std::size_t>(k * std::min(inner, kChunk), 1);
+  const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / per_task);
+  flex::with_float_type(t.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* v = values.data<T>();
+    T* y = out.mutable_data<T>();
+    flex::parallel_range(split.outer * chunks, grain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t task = begin; task < end; ++task) {
+        const std::size_t o = task / chunks, lo = (task % chunks) * kChunk;
+        const std::size_t width = std::min(kChunk, inner - lo);
+        T* lane = y + o * d * inner + lo;
+        for (std::size_t j = 0; j < k; ++j) {
+          const std::size_t row = (o * k + j) * inner + lo;
+          const std::int64_t* at = idx.data() + row;
+          const T* src = v + row;
+          for (std::size_t r = 0; r < width; ++r) {
+            T& dst = lane[static_cast<std::size_t>(at[r]) * inner + r];
+            dst = dst + src[r];
+          }
         }
       }
     });

@@ -1,4 +1,4 @@
-// Flex cumsum and cumprod along one dim. Each lane is accumulated in T in index order, exactly as
+// Flex cumsum, cumprod, cummin and cummax along one dim. Each lane is accumulated in T in index order, exactly as
 // NdArray's loop does (docs/OPS.md), so Flex's bits equal the reference's; the speed comes from
 // running lanes side by side, never from reassociating one lane. The tensor is seen as
 // [outer, len, inner]: inner == 1 runs rows in groups of eight side by side; otherwise a task takes one
@@ -89,6 +89,15 @@ FlexTensor Flex::float_cumsum(const FlexTensor& t, std::size_t dim) {
 }
 FlexTensor Flex::float_cumprod(const FlexTensor& t, std::size_t dim) {
   return scan_along(t, dim, "float_cumprod", [](auto acc, auto v) { return acc * v; });
+}
+
+// NdArray's steps (a tie or a NaN takes x_r; a NaN extreme stays), written without a branch so the
+// row update vectorises.
+FlexTensor Flex::float_cummin(const FlexTensor& t, std::size_t dim) {
+  return scan_along(t, dim, "float_cummin", [](auto acc, auto v) { return v <= acc || v != v ? v : acc; });
+}
+FlexTensor Flex::float_cummax(const FlexTensor& t, std::size_t dim) {
+  return scan_along(t, dim, "float_cummax", [](auto acc, auto v) { return v >= acc || v != v ? v : acc; });
 }
 
 }  // namespace crossgrad::backends

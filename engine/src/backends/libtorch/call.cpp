@@ -49,7 +49,8 @@ bool same_dtype(int32_t got, DType want) {
 // like [2^40, 2^40, 0], which ATen cannot even describe (its size arithmetic overflows), and such a
 // tensor has no data to keep. An op whose result is empty never reaches the plugin; the few whose
 // result is not empty although an operand is (sums, means and products, any and all, matmul with
-// k = 0, cat, select_assign with no index) are computed without that operand.
+// k = 0, cat, select_assign / select_add / scatter_add with no index) are computed without that
+// operand.
 namespace {
 
 bool is_empty(const LibTorchTensor* t) { return t->handle == nullptr; }
@@ -93,7 +94,8 @@ LibTorchTensor run_with_empty_operand(const Call& call, const Shape& shape, DTyp
     }
     return run(rest, shape, dtype);
   }
-  if (op == OpId::float_select_assign && !is_empty(call.inputs[0])) {
+  if ((op == OpId::float_select_assign || op == OpId::float_select_add || op == OpId::float_scatter_add) &&
+      !is_empty(call.inputs[0])) {
     // No index: nothing is added, the result is the receiver (tensors are never written in place).
     return *call.inputs[0];
   }

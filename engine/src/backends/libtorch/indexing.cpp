@@ -1,4 +1,4 @@
-// LibTorch: cat, slice, select, select_assign. Index values are checked here, on their host copy,
+// LibTorch: cat, slice, select, select_assign / select_add, gather, scatter_add. Index values are checked here, on their host copy,
 // in index order (the first bad one is reported), before ATen sees them: ATen would wrap negative
 // indices, which crossgrad rejects.
 #include "plugin.hpp"
@@ -58,15 +58,47 @@ LibTorchTensor LibTorch::float_select(const LibTorchTensor& tensor, std::size_t 
                        rules::selected_shape(tensor.shape, dim, k), tensor.dtype);
 }
 
+namespace {
+
+// select_assign and select_add: the same op under Burn's two names.
+LibTorchTensor select_add(OpId id, const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices,
+                          const LibTorchTensor& values) {
+  const std::string_view op = op_info(id).name;
+  rules::check_float_dtype(tensor.dtype, op);
+  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, op);
+  const std::size_t k = checked_index_count(indices, dim, tensor.shape[dim], op);
+  rules::check_assign_values(rules::selected_shape(tensor.shape, dim, k), values.shape, tensor.dtype, values.dtype, op);
+  return libtorch::run(Call{op_code(id), {&tensor, &indices, &values}, {}, {static_cast<int64_t>(dim)}}, tensor.shape,
+                       tensor.dtype);
+}
+
+}  // namespace
+
 LibTorchTensor LibTorch::float_select_assign(const LibTorchTensor& tensor, std::size_t dim,
                                              const LibTorchTensor& indices, const LibTorchTensor& values) {
-  rules::check_float_dtype(tensor.dtype, "float_select_assign");
-  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, "float_select_assign");
-  const std::size_t k = checked_index_count(indices, dim, tensor.shape[dim], "float_select_assign");
-  rules::check_select_assign_values(rules::selected_shape(tensor.shape, dim, k), values.shape, tensor.dtype,
-                                    values.dtype);
+  return select_add(OpId::float_select_assign, tensor, dim, indices, values);
+}
+LibTorchTensor LibTorch::float_select_add(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices,
+                                          const LibTorchTensor& values) {
+  return select_add(OpId::float_select_add, tensor, dim, indices, values);
+}
+
+LibTorchTensor LibTorch::float_gather(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices) {
+  rules::check_float_dtype(tensor.dtype, "float_gather");
+  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, "float_gather");
+  checked_index_count(indices, dim, tensor.shape[dim], "float_gather");
+  return libtorch::run(Call{op_code(OpId::float_gather), {&tensor, &indices}, {}, {static_cast<int64_t>(dim)}},
+                       indices.shape, tensor.dtype);
+}
+
+LibTorchTensor LibTorch::float_scatter_add(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices,
+                                           const LibTorchTensor& values) {
+  rules::check_float_dtype(tensor.dtype, "float_scatter_add");
+  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, "float_scatter_add");
+  checked_index_count(indices, dim, tensor.shape[dim], "float_scatter_add");
+  rules::check_assign_values(indices.shape, values.shape, tensor.dtype, values.dtype, "float_scatter_add");
   return libtorch::run(
-      Call{op_code(OpId::float_select_assign), {&tensor, &indices, &values}, {}, {static_cast<int64_t>(dim)}},
+      Call{op_code(OpId::float_scatter_add), {&tensor, &indices, &values}, {}, {static_cast<int64_t>(dim)}},
       tensor.shape, tensor.dtype);
 }
 

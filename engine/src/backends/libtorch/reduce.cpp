@@ -1,5 +1,5 @@
 // LibTorch: sums, means and products, max/argmax, min/argmin and max_abs along a dim or over
-// everything, any and all, softmax and log_softmax, cumsum and cumprod.
+// everything, any and all, softmax and log_softmax, cumsum, cumprod, cummin and cummax.
 #include "plugin.hpp"
 
 #include <optional>
@@ -84,6 +84,12 @@ LibTorchTensor LibTorch::float_cumsum(const LibTorchTensor& tensor, std::size_t 
 }
 LibTorchTensor LibTorch::float_cumprod(const LibTorchTensor& tensor, std::size_t dim) {
   return along_dim(OpId::float_cumprod, tensor, dim);
+}
+LibTorchTensor LibTorch::float_cummin(const LibTorchTensor& tensor, std::size_t dim) {
+  return along_dim(OpId::float_cummin, tensor, dim);
+}
+LibTorchTensor LibTorch::float_cummax(const LibTorchTensor& tensor, std::size_t dim) {
+  return along_dim(OpId::float_cummax, tensor, dim);
 }
 LibTorchTensor LibTorch::float_prod(const LibTorchTensor& tensor) { return reduce_all(OpId::float_prod, tensor); }
 LibTorchTensor LibTorch::float_prod_dim(const LibTorchTensor& tensor, std::size_t dim) {

@@ -1,4 +1,5 @@
-// NdArray: ops that pick or place parts of a tensor: cat, slice, select, select_assign.
+// NdArray: ops that pick or place parts of a tensor: cat, slice, select, select_assign /
+// select_add, gather, scatter_add.
 // Every op views tensors as [outer, len, inner] around the dim it works on: outer is the product
 // of the dims before it, inner of the dims after it, and element (i, r, j) is at
 // (i * len + r) * inner + j.
@@ -15,9 +16,9 @@ using ndarray_detail::StridedWalk;
 using ndarray_detail::with_float_type;
 
 
-// The index values of a 1-D I64 or I32 tensor (check_select has checked both), each checked
-// against 0 <= v < size in order, so the first bad one is the one reported. Negative indices
-// are errors, never wrapped.
+// The index values of an I64 or I32 tensor (check_select / check_gather have checked its dtype),
+// each checked against 0 <= v < size in row-major order, so the first bad one is the one
+// reported. Negative indices are errors, never wrapped.
 std::vector<std::size_t> checked_indices(const NdArrayTensor& indices, std::size_t dim,
                                          std::size_t size, std::string_view op) {
   const std::size_t k = indices.num_elements();
@@ -113,16 +114,17 @@ NdArrayTensor NdArray::float_select(const NdArrayTensor& tensor, std::size_t dim
   return out;
 }
 
-NdArrayTensor NdArray::float_select_assign(const NdArrayTensor& tensor, std::size_t dim,
-                                           const NdArrayTensor& indices,
-                                           const NdArrayTensor& values) {
-  rules::check_float_dtype(tensor.dtype, "float_select_assign");
-  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, "float_select_assign");
+namespace {
+
+// select_assign and select_add: the same op under Burn's two names.
+NdArrayTensor select_add(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices,
+                         const NdArrayTensor& values, std::string_view op) {
+  rules::check_float_dtype(tensor.dtype, op);
+  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, op);
   const std::size_t size = tensor.shape[dim];
-  const std::vector<std::size_t> idx = checked_indices(indices, dim, size, "float_select_assign");
+  const std::vector<std::size_t> idx = checked_indices(indices, dim, size, op);
   const std::size_t k = idx.size();
-  rules::check_select_assign_values(rules::selected_shape(tensor.shape, dim, k), values.shape, tensor.dtype,
-                                    values.dtype);
+  rules::check_assign_values(rules::selected_shape(tensor.shape, dim, k), values.shape, tensor.dtype, values.dtype, op);
   NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
   const rules::DimSplit split = rules::split_at_dim(tensor.shape, dim);
@@ -139,6 +141,74 @@ NdArrayTensor NdArray::float_select_assign(const NdArrayTensor& tensor, std::siz
       for (std::size_t j = 0; j < k; ++j) {
         for (std::size_t r = 0; r < inner; ++r) {
           o[(i * size + idx[j]) * inner + r] += v[(i * k + j) * inner + r];
+        }
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+NdArrayTensor NdArray::float_select_assign(const NdArrayTensor& tensor, std::size_t dim,
+                                           const NdArrayTensor& indices,
+                                           const NdArrayTensor& values) {
+  return select_add(tensor, dim, indices, values, "float_select_assign");
+}
+NdArrayTensor NdArray::float_select_add(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices,
+                                        const NdArrayTensor& values) {
+  return select_add(tensor, dim, indices, values, "float_select_add");
+}
+
+// out[i, j, r] = x[i, idx[i, j, r], r]: idx has x's shape but any length k along dim.
+NdArrayTensor NdArray::float_gather(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices) {
+  rules::check_float_dtype(tensor.dtype, "float_gather");
+  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, "float_gather");
+  const std::size_t size = tensor.shape[dim];
+  const std::vector<std::size_t> idx = checked_indices(indices, dim, size, "float_gather");
+  NdArrayTensor out = make_tensor(indices.shape, tensor.dtype);
+  if (out.num_elements() == 0) return out;
+  const rules::DimSplit split = rules::split_at_dim(indices.shape, dim);
+  const std::size_t outer = split.outer, k = split.len, inner = split.inner;
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    const T* x = tensor.data<T>();
+    T* o = out.mutable_data<T>();
+    for (std::size_t i = 0; i < outer; ++i) {
+      for (std::size_t j = 0; j < k; ++j) {
+        for (std::size_t r = 0; r < inner; ++r) {
+          const std::size_t e = (i * k + j) * inner + r;
+          o[e] = x[(i * size + idx[e]) * inner + r];
+        }
+      }
+    }
+  });
+  return out;
+}
+
+// A copy of x, then out[i, idx[i, j, r], r] += values[i, j, r] in row-major order of idx, so
+// duplicates along a lane accumulate in increasing j (every backend rounds the same way).
+NdArrayTensor NdArray::float_scatter_add(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices,
+                                         const NdArrayTensor& values) {
+  rules::check_float_dtype(tensor.dtype, "float_scatter_add");
+  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, "float_scatter_add");
+  const std::size_t size = tensor.shape[dim];
+  const std::vector<std::size_t> idx = checked_indices(indices, dim, size, "float_scatter_add");
+  rules::check_assign_values(indices.shape, values.shape, tensor.dtype, values.dtype, "float_scatter_add");
+  NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
+  if (out.num_elements() == 0) return out;
+  const rules::DimSplit split = rules::split_at_dim(indices.shape, dim);
+  const std::size_t outer = split.outer, k = split.len, inner = split.inner;
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    const T* x = tensor.data<T>();
+    const T* v = values.data<T>();
+    T* o = out.mutable_data<T>();
+    const std::size_t n = out.num_elements();
+    for (std::size_t e = 0; e < n; ++e) o[e] = x[e];
+    for (std::size_t i = 0; i < outer; ++i) {
+      for (std::size_t j = 0; j < k; ++j) {
+        for (std::size_t r = 0; r < inner; ++r) {
+          const std::size_t e = (i * k + j) * inner + r;
+          o[(i * size + idx[e]) * inner + r] += v[e];
         }
       }
     }

@@ -1,6 +1,6 @@
-// NdArray: cumsum and cumprod along one dim, in the tensor's dtype (docs/OPS.md): y_0 = x_0 and
-// y_r = y_{r-1} + x_r (or * x_r), in index order, so every rounding step is fixed and the other
-// backends can match these bits by keeping the same order along each lane.
+// NdArray: cumsum, cumprod, cummin and cummax along one dim, in the tensor's dtype (docs/OPS.md):
+// y_0 = x_0 and y_r = step(y_{r-1}, x_r) in index order, so every rounding step is fixed and the
+// other backends can match these bits by keeping the same order along each lane.
 #include "common.hpp"
 
 #include <string_view>
@@ -44,6 +44,15 @@ NdArrayTensor NdArray::float_cumsum(const NdArrayTensor& tensor, std::size_t dim
 }
 NdArrayTensor NdArray::float_cumprod(const NdArrayTensor& tensor, std::size_t dim) {
   return scan_along(tensor, dim, "float_cumprod", [](auto acc, auto v) { return acc * v; });
+}
+
+// The running extreme takes x_r on a tie (so the sign of a zero and the gradient's position are
+// the later element's) and on a NaN; once the extreme is NaN no number replaces it.
+NdArrayTensor NdArray::float_cummin(const NdArrayTensor& tensor, std::size_t dim) {
+  return scan_along(tensor, dim, "float_cummin", [](auto acc, auto v) { return v <= acc || v != v ? v : acc; });
+}
+NdArrayTensor NdArray::float_cummax(const NdArrayTensor& tensor, std::size_t dim) {
+  return scan_along(tensor, dim, "float_cummax", [](auto acc, auto v) { return v >= acc || v != v ? v : acc; });
 }
 
 }  // namespace crossgrad::backends

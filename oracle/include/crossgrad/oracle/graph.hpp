@@ -29,8 +29,8 @@ std::string_view op_name(Op op);
 // has one dtype), in registry order.
 const std::vector<Op>& all_ops();
 bool is_graph_op(Op op);
-// Graph steps that read a second value (rhs): binary ops, float_cat (lhs, rhs), float_select_assign
-// (values = rhs).
+// Graph steps that read a second value (rhs): binary ops, float_cat (lhs, rhs), float_select_assign,
+// float_select_add and float_scatter_add (values = rhs).
 bool is_binary(Op op);
 // Stored op codes (fuzz inputs): the code is the OpId value; codes past the registry's last op are
 // reserved for ops appended later (Note [The op registry]) and decode as not an op.
@@ -55,7 +55,8 @@ bool is_hop(Op op);
 // own conventions (args_of in graph.cpp): clamp to [|scalar| / 2, 2 |scalar|] (both bounds within
 // reach of the positive values finite differences use); cat lhs and rhs along
 // dim; slice dim from dim1 % (size + 1) to the end; select indices {j, 0, j} with j = dim1 % size;
-// select_assign rhs as values at indices (dim1 + i) % size; permute rotates the dims by dim1;
+// select_assign / select_add rhs as values at indices (dim1 + i) % size; gather and scatter_add
+// one index per element (args_of in graph.cpp); permute rotates the dims by dim1;
 // flip reverses the dims whose bit is set in dim1 (dim1 % 2^rank);
 // expand prepends a dim of 2 and widens a size-1 dim `dim` to 3.
 struct OpSpec {

@@ -1,8 +1,8 @@
 #pragma once
 // Device kernels of the Cuda backend's indexing, comparison and along-a-dim ops (float_greater /
 // lower / equal, max_dim, argmax, min_dim, argmin, max_abs_dim, prod_dim, any_dim, all_dim and
-// their whole-tensor forms, softmax, log_softmax, cumsum, cumprod, flip, cat, select,
-// select_assign); the launchers live in engine/src/backends/cuda (compare.cu, reduce_max.cu,
+// their whole-tensor forms, softmax, log_softmax, cumsum, cumprod, cummin, cummax, flip, cat,
+// select, select_assign / select_add, gather, scatter_add); the launchers live in engine/src/backends/cuda (compare.cu, reduce_max.cu,
 // softmax.cu, scan.cu, indexing.cu).
 // slice, permute and expand reuse gather_kernel (kernels.cuh).
 //
@@ -205,11 +205,22 @@ __global__ void __launch_bounds__(kThreads) softmax_kernel(const T* __restrict__
   }
 }
 
-// ---- cumsum / cumprod (scan.cu) ----------------------------------------------------------------
+// ---- cumsum / cumprod / cummin / cummax (scan.cu) ----------------------------------------------
 
-// Along each slice, in T and index order: y_0 = x_0, y_r = y_{r-1} + x_r (kProd: * x_r), the
-// NdArray loop's operations in its order, so the bits are NdArray's. len > 0.
-template <class T, bool kProd>
+enum class ScanStep { Sum, Prod, Min, Max };
+
+// One step of a scan: NdArray's (a running extreme takes v on a tie or a NaN; a NaN extreme stays).
+template <ScanStep kStep, class T>
+__host__ __device__ inline T scan_step(T acc, T v) {
+  if constexpr (kStep == ScanStep::Sum) return acc + v;
+  if constexpr (kStep == ScanStep::Prod) return acc * v;
+  if constexpr (kStep == ScanStep::Min) return v <= acc || v != v ? v : acc;
+  if constexpr (kStep == ScanStep::Max) return v >= acc || v != v ? v : acc;
+}
+
+// Along each slice, in T and index order: y_0 = x_0, y_r = scan_step(y_{r-1}, x_r), the NdArray
+// loop's operations in its order, so the bits are NdArray's. len > 0.
+template <class T, ScanStep kStep>
 __global__ void __launch_bounds__(kThreads) scan_kernel(const T* __restrict__ x, T* __restrict__ y,
                                                         std::uint64_t slices, std::uint64_t len,
                                                         std::uint64_t inner) {
@@ -222,7 +233,7 @@ __global__ void __launch_bounds__(kThreads) scan_kernel(const T* __restrict__ x,
     T acc = x[base];
     y[base] = acc;
     for (std::uint64_t r = 1; r < len; ++r) {
-      acc = kProd ? acc * x[base + r * inner] : acc + x[base + r * inner];
+      acc = scan_step<kStep>(acc, x[base + r * inner]);
       y[base + r * inner] = acc;
     }
   }
@@ -307,6 +318,46 @@ __global__ void __launch_bounds__(kThreads) select_assign_kernel(const T* __rest
       acc += values[(o * k + static_cast<std::uint64_t>(js[p])) * inner + i];
     }
     out[t] = acc;
+  }
+}
+
+// ---- gather / scatter_add (indexing.cu) ---------------------------------------------------------
+
+// out and index are [outer, k, inner], x is [outer, len, inner]: out[o, j, i] = x[o, index[o, j, i], i].
+// The indices were validated on the host (0 <= index < len) before the launch.
+template <class T>
+__global__ void __launch_bounds__(kThreads) gather_dim_kernel(const T* __restrict__ x,
+                                                              const std::int64_t* __restrict__ index,
+                                                              T* __restrict__ out, std::uint64_t n, std::uint64_t k,
+                                                              std::uint64_t len, std::uint64_t inner) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) {
+    const std::uint64_t i = t % inner;
+    const std::uint64_t o = t / inner / k;
+    out[t] = x[(o * len + static_cast<std::uint64_t>(index[t])) * inner + i];
+  }
+}
+
+// out already holds x; then out[o, index[o, j, i], i] += values[o, j, i] for j = 0..k-1 in order.
+// Without atomics: one thread per lane (o, i), the only one that writes that lane of out, walking
+// j in increasing order, so every element sees the sequential loop's additions in its order.
+template <class T>
+__global__ void __launch_bounds__(kThreads) scatter_add_kernel(const T* __restrict__ values,
+                                                               const std::int64_t* __restrict__ index,
+                                                               T* __restrict__ out, std::uint64_t lanes,
+                                                               std::uint64_t k, std::uint64_t len,
+                                                               std::uint64_t inner) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < lanes;
+       t += stride) {
+    const std::uint64_t o = t / inner;
+    const std::uint64_t i = t - o * inner;
+    T* lane = out + o * len * inner + i;
+    for (std::uint64_t j = 0; j < k; ++j) {
+      const std::uint64_t at = (o * k + j) * inner + i;
+      T& target = lane[static_cast<std::uint64_t>(index[at]) * inner];
+      target = target + values[at];
+    }
   }
 }
 

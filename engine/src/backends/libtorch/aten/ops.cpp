@@ -269,14 +269,21 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     }
     case OpId::float_select: return at::index_select(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong));
     case OpId::float_select_assign:
+    case OpId::float_select_add:
       // Adds, as Burn's select_assign does; index_add_ adds duplicates in index order on the CPU.
       return in(c, 0).clone().index_add_(integer(c, 0), in(c, 1).to(at::kLong), in(c, 2));
+    case OpId::float_gather: return at::gather(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong));
+    // On the CPU each lane's index is walked in increasing order: duplicates add in crossgrad's order.
+    case OpId::float_scatter_add: return at::scatter_add(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong), in(c, 2));
     case OpId::float_permute: return in(c, 0).permute(ints(c));
     case OpId::float_expand: return in(c, 0).expand(ints(c));
     // ATen's own scans (on the CPU a float lane accumulates in double): within the oracle's
     // accumulation bound of the reference's in-dtype loop, not its bits.
     case OpId::float_cumsum: return at::cumsum(in(c, 0), integer(c, 0));
     case OpId::float_cumprod: return at::cumprod(in(c, 0), integer(c, 0));
+    // ATen's running extreme takes x on a tie (>= / <=) or a NaN and keeps a NaN: crossgrad's rule.
+    case OpId::float_cummin: return std::get<0>(at::cummin(in(c, 0), integer(c, 0)));
+    case OpId::float_cummax: return std::get<0>(at::cummax(in(c, 0), integer(c, 0)));
     case OpId::float_flip: return at::flip(in(c, 0), ints(c));
     case OpId::softmax: return softmax_along(in(c, 0), integer(c, 0), false);
     case OpId::log_softmax: return softmax_along(in(c, 0), integer(c, 0), true);
