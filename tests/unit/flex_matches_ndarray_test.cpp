@@ -627,6 +627,75 @@ TEST_P(FlexMatchesNdArray, CumsumAndCumprodMatchNdArray) {
   }
 }
 
+// cummin / cummax copy elements: the same bits, NaNs and signed zeros included.
+TEST_P(FlexMatchesNdArray, CumminAndCummaxMatchNdArray) {
+  unsigned seed = 950;
+  for (DType dt : kFloatTypes) {
+    for (Values kind : {Values::Mixed, Values::Ties}) {
+      for (const DimCase& c : dim_cases()) {
+        const TensorData d = random_data(dt, c.shape, seed++, kind);
+        const std::string what = shape_str(c.shape) + " dim " + std::to_string(c.dim);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_cummin(on<B>(d), c.dim));
+        }, "cummin " + what);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_cummax(on<B>(d), c.dim));
+        }, "cummax " + what);
+      }
+    }
+  }
+}
+
+// gather and scatter_add over every dim of the parallel and column-chunk shapes, k below, at and
+// above the dim's size, with duplicates; a bad index far into a large index tensor is the one
+// reported (Flex checks blocks of indices without a branch, then looks for the first).
+TEST_P(FlexMatchesNdArray, GatherAndScatterAddMatchNdArray) {
+  unsigned seed = 1000;
+  for (DType dt : kFloatTypes) {
+    for (const DimCase& c : dim_cases()) {
+      if (c.shape[c.dim] == 0) continue;
+      for (std::size_t k : {std::size_t{1}, c.shape[c.dim], c.shape[c.dim] + 2}) {
+        std::vector<std::size_t> idims = c.shape.dims();
+        idims[c.dim] = k;
+        const Shape ishape(idims);
+        const TensorData d = random_data(dt, c.shape, seed++);
+        const TensorData v = random_data(dt, ishape, seed++);
+        const std::vector<std::int64_t> raw = random_indices(ishape.num_elements(), c.shape[c.dim], seed++);
+        for (bool i32 : {false, true}) {
+          const TensorData idx = i32 ? TensorData::from_i32(std::vector<std::int32_t>(raw.begin(), raw.end()), ishape)
+                                     : TensorData::from_i64(raw, ishape);
+          const std::string what = shape_str(c.shape) + " dim " + std::to_string(c.dim) + " k " + std::to_string(k);
+          expect_same_as_ndarray([&](auto tag) {
+            using B = typename decltype(tag)::type;
+            return B::into_data(B::float_gather(on<B>(d), c.dim, on<B>(idx)));
+          }, "gather " + what);
+          expect_same_as_ndarray_any_nan([&](auto tag) {
+            using B = typename decltype(tag)::type;
+            return B::into_data(B::float_scatter_add(on<B>(d), c.dim, on<B>(idx), on<B>(v)));
+          }, "scatter_add " + what);
+        }
+      }
+    }
+  }
+  std::vector<std::int64_t> far(kParallel + 9, 0);
+  far[kParallel + 3] = 5;
+  far[kParallel + 7] = -1;
+  const TensorData idx = TensorData::from_i64(far, Shape{kParallel + 9, 1});
+  const TensorData x = random_data(DType::F32, Shape{kParallel + 9, 5}, 3);
+  for (bool flex_side : {true, false}) {
+    std::string message;
+    try {
+      if (flex_side) (void)Flex::float_gather(on<Flex>(x), 1, on<Flex>(idx));
+      else (void)NdArray::float_gather(on<NdArray>(x), 1, on<NdArray>(idx));
+    } catch (const Panic& p) {
+      message = p.message();
+    }
+    EXPECT_EQ(message, "float_gather got index 5 for dim 1 of size 5.") << (flex_side ? "Flex" : "NdArray");
+  }
+}
+
 TEST_P(FlexMatchesNdArray, FlipMatchesNdArray) {
   struct FlipCase {
     Shape shape;

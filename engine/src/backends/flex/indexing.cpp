@@ -36,6 +36,40 @@ std::vector<std::int64_t> checked_indices(const FlexTensor& indices, std::size_t
   return out;
 }
 
+// gather / scatter_add read the index tensor where it lies. Every value is checked first: blocks
+// of it are tested without a branch (a negative value is a huge unsigned one), and only a block
+// that holds a bad value is walked again for the first one, so the panic names the same index as
+// NdArray's ordered check.
+template <class I>
+void check_index_block_values(const I* v, std::size_t count, std::size_t dim, std::size_t size, std::string_view op) {
+  constexpr std::size_t kBlock = 4096;
+  for (std::size_t begin = 0; begin < count; begin += kBlock) {
+    const std::size_t end = std::min(count, begin + kBlock);
+    bool bad = false;
+    for (std::size_t i = begin; i < end; ++i) {
+      bad |= static_cast<std::uint64_t>(static_cast<std::int64_t>(v[i])) >= size;
+    }
+    if (!bad) continue;
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto value = static_cast<std::int64_t>(v[i]);
+      if (value < 0 || static_cast<std::uint64_t>(value) >= size) rules::index_out_of_range(op, value, dim, size);
+    }
+  }
+}
+
+void check_index_values(const FlexTensor& indices, std::size_t dim, std::size_t size, std::string_view op) {
+  const std::size_t n = indices.num_elements();
+  if (indices.dtype == DType::I64) check_index_block_values(indices.data<std::int64_t>(), n, dim, size, op);
+  else check_index_block_values(indices.data<std::int32_t>(), n, dim, size, op);
+}
+
+// f(pointer to the checked I64 or I32 index values).
+template <class F>
+void with_index_type(const FlexTensor& indices, F&& f) {
+  if (indices.dtype == DType::I64) f(indices.data<std::int64_t>());
+  else f(indices.data<std::int32_t>());
+}
+
 }  // namespace
 
 FlexTensor Flex::float_cat(const std::vector<FlexTensor>& tensors, std::size_t dim) {
@@ -173,25 +207,33 @@ FlexTensor Flex::float_gather(const FlexTensor& t, std::size_t dim, const FlexTe
   constexpr std::string_view op = "float_gather";
   rules::check_float_dtype(t.dtype, op);
   rules::check_gather(t.shape, dim, indices.shape, indices.dtype, op);
-  const std::vector<std::int64_t> idx = checked_indices(indices, dim, t.shape[dim], op);
+  check_index_values(indices, dim, t.shape[dim], op);
   FlexTensor out = flex::make_tensor(indices.shape, t.dtype);
-  if (out.num_elements() == 0) return out;
+  const std::size_t n = out.num_elements();
+  if (n == 0) return out;
   const rules::DimSplit split = rules::split_at_dim(indices.shape, dim);
-  const std::size_t d = t.shape[dim], k = split.len, inner = split.inner;
-  // One output row (o, j) of `inner` elements per task item: out[o, j, r] = x[o, idx[o, j, r], r].
-  const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / inner);
+  const std::size_t len = t.shape[dim], k = split.len, inner = split.inner;
+  // out[o, j, r] = x[o, idx[o, j, r], r], in flat chunks of the output: each chunk works out its
+  // first (o, j, r) once and then steps them, so an element costs one index read and one load.
   flex::with_float_type(t.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* x = t.data<T>();
     T* y = out.mutable_data<T>();
-    flex::parallel_range(split.outer * k, grain, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t row = begin; row < end; ++row) {
-        const std::size_t o = row / k;
-        const T* lane = x + o * d * inner;
-        const std::int64_t* at = idx.data() + row * inner;
-        T* dst = y + row * inner;
-        for (std::size_t r = 0; r < inner; ++r) dst[r] = lane[static_cast<std::size_t>(at[r]) * inner + r];
-      }
+    with_index_type(indices, [&](const auto* idx) {
+      flex::parallel_range(n, flex::kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+        std::size_t r = begin % inner, j = begin / inner % k, o = begin / inner / k;
+        const T* lane = x + o * len * inner;
+        for (std::size_t e = begin; e < end; ++e) {
+          y[e] = lane[static_cast<std::size_t>(idx[e]) * inner + r];
+          if (++r == inner) {
+            r = 0;
+            if (++j == k) {
+              j = 0;
+              lane += len * inner;
+            }
+          }
+        }
+      });
     });
   });
   return out;
@@ -202,7 +244,7 @@ FlexTensor Flex::float_scatter_add(const FlexTensor& t, std::size_t dim, const F
   constexpr std::string_view op = "float_scatter_add";
   rules::check_float_dtype(t.dtype, op);
   rules::check_gather(t.shape, dim, indices.shape, indices.dtype, op);
-  const std::vector<std::int64_t> idx = checked_indices(indices, dim, t.shape[dim], op);
+  check_index_values(indices, dim, t.shape[dim], op);
   rules::check_assign_values(indices.shape, values.shape, t.dtype, values.dtype, op);
   FlexTensor out = flex::make_tensor(t.shape, t.dtype);
   const std::size_t n = t.num_elements();
@@ -221,21 +263,23 @@ FlexTensor Flex::float_scatter_add(const FlexTensor& t, std::size_t dim, const F
     using T = decltype(zero);
     const T* v = values.data<T>();
     T* y = out.mutable_data<T>();
-    flex::parallel_range(split.outer * chunks, grain, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t task = begin; task < end; ++task) {
-        const std::size_t o = task / chunks, lo = (task % chunks) * kChunk;
-        const std::size_t width = std::min(kChunk, inner - lo);
-        T* lane = y + o * d * inner + lo;
-        for (std::size_t j = 0; j < k; ++j) {
-          const std::size_t row = (o * k + j) * inner + lo;
-          const std::int64_t* at = idx.data() + row;
-          const T* src = v + row;
-          for (std::size_t r = 0; r < width; ++r) {
-            T& dst = lane[static_cast<std::size_t>(at[r]) * inner + r];
-            dst = dst + src[r];
+    with_index_type(indices, [&](const auto* idx) {
+      flex::parallel_range(split.outer * chunks, grain, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t task = begin; task < end; ++task) {
+          const std::size_t o = task / chunks, lo = (task % chunks) * kChunk;
+          const std::size_t width = std::min(kChunk, inner - lo);
+          T* lane = y + o * d * inner + lo;
+          for (std::size_t j = 0; j < k; ++j) {
+            const std::size_t row = (o * k + j) * inner + lo;
+            const auto* at = idx + row;
+            const T* src = v + row;
+            for (std::size_t r = 0; r < width; ++r) {
+              T& dst = lane[static_cast<std::size_t>(at[r]) * inner + r];
+              dst = dst + src[r];
+            }
           }
         }
-      }
+      });
     });
   });
   return out;
