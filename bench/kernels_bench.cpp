@@ -51,6 +51,11 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_SelectAssign(f) f(a.x, a.dim, a.indices, a.values)
 #define CROSSGRAD_BENCH_CALL_Gather(f) f(a.x, a.dim, a.indices)
 #define CROSSGRAD_BENCH_CALL_Scatter(f) f(a.x, a.dim, a.indices, a.values)
+#define CROSSGRAD_BENCH_CALL_MaskWhere(f) f(a.x, a.indices, a.values)
+#define CROSSGRAD_BENCH_CALL_MaskFill(f) f(a.x, a.indices, a.scalar)
+#define CROSSGRAD_BENCH_CALL_Affine(f) f(a.x, a.min, a.max)
+#define CROSSGRAD_BENCH_CALL_Repeat(f) f(a.x, a.dim, a.dim1)
+#define CROSSGRAD_BENCH_CALL_Window(f) f(a.x, a.dim, a.dim0, a.dim1)
 #define CROSSGRAD_BENCH_CALL_Cat(f) f(a.pieces, a.dim)
 
 // Registers `op` on B with the first argument family the op accepts (a tiny trial call that

@@ -87,6 +87,15 @@ typename B::Tensor index_tensor(const Shape& shape, std::size_t size, unsigned s
   return B::from_data(TensorData::from_i64(std::move(v), shape), B::default_device());
 }
 
+// A Bool mask, true at about every other element (no pattern a branch predictor could learn).
+template <class B>
+typename B::Tensor mask_tensor(const Shape& shape, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<bool> v(shape.num_elements());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = (rng() & 1) != 0;
+  return B::from_data(TensorData::from_bool(std::move(v), shape), B::default_device());
+}
+
 inline std::string square_label(const BenchSize& s) { return std::to_string(s.n) + "x" + std::to_string(s.n); }
 
 // The argument families of `op`, in the order they are tried.
@@ -105,6 +114,7 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
     a.input_bytes += bytes_of<B>(a.x);
   };
   const auto square = [](const BenchSize& s) { return Shape{s.n, s.n}; };
+  const auto dim_label = [](const BenchSize& s) { return square_label(s) + "/d" + std::to_string(s.dim); };
 
   switch (op.sig) {
     case OpSig::Unary:
@@ -123,6 +133,44 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  a.input_bytes += bytes_of<B>(a.y);
                  return a;
                }}};
+    case OpSig::Affine:
+      return {{flat, {16, 0}, flat_label, [=](const BenchSize& s) {  // hard_sigmoid's usual 1/6, 1/2
+                 OpArgs<B> a;
+                 receiver(Shape{s.n}, a);
+                 a.min = 1.0 / 6;
+                 a.max = 0.5;
+                 return a;
+               }}};
+    case OpSig::Repeat:
+      return {{square_dims, {4, 0}, dim_label, [=](const BenchSize& s) {  // the square twice along dim
+                 OpArgs<B> a;
+                 receiver(square(s), a);
+                 a.dim = s.dim;
+                 a.dim1 = 2;
+                 return a;
+               }}};
+    case OpSig::Window:
+      return {{square_dims, {4, 0}, dim_label, [=](const BenchSize& s) {  // windows of 4, every 2
+                 OpArgs<B> a;
+                 receiver(square(s), a);
+                 a.dim = s.dim;
+                 a.dim0 = 4;
+                 a.dim1 = 2;
+                 return a;
+               }}};
+    case OpSig::MaskWhere:
+    case OpSig::MaskFill:
+      return {{flat, {16, 0}, flat_label, [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(Shape{s.n}, a);
+                 a.indices = mask_tensor<B>(Shape{s.n}, 5);
+                 a.input_bytes += bytes_of<B>(a.indices);
+                 if (op.sig == OpSig::MaskWhere) {
+                   a.values = operand_tensor<B>(kind, Shape{s.n}, 2);
+                   a.input_bytes += bytes_of<B>(a.values);
+                 }
+                 return a;
+               }}};
     case OpSig::ToDType:
       return {{flat, {16, 0}, flat_label, [=](const BenchSize& s) {
                  OpArgs<B> a;
@@ -131,9 +179,7 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  return a;
                }}};
     case OpSig::Dim:
-      return {{square_dims, {4, 1},
-               [](const BenchSize& s) { return square_label(s) + "/d" + std::to_string(s.dim); },
-               [=](const BenchSize& s) {
+      return {{square_dims, {4, 1}, dim_label, [=](const BenchSize& s) {
                  OpArgs<B> a;
                  receiver(square(s), a);
                  a.dim = s.dim;

@@ -90,9 +90,13 @@ TEST_P(ScalarArguments, AreRoundedToTheTensorsDTypeFirst) {
         exact.scalar = a;
         exact.min = a;
         exact.max = b;
+        exact.alpha = a;
+        exact.beta = b;
         rounded.scalar = to_f32(a);
         rounded.min = to_f32(a);
         rounded.max = to_f32(b);
+        rounded.alpha = to_f32(a);
+        rounded.beta = to_f32(b);
         const std::size_t n = *rc::gen::inRange<std::size_t>(1, 20);
         og::HostArray x{{n}, DType::F32, *rc::gen::container<std::vector<double>>(n, element_near({a, b}))};
         for (double& v : x.values) v = to_f32(v);
@@ -100,8 +104,9 @@ TEST_P(ScalarArguments, AreRoundedToTheTensorsDTypeFirst) {
         const bool tracked = *rc::gen::arbitrary<bool>();
         const Outputs want = run_op(op, x, backend, tracked, rounded);
         const Outputs got = run_op(op, x, backend, tracked, exact);
+        const bool two = bounds || op_info(op).sig == OpSig::Affine;
         const std::string where = std::string(op_info(op).name) + " on " + og::all_backends().at(backend).name +
-                                  (tracked ? " (tracked)" : "") + " with " + (bounds ? "min " + show(a) + " max " + show(b) : "scalar " + show(a));
+                                  (tracked ? " (tracked)" : "") + " with " + (two ? "scalars " + show(a) + ", " + show(b) : "scalar " + show(a));
         RC_ASSERT(got.value.size() == want.value.size());
         RC_ASSERT(got.grad.size() == want.grad.size());
         for (std::size_t i = 0; i < n; ++i) {
@@ -124,7 +129,7 @@ TEST_P(ScalarArguments, AreRoundedToTheTensorsDTypeFirst) {
 std::vector<OpId> scalar_ops() {
   std::vector<OpId> ids;
   for (const OpInfo& op : kOps) {
-    if (op.sig == OpSig::Scalar || op.sig == OpSig::Bounds) ids.push_back(op.id);
+    if (op.sig == OpSig::Scalar || op.sig == OpSig::Bounds || op.sig == OpSig::Affine) ids.push_back(op.id);
   }
   return ids;
 }

@@ -148,6 +148,63 @@ UnreadCase gather_case(DType d) {
   return c;
 }
 
+// float_mask_where / float_mask_fill: where the mask is true the receiver is not read (the value
+// or the fill is taken); mask and value have the receiver's shape.
+UnreadCase masked_case(DType d, bool with_value) {
+  const Dims s = small_shape(0);
+  UnreadCase c;
+  c.unread.resize(og::element_count(s));
+  std::vector<double> mask(c.unread.size());
+  for (std::size_t i = 0; i < c.unread.size(); ++i) {
+    c.unread[i] = *rc::gen::arbitrary<bool>();
+    mask[i] = c.unread[i] ? 1 : 0;
+  }
+  c.operands = {filled(s, d, c.unread, kAnySpecial), og::HostArray{s, DType::Bool, mask}};
+  if (with_value) c.operands.push_back(filled(s, d, std::vector<bool>(c.unread.size(), false), kAnySpecial));
+  c.args.scalar = 0.75;
+  return c;
+}
+UnreadCase mask_where_case(DType d) { return masked_case(d, true); }
+UnreadCase mask_fill_case(DType d) { return masked_case(d, false); }
+
+// float_unfold: the positions along dim no complete window covers (a step longer than the window
+// skips some; the tail past the last window).
+UnreadCase unfold_case(DType d) {
+  const Dims s = small_shape(1);
+  UnreadCase c;
+  c.args.dim = pick(0, s.size() - 1);
+  c.args.size = pick(1, 3);
+  c.args.step = pick(1, 4);
+  const std::size_t len = s[c.args.dim];
+  std::vector<bool> covered(len, false);
+  if (c.args.size <= len) {
+    for (std::size_t w = 0; w <= (len - c.args.size) / c.args.step; ++w) {
+      for (std::size_t k = 0; k < c.args.size; ++k) covered[w * c.args.step + k] = true;
+    }
+  }
+  c.unread.resize(og::element_count(s));
+  for (std::size_t i = 0; i < c.unread.size(); ++i) c.unread[i] = !covered[coords(i, s)[c.args.dim]];
+  c.operands = {filled(s, d, c.unread, kAnySpecial)};
+  return c;
+}
+
+// hard_sigmoid with alpha > 0: where alpha x + beta is below 0 or above 1 (-inf and +inf there;
+// a NaN is read: it passes the clamp).
+UnreadCase hard_sigmoid_case(DType d) {
+  const Dims s = small_shape(0);
+  UnreadCase c;
+  c.args.alpha = 0.25;
+  c.args.beta = 0.5;
+  c.unread.resize(og::element_count(s));
+  for (std::size_t i = 0; i < c.unread.size(); ++i) c.unread[i] = *rc::gen::arbitrary<bool>();
+  og::HostArray x = filled(s, d, c.unread, {INFINITY, -INFINITY, round_to(d, 3e38), -7.5});
+  for (std::size_t i = 0; i < x.values.size(); ++i) {
+    if (!c.unread[i]) x.values[i] = std::fmod(std::fabs(x.values[i]), 1.5);  // inside: |x| < 2
+  }
+  c.operands = {x};
+  return c;
+}
+
 // relu: the negative side (-inf there; NaN and +inf are read: relu passes them through).
 UnreadCase relu_case(DType d) {
   const Dims s = small_shape(0);
@@ -307,6 +364,10 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_slice: return slice_case;
     case OpId::float_select: return select_case;
     case OpId::float_gather: return gather_case;
+    case OpId::float_mask_where: return mask_where_case;
+    case OpId::float_unfold: return unfold_case;
+    case OpId::hard_sigmoid: return hard_sigmoid_case;
+    case OpId::float_mask_fill: return mask_fill_case;
     case OpId::relu: return relu_case;
     case OpId::float_clamp: return clamp_case;
     case OpId::float_clamp_min: return clamp_min_case;
@@ -351,6 +412,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_select_assign:  // out = x, then += values at the indices: every x is read
     case OpId::float_select_add:
     case OpId::float_scatter_add:
+    case OpId::float_repeat_dim:  // every element is copied (times = 0 reads nothing, but has no result either)
     case OpId::float_cummin:  // every element is compared (a NaN anywhere in a prefix is kept)
     case OpId::float_cummax:
     case OpId::float_permute:

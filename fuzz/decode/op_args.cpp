@@ -48,6 +48,12 @@ std::vector<std::size_t> gather_index_shape(const OpArgsCase &c) {
   return s;
 }
 
+std::vector<std::size_t> mask_shape(const OpArgsCase &c) {
+  const std::vector<std::size_t> &s = c.tensors[0].shape;
+  if (c.index_mode == ShapeMode::Derived && !s.empty()) return {s.back()};
+  return s;
+}
+
 std::vector<std::size_t> scatter_values_shape(const OpArgsCase &c, ShapeMode, std::size_t) { return c.indices.shape; }
 
 namespace {
@@ -138,10 +144,19 @@ ReferenceCall reference_call(const OpArgsCase &c) {
       call.operands.push_back(floats(c.tensors[k], float_dtype));
   }
   // {tensor, indices} or {tensor, indices, values}
+  if (op.sig == OpSig::MaskWhere || op.sig == OpSig::MaskFill) {
+    const bool bool_mask = c.int_dtype % kMaskDTypeChoices >= std::size(kIntDTypes);
+    call.operands.insert(call.operands.begin() + 1, bool_mask ? bools(c.indices) : ints(c.indices, int_dtype));
+  }
   if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather || op.sig == OpSig::Scatter)
     call.operands.insert(call.operands.begin() + 1, ints(c.indices, int_dtype));
   oracle::OpArgs &a = call.args;
   a.scalar = float_value(c.scalar);
+  a.alpha = float_value(c.alpha);
+  a.beta = float_value(c.beta);
+  a.times = c.times;
+  a.size = c.size;
+  a.step = c.step;
   a.min = float_value(c.min);
   a.max = float_value(c.max);
   a.dim = size_value(c.dim, kDimCodes);
@@ -178,6 +193,23 @@ std::string describe(const OpArgsCase &c) {
     case OpSig::Scalar:
       os << "\n  scalar " << float_text(c.scalar);
       break;
+    case OpSig::Affine:
+      os << "\n  alpha " << float_text(c.alpha) << ", beta " << float_text(c.beta);
+      break;
+    case OpSig::Repeat:
+      os << "\n  dim " << size_text(size_value(c.dim, kDimCodes)) << ", times " << c.times;
+      break;
+    case OpSig::Window:
+      os << "\n  dim " << size_text(size_value(c.dim, kDimCodes)) << ", size " << c.size << ", step " << c.step;
+      break;
+    case OpSig::MaskWhere:
+    case OpSig::MaskFill: {
+      const bool bool_mask = c.int_dtype % kMaskDTypeChoices >= std::size(kIntDTypes);
+      os << "\n  mask " << (bool_mask ? "Bool" : dtype_name(kIntDTypes[c.int_dtype % std::size(kIntDTypes)])) << " "
+         << tensor_text(c.indices, true);
+      if (op.sig == OpSig::MaskFill) os << "\n  scalar " << float_text(c.scalar);
+      break;
+    }
     case OpSig::Bounds:
       os << "\n  min " << float_text(c.min) << ", max " << float_text(c.max);
       break;

@@ -70,10 +70,12 @@ struct OpArgsCase {
   std::vector<ShapeMode> modes;    // per tensor after the first
   std::vector<std::size_t> sizes;  // Cat: per piece after the first, the size of `dim` (LikeFirst)
   std::size_t int_dtype = 0;       // index into kIntDTypes: index tensors and int receivers
-  ArgTensor indices;               // Select, SelectAssign, Gather, Scatter
-  ShapeMode index_mode = ShapeMode::Explicit;  // Gather, Scatter: how the indices' shape is given
+  ArgTensor indices;               // Select, SelectAssign, Gather, Scatter; the mask of MaskWhere, MaskFill
+  ShapeMode index_mode = ShapeMode::Explicit;  // Gather, Scatter, masks: how the indices' shape is given
   std::size_t index_size = 0;                  // ... and its size along dim (Derived)
   std::size_t scalar = 0, min = 0, max = 0;  // float codes
+  std::size_t alpha = 0, beta = 0;           // float codes (Affine)
+  std::size_t times = 0, size = 0, step = 0; // counts 0..kDimChoices-1 (Repeat, Window)
   std::size_t dim = 0, dim1 = 0;             // dim codes
   std::vector<std::size_t> shape;            // ToShape target
   std::size_t dtype = 0;                     // ToDType target: index into all_dtypes()
@@ -134,6 +136,7 @@ void later_tensor(Io &io, OpArgsCase &c, std::size_t k, std::size_t code_count,
 std::vector<std::size_t> binary_rhs_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 std::vector<std::size_t> assign_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 std::vector<std::size_t> gather_index_shape(const OpArgsCase &c);
+std::vector<std::size_t> mask_shape(const OpArgsCase &c);
 std::vector<std::size_t> scatter_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 
 template <class Io>
@@ -153,6 +156,21 @@ void gather_index_tensor(Io &io, OpArgsCase &c) {
   } else {
     io.pick(c.index_size, kDimChoices);
     if constexpr (Io::reading) c.indices.shape = gather_index_shape(c);
+  }
+  codes(io, c.indices, kIntCodes);
+}
+
+// A mask (MaskWhere, MaskFill): the receiver's shape, its last dim alone (broadcast), or explicit;
+// a Bool tensor unless int_dtype names an int dtype (kMaskDTypeChoices: mostly Bool).
+inline constexpr std::size_t kMaskDTypeChoices = std::size(kIntDTypes) + 4;
+template <class Io>
+void mask_tensor(Io &io, OpArgsCase &c) {
+  io.pick(c.int_dtype, kMaskDTypeChoices);
+  io.pick_enum(c.index_mode, static_cast<std::size_t>(ShapeMode::kCount));
+  if (c.index_mode == ShapeMode::Explicit) {
+    shape(io, c.indices.shape, kMaxRank);
+  } else if constexpr (Io::reading) {
+    c.indices.shape = mask_shape(c);
   }
   codes(io, c.indices, kIntCodes);
 }
@@ -222,6 +240,27 @@ void schema(Io &io, OpArgsCase &c) {
       io.pick(c.dim, kDimCodes);
       gather_index_tensor(io, c);
       later_tensor(io, c, 1, kFloatCodes, &scatter_values_shape);
+      break;
+    case OpSig::Affine:
+      io.pick(c.alpha, kFloatCodes);
+      io.pick(c.beta, kFloatCodes);
+      break;
+    case OpSig::Repeat:
+      io.pick(c.dim, kDimCodes);
+      io.pick(c.times, kDimChoices);
+      break;
+    case OpSig::Window:
+      io.pick(c.dim, kDimCodes);
+      io.pick(c.size, kDimChoices);
+      io.pick(c.step, kDimChoices);
+      break;
+    case OpSig::MaskWhere:
+      mask_tensor(io, c);
+      later_tensor(io, c, 1, kFloatCodes, &binary_rhs_shape);
+      break;
+    case OpSig::MaskFill:
+      mask_tensor(io, c);
+      io.pick(c.scalar, kFloatCodes);
       break;
     case OpSig::Cat: {
       io.pick(c.dim, kDimCodes);

@@ -55,7 +55,8 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
   ReferenceCall rc = reference_call(c);
   Call call;
   const bool indexed =
-      op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather || op.sig == OpSig::Scatter;
+      op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather || op.sig == OpSig::Scatter ||
+      op.sig == OpSig::MaskWhere || op.sig == OpSig::MaskFill;  // the index tensor or the mask
   for (std::size_t k = 0; k < rc.operands.size(); ++k) {
     if (indexed && k == 1)
       call.indices = engine_tensor(rc.operands[k], dev);
@@ -82,6 +83,11 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
 #define CROSSGRAD_OPARGS_CALL_SelectAssign(f) f(in.tensors[0], a.dim, *in.indices, in.tensors[1])
 #define CROSSGRAD_OPARGS_CALL_Gather(f) f(in.tensors[0], a.dim, *in.indices)
 #define CROSSGRAD_OPARGS_CALL_Scatter(f) f(in.tensors[0], a.dim, *in.indices, in.tensors[1])
+#define CROSSGRAD_OPARGS_CALL_MaskWhere(f) f(in.tensors[0], *in.indices, in.tensors[1])
+#define CROSSGRAD_OPARGS_CALL_MaskFill(f) f(in.tensors[0], *in.indices, a.scalar)
+#define CROSSGRAD_OPARGS_CALL_Affine(f) f(in.tensors[0], a.alpha, a.beta)
+#define CROSSGRAD_OPARGS_CALL_Repeat(f) f(in.tensors[0], a.dim, a.times)
+#define CROSSGRAD_OPARGS_CALL_Window(f) f(in.tensors[0], a.dim, a.size, a.step)
 #define CROSSGRAD_OPARGS_CALL_Cat(f) f(in.tensors, a.dim)
 
 DispatchTensor dispatch(OpId op, const Call &in) {

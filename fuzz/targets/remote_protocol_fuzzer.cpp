@@ -354,6 +354,16 @@ class Run {
       case OpSig::SelectAssign:
       case OpSig::Scatter:
         return Reads{3, 0, 1, false, false};
+      case OpSig::MaskWhere:
+        return Reads{3, 0, 0, false, false};
+      case OpSig::Affine:
+        return Reads{1, 2, 0, false, false};
+      case OpSig::Repeat:
+        return Reads{1, 0, 2, false, false};
+      case OpSig::Window:
+        return Reads{1, 0, 3, false, false};
+      case OpSig::MaskFill:
+        return Reads{2, 1, 0, false, false};
       case OpSig::Cat:
         return Reads{-1, 0, 1, false, false};
     }

@@ -683,6 +683,37 @@ Candidates candidates(OpSig sig, DType dtype) {
       }
       return out;
     }
+    case OpSig::Affine:
+      return {{[](auto &c) { c.alpha = float_code(0.5), c.beta = float_code(0.5); }}, {}};
+    case OpSig::Repeat:
+      return {{[](auto &c) { c.dim = 1, c.times = 2; }, [](auto &c) { c.dim = 0, c.times = 0; }},
+              {[](auto &c) { c.dim = 5, c.times = 2; }}};
+    case OpSig::Window:
+      return {{[](auto &c) { c.dim = 1, c.size = 2, c.step = 1; }, [](auto &c) { c.dim = 0, c.size = 3, c.step = 2; }},
+              {[](auto &c) { c.dim = 1, c.size = 2, c.step = 0; }, [](auto &c) { c.dim = 5, c.size = 1, c.step = 1; }}};
+    case OpSig::MaskWhere:
+    case OpSig::MaskFill: {
+      const bool with_value = sig == OpSig::MaskWhere;
+      // A Bool mask (int_dtype past the int dtypes: oa::kMaskDTypeChoices) given by mode, the value
+      // of the receiver's shape (LikeFirst) or explicit.
+      auto with = [with_value](oa::ShapeMode mode, oa::ArgTensor mask, std::vector<std::size_t> value,
+                               std::size_t mask_dtype = std::size(oa::kIntDTypes)) {
+        return [=](oa::OpArgsCase &c) {
+          c.index_mode = mode;
+          c.indices = mask;
+          c.int_dtype = mask_dtype;
+          if (!with_value) c.scalar = float_code(-2.5);
+          if (with_value) {
+            second(c, value.empty() ? oa::ShapeMode::LikeFirst : oa::ShapeMode::Explicit,
+                   value.empty() ? c.tensors[0].shape : value);
+          }
+        };
+      };
+      const oa::ShapeMode like = oa::ShapeMode::LikeFirst, last = oa::ShapeMode::Derived, given = oa::ShapeMode::Explicit;
+      return {{with(like, index_arg({2, 3}, {1, 0, 0, 1, 1, 0}), {}), with(last, index_arg({3}, {0, 1, 1}), {3})},
+              {with(given, index_arg({4}, {1, 0, 1, 0}), {}), with(like, index_arg({2, 3}, {1, 0, 0, 1, 1, 0}), {}, 0),
+               with(like, index_arg({2, 3}, {1, 0, 0, 1, 1, 0}), {2, 2})}};
+    }
     case OpSig::Cat:
       return {{[](auto &c) {
                 cat_pieces(c, 1, {{2, 3}, {2, 1}});
@@ -862,11 +893,15 @@ void remote_protocol_seeds() {
     std::vector<rp::HandleRef> operands = {receiver};
     if (op.sig == OpSig::Binary || op.sig == OpSig::Cat) operands = {f, f};
     if (op.sig == OpSig::Select || op.sig == OpSig::Gather) operands = {f, i};
+    if (op.sig == OpSig::MaskWhere) operands = {f, b, f};
+    if (op.sig == OpSig::MaskFill) operands = {f, b};
     if (op.sig == OpSig::SelectAssign || op.sig == OpSig::Scatter) operands = {f, i, f};
     rp::Step &c = r.call(static_cast<std::size_t>(op.id), operands);
     c.scalars = {scalar_code(0.5), scalar_code(2.0)};
     c.dims = {1, 0};
     if (op.sig == OpSig::DimPair) c.dims = {0, 1};
+    if (op.sig == OpSig::Repeat) c.dims = {1, 2};
+    if (op.sig == OpSig::Window) c.dims = {1, 2, 1};
     if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather ||
         op.sig == OpSig::Scatter || op.sig == OpSig::Cat)
       c.dims = {0};

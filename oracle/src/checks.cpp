@@ -703,6 +703,7 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
         if (x == clamp_min(op) || x == clamp_max(op)) return "clamp exactly at a bound";
       }
     }
+
     // pow with a tensor exponent: every pair (broadcasting pairs a subset) must keep both partials
     // b a^(b-1) and a^b log(a) finite and within range, a > 0; atan2 off its branch cut (a = 0 with
     // b <= 0) and off the origin.
@@ -816,13 +817,23 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
 // slope 1.3e6 times h = 1.5e-4 spans ~190 integers) the differences see a staircase as a slope
 // that agrees at h and h/2 (backward 0, central differences 1274576; ops_differential_fuzzer).
 // Moving all leaves at once can only flag more graphs than moving one element would.
+// hard_sigmoid's clamp the same way: an element that moves between clamped-at-0, inside and
+// clamped-at-1 within the step sits at (or within a step of) a kink, where backward takes one
+// side's slope and central differences a mix (its alpha scales how far a step moves it).
 std::optional<std::string> step_crosses_a_jump(const NormalizedGraph& ng, const GraphRun& at_x, double step) {
   const GraphSpec& g = ng;
   std::vector<std::size_t> steps;  // value indices of the step ops' outputs
+  std::vector<std::size_t> kinks;  // and of hard_sigmoid's
   for (std::size_t k = 0; k < g.ops.size(); ++k) {
     if (step_jump(g.ops[k].op) > 0) steps.push_back(g.leaf_shapes.size() + k);
+    if (g.ops[k].op == Op::hard_sigmoid) kinks.push_back(g.leaf_shapes.size() + k);
   }
-  if (steps.empty()) return std::nullopt;
+  if (steps.empty() && kinks.empty()) return std::nullopt;
+  const auto sides = [](const std::vector<double>& y) {
+    std::vector<int> s;
+    for (double v : y) s.push_back(v <= 0 ? 0 : v >= 1 ? 2 : 1);
+    return s;
+  };
   std::vector<std::vector<double>> x;
   for (std::size_t i = 0; i < g.leaf_shapes.size(); ++i) x.push_back(Dispatch::float_into_data(at_x.values[i]).to_f64());
   for (const double sign : {1.0, -1.0}) {
@@ -834,6 +845,11 @@ std::optional<std::string> step_crosses_a_jump(const NormalizedGraph& ng, const 
     for (std::size_t out : steps) {
       if (Dispatch::float_into_data(run.values[out]).to_f64() != Dispatch::float_into_data(at_x.values[out]).to_f64()) {
         return "a step op (round, floor, ceil, trunc, sign) whose operand crosses a jump within the step";
+      }
+    }
+    for (std::size_t out : kinks) {
+      if (sides(Dispatch::float_into_data(run.values[out]).to_f64()) != sides(Dispatch::float_into_data(at_x.values[out]).to_f64())) {
+        return "hard_sigmoid whose clamp starts or stops within the step";
       }
     }
   }

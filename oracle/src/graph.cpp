@@ -43,18 +43,28 @@ const std::vector<Op>& all_ops() {
   return ops;
 }
 
+// A graph's hard_sigmoid takes alpha from the step's scalar and this beta.
+constexpr double kHardSigmoidBeta = 0.5;
+
 double clamp_min(const OpSpec& op) { return std::fabs(op.scalar) / 2; }
 double clamp_max(const OpSpec& op) { return std::fabs(op.scalar) * 2; }
 
 bool is_binary(Op op) {
   if (!is_op_code(op)) return false;
   const OpSig sig = op_info(op).sig;
-  return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign || sig == OpSig::Scatter;
+  return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign || sig == OpSig::Scatter ||
+         sig == OpSig::MaskWhere;
 }
 
 namespace {
 
-bool has_scalar(Op op) { return is_op_code(op) && (op_info(op).sig == OpSig::Scalar || op_info(op).sig == OpSig::Bounds); }
+bool has_scalar(Op op) {
+  return is_op_code(op) && (op_info(op).sig == OpSig::Scalar || op_info(op).sig == OpSig::Bounds ||
+                            op_info(op).sig == OpSig::MaskFill || op_info(op).sig == OpSig::Affine);
+}
+bool is_masked(Op op) {
+  return is_op_code(op) && (op_info(op).sig == OpSig::MaskWhere || op_info(op).sig == OpSig::MaskFill);
+}
 bool has_dim(Op op) {
   if (!is_op_code(op)) return false;
   switch (op_info(op).sig) {
@@ -67,6 +77,8 @@ bool has_dim(Op op) {
     case OpSig::Gather:
     case OpSig::Scatter:
     case OpSig::Axes:
+    case OpSig::Repeat:
+    case OpSig::Window:
     case OpSig::ToShape:
       return op != Op::float_reshape;
     case OpSig::Unary:
@@ -74,6 +86,9 @@ bool has_dim(Op op) {
     case OpSig::Scalar:
     case OpSig::Bounds:
     case OpSig::ToDType:
+    case OpSig::MaskWhere:
+    case OpSig::MaskFill:
+    case OpSig::Affine:
       return false;
   }
   return false;
@@ -88,7 +103,13 @@ bool has_dim1(Op op) {
     case OpSig::Gather:
     case OpSig::Scatter:
     case OpSig::Axes:
+    case OpSig::MaskWhere:  // the mask's pattern
+    case OpSig::MaskFill:
+    case OpSig::Repeat:  // times
+    case OpSig::Window:  // size and step
       return true;
+    case OpSig::Affine:
+      return false;
     case OpSig::Unary:
     case OpSig::Binary:
     case OpSig::Scalar:
@@ -163,6 +184,7 @@ struct StepArgs {
   std::vector<Range> ranges;
   std::vector<std::int64_t> indices;
   std::vector<std::size_t> index_shape;  // gather, scatter_add; else [indices.size()]
+  std::vector<bool> mask;                // mask_where, mask_fill: of the result's shape
   std::vector<std::size_t> axes;
   std::vector<std::size_t> expand_to;
 };
@@ -194,7 +216,8 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   // (dim1 + o + r) % size, with 0 at j = 1 (a repeat in most lanes); scatter_add indexes rhs's
   // shape at (dim1 + j / 2 + r) % size (pairs of j land on one element).
   const bool gathers = op.op == Op::float_gather, scatters = op.op == Op::float_scatter_add;
-  if ((gathers || scatters) && size > 0 && (gathers || same_rank_except_dim(lhs, rhs, op.dim))) {
+  // (A dim of size 0 has no index to give: then only empty index tensors of the right shape.)
+  if ((gathers || scatters) && op.dim < rank && (gathers || same_rank_except_dim(lhs, rhs, op.dim))) {
     a.index_shape = gathers ? lhs : rhs;
     if (gathers) a.index_shape[op.dim] = 3;
     std::size_t inner = 1;
@@ -204,10 +227,20 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
     for (std::size_t p = 0; p < n; ++p) {
       const std::size_t r = p % inner, j = p / inner % k, o = p / inner / k;
       const std::size_t at = gathers ? (j == 1 ? 0 : op.dim1 + o + r) : op.dim1 + j / 2 + r;
-      a.indices.push_back(static_cast<std::int64_t>(at % size));
+      a.indices.push_back(static_cast<std::int64_t>(size == 0 ? 0 : at % size));
     }
   }
   if (a.index_shape.empty()) a.index_shape = {a.indices.size()};
+  // The mask has the result's shape (lhs's, broadcast with rhs for mask_where), true at every third
+  // element from dim1 (0, 1 or 2).
+  if (is_masked(op.op)) {
+    const std::optional<std::vector<std::size_t>> out =
+        op.op == Op::float_mask_where ? broadcast_shape(lhs, rhs) : std::optional<std::vector<std::size_t>>(lhs);
+    if (out) {
+      a.index_shape = *out;
+      for (std::size_t p = 0; p < element_count(*out); ++p) a.mask.push_back((p + op.dim1) % 3 == 0);
+    }
+  }
   if (op.op == Op::float_flip) {
     for (std::size_t d = 0; d < rank && d < 64; ++d) {
       if ((op.dim1 >> d) & 1) a.axes.push_back(d);
@@ -394,6 +427,28 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_scatter_add:
       if (!dim_ok || !same_except(lhs, rhs, op.dim) || (lhs[op.dim] == 0 && rhs[op.dim] > 0)) return std::nullopt;
       return lhs;
+    case Op::float_mask_where:
+      return broadcast_shape(lhs, rhs);
+    case Op::float_mask_fill:
+      if (!std::isfinite(op.scalar)) return std::nullopt;  // finite fills: finite differences see a value
+      return lhs;
+    case Op::hard_sigmoid:
+      if (!std::isfinite(op.scalar)) return std::nullopt;  // alpha
+      return lhs;
+    case Op::float_repeat_dim: {
+      if (!dim_ok) return std::nullopt;
+      auto out = lhs;
+      out[op.dim] *= 1 + op.dim1;
+      return out;
+    }
+    case Op::float_unfold: {
+      if (!dim_ok) return std::nullopt;
+      const std::size_t size = 1 + op.dim1 % 3, step = 1 + op.dim1 / 3;
+      auto out = lhs;
+      out[op.dim] = size > lhs[op.dim] ? 0 : (lhs[op.dim] - size) / step + 1;
+      out.push_back(size);
+      return out;
+    }
     case Op::float_gather: {
       if (!dim_ok || lhs[op.dim] == 0) return std::nullopt;
       auto out = lhs;
@@ -470,6 +525,12 @@ GraphSpec normalized(GraphSpec graph) {
       op.dim1 = rank ? op.dim1 % rank : 0;
     } else if (op.op == Op::float_flip) {
       op.dim1 = rank < 64 ? op.dim1 % (std::size_t{1} << rank) : op.dim1;
+    } else if (is_masked(op.op)) {
+      op.dim1 %= 3;
+    } else if (op.op == Op::float_repeat_dim) {
+      op.dim1 %= 3;  // times 1 + dim1
+    } else if (op.op == Op::float_unfold) {
+      op.dim1 %= 6;  // size 1 + dim1 % 3, step 1 + dim1 / 3
     } else if (op.dim < rank) {
       const std::size_t size = shapes[op.lhs][op.dim];
       op.dim1 = op.op == Op::float_slice ? op.dim1 % (size + 1) : (size ? op.dim1 % size : 0);
@@ -589,6 +650,10 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     const StepArgs a = args();
     return Dispatch::int_from_data(TensorData::from_i64(a.indices, Shape(a.index_shape)), Dispatch::float_device(lhs));
   };
+  const auto mask = [&] {
+    const StepArgs a = args();
+    return Dispatch::bool_from_data(TensorData::from_bool(a.mask, Shape(a.index_shape)), Dispatch::float_device(lhs));
+  };
   if (is_hop(op.op)) {
     // A move to rhs's default device, tracked when lhs is (before the switch: not a registry op).
     const std::size_t target = op.rhs % all_backends().size();
@@ -621,6 +686,11 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_SelectAssign(name)
 #define CROSSGRAD_APPLY_Gather(name)
 #define CROSSGRAD_APPLY_Scatter(name)
+#define CROSSGRAD_APPLY_MaskWhere(name)
+#define CROSSGRAD_APPLY_MaskFill(name)
+#define CROSSGRAD_APPLY_Affine(name)
+#define CROSSGRAD_APPLY_Repeat(name)
+#define CROSSGRAD_APPLY_Window(name)
 #define CROSSGRAD_APPLY_Cat(name)
     CROSSGRAD_OPS(CROSSGRAD_APPLY)
     // Ops with structured arguments, by the conventions of graph.hpp (OpSpec).
@@ -632,6 +702,11 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::float_select_assign: return Dispatch::float_select_assign(lhs, op.dim, indices(), rhs);
     case Op::float_select_add: return Dispatch::float_select_add(lhs, op.dim, indices(), rhs);
     case Op::float_gather: return Dispatch::float_gather(lhs, op.dim, indices());
+    case Op::float_mask_where: return Dispatch::float_mask_where(lhs, mask(), rhs);
+    case Op::float_mask_fill: return Dispatch::float_mask_fill(lhs, mask(), op.scalar);
+    case Op::hard_sigmoid: return Dispatch::hard_sigmoid(lhs, op.scalar, kHardSigmoidBeta);
+    case Op::float_repeat_dim: return Dispatch::float_repeat_dim(lhs, op.dim, 1 + op.dim1);
+    case Op::float_unfold: return Dispatch::float_unfold(lhs, op.dim, 1 + op.dim1 % 3, 1 + op.dim1 / 3);
     case Op::float_scatter_add: return Dispatch::float_scatter_add(lhs, op.dim, indices(), rhs);
     case Op::float_permute: return Dispatch::float_permute(lhs, args().axes);
     case Op::float_flip: return Dispatch::float_flip(lhs, args().axes);

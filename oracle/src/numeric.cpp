@@ -105,6 +105,12 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::bool_into_float:
     case Op::int_into_float:
     case Op::float_gather:
+    case Op::float_mask_where:
+    case Op::float_mask_fill:
+    case Op::float_repeat_dim:
+    case Op::float_unfold:
+    // A product and a sum, each correctly rounded, then a clamp: every backend's bits.
+    case Op::hard_sigmoid:
     // A running extreme copies one element of its prefix.
     case Op::float_cummin:
     case Op::float_cummax:
@@ -626,8 +632,14 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_select_add:
     case Op::float_gather:
     case Op::float_scatter_add:
+    case Op::float_mask_where:
+    case Op::float_mask_fill:
+    case Op::float_repeat_dim:
+    case Op::float_unfold:
     case Op::float_expand:
       break;
+    // alpha where the clamp passes.
+    case Op::hard_sigmoid: d.lhs = std::fabs(op.scalar); break;
     // Not graph steps (a graph is float to float in one dtype, with a backward rule).
     case Op::float_cast:
     case Op::float_greater_scalar:

@@ -517,6 +517,83 @@ HostArray cumulative_extreme(const HostArray& x, std::size_t dim, bool is_max) {
   return out;
 }
 
+// mask_where (value given) / mask_fill (the scalar `fill` rounded to T): element c of the NumPy
+// broadcast of x, mask and value is value's (or fill) where mask's is true, else x's.
+HostArray masked(const HostArray& x, const HostArray& mask, const HostArray* value, double fill) {
+  require_float(x.dtype);
+  // Through Dispatch a mask is a Bool tensor or the wrong kind (a backend called directly says
+  // unsupported-dtype instead: nothing here calls one so).
+  if (mask.dtype != DType::Bool) invalid("op-kind-mismatch");
+  if (value) {
+    require_float(value->dtype);
+    require_same(x.dtype, value->dtype);
+  }
+  Dims shape = broadcast(x.shape, mask.shape);
+  if (value) shape = broadcast(shape, value->shape);
+  HostArray out = make(shape, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    for (std::size_t i = 0; i < out.values.size(); ++i) {
+      const Dims c = coords(i, shape);
+      const bool take = mask.values[broadcast_offset(c, mask.shape)] != 0;
+      out.values[i] = !take ? x.values[broadcast_offset(c, x.shape)]
+                      : value ? value->values[broadcast_offset(c, value->shape)]
+                              : in_t<T>(static_cast<T>(fill));
+    }
+  });
+  return out;
+}
+
+// hard_sigmoid: clamp(alpha x + beta, 0, 1) with each step rounded in T (the scalars first).
+HostArray hard_sigmoid(const HostArray& x, double alpha, double beta) {
+  return unary(x, [alpha, beta](auto v) {
+    using T = decltype(v);
+    const T t = static_cast<T>(static_cast<T>(static_cast<T>(alpha) * v) + static_cast<T>(beta));
+    return t < T(0) ? T(0) : (t > T(1) ? T(1) : t);
+  });
+}
+
+// repeat_dim: element c of the result is x at c with coordinate dim taken modulo x's size there.
+HostArray repeat_dim(const HostArray& x, std::size_t dim, std::size_t times) {
+  require_float(x.dtype);
+  require_dim(dim, x.shape.size());
+  Dims shape = x.shape;
+  shape[dim] *= times;
+  HostArray out = make(shape, x.dtype);
+  const Dims st = strides(x.shape);
+  for (std::size_t f = 0; f < out.values.size(); ++f) {
+    Dims c = coords(f, shape);
+    c[dim] %= x.shape[dim];
+    std::size_t off = 0;
+    for (std::size_t d = 0; d < c.size(); ++d) off += c[d] * st[d];
+    out.values[f] = x.values[off];
+  }
+  return out;
+}
+
+// unfold: element (.., w, .., k) of the result is x at (.., w * step + k, ..); only complete
+// windows, (len - size) / step + 1 of them when size <= len, none otherwise.
+HostArray unfold(const HostArray& x, std::size_t dim, std::size_t size, std::size_t step) {
+  require_float(x.dtype);
+  require_dim(dim, x.shape.size());
+  if (step == 0) invalid("unfold-step");
+  const std::size_t len = x.shape[dim];
+  Dims shape = x.shape;
+  shape[dim] = size > len ? 0 : (len - size) / step + 1;
+  shape.push_back(size);
+  HostArray out = make(shape, x.dtype);
+  const Dims st = strides(x.shape);
+  for (std::size_t f = 0; f < out.values.size(); ++f) {
+    Dims c = coords(f, shape);
+    const std::size_t k = c.back();
+    c.pop_back();
+    c[dim] = c[dim] * step + k;
+    std::size_t off = 0;
+    for (std::size_t d = 0; d < c.size(); ++d) off += c[d] * st[d];
+    out.values[f] = x.values[off];
+  }
+  return out;
+}
+
 HostArray permute(const HostArray& x, const Dims& axes) {
   require_float(x.dtype);
   if (axes.size() != x.shape.size()) invalid("permute-invalid");
@@ -798,6 +875,11 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_select_assign:
     case OpId::float_select_add: return select_assign(in[0], a.dim, in[1], in[2]);
     case OpId::float_gather: return gather(in[0], a.dim, in[1]);
+    case OpId::float_mask_where: return masked(in[0], in[1], &in[2], 0);
+    case OpId::hard_sigmoid: return hard_sigmoid(in[0], a.alpha, a.beta);
+    case OpId::float_repeat_dim: return repeat_dim(in[0], a.dim, a.times);
+    case OpId::float_unfold: return unfold(in[0], a.dim, a.size, a.step);
+    case OpId::float_mask_fill: return masked(in[0], in[1], nullptr, a.scalar);
     case OpId::float_scatter_add: return scatter_add(in[0], a.dim, in[1], in[2]);
     case OpId::float_cummin: return cumulative_extreme(in[0], a.dim, false);
     case OpId::float_cummax: return cumulative_extreme(in[0], a.dim, true);
@@ -908,6 +990,11 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
     case OpSig::SelectAssign:
     case OpSig::Gather:
     case OpSig::Scatter:
+    case OpSig::MaskWhere:
+    case OpSig::MaskFill:
+    case OpSig::Affine:
+    case OpSig::Repeat:
+    case OpSig::Window:
     case OpSig::Cat:
       return 1;
   }

@@ -153,6 +153,11 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_select_add:
     case OpId::float_cummin:
     case OpId::float_cummax:
+    case OpId::float_mask_where:
+    case OpId::float_mask_fill:
+    case OpId::hard_sigmoid:
+    case OpId::float_repeat_dim:
+    case OpId::float_unfold:
       return std::nullopt;
   }
   return std::nullopt;

@@ -131,6 +131,33 @@ void gen_binary(OpCase& c, bool bad) {
   c.operands = {floats(a, c.dtype), floats(b, bd)};
 }
 
+// mask_where / mask_fill: the tensor, a Bool mask and (mask_where) a value, each of the result's
+// shape or a broadcast variant of it; faults: a mask of another dtype, shapes that do not
+// broadcast, a value of the other dtype.
+void gen_masked(OpCase& c, bool bad, bool with_value) {
+  const Dims s = any_shape();
+  Dims ms = chance(2) ? s : broadcast_variant(s), vs = chance(2) ? s : broadcast_variant(s);
+  og::HostArray mask = bools(ms);
+  DType vd = c.dtype;
+  const int fault = bad ? static_cast<int>(pick(0, (with_value ? 3 : 2) - 1)) : -1;
+  switch (fault) {
+    case 0: mask = ints(ms, chance(2) ? DType::U8 : DType::I64); break;  // unsupported-dtype
+    case 1: {                                                             // broadcast-mismatch
+      Dims a, b;
+      std::tie(a, b) = mismatched(s);
+      c.operands = {floats(a, c.dtype), bools(b)};
+      if (with_value) c.operands.push_back(floats(a, c.dtype));
+      c.args.scalar = 0.5;
+      return;
+    }
+    case 2: vd = other(c.dtype); break;  // dtype-mismatch
+    default: break;
+  }
+  c.operands = {floats(s, c.dtype), mask};
+  if (with_value) c.operands.push_back(floats(vs, vd));
+  c.args.scalar = *rc::gen::elementOf(std::vector<double>{0.0, -0.0, 1.0, -2.5, 0.1, 1e30, NAN, INFINITY, -INFINITY});
+}
+
 void gen_dims_op(OpCase& c, bool bad, const Dims& s) {
   c.args.dim = bad || s.empty() ? s.size() + pick(0, 1) : pick(0, s.size() - 1);
 }
@@ -404,6 +431,34 @@ OpCase op_case(OpId op) {
     case OpSig::SelectAssign: gen_select(c, bad, true); break;
     case OpSig::Gather: gen_gather(c, bad, false); break;
     case OpSig::Scatter: gen_gather(c, bad, true); break;
+    case OpSig::Affine: {
+      c.operands = {floats(any_shape(), c.dtype)};
+      const std::vector<double> scalars{1.0 / 6, 0.2, 1.0, -1.0, 0.5, 0.0, -0.0, 2.5, 1e30, NAN, INFINITY};
+      c.args.alpha = *rc::gen::elementOf(scalars);
+      c.args.beta = *rc::gen::elementOf(std::vector<double>{0.5, 0.0, 1.0, -0.25, 3.0, -0.0, NAN});
+      break;
+    }
+    case OpSig::Repeat: {
+      const Dims s = any_shape(1);
+      c.operands = {floats(s, c.dtype)};
+      c.args.dim = bad ? s.size() + pick(0, 1) : pick(0, s.size() - 1);
+      c.args.times = pick(0, 3);
+      break;
+    }
+    case OpSig::Window: {
+      const Dims s = any_shape(1);
+      c.operands = {floats(s, c.dtype)};
+      c.args.dim = pick(0, s.size() - 1);
+      c.args.size = pick(0, 4);
+      c.args.step = pick(1, 3);
+      if (bad) {
+        if (chance(2)) c.args.dim = s.size() + pick(0, 1);  // dim-out-of-range
+        else c.args.step = 0;                               // unfold-step
+      }
+      break;
+    }
+    case OpSig::MaskWhere: gen_masked(c, bad, true); break;
+    case OpSig::MaskFill: gen_masked(c, bad, false); break;
     case OpSig::Cat: gen_cat(c, bad); break;
   }
   return c;
@@ -433,7 +488,14 @@ std::string describe(const OpCase& c) {
   switch (op_info(c.op).sig) {
     case OpSig::Unary:
     case OpSig::Binary: break;
-    case OpSig::Scalar: s += "\n  scalar " + show(a.scalar); break;
+    case OpSig::Scalar:
+    case OpSig::MaskFill: s += "\n  scalar " + show(a.scalar); break;
+    case OpSig::MaskWhere: break;
+    case OpSig::Affine: s += "\n  alpha " + show(a.alpha) + " beta " + show(a.beta); break;
+    case OpSig::Repeat: s += "\n  dim " + std::to_string(a.dim) + " times " + std::to_string(a.times); break;
+    case OpSig::Window:
+      s += "\n  dim " + std::to_string(a.dim) + " size " + std::to_string(a.size) + " step " + std::to_string(a.step);
+      break;
     case OpSig::Bounds: s += "\n  min " + show(a.min) + " max " + show(a.max); break;
     case OpSig::DimPair: s += "\n  dim1 " + std::to_string(a.dim1); [[fallthrough]];
     case OpSig::Dim:

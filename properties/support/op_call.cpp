@@ -43,6 +43,11 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
 #define CG_CALL_SelectAssign(name) Dispatch::name(t[0], a.dim, t[1], t[2])
 #define CG_CALL_Gather(name) Dispatch::name(t[0], a.dim, t[1])
 #define CG_CALL_Scatter(name) Dispatch::name(t[0], a.dim, t[1], t[2])
+#define CG_CALL_MaskWhere(name) Dispatch::name(t[0], t[1], t[2])
+#define CG_CALL_MaskFill(name) Dispatch::name(t[0], t[1], a.scalar)
+#define CG_CALL_Affine(name) Dispatch::name(t[0], a.alpha, a.beta)
+#define CG_CALL_Repeat(name) Dispatch::name(t[0], a.dim, a.times)
+#define CG_CALL_Window(name) Dispatch::name(t[0], a.dim, a.size, a.step)
 #define CG_CALL_Cat(name) Dispatch::name(t, a.dim)
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
   switch (op) {

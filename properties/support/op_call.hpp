@@ -14,7 +14,8 @@ namespace crossgrad::properties {
 DispatchTensor upload(const oracle::HostArray& h, std::size_t backend, bool tracked);
 
 // The registry op `op` on operands `t` (by Sig: Binary {lhs, rhs}; Select and Gather {tensor,
-// indices}; SelectAssign and Scatter {tensor, indices, values}; Cat the list; others {tensor}) and arguments `a`.
+// indices}; SelectAssign and Scatter {tensor, indices, values};
+// MaskWhere {tensor, mask, value}; MaskFill {tensor, mask}; Cat the list; others {tensor}) and arguments `a`.
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const oracle::OpArgs& a);
 
 // A float result's values as doubles, or a Bool / Int result's as 0/1 and integers.

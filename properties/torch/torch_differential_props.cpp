@@ -196,6 +196,34 @@ TEST(TorchDifferential, CumprodZeroBesideNonFiniteIsExcusedOnlyInSuchLanes) {
   EXPECT_FALSE(excused(-1, 0, 0, nan));    // a value, not a gradient
 }
 
+// hard-sigmoid-clamp-gradient excuses PyTorch's -0 or NaN only where the clamp is active and
+// crossgrad gives +0, and PyTorch's 0 where alpha x + beta is NaN.
+TEST(TorchDifferential, HardSigmoidClampGradientIsExcusedOnlyAtTheClamp) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<og::HostArray> x{{{3}, DType::F32, {-1, 0.25, 5}}};
+  og::OpArgs args;
+  args.alpha = inf;
+  args.beta = 1;
+  const auto excused = [&](const og::OpArgs& a, int output, std::size_t at, double ours, double theirs) {
+    const og::Disagreement d{OpId::hard_sigmoid, x, a, output, at, 1, ours, theirs};
+    return og::documented_difference(d) == "hard-sigmoid-clamp-gradient";
+  };
+  EXPECT_TRUE(excused(args, 0, 0, 0.0, nan));    // -inf + 1: clamped at 0
+  EXPECT_TRUE(excused(args, 0, 2, 0.0, nan));    // inf: clamped at 1
+  EXPECT_FALSE(excused(args, 0, 0, -0.0, nan));  // crossgrad's zero is +0
+  EXPECT_FALSE(excused(args, -1, 0, 0.0, nan));  // a value, not a gradient
+  og::OpArgs inside;
+  inside.alpha = -0.5;
+  inside.beta = 0.5;
+  EXPECT_FALSE(excused(inside, 0, 1, 0.0, -0.0));  // 0.375: inside the clamp
+  EXPECT_TRUE(excused(inside, 0, 2, 0.0, -0.0));   // -2: clamped, PyTorch's 0 * -0.5
+  og::OpArgs nan_beta;
+  nan_beta.alpha = 1e30;
+  nan_beta.beta = nan;
+  EXPECT_TRUE(excused(nan_beta, 0, 1, 1e30, 0.0));    // NaN: crossgrad passes g * alpha
+  EXPECT_FALSE(excused(nan_beta, 0, 1, 1e30, 2.0));   // PyTorch's answer is not 0 * alpha
+}
+
 // Each predicate that may excuse a disagreement is a row of the docs table, and each row a predicate.
 TEST(TorchDifferential, DocumentedDifferencesAreTheTableInOpsMd) {
   std::set<std::string> in_code;

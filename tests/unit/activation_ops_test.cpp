@@ -1,5 +1,5 @@
 // The activations of issue 36 (docs/OPS.md "Element-wise and scalar ops"): log_sigmoid, gelu,
-// leaky_relu, prelu and softmin on every backend, their values at the edges (signed zeros, +-inf, NaN, the tails
+// leaky_relu, prelu, softmin and hard_sigmoid on every backend, their values at the edges (signed zeros, +-inf, NaN, the tails
 // where a naive formula cancels) and their gradients against derivatives worked out by hand.
 #include "test_support.hpp"
 
@@ -177,6 +177,35 @@ TYPED_TEST(ActivationOps, SoftminIsSoftmaxOfTheNegation) {
   }
   EXPECT_PANIC(Dispatch::softmin(Dispatch::float_from_data(data_of({1}, DType::F32), plain_device<TypeParam>()), 1),
                "dim-out-of-range", "softmin got dim 1 for a tensor of rank 1.");
+}
+
+TYPED_TEST(ActivationOps, HardSigmoidClampsAnAffineMapAndKeepsItsBoundsInTheGradient) {
+  const auto hs = [](double alpha, double beta) {
+    return [=](const DispatchTensor& x) { return Dispatch::hard_sigmoid(x, alpha, beta); };
+  };
+  for (const DType dt : {DType::F32, DType::F64}) {
+    // PyTorch's hardsigmoid: alpha 1/6, beta 1/2: 0 below -3, 1 above 3, x/6 + 1/2 between.
+    const auto y = TestFixture::run(hs(1.0 / 6, 0.5), {-4, -3, 0, 1.5, 3, 4, -kInf, kInf}, dt);
+    EXPECT_EQ(y[0], 0);
+    EXPECT_EQ(y[1], 0);
+    EXPECT_EQ(y[2], 0.5);
+    const double sixth = dt == DType::F32 ? static_cast<double>(1.0f / 6) : 1.0 / 6;
+    const double at = dt == DType::F32 ? static_cast<double>(static_cast<float>(static_cast<float>(sixth) * 1.5f) + 0.5f)
+                                       : sixth * 1.5 + 0.5;
+    EXPECT_EQ(y[3], at);
+    EXPECT_EQ(y[4], 1);
+    EXPECT_EQ(y[5], 1);
+    EXPECT_EQ(y[6], 0);
+    EXPECT_EQ(y[7], 1);
+    EXPECT_TRUE(std::isnan(TestFixture::run(hs(0.25, 0.5), {kNaN}, dt)[0]));
+    // A negative alpha flips the ramp.
+    EXPECT_EQ(TestFixture::run(hs(-0.5, 0.5), {-1, 1, 0.5}, dt), (std::vector<double>{1, 0, 0.25}));
+    // Gradient: alpha inside and at the bounds (x = -2 and 2 give exactly 0 and 1), +0 outside.
+    const auto g = TestFixture::gradient(hs(0.25, 0.5), {-3, -2, 0, 2, 3}, dt, 4.0);
+    EXPECT_EQ(g, (std::vector<double>{0, 1, 1, 1, 0}));
+    EXPECT_FALSE(std::signbit(g[0]));
+    EXPECT_FALSE(std::signbit(TestFixture::gradient(hs(-0.25, 0.5), {-3}, dt, 4.0)[0]));
+  }
 }
 
 }  // namespace

@@ -416,4 +416,23 @@ TEST(CudaDimKernelsEmulation, ScatterAddAddsEachLaneInJOrder) {
   for (std::size_t p = 0; p < out.size(); ++p) EXPECT_TRUE(same_bits(out[p], want[p])) << p;
 }
 
+TEST(CudaDimKernelsEmulation, MaskKernelPicksBroadcastOperands) {
+  // x [2, 3], mask [3] (broadcast over rows), value [2, 1] (broadcast over columns) -> [2, 3].
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  const std::vector<std::uint8_t> m = {1, 0, 1};
+  const std::vector<float> v = {-0.0f, std::numeric_limits<float>::quiet_NaN()};
+  const Collapsed c = collapse({2, 3}, {{3, 1}, {0, 1}, {1, 0}});
+  Strided<std::uint32_t, 3> walk;
+  ASSERT_TRUE(fill_strided(c, walk));
+  std::vector<float> out(6, 7);
+  emu_seq::launch(kBlocks, 4, [&] { mask_kernel<float>(x.data(), m.data(), v.data(), 9.0f, out.data(), 6u, walk); });
+  EXPECT_TRUE(same_bits(out[0], -0.0f));
+  EXPECT_EQ(out[1], 2);
+  EXPECT_TRUE(same_bits(out[2], -0.0f));
+  EXPECT_TRUE(std::isnan(out[3]) && out[4] == 5 && std::isnan(out[5]));
+  // mask_fill: no value operand, the fill instead.
+  emu_seq::launch(kBlocks, 4, [&] { mask_kernel<float>(x.data(), m.data(), nullptr, 9.0f, out.data(), 6u, walk); });
+  EXPECT_EQ(out, (std::vector<float>{9, 2, 9, 9, 5, 9}));
+}
+
 }  // namespace

@@ -319,6 +319,10 @@ std::map<std::string, Examples> examples() {
                               "float_gather needs indices of shape (3, 2) outside dim 0, got [4, 3].",
                               "float_gather needs indices of shape [3, 2] outside dim 0, got [4, -3].",
                               "float gather needs indices of shape [3, 2] outside dim 0, got [4, 3]."}};
+  e["unfold-step"] = {"float_unfold needs a step of at least 1, got 0.",
+                      {"float_unfold needs a step of at least 1, got 0."},
+                      {"float_unfold needs a step of at least 1, got 0", "float_unfold needs a step of at least 1, got 1.",
+                       "float_unfold needs a step of at least 0, got 0.", "float_fold needs a step of at least 1, got 0."}};
   e["expand-mismatch"] = {"float_expand cannot expand shape {from} to {to}.",
                           {"float_expand cannot expand shape [2, 3] to [4, 3].", "float_expand cannot expand shape [2, 3] to [3]."},
                           {"float_expand cannot expand shape [2, 3] to [4, 3]", "float_expand cannot expand shape [2, 3] to [4, 3]!",

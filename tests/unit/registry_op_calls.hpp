@@ -17,6 +17,12 @@ inline DispatchTensor per_element_indices(const DispatchTensor& x) {
   return Dispatch::int_from_data(TensorData::from_i64({2, 0, 2, 1, 1, 0}, Shape{2, 3}), Dispatch::float_device(x));
 }
 
+// A [2, 3] Bool mask on the receiver's device (mask_where, mask_fill).
+inline DispatchTensor mask_of(const DispatchTensor& x) {
+  return Dispatch::bool_from_data(TensorData::from_bool({true, false, false, true, true, false}, Shape{2, 3}),
+                                  Dispatch::float_device(x));
+}
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch"
 #pragma GCC diagnostic error "-Wswitch-enum"
@@ -114,6 +120,11 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_select_add: return Dispatch::float_select_add(x, 1, indices, other);
     case OpId::float_gather: return Dispatch::float_gather(x, 1, per_element_indices(x));
     case OpId::float_scatter_add: return Dispatch::float_scatter_add(x, 1, per_element_indices(x), other);
+    case OpId::hard_sigmoid: return Dispatch::hard_sigmoid(x, 0.25, 0.5);
+    case OpId::float_repeat_dim: return Dispatch::float_repeat_dim(x, 1, 2);
+    case OpId::float_unfold: return Dispatch::float_unfold(x, 1, 2, 1);
+    case OpId::float_mask_where: return Dispatch::float_mask_where(x, mask_of(x), other);
+    case OpId::float_mask_fill: return Dispatch::float_mask_fill(x, mask_of(x), -1.5);
     case OpId::float_cummin: return Dispatch::float_cummin(x, 1);
     case OpId::float_cummax: return Dispatch::float_cummax(x, 0);
     case OpId::float_permute: return Dispatch::float_permute(x, {1, 0});

@@ -104,6 +104,7 @@ inline std::string backend_dtypes(const KnownBackend& /*backend*/, const OpInfo&
   }
   if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather || op.sig == OpSig::Scatter)
     out.append("; indices ").append(join(index_dtypes()));
+  if (op.sig == OpSig::MaskWhere || op.sig == OpSig::MaskFill) out.append("; mask Bool");
   if (op.sig == OpSig::ToDType) out.append("; to ").append(join(float_dtypes()));
   return out;
 }

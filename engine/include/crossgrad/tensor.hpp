@@ -34,6 +34,14 @@
   Tensor method(std::size_t dim, const DispatchTensor& indices, const Tensor& values) const {         \
     return Tensor(Dispatch::name(inner_, dim, indices, values.inner_));                              \
   }
+#define CROSSGRAD_TENSOR_METHOD_MASKED(name, method, Sig, Result)                                 \
+  Tensor method(const DispatchTensor& mask, const Tensor& value) const {                             \
+    return Tensor(Dispatch::name(inner_, mask, value.inner_));                                     \
+  }
+#define CROSSGRAD_TENSOR_METHOD_MASK_FILL(name, method, Sig, Result)                                 \
+  Tensor method(const DispatchTensor& mask, double value) const {                                    \
+    return Tensor(Dispatch::name(inner_, mask, value));                                            \
+  }
 #define CROSSGRAD_TENSOR_METHOD_CAT(name, method, Sig, Result)                  \
   static Tensor method(const std::vector<Tensor>& tensors, std::size_t dim) {   \
     std::vector<DispatchTensor> inner;                                           \

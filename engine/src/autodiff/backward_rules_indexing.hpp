@@ -1,10 +1,12 @@
 #pragma once
 // Backward rules of the element-selecting, indexing, layout and normalising ops (abs, clamp,
 // max_dim, min_dim, max, min, max_abs, max_abs_dim, cat, slice, select, select_assign /
-// select_add, gather, scatter_add, permute, expand, softmax, log_softmax), written once
+// select_add, gather, scatter_add, mask_where, mask_fill, repeat_dim, unfold, permute, expand,
+// softmax, log_softmax), written once
 // for every backend in terms of B's forward ops. The forward op runs first in each: it applies the
 // shape rules, so a rule below never sees invalid arguments. Semantics: docs/OPS.md.
 #include "autodiff/autodiff_impl.hpp"
+#include "backends/composite_ops.hpp"
 
 #include <optional>
 
@@ -200,6 +202,59 @@ AutodiffTensor<B> Autodiff<B>::float_scatter_add(const Tensor& x, std::size_t di
   Primitive out = B::float_scatter_add(x.primitive, dim, indices, values.primitive);
   return record<B>(std::move(out), {&x, &values}, [dim, indices](const Primitive& g) {
     return std::vector<Primitive>{g, B::float_gather(g, dim, indices)};
+  });
+}
+
+// g where the mask chose the tensor (else +0) to the tensor, g where it chose the value to the
+// value, each summed back over the dims it was broadcast along. Selections, never products with
+// the mask: an inf or NaN in g must not leak into the side not taken (0 * inf is NaN).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_mask_where(const Tensor& x, const Primitive& mask, const Tensor& value) {
+  Primitive out = B::float_mask_where(x.primitive, mask, value.primitive);
+  return record<B>(std::move(out), {&x, &value}, [mask, sx = shape(x), sv = shape(value)](const Primitive& g) {
+    using autodiff_detail::reduce_to_shape;
+    const Primitive zeros = B::float_full(B::shape(g), 0.0, B::dtype(g), B::device(g));
+    return std::vector<Primitive>{reduce_to_shape<B>(B::float_mask_fill(g, mask, 0.0), sx),
+                                  reduce_to_shape<B>(B::float_mask_where(zeros, mask, g), sv)};
+  });
+}
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_mask_fill(const Tensor& x, const Primitive& mask, double value) {
+  Primitive out = B::float_mask_fill(x.primitive, mask, value);
+  return record<B>(std::move(out), {&x}, [mask, sx = shape(x)](const Primitive& g) {
+    return std::vector<Primitive>{autodiff_detail::reduce_to_shape<B>(B::float_mask_fill(g, mask, 0.0), sx)};
+  });
+}
+
+// Each element was copied into `times` blocks: their gradients summed in block order.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_repeat_dim(const Tensor& x, std::size_t dim, std::size_t times) {
+  Primitive out = B::float_repeat_dim(x.primitive, dim, times);
+  return record<B>(std::move(out), {&x}, [sx = shape(x), dim, times](const Primitive& g) {
+    const rules::DimSplit split = rules::split_at_dim(sx, dim);
+    const std::size_t row = split.len * split.inner;
+    const Primitive blocks = B::float_reshape(g, Shape{split.outer, times, row});
+    return std::vector<Primitive>{B::float_reshape(B::float_sum_dim(blocks, 1), sx)};
+  });
+}
+
+// An element in several windows receives each window's gradient, added window by window
+// (select_add of the gradient with the size dim moved back beside the windows).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_unfold(const Tensor& x, std::size_t dim, std::size_t size, std::size_t step) {
+  Primitive out = B::float_unfold(x.primitive, dim, size, step);
+  const std::size_t windows = B::shape(out)[dim];
+  return record<B>(std::move(out), {&x}, [px = x.primitive, dim, size, step, windows](const Primitive& g) {
+    const Shape sx = B::shape(px);
+    const backends::composite::UnfoldPlan plan(sx, dim, windows, size, step);
+    std::vector<std::size_t> back(plan.to_last.size());
+    for (std::size_t i = 0; i < plan.to_last.size(); ++i) back[plan.to_last[i]] = i;
+    std::vector<std::size_t> rows = sx.dims();
+    rows[dim] = plan.positions.size();
+    const Primitive per_position = B::float_reshape(B::float_permute(g, back), Shape(rows));
+    const Primitive zeros = B::float_full(sx, 0.0, B::dtype(px), B::device(px));
+    return std::vector<Primitive>{B::float_select_add(zeros, dim, plan.index<B>(B::device(px)), per_position)};
   });
 }
 

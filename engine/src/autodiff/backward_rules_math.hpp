@@ -346,4 +346,17 @@ AutodiffTensor<B> Autodiff<B>::float_hypot(const Tensor& a, const Tensor& b) {
   return record<B>(std::move(h), {&a, &b}, std::move(rule));
 }
 
+// d/dx clamp(alpha x + beta, 0, 1) = alpha where 0 <= alpha x + beta <= 1 (the clamp's bounds
+// included, as float_clamp's rule and Burn's composition give), +0 where it was clamped; a NaN
+// inside passes g * alpha, as clamp passes a NaN's gradient.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::hard_sigmoid(const Tensor& x, double alpha, double beta) {
+  return record<B>(B::hard_sigmoid(x.primitive, alpha, beta), {&x}, [px = x.primitive, alpha, beta](const Primitive& g) {
+    const Primitive t = B::float_add_scalar(B::float_mul_scalar(px, alpha), beta);
+    const Primitive slope = B::float_mul_scalar(g, alpha);
+    const Primitive above = B::float_mask_fill(slope, B::float_greater_scalar(t, 1.0), 0.0);
+    return std::vector<Primitive>{B::float_mask_fill(above, B::float_lower_elem(t, 0.0), 0.0)};
+  });
+}
+
 }  // namespace crossgrad

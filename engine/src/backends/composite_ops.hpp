@@ -2,8 +2,11 @@
 // Ops that are other ops of the same backend with a different name and contract, written once for
 // every backend B (each backend's member is a one-line call): the checks run first under the op's
 // own name, so a panic names the op that was called, then B's kernels do the work.
+#include <crossgrad/core/host_buffer.hpp>
 #include <crossgrad/core/shape_rules.hpp>
+#include <crossgrad/core/tensor_data.hpp>
 
+#include <cstdint>
 #include <cstddef>
 #include <numeric>
 #include <vector>
@@ -30,6 +33,71 @@ typename B::Tensor softmin(const typename B::Tensor& t, std::size_t dim) {
   rules::check_float_dtype(B::dtype(t), "softmin");
   rules::check_dim(dim, B::shape(t).rank(), "softmin");
   return B::softmax(B::float_neg(t), dim);
+}
+
+// hard_sigmoid(x) = clamp(alpha * x + beta, 0, 1), each step rounded in the dtype (the scalars
+// rounded to it first): Burn's composition, without its detour through F32 for an F64 tensor.
+template <class B>
+typename B::Tensor hard_sigmoid(const typename B::Tensor& t, double alpha, double beta) {
+  rules::check_float_dtype(B::dtype(t), "hard_sigmoid");
+  return B::float_clamp(B::float_add_scalar(B::float_mul_scalar(t, alpha), beta), 0.0, 1.0);
+}
+
+// repeat_dim: the block along dim repeated `times` times ([a, b] twice along 0 is [a, b, a, b]):
+// [outer, 1, len * inner] broadcast to [outer, times, len * inner].
+template <class B>
+typename B::Tensor repeat_dim(const typename B::Tensor& t, std::size_t dim, std::size_t times) {
+  constexpr std::string_view op = "float_repeat_dim";
+  rules::check_float_dtype(B::dtype(t), op);
+  const Shape shape = B::shape(t);
+  rules::check_dim(dim, shape.rank(), op);
+  const Shape out = rules::repeated_shape(shape, dim, times);
+  checked_tensor_bytes(out, B::dtype(t));  // before the expand allocates under its own name
+  const rules::DimSplit split = rules::split_at_dim(shape, dim);
+  const std::size_t row = split.len * split.inner;
+  return B::float_reshape(B::float_expand(B::float_reshape(t, Shape{split.outer, 1, row}), Shape{split.outer, times, row}), out);
+}
+
+// float_unfold's layout, shared with its backward rule: the positions along dim of every window,
+// window-major (w * step + k); the selected tensor seen as [.., windows, size, ..]; the axes that
+// move the size dim last (and, inverted, back).
+struct UnfoldPlan {
+  std::vector<std::int64_t> positions;
+  Shape split;
+  std::vector<std::size_t> to_last;
+  UnfoldPlan(const Shape& shape, std::size_t dim, std::size_t windows, std::size_t size, std::size_t step) {
+    positions.reserve(windows * size);
+    for (std::size_t w = 0; w < windows; ++w) {
+      for (std::size_t k = 0; k < size; ++k) positions.push_back(static_cast<std::int64_t>(w * step + k));
+    }
+    std::vector<std::size_t> dims = shape.dims();
+    dims[dim] = windows;
+    dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(dim) + 1, size);
+    split = Shape(dims);
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (d != dim + 1) to_last.push_back(d);
+    }
+    to_last.push_back(dim + 1);
+  }
+  template <class B>
+  typename B::Tensor index(const Device& device) const {
+    return B::from_data(TensorData::from_i64(positions, Shape{positions.size()}), device);
+  }
+};
+
+// unfold: window w of dim is elements w * step .. w * step + size - 1, moved to a new last dim:
+// one select of every window's positions (window-major), then [.., windows, size, inner..] with
+// the size dim moved last.
+template <class B>
+typename B::Tensor unfold(const typename B::Tensor& t, std::size_t dim, std::size_t size, std::size_t step) {
+  constexpr std::string_view op = "float_unfold";
+  rules::check_float_dtype(B::dtype(t), op);
+  const Shape shape = B::shape(t);
+  rules::check_dim(dim, shape.rank(), op);
+  const Shape out = rules::unfolded_shape(shape, dim, size, step);
+  checked_tensor_bytes(out, B::dtype(t));  // before the index list is built
+  const UnfoldPlan plan(shape, dim, out[dim], size, step);
+  return B::float_permute(B::float_reshape(B::float_select(t, dim, plan.index<B>(B::device(t))), plan.split), plan.to_last);
 }
 
 }  // namespace crossgrad::backends::composite

@@ -5,6 +5,7 @@
 #include <crossgrad/core/shape_rules.hpp>
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace crossgrad::rules {
@@ -117,6 +118,41 @@ void check_gather(const Shape& shape, std::size_t dim, const Shape& indices, DTy
                                       {"got", indices.to_string()}});
   }
   check_index_dtype(index_dtype, op);
+}
+
+Shape check_masked(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype, const Shape* value,
+                   DType value_dtype, std::string_view op) {
+  check_float_dtype(tensor_dtype, op);
+  if (mask_dtype != DType::Bool) {
+    panic(PanicId::UnsupportedDtype, {{"dtype", std::string(dtype_name(mask_dtype))}, {"what", std::string(op) + " masks"}});
+  }
+  if (value != nullptr) {
+    check_float_dtype(value_dtype, op);
+    check_same_dtype(tensor_dtype, value_dtype, op);
+  }
+  Shape out = broadcast_shapes(tensor, mask, op);
+  if (value != nullptr) out = broadcast_shapes(out, *value, op);
+  return out;
+}
+
+Shape repeated_shape(const Shape& shape, std::size_t dim, std::size_t times) {
+  std::vector<std::size_t> dims = shape.dims();
+  std::size_t n = 0;
+  dims[dim] = __builtin_mul_overflow(dims[dim], times, &n) ? std::numeric_limits<std::size_t>::max() : n;
+  return Shape(std::move(dims));
+}
+
+std::size_t unfold_windows(std::size_t len, std::size_t size, std::size_t step) {
+  if (step == 0) panic(PanicId::UnfoldStep, {});
+  // size <= len: at least the window at 0; the count cannot overflow (len - size is below len).
+  return size > len ? 0 : (len - size) / step + 1;
+}
+
+Shape unfolded_shape(const Shape& shape, std::size_t dim, std::size_t size, std::size_t step) {
+  std::vector<std::size_t> dims = shape.dims();
+  dims[dim] = unfold_windows(dims[dim], size, step);
+  dims.push_back(size);
+  return Shape(std::move(dims));
 }
 
 void index_out_of_range(std::string_view op, long long index, std::size_t dim, std::size_t size) {

@@ -227,14 +227,15 @@ DispatchTensor zip_op(std::string_view op, const DispatchTensor& a, const Dispat
                     a.kind.value);
 }
 
-// A float receiver, an Int index tensor and (ASSIGN) a float values tensor, all of one backend and
-// tracked alike. f gets (x, indices) or (x, indices, values); indices are always B's primitive.
-template <bool WithValues, class F>
+// A float receiver, an Int index tensor (or, for the masked ops, a Bool mask) and (ASSIGN, MASKED)
+// a float values tensor, all of one backend and tracked alike. f gets (x, indices) or (x, indices,
+// values); indices and masks are always B's primitive.
+template <bool WithValues, PrimitiveKind IndexKind = PrimitiveKind::Int, class F>
 DispatchTensor indexed_op(std::string_view op, const DispatchTensor& t, const DispatchTensor& indices,
                           const DispatchTensor* values, F&& f) {
   const FloatView vt = receiver_view<PrimitiveKind::Float>(op, t);
-  const std::optional<FloatView> vi = primitive_view(indices.kind, PrimitiveKind::Int);
-  if (!vi) kind_mismatch(op, "Int", indices.kind);
+  const std::optional<FloatView> vi = primitive_view(indices.kind, IndexKind);
+  if (!vi) kind_mismatch(op, primitive_kind_name(IndexKind), indices.kind);
   check_same_backend(op, t, vt, indices, *vi);
   std::optional<FloatView> vv;
   if (values != nullptr) {
@@ -245,7 +246,8 @@ DispatchTensor indexed_op(std::string_view op, const DispatchTensor& t, const Di
     return tracked ? x.kind.autodiff_inner() : x.kind;
   };
   return visit_backend<DispatchTensor>(inner(t, vt.tracked), [&]<class B>(const BackendTensor<B>& bt) -> DispatchTensor {
-    const typename B::Tensor& idx = std::get<IntPrimitive<B>>(std::get<BackendTensor<B>>(inner(indices, vt.tracked).value).value).tensor;
+    using IndexPrimitive = std::variant_alternative_t<static_cast<std::size_t>(IndexKind), typename BackendTensor<B>::Variant>;
+    const typename B::Tensor& idx = std::get<IndexPrimitive>(std::get<BackendTensor<B>>(inner(indices, vt.tracked).value).value).tensor;
     const BackendTensor<B>* bv = values ? &std::get<BackendTensor<B>>(inner(*values, vt.tracked).value) : nullptr;
     if (vt.tracked) {
       const AutodiffTensor<B>& x = std::get<AutodiffTensor<B>>(bt.value);

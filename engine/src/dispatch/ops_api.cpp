@@ -18,6 +18,12 @@ using namespace dispatch_detail;
 #define CROSSGRAD_DISPATCH_BODY_ASSIGN(name, Sig, Operand, Result) \
   return indexed_op<true>(#name, tensor, indices, &values,               \
                     [&]<class Be>(const auto& x, const auto& i, const auto& v) { return Be::name(x, dim, i, v); });
+#define CROSSGRAD_DISPATCH_BODY_MASKED(name, Sig, Operand, Result)                                     \
+  return indexed_op<true, PrimitiveKind::Bool>(#name, tensor, mask, &value,                               \
+                    [&]<class Be>(const auto& x, const auto& m, const auto& v) { return Be::name(x, m, v); });
+#define CROSSGRAD_DISPATCH_BODY_MASK_FILL(name, Sig, Operand, Result)                                  \
+  return indexed_op<false, PrimitiveKind::Bool>(#name, tensor, mask, nullptr,                             \
+                    [&]<class Be>(const auto& x, const auto& m) { return Be::name(x, m, value); });
 #define CROSSGRAD_DISPATCH_BODY_CAT(name, Sig, Operand, Result) \
   return list_op(#name, tensors, [&]<class Be>(const auto& xs) { return Be::name(xs, dim); });
 

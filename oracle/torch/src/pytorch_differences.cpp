@@ -141,6 +141,27 @@ bool leaky_relu_zero_gradient_sign(const Disagreement& d) {
   return op && positive_zero(d.crossgrad) && negative_zero(d.torch);
 }
 
+// hard_sigmoid's gradient at its clamp. Where alpha x + beta is clamped crossgrad's is +0
+// (docs/OPS.md "Zero gradients are +0"); PyTorch's composition multiplies the clamp's 0 by alpha
+// afterwards: -0 for a negative alpha or cotangent, NaN for an infinite alpha (found by this check:
+// F32 x = -1, alpha inf, beta 1: +0 against NaN). Where it is NaN crossgrad passes g * alpha, as
+// its clamp passes a NaN's gradient; PyTorch's clamp keeps g only between the bounds, so 0 (as
+// clamp-nan-gradient).
+bool hard_sigmoid_clamp_gradient(const Disagreement& d) {
+  if (d.op != OpId::hard_sigmoid || d.output != 0 || d.operands.empty()) return false;
+  const HostArray& x = d.operands[0];
+  if (d.element >= x.values.size()) return false;
+  const auto side = [&](auto one) {
+    using T = decltype(one);
+    const T t = static_cast<T>(static_cast<T>(static_cast<T>(d.args.alpha) * static_cast<T>(x.values[d.element])) +
+                               static_cast<T>(d.args.beta));
+    return t != t ? 1 : (t < T(0) || t > T(1)) ? 2 : 0;  // 1: NaN, 2: clamped
+  };
+  const int s = x.dtype == DType::F32 ? side(1.0f) : side(1.0);
+  if (s == 2) return positive_zero(d.crossgrad) && (negative_zero(d.torch) || std::isnan(d.torch));
+  return s == 1 && (d.torch == 0 || std::isnan(d.torch));  // 0 * alpha: NaN for an infinite alpha
+}
+
 // remainder's divisor gradient -g * floor(a / b) where b is +-0 (the value is NaN; ATen's floor
 // division gives a / b = +-inf there) or +-inf with a non-zero a of the other sign (the value is
 // b; ATen's floor division gives -1): crossgrad's (a - y) / b is 0 / 0 or inf / inf, NaN.
@@ -386,6 +407,7 @@ constexpr PyTorchDifference kDifferences[] = {
     {"cumprod-gradient-beyond-range", cumprod_gradient_beyond_range},
     {"hypot-subnormal-gradient", hypot_subnormal_gradient},
     {"prod-gradient-edges", prod_gradient_edges},
+    {"hard-sigmoid-clamp-gradient", hard_sigmoid_clamp_gradient},
 };
 
 }  // namespace

@@ -107,6 +107,26 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     // crossgrad's select_assign adds each selected slice in index order: ATen's index_add.
     case OpId::float_select_assign:
     case OpId::float_select_add: return at::index_add(t[0], d, t[1], t[2]);
+    // Burn's composition (PyTorch's hardsigmoid fixes alpha = 1/6, beta = 1/2 and has a strict
+    // gradient at the kinks); clamp's gradient includes its bounds, as crossgrad's rule.
+    case OpId::hard_sigmoid: return at::clamp(at::add(at::mul(t[0], a.alpha), a.beta), 0.0, 1.0);
+    case OpId::float_repeat_dim: {
+      std::vector<std::int64_t> reps(static_cast<std::size_t>(t[0].dim()), 1);
+      reps[a.dim] = static_cast<std::int64_t>(a.times);
+      return t[0].repeat(reps);
+    }
+    case OpId::float_unfold: {
+      // ATen refuses a window longer than the dim; crossgrad (Burn) has no window there.
+      if (static_cast<std::int64_t>(a.size) > t[0].size(d)) {
+        std::vector<std::int64_t> shape(t[0].sizes().begin(), t[0].sizes().end());
+        shape[a.dim] = 0;
+        shape.push_back(static_cast<std::int64_t>(a.size));
+        return t[0].narrow(d, 0, 0).unsqueeze(-1).expand(shape);
+      }
+      return t[0].unfold(d, static_cast<std::int64_t>(a.size), static_cast<std::int64_t>(a.step));
+    }
+    case OpId::float_mask_where: return at::where(t[1].to(at::kBool), t[2], t[0]);
+    case OpId::float_mask_fill: return at::where(t[1].to(at::kBool), at::scalar_tensor(a.scalar, t[0].options()), t[0]);
     case OpId::float_gather: return at::gather(t[0], d, t[1].to(at::kLong));
     case OpId::float_scatter_add: return at::scatter_add(t[0], d, t[1].to(at::kLong), t[2]);
     // PyTorch's running extreme takes x on a tie or a NaN, as crossgrad's; its gradient goes to the

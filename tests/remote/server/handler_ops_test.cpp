@@ -64,6 +64,8 @@ std::vector<Args> arguments(const OpInfo& info) {
   const TensorData row = floats(Shape{3}, 2.0f, 1.0f);
   const TensorData idx = TensorData::from_i64({2, 0}, Shape{2});
   const TensorData values = floats(Shape{2, 3}, 7.0f, 0.5f);
+  const TensorData mask = TensorData::from_bool({true, false, false, true, true, false, false, false, true}, Shape{3, 3});
+  const TensorData mask_row = TensorData::from_bool({false, true, true}, Shape{3});
   const TensorData gather_idx = TensorData::from_i64({2, 2, 0, 1, 1, 0}, Shape{3, 2});
   const TensorData gather_values = floats(Shape{3, 2}, -3.0f, 1.5f);
   switch (info.sig) {
@@ -94,6 +96,17 @@ std::vector<Args> arguments(const OpInfo& info) {
       return {{.tensors = {a, idx}, .dims = {0}, .label = "dim 0 [2, 0]"}};
     case OpSig::SelectAssign:
       return {{.tensors = {a, idx, values}, .dims = {0}, .label = "dim 0 [2, 0]"}};
+    case OpSig::Affine:
+      return {{.tensors = {a}, .scalars = {0.25, 0.5}, .label = "0.25 0.5"}};
+    case OpSig::Repeat:
+      return {{.tensors = {a}, .dims = {1, 2}, .label = "dim 1 times 2"}, {.tensors = {a}, .dims = {0, 0}, .label = "dim 0 times 0"}};
+    case OpSig::Window:
+      return {{.tensors = {a}, .dims = {1, 2, 1}, .label = "dim 1 size 2 step 1"},
+              {.tensors = {a}, .dims = {0, 2, 0}, .label = "step 0"}};
+    case OpSig::MaskWhere:
+      return {{.tensors = {a, mask, b}, .label = "[3, 3] mask [3, 3]"}, {.tensors = {a, mask_row, row}, .label = "[3, 3] mask [3] [3]"}};
+    case OpSig::MaskFill:
+      return {{.tensors = {a, mask}, .scalars = {-1.5}, .label = "mask -1.5"}};
     case OpSig::Gather:
       return {{.tensors = {a, gather_idx}, .dims = {1}, .label = "dim 1 [3, 2]"}};
     case OpSig::Scatter:

@@ -99,6 +99,19 @@ void check_assign_values(const Shape& expected, const Shape& values, DType tenso
 // every other dim (gather-index-shape), of I64 or I32. Index values are checked by the kernels
 // as they read them, in row-major order (index-out-of-range).
 void check_gather(const Shape& shape, std::size_t dim, const Shape& indices, DType index_dtype, std::string_view op);
+// float_mask_where / float_mask_fill: a float tensor, a Bool mask (unsupported-dtype otherwise) and,
+// for mask_where (`value` not null), a value tensor of the tensor's float dtype; the result is the
+// NumPy broadcast of the tensor, the mask and the value (broadcast-mismatch). Returns its shape.
+Shape check_masked(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype, const Shape* value,
+                   DType value_dtype, std::string_view op);
+// float_repeat_dim: `shape` with dim (< rank, checked by the caller) `times` as long; a size past
+// SIZE_MAX saturates, so the caller's checked_tensor_bytes reports it (tensor-too-large).
+Shape repeated_shape(const Shape& shape, std::size_t dim, std::size_t times);
+// float_unfold: the number of complete windows of `size` along a dim of `len`, one every `step`
+// (unfold-step for step 0): (len + step - size) / step, 0 when size > len (Burn's rule).
+std::size_t unfold_windows(std::size_t len, std::size_t size, std::size_t step);
+// float_unfold's result: dim holds the windows, a last dim of `size` is appended.
+Shape unfolded_shape(const Shape& shape, std::size_t dim, std::size_t size, std::size_t step);
 // float_permute: axes is a permutation of 0..rank-1 (permute-invalid). Returns the output shape.
 Shape permuted_shape(const Shape& shape, const std::vector<std::size_t>& axes);
 // float_flip: every axis below the rank, none named twice (flip-invalid); [] is allowed.

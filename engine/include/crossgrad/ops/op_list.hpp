@@ -132,7 +132,12 @@
   X(float_scatter_add, scatter_add, Scatter, Float, Float, Backward)             \
   X(float_select_add, select_add, SelectAssign, Float, Float, Backward)          \
   X(float_cummin, cummin, Dim, Float, Float, Backward)                           \
-  X(float_cummax, cummax, Dim, Float, Float, Backward)
+  X(float_cummax, cummax, Dim, Float, Float, Backward)                           \
+  X(float_mask_where, mask_where, MaskWhere, Float, Float, Backward)             \
+  X(float_mask_fill, mask_fill, MaskFill, Float, Float, Backward)                \
+  X(hard_sigmoid, hard_sigmoid, Affine, Float, Float, Backward)                  \
+  X(float_repeat_dim, repeat_dim, Repeat, Float, Float, Backward)                \
+  X(float_unfold, unfold, Window, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -143,6 +148,8 @@
 // ASSIGN, a values tensor), CAT (a list of tensors). Select / SelectAssign and Gather / Scatter
 // share a class but not their index tensors: a 1-D list of positions along dim for the first two,
 // one position per element (the receiver's rank and, outside dim, its sizes) for the others.
+// MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
+// a scalar.
 #define CROSSGRAD_SIG_PARAMS_Unary(T, I) (const T& tensor)
 #define CROSSGRAD_SIG_PARAMS_Binary(T, I) (const T& lhs, const T& rhs)
 #define CROSSGRAD_SIG_PARAMS_Scalar(T, I) (const T& tensor, double scalar)
@@ -159,6 +166,11 @@
 #define CROSSGRAD_SIG_PARAMS_Gather(T, I) (const T& tensor, std::size_t dim, const I& indices)
 #define CROSSGRAD_SIG_PARAMS_Scatter(T, I) \
   (const T& tensor, std::size_t dim, const I& indices, const T& values)
+#define CROSSGRAD_SIG_PARAMS_MaskWhere(T, I) (const T& tensor, const I& mask, const T& value)
+#define CROSSGRAD_SIG_PARAMS_MaskFill(T, I) (const T& tensor, const I& mask, double value)
+#define CROSSGRAD_SIG_PARAMS_Affine(T, I) (const T& tensor, double alpha, double beta)
+#define CROSSGRAD_SIG_PARAMS_Repeat(T, I) (const T& tensor, std::size_t dim, std::size_t times)
+#define CROSSGRAD_SIG_PARAMS_Window(T, I) (const T& tensor, std::size_t dim, std::size_t size, std::size_t step)
 #define CROSSGRAD_SIG_PARAMS_Cat(T, I) (const std::vector<T>& tensors, std::size_t dim)
 
 #define CROSSGRAD_SIG_CLASS_Unary MAP
@@ -175,6 +187,11 @@
 #define CROSSGRAD_SIG_CLASS_SelectAssign ASSIGN
 #define CROSSGRAD_SIG_CLASS_Gather SELECT
 #define CROSSGRAD_SIG_CLASS_Scatter ASSIGN
+#define CROSSGRAD_SIG_CLASS_MaskWhere MASKED
+#define CROSSGRAD_SIG_CLASS_MaskFill MASK_FILL
+#define CROSSGRAD_SIG_CLASS_Affine MAP
+#define CROSSGRAD_SIG_CLASS_Repeat MAP
+#define CROSSGRAD_SIG_CLASS_Window MAP
 #define CROSSGRAD_SIG_CLASS_Cat CAT
 
 // The arguments after the receiver, for MAP signatures.
@@ -187,6 +204,9 @@
 #define CROSSGRAD_SIG_EXTRA_ToDType , dtype
 #define CROSSGRAD_SIG_EXTRA_Axes , axes
 #define CROSSGRAD_SIG_EXTRA_Ranges , ranges
+#define CROSSGRAD_SIG_EXTRA_Affine , alpha, beta
+#define CROSSGRAD_SIG_EXTRA_Repeat , dim, times
+#define CROSSGRAD_SIG_EXTRA_Window , dim, size, step
 
 // The parameters after the receiver, for MAP signatures (Tensor methods).
 #define CROSSGRAD_SIG_TAIL_Unary ()
@@ -198,6 +218,9 @@
 #define CROSSGRAD_SIG_TAIL_ToDType (::crossgrad::DType dtype)
 #define CROSSGRAD_SIG_TAIL_Axes (const std::vector<std::size_t>& axes)
 #define CROSSGRAD_SIG_TAIL_Ranges (const std::vector<::crossgrad::Range>& ranges)
+#define CROSSGRAD_SIG_TAIL_Affine (double alpha, double beta)
+#define CROSSGRAD_SIG_TAIL_Repeat (std::size_t dim, std::size_t times)
+#define CROSSGRAD_SIG_TAIL_Window (std::size_t dim, std::size_t size, std::size_t step)
 
 // Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
 #define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
@@ -222,7 +245,7 @@ enum class OpId : std::uint8_t {
 };
 
 #define CROSSGRAD_OP_SIGS(X) \
-  X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter)
+  X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

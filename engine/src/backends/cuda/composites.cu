@@ -6,5 +6,14 @@ namespace crossgrad::backends {
 
 CudaTensor Cuda::float_transpose(const CudaTensor& tensor) { return composite::transpose<Cuda>(tensor); }
 CudaTensor Cuda::softmin(const CudaTensor& tensor, std::size_t dim) { return composite::softmin<Cuda>(tensor, dim); }
+CudaTensor Cuda::hard_sigmoid(const CudaTensor& tensor, double alpha, double beta) {
+  return composite::hard_sigmoid<Cuda>(tensor, alpha, beta);
+}
+CudaTensor Cuda::float_repeat_dim(const CudaTensor& tensor, std::size_t dim, std::size_t times) {
+  return composite::repeat_dim<Cuda>(tensor, dim, times);
+}
+CudaTensor Cuda::float_unfold(const CudaTensor& tensor, std::size_t dim, std::size_t size, std::size_t step) {
+  return composite::unfold<Cuda>(tensor, dim, size, step);
+}
 
 }  // namespace crossgrad::backends

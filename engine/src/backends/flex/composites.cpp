@@ -6,5 +6,14 @@ namespace crossgrad::backends {
 
 FlexTensor Flex::float_transpose(const FlexTensor& tensor) { return composite::transpose<Flex>(tensor); }
 FlexTensor Flex::softmin(const FlexTensor& tensor, std::size_t dim) { return composite::softmin<Flex>(tensor, dim); }
+FlexTensor Flex::hard_sigmoid(const FlexTensor& tensor, double alpha, double beta) {
+  return composite::hard_sigmoid<Flex>(tensor, alpha, beta);
+}
+FlexTensor Flex::float_repeat_dim(const FlexTensor& tensor, std::size_t dim, std::size_t times) {
+  return composite::repeat_dim<Flex>(tensor, dim, times);
+}
+FlexTensor Flex::float_unfold(const FlexTensor& tensor, std::size_t dim, std::size_t size, std::size_t step) {
+  return composite::unfold<Flex>(tensor, dim, size, step);
+}
 
 }  // namespace crossgrad::backends

@@ -6,5 +6,14 @@ namespace crossgrad::backends {
 
 LibTorchTensor LibTorch::float_transpose(const LibTorchTensor& tensor) { return composite::transpose<LibTorch>(tensor); }
 LibTorchTensor LibTorch::softmin(const LibTorchTensor& tensor, std::size_t dim) { return composite::softmin<LibTorch>(tensor, dim); }
+LibTorchTensor LibTorch::hard_sigmoid(const LibTorchTensor& tensor, double alpha, double beta) {
+  return composite::hard_sigmoid<LibTorch>(tensor, alpha, beta);
+}
+LibTorchTensor LibTorch::float_repeat_dim(const LibTorchTensor& tensor, std::size_t dim, std::size_t times) {
+  return composite::repeat_dim<LibTorch>(tensor, dim, times);
+}
+LibTorchTensor LibTorch::float_unfold(const LibTorchTensor& tensor, std::size_t dim, std::size_t size, std::size_t step) {
+  return composite::unfold<LibTorch>(tensor, dim, size, step);
+}
 
 }  // namespace crossgrad::backends

@@ -1,4 +1,4 @@
-// LibTorch: cat, slice, select, select_assign / select_add, gather, scatter_add. Index values are checked here, on their host copy,
+// LibTorch: cat, slice, select, select_assign / select_add, gather, scatter_add, mask_where, mask_fill. Index values are checked here, on their host copy,
 // in index order (the first bad one is reported), before ATen sees them: ATen would wrap negative
 // indices, which crossgrad rejects.
 #include "plugin.hpp"
@@ -100,6 +100,20 @@ LibTorchTensor LibTorch::float_scatter_add(const LibTorchTensor& tensor, std::si
   return libtorch::run(
       Call{op_code(OpId::float_scatter_add), {&tensor, &indices, &values}, {}, {static_cast<int64_t>(dim)}},
       tensor.shape, tensor.dtype);
+}
+
+LibTorchTensor LibTorch::float_mask_where(const LibTorchTensor& tensor, const LibTorchTensor& mask,
+                                          const LibTorchTensor& value) {
+  Shape out = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, &value.shape, value.dtype,
+                                  "float_mask_where");
+  return libtorch::run(Call{op_code(OpId::float_mask_where), {&tensor, &mask, &value}, {}, {}}, std::move(out),
+                       tensor.dtype);
+}
+
+LibTorchTensor LibTorch::float_mask_fill(const LibTorchTensor& tensor, const LibTorchTensor& mask, double value) {
+  Shape out = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, nullptr, tensor.dtype,
+                                  "float_mask_fill");
+  return libtorch::run(Call{op_code(OpId::float_mask_fill), {&tensor, &mask}, {value}, {}}, std::move(out), tensor.dtype);
 }
 
 }  // namespace crossgrad::backends

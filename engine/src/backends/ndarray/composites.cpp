@@ -6,5 +6,14 @@ namespace crossgrad::backends {
 
 NdArrayTensor NdArray::float_transpose(const NdArrayTensor& tensor) { return composite::transpose<NdArray>(tensor); }
 NdArrayTensor NdArray::softmin(const NdArrayTensor& tensor, std::size_t dim) { return composite::softmin<NdArray>(tensor, dim); }
+NdArrayTensor NdArray::hard_sigmoid(const NdArrayTensor& tensor, double alpha, double beta) {
+  return composite::hard_sigmoid<NdArray>(tensor, alpha, beta);
+}
+NdArrayTensor NdArray::float_repeat_dim(const NdArrayTensor& tensor, std::size_t dim, std::size_t times) {
+  return composite::repeat_dim<NdArray>(tensor, dim, times);
+}
+NdArrayTensor NdArray::float_unfold(const NdArrayTensor& tensor, std::size_t dim, std::size_t size, std::size_t step) {
+  return composite::unfold<NdArray>(tensor, dim, size, step);
+}
 
 }  // namespace crossgrad::backends

@@ -247,6 +247,8 @@ RemoteTensor Remote::dequantize(const Quantized& tensor) {
 #define CROSSGRAD_REMOTE_ARGS_ZIP(Sig) lhs, rhs
 #define CROSSGRAD_REMOTE_ARGS_SELECT(Sig) tensor, dim, indices
 #define CROSSGRAD_REMOTE_ARGS_ASSIGN(Sig) tensor, dim, indices, values
+#define CROSSGRAD_REMOTE_ARGS_MASKED(Sig) tensor, mask, value
+#define CROSSGRAD_REMOTE_ARGS_MASK_FILL(Sig) tensor, mask, value
 #define CROSSGRAD_REMOTE_ARGS_CAT(Sig) tensors, dim
 #define CROSSGRAD_REMOTE_OP(name, method, Sig, Operand, Result, Rule)                                    \
   RemoteTensor Remote::name CROSSGRAD_SIG_PARAMS_##Sig(RemoteTensor, RemoteTensor) {                     \

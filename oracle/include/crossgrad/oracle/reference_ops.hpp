@@ -43,10 +43,14 @@ struct OpArgs {
   DType dtype = DType::F32;
   std::vector<std::size_t> axes;
   std::vector<Range> ranges;
+  double alpha = 0, beta = 0;                      // Affine (hard_sigmoid)
+  std::size_t times = 0;                           // Repeat
+  std::size_t size = 0, step = 0;                  // Window (unfold), with dim
 };
 
-// The operands, by Sig: Binary {lhs, rhs}; Select {tensor, indices}; SelectAssign {tensor,
-// indices, values}; Cat the list (possibly empty); every other Sig {tensor}.
+// The operands, by Sig: Binary {lhs, rhs}; Select and Gather {tensor, indices}; SelectAssign and
+// Scatter {tensor, indices, values}; MaskWhere {tensor, mask, value}; MaskFill {tensor, mask} (the
+// fill value is OpArgs::scalar); Cat the list (possibly empty); every other Sig {tensor}.
 struct ReferenceResult {
   std::optional<std::string> panic_id;  // the catalog id the arguments must raise; value unset then
   HostArray value;                      // Float results: the receiver's (or the target) dtype; Int: I64; Bool: Bool

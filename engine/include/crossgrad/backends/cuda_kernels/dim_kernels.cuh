@@ -2,7 +2,7 @@
 // Device kernels of the Cuda backend's indexing, comparison and along-a-dim ops (float_greater /
 // lower / equal, max_dim, argmax, min_dim, argmin, max_abs_dim, prod_dim, any_dim, all_dim and
 // their whole-tensor forms, softmax, log_softmax, cumsum, cumprod, cummin, cummax, flip, cat,
-// select, select_assign / select_add, gather, scatter_add); the launchers live in engine/src/backends/cuda (compare.cu, reduce_max.cu,
+// select, select_assign / select_add, gather, scatter_add, mask_where, mask_fill); the launchers live in engine/src/backends/cuda (compare.cu, reduce_max.cu,
 // softmax.cu, scan.cu, indexing.cu).
 // slice, permute and expand reuse gather_kernel (kernels.cuh).
 //
@@ -61,6 +61,22 @@ __global__ void __launch_bounds__(kThreads) compare_kernel(const T* __restrict__
     Index off[2];
     walk.offsets(i, off);
     z[i] = op(x[off[0]], y[off[1]]) ? 1 : 0;
+  }
+}
+
+// ---- mask_where / mask_fill (mask.cu) -----------------------------------------------------------
+
+// out[i] = m[off1(i)] ? (value ? value[off2(i)] : fill) : x[off0(i)], NumPy broadcasting through
+// strides over the collapsed output shape; the chosen element's bits are copied.
+template <class T, class Index>
+__global__ void __launch_bounds__(kThreads) mask_kernel(const T* __restrict__ x, const std::uint8_t* __restrict__ m,
+                                                        const T* __restrict__ value, T fill, T* __restrict__ out,
+                                                        Index n, Strided<Index, 3> walk) {
+  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    Index off[3];
+    walk.offsets(i, off);
+    out[i] = m[off[1]] != 0 ? (value != nullptr ? value[off[2]] : fill) : x[off[0]];
   }
 }
 

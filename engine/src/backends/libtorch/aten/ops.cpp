@@ -272,6 +272,10 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::float_select_add:
       // Adds, as Burn's select_assign does; index_add_ adds duplicates in index order on the CPU.
       return in(c, 0).clone().index_add_(integer(c, 0), in(c, 1).to(at::kLong), in(c, 2));
+    // The chosen element unchanged (a bool mask, NumPy broadcasting of all three), the fill value
+    // rounded to the tensor's dtype first.
+    case OpId::float_mask_where: return at::where(in(c, 1), in(c, 2), in(c, 0));
+    case OpId::float_mask_fill: return at::where(in(c, 1), in_dtype(in(c, 0), scalar(c, 0)), in(c, 0));
     case OpId::float_gather: return at::gather(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong));
     // On the CPU each lane's index is walked in increasing order: duplicates add in crossgrad's order.
     case OpId::float_scatter_add: return at::scatter_add(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong), in(c, 2));

@@ -1,0 +1,61 @@
+// Cuda backend: float_mask_where and float_mask_fill, one strided walk of the broadcast result
+// (mask_kernel in dim_kernels.cuh): pure copies of the chosen elements, bit-identical to NdArray.
+#include "map_kernels.cuh"
+
+#include <crossgrad/backends/cuda_kernels/dim_kernels.cuh>
+
+#include <cstdint>
+#include <vector>
+
+namespace crossgrad::backends {
+
+using namespace cuda_detail;  // this backend's internals (cuda_common.cuh, kernels.cuh)
+namespace {
+
+// value_in null: mask_fill with `fill`. Operands on other devices of this backend are copied to the
+// tensor's, as the binary ops copy their right operand.
+CudaTensor masked(const CudaTensor& tensor, const CudaTensor& mask_in, const CudaTensor* value_in, double fill,
+                  const char* name) {
+  const Shape out_shape = rules::check_masked(tensor.shape, tensor.dtype, mask_in.shape, mask_in.dtype,
+                                              value_in ? &value_in->shape : nullptr,
+                                              value_in ? value_in->dtype : tensor.dtype, name);
+  CudaTensor out = make_tensor(out_shape, tensor.dtype, tensor.dev);
+  const std::size_t n = out_shape.num_elements();
+  if (n == 0) return out;
+  const CudaTensor mask = on_device(mask_in, tensor.dev);
+  const CudaTensor value = value_in ? on_device(*value_in, tensor.dev) : CudaTensor{};
+  const Collapsed c = collapse(out_shape.dims(),
+                               {rules::broadcast_strides(tensor.shape, out_shape), rules::broadcast_strides(mask.shape, out_shape),
+                                value_in ? rules::broadcast_strides(value.shape, out_shape)
+                                         : std::vector<std::size_t>(out_shape.rank(), 0)});
+  const int device = tensor.dev.index;
+  with_float_type(tensor.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const cudaStream_t stream = activate(device);
+    const unsigned blocks = grid_for(n, device);
+    const T* v = value_in ? data_of<T>(value) : nullptr;
+    const T f = static_cast<T>(fill);
+    if (n <= (std::size_t{1} << 31)) {
+      mask_kernel<T><<<blocks, kThreads, 0, stream>>>(data_of<T>(tensor), data_of<std::uint8_t>(mask), v, f,
+                                                      data_of<T>(out), static_cast<std::uint32_t>(n),
+                                                      to_strided<std::uint32_t, 3>(c));
+    } else {
+      mask_kernel<T><<<blocks, kThreads, 0, stream>>>(data_of<T>(tensor), data_of<std::uint8_t>(mask), v, f,
+                                                      data_of<T>(out), static_cast<std::uint64_t>(n),
+                                                      to_strided<std::uint64_t, 3>(c));
+    }
+    check_launch(name);
+  });
+  return out;
+}
+
+}  // namespace
+
+CudaTensor Cuda::float_mask_where(const CudaTensor& tensor, const CudaTensor& mask, const CudaTensor& value) {
+  return masked(tensor, mask, &value, 0.0, "float_mask_where");
+}
+CudaTensor Cuda::float_mask_fill(const CudaTensor& tensor, const CudaTensor& mask, double value) {
+  return masked(tensor, mask, nullptr, value, "float_mask_fill");
+}
+
+}  // namespace crossgrad::backends

@@ -1,0 +1,105 @@
+// Flex mask_where and mask_fill: out = mask ? value : tensor (docs/OPS.md). Operands of the result's
+// shape take one flat, branch-free select split over the pool; broadcast operands a strided walk of
+// the result in flat chunks, each chunk stepping an odometer of the result's coordinates with each
+// operand's broadcast strides (0 along its broadcast dims). Bits are copied, as NdArray's loop does.
+#include "common.hpp"
+#include "thread_pool.hpp"
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace crossgrad::backends {
+namespace {
+
+// at(e, k): the offset of result element e in operand k, for elements visited in order from begin.
+template <std::size_t N>
+class BroadcastCursor {
+ public:
+  BroadcastCursor(const Shape& out, const std::vector<std::size_t> (&strides)[N], std::size_t begin)
+      : dims_(out.dims()), strides_(strides), coord_(dims_.size(), 0) {
+    std::size_t rest = begin;
+    for (std::size_t d = dims_.size(); d-- > 0;) {
+      coord_[d] = rest % dims_[d];
+      rest /= dims_[d];
+      for (std::size_t k = 0; k < N; ++k) offset_[k] += coord_[d] * strides_[k][d];
+    }
+  }
+  std::size_t operator[](std::size_t k) const { return offset_[k]; }
+  void next() {
+    for (std::size_t d = dims_.size(); d-- > 0;) {
+      for (std::size_t k = 0; k < N; ++k) offset_[k] += strides_[k][d];
+      if (++coord_[d] < dims_[d]) return;
+      for (std::size_t k = 0; k < N; ++k) offset_[k] -= coord_[d] * strides_[k][d];
+      coord_[d] = 0;
+    }
+  }
+
+ private:
+  std::vector<std::size_t> dims_;
+  const std::vector<std::size_t> (&strides_)[N];
+  std::vector<std::size_t> coord_;
+  std::size_t offset_[N] = {};
+};
+
+// pick(i, j, k): element i of the tensor, j of the mask, k of the value operand chosen per element.
+template <class T, class Pick>
+void masked_select(const Shape& out_shape, const Shape* (&shapes)[3], T* out, Pick pick) {
+  const std::size_t n = out_shape.num_elements();
+  bool same = true;
+  for (const Shape* s : shapes) same = same && (s == nullptr || *s == out_shape);
+  if (same) {
+    flex::parallel_range(n, flex::kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t e = begin; e < end; ++e) out[e] = pick(e, e, e);
+    });
+    return;
+  }
+  std::vector<std::size_t> strides[3];
+  for (std::size_t k = 0; k < 3; ++k) {
+    strides[k] = shapes[k] ? rules::broadcast_strides(*shapes[k], out_shape)
+                           : std::vector<std::size_t>(out_shape.rank(), 0);
+  }
+  flex::parallel_range(n, flex::kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+    BroadcastCursor<3> at(out_shape, strides, begin);
+    for (std::size_t e = begin; e < end; ++e, at.next()) out[e] = pick(at[0], at[1], at[2]);
+  });
+}
+
+}  // namespace
+
+FlexTensor Flex::float_mask_where(const FlexTensor& tensor, const FlexTensor& mask, const FlexTensor& value) {
+  constexpr std::string_view op = "float_mask_where";
+  const Shape out_shape = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, &value.shape,
+                                              value.dtype, op);
+  FlexTensor out = flex::make_tensor(out_shape, tensor.dtype);
+  if (out.num_elements() == 0) return out;
+  const Shape* shapes[3] = {&tensor.shape, &mask.shape, &value.shape};
+  flex::with_float_type(tensor.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = tensor.data<T>();
+    const std::uint8_t* m = mask.data<std::uint8_t>();
+    const T* v = value.data<T>();
+    masked_select(out_shape, shapes, out.mutable_data<T>(),
+                  [&](std::size_t i, std::size_t j, std::size_t k) { return m[j] != 0 ? v[k] : x[i]; });
+  });
+  return out;
+}
+
+FlexTensor Flex::float_mask_fill(const FlexTensor& tensor, const FlexTensor& mask, double value) {
+  constexpr std::string_view op = "float_mask_fill";
+  const Shape out_shape = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, nullptr, tensor.dtype, op);
+  FlexTensor out = flex::make_tensor(out_shape, tensor.dtype);
+  if (out.num_elements() == 0) return out;
+  const Shape* shapes[3] = {&tensor.shape, &mask.shape, nullptr};
+  flex::with_float_type(tensor.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = tensor.data<T>();
+    const std::uint8_t* m = mask.data<std::uint8_t>();
+    const T fill = static_cast<T>(value);
+    masked_select(out_shape, shapes, out.mutable_data<T>(),
+                  [&](std::size_t i, std::size_t j, std::size_t) { return m[j] != 0 ? fill : x[i]; });
+  });
+  return out;
+}
+
+}  // namespace crossgrad::backends

@@ -1,0 +1,53 @@
+// NdArray: mask_where and mask_fill, element by element over the NumPy broadcast of their operands
+// (docs/OPS.md): out = mask ? value : tensor, the chosen element's bits copied unchanged.
+#include "common.hpp"
+
+#include <cstdint>
+#include <string_view>
+
+namespace crossgrad::backends {
+
+using ndarray_detail::make_tensor;
+using ndarray_detail::StridedWalk;
+using ndarray_detail::with_float_type;
+
+NdArrayTensor NdArray::float_mask_where(const NdArrayTensor& tensor, const NdArrayTensor& mask,
+                                        const NdArrayTensor& value) {
+  constexpr std::string_view op = "float_mask_where";
+  const Shape out_shape = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, &value.shape,
+                                              value.dtype, op);
+  NdArrayTensor out = make_tensor(out_shape, tensor.dtype);
+  if (out.num_elements() == 0) return out;
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    const T* x = tensor.data<T>();
+    const std::uint8_t* m = mask.data<std::uint8_t>();
+    const T* v = value.data<T>();
+    T* o = out.mutable_data<T>();
+    StridedWalk<3> walk(out_shape);
+    walk.set_broadcast(0, tensor.shape);
+    walk.set_broadcast(1, mask.shape);
+    walk.set_broadcast(2, value.shape);
+    walk.for_each([&](std::size_t i, const auto& at) { o[i] = m[at[1]] != 0 ? v[at[2]] : x[at[0]]; });
+  });
+  return out;
+}
+
+NdArrayTensor NdArray::float_mask_fill(const NdArrayTensor& tensor, const NdArrayTensor& mask, double value) {
+  constexpr std::string_view op = "float_mask_fill";
+  const Shape out_shape = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, nullptr, tensor.dtype, op);
+  NdArrayTensor out = make_tensor(out_shape, tensor.dtype);
+  if (out.num_elements() == 0) return out;
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    const T* x = tensor.data<T>();
+    const std::uint8_t* m = mask.data<std::uint8_t>();
+    const T fill = static_cast<T>(value);  // the scalar rounded to the dtype, as every scalar op's
+    T* o = out.mutable_data<T>();
+    StridedWalk<2> walk(out_shape);
+    walk.set_broadcast(0, tensor.shape);
+    walk.set_broadcast(1, mask.shape);
+    walk.for_each([&](std::size_t i, const auto& at) { o[i] = m[at[1]] != 0 ? fill : x[at[0]]; });
+  });
+  return out;
+}
+
+}  // namespace crossgrad::backends
