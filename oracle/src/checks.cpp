@@ -755,10 +755,10 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
     if (op.op == Op::float_cummax || op.op == Op::float_cummin) {
       const std::vector<std::size_t>& s = shapes[op.lhs];
       const double sign = op.op == Op::float_cummin ? -1.0 : 1.0;
-      std::size_t inner = 1;
+      std::size_t outer = 1, inner = 1;
+      for (std::size_t d = 0; d < op.dim && d < s.size(); ++d) outer *= s[d];
       for (std::size_t d = op.dim + 1; d < s.size(); ++d) inner *= s[d];
       const std::size_t n = op.dim < s.size() ? s[op.dim] : 0;
-      const std::size_t outer = n == 0 ? 0 : element_count(s) / (n * inner);
       for (std::size_t o = 0; o < outer; ++o) {
         for (std::size_t i = 0; i < inner; ++i) {
           double best = sign * values[op.lhs][o * n * inner + i];
