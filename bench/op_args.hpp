@@ -133,6 +133,15 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  a.input_bytes += bytes_of<B>(a.y);
                  return a;
                }}};
+    case OpSig::BinaryDim:
+      return {{flat, {16, 0}, flat_label, [=](const BenchSize& s) {  // n 3-vectors, [n, 3] along dim 1
+                 OpArgs<B> a;
+                 receiver(Shape{s.n, 3}, a);
+                 a.y = operand_tensor<B>(kind, Shape{s.n, 3}, 2);
+                 a.input_bytes += bytes_of<B>(a.y);
+                 a.dim = 1;
+                 return a;
+               }}};
     case OpSig::Affine:
       return {{flat, {16, 0}, flat_label, [=](const BenchSize& s) {  // hard_sigmoid's usual 1/6, 1/2
                  OpArgs<B> a;

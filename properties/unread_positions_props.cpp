@@ -420,6 +420,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_transpose:
     case OpId::softmin:
     case OpId::float_hypot:
+    case OpId::float_cross:
     case OpId::prelu:  // x is read everywhere (a only where x <= 0)
     case OpId::float_expand:
     case OpId::float_cumsum:

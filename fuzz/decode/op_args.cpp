@@ -243,6 +243,7 @@ std::string describe(const OpArgsCase &c) {
     case OpSig::SelectAssign:
     case OpSig::Gather:
     case OpSig::Scatter:
+    case OpSig::BinaryDim:
     case OpSig::Cat:
       os << "\n  dim " << size_text(size_value(c.dim, kDimCodes));
       break;

@@ -241,6 +241,10 @@ void schema(Io &io, OpArgsCase &c) {
       gather_index_tensor(io, c);
       later_tensor(io, c, 1, kFloatCodes, &scatter_values_shape);
       break;
+    case OpSig::BinaryDim:
+      later_tensor(io, c, 1, kFloatCodes, &binary_rhs_shape);
+      io.pick(c.dim, kDimCodes);
+      break;
     case OpSig::Affine:
       io.pick(c.alpha, kFloatCodes);
       io.pick(c.beta, kFloatCodes);

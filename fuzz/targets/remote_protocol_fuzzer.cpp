@@ -358,6 +358,8 @@ class Run {
         return Reads{3, 0, 0, false, false};
       case OpSig::Affine:
         return Reads{1, 2, 0, false, false};
+      case OpSig::BinaryDim:
+        return Reads{2, 0, 1, false, false};
       case OpSig::Repeat:
         return Reads{1, 0, 2, false, false};
       case OpSig::Window:

@@ -683,6 +683,28 @@ Candidates candidates(OpSig sig, DType dtype) {
       }
       return out;
     }
+    case OpSig::BinaryDim:
+      return {{[](auto &c) {
+                 second(c, oa::ShapeMode::LikeFirst, {2, 3});
+                 c.dim = 1;
+               },
+               [](auto &c) {
+                 c.tensors[0] = arg({3, 2});
+                 second(c, oa::ShapeMode::Explicit, {3, 1});
+                 c.dim = 0;
+               }},
+              {[](auto &c) {
+                 second(c, oa::ShapeMode::LikeFirst, {2, 3});
+                 c.dim = 0;
+               },
+               [](auto &c) {
+                 second(c, oa::ShapeMode::Explicit, {4, 3});
+                 c.dim = 1;
+               },
+               [](auto &c) {
+                 second(c, oa::ShapeMode::LikeFirst, {2, 3});
+                 c.dim = 5;
+               }}};
     case OpSig::Affine:
       return {{[](auto &c) { c.alpha = float_code(0.5), c.beta = float_code(0.5); }}, {}};
     case OpSig::Repeat:
@@ -891,7 +913,7 @@ void remote_protocol_seeds() {
     Rpcs r = three_tensors();
     const rp::HandleRef receiver = op.operand == OpKind::Int ? i : op.operand == OpKind::Bool ? b : f;
     std::vector<rp::HandleRef> operands = {receiver};
-    if (op.sig == OpSig::Binary || op.sig == OpSig::Cat) operands = {f, f};
+    if (op.sig == OpSig::Binary || op.sig == OpSig::Cat || op.sig == OpSig::BinaryDim) operands = {f, f};
     if (op.sig == OpSig::Select || op.sig == OpSig::Gather) operands = {f, i};
     if (op.sig == OpSig::MaskWhere) operands = {f, b, f};
     if (op.sig == OpSig::MaskFill) operands = {f, b};

@@ -53,7 +53,7 @@ bool is_binary(Op op) {
   if (!is_op_code(op)) return false;
   const OpSig sig = op_info(op).sig;
   return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign || sig == OpSig::Scatter ||
-         sig == OpSig::MaskWhere;
+         sig == OpSig::MaskWhere || sig == OpSig::BinaryDim;
 }
 
 namespace {
@@ -79,6 +79,7 @@ bool has_dim(Op op) {
     case OpSig::Axes:
     case OpSig::Repeat:
     case OpSig::Window:
+    case OpSig::BinaryDim:
     case OpSig::ToShape:
       return op != Op::float_reshape;
     case OpSig::Unary:
@@ -109,6 +110,7 @@ bool has_dim1(Op op) {
     case OpSig::Window:  // size and step
       return true;
     case OpSig::Affine:
+    case OpSig::BinaryDim:
       return false;
     case OpSig::Unary:
     case OpSig::Binary:
@@ -435,6 +437,9 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::hard_sigmoid:
       if (!std::isfinite(op.scalar)) return std::nullopt;  // alpha
       return lhs;
+    case Op::float_cross:
+      if (!dim_ok || rhs.size() != rank || lhs[op.dim] != 3 || rhs[op.dim] != 3) return std::nullopt;
+      return broadcast_shape(lhs, rhs);
     case Op::float_repeat_dim: {
       if (!dim_ok) return std::nullopt;
       auto out = lhs;
@@ -691,6 +696,9 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_Affine(name)
 #define CROSSGRAD_APPLY_Repeat(name)
 #define CROSSGRAD_APPLY_Window(name)
+#define CROSSGRAD_APPLY_BinaryDim(name) \
+  case Op::name:                        \
+    return Dispatch::name(lhs, rhs, op.dim);
 #define CROSSGRAD_APPLY_Cat(name)
     CROSSGRAD_OPS(CROSSGRAD_APPLY)
     // Ops with structured arguments, by the conventions of graph.hpp (OpSpec).

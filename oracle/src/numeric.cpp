@@ -111,6 +111,8 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_unfold:
     // A product and a sum, each correctly rounded, then a clamp: every backend's bits.
     case Op::hard_sigmoid:
+    // Two products and a difference, each correctly rounded (no fused multiply-add anywhere).
+    case Op::float_cross:
     // A running extreme copies one element of its prefix.
     case Op::float_cummin:
     case Op::float_cummax:
@@ -640,6 +642,8 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
       break;
     // alpha where the clamp passes.
     case Op::hard_sigmoid: d.lhs = std::fabs(op.scalar); break;
+    // Components of the other operand.
+    case Op::float_cross: d = {max_abs(b), max_abs(a)}; break;
     // Not graph steps (a graph is float to float in one dtype, with a backward rule).
     case Op::float_cast:
     case Op::float_greater_scalar:

@@ -594,6 +594,34 @@ HostArray unfold(const HostArray& x, std::size_t dim, std::size_t size, std::siz
   return out;
 }
 
+// cross along dim: component i of the result is a_(i+1) b_(i+2) - a_(i+2) b_(i+1) (indices mod 3),
+// each product and the difference rounded in T, over the broadcast of the other dims.
+HostArray cross(const HostArray& a, const HostArray& b, std::size_t dim) {
+  require_float(a.dtype);
+  require_float(b.dtype);
+  require_same(a.dtype, b.dtype);
+  require_dim(dim, a.shape.size());
+  if (b.shape.size() != a.shape.size() || a.shape[dim] != 3 || b.shape[dim] != 3) invalid("cross-dim");
+  const Dims shape = broadcast(a.shape, b.shape);
+  HostArray out = make(shape, a.dtype);
+  with_t(a.dtype, [&]<class T>(T) {
+    for (std::size_t f = 0; f < out.values.size(); ++f) {
+      Dims c = coords(f, shape);
+      const std::size_t i = c[dim];
+      const auto at = [&](const HostArray& h, std::size_t k) {
+        c[dim] = k % 3;
+        const T v = static_cast<T>(h.values[broadcast_offset(c, h.shape)]);
+        c[dim] = i;
+        return v;
+      };
+      const T p = at(a, i + 1) * at(b, i + 2);
+      const T q = at(a, i + 2) * at(b, i + 1);
+      out.values[f] = in_t<T>(static_cast<T>(p - q));
+    }
+  });
+  return out;
+}
+
 HostArray permute(const HostArray& x, const Dims& axes) {
   require_float(x.dtype);
   if (axes.size() != x.shape.size()) invalid("permute-invalid");
@@ -877,6 +905,7 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_gather: return gather(in[0], a.dim, in[1]);
     case OpId::float_mask_where: return masked(in[0], in[1], &in[2], 0);
     case OpId::hard_sigmoid: return hard_sigmoid(in[0], a.alpha, a.beta);
+    case OpId::float_cross: return cross(in[0], in[1], a.dim);
     case OpId::float_repeat_dim: return repeat_dim(in[0], a.dim, a.times);
     case OpId::float_unfold: return unfold(in[0], a.dim, a.size, a.step);
     case OpId::float_mask_fill: return masked(in[0], in[1], nullptr, a.scalar);
@@ -995,6 +1024,7 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
     case OpSig::Affine:
     case OpSig::Repeat:
     case OpSig::Window:
+    case OpSig::BinaryDim:
     case OpSig::Cat:
       return 1;
   }

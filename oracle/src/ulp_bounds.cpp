@@ -156,6 +156,7 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_mask_where:
     case OpId::float_mask_fill:
     case OpId::hard_sigmoid:
+    case OpId::float_cross:
     case OpId::float_repeat_dim:
     case OpId::float_unfold:
       return std::nullopt;

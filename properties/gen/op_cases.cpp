@@ -131,6 +131,37 @@ void gen_binary(OpCase& c, bool bad) {
   c.operands = {floats(a, c.dtype), floats(b, bd)};
 }
 
+// cross: 3-vectors along dim in both operands, the other dims equal or broadcast; faults: a dim
+// past the rank, another size than 3 or another rank, shapes that do not broadcast, mixed dtypes.
+void gen_cross(OpCase& c, bool bad) {
+  Dims a = any_shape();
+  const std::size_t dim = pick(0, a.size());
+  a.insert(a.begin() + static_cast<std::ptrdiff_t>(dim), 3);
+  Dims b = a;
+  for (std::size_t d = 0; d < b.size(); ++d) {
+    if (d != dim && chance(3)) (chance(2) ? a : b)[d] = 1;
+  }
+  c.args.dim = dim;
+  DType bd = c.dtype;
+  const int fault = bad ? static_cast<int>(pick(0, 4 - 1)) : -1;
+  switch (fault) {
+    case 0: c.args.dim = a.size() + pick(0, 1); break;  // dim-out-of-range
+    case 1:                                               // cross-dim
+      if (chance(2)) b[dim] = chance(2) ? 2 : 4;
+      else b.insert(b.begin(), 1);
+      break;
+    case 2: {  // broadcast-mismatch: another dim of 2 against 3
+      a.insert(a.begin(), 2);
+      b.insert(b.begin(), 3);
+      c.args.dim = dim + 1;
+      break;
+    }
+    case 3: bd = other(c.dtype); break;  // dtype-mismatch
+    default: break;
+  }
+  c.operands = {floats(a, c.dtype), floats(b, bd)};
+}
+
 // mask_where / mask_fill: the tensor, a Bool mask and (mask_where) a value, each of the result's
 // shape or a broadcast variant of it; faults: a mask of another dtype, shapes that do not
 // broadcast, a value of the other dtype.
@@ -457,6 +488,7 @@ OpCase op_case(OpId op) {
       }
       break;
     }
+    case OpSig::BinaryDim: gen_cross(c, bad); break;
     case OpSig::MaskWhere: gen_masked(c, bad, true); break;
     case OpSig::MaskFill: gen_masked(c, bad, false); break;
     case OpSig::Cat: gen_cat(c, bad); break;
@@ -503,6 +535,7 @@ std::string describe(const OpCase& c) {
     case OpSig::SelectAssign:
     case OpSig::Gather:
     case OpSig::Scatter:
+    case OpSig::BinaryDim:
     case OpSig::Cat: s += "\n  dim " + std::to_string(a.dim); break;
     case OpSig::ToShape: s += "\n  shape " + show(a.shape); break;
     case OpSig::ToDType: s += "\n  dtype " + og::render_dtype(a.dtype); break;

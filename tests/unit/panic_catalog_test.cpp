@@ -162,6 +162,10 @@ std::map<std::string, Trigger> triggers() {
                               "float_gather needs indices of shape [3, 2] outside dim 0, got [4, 3].", ""};
   t["unfold-step"] = {[] { Dispatch::float_unfold(nd_f32(std::vector<float>(6), {2, 3}), 1, 2, 0); },
                       "float_unfold needs a step of at least 1, got 0.", ""};
+  t["cross-dim"] = {[] {
+                      Dispatch::float_cross(nd_f32(std::vector<float>(6), {2, 3}), nd_f32(std::vector<float>(8), {2, 4}), 1);
+                    },
+                    "float_cross needs operands of one rank with 3 elements along dim 1, got [2, 3] and [2, 4].", ""};
   t["expand-mismatch"] = {[] { Dispatch::float_expand(nd_f32(std::vector<float>(6), {2, 3}), {4, 3}); },
                           "float_expand cannot expand shape [2, 3] to [4, 3].", ""};
 #if CROSSGRAD_WITH_CUDA

@@ -323,6 +323,13 @@ std::map<std::string, Examples> examples() {
                       {"float_unfold needs a step of at least 1, got 0."},
                       {"float_unfold needs a step of at least 1, got 0", "float_unfold needs a step of at least 1, got 1.",
                        "float_unfold needs a step of at least 0, got 0.", "float_fold needs a step of at least 1, got 0."}};
+  e["cross-dim"] = {"float_cross needs operands of one rank with 3 elements along dim {dim}, got {lhs} and {rhs}.",
+                    {"float_cross needs operands of one rank with 3 elements along dim 1, got [2, 3] and [2, 4].",
+                     "float_cross needs operands of one rank with 3 elements along dim 0, got [3] and [1, 3]."},
+                    {"float_cross needs operands of one rank with 3 elements along dim 1, got [2, 3] and [2, 4]",
+                     "float_cross needs operands of one rank with 3 elements along dim -1, got [2, 3] and [2, 4].",
+                     "float_cross needs operands of one rank with 2 elements along dim 1, got [2, 3] and [2, 4].",
+                     "float_cross needs operands of one rank with 3 elements along dim 1, got [2, 3], [2, 4]."}};
   e["expand-mismatch"] = {"float_expand cannot expand shape {from} to {to}.",
                           {"float_expand cannot expand shape [2, 3] to [4, 3].", "float_expand cannot expand shape [2, 3] to [3]."},
                           {"float_expand cannot expand shape [2, 3] to [4, 3]", "float_expand cannot expand shape [2, 3] to [4, 3]!",

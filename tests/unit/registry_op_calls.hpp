@@ -120,6 +120,7 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_select_add: return Dispatch::float_select_add(x, 1, indices, other);
     case OpId::float_gather: return Dispatch::float_gather(x, 1, per_element_indices(x));
     case OpId::float_scatter_add: return Dispatch::float_scatter_add(x, 1, per_element_indices(x), other);
+    case OpId::float_cross: return Dispatch::float_cross(x, other, 1);
     case OpId::hard_sigmoid: return Dispatch::hard_sigmoid(x, 0.25, 0.5);
     case OpId::float_repeat_dim: return Dispatch::float_repeat_dim(x, 1, 2);
     case OpId::float_unfold: return Dispatch::float_unfold(x, 1, 2, 1);

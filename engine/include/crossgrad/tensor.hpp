@@ -34,6 +34,10 @@
   Tensor method(std::size_t dim, const DispatchTensor& indices, const Tensor& values) const {         \
     return Tensor(Dispatch::name(inner_, dim, indices, values.inner_));                              \
   }
+#define CROSSGRAD_TENSOR_METHOD_ZIP_DIM(name, method, Sig, Result)                      \
+  CROSSGRAD_TENSOR_RESULT_##Result method(const Tensor& rhs, std::size_t dim) const {             \
+    return CROSSGRAD_TENSOR_RESULT_##Result(Dispatch::name(inner_, rhs.inner_, dim));              \
+  }
 #define CROSSGRAD_TENSOR_METHOD_MASKED(name, method, Sig, Result)                                 \
   Tensor method(const DispatchTensor& mask, const Tensor& value) const {                             \
     return Tensor(Dispatch::name(inner_, mask, value.inner_));                                     \

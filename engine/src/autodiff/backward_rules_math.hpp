@@ -359,4 +359,18 @@ AutodiffTensor<B> Autodiff<B>::hard_sigmoid(const Tensor& x, double alpha, doubl
   });
 }
 
+// sum(g . (a x b)) = sum(a . (b x g)) = sum(b . (g x a)) (the triple product is cyclic): da = b x g,
+// db = g x a, each summed back over the dims it was broadcast along; + 0.0 makes a zero +0 (docs/OPS.md
+// "Zero gradients are +0"; b1 g2 - b2 g1 is -0 for b = (-0, 0, NaN) .. at g = (0, 1, -0)).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_cross(const Tensor& a, const Tensor& b, std::size_t dim) {
+  return record<B>(B::float_cross(a.primitive, b.primitive, dim), {&a, &b},
+                   [pa = a.primitive, pb = b.primitive, dim](const Primitive& g) {
+                     using autodiff_detail::reduce_to_shape;
+                     return std::vector<Primitive>{
+                         reduce_to_shape<B>(B::float_add_scalar(B::float_cross(pb, g, dim), 0.0), B::shape(pa)),
+                         reduce_to_shape<B>(B::float_add_scalar(B::float_cross(g, pa, dim), 0.0), B::shape(pb))};
+                   });
+}
+
 }  // namespace crossgrad

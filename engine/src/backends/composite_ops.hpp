@@ -58,6 +58,20 @@ typename B::Tensor repeat_dim(const typename B::Tensor& t, std::size_t dim, std:
   return B::float_reshape(B::float_expand(B::float_reshape(t, Shape{split.outer, 1, row}), Shape{split.outer, times, row}), out);
 }
 
+// cross along dim: c = a[1, 2, 0] * b[2, 0, 1] - a[2, 0, 1] * b[1, 2, 0] (components rotated by
+// two selects each), each product and the difference rounded in the dtype: the same bits on every
+// backend.
+template <class B>
+typename B::Tensor cross(const typename B::Tensor& a, const typename B::Tensor& b, std::size_t dim) {
+  rules::check_cross(B::shape(a), B::dtype(a), B::shape(b), B::dtype(b), dim);
+  const auto rotation = [&](std::int64_t first) {
+    return B::from_data(TensorData::from_i64({first, (first + 1) % 3, (first + 2) % 3}, Shape{3}), B::device(a));
+  };
+  const typename B::Tensor next = rotation(1), after = rotation(2);
+  return B::float_sub(B::float_mul(B::float_select(a, dim, next), B::float_select(b, dim, after)),
+                      B::float_mul(B::float_select(a, dim, after), B::float_select(b, dim, next)));
+}
+
 // float_unfold's layout, shared with its backward rule: the positions along dim of every window,
 // window-major (w * step + k); the selected tensor seen as [.., windows, size, ..]; the axes that
 // move the size dim last (and, inverted, back).

@@ -155,6 +155,18 @@ Shape unfolded_shape(const Shape& shape, std::size_t dim, std::size_t size, std:
   return Shape(std::move(dims));
 }
 
+Shape check_cross(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DType rhs_dtype, std::size_t dim) {
+  constexpr std::string_view op = "float_cross";
+  check_float_dtype(lhs_dtype, op);
+  check_float_dtype(rhs_dtype, op);
+  check_same_dtype(lhs_dtype, rhs_dtype, op);
+  check_dim(dim, lhs.rank(), op);
+  if (rhs.rank() != lhs.rank() || lhs[dim] != 3 || rhs[dim] != 3) {
+    panic(PanicId::CrossDim, {{"dim", std::to_string(dim)}, {"lhs", lhs.to_string()}, {"rhs", rhs.to_string()}});
+  }
+  return broadcast_shapes(lhs, rhs, op);
+}
+
 void index_out_of_range(std::string_view op, long long index, std::size_t dim, std::size_t size) {
   panic(PanicId::IndexOutOfRange, {{"op", std::string(op)},
                                    {"index", std::to_string(index)},

@@ -125,6 +125,14 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
       }
       return t[0].unfold(d, static_cast<std::int64_t>(a.size), static_cast<std::int64_t>(a.step));
     }
+    // crossgrad's formula in ATen's ops (at::linalg_cross may fuse a product into the difference):
+    // a[1, 2, 0] * b[2, 0, 1] - a[2, 0, 1] * b[1, 2, 0] along dim.
+    case OpId::float_cross: {
+      const at::Tensor next = at::tensor(std::vector<std::int64_t>{1, 2, 0}, at::kLong);
+      const at::Tensor after = at::tensor(std::vector<std::int64_t>{2, 0, 1}, at::kLong);
+      return at::sub(at::mul(at::index_select(t[0], d, next), at::index_select(t[1], d, after)),
+                     at::mul(at::index_select(t[0], d, after), at::index_select(t[1], d, next)));
+    }
     case OpId::float_mask_where: return at::where(t[1].to(at::kBool), t[2], t[0]);
     case OpId::float_mask_fill: return at::where(t[1].to(at::kBool), at::scalar_tensor(a.scalar, t[0].options()), t[0]);
     case OpId::float_gather: return at::gather(t[0], d, t[1].to(at::kLong));

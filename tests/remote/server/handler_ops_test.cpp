@@ -96,6 +96,8 @@ std::vector<Args> arguments(const OpInfo& info) {
       return {{.tensors = {a, idx}, .dims = {0}, .label = "dim 0 [2, 0]"}};
     case OpSig::SelectAssign:
       return {{.tensors = {a, idx, values}, .dims = {0}, .label = "dim 0 [2, 0]"}};
+    case OpSig::BinaryDim:
+      return {{.tensors = {a, b}, .dims = {1}, .label = "dim 1"}, {.tensors = {a, row}, .dims = {0}, .label = "[3] dim 0"}};
     case OpSig::Affine:
       return {{.tensors = {a}, .scalars = {0.25, 0.5}, .label = "0.25 0.5"}};
     case OpSig::Repeat:

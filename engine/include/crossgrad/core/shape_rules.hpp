@@ -112,6 +112,10 @@ Shape repeated_shape(const Shape& shape, std::size_t dim, std::size_t times);
 std::size_t unfold_windows(std::size_t len, std::size_t size, std::size_t step);
 // float_unfold's result: dim holds the windows, a last dim of `size` is appended.
 Shape unfolded_shape(const Shape& shape, std::size_t dim, std::size_t size, std::size_t step);
+// float_cross: float operands of one dtype, dim below lhs's rank (dim-out-of-range), one rank and 3
+// elements along dim in both (cross-dim), the other dims broadcasting (broadcast-mismatch). Returns
+// the result's shape.
+Shape check_cross(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DType rhs_dtype, std::size_t dim);
 // float_permute: axes is a permutation of 0..rank-1 (permute-invalid). Returns the output shape.
 Shape permuted_shape(const Shape& shape, const std::vector<std::size_t>& axes);
 // float_flip: every axis below the rank, none named twice (flip-invalid); [] is allowed.

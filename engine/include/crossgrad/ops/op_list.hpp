@@ -137,7 +137,8 @@
   X(float_mask_fill, mask_fill, MaskFill, Float, Float, Backward)                \
   X(hard_sigmoid, hard_sigmoid, Affine, Float, Float, Backward)                  \
   X(float_repeat_dim, repeat_dim, Repeat, Float, Float, Backward)                \
-  X(float_unfold, unfold, Window, Float, Float, Backward)
+  X(float_unfold, unfold, Window, Float, Float, Backward)                        \
+  X(float_cross, cross, BinaryDim, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -148,7 +149,7 @@
 // ASSIGN, a values tensor), CAT (a list of tensors). Select / SelectAssign and Gather / Scatter
 // share a class but not their index tensors: a 1-D list of positions along dim for the first two,
 // one position per element (the receiver's rank and, outside dim, its sizes) for the others.
-// MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
+// ZIP_DIM: two tensors of one backend and a dim. MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
 // a scalar.
 #define CROSSGRAD_SIG_PARAMS_Unary(T, I) (const T& tensor)
 #define CROSSGRAD_SIG_PARAMS_Binary(T, I) (const T& lhs, const T& rhs)
@@ -171,6 +172,7 @@
 #define CROSSGRAD_SIG_PARAMS_Affine(T, I) (const T& tensor, double alpha, double beta)
 #define CROSSGRAD_SIG_PARAMS_Repeat(T, I) (const T& tensor, std::size_t dim, std::size_t times)
 #define CROSSGRAD_SIG_PARAMS_Window(T, I) (const T& tensor, std::size_t dim, std::size_t size, std::size_t step)
+#define CROSSGRAD_SIG_PARAMS_BinaryDim(T, I) (const T& lhs, const T& rhs, std::size_t dim)
 #define CROSSGRAD_SIG_PARAMS_Cat(T, I) (const std::vector<T>& tensors, std::size_t dim)
 
 #define CROSSGRAD_SIG_CLASS_Unary MAP
@@ -192,6 +194,7 @@
 #define CROSSGRAD_SIG_CLASS_Affine MAP
 #define CROSSGRAD_SIG_CLASS_Repeat MAP
 #define CROSSGRAD_SIG_CLASS_Window MAP
+#define CROSSGRAD_SIG_CLASS_BinaryDim ZIP_DIM
 #define CROSSGRAD_SIG_CLASS_Cat CAT
 
 // The arguments after the receiver, for MAP signatures.
@@ -245,7 +248,7 @@ enum class OpId : std::uint8_t {
 };
 
 #define CROSSGRAD_OP_SIGS(X) \
-  X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window)
+  X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window) X(BinaryDim)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

@@ -16,4 +16,8 @@ CudaTensor Cuda::float_unfold(const CudaTensor& tensor, std::size_t dim, std::si
   return composite::unfold<Cuda>(tensor, dim, size, step);
 }
 
+CudaTensor Cuda::float_cross(const CudaTensor& lhs, const CudaTensor& rhs, std::size_t dim) {
+  return composite::cross<Cuda>(lhs, rhs, dim);
+}
+
 }  // namespace crossgrad::backends

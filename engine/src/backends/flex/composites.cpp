@@ -16,4 +16,8 @@ FlexTensor Flex::float_unfold(const FlexTensor& tensor, std::size_t dim, std::si
   return composite::unfold<Flex>(tensor, dim, size, step);
 }
 
+FlexTensor Flex::float_cross(const FlexTensor& lhs, const FlexTensor& rhs, std::size_t dim) {
+  return composite::cross<Flex>(lhs, rhs, dim);
+}
+
 }  // namespace crossgrad::backends

@@ -16,4 +16,8 @@ LibTorchTensor LibTorch::float_unfold(const LibTorchTensor& tensor, std::size_t 
   return composite::unfold<LibTorch>(tensor, dim, size, step);
 }
 
+LibTorchTensor LibTorch::float_cross(const LibTorchTensor& lhs, const LibTorchTensor& rhs, std::size_t dim) {
+  return composite::cross<LibTorch>(lhs, rhs, dim);
+}
+
 }  // namespace crossgrad::backends

@@ -16,4 +16,8 @@ NdArrayTensor NdArray::float_unfold(const NdArrayTensor& tensor, std::size_t dim
   return composite::unfold<NdArray>(tensor, dim, size, step);
 }
 
+NdArrayTensor NdArray::float_cross(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std::size_t dim) {
+  return composite::cross<NdArray>(lhs, rhs, dim);
+}
+
 }  // namespace crossgrad::backends

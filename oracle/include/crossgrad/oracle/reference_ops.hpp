@@ -48,7 +48,7 @@ struct OpArgs {
   std::size_t size = 0, step = 0;                  // Window (unfold), with dim
 };
 
-// The operands, by Sig: Binary {lhs, rhs}; Select and Gather {tensor, indices}; SelectAssign and
+// The operands, by Sig: Binary and BinaryDim {lhs, rhs}; Select and Gather {tensor, indices}; SelectAssign and
 // Scatter {tensor, indices, values}; MaskWhere {tensor, mask, value}; MaskFill {tensor, mask} (the
 // fill value is OpArgs::scalar); Cat the list (possibly empty); every other Sig {tensor}.
 struct ReferenceResult {
