@@ -437,7 +437,7 @@ Failure differential_of(const NormalizedGraph& ng, std::size_t keep_backend, std
       if (want.has_value() != got.has_value()) return b.name + ": gradient of leaf " + std::to_string(i) + " present on one backend only\n  graph: " + describe(g);
       if (!want) continue;
       const TensorData w = Dispatch::float_into_data(*want);
-      if (auto diff = compare_values(w, Dispatch::float_into_data(*got), graph_gradient_bound(g, w, conditioning),
+      if (auto diff = compare_values(w, Dispatch::float_into_data(*got), graph_gradient_bound(g, w, conditioning, i),
                                      [&] { return b.name + " gradient of leaf v" + std::to_string(i); }, backward_key)) {
         return *diff + "\n  graph: " + describe(g);
       }
@@ -586,12 +586,12 @@ Failure check_graph_hops(const GraphSpec& graph) {
     const auto got = Dispatch::grad(follow.run.leaves[i], follow.grads);  // placed right: readable
     const TensorData got_data = Dispatch::float_into_data(*got);
     const TensorData want_data = Dispatch::float_into_data(*want);
-    if (auto diff = compare_values(want_data, got_data, graph_gradient_bound(g, want_data, conditioning), what, "backward hops")) {
+    if (auto diff = compare_values(want_data, got_data, graph_gradient_bound(g, want_data, conditioning, i), what, "backward hops")) {
       return *diff + ctx;
     }
     if (!without) return what + " present, absent in the graph without hops on " + backend_name(g.backend) + ctx;
     const TensorData without_data = Dispatch::float_into_data(*without);
-    if (auto diff = compare_values(without_data, got_data, graph_gradient_bound(g, without_data, conditioning), [&] {
+    if (auto diff = compare_values(without_data, got_data, graph_gradient_bound(g, without_data, conditioning, i), [&] {
           return what + " (vs the graph without hops on " + backend_name(g.backend) + ")";
         })) {
       return *diff + ctx;
