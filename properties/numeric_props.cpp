@@ -495,6 +495,38 @@ TEST(Numeric, GradientBoundsCountTheTermsBackwardSums) {
       << "an error of 1e-8 is still caught";
 }
 
+// A divisor that the root reads and that is known to no better than its distance to 0 (a cancelled
+// sum) may be 0 on one correct backend and a residue on another: F64 v4 = sum(mean_dim(v0) - v0)
+// with v0 holding 3.4e38 is 0.0625 in NdArray's order and exactly 0 in Flex's, so Flex's forward
+// of v5 / v4 is +-inf and its backward NaN, where the reference's differences give -16
+// (ops_differential_fuzzer; corpus regress-fd-divisor-cancels-to-zero-on-flex). Finite differences
+// do not judge such a graph (Conditioning::pole_within_error); with a divisor known to a few eps
+// of itself they still do.
+TEST(Numeric, FiniteDifferencesSkipADivisorWithinItsErrorOfZero) {
+  using O = og::Op;
+  std::vector<double> x = {3.4e+38, -15, -14.875, -15, -15, -15, -14.75, -0.75, -0.75, -0.75, -15, -15, -15, -15, -15};
+  x.resize(48, 4096);
+  const std::vector<og::OpSpec> cancelled = {step(O::log_softmax, 0, 0, 1.0, 3), step(O::float_mean_dim, 0, 0, 1.0, 2),
+                                             step(O::float_sub, 2, 0),           step(O::float_sum, 3),
+                                             step(O::float_add, 2, 1),           step(O::float_div, 5, 4)};
+  const og::GraphSpec huge = f64_graph({{2, 4, 2, 3}}, {x}, cancelled);
+  EXPECT_TRUE(og::conditioning_of(huge, reference_values(huge)).pole_within_error);
+  const og::FdVerdict skipped = og::judge_graph_finite_differences(huge);
+  EXPECT_EQ(skipped.failure, std::nullopt);
+  EXPECT_EQ(skipped.judged, 0u);
+  EXPECT_NE(skipped.not_judged.find("pole"), std::string::npos) << skipped.not_judged;
+
+  // The same graph dividing by v4 + 10 at the fill's values: the divisor is known to a few eps.
+  std::vector<og::OpSpec> shifted = cancelled;
+  shifted.back() = step(O::float_add_scalar, 4, 0, 10.0);
+  shifted.push_back(step(O::float_div, 5, 6));
+  const og::GraphSpec plain = f64_graph({{2, 4, 2, 3}}, {{}}, shifted);
+  EXPECT_FALSE(og::conditioning_of(plain, reference_values(plain)).pole_within_error);
+  const og::FdVerdict judged = og::judge_graph_finite_differences(plain);
+  EXPECT_EQ(judged.failure, std::nullopt);
+  EXPECT_GT(judged.judged, 0u) << judged.not_judged;
+}
+
 TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {
   for (DType dtype : {DType::F32, DType::F64}) {
     for (og::Op op : og::all_ops()) {

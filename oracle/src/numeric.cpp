@@ -891,6 +891,7 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     c.value_error.assign(v.size(), std::numeric_limits<double>::infinity());
     c.may_change_class.assign(v.size(), true);
     c.gradient_rel = std::numeric_limits<double>::infinity();
+    c.pole_within_error = true;
     return c;
   }
   const std::vector<bool> live = read_by_root(g);
@@ -941,9 +942,10 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     const double local = own.exact ? (rounds_once(op.op) ? eps * max_abs(y) : 0.0) : own.abs + own.rel * max_abs(y);
     e[out] = local + propagated;
     const std::optional<PoleOperand> pole = pole_operand(op);
-    c.may_change_class[out] = c.may_change_class[op.lhs] || (binary && c.may_change_class[op.rhs]) ||
-                              (pole && (may_reach_zero(v[pole->value], e[pole->value], pole->shift) ||
-                                        (pole->other_shift && may_reach_zero(v[pole->value], e[pole->value], *pole->other_shift))));
+    const bool at_pole = pole && (may_reach_zero(v[pole->value], e[pole->value], pole->shift) ||
+                                  (pole->other_shift && may_reach_zero(v[pole->value], e[pole->value], *pole->other_shift)));
+    c.may_change_class[out] = c.may_change_class[op.lhs] || (binary && c.may_change_class[op.rhs]) || at_pole;
+    if (at_pole && live[out]) c.pole_within_error = true;
     // A step (round, floor, ceil, trunc, sign) whose operand may lie on the other side of a jump on
     // some backend: its value may differ by the jump (1, or 2 for sign across 0), not by a rounding.
     if (const double jump = step_jump(op.op); jump > 0 && e[op.lhs] > 0 && near_a_jump(op.op, a, e[op.lhs])) {

@@ -88,6 +88,10 @@ struct Conditioning {
   // for p < 1 or not an integer): one backend may land on the other side, so the value's class (finite, inf,
   // NaN) may differ between correct backends. Bound::divisor_may_reach_zero for the value.
   std::vector<bool> may_change_class;
+  // Some op the root reads has such an operand (a value that may_change_class starts from, other
+  // than remainder's inexact operands): the graph's function itself is not known to within
+  // rounding there, so neither are its slopes (judge_graph_finite_differences does not judge it).
+  bool pole_within_error = false;
   // Per leaf: a bound on the terms backward sums into the leaf's gradient (the products of the
   // ops' largest partials along every path from the root, rounding_gain in numeric.cpp; the same
   // estimate as FdPoint::backward_rounding's). Two correct runs may sum those terms in different
