@@ -402,12 +402,12 @@ TEST(Numeric, ConditioningWidensOnlyIllConditionedComparisons) {
   EXPECT_GE(dominant_c.gradient_rel, 1.0);
   const TensorData grad = TensorData::from_f64({233057.89, 1.0}, Shape{2});
   const TensorData other = TensorData::from_f64({161845.75, 1.0}, Shape{2});
-  EXPECT_EQ(og::value_mismatch(grad, other, og::graph_gradient_bound(dominant, grad, dominant_c)), std::nullopt);
+  EXPECT_EQ(og::value_mismatch(grad, other, og::graph_gradient_bound(dominant, grad, dominant_c, 0)), std::nullopt);
   // Such a divisor may be exactly 0 on one backend (corpus regress-diff-divisor-may-reach-zero):
   // classes are not compared either.
   const TensorData inf = TensorData::from_f64({INFINITY, 1.0}, Shape{2});
-  EXPECT_TRUE(og::graph_gradient_bound(dominant, grad, dominant_c).divisor_may_reach_zero);
-  EXPECT_EQ(og::value_mismatch(grad, inf, og::graph_gradient_bound(dominant, grad, dominant_c)), std::nullopt);
+  EXPECT_TRUE(og::graph_gradient_bound(dominant, grad, dominant_c, 0).divisor_may_reach_zero);
+  EXPECT_EQ(og::value_mismatch(grad, inf, og::graph_gradient_bound(dominant, grad, dominant_c, 0)), std::nullopt);
 
   // The divisor reaches the values too: v4 = v0 / sum(mean_dim(v0) - v0), and what is computed
   // from it, may be inf on one correct backend and finite on another (corpus
@@ -451,12 +451,80 @@ TEST(Numeric, ConditioningWidensOnlyIllConditionedComparisons) {
   EXPECT_LT(moderate_c.gradient_rel, 1e-4);
   const TensorData want = TensorData::from_f64({2.0, -3.0}, Shape{2});
   const TensorData off = TensorData::from_f64({2.0, -3.03}, Shape{2});
-  EXPECT_NE(og::value_mismatch(want, off, og::graph_gradient_bound(moderate, want, moderate_c)), std::nullopt)
+  EXPECT_NE(og::value_mismatch(want, off, og::graph_gradient_bound(moderate, want, moderate_c, 0)), std::nullopt)
       << "a gradient 1 % off is caught in a well-conditioned graph";
   const TensorData nan = TensorData::from_f64({2.0, NAN}, Shape{2});
-  EXPECT_FALSE(og::graph_gradient_bound(moderate, want, moderate_c).divisor_may_reach_zero);
-  EXPECT_NE(og::value_mismatch(want, nan, og::graph_gradient_bound(moderate, want, moderate_c)), std::nullopt)
+  EXPECT_FALSE(og::graph_gradient_bound(moderate, want, moderate_c, 0).divisor_may_reach_zero);
+  EXPECT_NE(og::value_mismatch(want, nan, og::graph_gradient_bound(moderate, want, moderate_c, 0)), std::nullopt)
       << "classes are compared in a well-conditioned graph";
+}
+
+// Two correct runs may sum what backward adds into a leaf in different orders, and those terms can
+// be far larger than the gradient (Conditioning::backward_terms): F64 atan2(x, x) - x at x = 1e-30
+// has partials of +-5e29 that cancel, and the reference (NdArray, no hop) gave 0 where the graph
+// with x on Flex hopping to NdArray gave the true -1, against a graph bound of 9e-10
+// (ops_differential_fuzzer; corpus regress-hops-atan2-tiny-partials-summed-in-another-order). Where
+// the terms are the size of the gradient the bound stays the graph bound but for a few eps.
+TEST(Numeric, GradientBoundsCountTheTermsBackwardSums) {
+  using O = og::Op;
+  const std::vector<og::OpSpec> ops = {step(O::float_atan2, 0, 0), step(O::float_sub, 1, 0)};
+  const og::GraphSpec tiny = f64_graph({{2, 3}}, {{-0.125, 0.75, 1, -0.875, -0.125, 1e-30}}, ops);
+  const og::Conditioning tiny_c = og::conditioning_of(tiny, reference_values(tiny));
+  ASSERT_EQ(tiny_c.backward_terms.size(), 1u);
+  EXPECT_GE(tiny_c.backward_terms[0], 1e30) << "two partials of 1 / hypot(1e-30, 1e-30)";
+  const og::GraphGradients tiny_grads = og::graph_gradients_on(tiny, og::reference_backend(), DType::F64);
+  const TensorData want = Dispatch::float_into_data(*Dispatch::grad(tiny_grads.run.leaves[0], tiny_grads.grads));
+  std::vector<double> reordered = want.to_f64();
+  reordered[5] = reordered[5] == 0 ? -1.0 : 0.0;  // the other summation order's result
+  const TensorData other = TensorData::from_f64(reordered, Shape{2, 3});
+  EXPECT_NE(og::value_mismatch(want, other, og::scaled_graph_bound(tiny, want)), std::nullopt)
+      << "the graph bound alone fails the other order";
+  EXPECT_EQ(og::value_mismatch(want, other, og::graph_gradient_bound(tiny, want, tiny_c, 0)), std::nullopt);
+
+  const og::GraphSpec plain = f64_graph({{2, 3}}, {{-0.125, 0.75, 1, -0.875, -0.125, 0.5}}, ops);
+  const og::Conditioning plain_c = og::conditioning_of(plain, reference_values(plain));
+  const og::GraphGradients plain_grads = og::graph_gradients_on(plain, og::reference_backend(), DType::F64);
+  const TensorData plain_want = Dispatch::float_into_data(*Dispatch::grad(plain_grads.run.leaves[0], plain_grads.grads));
+  const og::Bound graph = og::scaled_graph_bound(plain, plain_want);
+  const og::Bound widened = og::graph_gradient_bound(plain, plain_want, plain_c, 0);
+  EXPECT_GE(widened.abs, graph.abs);
+  EXPECT_LE(widened.abs, graph.abs + 1e-13) << "a few eps times terms of at most 1 / hypot(0.125, 0.125)";
+  std::vector<double> off = plain_want.to_f64();
+  off[0] += 1e-8;
+  EXPECT_NE(og::value_mismatch(plain_want, TensorData::from_f64(off, Shape{2, 3}), widened), std::nullopt)
+      << "an error of 1e-8 is still caught";
+}
+
+// A divisor that the root reads and that is known to no better than its distance to 0 (a cancelled
+// sum) may be 0 on one correct backend and a residue on another: F64 v4 = sum(mean_dim(v0) - v0)
+// with v0 holding 3.4e38 is 0.0625 in NdArray's order and exactly 0 in Flex's, so Flex's forward
+// of v5 / v4 is +-inf and its backward NaN, where the reference's differences give -16
+// (ops_differential_fuzzer; corpus regress-fd-divisor-cancels-to-zero-on-flex). Finite differences
+// do not judge such a graph (Conditioning::pole_within_error); with a divisor known to a few eps
+// of itself they still do.
+TEST(Numeric, FiniteDifferencesSkipADivisorWithinItsErrorOfZero) {
+  using O = og::Op;
+  std::vector<double> x = {3.4e+38, -15, -14.875, -15, -15, -15, -14.75, -0.75, -0.75, -0.75, -15, -15, -15, -15, -15};
+  x.resize(48, 4096);
+  const std::vector<og::OpSpec> cancelled = {step(O::log_softmax, 0, 0, 1.0, 3), step(O::float_mean_dim, 0, 0, 1.0, 2),
+                                             step(O::float_sub, 2, 0),           step(O::float_sum, 3),
+                                             step(O::float_add, 2, 1),           step(O::float_div, 5, 4)};
+  const og::GraphSpec huge = f64_graph({{2, 4, 2, 3}}, {x}, cancelled);
+  EXPECT_TRUE(og::conditioning_of(huge, reference_values(huge)).pole_within_error);
+  const og::FdVerdict skipped = og::judge_graph_finite_differences(huge);
+  EXPECT_EQ(skipped.failure, std::nullopt);
+  EXPECT_EQ(skipped.judged, 0u);
+  EXPECT_NE(skipped.not_judged.find("pole"), std::string::npos) << skipped.not_judged;
+
+  // The same graph dividing by v4 + 10 at the fill's values: the divisor is known to a few eps.
+  std::vector<og::OpSpec> shifted = cancelled;
+  shifted.back() = step(O::float_add_scalar, 4, 0, 10.0);
+  shifted.push_back(step(O::float_div, 5, 6));
+  const og::GraphSpec plain = f64_graph({{2, 4, 2, 3}}, {{}}, shifted);
+  EXPECT_FALSE(og::conditioning_of(plain, reference_values(plain)).pole_within_error);
+  const og::FdVerdict judged = og::judge_graph_finite_differences(plain);
+  EXPECT_EQ(judged.failure, std::nullopt);
+  EXPECT_GT(judged.judged, 0u) << judged.not_judged;
 }
 
 TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {

@@ -31,7 +31,7 @@ Failure compare_with_graph_without_hops(const NormalizedGraph& ng, const GraphGr
     if (want.has_value() != got.has_value()) return what() + (got ? " present" : " missing") + ", without hops the opposite";
     if (!want) continue;
     const TensorData want_data = Dispatch::float_into_data(*want);
-    if (auto diff = compare_values(want_data, Dispatch::float_into_data(*got), graph_gradient_bound(g, want_data, conditioning),
+    if (auto diff = compare_values(want_data, Dispatch::float_into_data(*got), graph_gradient_bound(g, want_data, conditioning, i),
                                    [&] { return what() + " (vs the graph without hops)"; })) {
       return diff;
     }

@@ -907,10 +907,15 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     c.value_error.assign(v.size(), std::numeric_limits<double>::infinity());
     c.may_change_class.assign(v.size(), true);
     c.gradient_rel = std::numeric_limits<double>::infinity();
+    c.pole_within_error = true;
     return c;
   }
   const std::vector<bool> live = read_by_root(g);
   const double eps = epsilon_of(g.dtype);
+  // What backward sums into each leaf: the same gains the finite differences' backward_rounding uses.
+  std::vector<double> gain = rounding_gain(g, shapes, v);
+  gain.resize(std::min(gain.size(), leaves));
+  c.backward_terms = std::move(gain);
   std::vector<double>& e = c.value_error;
   for (std::size_t k = 0; k < g.ops.size(); ++k) {
     const OpSpec& op = g.ops[k];
@@ -953,9 +958,10 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     const double local = own.exact ? (rounds_once(op.op) ? eps * max_abs(y) : 0.0) : own.abs + own.rel * max_abs(y);
     e[out] = local + propagated;
     const std::optional<PoleOperand> pole = pole_operand(op);
-    c.may_change_class[out] = c.may_change_class[op.lhs] || (binary && c.may_change_class[op.rhs]) ||
-                              (pole && (may_reach_zero(v[pole->value], e[pole->value], pole->shift) ||
-                                        (pole->other_shift && may_reach_zero(v[pole->value], e[pole->value], *pole->other_shift))));
+    const bool at_pole = pole && (may_reach_zero(v[pole->value], e[pole->value], pole->shift) ||
+                                  (pole->other_shift && may_reach_zero(v[pole->value], e[pole->value], *pole->other_shift)));
+    c.may_change_class[out] = c.may_change_class[op.lhs] || (binary && c.may_change_class[op.rhs]) || at_pole;
+    if (at_pole && live[out]) c.pole_within_error = true;
     // A step (round, floor, ceil, trunc, sign) whose operand may lie on the other side of a jump on
     // some backend: its value may differ by the jump (1, or 2 for sign across 0), not by a rounding.
     if (const double jump = step_jump(op.op); jump > 0 && e[op.lhs] > 0 && near_a_jump(op.op, a, e[op.lhs])) {
@@ -1021,7 +1027,8 @@ Bound graph_value_bound(const GraphSpec& g, const TensorData& reference, const C
   return b;
 }
 
-Bound graph_gradient_bound(const GraphSpec& g, const TensorData& reference_gradient, const Conditioning& c) {
+Bound graph_gradient_bound(const GraphSpec& g, const TensorData& reference_gradient, const Conditioning& c,
+                           std::size_t leaf) {
   const double scale = bound_scale(reference_gradient);
   Bound b = graph_bound_at_scale(g, scale);
   b.singular_may_change_class = c.singular;
@@ -1039,6 +1046,17 @@ Bound graph_gradient_bound(const GraphSpec& g, const TensorData& reference_gradi
   }
   b.rel += c.gradient_rel;
   b.abs += c.gradient_rel * scale;
+  // The sums backward forms round at the size of their terms, not of their result: each run lies
+  // within about eps times the leaf's backward_terms of the exact gradient (an estimate, as in
+  // judge_points, which allows kFdEstimateFactor times that against finite differences), so two
+  // runs differ by twice that, and the estimate gets the same factor. F64 atan2(x, x) - x at
+  // x = 1e-30 (x on Flex, hopping to NdArray): partials of +-5e29 and -1 summed in two orders gave
+  // 0 (the reference) and -1 (the true value) for a graph bound of 9e-10 (ops_differential_fuzzer,
+  // regress-hops-atan2-tiny-partials-summed-in-another-order). In an ordinary graph the terms are the
+  // size of the gradient and this adds a few eps of it, far below the graph bound.
+  const double terms = leaf < c.backward_terms.size() ? c.backward_terms[leaf] : std::numeric_limits<double>::infinity();
+  const double rounding = 2 * kFdEstimateFactor * epsilon_of(g.dtype) * terms;
+  b.abs = std::isfinite(rounding) && std::isfinite(b.abs + rounding) ? b.abs + rounding : std::numeric_limits<double>::max();
   return b;
 }
 

@@ -88,16 +88,28 @@ struct Conditioning {
   // for p < 1 or not an integer): one backend may land on the other side, so the value's class (finite, inf,
   // NaN) may differ between correct backends. Bound::divisor_may_reach_zero for the value.
   std::vector<bool> may_change_class;
+  // Some op the root reads has such an operand (a value that may_change_class starts from, other
+  // than remainder's inexact operands): the graph's function itself is not known to within
+  // rounding there, so neither are its slopes (judge_graph_finite_differences does not judge it).
+  bool pole_within_error = false;
+  // Per leaf: a bound on the terms backward sums into the leaf's gradient (the products of the
+  // ops' largest partials along every path from the root, rounding_gain in numeric.cpp; the same
+  // estimate as FdPoint::backward_rounding's). Two correct runs may sum those terms in different
+  // orders (a hop, another backend's kernels), and their gradients then differ by a few eps times
+  // the terms, however small the gradient: atan2(x, x) at x = 1e-30 has partials +-5e29 that
+  // cancel, and adding -1 before or after they cancel gives 0 or -1.
+  std::vector<double> backward_terms;
 };
 Conditioning conditioning_of(const GraphSpec& normalized_graph, const std::vector<TensorData>& values);
 // Value `value` of a graph run against the reference run: scaled_graph_bound plus twice the
 // value's error estimate.
 Bound graph_value_bound(const GraphSpec& normalized_graph, const TensorData& reference, const Conditioning& c,
                         std::size_t value);
-// A leaf's gradient against the reference gradient: scaled_graph_bound widened by gradient_rel,
+// Leaf `leaf`'s gradient against the reference gradient: scaled_graph_bound widened by
+// gradient_rel and by the rounding of the terms backward sums into that leaf (backward_terms),
 // with singular_may_change_class from the forward.
 Bound graph_gradient_bound(const GraphSpec& normalized_graph, const TensorData& reference_gradient,
-                           const Conditioning& c);
+                           const Conditioning& c, std::size_t leaf);
 
 // `tightness_key` (optional): the row of the bound-tightness record this comparison counts in.
 std::optional<std::string> compare_values(const TensorData& reference, const TensorData& actual,
