@@ -10,13 +10,6 @@ namespace crossgrad {
 namespace {
 using namespace testing_support;
 
-DispatchTensor tensor_on(const DispatchDevice& device, const std::vector<double>& v, DType dtype, Shape shape) {
-  const TensorData d = dtype == DType::F64 ? TensorData::from_f64(v, shape)
-                                           : TensorData::from_f32(std::vector<float>(v.begin(), v.end()), shape);
-  return Dispatch::float_from_data(d, device);
-}
-std::vector<double> values(const DispatchTensor& t) { return Dispatch::float_into_data(t).to_f64(); }
-
 template <class B>
 class CrossProduct : public OnEachBackend<B> {};
 TYPED_TEST_SUITE(CrossProduct, AllBackendTypes, BackendTestName);

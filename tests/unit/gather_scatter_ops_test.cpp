@@ -14,11 +14,6 @@ namespace crossgrad {
 namespace {
 using namespace testing_support;
 
-DispatchTensor tensor_on(const DispatchDevice& device, const std::vector<double>& v, DType dtype, Shape shape) {
-  const TensorData d = dtype == DType::F64 ? TensorData::from_f64(v, shape)
-                                           : TensorData::from_f32(std::vector<float>(v.begin(), v.end()), shape);
-  return Dispatch::float_from_data(d, device);
-}
 DispatchTensor index_on(const DispatchDevice& device, std::vector<std::int64_t> v, Shape shape,
                         DType dtype = DType::I64) {
   if (dtype == DType::I32) {
@@ -26,7 +21,6 @@ DispatchTensor index_on(const DispatchDevice& device, std::vector<std::int64_t> 
   }
   return Dispatch::int_from_data(TensorData::from_i64(std::move(v), shape), device);
 }
-std::vector<double> values(const DispatchTensor& t) { return Dispatch::float_into_data(t).to_f64(); }
 
 template <class B>
 class GatherScatterOps : public OnEachBackend<B> {};

@@ -14,15 +14,9 @@ using namespace testing_support;
 
 const double kInf = std::numeric_limits<double>::infinity();
 
-DispatchTensor tensor_on(const DispatchDevice& device, const std::vector<double>& v, DType dtype, Shape shape) {
-  const TensorData d = dtype == DType::F64 ? TensorData::from_f64(v, shape)
-                                           : TensorData::from_f32(std::vector<float>(v.begin(), v.end()), shape);
-  return Dispatch::float_from_data(d, device);
-}
 DispatchTensor mask_on(const DispatchDevice& device, std::vector<bool> v, Shape shape) {
   return Dispatch::bool_from_data(TensorData::from_bool(std::move(v), shape), device);
 }
-std::vector<double> values(const DispatchTensor& t) { return Dispatch::float_into_data(t).to_f64(); }
 
 template <class B>
 class MaskOps : public OnEachBackend<B> {};

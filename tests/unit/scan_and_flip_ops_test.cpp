@@ -15,12 +15,6 @@ using namespace testing_support;
 
 const double kInf = std::numeric_limits<double>::infinity();
 
-DispatchTensor tensor_on(const DispatchDevice& device, const std::vector<double>& v, DType dtype, Shape shape) {
-  const TensorData d = dtype == DType::F64 ? TensorData::from_f64(v, shape)
-                                           : TensorData::from_f32(std::vector<float>(v.begin(), v.end()), shape);
-  return Dispatch::float_from_data(d, device);
-}
-std::vector<double> values(const DispatchTensor& t) { return Dispatch::float_into_data(t).to_f64(); }
 
 // d/dx sum(op(x) * c) for a cotangent tensor c of op's result shape.
 std::vector<double> gradient(const DispatchDevice& device, const std::vector<double>& xs, const std::vector<double>& c,

@@ -111,6 +111,15 @@ std::vector<double> gradient_at(const std::vector<double>& xs, DType dtype, doub
   return got ? Dispatch::float_into_data(*got).to_f64() : std::vector<double>{};
 }
 
+// A float tensor of `shape` on `device` holding `v` (each value rounded to float for F32).
+inline DispatchTensor tensor_on(const DispatchDevice& device, const std::vector<double>& v, DType dtype, Shape shape) {
+  const TensorData d = dtype == DType::F64 ? TensorData::from_f64(v, shape)
+                                           : TensorData::from_f32(std::vector<float>(v.begin(), v.end()), shape);
+  return Dispatch::float_from_data(d, device);
+}
+// A float tensor's values as doubles.
+inline std::vector<double> values(const DispatchTensor& t) { return Dispatch::float_into_data(t).to_f64(); }
+
 template <class B>
 NodeId node_of(const DispatchTensor& t) {
   return std::get<AutodiffTensor<B>>(std::get<BackendTensor<B>>(t.kind.autodiff_inner().value).value).id();
