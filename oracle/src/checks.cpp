@@ -771,7 +771,7 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
       for (std::size_t d = 0; d < op.dim && d < s.size(); ++d) outer *= s[d];
       for (std::size_t d = op.dim + 1; d < s.size(); ++d) inner *= s[d];
       const std::size_t n = op.dim < s.size() ? s[op.dim] : 0;
-      for (std::size_t o = 0; o < outer; ++o) {
+      for (std::size_t o = 0; o < outer && n > 0; ++o) {  // a lane of no element has no tie
         for (std::size_t i = 0; i < inner; ++i) {
           double best = sign * values[op.lhs][o * n * inner + i];
           for (std::size_t k = 1; k < n; ++k) {
