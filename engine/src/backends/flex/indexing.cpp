@@ -138,6 +138,23 @@ FlexTensor Flex::float_select(const FlexTensor& t, std::size_t dim, const FlexTe
   const std::size_t run = split.inner * dtype_size(t.dtype);
   const auto* src = static_cast<const std::byte*>(t.buffer.data());
   auto* dst = out.buffer.data();
+  if (split.inner == 1) {
+    // Along the last dim a run is one element: a typed load and store each, not a memcpy call.
+    flex::with_float_type(t.dtype, [&](auto zero) {
+      using T = decltype(zero);
+      const T* x = t.data<T>();
+      T* y = out.mutable_data<T>();
+      const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / k);
+      flex::parallel_range(split.outer, grain, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t o = begin; o < end; ++o) {
+          const T* row = x + o * d;
+          T* to = y + o * k;
+          for (std::size_t j = 0; j < k; ++j) to[j] = row[static_cast<std::size_t>(idx[j])];
+        }
+      });
+    });
+    return out;
+  }
   // One output row (o, j) per task item: a run of `inner` elements from input row (o, idx[j]).
   const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / split.inner);
   flex::parallel_range(split.outer * k, grain, [&](std::size_t begin, std::size_t end) {
