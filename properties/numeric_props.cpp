@@ -94,6 +94,27 @@ CG_PROP(Numeric, RerunRootEqualsAFullRun, 200, ()) {
   }
 }
 
+// A product through the subnormal range depends on the order of its factors: the receiver-aware
+// bound accepts another order's result, the plain product bound (abs 1e-300) does not.
+TEST(Numeric, ProductBoundAcceptsAnotherOrderThroughSubnormals) {
+  const std::vector<double> lane = {4.9406564584124654e-324, 11963341996032, 0.29999999999999999, 51532640813056};
+  double in_order = 1, other_order = 1;
+  for (double v : lane) in_order *= v;
+  for (std::size_t i : {0, 2, 1, 3}) other_order *= lane[i];
+  ASSERT_NE(in_order, other_order);  // 9.1e-298 and 0
+  const TensorData want = TensorData::from_f64({in_order}, Shape{1});
+  const TensorData got = TensorData::from_f64({other_order}, Shape{1});
+  for (og::Op op : {og::Op::float_prod, og::Op::float_prod_dim}) {
+    EXPECT_NE(og::value_mismatch(want, got, og::bound_for(op, DType::F64, lane.size(), 5.2e13)), std::nullopt);
+    EXPECT_EQ(og::value_mismatch(want, got, og::bound_for_receiver(op, DType::F64, lane.size(), 5.2e13, lane)), std::nullopt);
+  }
+  // In the normal range the receiver changes nothing: a 1 % error is still caught.
+  const std::vector<double> normal = {2, 3, 0.5, 7};
+  const TensorData exact = TensorData::from_f64({21}, Shape{1});
+  const TensorData off = TensorData::from_f64({21.21}, Shape{1});
+  EXPECT_NE(og::value_mismatch(exact, off, og::bound_for_receiver(og::Op::float_prod, DType::F64, 4, 7, normal)), std::nullopt);
+}
+
 TEST(Numeric, BackwardEqualsFiniteDifferences) {
   JudgedShare share;
   check_property([&] { judge(*gen::graph(gen::Values::Positive, gen::ops_defined_on_positive_values(), 4), share); }, 400);
