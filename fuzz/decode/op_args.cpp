@@ -48,6 +48,9 @@ std::vector<std::size_t> gather_index_shape(const OpArgsCase &c) {
   return s;
 }
 
+// A mask holds bools unless int_dtype names an int dtype (kMaskDTypeChoices).
+bool mask_is_bool(const OpArgsCase &c) { return c.int_dtype % kMaskDTypeChoices >= std::size(kIntDTypes); }
+
 std::vector<std::size_t> mask_shape(const OpArgsCase &c) {
   const std::vector<std::size_t> &s = c.tensors[0].shape;
   if (c.index_mode == ShapeMode::Derived && !s.empty()) return {s.back()};
@@ -145,8 +148,7 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   }
   // {tensor, indices} or {tensor, indices, values}
   if (op.sig == OpSig::MaskWhere || op.sig == OpSig::MaskFill) {
-    const bool bool_mask = c.int_dtype % kMaskDTypeChoices >= std::size(kIntDTypes);
-    call.operands.insert(call.operands.begin() + 1, bool_mask ? bools(c.indices) : ints(c.indices, int_dtype));
+    call.operands.insert(call.operands.begin() + 1, mask_is_bool(c) ? bools(c.indices) : ints(c.indices, int_dtype));
   }
   if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather || op.sig == OpSig::Scatter)
     call.operands.insert(call.operands.begin() + 1, ints(c.indices, int_dtype));
@@ -204,8 +206,7 @@ std::string describe(const OpArgsCase &c) {
       break;
     case OpSig::MaskWhere:
     case OpSig::MaskFill: {
-      const bool bool_mask = c.int_dtype % kMaskDTypeChoices >= std::size(kIntDTypes);
-      os << "\n  mask " << (bool_mask ? "Bool" : dtype_name(kIntDTypes[c.int_dtype % std::size(kIntDTypes)])) << " "
+      os << "\n  mask " << (mask_is_bool(c) ? "Bool" : dtype_name(kIntDTypes[c.int_dtype % std::size(kIntDTypes)])) << " "
          << tensor_text(c.indices, true);
       if (op.sig == OpSig::MaskFill) os << "\n  scalar " << float_text(c.scalar);
       break;

@@ -191,8 +191,8 @@ struct StepArgs {
   std::vector<std::size_t> expand_to;
 };
 
-bool same_rank_except_dim(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t dim) {
-  if (a.size() != b.size() || dim >= a.size()) return false;
+bool same_except(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t dim) {
+  if (a.size() != b.size()) return false;
   for (std::size_t d = 0; d < a.size(); ++d) {
     if (d != dim && a[d] != b[d]) return false;
   }
@@ -219,7 +219,7 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   // shape at (dim1 + j / 2 + r) % size (pairs of j land on one element).
   const bool gathers = op.op == Op::float_gather, scatters = op.op == Op::float_scatter_add;
   // (A dim of size 0 has no index to give: then only empty index tensors of the right shape.)
-  if ((gathers || scatters) && op.dim < rank && (gathers || same_rank_except_dim(lhs, rhs, op.dim))) {
+  if ((gathers || scatters) && op.dim < rank && (gathers || same_except(lhs, rhs, op.dim))) {
     a.index_shape = gathers ? lhs : rhs;
     if (gathers) a.index_shape[op.dim] = 3;
     std::size_t inner = 1;
@@ -253,14 +253,6 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   a.expand_to.push_back(2);
   for (std::size_t d = 0; d < rank; ++d) a.expand_to.push_back(d == op.dim && lhs[d] == 1 ? 3 : lhs[d]);
   return a;
-}
-
-bool same_except(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t dim) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t d = 0; d < a.size(); ++d) {
-    if (d != dim && a[d] != b[d]) return false;
-  }
-  return true;
 }
 
 }  // namespace

@@ -377,19 +377,25 @@ HostArray slice(const HostArray& x, const std::vector<Range>& ranges) {
   return out;
 }
 
+// An I64 / I32 index tensor's values, each in [0, size), the first bad one reported (before any
+// write): the index checks of select, select_assign / select_add, gather and scatter_add.
+Dims index_values(const HostArray& indices, std::size_t size) {
+  if (indices.dtype != DType::I64 && indices.dtype != DType::I32) invalid("unsupported-dtype");
+  Dims idx;
+  for (double v : indices.values) {
+    if (!(v >= 0) || v >= static_cast<double>(size)) invalid("index-out-of-range");
+    idx.push_back(static_cast<std::size_t>(v));
+  }
+  return idx;
+}
+
 // The checks float_select and float_select_assign share: dim, a 1-D I64/I32 index tensor, every
 // index value in [0, size) with the first bad one reported (before any write).
 Dims checked_indices(const HostArray& x, std::size_t dim, const HostArray& indices) {
   require_float(x.dtype);
   require_dim(dim, x.shape.size());
   if (indices.shape.size() != 1) invalid("select-index-rank");
-  if (indices.dtype != DType::I64 && indices.dtype != DType::I32) invalid("unsupported-dtype");
-  Dims idx;
-  for (double v : indices.values) {
-    if (!(v >= 0) || v >= static_cast<double>(x.shape[dim])) invalid("index-out-of-range");
-    idx.push_back(static_cast<std::size_t>(v));
-  }
-  return idx;
+  return index_values(indices, x.shape[dim]);
 }
 
 HostArray select(const HostArray& x, std::size_t dim, const HostArray& indices) {
@@ -438,13 +444,7 @@ Dims checked_gather_indices(const HostArray& x, std::size_t dim, const HostArray
   for (std::size_t d = 0; d < x.shape.size(); ++d) {
     if (d != dim && indices.shape[d] != x.shape[d]) invalid("gather-index-shape");
   }
-  if (indices.dtype != DType::I64 && indices.dtype != DType::I32) invalid("unsupported-dtype");
-  Dims idx;
-  for (double v : indices.values) {
-    if (!(v >= 0) || v >= static_cast<double>(x.shape[dim])) invalid("index-out-of-range");
-    idx.push_back(static_cast<std::size_t>(v));
-  }
-  return idx;
+  return index_values(indices, x.shape[dim]);
 }
 
 // The element of x at the coordinates of element f of `shape` with coordinate dim replaced by at.

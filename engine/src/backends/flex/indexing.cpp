@@ -17,26 +17,8 @@
 namespace crossgrad::backends {
 namespace {
 
-// The index values as int64, each checked in order (0 <= v < size); the first bad one panics
-// index-out-of-range before anything is written.
-std::vector<std::int64_t> checked_indices(const FlexTensor& indices, std::size_t dim, std::size_t size,
-                                          std::string_view op) {
-  const std::size_t k = indices.num_elements();
-  std::vector<std::int64_t> out(k);
-  if (indices.dtype == DType::I64) {
-    const std::int64_t* src = indices.data<std::int64_t>();
-    std::copy(src, src + k, out.begin());
-  } else {
-    const std::int32_t* src = indices.data<std::int32_t>();
-    std::copy(src, src + k, out.begin());
-  }
-  for (std::int64_t v : out) {
-    if (v < 0 || static_cast<std::uint64_t>(v) >= size) rules::index_out_of_range(op, v, dim, size);
-  }
-  return out;
-}
-
-// gather / scatter_add read the index tensor where it lies. Every value is checked first: blocks
+// Every index value in 0..size-1, checked before anything is written (gather / scatter_add then
+// read the index tensor where it lies): blocks
 // of it are tested without a branch (a negative value is a huge unsigned one), and only a block
 // that holds a bad value is walked again for the first one, so the panic names the same index as
 // NdArray's ordered check.
@@ -61,6 +43,17 @@ void check_index_values(const FlexTensor& indices, std::size_t dim, std::size_t 
   const std::size_t n = indices.num_elements();
   if (indices.dtype == DType::I64) check_index_block_values(indices.data<std::int64_t>(), n, dim, size, op);
   else check_index_block_values(indices.data<std::int32_t>(), n, dim, size, op);
+}
+
+// select and select_add's 1-D index list, checked as above, as int64.
+std::vector<std::int64_t> checked_indices(const FlexTensor& indices, std::size_t dim, std::size_t size,
+                                          std::string_view op) {
+  check_index_values(indices, dim, size, op);
+  const std::size_t k = indices.num_elements();
+  std::vector<std::int64_t> out(k);
+  if (indices.dtype == DType::I64) std::copy(indices.data<std::int64_t>(), indices.data<std::int64_t>() + k, out.begin());
+  else std::copy(indices.data<std::int32_t>(), indices.data<std::int32_t>() + k, out.begin());
+  return out;
 }
 
 // f(pointer to the checked I64 or I32 index values).
