@@ -8,6 +8,7 @@
 // (float_reshape, float_expand) both get benchmarks.
 #include "bench_common.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -165,6 +166,22 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  a.dim = s.dim;
                  a.dim0 = 4;
                  a.dim1 = 2;
+                 return a;
+               }}};
+    case OpSig::Sort:
+      return {{square_dims, {4, 0}, dim_label, [=](const BenchSize& s) {  // every lane along dim, ascending
+                 OpArgs<B> a;
+                 receiver(square(s), a);
+                 a.dim = s.dim;
+                 a.dim1 = 0;
+                 return a;
+               }}};
+    case OpSig::TopK:
+      return {{square_dims, {4, 0}, dim_label, [=](const BenchSize& s) {  // the top 8 of every lane along dim
+                 OpArgs<B> a;
+                 receiver(square(s), a);
+                 a.dim = s.dim;
+                 a.dim1 = std::min<std::size_t>(8, s.n);
                  return a;
                }}};
     case OpSig::MaskWhere:

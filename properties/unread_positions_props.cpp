@@ -413,6 +413,8 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_select_add:
     case OpId::float_scatter_add:
     case OpId::float_repeat_dim:  // every element is copied (times = 0 reads nothing, but has no result either)
+    case OpId::float_sort:  // every element is compared (a NaN is the largest: topk keeps it first)
+    case OpId::float_topk:
     case OpId::float_cummin:  // every element is compared (a NaN anywhere in a prefix is kept)
     case OpId::float_cummax:
     case OpId::float_permute:
@@ -461,6 +463,8 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::int_into_float:
     case OpId::float_argmax:
     case OpId::float_argmin:
+    case OpId::float_argsort:
+    case OpId::float_argtopk:
     case OpId::float_greater:
     case OpId::float_lower:
     case OpId::float_equal:

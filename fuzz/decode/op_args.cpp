@@ -159,6 +159,8 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   a.times = c.times;
   a.size = c.size;
   a.step = c.step;
+  a.descending = c.descending;
+  a.k = c.k;
   a.min = float_value(c.min);
   a.max = float_value(c.max);
   a.dim = size_value(c.dim, kDimCodes);
@@ -203,6 +205,12 @@ std::string describe(const OpArgsCase &c) {
       break;
     case OpSig::Window:
       os << "\n  dim " << size_text(size_value(c.dim, kDimCodes)) << ", size " << c.size << ", step " << c.step;
+      break;
+    case OpSig::Sort:
+      os << "\n  dim " << size_text(size_value(c.dim, kDimCodes)) << (c.descending ? ", descending" : ", ascending");
+      break;
+    case OpSig::TopK:
+      os << "\n  dim " << size_text(size_value(c.dim, kDimCodes)) << ", k " << c.k;
       break;
     case OpSig::MaskWhere:
     case OpSig::MaskFill: {

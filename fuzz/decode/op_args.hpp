@@ -76,6 +76,8 @@ struct OpArgsCase {
   std::size_t scalar = 0, min = 0, max = 0;  // float codes
   std::size_t alpha = 0, beta = 0;           // float codes (Affine)
   std::size_t times = 0, size = 0, step = 0; // counts 0..kDimChoices-1 (Repeat, Window)
+  bool descending = false;                   // Sort
+  std::size_t k = 0;                         // TopK: a count 0..kDimChoices-1
   std::size_t dim = 0, dim1 = 0;             // dim codes
   std::vector<std::size_t> shape;            // ToShape target
   std::size_t dtype = 0;                     // ToDType target: index into all_dtypes()
@@ -257,6 +259,14 @@ void schema(Io &io, OpArgsCase &c) {
       io.pick(c.dim, kDimCodes);
       io.pick(c.size, kDimChoices);
       io.pick(c.step, kDimChoices);
+      break;
+    case OpSig::Sort:
+      io.pick(c.dim, kDimCodes);
+      io.flag(c.descending);
+      break;
+    case OpSig::TopK:
+      io.pick(c.dim, kDimCodes);
+      io.pick(c.k, kDimChoices);
       break;
     case OpSig::MaskWhere:
       mask_tensor(io, c);

@@ -364,6 +364,9 @@ class Run {
         return Reads{1, 0, 2, false, false};
       case OpSig::Window:
         return Reads{1, 0, 3, false, false};
+      case OpSig::Sort:  // dim and the descending flag
+      case OpSig::TopK:  // dim and k
+        return Reads{1, 0, 2, false, false};
       case OpSig::MaskFill:
         return Reads{2, 1, 0, false, false};
       case OpSig::Cat:

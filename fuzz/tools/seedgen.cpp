@@ -713,6 +713,12 @@ Candidates candidates(OpSig sig, DType dtype) {
     case OpSig::Window:
       return {{[](auto &c) { c.dim = 1, c.size = 2, c.step = 1; }, [](auto &c) { c.dim = 0, c.size = 3, c.step = 2; }},
               {[](auto &c) { c.dim = 1, c.size = 2, c.step = 0; }, [](auto &c) { c.dim = 5, c.size = 1, c.step = 1; }}};
+    case OpSig::Sort:
+      return {{[](auto &c) { c.dim = 1, c.descending = true; }, [](auto &c) { c.dim = 0, c.descending = false; }},
+              {[](auto &c) { c.dim = 5, c.descending = true; }}};
+    case OpSig::TopK:
+      return {{[](auto &c) { c.dim = 1, c.k = 2; }, [](auto &c) { c.dim = 0, c.k = 0; }},
+              {[](auto &c) { c.dim = 1, c.k = 5; }, [](auto &c) { c.dim = 5, c.k = 1; }}};
     case OpSig::MaskWhere:
     case OpSig::MaskFill: {
       const bool with_value = sig == OpSig::MaskWhere;
@@ -924,6 +930,8 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::DimPair) c.dims = {0, 1};
     if (op.sig == OpSig::Repeat) c.dims = {1, 2};
     if (op.sig == OpSig::Window) c.dims = {1, 2, 1};
+    if (op.sig == OpSig::Sort) c.dims = {1, 1};
+    if (op.sig == OpSig::TopK) c.dims = {1, 2};
     if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather ||
         op.sig == OpSig::Scatter || op.sig == OpSig::Cat)
       c.dims = {0};

@@ -782,6 +782,23 @@ std::optional<std::string> not_smooth_at_leaf_values(const NormalizedGraph& ng, 
         }
       }
     }
+    // sort and topk with two equal elements in a lane: the stable order sends the gradient to the
+    // earlier one, while moving either by the step swaps them (ties of sorting, docs/OPS.md).
+    if (op.op == Op::float_sort || op.op == Op::float_topk) {
+      const std::vector<std::size_t>& s = shapes[op.lhs];
+      std::size_t outer = 1, inner = 1;
+      for (std::size_t d = 0; d < op.dim && d < s.size(); ++d) outer *= s[d];
+      for (std::size_t d = op.dim + 1; d < s.size(); ++d) inner *= s[d];
+      const std::size_t n = op.dim < s.size() ? s[op.dim] : 0;
+      std::vector<double> lane(n);
+      for (std::size_t o = 0; o < outer && n > 1; ++o) {
+        for (std::size_t i = 0; i < inner; ++i) {
+          for (std::size_t k = 0; k < n; ++k) lane[k] = values[op.lhs][(o * n + k) * inner + i];
+          std::sort(lane.begin(), lane.end());
+          if (std::adjacent_find(lane.begin(), lane.end()) != lane.end()) return "sort or topk with tied elements in a lane";
+        }
+      }
+    }
     // The extremes over every element (float_max, float_min, float_max_abs) are one slice of the
     // flat tensor; max_abs ties on |x|, so x and -x at the maximum tie too.
     const bool along_dim = op.op == Op::float_max_dim || op.op == Op::float_min_dim || op.op == Op::float_max_abs_dim;

@@ -80,6 +80,8 @@ bool has_dim(Op op) {
     case OpSig::Repeat:
     case OpSig::Window:
     case OpSig::BinaryDim:
+    case OpSig::Sort:
+    case OpSig::TopK:
     case OpSig::ToShape:
       return op != Op::float_reshape;
     case OpSig::Unary:
@@ -108,6 +110,8 @@ bool has_dim1(Op op) {
     case OpSig::MaskFill:
     case OpSig::Repeat:  // times
     case OpSig::Window:  // size and step
+    case OpSig::Sort:    // descending
+    case OpSig::TopK:    // k
       return true;
     case OpSig::Affine:
     case OpSig::BinaryDim:
@@ -381,8 +385,17 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_cummin:
     case Op::float_cummax:
     case Op::softmin:
+    case Op::float_sort:
+    case Op::float_argsort:
       if (!dim_ok) return std::nullopt;
       return lhs;
+    case Op::float_topk:
+    case Op::float_argtopk: {  // k = 1 + dim1 (dim1 below the size of dim)
+      if (!dim_ok || lhs[op.dim] == 0) return std::nullopt;
+      auto out = lhs;
+      out[op.dim] = 1 + op.dim1;
+      return out;
+    }
     case Op::float_transpose: {
       auto out = lhs;
       if (rank >= 2) std::swap(out[rank - 2], out[rank - 1]);
@@ -528,6 +541,8 @@ GraphSpec normalized(GraphSpec graph) {
       op.dim1 %= 3;  // times 1 + dim1
     } else if (op.op == Op::float_unfold) {
       op.dim1 %= 6;  // size 1 + dim1 % 3, step 1 + dim1 / 3
+    } else if (op.op == Op::float_sort) {
+      op.dim1 %= 2;  // descending when 1
     } else if (op.dim < rank) {
       const std::size_t size = shapes[op.lhs][op.dim];
       op.dim1 = op.op == Op::float_slice ? op.dim1 % (size + 1) : (size ? op.dim1 % size : 0);
@@ -688,6 +703,8 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_Affine(name)
 #define CROSSGRAD_APPLY_Repeat(name)
 #define CROSSGRAD_APPLY_Window(name)
+#define CROSSGRAD_APPLY_Sort(name)
+#define CROSSGRAD_APPLY_TopK(name)
 #define CROSSGRAD_APPLY_BinaryDim(name) \
   case Op::name:                        \
     return Dispatch::name(lhs, rhs, op.dim);
@@ -707,6 +724,8 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::hard_sigmoid: return Dispatch::hard_sigmoid(lhs, op.scalar, kHardSigmoidBeta);
     case Op::float_repeat_dim: return Dispatch::float_repeat_dim(lhs, op.dim, 1 + op.dim1);
     case Op::float_unfold: return Dispatch::float_unfold(lhs, op.dim, 1 + op.dim1 % 3, 1 + op.dim1 / 3);
+    case Op::float_sort: return Dispatch::float_sort(lhs, op.dim, op.dim1 == 1);
+    case Op::float_topk: return Dispatch::float_topk(lhs, op.dim, 1 + op.dim1);
     case Op::float_scatter_add: return Dispatch::float_scatter_add(lhs, op.dim, indices(), rhs);
     case Op::float_permute: return Dispatch::float_permute(lhs, args().axes);
     case Op::float_flip: return Dispatch::float_flip(lhs, args().axes);
@@ -716,6 +735,8 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::float_cast:
     case Op::bool_into_float:
     case Op::int_into_float:
+    case Op::float_argsort:  // Int results
+    case Op::float_argtopk:
       break;
   }
   throw std::logic_error("apply_op: " + std::string(op_name(op.op)) + " is not a graph step (normalize first)");

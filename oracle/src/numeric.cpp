@@ -116,6 +116,11 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     // A running extreme copies one element of its prefix.
     case Op::float_cummin:
     case Op::float_cummax:
+    // Sorting moves elements; its positions are exact.
+    case Op::float_argsort:
+    case Op::float_sort:
+    case Op::float_argtopk:
+    case Op::float_topk:
     // Duplicate indices accumulate in index order on every backend (docs/OPS.md).
     case Op::float_select_assign:
     case Op::float_select_add:
@@ -642,6 +647,8 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_mask_fill:
     case Op::float_repeat_dim:
     case Op::float_unfold:
+    case Op::float_sort:
+    case Op::float_topk:
     case Op::float_expand:
       break;
     // alpha where the clamp passes.
@@ -655,6 +662,8 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::int_into_float:
     case Op::float_argmax:
     case Op::float_argmin:
+    case Op::float_argsort:
+    case Op::float_argtopk:
     case Op::float_any:
     case Op::float_any_dim:
     case Op::float_all:

@@ -594,6 +594,41 @@ HostArray unfold(const HostArray& x, std::size_t dim, std::size_t size, std::siz
   return out;
 }
 
+// sort / argsort / topk / argtopk (docs/OPS.md, "Sorting"): the place of element r of a lane is
+// the number of elements of the lane that come before it, where a comes before b when it orders
+// first (ascending: a < b, every number before NaN; descending the reverse, NaN first) or when the
+// two are equal (both NaN, or == so that -0 equals +0) and a has the smaller index. Places below k
+// are kept: `index` gives r there (I64), else x_r.
+HostArray sorted_along(const HostArray& x, std::size_t dim, bool descending, std::optional<std::size_t> k,
+                       bool index) {
+  require_float(x.dtype);
+  require_dim(dim, x.shape.size());
+  const std::size_t len = x.shape[dim];
+  const std::size_t keep = k.value_or(len);
+  if (keep > len) invalid("topk-k");
+  Dims shape = x.shape;
+  shape[dim] = keep;
+  HostArray out = make(shape, index ? DType::I64 : x.dtype);
+  const auto less = [](double a, double b) { return !std::isnan(a) && (std::isnan(b) || a < b); };
+  const auto equal = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+  const Around v(x.shape, dim);
+  const Around o(shape, dim);
+  for (std::size_t i = 0; i < v.outer; ++i) {
+    for (std::size_t j = 0; j < v.inner; ++j) {
+      for (std::size_t r = 0; r < len; ++r) {
+        const double xr = x.values[v.at(i, r, j)];
+        std::size_t place = 0;
+        for (std::size_t s = 0; s < len; ++s) {
+          const double xs = x.values[v.at(i, s, j)];
+          if ((descending ? less(xr, xs) : less(xs, xr)) || (s < r && equal(xs, xr))) ++place;
+        }
+        if (place < keep) out.values[o.at(i, place, j)] = index ? static_cast<double>(r) : xr;
+      }
+    }
+  }
+  return out;
+}
+
 // cross along dim: component i of the result is a_(i+1) b_(i+2) - a_(i+2) b_(i+1) (indices mod 3),
 // each product and the difference rounded in T, over the broadcast of the other dims.
 HostArray cross(const HostArray& a, const HostArray& b, std::size_t dim) {
@@ -906,6 +941,10 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_mask_where: return masked(in[0], in[1], &in[2], 0);
     case OpId::hard_sigmoid: return hard_sigmoid(in[0], a.alpha, a.beta);
     case OpId::float_cross: return cross(in[0], in[1], a.dim);
+    case OpId::float_argsort: return sorted_along(in[0], a.dim, a.descending, std::nullopt, true);
+    case OpId::float_sort: return sorted_along(in[0], a.dim, a.descending, std::nullopt, false);
+    case OpId::float_argtopk: return sorted_along(in[0], a.dim, true, a.k, true);
+    case OpId::float_topk: return sorted_along(in[0], a.dim, true, a.k, false);
     case OpId::float_repeat_dim: return repeat_dim(in[0], a.dim, a.times);
     case OpId::float_unfold: return unfold(in[0], a.dim, a.size, a.step);
     case OpId::float_mask_fill: return masked(in[0], in[1], nullptr, a.scalar);
@@ -1025,6 +1064,8 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
     case OpSig::Repeat:
     case OpSig::Window:
     case OpSig::BinaryDim:
+    case OpSig::Sort:
+    case OpSig::TopK:
     case OpSig::Cat:
       return 1;
   }

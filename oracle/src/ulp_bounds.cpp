@@ -159,6 +159,10 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_cross:
     case OpId::float_repeat_dim:
     case OpId::float_unfold:
+    case OpId::float_argsort:
+    case OpId::float_sort:
+    case OpId::float_argtopk:
+    case OpId::float_topk:
       return std::nullopt;
   }
   return std::nullopt;

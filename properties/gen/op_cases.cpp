@@ -488,6 +488,25 @@ OpCase op_case(OpId op) {
       }
       break;
     }
+    case OpSig::Sort: {
+      const Dims s = any_shape(1);
+      c.operands = {floats(s, c.dtype)};
+      c.args.dim = bad ? s.size() + pick(0, 1) : pick(0, s.size() - 1);
+      c.args.descending = chance(2);
+      break;
+    }
+    case OpSig::TopK: {
+      const Dims s = any_shape(1);
+      c.operands = {floats(s, c.dtype)};
+      c.args.dim = pick(0, s.size() - 1);
+      const std::size_t len = s[c.args.dim];
+      c.args.k = pick(0, len);
+      if (bad) {
+        if (chance(2)) c.args.dim = s.size() + pick(0, 1);  // dim-out-of-range
+        else c.args.k = len + pick(1, 2);                   // topk-k
+      }
+      break;
+    }
     case OpSig::BinaryDim: gen_cross(c, bad); break;
     case OpSig::MaskWhere: gen_masked(c, bad, true); break;
     case OpSig::MaskFill: gen_masked(c, bad, false); break;
@@ -528,6 +547,8 @@ std::string describe(const OpCase& c) {
     case OpSig::Window:
       s += "\n  dim " + std::to_string(a.dim) + " size " + std::to_string(a.size) + " step " + std::to_string(a.step);
       break;
+    case OpSig::Sort: s += "\n  dim " + std::to_string(a.dim) + (a.descending ? " descending" : " ascending"); break;
+    case OpSig::TopK: s += "\n  dim " + std::to_string(a.dim) + " k " + std::to_string(a.k); break;
     case OpSig::Bounds: s += "\n  min " + show(a.min) + " max " + show(a.max); break;
     case OpSig::DimPair: s += "\n  dim1 " + std::to_string(a.dim1); [[fallthrough]];
     case OpSig::Dim:

@@ -49,6 +49,8 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
 #define CG_CALL_Repeat(name) Dispatch::name(t[0], a.dim, a.times)
 #define CG_CALL_Window(name) Dispatch::name(t[0], a.dim, a.size, a.step)
 #define CG_CALL_BinaryDim(name) Dispatch::name(t[0], t[1], a.dim)
+#define CG_CALL_Sort(name) Dispatch::name(t[0], a.dim, a.descending)
+#define CG_CALL_TopK(name) Dispatch::name(t[0], a.dim, a.k)
 #define CG_CALL_Cat(name) Dispatch::name(t, a.dim)
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
   switch (op) {

@@ -180,6 +180,8 @@ class Table final : public TensorTable {
         return tensors;
       } else if constexpr (std::is_same_v<D, double>) {
         return reader.scalar();
+      } else if constexpr (std::is_same_v<D, bool>) {
+        return reader.flag();
       } else if constexpr (std::is_same_v<D, std::size_t>) {
         return reader.dim();
       } else if constexpr (std::is_same_v<D, std::vector<std::size_t>>) {

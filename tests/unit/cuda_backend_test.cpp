@@ -953,6 +953,32 @@ TEST_F(CudaOps, BinaryMathOpsMatchTheReference) {
   }
 }
 
+// rank_sort_kernel: each element's place in its lane's stable order (NaN largest, -0 equal to +0),
+// so positions, sorted values and the top k are NdArray's bit for bit.
+TEST_F(CudaOps, SortAndTopkGiveTheReferenceOrder) {
+  unsigned seed = 1500;
+  for (DType dtype : kFloatDtypes) {
+    std::vector<TensorData> inputs = {special_data(dtype), data_of({}, {0, 3}, dtype)};
+    for (const Shape& shape : kDimShapes) inputs.push_back(coarse_data(shape, dtype, ++seed));
+    for (const TensorData& x : inputs) {
+      for (std::size_t dim = 0; dim < x.shape().rank(); ++dim) {
+        const std::string what = name_of(dtype) + " " + x.shape().to_string() + " dim " + std::to_string(dim);
+        for (const bool descending : {false, true}) {
+          EXPECT_EQ(B::into_data(B::float_argsort(on_b(x), dim, descending)),
+                    NdArray::into_data(NdArray::float_argsort(on_ref(x), dim, descending)))
+              << "argsort " << what << (descending ? " descending" : "");
+          EXPECT_EQ(B::into_data(B::float_sort(on_b(x), dim, descending)),
+                    NdArray::into_data(NdArray::float_sort(on_ref(x), dim, descending)))
+              << "sort " << what << (descending ? " descending" : "");
+        }
+        const std::size_t k = x.shape()[dim] / 2;
+        EXPECT_EQ(B::into_data(B::float_topk(on_b(x), dim, k)), NdArray::into_data(NdArray::float_topk(on_ref(x), dim, k)))
+            << "topk " << what;
+      }
+    }
+  }
+}
+
 TEST_F(CudaOps, MaxDimAndArgmaxFollowTheFirstNanFirstMaxScan) {
   unsigned seed = 1400;
   for (DType dtype : kFloatDtypes) {

@@ -436,3 +436,49 @@ TEST(CudaDimKernelsEmulation, MaskKernelPicksBroadcastOperands) {
 }
 
 }  // namespace
+
+// rank_sort_kernel: lanes of a coarse grid of values (ties), zeros of both signs and NaNs, against
+// each lane sorted here by insertion, which is stable by construction: an element moves left only
+// past elements that sort strictly after it (ascending: NaN after everything; descending the
+// reverse; -0 equal to +0).
+TEST(CudaDimKernelsEmulation, RankSortGivesTheStableOrderOfEachLane) {
+  const auto after = [](float a, float b, bool descending) {  // a sorts strictly after b
+    if (descending) return !std::isnan(a) && (std::isnan(b) || a < b);
+    return !std::isnan(b) && (std::isnan(a) || a > b);
+  };
+  for (const auto& [outer, len, inner] : {std::tuple<std::size_t, std::size_t, std::size_t>{3, 5, 4}, {1, 40, 1},
+                                          {7, 3, 1}, {2, 9, 5}}) {
+    std::mt19937 rng(static_cast<unsigned>(len * 7 + inner));
+    std::uniform_int_distribution<int> grid(-3, 3);
+    std::vector<float> x(outer * len * inner);
+    for (std::size_t p = 0; p < x.size(); ++p) {
+      const int v = grid(rng);
+      x[p] = v == 3 ? std::numeric_limits<float>::quiet_NaN() : v == 0 ? (p % 2 ? -0.0f : 0.0f) : static_cast<float>(v);
+    }
+    for (const bool descending : {false, true}) {
+      for (const std::size_t k : {len, std::size_t{2}}) {
+        if (k > len) continue;
+        std::vector<std::int64_t> out(outer * k * inner, -1);
+        emu_seq::launch(kBlocks, kBlockThreads, [&] {
+          rank_sort_kernel<float>(x.data(), out.data(), x.size(), len, inner, k, descending);
+        });
+        for (std::size_t o = 0; o < outer; ++o) {
+          for (std::size_t i = 0; i < inner; ++i) {
+            auto value = [&](std::size_t r) { return x[(o * len + r) * inner + i]; };
+            std::vector<std::size_t> order;
+            for (std::size_t r = 0; r < len; ++r) {
+              std::size_t at = order.size();
+              while (at > 0 && after(value(order[at - 1]), value(r), descending)) --at;
+              order.insert(order.begin() + static_cast<std::ptrdiff_t>(at), r);
+            }
+            for (std::size_t p = 0; p < k; ++p) {
+              EXPECT_EQ(out[(o * k + p) * inner + i], static_cast<std::int64_t>(order[p]))
+                  << outer << "x" << len << "x" << inner << (descending ? " descending" : " ascending") << " k " << k
+                  << " lane " << o << "," << i << " place " << p;
+            }
+          }
+        }
+      }
+    }
+  }
+}

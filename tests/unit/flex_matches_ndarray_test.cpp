@@ -648,6 +648,33 @@ TEST_P(FlexMatchesNdArray, CumminAndCummaxMatchNdArray) {
   }
 }
 
+// argsort both ways and argtopk with a k of 1, of half the dim and of all of it: Flex's integer
+// keys give the reference's stable order, NaNs, signed zeros and ties included.
+TEST_P(FlexMatchesNdArray, ArgsortAndArgtopkMatchNdArray) {
+  unsigned seed = 970;
+  for (DType dt : kFloatTypes) {
+    for (Values kind : {Values::Mixed, Values::Ties}) {
+      for (const DimCase& c : dim_cases()) {
+        const TensorData d = random_data(dt, c.shape, seed++, kind);
+        const std::string what = shape_str(c.shape) + " dim " + std::to_string(c.dim);
+        for (const bool descending : {false, true}) {
+          expect_same_as_ndarray([&](auto tag) {
+            using B = typename decltype(tag)::type;
+            return B::into_data(B::float_argsort(on<B>(d), c.dim, descending));
+          }, std::string(descending ? "argsort descending " : "argsort ") + what);
+        }
+        const std::size_t len = c.shape[c.dim];
+        for (const std::size_t k : {std::min<std::size_t>(1, len), len / 2, len}) {
+          expect_same_as_ndarray([&](auto tag) {
+            using B = typename decltype(tag)::type;
+            return B::into_data(B::float_argtopk(on<B>(d), c.dim, k));
+          }, "argtopk " + std::to_string(k) + " " + what);
+        }
+      }
+    }
+  }
+}
+
 // gather and scatter_add over every dim of the parallel and column-chunk shapes, k below, at and
 // above the dim's size, with duplicates; a bad index far into a large index tensor is the one
 // reported (Flex checks blocks of indices without a branch, then looks for the first).

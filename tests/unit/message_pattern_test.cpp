@@ -42,7 +42,7 @@ const std::map<std::string, std::vector<std::string>> kByName = {
     {"dtype", kDTypes},
     {"actual", kNumbers}, {"expected", kNumbers}, {"bytes", kNumbers}, {"value", kNumbers}, {"dim", kNumbers},
     {"rank", kNumbers}, {"start", kNumbers}, {"end", kNumbers}, {"size", kNumbers}, {"id", kNumbers},
-    {"session", kNumbers},
+    {"session", kNumbers}, {"k", kNumbers},
     {"index", {"2", "-1", "0", "9223372036854775807"}},
     {"limit", {"17179869184", "what this machine could allocate"}},
     {"got", {"int", "bool", "quantized", "autodiff", "float"}},

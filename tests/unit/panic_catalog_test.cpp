@@ -166,6 +166,8 @@ std::map<std::string, Trigger> triggers() {
                       Dispatch::float_cross(nd_f32(std::vector<float>(6), {2, 3}), nd_f32(std::vector<float>(8), {2, 4}), 1);
                     },
                     "float_cross needs operands of one rank with 3 elements along dim 1, got [2, 3] and [2, 4].", ""};
+  t["topk-k"] = {[] { Dispatch::float_topk(nd_f32(std::vector<float>(6), {2, 3}), 1, 4); },
+                 "float_topk needs k of at most 3, the size of dim 1, got 4.", ""};
   t["expand-mismatch"] = {[] { Dispatch::float_expand(nd_f32(std::vector<float>(6), {2, 3}), {4, 3}); },
                           "float_expand cannot expand shape [2, 3] to [4, 3].", ""};
 #if CROSSGRAD_WITH_CUDA

@@ -330,6 +330,14 @@ std::map<std::string, Examples> examples() {
                      "float_cross needs operands of one rank with 3 elements along dim -1, got [2, 3] and [2, 4].",
                      "float_cross needs operands of one rank with 2 elements along dim 1, got [2, 3] and [2, 4].",
                      "float_cross needs operands of one rank with 3 elements along dim 1, got [2, 3], [2, 4]."}};
+  e["topk-k"] = {"{op} needs k of at most {size}, the size of dim {dim}, got {k}.",
+                 {"float_topk needs k of at most 3, the size of dim 1, got 4.",
+                  "float_argtopk needs k of at most 0, the size of dim 0, got 1."},
+                 {"float_topk needs k of at most 3, the size of dim 1, got 4",
+                  "float_topk needs k of at most -3, the size of dim 1, got 4.",
+                  "float_topk needs k of at most 3, the size of dim 1, got k.",
+                  "float_topk needs a k of at most 3, the size of dim 1, got 4.",
+                  "float topk needs k of at most 3, the size of dim 1, got 4."}};
   e["expand-mismatch"] = {"float_expand cannot expand shape {from} to {to}.",
                           {"float_expand cannot expand shape [2, 3] to [4, 3].", "float_expand cannot expand shape [2, 3] to [3]."},
                           {"float_expand cannot expand shape [2, 3] to [4, 3]", "float_expand cannot expand shape [2, 3] to [4, 3]!",

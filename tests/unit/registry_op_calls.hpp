@@ -124,6 +124,10 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::hard_sigmoid: return Dispatch::hard_sigmoid(x, 0.25, 0.5);
     case OpId::float_repeat_dim: return Dispatch::float_repeat_dim(x, 1, 2);
     case OpId::float_unfold: return Dispatch::float_unfold(x, 1, 2, 1);
+    case OpId::float_argsort: return Dispatch::float_argsort(x, 1, true);
+    case OpId::float_sort: return Dispatch::float_sort(x, 1, false);
+    case OpId::float_argtopk: return Dispatch::float_argtopk(x, 1, 2);
+    case OpId::float_topk: return Dispatch::float_topk(x, 0, 1);
     case OpId::float_mask_where: return Dispatch::float_mask_where(x, mask_of(x), other);
     case OpId::float_mask_fill: return Dispatch::float_mask_fill(x, mask_of(x), -1.5);
     case OpId::float_cummin: return Dispatch::float_cummin(x, 1);

@@ -70,6 +70,20 @@ class Tensor {
   // Tensor API: float results are Tensors, int and bool results DispatchTensors.
   CROSSGRAD_OPS(CROSSGRAD_TENSOR_METHOD)
 
+  // Burn's two-result methods: (values, positions), each a Dispatch pair of registry ops.
+  std::pair<Tensor, DispatchTensor> sort_with_indices(std::size_t dim, bool descending) const {
+    return wrap(Dispatch::float_sort_with_indices(inner_, dim, descending));
+  }
+  std::pair<Tensor, DispatchTensor> topk_with_indices(std::size_t dim, std::size_t k) const {
+    return wrap(Dispatch::float_topk_with_indices(inner_, dim, k));
+  }
+  std::pair<Tensor, DispatchTensor> max_dim_with_indices(std::size_t dim) const {
+    return wrap(Dispatch::float_max_dim_with_indices(inner_, dim));
+  }
+  std::pair<Tensor, DispatchTensor> min_dim_with_indices(std::size_t dim) const {
+    return wrap(Dispatch::float_min_dim_with_indices(inner_, dim));
+  }
+
   friend Tensor operator+(const Tensor& a, const Tensor& b) { return a.add(b); }
   friend Tensor operator-(const Tensor& a, const Tensor& b) { return a.sub(b); }
   friend Tensor operator*(const Tensor& a, const Tensor& b) { return a.mul(b); }
@@ -89,6 +103,9 @@ class Tensor {
   static Tensor from_inner(const Tensor& t) { return Tensor(Dispatch::from_inner(t.inner_)); }
 
  private:
+  static std::pair<Tensor, DispatchTensor> wrap(std::pair<DispatchTensor, DispatchTensor> p) {
+    return {Tensor(std::move(p.first)), std::move(p.second)};
+  }
   DispatchTensor inner_;
 };
 

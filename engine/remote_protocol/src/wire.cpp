@@ -86,6 +86,12 @@ std::size_t ArgReader::dim() {
   return call_.dims(dims_++);
 }
 
+bool ArgReader::flag() {
+  const std::size_t value = dim();
+  if (value > 1) throw WireError("a flag must be 0 or 1, got " + std::to_string(value));
+  return value == 1;
+}
+
 std::vector<std::size_t> ArgReader::remaining_dims() {
   std::vector<std::size_t> out(call_.dims().begin() + dims_, call_.dims().end());
   dims_ = call_.dims_size();

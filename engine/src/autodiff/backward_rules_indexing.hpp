@@ -1,7 +1,7 @@
 #pragma once
 // Backward rules of the element-selecting, indexing, layout and normalising ops (abs, clamp,
 // max_dim, min_dim, max, min, max_abs, max_abs_dim, cat, slice, select, select_assign /
-// select_add, gather, scatter_add, mask_where, mask_fill, repeat_dim, unfold, permute, expand,
+// select_add, gather, scatter_add, sort, topk, mask_where, mask_fill, repeat_dim, unfold, permute, expand,
 // softmax, log_softmax), written once
 // for every backend in terms of B's forward ops. The forward op runs first in each: it applies the
 // shape rules, so a rule below never sees invalid arguments. Semantics: docs/OPS.md.
@@ -192,6 +192,30 @@ AutodiffTensor<B> Autodiff<B>::float_gather(const Tensor& x, std::size_t dim, co
   return record<B>(std::move(out), {&x}, [px, dim, indices](const Primitive& g) {
     const Primitive zeros = B::float_full(B::shape(px), 0.0, B::dtype(px), B::device(px));
     return std::vector<Primitive>{B::float_scatter_add(zeros, dim, indices, g)};
+  });
+}
+
+// sort and topk move each kept element to a new place: its gradient goes back to the position
+// float_argsort / float_argtopk name (recomputed from x when backward runs: the same order as the
+// forward's), +0 where topk kept nothing. Ties are stable, so a gradient goes to the element the
+// forward took, never split.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_sort(const Tensor& x, std::size_t dim, bool descending) {
+  const Primitive px = x.primitive;
+  Primitive out = B::float_sort(px, dim, descending);
+  return record<B>(std::move(out), {&x}, [px, dim, descending](const Primitive& g) {
+    const Primitive zeros = B::float_full(B::shape(px), 0.0, B::dtype(px), B::device(px));
+    return std::vector<Primitive>{B::float_scatter_add(zeros, dim, B::float_argsort(px, dim, descending), g)};
+  });
+}
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_topk(const Tensor& x, std::size_t dim, std::size_t k) {
+  const Primitive px = x.primitive;
+  Primitive out = B::float_topk(px, dim, k);
+  return record<B>(std::move(out), {&x}, [px, dim, k](const Primitive& g) {
+    const Primitive zeros = B::float_full(B::shape(px), 0.0, B::dtype(px), B::device(px));
+    return std::vector<Primitive>{B::float_scatter_add(zeros, dim, B::float_argtopk(px, dim, k), g)};
   });
 }
 

@@ -114,4 +114,20 @@ typename B::Tensor unfold(const typename B::Tensor& t, std::size_t dim, std::siz
   return B::float_permute(B::float_reshape(B::float_select(t, dim, plan.index<B>(B::device(t))), plan.split), plan.to_last);
 }
 
+// sort: each lane along dim gathered in float_argsort's order, so values and positions agree on
+// every backend (NaN last ascending, first descending; ties in index order).
+template <class B>
+typename B::Tensor sort(const typename B::Tensor& t, std::size_t dim, bool descending) {
+  rules::check_sort(B::shape(t), B::dtype(t), dim, "float_sort");
+  return B::float_gather(t, dim, B::float_argsort(t, dim, descending));
+}
+
+// topk: the k largest of each lane along dim, in float_sort(t, dim, true)'s order (Burn's
+// definition), gathered at float_argtopk's positions.
+template <class B>
+typename B::Tensor topk(const typename B::Tensor& t, std::size_t dim, std::size_t k) {
+  rules::check_topk(B::shape(t), B::dtype(t), dim, k, "float_topk");
+  return B::float_gather(t, dim, B::float_argtopk(t, dim, k));
+}
+
 }  // namespace crossgrad::backends::composite

@@ -167,6 +167,24 @@ Shape check_cross(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DType rhs
   return broadcast_shapes(lhs, rhs, op);
 }
 
+void check_sort(const Shape& shape, DType dtype, std::size_t dim, std::string_view op) {
+  check_float_dtype(dtype, op);
+  check_dim(dim, shape.rank(), op);
+}
+
+Shape check_topk(const Shape& shape, DType dtype, std::size_t dim, std::size_t k, std::string_view op) {
+  check_sort(shape, dtype, dim, op);
+  if (k > shape[dim]) {
+    panic(PanicId::TopkK, {{"op", std::string(op)},
+                           {"size", std::to_string(shape[dim])},
+                           {"dim", std::to_string(dim)},
+                           {"k", std::to_string(k)}});
+  }
+  std::vector<std::size_t> dims = shape.dims();
+  dims[dim] = k;
+  return Shape(std::move(dims));
+}
+
 void index_out_of_range(std::string_view op, long long index, std::size_t dim, std::size_t size) {
   panic(PanicId::IndexOutOfRange, {{"op", std::string(op)},
                                    {"index", std::to_string(index)},

@@ -133,6 +133,15 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
       return at::sub(at::mul(at::index_select(t[0], d, next), at::index_select(t[1], d, after)),
                      at::mul(at::index_select(t[0], d, after), at::index_select(t[1], d, next)));
     }
+    // PyTorch's stable sort documents crossgrad's order (NaN largest, ties in index order). Its
+    // topk does not say which of equal elements it keeps or in which order, so the top k are the
+    // stable descending sort's first k, as Burn defines them.
+    case OpId::float_argsort: return std::get<1>(at::sort(t[0], /*stable=*/true, d, a.descending));
+    case OpId::float_sort: return std::get<0>(at::sort(t[0], /*stable=*/true, d, a.descending));
+    case OpId::float_argtopk:
+      return std::get<1>(at::sort(t[0], /*stable=*/true, d, /*descending=*/true)).narrow(d, 0, static_cast<std::int64_t>(a.k));
+    case OpId::float_topk:
+      return std::get<0>(at::sort(t[0], /*stable=*/true, d, /*descending=*/true)).narrow(d, 0, static_cast<std::int64_t>(a.k));
     case OpId::float_mask_where: return at::where(t[1].to(at::kBool), t[2], t[0]);
     case OpId::float_mask_fill: return at::where(t[1].to(at::kBool), at::scalar_tensor(a.scalar, t[0].options()), t[0]);
     case OpId::float_gather: return at::gather(t[0], d, t[1].to(at::kLong));

@@ -105,6 +105,10 @@ std::vector<Args> arguments(const OpInfo& info) {
     case OpSig::Window:
       return {{.tensors = {a}, .dims = {1, 2, 1}, .label = "dim 1 size 2 step 1"},
               {.tensors = {a}, .dims = {0, 2, 0}, .label = "step 0"}};
+    case OpSig::Sort:
+      return {{.tensors = {a}, .dims = {1, 1}, .label = "dim 1 descending"}, {.tensors = {a}, .dims = {0, 0}, .label = "dim 0 ascending"}};
+    case OpSig::TopK:
+      return {{.tensors = {a}, .dims = {1, 2}, .label = "dim 1 k 2"}, {.tensors = {a}, .dims = {0, 4}, .label = "k 4 past the dim"}};
     case OpSig::MaskWhere:
       return {{.tensors = {a, mask, b}, .label = "[3, 3] mask [3, 3]"}, {.tensors = {a, mask_row, row}, .label = "[3, 3] mask [3] [3]"}};
     case OpSig::MaskFill:
@@ -138,6 +142,8 @@ struct LocalArgs {
       return args.scalars.at(next_scalar++);
     } else if constexpr (std::is_same_v<D, std::size_t>) {
       return args.dims.at(next_dim++);
+    } else if constexpr (std::is_same_v<D, bool>) {  // a flag travels as a dim of 0 or 1
+      return args.dims.at(next_dim++) == 1;
     } else if constexpr (std::is_same_v<D, std::vector<std::size_t>>) {
       return std::vector<std::size_t>(args.dims.begin() + static_cast<std::ptrdiff_t>(next_dim), args.dims.end());
     } else if constexpr (std::is_same_v<D, Shape>) {
@@ -265,6 +271,17 @@ TEST(WireArgs, PutArgsAndArgReaderAgreeField_by_field) {
   partial.operand();
   EXPECT_THROW(partial.finish(), wire::WireError);
   EXPECT_THROW(wire::get_dtype(10), wire::WireError);
+}
+
+TEST(WireArgs, AFlagIsADimOfZeroOrOne) {
+  namespace wire = remote::wire;
+  proto::OpCall c;
+  wire::put_args(c, true, false);
+  c.add_dims(2);
+  wire::ArgReader r(c);
+  EXPECT_TRUE(r.flag());
+  EXPECT_FALSE(r.flag());
+  EXPECT_THROW(r.flag(), wire::WireError);  // 2 is no flag: refused, never read as true
 }
 
 }  // namespace

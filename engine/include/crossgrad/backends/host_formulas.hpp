@@ -35,4 +35,14 @@ T remainder_of(T a, T b) {
   return m;
 }
 
+// The order of float_argsort / float_sort (docs/OPS.md, "Sorting"): true when a goes strictly
+// before b. Ascending puts NaN after +inf, descending before it (PyTorch's order); all NaNs are
+// equal, and so are -0 and +0, so a stable sort keeps them in index order. Cuda's device copy is
+// in cuda_kernels/dim_kernels.cuh.
+template <class T>
+bool sorts_before(T a, T b, bool descending) {
+  if (descending) return !std::isnan(b) && (std::isnan(a) || a > b);
+  return !std::isnan(a) && (std::isnan(b) || a < b);
+}
+
 }  // namespace crossgrad::backends::host

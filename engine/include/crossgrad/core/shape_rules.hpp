@@ -116,6 +116,11 @@ Shape unfolded_shape(const Shape& shape, std::size_t dim, std::size_t size, std:
 // elements along dim in both (cross-dim), the other dims broadcasting (broadcast-mismatch). Returns
 // the result's shape.
 Shape check_cross(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DType rhs_dtype, std::size_t dim);
+// float_argsort / float_sort: a float tensor and dim below its rank; the result has its shape.
+void check_sort(const Shape& shape, DType dtype, std::size_t dim, std::string_view op);
+// float_argtopk / float_topk: as check_sort, and k at most the size of dim (topk-k). Returns the
+// result's shape: dim holds k.
+Shape check_topk(const Shape& shape, DType dtype, std::size_t dim, std::size_t k, std::string_view op);
 // float_permute: axes is a permutation of 0..rank-1 (permute-invalid). Returns the output shape.
 Shape permuted_shape(const Shape& shape, const std::vector<std::size_t>& axes);
 // float_flip: every axis below the rank, none named twice (flip-invalid); [] is allowed.

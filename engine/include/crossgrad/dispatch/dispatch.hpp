@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #define CROSSGRAD_DISPATCH_OP_DECL(name, method, Sig, Operand, Result, Rule) \
@@ -34,6 +35,16 @@ struct Dispatch {
   // through them), and a new leaf for int/bool -> float conversions. Index tensors are Int
   // tensors of the receiver's backend, tracked-ness matching the receiver's.
   CROSSGRAD_OPS(CROSSGRAD_DISPATCH_OP_DECL)
+  // Burn's two-result ops, each a pair of the registry ops above (so tracked-ness, panics and
+  // gradients are theirs): (values, positions) as (float_sort, float_argsort), (float_topk,
+  // float_argtopk), (float_max_dim, float_argmax) and (float_min_dim, float_argmin), which pick
+  // the same element of every lane (docs/OPS.md).
+  static std::pair<DispatchTensor, DispatchTensor> float_sort_with_indices(const DispatchTensor& tensor, std::size_t dim,
+                                                                           bool descending);
+  static std::pair<DispatchTensor, DispatchTensor> float_topk_with_indices(const DispatchTensor& tensor, std::size_t dim,
+                                                                           std::size_t k);
+  static std::pair<DispatchTensor, DispatchTensor> float_max_dim_with_indices(const DispatchTensor& tensor, std::size_t dim);
+  static std::pair<DispatchTensor, DispatchTensor> float_min_dim_with_indices(const DispatchTensor& tensor, std::size_t dim);
   // Across backends for plain tensors; within one backend for autodiff tensors (differentiable).
   static DispatchTensor float_to_device(const DispatchTensor& t, const DispatchDevice& device);
 

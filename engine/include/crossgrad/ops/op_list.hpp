@@ -138,7 +138,11 @@
   X(hard_sigmoid, hard_sigmoid, Affine, Float, Float, Backward)                  \
   X(float_repeat_dim, repeat_dim, Repeat, Float, Float, Backward)                \
   X(float_unfold, unfold, Window, Float, Float, Backward)                        \
-  X(float_cross, cross, BinaryDim, Float, Float, Backward)
+  X(float_cross, cross, BinaryDim, Float, Float, Backward)                       \
+  X(float_argsort, argsort, Sort, Float, Int, None)                              \
+  X(float_sort, sort, Sort, Float, Float, Backward)                              \
+  X(float_argtopk, argtopk, TopK, Float, Int, None)                              \
+  X(float_topk, topk, TopK, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -172,6 +176,8 @@
 #define CROSSGRAD_SIG_PARAMS_Affine(T, I) (const T& tensor, double alpha, double beta)
 #define CROSSGRAD_SIG_PARAMS_Repeat(T, I) (const T& tensor, std::size_t dim, std::size_t times)
 #define CROSSGRAD_SIG_PARAMS_Window(T, I) (const T& tensor, std::size_t dim, std::size_t size, std::size_t step)
+#define CROSSGRAD_SIG_PARAMS_Sort(T, I) (const T& tensor, std::size_t dim, bool descending)
+#define CROSSGRAD_SIG_PARAMS_TopK(T, I) (const T& tensor, std::size_t dim, std::size_t k)
 #define CROSSGRAD_SIG_PARAMS_BinaryDim(T, I) (const T& lhs, const T& rhs, std::size_t dim)
 #define CROSSGRAD_SIG_PARAMS_Cat(T, I) (const std::vector<T>& tensors, std::size_t dim)
 
@@ -194,6 +200,8 @@
 #define CROSSGRAD_SIG_CLASS_Affine MAP
 #define CROSSGRAD_SIG_CLASS_Repeat MAP
 #define CROSSGRAD_SIG_CLASS_Window MAP
+#define CROSSGRAD_SIG_CLASS_Sort MAP
+#define CROSSGRAD_SIG_CLASS_TopK MAP
 #define CROSSGRAD_SIG_CLASS_BinaryDim ZIP_DIM
 #define CROSSGRAD_SIG_CLASS_Cat CAT
 
@@ -210,6 +218,8 @@
 #define CROSSGRAD_SIG_EXTRA_Affine , alpha, beta
 #define CROSSGRAD_SIG_EXTRA_Repeat , dim, times
 #define CROSSGRAD_SIG_EXTRA_Window , dim, size, step
+#define CROSSGRAD_SIG_EXTRA_Sort , dim, descending
+#define CROSSGRAD_SIG_EXTRA_TopK , dim, k
 
 // The parameters after the receiver, for MAP signatures (Tensor methods).
 #define CROSSGRAD_SIG_TAIL_Unary ()
@@ -224,6 +234,8 @@
 #define CROSSGRAD_SIG_TAIL_Affine (double alpha, double beta)
 #define CROSSGRAD_SIG_TAIL_Repeat (std::size_t dim, std::size_t times)
 #define CROSSGRAD_SIG_TAIL_Window (std::size_t dim, std::size_t size, std::size_t step)
+#define CROSSGRAD_SIG_TAIL_Sort (std::size_t dim, bool descending)
+#define CROSSGRAD_SIG_TAIL_TopK (std::size_t dim, std::size_t k)
 
 // Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
 #define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
@@ -248,7 +260,7 @@ enum class OpId : std::uint8_t {
 };
 
 #define CROSSGRAD_OP_SIGS(X) \
-  X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window) X(BinaryDim)
+  X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window) X(BinaryDim) X(Sort) X(TopK)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

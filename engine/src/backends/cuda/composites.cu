@@ -20,4 +20,11 @@ CudaTensor Cuda::float_cross(const CudaTensor& lhs, const CudaTensor& rhs, std::
   return composite::cross<Cuda>(lhs, rhs, dim);
 }
 
+CudaTensor Cuda::float_sort(const CudaTensor& tensor, std::size_t dim, bool descending) {
+  return composite::sort<Cuda>(tensor, dim, descending);
+}
+CudaTensor Cuda::float_topk(const CudaTensor& tensor, std::size_t dim, std::size_t k) {
+  return composite::topk<Cuda>(tensor, dim, k);
+}
+
 }  // namespace crossgrad::backends

@@ -20,4 +20,11 @@ FlexTensor Flex::float_cross(const FlexTensor& lhs, const FlexTensor& rhs, std::
   return composite::cross<Flex>(lhs, rhs, dim);
 }
 
+FlexTensor Flex::float_sort(const FlexTensor& tensor, std::size_t dim, bool descending) {
+  return composite::sort<Flex>(tensor, dim, descending);
+}
+FlexTensor Flex::float_topk(const FlexTensor& tensor, std::size_t dim, std::size_t k) {
+  return composite::topk<Flex>(tensor, dim, k);
+}
+
 }  // namespace crossgrad::backends

@@ -20,4 +20,11 @@ NdArrayTensor NdArray::float_cross(const NdArrayTensor& lhs, const NdArrayTensor
   return composite::cross<NdArray>(lhs, rhs, dim);
 }
 
+NdArrayTensor NdArray::float_sort(const NdArrayTensor& tensor, std::size_t dim, bool descending) {
+  return composite::sort<NdArray>(tensor, dim, descending);
+}
+NdArrayTensor NdArray::float_topk(const NdArrayTensor& tensor, std::size_t dim, std::size_t k) {
+  return composite::topk<NdArray>(tensor, dim, k);
+}
+
 }  // namespace crossgrad::backends

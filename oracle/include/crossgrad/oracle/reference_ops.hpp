@@ -46,6 +46,8 @@ struct OpArgs {
   double alpha = 0, beta = 0;                      // Affine (hard_sigmoid)
   std::size_t times = 0;                           // Repeat
   std::size_t size = 0, step = 0;                  // Window (unfold), with dim
+  bool descending = false;                         // Sort (argsort, sort), with dim
+  std::size_t k = 0;                               // TopK (argtopk, topk), with dim
 };
 
 // The operands, by Sig: Binary and BinaryDim {lhs, rhs}; Select and Gather {tensor, indices}; SelectAssign and

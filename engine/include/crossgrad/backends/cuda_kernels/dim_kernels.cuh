@@ -2,8 +2,9 @@
 // Device kernels of the Cuda backend's indexing, comparison and along-a-dim ops (float_greater /
 // lower / equal, max_dim, argmax, min_dim, argmin, max_abs_dim, prod_dim, any_dim, all_dim and
 // their whole-tensor forms, softmax, log_softmax, cumsum, cumprod, cummin, cummax, flip, cat,
-// select, select_assign / select_add, gather, scatter_add, mask_where, mask_fill); the launchers live in engine/src/backends/cuda (compare.cu, reduce_max.cu,
-// softmax.cu, scan.cu, indexing.cu).
+// select, select_assign / select_add, gather, scatter_add, mask_where, mask_fill, argsort,
+// argtopk); the launchers live in engine/src/backends/cuda (compare.cu, reduce_max.cu, softmax.cu,
+// scan.cu, indexing.cu, mask.cu, sort.cu).
 // slice, permute and expand reuse gather_kernel (kernels.cuh).
 //
 // Like kernels.cuh: device code only, no CUDA runtime API and no block-level synchronisation, so
@@ -374,6 +375,42 @@ __global__ void __launch_bounds__(kThreads) scatter_add_kernel(const T* __restri
       T& target = lane[static_cast<std::uint64_t>(index[at]) * inner];
       target = target + values[at];
     }
+  }
+}
+
+// ---- argsort / argtopk (sort.cu) ----------------------------------------------------------------
+
+// host::sorts_before's order on the device (host_formulas.hpp): NaN after +inf ascending, before
+// it descending; NaNs equal, -0 equal to +0.
+template <class T>
+__host__ __device__ inline bool sorts_before(T a, T b, bool descending) {
+  const bool a_nan = a != a, b_nan = b != b;
+  if (descending) return !b_nan && (a_nan || a > b);
+  return !a_nan && (b_nan || a < b);
+}
+
+// x is [outer, len, inner], out [outer, k, inner]. One thread per element x[o, r, i]: its place in
+// the stable order of its lane is the number of elements that sort before it, or equal and
+// earlier; a place below k writes r there. Every place is written once, no synchronisation; the
+// work is len per element (quadratic in the lane: meant for the short lanes of this harness, not
+// a GPU sort of long ones).
+template <class T>
+__global__ void __launch_bounds__(kThreads) rank_sort_kernel(const T* __restrict__ x, std::int64_t* __restrict__ out,
+                                                             std::uint64_t n, std::uint64_t len, std::uint64_t inner,
+                                                             std::uint64_t k, bool descending) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) {
+    const std::uint64_t i = t % inner;
+    const std::uint64_t r = t / inner % len;
+    const std::uint64_t o = t / inner / len;
+    const T* lane = x + o * len * inner + i;
+    const T v = lane[r * inner];
+    std::uint64_t place = 0;
+    for (std::uint64_t s = 0; s < len; ++s) {
+      const T w = lane[s * inner];
+      if (sorts_before(w, v, descending) || (s < r && !sorts_before(v, w, descending))) ++place;
+    }
+    if (place < k) out[(o * k + place) * inner + i] = static_cast<std::int64_t>(r);
   }
 }
 

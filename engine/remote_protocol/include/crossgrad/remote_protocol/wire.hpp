@@ -85,6 +85,8 @@ concept HandleLike = requires(const T& t) {
 
 inline void put_arg(proto::OpCall& call, double scalar) { call.add_scalars(scalar); }
 inline void put_arg(proto::OpCall& call, std::size_t dim) { call.add_dims(dim); }
+// A flag (float_sort's descending) travels as a dim of 0 or 1.
+inline void put_arg(proto::OpCall& call, bool flag) { call.add_dims(flag ? 1 : 0); }
 inline void put_arg(proto::OpCall& call, const std::vector<std::size_t>& dims) {
   for (std::size_t d : dims) call.add_dims(d);
 }
@@ -125,6 +127,7 @@ class ArgReader {
   std::vector<std::uint64_t> remaining_operands();  // all the rest (Cat); at least one
   double scalar();
   std::size_t dim();
+  bool flag();                                      // the next dim, 0 or 1 (WireError otherwise)
   std::vector<std::size_t> remaining_dims();        // all the rest (Axes)
   ::crossgrad::Shape shape();                       // the whole shape field
   ::crossgrad::DType dtype();                       // the dtype field

@@ -378,6 +378,20 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::float_hypot: return map2_libm(in(c, 0), in(c, 1), [](auto a, auto b) { return std::hypot(a, b); });
     // x > 0 ? x : x * a with NumPy broadcasting (at::prelu would broadcast a along dim 1).
     case OpId::prelu: return map2_libm(in(c, 0), in(c, 1), [](auto x, auto a) { return x > 0 ? x : x * a; });
+    // ATen's stable sort: NaN after +inf ascending and before it descending, -0 equal to +0, ties
+    // in index order (crossgrad's order); the top k are the first k of the stable descending sort
+    // (at::topk does not promise which of equal elements it keeps, nor their order).
+    case OpId::float_argsort:
+    case OpId::float_sort: {
+      auto [values, positions] = at::sort(in(c, 0), /*stable=*/true, integer(c, 0), /*descending=*/integer(c, 1) != 0);
+      return op == OpId::float_sort ? values : positions;
+    }
+    case OpId::float_argtopk:
+    case OpId::float_topk: {
+      const int64_t dim = integer(c, 0);
+      auto [values, positions] = at::sort(in(c, 0), /*stable=*/true, dim, /*descending=*/true);
+      return (op == OpId::float_topk ? values : positions).narrow(dim, 0, integer(c, 1)).contiguous();
+    }
   }
   throw std::invalid_argument("unknown op code");
 }
