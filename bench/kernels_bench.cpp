@@ -57,6 +57,7 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_Repeat(f) f(a.x, a.dim, a.dim1)
 #define CROSSGRAD_BENCH_CALL_Window(f) f(a.x, a.dim, a.dim0, a.dim1)
 #define CROSSGRAD_BENCH_CALL_BinaryDim(f) f(a.x, a.y, a.dim)
+#define CROSSGRAD_BENCH_CALL_RangesAssign(f) f(a.x, a.ranges, a.values)
 #define CROSSGRAD_BENCH_CALL_Sort(f) f(a.x, a.dim, a.dim1 != 0)
 #define CROSSGRAD_BENCH_CALL_TopK(f) f(a.x, a.dim, a.dim1)
 #define CROSSGRAD_BENCH_CALL_Cat(f) f(a.pieces, a.dim)

@@ -246,6 +246,15 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  a.ranges = {Range{s.n / 4, s.n / 4 + s.n / 2}, Range{0, s.n / 2}};  // a centred quarter
                  return a;
                }}};
+    case OpSig::RangesAssign:
+      return {{squares, {4, 0}, square_label, [=](const BenchSize& s) {  // a centred quarter replaced
+                 OpArgs<B> a;
+                 receiver(square(s), a);
+                 a.ranges = {Range{s.n / 4, s.n / 4 + s.n / 2}, Range{s.n / 4, s.n / 4 + s.n / 2}};
+                 a.values = operand_tensor<B>(kind, Shape{s.n / 2, s.n / 2}, 2);
+                 a.input_bytes += bytes_of<B>(a.values);
+                 return a;
+               }}};
     case OpSig::Select:
     case OpSig::SelectAssign:
       return {{squares, {4, 0}, square_label, [=](const BenchSize& s) {

@@ -188,6 +188,29 @@ UnreadCase unfold_case(DType d) {
   return c;
 }
 
+// float_slice_assign: the receiver's elements inside the block are replaced, not read; the values
+// (of the block's shape) are all read.
+UnreadCase slice_assign_case(DType d) {
+  const Dims s = small_shape(1);
+  UnreadCase c;
+  Dims block;
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    const std::size_t start = pick(0, s[k]);
+    c.args.ranges.push_back(Range{start, pick(start, s[k])});
+    block.push_back(c.args.ranges.back().end - start);
+  }
+  c.unread.resize(og::element_count(s));
+  for (std::size_t i = 0; i < c.unread.size(); ++i) {
+    const Dims at = coords(i, s);
+    bool inside = true;
+    for (std::size_t k = 0; k < s.size(); ++k) inside = inside && at[k] >= c.args.ranges[k].start && at[k] < c.args.ranges[k].end;
+    c.unread[i] = inside;
+  }
+  c.operands = {filled(s, d, c.unread, kAnySpecial),
+                filled(block, d, std::vector<bool>(og::element_count(block), false), kAnySpecial)};
+  return c;
+}
+
 // hard_sigmoid with alpha > 0: where alpha x + beta is below 0 or above 1 (-inf and +inf there;
 // a NaN is read: it passes the clamp).
 UnreadCase hard_sigmoid_case(DType d) {
@@ -366,6 +389,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_gather: return gather_case;
     case OpId::float_mask_where: return mask_where_case;
     case OpId::float_unfold: return unfold_case;
+    case OpId::float_slice_assign: return slice_assign_case;
     case OpId::hard_sigmoid: return hard_sigmoid_case;
     case OpId::float_mask_fill: return mask_fill_case;
     case OpId::relu: return relu_case;

@@ -57,6 +57,17 @@ std::vector<std::size_t> mask_shape(const OpArgsCase &c) {
   return s;
 }
 
+// slice_assign's values: the receiver's shape, or (Derived) the block its valid ranges cut out.
+std::vector<std::size_t> block_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
+  std::vector<std::size_t> s = c.tensors[0].shape;
+  if (mode != ShapeMode::Derived) return s;
+  for (std::size_t d = 0; d < c.ranges.size() && d < s.size(); ++d) {
+    const std::size_t start = size_value(c.ranges[d].first, kBoundCodes), end = size_value(c.ranges[d].second, kBoundCodes);
+    if (start <= end && end <= s[d]) s[d] = end - start;
+  }
+  return s;
+}
+
 std::vector<std::size_t> scatter_values_shape(const OpArgsCase &c, ShapeMode, std::size_t) { return c.indices.shape; }
 
 namespace {
@@ -238,7 +249,8 @@ std::string describe(const OpArgsCase &c) {
       os << "]";
       break;
     }
-    case OpSig::Ranges: {
+    case OpSig::Ranges:
+    case OpSig::RangesAssign: {
       os << "\n  ranges [";
       for (std::size_t i = 0; i < c.ranges.size(); ++i) {
         os << (i ? ", " : "") << size_text(size_value(c.ranges[i].first, kBoundCodes)) << ".."

@@ -140,6 +140,7 @@ std::vector<std::size_t> assign_values_shape(const OpArgsCase &c, ShapeMode mode
 std::vector<std::size_t> gather_index_shape(const OpArgsCase &c);
 std::vector<std::size_t> mask_shape(const OpArgsCase &c);
 std::vector<std::size_t> scatter_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
+std::vector<std::size_t> block_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 
 template <class Io>
 void index_tensor(Io &io, OpArgsCase &c) {
@@ -224,6 +225,13 @@ void schema(Io &io, OpArgsCase &c) {
         i.pick(r.first, kBoundCodes);
         i.pick(r.second, kBoundCodes);
       });
+      break;
+    case OpSig::RangesAssign:
+      list(io, c.ranges, kMaxRanges, [](Io &i, std::pair<std::size_t, std::size_t> &r) {
+        i.pick(r.first, kBoundCodes);
+        i.pick(r.second, kBoundCodes);
+      });
+      later_tensor(io, c, 1, kFloatCodes, &block_values_shape);
       break;
     case OpSig::Select:
       io.pick(c.dim, kDimCodes);

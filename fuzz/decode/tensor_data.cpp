@@ -65,6 +65,10 @@ std::string describe(const TensorDataScenario &s) {
     if (s.bytes.size() > 16) os << "...";
     os << ")";
   }
+  if (s.entry == DataEntry::Allocate) {
+    const RandomCall r = random_call_of(s.bytes);
+    os << "\n  float_random " << r.distribution.to_string() << " seed " << r.seed;
+  }
   for (const DataProbeSpec &p : s.probes) {
     os << "\n  probe " << probe_name(p.probe) << " backend#" << p.backend;
     if (p.backend < kKnownBackendCount) os << " (" << kKnownBackends[p.backend].name << ")";

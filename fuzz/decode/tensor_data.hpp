@@ -3,8 +3,11 @@
 // validating entry point, then (when valid) round-tripped through every backend
 // and probed with wrong-kind calls.
 #include <crossgrad/core/dtype.hpp>
+#include <crossgrad/core/random.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -22,9 +25,36 @@ enum class DataEntry : std::uint8_t {
   TypedValues,  // from_f32 / from_f64 / from_i64 / ... with bytes.size() / dtype
                 // size values
   Allocate,     // checked_tensor_bytes(shape, dtype), then HostBuffer::allocate
-                // when small
+                // when small, and float_random of that shape and dtype (random_call_of)
   kCount
 };
+
+// Allocate's bytes name a float_random call: byte 0 the distribution's kind (of 4), bytes 1 and
+// 2 its parameters (kRandomParameters), bytes 3..10 the seed (little endian); missing bytes are 0.
+inline constexpr double kRandomParameters[] = {0.0, 1.0, -1.0, 0.5, 2.0, -3.0, 0.25, 1.5, 5.0, -0.0, 1e-300,
+                                               1e300, -1e300, 1e308, 3.0e38, -7.5};
+struct RandomCall {
+  Distribution distribution;
+  std::uint64_t seed = 0;
+};
+inline RandomCall random_call_of(const std::vector<std::uint8_t> &b) {
+  const auto at = [&](std::size_t i) -> std::uint8_t { return i < b.size() ? b[i] : 0; };
+  const double a = kRandomParameters[at(1) % std::size(kRandomParameters)];
+  // The second parameter's last code is NaN (and the first's next-to-last +inf with it), so
+  // parameters without values come up as often as a fuzzer flips a byte.
+  const double second = at(2) == 255 ? std::numeric_limits<double>::quiet_NaN()
+                        : at(2) == 254 ? std::numeric_limits<double>::infinity()
+                                       : kRandomParameters[at(2) % std::size(kRandomParameters)];
+  RandomCall c;
+  switch (at(0) % 4) {
+    case 0: c.distribution = Distribution::standard(); break;
+    case 1: c.distribution = Distribution::bernoulli(second); break;
+    case 2: c.distribution = Distribution::uniform(a, second); break;
+    default: c.distribution = Distribution::normal(a, second); break;
+  }
+  for (std::size_t i = 0; i < 8; ++i) c.seed |= std::uint64_t{at(3 + i)} << (8 * i);
+  return c;
+}
 
 // One extra call on valid data: the wrong from_data / into_data / reader, an
 // unavailable device, an Autodiff(Autodiff(..)) device.

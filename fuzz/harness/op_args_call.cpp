@@ -89,6 +89,7 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
 #define CROSSGRAD_OPARGS_CALL_Repeat(f) f(in.tensors[0], a.dim, a.times)
 #define CROSSGRAD_OPARGS_CALL_Window(f) f(in.tensors[0], a.dim, a.size, a.step)
 #define CROSSGRAD_OPARGS_CALL_BinaryDim(f) f(in.tensors[0], in.tensors[1], a.dim)
+#define CROSSGRAD_OPARGS_CALL_RangesAssign(f) f(in.tensors[0], a.ranges, in.tensors[1])
 #define CROSSGRAD_OPARGS_CALL_Sort(f) f(in.tensors[0], a.dim, a.descending)
 #define CROSSGRAD_OPARGS_CALL_TopK(f) f(in.tensors[0], a.dim, a.k)
 #define CROSSGRAD_OPARGS_CALL_Cat(f) f(in.tensors, a.dim)

@@ -348,6 +348,8 @@ class Run {
         return Reads{1, 0, -1, false, false};
       case OpSig::Ranges:
         return Reads{1, 0, 0, false, true};
+      case OpSig::RangesAssign:
+        return Reads{2, 0, 0, false, true};
       case OpSig::Select:
       case OpSig::Gather:
         return Reads{2, 0, 1, false, false};

@@ -1,11 +1,16 @@
 // tensor_data_fuzzer: shape, dtype and raw values -> validation never crashes,
 // every rejection is the catalog panic the contract names (exact message),
 // every acceptance keeps the bytes, and valid data round-trips bit for bit
-// through every backend, plain and tracked.
+// through every backend, plain and tracked; an allocation's shape and dtype also
+// make a float_random tensor (the bytes name its distribution and seed) that
+// must equal the oracle's own sampler on every backend.
 #include <crossgrad/core/host_buffer.hpp>
 #include <crossgrad/crossgrad.hpp>
 #include <crossgrad/oracle/oracle.hpp>
+#include <crossgrad/oracle/random_reference.hpp>
+#include <cmath>
 #include <cstring>
+#include <sstream>
 
 #include "decode/tensor_data.hpp"
 #include "harness/backends.hpp"
@@ -113,6 +118,47 @@ void check_same_data(const TensorData &expected, const TensorData &actual, std::
     fail(std::string(what) + ": data changed: shape " + expected.shape().to_string() + " -> " +
          actual.shape().to_string() + ", dtype " + dname(expected.dtype()) + " -> " + dname(actual.dtype()) + ", " +
          std::to_string(expected.bytes().size()) + " -> " + std::to_string(actual.bytes().size()) + " bytes");
+  }
+}
+
+// float_random of the scenario's shape and dtype with the call its bytes name (random_call_of), on
+// every available backend, plain and tracked: F32 / F64 give the oracle's reference_random values
+// (bit for bit, Normal within its bound), other dtypes unsupported-dtype, a distribution without
+// values its random-distribution message.
+void check_random(const TensorDataScenario &s, std::uint64_t count, Outcome &out) {
+  const RandomCall call = random_call_of(s.bytes);
+  const bool float_dtype = s.dtype == DType::F32 || s.dtype == DType::F64;
+  const oracle::RandomReference ref =
+      oracle::reference_random(static_cast<std::size_t>(count), call.distribution, call.seed, s.dtype);
+  for (std::size_t b = 0; b < backend_count(); ++b) {
+    if (!backend_available(b)) continue;
+    for (const bool tracked : {false, true}) {
+      const DispatchDevice device = tracked ? DispatchDevice::Autodiff(backend_device(b)) : backend_device(b);
+      const std::string what = "float_random " + call.distribution.to_string() + " on " + device.to_string();
+      auto a = attempt([&] { return Dispatch::float_random(shape_of(s.dims), call.distribution, call.seed, device, s.dtype); });
+      if (!float_dtype) {
+        expect_panic(out, a, PanicId::UnsupportedDtype, "DType " + dname(s.dtype) + " is not supported by float_random.", what);
+        continue;
+      }
+      if (ref.panic_message) {
+        expect_panic(out, a, PanicId::RandomDistribution, *ref.panic_message, what);
+        continue;
+      }
+      const DispatchTensor t = expect_value(a, what);
+      if (t.kind.is_autodiff() != tracked) fail(what + ": tracked device gave an untracked kind or the reverse");
+      const TensorData d = Dispatch::float_into_data(t);
+      if (d.dtype() != s.dtype || d.shape() != shape_of(s.dims)) fail(what + ": wrong dtype or shape");
+      const std::vector<double> got = d.to_f64();
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        const double diff = std::fabs(got[i] - ref.values[i]);
+        if (!(diff <= ref.tolerance)) {
+          std::ostringstream os;
+          os.precision(17);
+          os << what << ": element " << i << " is " << got[i] << ", the reference " << ref.values[i];
+          fail(os.str());
+        }
+      }
+    }
   }
 }
 
@@ -232,6 +278,7 @@ std::optional<TensorData> run_entry(const TensorDataScenario &s, Outcome &out) {
             expect_value(attempt([&] { return HostBuffer::allocate(shape_of(s.dims), s.dtype); }), "allocate");
         if (b.size() != bytes || b.data() == nullptr) fail("HostBuffer::allocate returned a wrong buffer");
         if (bytes) std::memset(b.data(), 0xab, bytes);  // ASan: the whole buffer is ours
+        check_random(s, *n, out);
       }
       out.log.push_back(what + " -> " + std::to_string(bytes));
       return std::nullopt;

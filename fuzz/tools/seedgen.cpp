@@ -168,6 +168,25 @@ void tensor_data_seeds() {
   emit(T, "allocate-small", s);
   s.dims = {};
   emit(T, "allocate-scalar", s);
+  // float_random through Allocate's bytes (random_call_of): each kind, a distribution without
+  // values, and a dtype that is not float.
+  s.dims = {3, 5};
+  s.bytes = {0, 0, 0, 7, 1, 0, 0, 0, 0, 0, 0};
+  emit(T, "allocate-random-default", s);
+  s.bytes = {1, 0, 3, 9};
+  emit(T, "allocate-random-bernoulli", s);
+  s.dtype = DType::F32;
+  s.bytes = {2, 2, 1, 42};
+  emit(T, "allocate-random-uniform", s);
+  s.bytes = {3, 1, 4, 5, 5};
+  emit(T, "allocate-random-normal", s);
+  s.bytes = {2, 1, 2, 1};
+  emit(T, "allocate-random-uniform-without-values", s);
+  s.bytes = {3, 0, 255};
+  emit(T, "allocate-random-normal-nan-std", s);
+  s.dtype = DType::I32;
+  s.bytes = {0};
+  emit(T, "allocate-random-of-an-int-dtype", s);
   // Probes on valid data of each category, on every backend, plain and tracked.
   struct Data {
     std::string name;
@@ -622,6 +641,28 @@ Candidates candidates(OpSig sig, DType dtype) {
       return {{[](auto &c) { c.ranges = {{0, 2}, {1, 3}}; }},
               {[](auto &c) { c.ranges = {{0, 2}, {1, 4}}; }, [](auto &c) { c.ranges = {{2, 1}}; },
                [](auto &c) { c.ranges = {{0, 1}, {0, 1}, {0, 1}}; }}};
+    case OpSig::RangesAssign:
+      // The receiver is [2, 3]: the block 0..2 x 1..3 takes a [2, 2].
+      return {{[](auto &c) {
+                 c.ranges = {{0, 2}, {1, 3}};
+                 second(c, oa::ShapeMode::Derived, {2, 2});
+               },
+               [](auto &c) {
+                 c.ranges = {{1, 2}};
+                 second(c, oa::ShapeMode::Explicit, {1, 3});
+               }},
+              {[](auto &c) {
+                 c.ranges = {{0, 2}, {1, 4}};
+                 second(c, oa::ShapeMode::Explicit, {2, 3});
+               },
+               [](auto &c) {
+                 c.ranges = {{0, 2}, {1, 3}};
+                 second(c, oa::ShapeMode::Explicit, {2, 3});
+               },
+               [](auto &c) {
+                 c.ranges = {{0, 1}, {0, 1}, {0, 1}};
+                 second(c, oa::ShapeMode::Explicit, {1, 1});
+               }}};
     case OpSig::Select:
     case OpSig::SelectAssign: {
       const bool assign = sig == OpSig::SelectAssign;

@@ -53,7 +53,7 @@ bool is_binary(Op op) {
   if (!is_op_code(op)) return false;
   const OpSig sig = op_info(op).sig;
   return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign || sig == OpSig::Scatter ||
-         sig == OpSig::MaskWhere || sig == OpSig::BinaryDim;
+         sig == OpSig::MaskWhere || sig == OpSig::BinaryDim || sig == OpSig::RangesAssign;
 }
 
 namespace {
@@ -82,6 +82,7 @@ bool has_dim(Op op) {
     case OpSig::BinaryDim:
     case OpSig::Sort:
     case OpSig::TopK:
+    case OpSig::RangesAssign:
     case OpSig::ToShape:
       return op != Op::float_reshape;
     case OpSig::Unary:
@@ -115,6 +116,7 @@ bool has_dim1(Op op) {
       return true;
     case OpSig::Affine:
     case OpSig::BinaryDim:
+    case OpSig::RangesAssign:  // the block is rhs's size at the end of dim
       return false;
     case OpSig::Unary:
     case OpSig::Binary:
@@ -210,6 +212,10 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   if (op.dim < rank) {
     for (std::size_t d = 0; d < op.dim; ++d) a.ranges.push_back(Range{0, lhs[d]});
     a.ranges.push_back(Range{op.dim1 % (size + 1), size});
+  }
+  // slice_assign's block: rhs's size at the end of dim (the dims before it whole).
+  if (op.op == Op::float_slice_assign && op.dim < rank && op.dim < rhs.size() && rhs[op.dim] <= size) {
+    a.ranges.back() = Range{size - rhs[op.dim], size};
   }
   if (op.op == Op::float_select && size > 0) {
     const auto j = static_cast<std::int64_t>(op.dim1 % size);
@@ -429,6 +435,9 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
       out[op.dim] = 3;
       return out;
     }
+    case Op::float_slice_assign:
+      if (!dim_ok || !same_except(lhs, rhs, op.dim) || rhs[op.dim] > lhs[op.dim]) return std::nullopt;
+      return lhs;
     case Op::float_select_assign:
     case Op::float_select_add:
     case Op::float_scatter_add:
@@ -704,6 +713,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_Repeat(name)
 #define CROSSGRAD_APPLY_Window(name)
 #define CROSSGRAD_APPLY_Sort(name)
+#define CROSSGRAD_APPLY_RangesAssign(name)
 #define CROSSGRAD_APPLY_TopK(name)
 #define CROSSGRAD_APPLY_BinaryDim(name) \
   case Op::name:                        \
@@ -715,6 +725,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::float_clamp: return Dispatch::float_clamp(lhs, clamp_min(op), clamp_max(op));
     case Op::float_cat: return Dispatch::float_cat({lhs, rhs}, op.dim);
     case Op::float_slice: return Dispatch::float_slice(lhs, args().ranges);
+    case Op::float_slice_assign: return Dispatch::float_slice_assign(lhs, args().ranges, rhs);
     case Op::float_select: return Dispatch::float_select(lhs, op.dim, indices());
     case Op::float_select_assign: return Dispatch::float_select_assign(lhs, op.dim, indices(), rhs);
     case Op::float_select_add: return Dispatch::float_select_add(lhs, op.dim, indices(), rhs);

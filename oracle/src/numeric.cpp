@@ -116,6 +116,7 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     // A running extreme copies one element of its prefix.
     case Op::float_cummin:
     case Op::float_cummax:
+    case Op::float_slice_assign:
     // Sorting moves elements; its positions are exact.
     case Op::float_argsort:
     case Op::float_sort:
@@ -649,6 +650,7 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_unfold:
     case Op::float_sort:
     case Op::float_topk:
+    case Op::float_slice_assign:
     case Op::float_expand:
       break;
     // alpha where the clamp passes.

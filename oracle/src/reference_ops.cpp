@@ -377,6 +377,30 @@ HostArray slice(const HostArray& x, const std::vector<Range>& ranges) {
   return out;
 }
 
+// slice_assign: the ranges checked as slice's, values of the block's shape and x's dtype; every
+// element of x whose coordinates all lie in the block is replaced by values at the coordinates
+// less the block's start, the others kept.
+HostArray slice_assign(const HostArray& x, const std::vector<Range>& ranges, const HostArray& values) {
+  const HostArray block = slice(x, ranges);  // the range checks, and the block's shape
+  if (values.shape != block.shape) invalid("assign-shape-mismatch");
+  require_float(values.dtype);
+  require_same(x.dtype, values.dtype);
+  HostArray out = x;
+  const Dims value_strides = strides(values.shape);
+  for (std::size_t f = 0; f < out.values.size(); ++f) {
+    const Dims c = coords(f, x.shape);
+    std::size_t off = 0;
+    bool inside = true;
+    for (std::size_t d = 0; d < c.size() && inside; ++d) {
+      const std::size_t start = d < ranges.size() ? ranges[d].start : 0;
+      inside = c[d] >= start && c[d] - start < values.shape[d];
+      off += (c[d] - start) * value_strides[d];
+    }
+    if (inside) out.values[f] = values.values[off];
+  }
+  return out;
+}
+
 // An I64 / I32 index tensor's values, each in [0, size), the first bad one reported (before any
 // write): the index checks of select, select_assign / select_add, gather and scatter_add.
 Dims index_values(const HostArray& indices, std::size_t size) {
@@ -934,6 +958,7 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_not_equal: return binary(in[0], in[1], true, [](auto x, auto y) { return !(x == y); });
     case OpId::float_cat: return cat(in, a.dim);
     case OpId::float_slice: return slice(in[0], a.ranges);
+    case OpId::float_slice_assign: return slice_assign(in[0], a.ranges, in[1]);
     case OpId::float_select: return select(in[0], a.dim, in[1]);
     case OpId::float_select_assign:
     case OpId::float_select_add: return select_assign(in[0], a.dim, in[1], in[2]);
@@ -1066,6 +1091,7 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
     case OpSig::BinaryDim:
     case OpSig::Sort:
     case OpSig::TopK:
+    case OpSig::RangesAssign:
     case OpSig::Cat:
       return 1;
   }

@@ -163,6 +163,7 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_sort:
     case OpId::float_argtopk:
     case OpId::float_topk:
+    case OpId::float_slice_assign:
       return std::nullopt;
   }
   return std::nullopt;

@@ -458,6 +458,21 @@ OpCase op_case(OpId op) {
       gen_slice(c, bad, s);
       break;
     }
+    case OpSig::RangesAssign: {
+      // The block's values (of its shape, or a dim off by one when the case is bad and the
+      // ranges are valid: assign-shape-mismatch).
+      const Dims s = any_shape();
+      c.operands = {floats(s, c.dtype)};
+      gen_slice(c, bad && chance(2), s);
+      Dims block = s;
+      for (std::size_t d = 0; d < c.args.ranges.size() && d < s.size(); ++d) {
+        const Range r = c.args.ranges[d];
+        block[d] = r.start <= r.end && r.end <= s[d] ? r.end - r.start : s[d];
+      }
+      if (bad && c.args.ranges.size() <= s.size() && !block.empty()) block[pick(0, block.size() - 1)] += 1;
+      c.operands.push_back(floats(block, c.dtype));
+      break;
+    }
     case OpSig::Select: gen_select(c, bad, false); break;
     case OpSig::SelectAssign: gen_select(c, bad, true); break;
     case OpSig::Gather: gen_gather(c, bad, false); break;
@@ -562,6 +577,7 @@ std::string describe(const OpCase& c) {
     case OpSig::ToDType: s += "\n  dtype " + og::render_dtype(a.dtype); break;
     case OpSig::Axes: s += "\n  axes " + show(a.axes); break;
     case OpSig::Ranges:
+    case OpSig::RangesAssign:
       s += "\n  ranges";
       for (const Range& r : a.ranges) s += " [" + std::to_string(r.start) + ", " + std::to_string(r.end) + ")";
       break;

@@ -43,6 +43,7 @@ const std::map<std::string, std::vector<std::string>> kByName = {
     {"actual", kNumbers}, {"expected", kNumbers}, {"bytes", kNumbers}, {"value", kNumbers}, {"dim", kNumbers},
     {"rank", kNumbers}, {"start", kNumbers}, {"end", kNumbers}, {"size", kNumbers}, {"id", kNumbers},
     {"session", kNumbers}, {"k", kNumbers},
+    {"distribution", {"Default", "Bernoulli(1.5)", "Uniform(1, 0)", "Normal(0, -1)", "Uniform(0, nan)"}},
     {"index", {"2", "-1", "0", "9223372036854775807"}},
     {"limit", {"17179869184", "what this machine could allocate"}},
     {"got", {"int", "bool", "quantized", "autodiff", "float"}},

@@ -168,6 +168,8 @@ std::map<std::string, Trigger> triggers() {
                     "float_cross needs operands of one rank with 3 elements along dim 1, got [2, 3] and [2, 4].", ""};
   t["topk-k"] = {[] { Dispatch::float_topk(nd_f32(std::vector<float>(6), {2, 3}), 1, 4); },
                  "float_topk needs k of at most 3, the size of dim 1, got 4.", ""};
+  t["random-distribution"] = {[] { Dispatch::float_random(Shape{2}, Distribution::uniform(1, 0), 7, DispatchDevice::NdArray()); },
+                              "float_random cannot sample Uniform(1, 0).", ""};
   t["expand-mismatch"] = {[] { Dispatch::float_expand(nd_f32(std::vector<float>(6), {2, 3}), {4, 3}); },
                           "float_expand cannot expand shape [2, 3] to [4, 3].", ""};
 #if CROSSGRAD_WITH_CUDA

@@ -259,8 +259,9 @@ std::map<std::string, Examples> examples() {
                         "float_cat needs shapes that differ in dim 0, got [2, 3] and [2, 4].",
                         "float_cat needs shapes that differ only in dim 0, got [2, 3], [2, 4].",
                         "float_cat needs shapes that differ only in dim -1, got [2, 3] and [2, 4]."}};
-  e["slice-out-of-range"] = {"float_slice got range {start}..{end} for dim {dim} of size {size}.",
-                             {"float_slice got range 1..4 for dim 0 of size 3.", "float_slice got range 3..2 for dim 1 of size 5."},
+  e["slice-out-of-range"] = {"{op} got range {start}..{end} for dim {dim} of size {size}.",
+                             {"float_slice got range 1..4 for dim 0 of size 3.", "float_slice got range 3..2 for dim 1 of size 5.",
+                              "float_slice_assign got range 0..9 for dim 2 of size 8."},
                              {"float_slice got range 1..4 for dim 0 of size 3", "float_slice got range 1..4 for dim 0 of size 3!",
                               "float_slice got range 1...4 for dim 0 of size 3.", "float_slice got range 1.x4 for dim 0 of size 3.",
                               "float_slice got range 1-4 for dim 0 of size 3.", "float_slice got range -1..4 for dim 0 of size 3.",
@@ -338,6 +339,11 @@ std::map<std::string, Examples> examples() {
                   "float_topk needs k of at most 3, the size of dim 1, got k.",
                   "float_topk needs a k of at most 3, the size of dim 1, got 4.",
                   "float topk needs k of at most 3, the size of dim 1, got 4."}};
+  e["random-distribution"] = {"{op} cannot sample {distribution}.",
+                              {"float_random cannot sample Uniform(1, 0).", "float_random cannot sample Bernoulli(nan).",
+                               "float_random cannot sample Normal(0, -1)."},
+                              {"float_random cannot sample Uniform(1, 0)", "float_random cannot sample Gamma(1, 0).",
+                               "float_random can sample Uniform(1, 0).", "float random cannot sample Uniform(1, 0)."}};
   e["expand-mismatch"] = {"float_expand cannot expand shape {from} to {to}.",
                           {"float_expand cannot expand shape [2, 3] to [4, 3].", "float_expand cannot expand shape [2, 3] to [3]."},
                           {"float_expand cannot expand shape [2, 3] to [4, 3]", "float_expand cannot expand shape [2, 3] to [4, 3]!",

@@ -124,6 +124,7 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::hard_sigmoid: return Dispatch::hard_sigmoid(x, 0.25, 0.5);
     case OpId::float_repeat_dim: return Dispatch::float_repeat_dim(x, 1, 2);
     case OpId::float_unfold: return Dispatch::float_unfold(x, 1, 2, 1);
+    case OpId::float_slice_assign: return Dispatch::float_slice_assign(x, {{0, 1}}, Dispatch::float_slice(other, {{0, 1}}));
     case OpId::float_argsort: return Dispatch::float_argsort(x, 1, true);
     case OpId::float_sort: return Dispatch::float_sort(x, 1, false);
     case OpId::float_argtopk: return Dispatch::float_argtopk(x, 1, 2);

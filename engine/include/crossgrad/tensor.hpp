@@ -38,6 +38,10 @@
   CROSSGRAD_TENSOR_RESULT_##Result method(const Tensor& rhs, std::size_t dim) const {             \
     return CROSSGRAD_TENSOR_RESULT_##Result(Dispatch::name(inner_, rhs.inner_, dim));              \
   }
+#define CROSSGRAD_TENSOR_METHOD_ZIP_RANGES(name, method, Sig, Result)                            \
+  Tensor method(const std::vector<Range>& ranges, const Tensor& values) const {                       \
+    return Tensor(Dispatch::name(inner_, ranges, values.inner_));                                     \
+  }
 #define CROSSGRAD_TENSOR_METHOD_MASKED(name, method, Sig, Result)                                 \
   Tensor method(const DispatchTensor& mask, const Tensor& value) const {                             \
     return Tensor(Dispatch::name(inner_, mask, value.inner_));                                     \
@@ -60,6 +64,23 @@ class Tensor {
   explicit Tensor(DispatchTensor inner) : inner_(std::move(inner)) {}
   static Tensor from_data(const TensorData& data, const DispatchDevice& device) {
     return Tensor(Dispatch::float_from_data(data, device));
+  }
+
+  static Tensor full(const Shape& shape, double value, const DispatchDevice& device, DType dtype = DType::F32) {
+    return Tensor(Dispatch::float_full(shape, value, device, dtype));
+  }
+  static Tensor zeros(const Shape& shape, const DispatchDevice& device, DType dtype = DType::F32) {
+    return Tensor(Dispatch::float_zeros(shape, device, dtype));
+  }
+  static Tensor ones(const Shape& shape, const DispatchDevice& device, DType dtype = DType::F32) {
+    return Tensor(Dispatch::float_ones(shape, device, dtype));
+  }
+  static Tensor empty(const Shape& shape, const DispatchDevice& device, DType dtype = DType::F32) {
+    return Tensor(Dispatch::float_empty(shape, device, dtype));
+  }
+  static Tensor random(const Shape& shape, const Distribution& distribution, std::uint64_t seed,
+                       const DispatchDevice& device, DType dtype = DType::F32) {
+    return Tensor(Dispatch::float_random(shape, distribution, seed, device, dtype));
   }
 
   const DispatchTensor& dispatch() const { return inner_; }

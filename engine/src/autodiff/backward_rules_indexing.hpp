@@ -1,7 +1,7 @@
 #pragma once
 // Backward rules of the element-selecting, indexing, layout and normalising ops (abs, clamp,
 // max_dim, min_dim, max, min, max_abs, max_abs_dim, cat, slice, select, select_assign /
-// select_add, gather, scatter_add, sort, topk, mask_where, mask_fill, repeat_dim, unfold, permute, expand,
+// select_add, slice_assign, gather, scatter_add, sort, topk, mask_where, mask_fill, repeat_dim, unfold, permute, expand,
 // softmax, log_softmax), written once
 // for every backend in terms of B's forward ops. The forward op runs first in each: it applies the
 // shape rules, so a rule below never sees invalid arguments. Semantics: docs/OPS.md.
@@ -192,6 +192,16 @@ AutodiffTensor<B> Autodiff<B>::float_gather(const Tensor& x, std::size_t dim, co
   return record<B>(std::move(out), {&x}, [px, dim, indices](const Primitive& g) {
     const Primitive zeros = B::float_full(B::shape(px), 0.0, B::dtype(px), B::device(px));
     return std::vector<Primitive>{B::float_scatter_add(zeros, dim, indices, g)};
+  });
+}
+
+// The block's gradient goes to the values, the rest to the tensor (+0 where the block was).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_slice_assign(const Tensor& x, const std::vector<Range>& ranges, const Tensor& values) {
+  Primitive out = B::float_slice_assign(x.primitive, ranges, values.primitive);
+  return record<B>(std::move(out), {&x, &values}, [ranges, pv = values.primitive](const Primitive& g) {
+    const Primitive zeros = B::float_full(B::shape(pv), 0.0, B::dtype(pv), B::device(pv));
+    return std::vector<Primitive>{B::float_slice_assign(g, ranges, zeros), B::float_slice(g, ranges)};
   });
 }
 

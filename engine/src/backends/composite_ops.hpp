@@ -114,6 +114,42 @@ typename B::Tensor unfold(const typename B::Tensor& t, std::size_t dim, std::siz
   return B::float_permute(B::float_reshape(B::float_select(t, dim, plan.index<B>(B::device(t))), plan.split), plan.to_last);
 }
 
+namespace detail {
+// x (already cut to the block in dims before d) with its block in dims d.. replaced by values.
+template <class B>
+typename B::Tensor assign_block(const typename B::Tensor& x, const std::vector<Range>& full,
+                                const typename B::Tensor& values, std::size_t d) {
+  if (d == full.size()) return values;
+  const Shape shape = B::shape(x);
+  std::vector<Range> cut;
+  for (std::size_t k = 0; k < d; ++k) cut.push_back(Range{0, shape[k]});
+  const auto along = [&](Range r) {
+    std::vector<Range> ranges = cut;
+    ranges.push_back(r);
+    return B::float_slice(x, ranges);
+  };
+  const Range r = full[d];
+  if (r.start == 0 && r.end == shape[d]) return assign_block<B>(x, full, values, d + 1);
+  std::vector<typename B::Tensor> pieces;
+  if (r.start > 0) pieces.push_back(along(Range{0, r.start}));
+  pieces.push_back(assign_block<B>(along(r), full, values, d + 1));
+  if (r.end < shape[d]) pieces.push_back(along(Range{r.end, shape[d]}));
+  return pieces.size() == 1 ? pieces[0] : B::float_cat(pieces, d);
+}
+}  // namespace detail
+
+// slice_assign: x with the block `ranges` cuts out replaced by values. Along each dim whose range
+// is not the whole dim, the part before the block, the block (the same again for the next dims)
+// and the part after are concatenated: slices and cats of B's own ops, pure copies, so every
+// backend gives the same bits.
+template <class B>
+typename B::Tensor slice_assign(const typename B::Tensor& t, const std::vector<Range>& ranges,
+                                const typename B::Tensor& values) {
+  const std::vector<Range> full =
+      rules::check_slice_assign(B::shape(t), B::dtype(t), ranges, B::shape(values), B::dtype(values));
+  return detail::assign_block<B>(t, full, values, 0);
+}
+
 // sort: each lane along dim gathered in float_argsort's order, so values and positions agree on
 // every backend (NaN last ascending, first descending; ties in index order).
 template <class B>

@@ -79,13 +79,14 @@ Shape cat_shape(const std::vector<Shape>& shapes, std::size_t dim) {
   return result;
 }
 
-std::vector<Range> full_ranges(const Shape& shape, const std::vector<Range>& ranges) {
-  if (ranges.size() > shape.rank()) check_dim(ranges.size() - 1, shape.rank(), "float_slice");
+std::vector<Range> full_ranges(const Shape& shape, const std::vector<Range>& ranges, std::string_view op) {
+  if (ranges.size() > shape.rank()) check_dim(ranges.size() - 1, shape.rank(), op);
   std::vector<Range> full(shape.rank());
   for (std::size_t d = 0; d < shape.rank(); ++d) {
     full[d] = d < ranges.size() ? ranges[d] : Range{0, shape[d]};
     if (full[d].start > full[d].end || full[d].end > shape[d]) {
-      panic(PanicId::SliceOutOfRange, {{"start", std::to_string(full[d].start)},
+      panic(PanicId::SliceOutOfRange, {{"op", std::string(op)},
+                                       {"start", std::to_string(full[d].start)},
                                        {"end", std::to_string(full[d].end)},
                                        {"dim", std::to_string(d)},
                                        {"size", std::to_string(shape[d])}});
@@ -165,6 +166,15 @@ Shape check_cross(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DType rhs
     panic(PanicId::CrossDim, {{"dim", std::to_string(dim)}, {"lhs", lhs.to_string()}, {"rhs", rhs.to_string()}});
   }
   return broadcast_shapes(lhs, rhs, op);
+}
+
+std::vector<Range> check_slice_assign(const Shape& shape, DType dtype, const std::vector<Range>& ranges,
+                                      const Shape& values, DType values_dtype) {
+  constexpr std::string_view op = "float_slice_assign";
+  check_float_dtype(dtype, op);
+  std::vector<Range> full = full_ranges(shape, ranges, op);
+  check_assign_values(sliced_shape(full), values, dtype, values_dtype, op);
+  return full;
 }
 
 void check_sort(const Shape& shape, DType dtype, std::size_t dim, std::string_view op) {

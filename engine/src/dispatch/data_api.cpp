@@ -1,6 +1,7 @@
 // Data in and out, devices, quantization: the dispatch ops that create or unwrap kinds.
 #include "dispatch/dispatch_arms.hpp"
 
+#include <crossgrad/core/shape_rules.hpp>
 #include <crossgrad/dispatch/dispatch.hpp>
 
 namespace crossgrad {
@@ -70,6 +71,31 @@ R with_float_primitive(const char* op, const DispatchTensor& t, F&& f) {
 
 DispatchTensor Dispatch::float_from_data(const TensorData& data, const DispatchDevice& device) {
   check_data_kind(data, DTypeCategory::Float, "float_from_data", "float");
+  return create_on(device, [&]<class B>(const Device& d) { return BackendTensor<B>::Float(B::from_data(data, d)); });
+}
+
+namespace {
+DispatchTensor full_named(const char* op, const Shape& shape, double value, const DispatchDevice& device, DType dtype) {
+  rules::check_float_dtype(dtype, op);
+  return create_on(device, [&]<class B>(const Device& d) { return BackendTensor<B>::Float(B::float_full(shape, value, dtype, d)); });
+}
+}  // namespace
+
+DispatchTensor Dispatch::float_full(const Shape& shape, double value, const DispatchDevice& device, DType dtype) {
+  return full_named("float_full", shape, value, device, dtype);
+}
+DispatchTensor Dispatch::float_zeros(const Shape& shape, const DispatchDevice& device, DType dtype) {
+  return full_named("float_zeros", shape, 0.0, device, dtype);
+}
+DispatchTensor Dispatch::float_ones(const Shape& shape, const DispatchDevice& device, DType dtype) {
+  return full_named("float_ones", shape, 1.0, device, dtype);
+}
+DispatchTensor Dispatch::float_empty(const Shape& shape, const DispatchDevice& device, DType dtype) {
+  return full_named("float_empty", shape, 0.0, device, dtype);
+}
+DispatchTensor Dispatch::float_random(const Shape& shape, const Distribution& distribution, std::uint64_t seed,
+                                      const DispatchDevice& device, DType dtype) {
+  const TensorData data = random_data(shape, distribution, seed, dtype, "float_random");
   return create_on(device, [&]<class B>(const Device& d) { return BackendTensor<B>::Float(B::from_data(data, d)); });
 }
 

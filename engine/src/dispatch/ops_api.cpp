@@ -20,6 +20,8 @@ using namespace dispatch_detail;
                     [&]<class Be>(const auto& x, const auto& i, const auto& v) { return Be::name(x, dim, i, v); });
 #define CROSSGRAD_DISPATCH_BODY_ZIP_DIM(name, Sig, Operand, Result) \
   return zip_op<PrimitiveKind::Result>(#name, lhs, rhs, [&]<class Be>(const auto& x, const auto& y) { return Be::name(x, y, dim); });
+#define CROSSGRAD_DISPATCH_BODY_ZIP_RANGES(name, Sig, Operand, Result) \
+  return zip_op<PrimitiveKind::Result>(#name, tensor, values, [&]<class Be>(const auto& x, const auto& v) { return Be::name(x, ranges, v); });
 #define CROSSGRAD_DISPATCH_BODY_MASKED(name, Sig, Operand, Result)                                     \
   return indexed_op<true, PrimitiveKind::Bool>(#name, tensor, mask, &value,                               \
                     [&]<class Be>(const auto& x, const auto& m, const auto& v) { return Be::name(x, m, v); });

@@ -103,6 +103,18 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
       }
       return out;
     }
+    // A clone whose block takes values through a view: autograd gives x's gradient with the block
+    // zeroed and the block's gradient to values.
+    case OpId::float_slice_assign: {
+      at::Tensor out = t[0].clone();
+      at::Tensor block = out;
+      for (std::size_t i = 0; i < a.ranges.size(); ++i) {
+        block = block.slice(static_cast<std::int64_t>(i), static_cast<std::int64_t>(a.ranges[i].start),
+                            static_cast<std::int64_t>(a.ranges[i].end));
+      }
+      block.copy_(t[1]);
+      return out;
+    }
     case OpId::float_select: return at::index_select(t[0], d, t[1]);
     // crossgrad's select_assign adds each selected slice in index order: ATen's index_add.
     case OpId::float_select_assign:

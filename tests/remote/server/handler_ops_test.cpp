@@ -105,6 +105,9 @@ std::vector<Args> arguments(const OpInfo& info) {
     case OpSig::Window:
       return {{.tensors = {a}, .dims = {1, 2, 1}, .label = "dim 1 size 2 step 1"},
               {.tensors = {a}, .dims = {0, 2, 0}, .label = "step 0"}};
+    case OpSig::RangesAssign:
+      return {{.tensors = {a, values}, .ranges = {{1, 3}}, .label = "1..3 [2, 3]"},
+              {.tensors = {a, values}, .ranges = {{0, 2}, {0, 2}}, .label = "values of another shape"}};
     case OpSig::Sort:
       return {{.tensors = {a}, .dims = {1, 1}, .label = "dim 1 descending"}, {.tensors = {a}, .dims = {0, 0}, .label = "dim 0 ascending"}};
     case OpSig::TopK:

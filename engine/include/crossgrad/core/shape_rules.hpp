@@ -79,7 +79,7 @@ Shape cat_shape(const std::vector<Shape>& shapes, std::size_t dim);
 void check_cat_dtypes(const std::vector<DType>& dtypes);
 // float_slice: at most rank ranges (dim-out-of-range), start <= end <= size (slice-out-of-range);
 // dims without a range are kept whole. Returns the ranges completed to the full rank.
-std::vector<Range> full_ranges(const Shape& shape, const std::vector<Range>& ranges);
+std::vector<Range> full_ranges(const Shape& shape, const std::vector<Range>& ranges, std::string_view op = "float_slice");
 Shape sliced_shape(const std::vector<Range>& full);
 // float_select / float_select_assign: dim < rank, a 1-D index tensor (select-index-rank) of I64 or
 // I32. Index values are checked by the kernels as they read them (index-out-of-range).
@@ -121,6 +121,10 @@ void check_sort(const Shape& shape, DType dtype, std::size_t dim, std::string_vi
 // float_argtopk / float_topk: as check_sort, and k at most the size of dim (topk-k). Returns the
 // result's shape: dim holds k.
 Shape check_topk(const Shape& shape, DType dtype, std::size_t dim, std::size_t k, std::string_view op);
+// float_slice_assign: a float tensor, ranges as float_slice's (full_ranges, under this op's name),
+// values of the tensor's dtype with the sliced shape (assign-shape-mismatch). Returns the full ranges.
+std::vector<Range> check_slice_assign(const Shape& shape, DType dtype, const std::vector<Range>& ranges,
+                                      const Shape& values, DType values_dtype);
 // float_permute: axes is a permutation of 0..rank-1 (permute-invalid). Returns the output shape.
 Shape permuted_shape(const Shape& shape, const std::vector<std::size_t>& axes);
 // float_flip: every axis below the rank, none named twice (flip-invalid); [] is allowed.

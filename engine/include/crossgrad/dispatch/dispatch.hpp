@@ -2,12 +2,14 @@
 // Dispatch: Burn's Backend / AutodiffBackend API over runtime tensors (CONTRACT section 6).
 // Each op routes a DispatchTensor to its backend — B for B(Float(...)), Autodiff<B> for
 // Autodiff(B(Autodiff(...))) — through the arms generated from the backend registry.
+#include <crossgrad/core/random.hpp>
 #include <crossgrad/core/tensor_data.hpp>
 #include <crossgrad/dispatch/device.hpp>
 #include <crossgrad/dispatch/kind.hpp>
 #include <crossgrad/ops/op_list.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -25,6 +27,16 @@ struct Dispatch {
   static TensorData int_into_data(const DispatchTensor& tensor);
   static DispatchTensor bool_from_data(const TensorData& data, const DispatchDevice& device);
   static TensorData bool_into_data(const DispatchTensor& tensor);
+  // Creation (Burn's float_full, float_zeros, float_ones, float_empty, float_random): a float
+  // tensor of `shape` on `device` (a tracked leaf on an autodiff device). float_empty's contents
+  // are +0, not whatever memory held: a result never depends on it. float_random samples
+  // `distribution` from `seed` (core/random.hpp): the same bits on every backend and machine.
+  static DispatchTensor float_full(const Shape& shape, double value, const DispatchDevice& device, DType dtype = DType::F32);
+  static DispatchTensor float_zeros(const Shape& shape, const DispatchDevice& device, DType dtype = DType::F32);
+  static DispatchTensor float_ones(const Shape& shape, const DispatchDevice& device, DType dtype = DType::F32);
+  static DispatchTensor float_empty(const Shape& shape, const DispatchDevice& device, DType dtype = DType::F32);
+  static DispatchTensor float_random(const Shape& shape, const Distribution& distribution, std::uint64_t seed,
+                                     const DispatchDevice& device, DType dtype = DType::F32);
   static DispatchDevice float_device(const DispatchTensor& tensor);
   static Shape float_shape(const DispatchTensor& tensor);
   static DType float_dtype(const DispatchTensor& tensor);

@@ -142,7 +142,8 @@
   X(float_argsort, argsort, Sort, Float, Int, None)                              \
   X(float_sort, sort, Sort, Float, Float, Backward)                              \
   X(float_argtopk, argtopk, TopK, Float, Int, None)                              \
-  X(float_topk, topk, TopK, Float, Float, Backward)
+  X(float_topk, topk, TopK, Float, Float, Backward)                              \
+  X(float_slice_assign, slice_assign, RangesAssign, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -153,7 +154,8 @@
 // ASSIGN, a values tensor), CAT (a list of tensors). Select / SelectAssign and Gather / Scatter
 // share a class but not their index tensors: a 1-D list of positions along dim for the first two,
 // one position per element (the receiver's rank and, outside dim, its sizes) for the others.
-// ZIP_DIM: two tensors of one backend and a dim. MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
+// ZIP_DIM: two tensors of one backend and a dim. ZIP_RANGES: a receiver, ranges and a values
+// tensor of its backend (slice_assign). MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
 // a scalar.
 #define CROSSGRAD_SIG_PARAMS_Unary(T, I) (const T& tensor)
 #define CROSSGRAD_SIG_PARAMS_Binary(T, I) (const T& lhs, const T& rhs)
@@ -176,6 +178,8 @@
 #define CROSSGRAD_SIG_PARAMS_Affine(T, I) (const T& tensor, double alpha, double beta)
 #define CROSSGRAD_SIG_PARAMS_Repeat(T, I) (const T& tensor, std::size_t dim, std::size_t times)
 #define CROSSGRAD_SIG_PARAMS_Window(T, I) (const T& tensor, std::size_t dim, std::size_t size, std::size_t step)
+#define CROSSGRAD_SIG_PARAMS_RangesAssign(T, I) \
+  (const T& tensor, const std::vector<::crossgrad::Range>& ranges, const T& values)
 #define CROSSGRAD_SIG_PARAMS_Sort(T, I) (const T& tensor, std::size_t dim, bool descending)
 #define CROSSGRAD_SIG_PARAMS_TopK(T, I) (const T& tensor, std::size_t dim, std::size_t k)
 #define CROSSGRAD_SIG_PARAMS_BinaryDim(T, I) (const T& lhs, const T& rhs, std::size_t dim)
@@ -200,6 +204,7 @@
 #define CROSSGRAD_SIG_CLASS_Affine MAP
 #define CROSSGRAD_SIG_CLASS_Repeat MAP
 #define CROSSGRAD_SIG_CLASS_Window MAP
+#define CROSSGRAD_SIG_CLASS_RangesAssign ZIP_RANGES
 #define CROSSGRAD_SIG_CLASS_Sort MAP
 #define CROSSGRAD_SIG_CLASS_TopK MAP
 #define CROSSGRAD_SIG_CLASS_BinaryDim ZIP_DIM
@@ -260,7 +265,7 @@ enum class OpId : std::uint8_t {
 };
 
 #define CROSSGRAD_OP_SIGS(X) \
-  X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window) X(BinaryDim) X(Sort) X(TopK)
+  X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window) X(BinaryDim) X(Sort) X(TopK) X(RangesAssign)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

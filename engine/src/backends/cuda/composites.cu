@@ -27,4 +27,8 @@ CudaTensor Cuda::float_topk(const CudaTensor& tensor, std::size_t dim, std::size
   return composite::topk<Cuda>(tensor, dim, k);
 }
 
+CudaTensor Cuda::float_slice_assign(const CudaTensor& tensor, const std::vector<Range>& ranges, const CudaTensor& values) {
+  return composite::slice_assign<Cuda>(tensor, ranges, values);
+}
+
 }  // namespace crossgrad::backends

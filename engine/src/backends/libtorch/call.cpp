@@ -94,9 +94,11 @@ LibTorchTensor run_with_empty_operand(const Call& call, const Shape& shape, DTyp
     }
     return run(rest, shape, dtype);
   }
-  if ((op == OpId::float_select_assign || op == OpId::float_select_add || op == OpId::float_scatter_add) &&
+  if ((op == OpId::float_select_assign || op == OpId::float_select_add || op == OpId::float_scatter_add ||
+       op == OpId::float_slice_assign) &&
       !is_empty(call.inputs[0])) {
-    // No index: nothing is added, the result is the receiver (tensors are never written in place).
+    // No index (no block): nothing is added or replaced, the result is the receiver (tensors are
+    // never written in place).
     return *call.inputs[0];
   }
   plugin_failed("op " + std::to_string(call.op), "an empty operand of a non-empty result");

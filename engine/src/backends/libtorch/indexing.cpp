@@ -83,6 +83,17 @@ LibTorchTensor LibTorch::float_select_add(const LibTorchTensor& tensor, std::siz
   return select_add(OpId::float_select_add, tensor, dim, indices, values);
 }
 
+LibTorchTensor LibTorch::float_slice_assign(const LibTorchTensor& tensor, const std::vector<Range>& ranges,
+                                            const LibTorchTensor& values) {
+  const std::vector<Range> full = rules::check_slice_assign(tensor.shape, tensor.dtype, ranges, values.shape, values.dtype);
+  Call c{op_code(OpId::float_slice_assign), {&tensor, &values}, {}, {}};
+  for (const Range& r : full) {
+    c.ints.push_back(static_cast<int64_t>(r.start));
+    c.ints.push_back(static_cast<int64_t>(r.end));
+  }
+  return libtorch::run(c, tensor.shape, tensor.dtype);
+}
+
 LibTorchTensor LibTorch::float_gather(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices) {
   rules::check_float_dtype(tensor.dtype, "float_gather");
   rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, "float_gather");

@@ -27,4 +27,8 @@ NdArrayTensor NdArray::float_topk(const NdArrayTensor& tensor, std::size_t dim, 
   return composite::topk<NdArray>(tensor, dim, k);
 }
 
+NdArrayTensor NdArray::float_slice_assign(const NdArrayTensor& tensor, const std::vector<Range>& ranges, const NdArrayTensor& values) {
+  return composite::slice_assign<NdArray>(tensor, ranges, values);
+}
+
 }  // namespace crossgrad::backends

@@ -248,6 +248,7 @@ RemoteTensor Remote::dequantize(const Quantized& tensor) {
 #define CROSSGRAD_REMOTE_ARGS_SELECT(Sig) tensor, dim, indices
 #define CROSSGRAD_REMOTE_ARGS_ASSIGN(Sig) tensor, dim, indices, values
 #define CROSSGRAD_REMOTE_ARGS_ZIP_DIM(Sig) lhs, rhs, dim
+#define CROSSGRAD_REMOTE_ARGS_ZIP_RANGES(Sig) tensor, ranges, values
 #define CROSSGRAD_REMOTE_ARGS_MASKED(Sig) tensor, mask, value
 #define CROSSGRAD_REMOTE_ARGS_MASK_FILL(Sig) tensor, mask, value
 #define CROSSGRAD_REMOTE_ARGS_CAT(Sig) tensors, dim

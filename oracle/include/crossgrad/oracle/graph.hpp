@@ -54,7 +54,8 @@ bool is_hop(Op op);
 // flattens to [n]. The ops with structured arguments take them from these fields, by the oracle's
 // own conventions (args_of in graph.cpp): clamp to [|scalar| / 2, 2 |scalar|] (both bounds within
 // reach of the positive values finite differences use); cat lhs and rhs along
-// dim; slice dim from dim1 % (size + 1) to the end; select indices {j, 0, j} with j = dim1 % size;
+// dim; slice dim from dim1 % (size + 1) to the end; slice_assign rhs into the last rhs[dim]
+// elements of dim; select indices {j, 0, j} with j = dim1 % size;
 // select_assign / select_add rhs as values at indices (dim1 + i) % size; gather and scatter_add
 // one index per element (args_of in graph.cpp); permute rotates the dims by dim1;
 // flip reverses the dims whose bit is set in dim1 (dim1 % 2^rank); hard_sigmoid takes alpha =

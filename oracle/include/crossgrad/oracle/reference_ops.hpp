@@ -32,7 +32,7 @@ struct HostArray {
 
 // The structured arguments; each op reads the fields of its Sig (op_list.hpp):
 //   Scalar: scalar; Bounds: min, max; Dim: dim; DimPair: dim, dim1; ToShape: shape;
-//   ToDType: dtype; Axes: axes; Ranges: ranges; Select, SelectAssign, Cat: dim.
+//   ToDType: dtype; Axes: axes; Ranges, RangesAssign: ranges; Select, SelectAssign, Cat: dim.
 struct OpArgs {
   double scalar = 0;
   double min = 0;
@@ -50,7 +50,7 @@ struct OpArgs {
   std::size_t k = 0;                               // TopK (argtopk, topk), with dim
 };
 
-// The operands, by Sig: Binary and BinaryDim {lhs, rhs}; Select and Gather {tensor, indices}; SelectAssign and
+// The operands, by Sig: Binary and BinaryDim {lhs, rhs}; RangesAssign {tensor, values}; Select and Gather {tensor, indices}; SelectAssign and
 // Scatter {tensor, indices, values}; MaskWhere {tensor, mask, value}; MaskFill {tensor, mask} (the
 // fill value is OpArgs::scalar); Cat the list (possibly empty); every other Sig {tensor}.
 struct ReferenceResult {

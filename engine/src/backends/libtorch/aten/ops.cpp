@@ -267,6 +267,14 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       for (int64_t d = 0; d < x.dim(); ++d) x = x.slice(d, integer(c, 2 * d), integer(c, 2 * d + 1));
       return x;
     }
+    case OpId::float_slice_assign: {
+      // A copy of x whose block (one resolved [start, end) per dim) takes values' elements.
+      at::Tensor out = in(c, 0).clone();
+      at::Tensor block = out;
+      for (int64_t d = 0; d < out.dim(); ++d) block = block.slice(d, integer(c, 2 * d), integer(c, 2 * d + 1));
+      block.copy_(in(c, 1));
+      return out;
+    }
     case OpId::float_select: return at::index_select(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong));
     case OpId::float_select_assign:
     case OpId::float_select_add:
