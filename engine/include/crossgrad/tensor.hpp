@@ -105,6 +105,11 @@ class Tensor {
     return wrap(Dispatch::float_min_dim_with_indices(inner_, dim));
   }
 
+  // Composed ops (docs/OPS.md "Composed ops").
+  DispatchTensor greater_elem(double scalar) const { return Dispatch::float_greater_elem(inner_, scalar); }
+  Tensor powi_scalar(double scalar) const { return Tensor(Dispatch::float_powi_scalar(inner_, scalar)); }
+  Tensor powi(const DispatchTensor& exponents) const { return Tensor(Dispatch::float_powi(inner_, exponents)); }
+
   friend Tensor operator+(const Tensor& a, const Tensor& b) { return a.add(b); }
   friend Tensor operator-(const Tensor& a, const Tensor& b) { return a.sub(b); }
   friend Tensor operator*(const Tensor& a, const Tensor& b) { return a.mul(b); }

@@ -3,6 +3,7 @@
 // Rule is Backward, written once for every backend in terms of B's forward ops. Binary ops reduce
 // broadcast gradients back to each operand's shape. Included by instantiate.cpp only.
 #include "autodiff/autodiff_impl.hpp"
+#include "ops/activation_backward.hpp"
 
 namespace crossgrad {
 using autodiff_detail::record;
@@ -111,20 +112,14 @@ AutodiffTensor<B> Autodiff<B>::float_tanh(const Tensor& x) {
 template <class B>
 AutodiffTensor<B> Autodiff<B>::sigmoid(const Tensor& x) {
   Primitive out = B::sigmoid(x.primitive);
-  auto rule = [out](const Primitive& g) {
-    const Primitive one_minus = B::float_add_scalar(B::float_neg(out), 1.0);
-    return std::vector<Primitive>{B::float_mul(g, B::float_mul(out, one_minus))};
-  };
+  auto rule = [out](const Primitive& g) { return std::vector<Primitive>{activation_backward::sigmoid<B>(out, g)}; };
   return record<B>(std::move(out), {&x}, std::move(rule));
 }
 
 template <class B>
 AutodiffTensor<B> Autodiff<B>::relu(const Tensor& x) {
   return record<B>(B::relu(x.primitive), {&x}, [px = x.primitive](const Primitive& g) {
-    const Primitive mask = B::bool_into_float(B::float_greater_scalar(px, 0.0), B::dtype(px));
-    // + 0.0: a masked-out zero is +0, as in PyTorch and Burn (g * 0 alone is -0 where g < 0);
-    // docs/OPS.md "Zero gradients are +0".
-    return std::vector<Primitive>{B::float_add_scalar(B::float_mul(g, mask), 0.0)};
+    return std::vector<Primitive>{activation_backward::relu<B>(px, g)};
   });
 }
 

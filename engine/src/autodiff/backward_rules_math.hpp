@@ -4,6 +4,7 @@
 // product of two factors for 1 - x^2, which keeps its digits near |x| = 1).
 // Included by instantiate.cpp only.
 #include "autodiff/autodiff_impl.hpp"
+#include "ops/activation_backward.hpp"
 
 #include <cmath>
 #include <numbers>
@@ -289,19 +290,14 @@ AutodiffTensor<B> Autodiff<B>::float_clamp_max(const Tensor& x, double max) {
 template <class B>
 AutodiffTensor<B> Autodiff<B>::log_sigmoid(const Tensor& x) {
   return autodiff_detail::unary_rule<B>(x, [](const Primitive& p) { return B::log_sigmoid(p); },
-                                        [](const Primitive& g, const Primitive& p) { return B::float_mul(g, B::sigmoid(B::float_neg(p))); });
+                                        [](const Primitive& g, const Primitive& p) { return activation_backward::log_sigmoid<B>(p, g); });
 }
 
-// d/dx gelu x = Phi(x) + x phi(x), in PyTorch's form: cdf = (1 + erf(x / sqrt 2)) / 2, pdf =
-// exp(-x^2 / 2) / sqrt(2 pi), g * (cdf + x * pdf).
+// activation_backward::gelu (ops/activation_backward.hpp): Phi(x) + x phi(x).
 template <class B>
 AutodiffTensor<B> Autodiff<B>::gelu(const Tensor& x) {
-  return autodiff_detail::unary_rule<B>(x, [](const Primitive& p) { return B::gelu(p); }, [](const Primitive& g, const Primitive& p) {
-    const Primitive cdf = B::float_mul_scalar(B::float_add_scalar(B::float_erf(B::float_mul_scalar(p, std::numbers::sqrt2 / 2)), 1.0), 0.5);
-    const Primitive pdf = B::float_mul_scalar(B::float_exp(B::float_mul_scalar(B::float_mul(p, p), -0.5)),
-                                              std::numbers::inv_sqrtpi / std::numbers::sqrt2);
-    return B::float_mul(g, B::float_add(cdf, B::float_mul(p, pdf)));
-  });
+  return autodiff_detail::unary_rule<B>(x, [](const Primitive& p) { return B::gelu(p); },
+                                        [](const Primitive& g, const Primitive& p) { return activation_backward::gelu<B>(p, g); });
 }
 
 // d/dx leaky_relu x = 1 above 0, the slope s elsewhere (PyTorch's x > 0 mask). The factor is

@@ -37,25 +37,4 @@ using namespace dispatch_detail;
   }
 CROSSGRAD_OPS(CROSSGRAD_DISPATCH_DEF)
 
-std::pair<DispatchTensor, DispatchTensor> Dispatch::float_sort_with_indices(const DispatchTensor& tensor,
-                                                                            std::size_t dim, bool descending) {
-  DispatchTensor values = float_sort(tensor, dim, descending);
-  return {std::move(values), float_argsort(tensor, dim, descending)};
-}
-std::pair<DispatchTensor, DispatchTensor> Dispatch::float_topk_with_indices(const DispatchTensor& tensor,
-                                                                            std::size_t dim, std::size_t k) {
-  DispatchTensor values = float_topk(tensor, dim, k);
-  return {std::move(values), float_argtopk(tensor, dim, k)};
-}
-std::pair<DispatchTensor, DispatchTensor> Dispatch::float_max_dim_with_indices(const DispatchTensor& tensor,
-                                                                               std::size_t dim) {
-  DispatchTensor values = float_max_dim(tensor, dim);
-  return {std::move(values), float_argmax(tensor, dim)};
-}
-std::pair<DispatchTensor, DispatchTensor> Dispatch::float_min_dim_with_indices(const DispatchTensor& tensor,
-                                                                               std::size_t dim) {
-  DispatchTensor values = float_min_dim(tensor, dim);
-  return {std::move(values), float_argmin(tensor, dim)};
-}
-
 }  // namespace crossgrad

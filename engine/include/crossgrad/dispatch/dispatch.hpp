@@ -57,6 +57,20 @@ struct Dispatch {
                                                                            std::size_t k);
   static std::pair<DispatchTensor, DispatchTensor> float_max_dim_with_indices(const DispatchTensor& tensor, std::size_t dim);
   static std::pair<DispatchTensor, DispatchTensor> float_min_dim_with_indices(const DispatchTensor& tensor, std::size_t dim);
+  // More of Burn's names, each a composition of registry ops (docs/OPS.md "Composed ops"):
+  // float_greater_elem is float_greater_scalar; float_powi_scalar is float_powf_scalar with the
+  // scalar converted as Rust's `as i64` (toward zero, NaN to 0, saturating); float_powi is
+  // float_powf with the Int exponents converted to the base's dtype (Burn's default).
+  static DispatchTensor float_greater_elem(const DispatchTensor& tensor, double scalar);
+  static DispatchTensor float_powi_scalar(const DispatchTensor& tensor, double scalar);
+  static DispatchTensor float_powi(const DispatchTensor& lhs, const DispatchTensor& rhs);
+  // Burn's ActivationOps backward entry points: the gradient of the activation at x (for relu and
+  // sigmoid: given their output, as Burn's) times `grad`, by the formulas of the Autodiff<B> rules
+  // (the same bits); differentiable on tracked tensors.
+  static DispatchTensor relu_backward(const DispatchTensor& output, const DispatchTensor& grad);
+  static DispatchTensor sigmoid_backward(const DispatchTensor& output, const DispatchTensor& grad);
+  static DispatchTensor gelu_backward(const DispatchTensor& x, const DispatchTensor& grad);
+  static DispatchTensor log_sigmoid_backward(const DispatchTensor& x, const DispatchTensor& grad);
   // Across backends for plain tensors; within one backend for autodiff tensors (differentiable).
   static DispatchTensor float_to_device(const DispatchTensor& t, const DispatchDevice& device);
 

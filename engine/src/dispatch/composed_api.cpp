@@ -1,0 +1,68 @@
+// Burn's ops that are compositions of registry ops at the Dispatch level (docs/OPS.md "Composed
+// ops"): their checks, panics, tracked-ness and gradients are those of the ops they call.
+#include "dispatch/dispatch_arms.hpp"
+#include "ops/activation_backward.hpp"
+
+#include <crossgrad/dispatch/dispatch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace crossgrad {
+using namespace dispatch_detail;
+
+std::pair<DispatchTensor, DispatchTensor> Dispatch::float_sort_with_indices(const DispatchTensor& tensor,
+                                                                            std::size_t dim, bool descending) {
+  DispatchTensor values = float_sort(tensor, dim, descending);
+  return {std::move(values), float_argsort(tensor, dim, descending)};
+}
+std::pair<DispatchTensor, DispatchTensor> Dispatch::float_topk_with_indices(const DispatchTensor& tensor,
+                                                                            std::size_t dim, std::size_t k) {
+  DispatchTensor values = float_topk(tensor, dim, k);
+  return {std::move(values), float_argtopk(tensor, dim, k)};
+}
+std::pair<DispatchTensor, DispatchTensor> Dispatch::float_max_dim_with_indices(const DispatchTensor& tensor,
+                                                                               std::size_t dim) {
+  DispatchTensor values = float_max_dim(tensor, dim);
+  return {std::move(values), float_argmax(tensor, dim)};
+}
+std::pair<DispatchTensor, DispatchTensor> Dispatch::float_min_dim_with_indices(const DispatchTensor& tensor,
+                                                                               std::size_t dim) {
+  DispatchTensor values = float_min_dim(tensor, dim);
+  return {std::move(values), float_argmin(tensor, dim)};
+}
+
+DispatchTensor Dispatch::float_greater_elem(const DispatchTensor& tensor, double scalar) {
+  return float_greater_scalar(tensor, scalar);
+}
+
+// Rust's `as i64` of the scalar, as Burn's elem::<i64>(): toward zero, NaN to 0, saturating at the
+// ends of i64; then x^n as float_powf_scalar computes it (C's pow, the gradient n x^(n-1)).
+DispatchTensor Dispatch::float_powi_scalar(const DispatchTensor& tensor, double scalar) {
+  double n = 0;
+  if (std::isnan(scalar)) n = 0;
+  else if (scalar >= 0x1p63) n = static_cast<double>(std::numeric_limits<std::int64_t>::max());
+  else if (scalar <= -0x1p63) n = -0x1p63;
+  else n = static_cast<double>(static_cast<std::int64_t>(scalar));
+  return float_powf_scalar(tensor, n);
+}
+
+// Burn's default: the int exponents converted to the base's float dtype, then float_powf.
+DispatchTensor Dispatch::float_powi(const DispatchTensor& lhs, const DispatchTensor& rhs) {
+  return float_powf(lhs, int_into_float(rhs, float_dtype(lhs)));
+}
+
+#define CROSSGRAD_ACTIVATION_BACKWARD(name)                                                                  \
+  DispatchTensor Dispatch::name##_backward(const DispatchTensor& x, const DispatchTensor& grad) {          \
+    return zip_op<PrimitiveKind::Float>(#name "_backward", x, grad, [&]<class Be>(const auto& a, const auto& g) { \
+      return activation_backward::name<Be>(a, g);                                                        \
+    });                                                                                                    \
+  }
+CROSSGRAD_ACTIVATION_BACKWARD(relu)
+CROSSGRAD_ACTIVATION_BACKWARD(sigmoid)
+CROSSGRAD_ACTIVATION_BACKWARD(gelu)
+CROSSGRAD_ACTIVATION_BACKWARD(log_sigmoid)
+#undef CROSSGRAD_ACTIVATION_BACKWARD
+
+}  // namespace crossgrad
