@@ -170,6 +170,12 @@ std::map<std::string, Trigger> triggers() {
                  "float_topk needs k of at most 3, the size of dim 1, got 4.", ""};
   t["random-distribution"] = {[] { Dispatch::float_random(Shape{2}, Distribution::uniform(1, 0), 7, DispatchDevice::NdArray()); },
                               "float_random cannot sample Uniform(1, 0).", ""};
+  t["require-grad-non-leaf"] = {[] {
+                                  const DispatchTensor x = Dispatch::float_from_data(TensorData::from_f32({1}, {1}),
+                                                                                     DispatchDevice::Autodiff(DispatchDevice::NdArray()));
+                                  Dispatch::float_set_require_grad(Dispatch::float_exp(x), true);
+                                },
+                                "Can't convert a non leaf tensor into a tracked tensor.", ""};
   t["expand-mismatch"] = {[] { Dispatch::float_expand(nd_f32(std::vector<float>(6), {2, 3}), {4, 3}); },
                           "float_expand cannot expand shape [2, 3] to [4, 3].", ""};
 #if CROSSGRAD_WITH_CUDA

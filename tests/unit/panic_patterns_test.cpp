@@ -344,6 +344,10 @@ std::map<std::string, Examples> examples() {
                                "float_random cannot sample Normal(0, -1)."},
                               {"float_random cannot sample Uniform(1, 0)", "float_random cannot sample Gamma(1, 0).",
                                "float_random can sample Uniform(1, 0).", "float random cannot sample Uniform(1, 0)."}};
+  e["require-grad-non-leaf"] = {"Can't convert a non leaf tensor into a tracked tensor.",
+                                {"Can't convert a non leaf tensor into a tracked tensor."},
+                                {"Can't convert a non leaf tensor into a tracked tensor", "Can't convert a leaf tensor into a tracked tensor.",
+                                 "Cannot convert a non leaf tensor into a tracked tensor."}};
   e["expand-mismatch"] = {"float_expand cannot expand shape {from} to {to}.",
                           {"float_expand cannot expand shape [2, 3] to [4, 3].", "float_expand cannot expand shape [2, 3] to [3]."},
                           {"float_expand cannot expand shape [2, 3] to [4, 3]", "float_expand cannot expand shape [2, 3] to [4, 3]!",

@@ -126,6 +126,9 @@ class Tensor {
   }
   void grad_replace(Gradients& grads, const Tensor& grad) const { Dispatch::grad_replace(inner_, grads, grad.inner_); }
   Tensor inner() const { return Tensor(Dispatch::inner(inner_)); }
+  Tensor detach() const { return Tensor(Dispatch::float_detach(inner_)); }
+  Tensor set_require_grad(bool require_grad) const { return Tensor(Dispatch::float_set_require_grad(inner_, require_grad)); }
+  bool is_require_grad() const { return Dispatch::float_is_require_grad(inner_); }
   static Tensor from_inner(const Tensor& t) { return Tensor(Dispatch::from_inner(t.inner_)); }
 
  private:

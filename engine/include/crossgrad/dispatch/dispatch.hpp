@@ -84,6 +84,14 @@ struct Dispatch {
   static std::optional<DispatchTensor> grad_remove(const DispatchTensor& t, Gradients& grads);
   static void grad_replace(const DispatchTensor& t, Gradients& grads, const DispatchTensor& grad);
   static DispatchTensor inner(const DispatchTensor& t);
+  // Burn's tracking calls (docs/OPS.md "Tracking"; every tracked leaf receives its gradient):
+  // float_detach gives a tracked tensor's values as a new tracked leaf (a plain one unchanged);
+  // float_is_require_grad is true for a tracked leaf; float_set_require_grad(t, false) is the plain
+  // inner tensor, (t, true) a plain tensor's tracked leaf (from_inner), a leaf itself, or for an op's
+  // result the panic require-grad-non-leaf (Burn's). Int and bool tensors: op-kind-mismatch.
+  static DispatchTensor float_detach(const DispatchTensor& tensor);
+  static DispatchTensor float_set_require_grad(const DispatchTensor& tensor, bool require_grad);
+  static bool float_is_require_grad(const DispatchTensor& tensor);
   static DispatchTensor from_inner(const DispatchTensor& t);
 };
 
