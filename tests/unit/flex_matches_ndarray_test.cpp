@@ -648,6 +648,28 @@ TEST_P(FlexMatchesNdArray, CumminAndCummaxMatchNdArray) {
   }
 }
 
+// slice_assign's own Flex kernel (a parallel copy, then one memcpy per block row) against the
+// reference's composite: blocks at the edges and inside every dim, empty and whole blocks.
+TEST_P(FlexMatchesNdArray, SliceAssignMatchesNdArray) {
+  unsigned seed = 960;
+  const std::vector<std::pair<Shape, std::vector<Range>>> cases = {
+      {Shape{256, 300}, {{10, 200}, {1, 299}}}, {Shape{256, 300}, {{0, 256}, {0, 1}}}, {Shape{4, 5, 6}, {{1, 3}, {0, 5}, {2, 6}}},
+      {Shape{4, 5, 6}, {{2, 2}}},               {Shape{7}, {{0, 7}}},                  {Shape{}, {}},
+      {Shape{3, 1000}, {{2, 3}}}};
+  for (DType dt : kFloatTypes) {
+    for (const auto& [shape, ranges] : cases) {
+      const TensorData d = random_data(dt, shape, seed++, Values::Mixed);
+      std::vector<std::size_t> block = shape.dims();
+      for (std::size_t k = 0; k < ranges.size(); ++k) block[k] = ranges[k].end - ranges[k].start;
+      const TensorData v = random_data(dt, Shape(block), seed++, Values::Mixed);
+      expect_same_as_ndarray([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::float_slice_assign(on<B>(d), ranges, on<B>(v)));
+      }, "slice_assign " + shape_str(shape));
+    }
+  }
+}
+
 // argsort both ways and argtopk with a k of 1, of half the dim and of all of it: Flex's integer
 // keys give the reference's stable order, NaNs, signed zeros and ties included.
 TEST_P(FlexMatchesNdArray, ArgsortAndArgtopkMatchNdArray) {

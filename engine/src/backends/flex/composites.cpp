@@ -27,8 +27,4 @@ FlexTensor Flex::float_topk(const FlexTensor& tensor, std::size_t dim, std::size
   return composite::topk<Flex>(tensor, dim, k);
 }
 
-FlexTensor Flex::float_slice_assign(const FlexTensor& tensor, const std::vector<Range>& ranges, const FlexTensor& values) {
-  return composite::slice_assign<Flex>(tensor, ranges, values);
-}
-
 }  // namespace crossgrad::backends
