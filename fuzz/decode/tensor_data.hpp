@@ -31,7 +31,8 @@ enum class DataEntry : std::uint8_t {
 
 // Allocate's bytes name a float_random call: byte 0 the distribution's kind (of 4), bytes 1 and
 // 2 its parameters (kRandomParameters), bytes 3..10 the seed (little endian); missing bytes are 0.
-inline constexpr double kRandomParameters[] = {0.0, 1.0, -1.0, 0.5, 2.0, -3.0, 0.25, 1.5, 5.0, -0.0, 1e-300,
+// 1 + 2^-23 is the float after 1: Uniform(1, it) rounds about half its F32 samples up to high.
+inline constexpr double kRandomParameters[] = {0.0, 1.0, -1.0, 0.5, 2.0, -3.0, 0.25, 1.0 + 0x1p-23, 5.0, -0.0, 1e-300,
                                                1e300, -1e300, 1e308, 3.0e38, -7.5};
 struct RandomCall {
   Distribution distribution;

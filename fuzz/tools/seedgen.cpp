@@ -182,6 +182,8 @@ void tensor_data_seeds() {
   emit(T, "allocate-random-normal", s);
   s.bytes = {2, 1, 2, 1};
   emit(T, "allocate-random-uniform-without-values", s);
+  s.bytes = {2, 1, 7, 3};
+  emit(T, "allocate-random-uniform-rounding-up-to-high", s);
   s.bytes = {3, 0, 255};
   emit(T, "allocate-random-normal-nan-std", s);
   s.dtype = DType::I32;

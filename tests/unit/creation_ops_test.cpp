@@ -79,6 +79,10 @@ TYPED_TEST(CreationOps, RandomSamplesHaveTheirDistributionsRangeAndMoments) {
     // A narrow F32 interval where low + (high - low) u rounds up to high: never high itself.
     const std::vector<double> narrow = values(Dispatch::float_random(Shape{n}, Distribution::uniform(1, 1 + 1e-7), 12, device, DType::F32));
     EXPECT_LT(*std::max_element(narrow.begin(), narrow.end()), 1 + 1e-7);
+    // high = 1 + 2^-23, the float after 1: about half the samples round to high in F32 and must
+    // become the float below it, 1.
+    const std::vector<double> tight = values(Dispatch::float_random(Shape{64}, Distribution::uniform(1, 1 + 0x1p-23), 15, device, DType::F32));
+    EXPECT_TRUE(std::all_of(tight.begin(), tight.end(), [](double x) { return x == 1; }));
     const std::vector<double> b = values(Dispatch::float_random(Shape{n}, Distribution::bernoulli(0.25), 13, device, dt));
     EXPECT_TRUE(std::all_of(b.begin(), b.end(), [](double x) { return x == 0 || x == 1; }));
     EXPECT_NEAR(mean_of(b), 0.25, 0.02);
