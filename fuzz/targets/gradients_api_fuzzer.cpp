@@ -1,7 +1,8 @@
 // gradients_api_fuzzer: bytes -> a sequence of backward / grad / grad_remove /
 // grad_replace / inner / from_inner commands on one Gradients and a pool of
 // tensors, each checked against the oracle's model (oracle::GradientsSession),
-// the container compared with the model after each.
+// the container compared with the model after each. from_inner first checks
+// Burn's tracking calls (detach, set / is_require_grad) on the same tensor.
 #include "decode/scenarios.hpp"
 #include "targets/panic_ids.hpp"
 #include "targets/targets.hpp"
@@ -48,6 +49,10 @@ void run(Bytes bytes, Outcome &out) {
     // Built only for a failure or the log.
     const auto what = [&] { return "command " + std::to_string(i) + " " + describe(c); };
     const std::optional<std::string> expected = expected_panic(session, c);
+    const std::vector<std::string> tracking_panics =
+        c.kind == CommandKind::FromInner && !session.pool().empty()
+            ? oracle::expect_tracking_panics(session.pool()[c.index % session.pool().size()].spec)
+            : std::vector<std::string>{};
     oracle::Failure f;
     switch (c.kind) {
       case CommandKind::Backward:
@@ -72,13 +77,15 @@ void run(Bytes bytes, Outcome &out) {
         f = session.inner(c.index);
         break;
       case CommandKind::FromInner:
-        f = session.from_inner(c.index);
+        f = session.tracking(c.index);
+        if (!f) f = session.from_inner(c.index);
         break;
       case CommandKind::kCount:
         break;
     }
     if (f) fail(what() + ": " + *f);
     note_expected_lazily(out, expected, what);
+    for (const std::string &id : tracking_panics) note_expected_lazily(out, id, what);
     out.note([&] {
       return what() + " -> " + (expected ? "panic " + *expected : std::string("ok")) + "; " +
              std::to_string(session.model().size()) + " entries, pool " + std::to_string(session.pool().size());

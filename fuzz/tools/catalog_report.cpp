@@ -13,9 +13,7 @@
 // switch (Note [Cuda fault injection]) on one from_data, and reported as such.
 // Entries that no fuzz schema can express yet are raised directly through the public API and
 // listed apart as "outside the fuzz schemas" (duplicate-node-id: the decoders give every leaf a
-// fresh node id; backward-gradient-mismatch: an internal invariant no correct rule breaks;
-// require-grad-non-leaf: the tracking calls are no fuzz command yet), so the gap stays visible in
-// every report instead of being exempted.
+// fresh node id; backward-gradient-mismatch: an internal invariant no correct rule breaks), so the gap stays visible in every report instead of being exempted.
 #include <algorithm>
 #include <crossgrad/crossgrad.hpp>
 #include <cstdio>
@@ -119,24 +117,9 @@ std::optional<std::string> reach_backward_gradient_mismatch(const std::string &e
   return std::nullopt;
 }
 
-// Burn's tracking calls (float_detach, float_set_require_grad, float_is_require_grad) are not
-// commands of gradients_api_fuzzer yet: set_require_grad(true) of an op's result on Flex.
-std::optional<std::string> reach_require_grad_non_leaf(const std::string &entry) {
-  const DispatchTensor x = Dispatch::float_from_data(TensorData::from_f32({1, 2}, {2}), DispatchDevice::Autodiff(DispatchDevice::Flex()));
-  try {
-    (void)Dispatch::float_set_require_grad(Dispatch::float_neg(x), true);
-  } catch (const Panic &p) {
-    if (panic_id_name(p.id()) == entry && !check_catalogued(p)) {
-      return "raised directly, outside the fuzz schemas (the tracking calls are not gradients_api_fuzzer commands yet)";
-    }
-  }
-  return std::nullopt;
-}
-
 std::optional<std::string> reach_outside_schemas(const std::string &entry) {
   if (entry.rfind("remote-", 0) == 0) return reach_remote_faults(entry);
   if (entry == "backward-gradient-mismatch") return reach_backward_gradient_mismatch(entry);
-  if (entry == "require-grad-non-leaf") return reach_require_grad_non_leaf(entry);
   if (entry != "duplicate-node-id") return std::nullopt;
   // Two distinct Flex leaves given one id with the public Autodiff<B>::leaf_with_id.
   using B = backends::Flex;

@@ -68,6 +68,20 @@ Outcome expect_receiver(const KindSpec& tensor) {
   return Outcome::success();
 }
 
+namespace {
+// A float tensor as Dispatch ops take it: B(Float(p)) or Autodiff(B(Autodiff(a))).
+bool float_tensor(const KindSpec& k) {
+  return (k.autodiff_depth == 0 && k.leaf.primitive == PrimitiveKind::Float) ||
+         (k.autodiff_depth == 1 && k.leaf.primitive == PrimitiveKind::Autodiff);
+}
+}  // namespace
+
+std::vector<std::string> expect_tracking_panics(const KindSpec& tensor) {
+  if (!float_tensor(tensor)) return {"op-kind-mismatch"};
+  if (tensor.autodiff_depth == 1) return {"require-grad-non-leaf"};
+  return {};
+}
+
 Outcome expect_from_inner(const KindSpec& tensor) {
   if (tensor.autodiff_depth > 0) return wraps_autodiff();
   if (tensor.leaf.primitive != PrimitiveKind::Float) return should_be_float(tensor.leaf.primitive);

@@ -2,6 +2,7 @@
 #include <crossgrad/oracle/model.hpp>
 #include <crossgrad/oracle/numeric.hpp>
 #include <crossgrad/oracle/registry.hpp>
+#include <crossgrad/oracle/render.hpp>
 
 #include <crossgrad/core/panic.hpp>
 #include <crossgrad/dispatch/dispatch.hpp>
@@ -167,6 +168,51 @@ Failure GradientsSession::inner(std::size_t index) {
     pool_.push_back({k, std::move(*got)});
   }
   return check_model("inner");
+}
+
+Failure GradientsSession::tracking(std::size_t index) {
+  const PoolEntry* e = pick(index);
+  if (!e) return std::nullopt;
+  const DispatchTensor& t = e->tensor;
+  const std::string where = "\n  tensor: " + describe(e->spec);
+  const std::vector<std::string> panics = expect_tracking_panics(e->spec);
+  if (!panics.empty() && panics[0] == "op-kind-mismatch") {
+    const std::string kind = render_kind(e->spec, node_of(t.kind));
+    for (const char* op : {"float_detach", "float_is_require_grad", "float_set_require_grad"}) {
+      const Outcome want = Outcome::panic("op-kind-mismatch", std::string(op) + " needs a tensor of kind Float, got " + kind + ".");
+      const Outcome got = outcome_of([&] {
+        if (std::string_view(op) == "float_detach") (void)Dispatch::float_detach(t);
+        else if (std::string_view(op) == "float_is_require_grad") (void)Dispatch::float_is_require_grad(t);
+        else (void)Dispatch::float_set_require_grad(t, true);
+      });
+      if (got != want) return std::string(op) + ": expected " + describe(want) + "\n  got " + describe(got) + where;
+    }
+    return check_model("tracking");
+  }
+  const bool tracked = e->spec.autodiff_depth == 1;
+  const auto same_values = [&](const DispatchTensor& a) {
+    return Dispatch::float_into_data(a) == Dispatch::float_into_data(t);
+  };
+  // Every tracked entry joined the pool as a leaf (a graph's, from_data's or from_inner's).
+  if (Dispatch::float_is_require_grad(t) != tracked) return std::string("float_is_require_grad is not 'a tracked leaf'") + where;
+  const DispatchTensor detached = Dispatch::float_detach(t);
+  if (detached.kind.is_autodiff() != tracked || !same_values(detached)) return "float_detach changed the kind or the values" + where;
+  if (tracked && node_of(detached.kind) == node_of(t.kind)) return "float_detach kept the tensor's node" + where;
+  const DispatchTensor off = Dispatch::float_set_require_grad(t, false);
+  if (off.kind.is_autodiff() || !same_values(off)) return "float_set_require_grad(false) is not the plain tensor" + where;
+  const DispatchTensor on = Dispatch::float_set_require_grad(t, true);
+  if (!on.kind.is_autodiff() || !Dispatch::float_is_require_grad(on) || !same_values(on)) {
+    return "float_set_require_grad(true) is not a tracked leaf of the values" + where;
+  }
+  if (tracked) {
+    if (node_of(on.kind) != node_of(t.kind)) return "float_set_require_grad(true) of a leaf made another leaf" + where;
+    const DispatchTensor result = Dispatch::float_neg(t);
+    if (Dispatch::float_is_require_grad(result)) return "float_is_require_grad of an op's result is true" + where;
+    const Outcome want = Outcome::panic("require-grad-non-leaf", "Can't convert a non leaf tensor into a tracked tensor.");
+    const Outcome got = outcome_of([&] { (void)Dispatch::float_set_require_grad(result, true); });
+    if (got != want) return "float_set_require_grad(true) of an op's result: expected " + describe(want) + "\n  got " + describe(got) + where;
+  }
+  return check_model("tracking");
 }
 
 Failure GradientsSession::from_inner(std::size_t index) {

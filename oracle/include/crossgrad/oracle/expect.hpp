@@ -11,6 +11,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace crossgrad::oracle {
 
@@ -57,6 +58,11 @@ inline constexpr std::string_view cross_backend_pattern =
     R"(The provided tensors are not on the same backend\. Got backends (.+?) and (.+?)\.)";
 }  // namespace text
 std::string cross_backend_message(std::string_view t, std::string_view g);
+
+// The panics GradientsSession::tracking expects for a tensor of this kind (docs/OPS.md
+// "Tracking"): op-kind-mismatch for a kind that is no float tensor, require-grad-non-leaf (for
+// float_neg of it) when it is tracked, none for a plain float tensor.
+std::vector<std::string> expect_tracking_panics(const KindSpec& tensor);
 // "int" | "bool" | "quantized" | "autodiff" ("float" never panics).
 std::string_view got_word(PrimitiveKind primitive);
 

@@ -31,6 +31,9 @@ class GradientsSession {
   Failure backward_of(std::size_t index);  // Dispatch::backward of a pool tensor; merges
   Failure inner(std::size_t index);        // a successful result joins the pool
   Failure from_inner(std::size_t index);   // a successful result joins the pool
+  // Burn's tracking calls (docs/OPS.md "Tracking") on a pool tensor and on float_neg of it (an
+  // op's result) against expect_tracking's rules; the pool and the container are unchanged.
+  Failure tracking(std::size_t index);
 
   const GradientsSnapshot& model() const { return model_; }
   const Gradients& grads() const { return grads_; }
