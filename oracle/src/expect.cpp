@@ -68,16 +68,8 @@ Outcome expect_receiver(const KindSpec& tensor) {
   return Outcome::success();
 }
 
-namespace {
-// A float tensor as Dispatch ops take it: B(Float(p)) or Autodiff(B(Autodiff(a))).
-bool float_tensor(const KindSpec& k) {
-  return (k.autodiff_depth == 0 && k.leaf.primitive == PrimitiveKind::Float) ||
-         (k.autodiff_depth == 1 && k.leaf.primitive == PrimitiveKind::Autodiff);
-}
-}  // namespace
-
 std::vector<std::string> expect_tracking_panics(const KindSpec& tensor) {
-  if (!float_tensor(tensor)) return {"op-kind-mismatch"};
+  if (!is_float_view(tensor)) return {"op-kind-mismatch"};
   if (tensor.autodiff_depth == 1) return {"require-grad-non-leaf"};
   return {};
 }

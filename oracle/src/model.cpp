@@ -178,15 +178,15 @@ Failure GradientsSession::tracking(std::size_t index) {
   const std::vector<std::string> panics = expect_tracking_panics(e->spec);
   if (!panics.empty() && panics[0] == "op-kind-mismatch") {
     const std::string kind = render_kind(e->spec, node_of(t.kind));
-    for (const char* op : {"float_detach", "float_is_require_grad", "float_set_require_grad"}) {
+    const auto expect_mismatch = [&](const char* op, auto call) -> Failure {
       const Outcome want = Outcome::panic("op-kind-mismatch", std::string(op) + " needs a tensor of kind Float, got " + kind + ".");
-      const Outcome got = outcome_of([&] {
-        if (std::string_view(op) == "float_detach") (void)Dispatch::float_detach(t);
-        else if (std::string_view(op) == "float_is_require_grad") (void)Dispatch::float_is_require_grad(t);
-        else (void)Dispatch::float_set_require_grad(t, true);
-      });
+      const Outcome got = outcome_of(call);
       if (got != want) return std::string(op) + ": expected " + describe(want) + "\n  got " + describe(got) + where;
-    }
+      return std::nullopt;
+    };
+    if (Failure f = expect_mismatch("float_detach", [&] { (void)Dispatch::float_detach(t); })) return f;
+    if (Failure f = expect_mismatch("float_is_require_grad", [&] { (void)Dispatch::float_is_require_grad(t); })) return f;
+    if (Failure f = expect_mismatch("float_set_require_grad", [&] { (void)Dispatch::float_set_require_grad(t, true); })) return f;
     return check_model("tracking");
   }
   const bool tracked = e->spec.autodiff_depth == 1;

@@ -14,10 +14,6 @@
 namespace crossgrad::oracle {
 namespace {
 
-bool is_float_view(const KindSpec &k) {
-  return (k.autodiff_depth == 0 && k.leaf.primitive == PrimitiveKind::Float) ||
-         (k.autodiff_depth == 1 && k.leaf.primitive == PrimitiveKind::Autodiff);
-}
 bool is_tracked(const KindSpec &k) { return k.autodiff_depth == 1; }
 
 // The decoder picks any op code for any probe kind; the registry says which op a probe of that kind

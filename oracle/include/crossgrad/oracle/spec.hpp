@@ -45,6 +45,12 @@ struct KindSpec {
   friend bool operator==(const KindSpec&, const KindSpec&) = default;
 };
 
+// A float tensor as Dispatch ops take it: B(Float(p)) or the well-formed Autodiff(B(Autodiff(a))).
+inline bool is_float_view(const KindSpec& k) {
+  return (k.autodiff_depth == 0 && k.leaf.primitive == PrimitiveKind::Float) ||
+         (k.autodiff_depth == 1 && k.leaf.primitive == PrimitiveKind::Autodiff);
+}
+
 struct DispatchSpec {
   KindSpec kind;
   std::optional<CheckpointingStrategy> checkpointing;
