@@ -60,6 +60,9 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_RangesAssign(f) f(a.x, a.ranges, a.values)
 #define CROSSGRAD_BENCH_CALL_Sort(f) f(a.x, a.dim, a.dim1 != 0)
 #define CROSSGRAD_BENCH_CALL_TopK(f) f(a.x, a.dim, a.dim1)
+#define CROSSGRAD_BENCH_CALL_ScatterUpdate(f) f(a.x, a.dim, a.indices, a.values, a.update)
+#define CROSSGRAD_BENCH_CALL_GatherNd(f) f(a.x, a.indices)
+#define CROSSGRAD_BENCH_CALL_ScatterNd(f) f(a.x, a.indices, a.values, a.update)
 #define CROSSGRAD_BENCH_CALL_Cat(f) f(a.pieces, a.dim)
 
 // Registers `op` on B with the first argument family the op accepts (a tiny trial call that

@@ -29,6 +29,7 @@ struct OpArgs {
   DType dtype = DType::F32;
   std::vector<std::size_t> axes;
   std::vector<Range> ranges;
+  IndexingUpdateOp update = IndexingUpdateOp::Add;
   double input_bytes = 0;  // bytes the op reads (GB/s counts these plus the result's)
 };
 
@@ -280,6 +281,33 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  a.indices = index_tensor<B>(square(s), s.n, 3);
                  a.input_bytes += bytes_of<B>(a.indices);
                  if (op.sig == OpSig::Scatter) {
+                   a.values = operand_tensor<B>(kind, square(s), 4);
+                   a.input_bytes += bytes_of<B>(a.values);
+                 }
+                 return a;
+               }}};
+    case OpSig::ScatterUpdate:
+      // scatter's family with the update that compares (Max): Add is scatter_add's row.
+      return {{squares, {4, 0}, [](const BenchSize& s) { return square_label(s) + "/Max"; }, [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(square(s), a);
+                 a.dim = 1;
+                 a.indices = index_tensor<B>(square(s), s.n, 3);
+                 a.values = operand_tensor<B>(kind, square(s), 4);
+                 a.update = IndexingUpdateOp::Max;
+                 a.input_bytes += bytes_of<B>(a.indices) + bytes_of<B>(a.values);
+                 return a;
+               }}};
+    case OpSig::GatherNd:
+    case OpSig::ScatterNd:
+      // n random rows of the square by one coordinate each (embedding lookups; scatter_nd adds
+      // n rows of values back, as their gradient does).
+      return {{squares, {4, 0}, square_label, [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(square(s), a);
+                 a.indices = index_tensor<B>(Shape{s.n, 1}, s.n, 3);
+                 a.input_bytes += bytes_of<B>(a.indices);
+                 if (op.sig == OpSig::ScatterNd) {
                    a.values = operand_tensor<B>(kind, square(s), 4);
                    a.input_bytes += bytes_of<B>(a.values);
                  }

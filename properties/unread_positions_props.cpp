@@ -211,6 +211,52 @@ UnreadCase slice_assign_case(DType d) {
   return c;
 }
 
+// float_scatter with Assign: the receiver's elements some value replaces (one index per element
+// along dim, so duplicates land on one element: the last value wins).
+UnreadCase scatter_assign_case(DType d) {
+  const Dims s = small_shape(1);
+  UnreadCase c;
+  c.args.dim = pick(0, s.size() - 1);
+  c.args.update = IndexingUpdateOp::Assign;
+  Dims index_shape = s;
+  index_shape[c.args.dim] = pick(1, 4);
+  std::vector<double> idx(og::element_count(index_shape));
+  for (double& v : idx) v = static_cast<double>(pick(0, s[c.args.dim] - 1));
+  c.unread.assign(og::element_count(s), false);
+  for (std::size_t e = 0; e < idx.size(); ++e) {
+    Dims at = coords(e, index_shape);
+    at[c.args.dim] = static_cast<std::size_t>(idx[e]);
+    std::size_t flat = 0;
+    for (std::size_t k = 0; k < s.size(); ++k) flat = flat * s[k] + at[k];
+    c.unread[flat] = true;
+  }
+  c.operands = {filled(s, d, c.unread, kAnySpecial), og::HostArray{index_shape, DType::I64, idx},
+                filled(index_shape, d, std::vector<bool>(idx.size(), false), kAnySpecial)};
+  return c;
+}
+
+// float_gather_nd: the elements of the receiver's first k dims that no index row names (k = 1 or 2).
+UnreadCase gather_nd_case(DType d) {
+  const Dims s = small_shape(1);
+  UnreadCase c;
+  const std::size_t k = pick(1, std::min<std::size_t>(2, s.size()));
+  const std::size_t rows = pick(1, 4);
+  std::vector<double> idx;
+  c.unread.assign(og::element_count(s), true);
+  std::size_t block = 1;
+  for (std::size_t j = k; j < s.size(); ++j) block *= s[j];
+  for (std::size_t m = 0; m < rows; ++m) {
+    std::size_t row = 0;
+    for (std::size_t j = 0; j < k; ++j) {
+      idx.push_back(static_cast<double>(pick(0, s[j] - 1)));
+      row = row * s[j] + static_cast<std::size_t>(idx.back());
+    }
+    for (std::size_t b = 0; b < block; ++b) c.unread[row * block + b] = false;
+  }
+  c.operands = {filled(s, d, c.unread, kAnySpecial), og::HostArray{{rows, k}, DType::I64, idx}};
+  return c;
+}
+
 // hard_sigmoid with alpha > 0: where alpha x + beta is below 0 or above 1 (-inf and +inf there;
 // a NaN is read: it passes the clamp).
 UnreadCase hard_sigmoid_case(DType d) {
@@ -387,6 +433,8 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_slice: return slice_case;
     case OpId::float_select: return select_case;
     case OpId::float_gather: return gather_case;
+    case OpId::float_gather_nd: return gather_nd_case;
+    case OpId::float_scatter: return scatter_assign_case;
     case OpId::float_mask_where: return mask_where_case;
     case OpId::float_unfold: return unfold_case;
     case OpId::float_slice_assign: return slice_assign_case;
@@ -436,6 +484,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_select_assign:  // out = x, then += values at the indices: every x is read
     case OpId::float_select_add:
     case OpId::float_scatter_add:
+    case OpId::float_scatter_nd:  // as scatter's; its Assign rows are pinned by ScatterOps tests
     case OpId::float_repeat_dim:  // every element is copied (times = 0 reads nothing, but has no result either)
     case OpId::float_sort:  // every element is compared (a NaN is the largest: topk keeps it first)
     case OpId::float_topk:

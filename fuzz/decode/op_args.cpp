@@ -70,6 +70,18 @@ std::vector<std::size_t> block_values_shape(const OpArgsCase &c, ShapeMode mode,
 
 std::vector<std::size_t> scatter_values_shape(const OpArgsCase &c, ShapeMode, std::size_t) { return c.indices.shape; }
 
+std::vector<std::size_t> nd_index_shape(const OpArgsCase &c) { return {c.index_size, c.k}; }
+
+// The indices' shape without its last dim, then the receiver's dims from k on (when k fits).
+std::vector<std::size_t> nd_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
+  const std::vector<std::size_t> &x = c.tensors[0].shape, &i = c.indices.shape;
+  if (i.empty() || i.back() > x.size()) return x;
+  std::vector<std::size_t> s(i.begin(), i.end() - 1);
+  s.insert(s.end(), x.begin() + static_cast<std::ptrdiff_t>(i.back()), x.end());
+  if (mode == ShapeMode::Derived && !s.empty()) ++s[0];
+  return s;
+}
+
 namespace {
 
 std::string size_text(std::size_t v) {
@@ -161,8 +173,7 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   if (op.sig == OpSig::MaskWhere || op.sig == OpSig::MaskFill) {
     call.operands.insert(call.operands.begin() + 1, mask_is_bool(c) ? bools(c.indices) : ints(c.indices, int_dtype));
   }
-  if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather || op.sig == OpSig::Scatter)
-    call.operands.insert(call.operands.begin() + 1, ints(c.indices, int_dtype));
+  if (takes_index_tensor(op.sig)) call.operands.insert(call.operands.begin() + 1, ints(c.indices, int_dtype));
   oracle::OpArgs &a = call.args;
   a.scalar = float_value(c.scalar);
   a.alpha = float_value(c.alpha);
@@ -172,6 +183,8 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   a.step = c.step;
   a.descending = c.descending;
   a.k = c.k;
+  a.update = kIndexingUpdateOps[c.update % std::size(kIndexingUpdateOps)];
+  a.tracked = c.tracked;
   a.min = float_value(c.min);
   a.max = float_value(c.max);
   a.dim = size_value(c.dim, kDimCodes);
@@ -268,8 +281,17 @@ std::string describe(const OpArgsCase &c) {
     case OpSig::Cat:
       os << "\n  dim " << size_text(size_value(c.dim, kDimCodes));
       break;
+    case OpSig::ScatterUpdate:
+      os << "\n  dim " << size_text(size_value(c.dim, kDimCodes)) << ", update "
+         << indexing_update_name(kIndexingUpdateOps[c.update % std::size(kIndexingUpdateOps)]);
+      break;
+    case OpSig::GatherNd:
+      break;
+    case OpSig::ScatterNd:
+      os << "\n  update " << indexing_update_name(kIndexingUpdateOps[c.update % std::size(kIndexingUpdateOps)]);
+      break;
   }
-  if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather || op.sig == OpSig::Scatter) {
+  if (takes_index_tensor(op.sig)) {
     os << "\n  indices " << dtype_name(kIntDTypes[c.int_dtype % std::size(kIntDTypes)]) << " "
        << tensor_text(c.indices, true);
   }

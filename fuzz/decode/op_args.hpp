@@ -58,7 +58,8 @@ struct ArgTensor {
 // How a second tensor's shape is given: read, or derived from the first operand so that valid
 // arguments are common (Binary: lhs's shape or lhs's with the last two dims swapped; SelectAssign:
 // the selected shape; Cat: the first piece's shape with `dim` resized; Gather / Scatter indices:
-// the receiver's shape, or it with `dim` resized; Scatter values: the indices' shape).
+// the receiver's shape, or it with `dim` resized; Scatter values: the indices' shape; ScatterNd
+// values: the gathered shape, or (Derived) it with its first dim one longer).
 enum class ShapeMode : std::uint8_t { Explicit, LikeFirst, Derived, kCount };
 
 struct OpArgsCase {
@@ -70,7 +71,7 @@ struct OpArgsCase {
   std::vector<ShapeMode> modes;    // per tensor after the first
   std::vector<std::size_t> sizes;  // Cat: per piece after the first, the size of `dim` (LikeFirst)
   std::size_t int_dtype = 0;       // index into kIntDTypes: index tensors and int receivers
-  ArgTensor indices;               // Select, SelectAssign, Gather, Scatter; the mask of MaskWhere, MaskFill
+  ArgTensor indices;               // takes_index_tensor Sigs; the mask of MaskWhere, MaskFill
   ShapeMode index_mode = ShapeMode::Explicit;  // Gather, Scatter, masks: how the indices' shape is given
   std::size_t index_size = 0;                  // ... and its size along dim (Derived)
   std::size_t scalar = 0, min = 0, max = 0;  // float codes
@@ -78,6 +79,7 @@ struct OpArgsCase {
   std::size_t times = 0, size = 0, step = 0; // counts 0..kDimChoices-1 (Repeat, Window)
   bool descending = false;                   // Sort
   std::size_t k = 0;                         // TopK: a count 0..kDimChoices-1
+  std::size_t update = 0;                    // ScatterUpdate, ScatterNd: index into kIndexingUpdateOps
   std::size_t dim = 0, dim1 = 0;             // dim codes
   std::vector<std::size_t> shape;            // ToShape target
   std::size_t dtype = 0;                     // ToDType target: index into all_dtypes()
@@ -141,6 +143,8 @@ std::vector<std::size_t> gather_index_shape(const OpArgsCase &c);
 std::vector<std::size_t> mask_shape(const OpArgsCase &c);
 std::vector<std::size_t> scatter_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 std::vector<std::size_t> block_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
+std::vector<std::size_t> nd_index_shape(const OpArgsCase &c);
+std::vector<std::size_t> nd_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 
 template <class Io>
 void index_tensor(Io &io, OpArgsCase &c) {
@@ -159,6 +163,22 @@ void gather_index_tensor(Io &io, OpArgsCase &c) {
   } else {
     io.pick(c.index_size, kDimChoices);
     if constexpr (Io::reading) c.indices.shape = gather_index_shape(c);
+  }
+  codes(io, c.indices, kIntCodes);
+}
+
+// Index rows (GatherNd, ScatterNd): an explicit shape of rank <= 3, or [rows, k] with rows and
+// k (the coordinates per row: up to the receiver's rank and one past it) read as counts.
+template <class Io>
+void nd_index_tensor(Io &io, OpArgsCase &c) {
+  io.pick(c.int_dtype, std::size(kIntDTypes));
+  io.pick_enum(c.index_mode, static_cast<std::size_t>(ShapeMode::kCount));
+  if (c.index_mode == ShapeMode::Explicit) {
+    shape(io, c.indices.shape, 3);
+  } else {
+    io.pick(c.index_size, kDimChoices);
+    io.pick(c.k, kDimChoices);
+    if constexpr (Io::reading) c.indices.shape = nd_index_shape(c);
   }
   codes(io, c.indices, kIntCodes);
 }
@@ -250,6 +270,20 @@ void schema(Io &io, OpArgsCase &c) {
       io.pick(c.dim, kDimCodes);
       gather_index_tensor(io, c);
       later_tensor(io, c, 1, kFloatCodes, &scatter_values_shape);
+      break;
+    case OpSig::ScatterUpdate:
+      io.pick(c.dim, kDimCodes);
+      gather_index_tensor(io, c);
+      later_tensor(io, c, 1, kFloatCodes, &scatter_values_shape);
+      io.pick(c.update, std::size(kIndexingUpdateOps));
+      break;
+    case OpSig::GatherNd:
+      nd_index_tensor(io, c);
+      break;
+    case OpSig::ScatterNd:
+      nd_index_tensor(io, c);
+      later_tensor(io, c, 1, kFloatCodes, &nd_values_shape);
+      io.pick(c.update, std::size(kIndexingUpdateOps));
       break;
     case OpSig::BinaryDim:
       later_tensor(io, c, 1, kFloatCodes, &binary_rhs_shape);

@@ -356,6 +356,12 @@ class Run {
       case OpSig::SelectAssign:
       case OpSig::Scatter:
         return Reads{3, 0, 1, false, false};
+      case OpSig::ScatterUpdate:  // dim and the update's code
+        return Reads{3, 0, 2, false, false};
+      case OpSig::GatherNd:
+        return Reads{2, 0, 0, false, false};
+      case OpSig::ScatterNd:  // the update's code
+        return Reads{3, 0, 1, false, false};
       case OpSig::MaskWhere:
         return Reads{3, 0, 0, false, false};
       case OpSig::Affine:

@@ -726,6 +726,58 @@ Candidates candidates(OpSig sig, DType dtype) {
       }
       return out;
     }
+    case OpSig::ScatterUpdate: {
+      // Scatter's arguments with an update: Max, then Assign (the first a tracked receiver takes),
+      // and Mul, which a tracked receiver refuses (scatter-update-gradient).
+      const Candidates scatter = candidates(OpSig::Scatter, dtype);
+      const auto with_update = [](ArgEdit e, std::size_t update) -> ArgEdit {
+        return [=](oa::OpArgsCase &c) {
+          e(c);
+          c.update = update;
+        };
+      };
+      Candidates out;
+      for (const ArgEdit &e : scatter.valid) {
+        out.valid.push_back(with_update(e, 4));
+        out.valid.push_back(with_update(e, 0));
+      }
+      for (const ArgEdit &e : scatter.invalid) out.invalid.push_back(with_update(e, 1));
+      out.invalid.push_back(with_update(scatter.valid.front(), 2));
+      return out;
+    }
+    case OpSig::GatherNd:
+    case OpSig::ScatterNd: {
+      // Index rows into the [2, 3] receiver: [3, 1] given as rows 3 and k 1 (Derived), [2, 2]
+      // explicit, [2, 0] (k = 0: whole tensors); scatter_nd's values of the gathered shape.
+      const bool scatter = sig == OpSig::ScatterNd;
+      auto with = [scatter](oa::ShapeMode mode, oa::ArgTensor indices, std::size_t update = 1, std::size_t int_dtype = 0,
+                            std::vector<std::size_t> values = {}) {
+        return [=](oa::OpArgsCase &c) {
+          c.index_mode = mode;
+          c.indices = indices;
+          c.int_dtype = int_dtype;
+          if (mode == oa::ShapeMode::Derived) {
+            c.index_size = indices.shape[0];
+            c.k = indices.shape[1];
+          }
+          if (scatter) {
+            c.update = update;
+            if (values.empty()) second(c, oa::ShapeMode::LikeFirst, oa::nd_values_shape(c, oa::ShapeMode::LikeFirst, 1));
+            else second(c, oa::ShapeMode::Explicit, values);
+          }
+        };
+      };
+      const oa::ShapeMode rows = oa::ShapeMode::Derived, given = oa::ShapeMode::Explicit;
+      Candidates out{{with(rows, index_arg({3, 1}, {1, 0, 1}), 0), with(given, index_arg({2, 2}, {1, 2, 0, 0}), 4),
+                      with(given, index_arg({2, 0}, {}))},
+                     {with(given, index_arg({1, 3}, {0, 0, 0})), with(given, index_arg({1, 2}, {1, 3})),
+                      with(given, index_arg({1, 2}, {-1, 0})), with(given, index_arg({2, 1}, {0, 1}), 1, 2)}};
+      if (scatter) {
+        out.invalid.push_back(with(given, index_arg({2, 1}, {0, 1}), 1, 0, {2, 2}));
+        out.invalid.push_back(with(rows, index_arg({3, 1}, {1, 0, 1}), 3));  // Min: refused when tracked
+      }
+      return out;
+    }
     case OpSig::BinaryDim:
       return {{[](auto &c) {
                  second(c, oa::ShapeMode::LikeFirst, {2, 3});
@@ -836,18 +888,23 @@ void op_args_seeds() {
         }
       }
     }
+    // Each invalid candidate's panic on plain and tracked receivers; one that only a tracked
+    // receiver raises (scatter-update-gradient) gets tracked seeds only.
     std::set<std::string> reached;
     for (const ArgEdit &edit : candidates(op.sig, DType::F32).invalid) {
-      oa::OpArgsCase probe = op_args_case(op, 0, false, DType::F32);
-      edit(probe);
-      const std::string id = reference_panic(probe);
-      if (id.empty() || !reached.insert(id).second) continue;
-      for (std::size_t b : backends()) {
-        for (bool tracked : {false, true}) {
-          oa::OpArgsCase c = probe;
-          c.backend = b;
-          c.tracked = tracked;
-          emit(T, "panic-" + id + "-" + name + "-" + bname(b) + (tracked ? "-tracked" : "-plain"), c);
+      for (bool tracked_probe : {false, true}) {
+        oa::OpArgsCase probe = op_args_case(op, 0, tracked_probe, DType::F32);
+        edit(probe);
+        const std::string id = reference_panic(probe);
+        if (id.empty() || !reached.insert(id).second) continue;
+        for (std::size_t b : backends()) {
+          for (bool tracked : {false, true}) {
+            if (tracked_probe && !tracked) continue;
+            oa::OpArgsCase c = probe;
+            c.backend = b;
+            c.tracked = tracked;
+            emit(T, "panic-" + id + "-" + name + "-" + bname(b) + (tracked ? "-tracked" : "-plain"), c);
+          }
         }
       }
     }
@@ -963,10 +1020,12 @@ void remote_protocol_seeds() {
     const rp::HandleRef receiver = op.operand == OpKind::Int ? i : op.operand == OpKind::Bool ? b : f;
     std::vector<rp::HandleRef> operands = {receiver};
     if (op.sig == OpSig::Binary || op.sig == OpSig::Cat || op.sig == OpSig::BinaryDim) operands = {f, f};
-    if (op.sig == OpSig::Select || op.sig == OpSig::Gather) operands = {f, i};
+    if (op.sig == OpSig::Select || op.sig == OpSig::Gather || op.sig == OpSig::GatherNd) operands = {f, i};
     if (op.sig == OpSig::MaskWhere) operands = {f, b, f};
     if (op.sig == OpSig::MaskFill) operands = {f, b};
-    if (op.sig == OpSig::SelectAssign || op.sig == OpSig::Scatter) operands = {f, i, f};
+    if (op.sig == OpSig::SelectAssign || op.sig == OpSig::Scatter || op.sig == OpSig::ScatterUpdate ||
+        op.sig == OpSig::ScatterNd)
+      operands = {f, i, f};
     rp::Step &c = r.call(static_cast<std::size_t>(op.id), operands);
     c.scalars = {scalar_code(0.5), scalar_code(2.0)};
     c.dims = {1, 0};
@@ -975,6 +1034,9 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::Window) c.dims = {1, 2, 1};
     if (op.sig == OpSig::Sort) c.dims = {1, 1};
     if (op.sig == OpSig::TopK) c.dims = {1, 2};
+    if (op.sig == OpSig::ScatterUpdate) c.dims = {0, 4};  // dim 0, Max
+    if (op.sig == OpSig::GatherNd) c.dims = {};
+    if (op.sig == OpSig::ScatterNd) c.dims = {2};  // Mul
     if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather ||
         op.sig == OpSig::Scatter || op.sig == OpSig::Cat)
       c.dims = {0};

@@ -53,7 +53,8 @@ bool is_binary(Op op) {
   if (!is_op_code(op)) return false;
   const OpSig sig = op_info(op).sig;
   return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign || sig == OpSig::Scatter ||
-         sig == OpSig::MaskWhere || sig == OpSig::BinaryDim || sig == OpSig::RangesAssign;
+         sig == OpSig::ScatterUpdate || sig == OpSig::ScatterNd || sig == OpSig::MaskWhere || sig == OpSig::BinaryDim ||
+         sig == OpSig::RangesAssign;
 }
 
 namespace {
@@ -76,6 +77,7 @@ bool has_dim(Op op) {
     case OpSig::SelectAssign:
     case OpSig::Gather:
     case OpSig::Scatter:
+    case OpSig::ScatterUpdate:
     case OpSig::Axes:
     case OpSig::Repeat:
     case OpSig::Window:
@@ -85,6 +87,8 @@ bool has_dim(Op op) {
     case OpSig::RangesAssign:
     case OpSig::ToShape:
       return op != Op::float_reshape;
+    case OpSig::GatherNd:  // k and the coordinates come from dim1
+    case OpSig::ScatterNd:
     case OpSig::Unary:
     case OpSig::Binary:
     case OpSig::Scalar:
@@ -113,6 +117,9 @@ bool has_dim1(Op op) {
     case OpSig::Window:  // size and step
     case OpSig::Sort:    // descending
     case OpSig::TopK:    // k
+    case OpSig::ScatterUpdate:  // the update and the indices
+    case OpSig::GatherNd:       // k and the coordinates
+    case OpSig::ScatterNd:      // the update and the coordinates
       return true;
     case OpSig::Affine:
     case OpSig::BinaryDim:
@@ -205,6 +212,25 @@ bool same_except(const std::vector<std::size_t>& a, const std::vector<std::size_
   return true;
 }
 
+// The coordinates per index row of a gather_nd or scatter_nd step (graph.hpp), when the shapes
+// allow one: every coordinated dim non-empty; scatter_nd's rhs [m] + lhs[k..] with k <= rank.
+std::optional<std::size_t> nd_rows(const OpSpec& op, const std::vector<std::size_t>& lhs, const std::vector<std::size_t>& rhs) {
+  std::size_t k = 0;
+  if (op.op == Op::float_gather_nd) {
+    k = std::min(lhs.size(), 1 + op.dim1 % 2);
+  } else if (op.op == Op::float_scatter_nd) {
+    if (rhs.empty() || rhs.size() - 1 > lhs.size()) return std::nullopt;
+    k = lhs.size() - (rhs.size() - 1);
+    if (!std::equal(rhs.begin() + 1, rhs.end(), lhs.begin() + static_cast<std::ptrdiff_t>(k))) return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  for (std::size_t c = 0; c < k; ++c) {
+    if (lhs[c] == 0) return std::nullopt;
+  }
+  return k;
+}
+
 StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const std::vector<std::size_t>& rhs) {
   StepArgs a;
   const std::size_t rank = lhs.size();
@@ -240,6 +266,30 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
       const std::size_t r = p % inner, j = p / inner % k, o = p / inner / k;
       const std::size_t at = gathers ? (j == 1 ? 0 : op.dim1 + o + r) : op.dim1 + j / 2 + r;
       a.indices.push_back(static_cast<std::int64_t>(size == 0 ? 0 : at % size));
+    }
+  }
+  // float_scatter: scatter_add's indices (pairs of j land on one element: the last Assign wins).
+  if (op.op == Op::float_scatter && op.dim < rank && same_except(lhs, rhs, op.dim)) {
+    a.index_shape = rhs;
+    std::size_t inner = 1;
+    for (std::size_t d = op.dim + 1; d < rank; ++d) inner *= lhs[d];
+    const std::size_t k = rhs[op.dim];
+    for (std::size_t p = 0; p < element_count(rhs); ++p) {
+      const std::size_t r = p % inner, j = p / inner % k;
+      a.indices.push_back(static_cast<std::int64_t>(size == 0 ? 0 : (op.dim1 / 2 + j / 2 + r) % size));
+    }
+  }
+  // gather_nd: 3 rows of k = min(rank, 1 + dim1 % 2) coordinates, row i at (dim1 + i + c) % lhs[c]
+  // with row 1 all zeros (a row named twice when dim1 is a multiple of the sizes). scatter_nd: rhs
+  // is [m] + lhs[k..], row i at (dim1 / 2 + i / 2 + c) % lhs[c] (pairs of rows land on one block).
+  if (const std::optional<std::size_t> k = nd_rows(op, lhs, rhs)) {
+    const std::size_t rows = op.op == Op::float_gather_nd ? 3 : rhs[0];
+    a.index_shape = {rows, *k};
+    for (std::size_t i = 0; i < rows; ++i) {
+      for (std::size_t c = 0; c < *k; ++c) {
+        const std::size_t at = op.op == Op::float_gather_nd ? (i == 1 ? 0 : op.dim1 + i + c) : op.dim1 / 2 + i / 2 + c;
+        a.indices.push_back(static_cast<std::int64_t>(at % lhs[c]));
+      }
     }
   }
   if (a.index_shape.empty()) a.index_shape = {a.indices.size()};
@@ -441,7 +491,18 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_select_assign:
     case Op::float_select_add:
     case Op::float_scatter_add:
+    case Op::float_scatter:
       if (!dim_ok || !same_except(lhs, rhs, op.dim) || (lhs[op.dim] == 0 && rhs[op.dim] > 0)) return std::nullopt;
+      return lhs;
+    case Op::float_gather_nd: {
+      const std::optional<std::size_t> k = nd_rows(op, lhs, rhs);
+      if (!k) return std::nullopt;
+      std::vector<std::size_t> out{3};
+      out.insert(out.end(), lhs.begin() + static_cast<std::ptrdiff_t>(*k), lhs.end());
+      return out;
+    }
+    case Op::float_scatter_nd:
+      if (!nd_rows(op, lhs, rhs)) return std::nullopt;
       return lhs;
     case Op::float_mask_where:
       return broadcast_shape(lhs, rhs);
@@ -660,6 +721,11 @@ std::vector<bool> used_leaves(const GraphSpec& g) {
   return live;
 }
 
+namespace {
+// A graph's scatter and scatter_nd update: Assign or Add (the ones with a backward rule) by dim1's parity.
+IndexingUpdateOp graph_update(const OpSpec& op) { return op.dim1 % 2 == 0 ? IndexingUpdateOp::Assign : IndexingUpdateOp::Add; }
+}  // namespace
+
 DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const DispatchTensor& rhs) {
   // Shapes are read only for the ops whose arguments depend on them, so that an op on a malformed
   // kind panics from the op itself, as the kind checks expect.
@@ -707,6 +773,9 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_SelectAssign(name)
 #define CROSSGRAD_APPLY_Gather(name)
 #define CROSSGRAD_APPLY_Scatter(name)
+#define CROSSGRAD_APPLY_ScatterUpdate(name)
+#define CROSSGRAD_APPLY_GatherNd(name)
+#define CROSSGRAD_APPLY_ScatterNd(name)
 #define CROSSGRAD_APPLY_MaskWhere(name)
 #define CROSSGRAD_APPLY_MaskFill(name)
 #define CROSSGRAD_APPLY_Affine(name)
@@ -738,6 +807,9 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::float_sort: return Dispatch::float_sort(lhs, op.dim, op.dim1 == 1);
     case Op::float_topk: return Dispatch::float_topk(lhs, op.dim, 1 + op.dim1);
     case Op::float_scatter_add: return Dispatch::float_scatter_add(lhs, op.dim, indices(), rhs);
+    case Op::float_scatter: return Dispatch::float_scatter(lhs, op.dim, indices(), rhs, graph_update(op));
+    case Op::float_gather_nd: return Dispatch::float_gather_nd(lhs, indices());
+    case Op::float_scatter_nd: return Dispatch::float_scatter_nd(lhs, indices(), rhs, graph_update(op));
     case Op::float_permute: return Dispatch::float_permute(lhs, args().axes);
     case Op::float_flip: return Dispatch::float_flip(lhs, args().axes);
     case Op::float_expand: return Dispatch::float_expand(lhs, Shape(args().expand_to));

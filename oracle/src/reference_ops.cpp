@@ -489,9 +489,26 @@ HostArray gather(const HostArray& x, std::size_t dim, const HostArray& indices) 
   return out;
 }
 
-// A copy of x, then for every element c of the indices in row-major order
-// out[c with dim replaced by indices[c]] += values[c] in T.
-HostArray scatter_add(const HostArray& x, std::size_t dim, const HostArray& indices, const HostArray& values) {
+// float_scatter's update (docs/OPS.md "Scatter"), from its definition: Assign replaces, Add and Mul
+// round the sum or product to T, Min and Max keep the target unless the value is NaN or strictly
+// beyond it (a NaN target stays; +0 against -0 keeps the target).
+template <class T>
+double updated(IndexingUpdateOp update, double target, double value) {
+  const T t = static_cast<T>(target), v = static_cast<T>(value);
+  switch (update) {
+    case IndexingUpdateOp::Assign: return value;
+    case IndexingUpdateOp::Add: return in_t<T>(static_cast<T>(t + v));
+    case IndexingUpdateOp::Mul: return in_t<T>(static_cast<T>(t * v));
+    case IndexingUpdateOp::Min: return std::isnan(value) || v < t ? value : target;
+    case IndexingUpdateOp::Max: return std::isnan(value) || v > t ? value : target;
+  }
+  return target;
+}
+
+// scatter_add with any update: a copy of x, then for every element c of the indices in row-major
+// order out[c with dim replaced by indices[c]] = update(out[..], values[c]).
+HostArray scatter(const HostArray& x, std::size_t dim, const HostArray& indices, const HostArray& values,
+                  IndexingUpdateOp update) {
   const Dims idx = checked_gather_indices(x, dim, indices);
   if (values.shape != indices.shape) invalid("assign-shape-mismatch");
   require_float(values.dtype);
@@ -500,10 +517,77 @@ HostArray scatter_add(const HostArray& x, std::size_t dim, const HostArray& indi
   with_t(x.dtype, [&]<class T>(T) {
     for (std::size_t f = 0; f < idx.size(); ++f) {
       double& target = out.values[offset_with(x.shape, indices.shape, f, dim, idx[f])];
-      target = in_t<T>(static_cast<T>(static_cast<T>(target) + static_cast<T>(values.values[f])));
+      target = updated<T>(update, target, values.values[f]);
     }
   });
   return out;
+}
+
+// gather_nd / scatter_nd's checks (docs/OPS.md "gather_nd"): indices of rank >= 1 whose last dim k
+// is at most x's rank, I64 or I32, then every coordinate of every row, in row-major order,
+// component c within dim c. Returns, per index row, the offset in x of the first element it names.
+Dims nd_row_offsets(const HostArray& x, const HostArray& indices) {
+  require_float(x.dtype);
+  if (indices.shape.empty() || indices.shape.back() > x.shape.size()) invalid("gather-nd-index-shape");
+  if (indices.dtype != DType::I64 && indices.dtype != DType::I32) invalid("unsupported-dtype");
+  const std::size_t k = indices.shape.back();
+  const Dims st = strides(x.shape);
+  const std::size_t rows = count(Dims(indices.shape.begin(), indices.shape.end() - 1));
+  Dims offsets(rows, 0);
+  for (std::size_t m = 0; m < rows; ++m) {
+    for (std::size_t c = 0; c < k; ++c) {
+      const double v = indices.values[m * k + c];
+      if (!(v >= 0) || v >= static_cast<double>(x.shape[c])) invalid("index-out-of-range");
+      offsets[m] += static_cast<std::size_t>(v) * st[c];
+    }
+  }
+  return offsets;
+}
+
+// The indices' shape without its last dim, then x's dims from k on.
+Dims nd_gathered_shape(const HostArray& x, const HostArray& indices) {
+  Dims shape(indices.shape.begin(), indices.shape.end() - 1);
+  shape.insert(shape.end(), x.shape.begin() + static_cast<std::ptrdiff_t>(indices.shape.back()), x.shape.end());
+  return shape;
+}
+
+// Row m of the result is the block of x from offset m on, of the size of x's dims from k on.
+HostArray gather_nd(const HostArray& x, const HostArray& indices) {
+  const Dims offsets = nd_row_offsets(x, indices);
+  HostArray out = make(nd_gathered_shape(x, indices), x.dtype);
+  const std::size_t block = offsets.empty() ? 0 : out.values.size() / offsets.size();
+  for (std::size_t m = 0; m < offsets.size(); ++m) {
+    for (std::size_t s = 0; s < block; ++s) out.values[m * block + s] = x.values[offsets[m] + s];
+  }
+  return out;
+}
+
+// A copy of x, then block m of values combined into the block index row m names, m in order.
+HostArray scatter_nd(const HostArray& x, const HostArray& indices, const HostArray& values, IndexingUpdateOp update) {
+  const Dims offsets = nd_row_offsets(x, indices);
+  if (values.shape != nd_gathered_shape(x, indices)) invalid("assign-shape-mismatch");
+  require_float(values.dtype);
+  require_same(x.dtype, values.dtype);
+  HostArray out = x;
+  const std::size_t block = offsets.empty() ? 0 : values.values.size() / offsets.size();
+  with_t(x.dtype, [&]<class T>(T) {
+    for (std::size_t m = 0; m < offsets.size(); ++m) {
+      for (std::size_t s = 0; s < block; ++s) {
+        double& target = out.values[offsets[m] + s];
+        target = updated<T>(update, target, values.values[m * block + s]);
+      }
+    }
+  });
+  return out;
+}
+
+// A scatter whose update has no backward rule (Mul, Min, Max) refuses tracked operands, once every
+// other check has passed.
+HostArray untracked_update(HostArray result, const OpArgs& a) {
+  if (a.tracked && a.update != IndexingUpdateOp::Assign && a.update != IndexingUpdateOp::Add) {
+    invalid("scatter-update-gradient");
+  }
+  return result;
 }
 
 // cummin / cummax (docs/OPS.md), from the definition: y_r is the last NaN among x_0 .. x_r if there
@@ -973,7 +1057,10 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_repeat_dim: return repeat_dim(in[0], a.dim, a.times);
     case OpId::float_unfold: return unfold(in[0], a.dim, a.size, a.step);
     case OpId::float_mask_fill: return masked(in[0], in[1], nullptr, a.scalar);
-    case OpId::float_scatter_add: return scatter_add(in[0], a.dim, in[1], in[2]);
+    case OpId::float_scatter_add: return scatter(in[0], a.dim, in[1], in[2], IndexingUpdateOp::Add);
+    case OpId::float_scatter: return untracked_update(scatter(in[0], a.dim, in[1], in[2], a.update), a);
+    case OpId::float_gather_nd: return gather_nd(in[0], in[1]);
+    case OpId::float_scatter_nd: return untracked_update(scatter_nd(in[0], in[1], in[2], a.update), a);
     case OpId::float_cummin: return cumulative_extreme(in[0], a.dim, false);
     case OpId::float_cummax: return cumulative_extreme(in[0], a.dim, true);
     case OpId::float_permute: return permute(in[0], a.axes);
@@ -1062,6 +1149,13 @@ ReferenceResult reference_op(OpId op, const std::vector<HostArray>& operands, co
   return r;
 }
 
+bool differentiable(OpId op, const OpArgs& args) {
+  if (!is_op_code(op) || op_info(op).rule != OpRule::Backward) return false;
+  const OpSig sig = op_info(op).sig;
+  if (sig != OpSig::ScatterUpdate && sig != OpSig::ScatterNd) return true;
+  return args.update == IndexingUpdateOp::Assign || args.update == IndexingUpdateOp::Add;
+}
+
 std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& operands, const OpArgs& args) {
   const Dims& shape = operands.empty() ? Dims{} : operands[0].shape;
   if (!is_op_code(op)) return 1;  // a hop (or a reserved code) sums nothing
@@ -1092,6 +1186,9 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
     case OpSig::Sort:
     case OpSig::TopK:
     case OpSig::RangesAssign:
+    case OpSig::ScatterUpdate:
+    case OpSig::GatherNd:
+    case OpSig::ScatterNd:
     case OpSig::Cat:
       return 1;
   }

@@ -357,6 +357,63 @@ void gen_gather(OpCase& c, bool bad, bool scatter) {
   if (scatter) c.operands.push_back(values);
 }
 
+// gather_nd / scatter_nd: index rows of k (0..rank) coordinates in a batch of rank 1 or 2; half the
+// cases keep each coordinate among two positions (rows repeat: a later Assign wins). Faults:
+// gather-nd-index-shape (k past the rank, or indices of rank 0), index-out-of-range (one
+// coordinate -1 or its dim's size), and for scatter_nd assign-shape-mismatch and dtype-mismatch.
+void gen_nd(OpCase& c, bool bad, bool scatter) {
+  const Dims s = any_shape();
+  const std::size_t k = pick(0, s.size());
+  Dims batch(pick(1, 2));
+  for (std::size_t& d : batch) d = pick(0, 3);
+  std::size_t rows = 1;
+  for (std::size_t d : batch) rows *= d;
+  const bool spread = chance(2);
+  std::vector<double> coordinates;
+  for (std::size_t m = 0; m < rows; ++m) {
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::size_t hi = s[j] == 0 ? 0 : (spread ? s[j] - 1 : std::min<std::size_t>(s[j] - 1, 1));
+      coordinates.push_back(double(pick(0, hi)));
+    }
+  }
+  Dims index_shape = batch;
+  index_shape.push_back(k);
+  og::HostArray indices{index_shape, chance(2) ? DType::I64 : DType::I32, coordinates};
+  Dims gathered = batch;
+  gathered.insert(gathered.end(), s.begin() + static_cast<std::ptrdiff_t>(k), s.end());
+  og::HostArray values = floats(gathered, c.dtype);
+  switch (bad ? static_cast<int>(pick(0, (scatter ? 4 : 2) - 1)) : -1) {
+    case 0:  // gather-nd-index-shape
+      indices = chance(3) ? og::HostArray{{}, indices.dtype, {0.0}}
+                          : og::HostArray{{1, s.size() + 1}, indices.dtype, std::vector<double>(s.size() + 1, 0.0)};
+      break;
+    case 1:  // index-out-of-range
+      if (coordinates.empty()) {
+        indices = og::HostArray{{1, s.size() + 1}, indices.dtype, std::vector<double>(s.size() + 1, 0.0)};
+        break;
+      }
+      {
+        const std::size_t at = pick(0, coordinates.size() - 1);
+        indices.values[at] = chance(2) ? -1.0 : double(s[at % k]);
+      }
+      break;
+    case 2: {  // assign-shape-mismatch
+      Dims wrong = gathered;
+      if (wrong.empty()) wrong.push_back(2);
+      else wrong[pick(0, wrong.size() - 1)] += 1;
+      values = floats(wrong, c.dtype);
+      break;
+    }
+    case 3: values = floats(gathered, other(c.dtype)); break;  // dtype-mismatch
+    default: break;
+  }
+  c.operands = {floats(s, c.dtype), indices};
+  if (scatter) {
+    c.operands.push_back(values);
+    c.args.update = *rc::gen::elementOf(std::vector<IndexingUpdateOp>(std::begin(kIndexingUpdateOps), std::end(kIndexingUpdateOps)));
+  }
+}
+
 void gen_cat(OpCase& c, bool bad) {
   const std::size_t rank = pick(1, 3);
   Dims base(rank);
@@ -477,6 +534,12 @@ OpCase op_case(OpId op) {
     case OpSig::SelectAssign: gen_select(c, bad, true); break;
     case OpSig::Gather: gen_gather(c, bad, false); break;
     case OpSig::Scatter: gen_gather(c, bad, true); break;
+    case OpSig::ScatterUpdate:
+      gen_gather(c, bad, true);
+      c.args.update = *rc::gen::elementOf(std::vector<IndexingUpdateOp>(std::begin(kIndexingUpdateOps), std::end(kIndexingUpdateOps)));
+      break;
+    case OpSig::GatherNd: gen_nd(c, bad, false); break;
+    case OpSig::ScatterNd: gen_nd(c, bad, true); break;
     case OpSig::Affine: {
       c.operands = {floats(any_shape(), c.dtype)};
       const std::vector<double> scalars{1.0 / 6, 0.2, 1.0, -1.0, 0.5, 0.0, -0.0, 2.5, 1e30, NAN, INFINITY};
@@ -527,6 +590,7 @@ OpCase op_case(OpId op) {
     case OpSig::MaskFill: gen_masked(c, bad, false); break;
     case OpSig::Cat: gen_cat(c, bad); break;
   }
+  c.args.tracked = c.tracked;  // a Mul, Min or Max scatter refuses tracked operands
   return c;
 }
 
@@ -573,6 +637,11 @@ std::string describe(const OpCase& c) {
     case OpSig::Scatter:
     case OpSig::BinaryDim:
     case OpSig::Cat: s += "\n  dim " + std::to_string(a.dim); break;
+    case OpSig::ScatterUpdate:
+      s += "\n  dim " + std::to_string(a.dim) + " update " + std::string(indexing_update_name(a.update));
+      break;
+    case OpSig::GatherNd: break;
+    case OpSig::ScatterNd: s += "\n  update " + std::string(indexing_update_name(a.update)); break;
     case OpSig::ToShape: s += "\n  shape " + show(a.shape); break;
     case OpSig::ToDType: s += "\n  dtype " + og::render_dtype(a.dtype); break;
     case OpSig::Axes: s += "\n  axes " + show(a.axes); break;

@@ -13,8 +13,8 @@ namespace crossgrad::properties {
 // `h` on `backend`'s default device, tracked (an autodiff device) or plain.
 DispatchTensor upload(const oracle::HostArray& h, std::size_t backend, bool tracked);
 
-// The registry op `op` on operands `t` (by Sig: Binary {lhs, rhs}; Select and Gather {tensor,
-// indices}; SelectAssign and Scatter {tensor, indices, values};
+// The registry op `op` on operands `t` (by Sig: Binary {lhs, rhs}; Select, Gather and GatherNd
+// {tensor, indices}; SelectAssign, Scatter, ScatterUpdate and ScatterNd {tensor, indices, values};
 // MaskWhere {tensor, mask, value}; MaskFill {tensor, mask}; Cat the list; others {tensor}) and arguments `a`.
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const oracle::OpArgs& a);
 

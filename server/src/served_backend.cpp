@@ -182,6 +182,8 @@ class Table final : public TensorTable {
         return reader.scalar();
       } else if constexpr (std::is_same_v<D, bool>) {
         return reader.flag();
+      } else if constexpr (std::is_same_v<D, IndexingUpdateOp>) {
+        return reader.update();
       } else if constexpr (std::is_same_v<D, std::size_t>) {
         return reader.dim();
       } else if constexpr (std::is_same_v<D, std::vector<std::size_t>>) {
@@ -225,10 +227,11 @@ class Table final : public TensorTable {
 
   // Note [Results larger than their operands]
   // store_new admits a result against the session's bytes once it exists, which bounds the
-  // allocation while a result is no larger than what the session already holds. Four kinds of op
+  // allocation while a result is no larger than what the session already holds. Five kinds of op
   // can make more than that from small or empty operands: broadcasting binary ops ([n,1] with
   // [1,m]), matmul ([n,0] x [0,m] gives n x m zeros), reductions along an empty dim ([n,0] summed
-  // over dim 1 gives n values) and select along an empty dim. (The fuzzer's session of 1 MiB once
+  // over dim 1 gives n values), select along an empty dim and gather_nd (indices [n, 0] name the
+  // whole tensor n times). (The fuzzer's session of 1 MiB once
   // had 15 GB allocated for the sum of an empty [1936224768, 0] tensor over dim 1.) Their result
   // size is worked out from the operands' shapes and admitted before they run. A shape the op
   // itself refuses is left to the op, so its own panic is the one reported.
@@ -246,7 +249,10 @@ class Table final : public TensorTable {
       if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef>>) {
         const Shape& a = B::shape(std::get<0>(args).get());
         const Shape& b = B::shape(std::get<1>(args).get());
-        const Shape out = op == OpId::float_matmul ? rules::plan_matmul(a, b).out : rules::broadcast_shapes(a, b, info.name);
+        // gather_nd's rows may each name the whole tensor (indices [n, 0]).
+        const Shape out = op == OpId::float_matmul      ? rules::plan_matmul(a, b).out
+                          : op == OpId::float_gather_nd ? rules::check_gather_nd(a, b, B::dtype(std::get<1>(args).get()), info.name)
+                                                        : rules::broadcast_shapes(a, b, info.name);
         return bytes_of(out, B::dtype(std::get<0>(args).get()));
       } else if constexpr (std::is_same_v<Args, std::tuple<CRef, std::size_t>>) {
         const bool reduces = op == OpId::float_sum_dim || op == OpId::float_mean_dim || op == OpId::float_max_dim ||

@@ -64,6 +64,7 @@ inline void launch(unsigned blocks, unsigned threads, const std::function<void()
 namespace {
 
 using namespace crossgrad::backends::cuda_detail;
+using crossgrad::IndexingUpdateOp;
 constexpr unsigned kBlocks = 2;
 constexpr unsigned kBlockThreads = 32;
 
@@ -406,7 +407,7 @@ TEST(CudaDimKernelsEmulation, ScatterAddAddsEachLaneInJOrder) {
       }
   std::vector<float> out = x;
   emu_seq::launch(kBlocks, kBlockThreads, [&] {
-    scatter_add_kernel<float>(vals.data(), idx.data(), out.data(), outer * inner, k, len, inner);
+    scatter_kernel<float, IndexingUpdateOp::Add>(vals.data(), idx.data(), out.data(), outer * inner, k, len, inner);
   });
   std::vector<float> want = x;  // the spec's loop, in row-major order of the indices
   for (std::size_t e = 0; e < idx.size(); ++e) {
@@ -414,6 +415,27 @@ TEST(CudaDimKernelsEmulation, ScatterAddAddsEachLaneInJOrder) {
     want[(o * len + static_cast<std::size_t>(idx[e])) * inner + i] += vals[e];
   }
   for (std::size_t p = 0; p < out.size(); ++p) EXPECT_TRUE(same_bits(out[p], want[p])) << p;
+}
+
+// float_scatter's other updates, one lane [4] along dim 0 with every value landing on position 1:
+// Assign keeps the last, Mul multiplies in order, Min/Max let a NaN value in, keep a NaN target
+// and keep the target on a +0 / -0 tie.
+TEST(CudaDimKernelsEmulation, ScatterAppliesEachUpdateInJOrder) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const auto run = [&]<IndexingUpdateOp U>(std::vector<float> x, std::vector<float> vals) {
+    const std::vector<std::int64_t> idx(vals.size(), 1);
+    emu_seq::launch(kBlocks, kBlockThreads, [&] {
+      scatter_kernel<float, U>(vals.data(), idx.data(), x.data(), 1, vals.size(), x.size(), 1);
+    });
+    return x;
+  };
+  EXPECT_EQ(run.operator()<IndexingUpdateOp::Assign>({0, 5, 0}, {1, 2, 3})[1], 3.0f);
+  EXPECT_EQ(run.operator()<IndexingUpdateOp::Mul>({0, 0x1p100f, 0}, {0x1p100f, 0x1p-100f, 2})[1], std::numeric_limits<float>::infinity());
+  EXPECT_EQ(run.operator()<IndexingUpdateOp::Min>({0, 5, 0}, {7, -1, 3})[1], -1.0f);
+  EXPECT_TRUE(std::isnan(run.operator()<IndexingUpdateOp::Max>({0, 5, 0}, {7, nan, 9})[1]));
+  EXPECT_TRUE(std::isnan(run.operator()<IndexingUpdateOp::Min>({0, nan, 0}, {-1})[1]));
+  EXPECT_TRUE(same_bits(run.operator()<IndexingUpdateOp::Max>({0, -0.0f, 0}, {0.0f})[1], -0.0f));
+  EXPECT_TRUE(same_bits(run.operator()<IndexingUpdateOp::Min>({0, 0.0f, 0}, {-0.0f})[1], 0.0f));
 }
 
 TEST(CudaDimKernelsEmulation, MaskKernelPicksBroadcastOperands) {

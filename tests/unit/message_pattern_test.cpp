@@ -75,6 +75,8 @@ const std::map<std::string, std::vector<std::string>> kByEntry = {
     {"assign-shape-mismatch/got", kShapes},
     {"gather-index-shape/expected", kShapes},
     {"gather-index-shape/got", kShapes},
+    {"gather-nd-index-shape/got", kShapes},
+    {"scatter-update-gradient/update", {"Mul", "Min", "Max"}},
     {"invalid-bool-value/value", {"7", "255", "2"}},
     {"quantize-non-finite/value", {"inf", "NaN", "-inf"}},
     {"backward-gradient-mismatch/input", {"0", "1", "12"}},

@@ -160,6 +160,21 @@ std::map<std::string, Trigger> triggers() {
                                                                                DispatchDevice::NdArray()));
                               },
                               "float_gather needs indices of shape [3, 2] outside dim 0, got [4, 3].", ""};
+  t["gather-nd-index-shape"] = {[] {
+                                   Dispatch::float_gather_nd(nd_f32(std::vector<float>(6), {3, 2}),
+                                                             Dispatch::int_from_data(TensorData::from_i64({0, 1, 0}, {1, 3}),
+                                                                                     DispatchDevice::NdArray()));
+                                 },
+                                 "float_gather_nd needs indices whose last dim is at most the tensor's rank 2, got indices of shape [1, 3].",
+                                 ""};
+  t["scatter-update-gradient"] = {[] {
+                                     const DispatchDevice tracked = DispatchDevice::Autodiff(DispatchDevice::NdArray());
+                                     Dispatch::float_scatter_nd(Dispatch::float_from_data(TensorData::from_f32({1, 2}, {2}), tracked),
+                                                                Dispatch::int_from_data(TensorData::from_i64({1}, {1, 1}), tracked),
+                                                                Dispatch::float_from_data(TensorData::from_f32({3}, {1}), tracked),
+                                                                IndexingUpdateOp::Mul);
+                                   },
+                                   "not implemented: float_scatter_nd with Mul update is not implemented", ""};
   t["unfold-step"] = {[] { Dispatch::float_unfold(nd_f32(std::vector<float>(6), {2, 3}), 1, 2, 0); },
                       "float_unfold needs a step of at least 1, got 0.", ""};
   t["cross-dim"] = {[] {

@@ -320,6 +320,20 @@ std::map<std::string, Examples> examples() {
                               "float_gather needs indices of shape (3, 2) outside dim 0, got [4, 3].",
                               "float_gather needs indices of shape [3, 2] outside dim 0, got [4, -3].",
                               "float gather needs indices of shape [3, 2] outside dim 0, got [4, 3]."}};
+  e["gather-nd-index-shape"] = {"{op} needs indices whose last dim is at most the tensor's rank {rank}, got indices of shape {got}.",
+                                {"float_gather_nd needs indices whose last dim is at most the tensor's rank 2, got indices of shape [1, 3].",
+                                 "float_scatter_nd needs indices whose last dim is at most the tensor's rank 0, got indices of shape []."},
+                                {"float_gather_nd needs indices whose last dim is at most the tensor's rank 2, got indices of shape [1, 3]",
+                                 "float_gather_nd needs indices whose last dim is at most the tensor's rank -2, got indices of shape [1, 3].",
+                                 "float_gather_nd needs indices whose last dim is at most the tensor's rank 2, got indices of shape (1, 3).",
+                                 "float gather_nd needs indices whose last dim is at most the tensor's rank 2, got indices of shape [1, 3]."}};
+  e["scatter-update-gradient"] = {"not implemented: {op} with {update} update is not implemented",
+                                  {"not implemented: float_scatter with Mul update is not implemented",
+                                   "not implemented: float_scatter_nd with Max update is not implemented"},
+                                  {"not implemented: float_scatter with Add update is not implemented",
+                                   "not implemented: float_scatter with Mul update is not implemented.",
+                                   "float_scatter with Mul update is not implemented",
+                                   "not implemented: float scatter with Min update is not implemented"}};
   e["unfold-step"] = {"float_unfold needs a step of at least 1, got 0.",
                       {"float_unfold needs a step of at least 1, got 0."},
                       {"float_unfold needs a step of at least 1, got 0", "float_unfold needs a step of at least 1, got 1.",

@@ -23,6 +23,12 @@ inline DispatchTensor mask_of(const DispatchTensor& x) {
                                   Dispatch::float_device(x));
 }
 
+// Index rows of one coordinate into a [2, 3] receiver's dim 0 (gather_nd, scatter_nd), on its device:
+// row 1 names row 1 again, so scatter_nd's second value block replaces the first.
+inline DispatchTensor row_indices(const DispatchTensor& x) {
+  return Dispatch::int_from_data(TensorData::from_i64({1, 1}, Shape{2, 1}), Dispatch::float_device(x));
+}
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch"
 #pragma GCC diagnostic error "-Wswitch-enum"
@@ -120,6 +126,10 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_select_add: return Dispatch::float_select_add(x, 1, indices, other);
     case OpId::float_gather: return Dispatch::float_gather(x, 1, per_element_indices(x));
     case OpId::float_scatter_add: return Dispatch::float_scatter_add(x, 1, per_element_indices(x), other);
+    case OpId::float_scatter:
+      return Dispatch::float_scatter(x, 1, per_element_indices(x), other, IndexingUpdateOp::Assign);
+    case OpId::float_gather_nd: return Dispatch::float_gather_nd(x, row_indices(x));
+    case OpId::float_scatter_nd: return Dispatch::float_scatter_nd(x, row_indices(x), other, IndexingUpdateOp::Add);
     case OpId::float_cross: return Dispatch::float_cross(x, other, 1);
     case OpId::hard_sigmoid: return Dispatch::hard_sigmoid(x, 0.25, 0.5);
     case OpId::float_repeat_dim: return Dispatch::float_repeat_dim(x, 1, 2);

@@ -102,7 +102,7 @@ inline std::string backend_dtypes(const KnownBackend& /*backend*/, const OpInfo&
     case OpKind::Int: out = join(category_dtypes(DTypeCategory::Int)); break;
     case OpKind::Bool: out = join(category_dtypes(DTypeCategory::Bool)); break;
   }
-  if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather || op.sig == OpSig::Scatter)
+  if (takes_index_tensor(op.sig))
     out.append("; indices ").append(join(index_dtypes()));
   if (op.sig == OpSig::MaskWhere || op.sig == OpSig::MaskFill) out.append("; mask Bool");
   if (op.sig == OpSig::ToDType) out.append("; to ").append(join(float_dtypes()));

@@ -34,6 +34,16 @@
   Tensor method(std::size_t dim, const DispatchTensor& indices, const Tensor& values) const {         \
     return Tensor(Dispatch::name(inner_, dim, indices, values.inner_));                              \
   }
+#define CROSSGRAD_TENSOR_METHOD_ASSIGN_UPDATE(name, method, Sig, Result)                                  \
+  Tensor method(std::size_t dim, const DispatchTensor& indices, const Tensor& values, IndexingUpdateOp update) const { \
+    return Tensor(Dispatch::name(inner_, dim, indices, values.inner_, update));                                    \
+  }
+#define CROSSGRAD_TENSOR_METHOD_GATHER_ND(name, method, Sig, Result) \
+  Tensor method(const DispatchTensor& indices) const { return Tensor(Dispatch::name(inner_, indices)); }
+#define CROSSGRAD_TENSOR_METHOD_SCATTER_ND(name, method, Sig, Result)                                   \
+  Tensor method(const DispatchTensor& indices, const Tensor& values, IndexingUpdateOp update) const { \
+    return Tensor(Dispatch::name(inner_, indices, values.inner_, update));                           \
+  }
 #define CROSSGRAD_TENSOR_METHOD_ZIP_DIM(name, method, Sig, Result)                      \
   CROSSGRAD_TENSOR_RESULT_##Result method(const Tensor& rhs, std::size_t dim) const {             \
     return CROSSGRAD_TENSOR_RESULT_##Result(Dispatch::name(inner_, rhs.inner_, dim));              \

@@ -92,6 +92,15 @@ bool ArgReader::flag() {
   return value == 1;
 }
 
+::crossgrad::IndexingUpdateOp ArgReader::update() {
+  const std::size_t value = dim();
+  if (value >= std::size(::crossgrad::kIndexingUpdateOps)) {
+    throw WireError("an indexing update code must be below " + std::to_string(std::size(::crossgrad::kIndexingUpdateOps)) +
+                    ", got " + std::to_string(value));
+  }
+  return ::crossgrad::kIndexingUpdateOps[value];
+}
+
 std::vector<std::size_t> ArgReader::remaining_dims() {
   std::vector<std::size_t> out(call_.dims().begin() + dims_, call_.dims().end());
   dims_ = call_.dims_size();

@@ -6,6 +6,7 @@
 #include <crossgrad/core/shape_rules.hpp>
 #include <crossgrad/core/tensor_data.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstddef>
 #include <numeric>
@@ -164,6 +165,72 @@ template <class B>
 typename B::Tensor topk(const typename B::Tensor& t, std::size_t dim, std::size_t k) {
   rules::check_topk(B::shape(t), B::dtype(t), dim, k, "float_topk");
   return B::float_gather(t, dim, B::float_argtopk(t, dim, k));
+}
+
+// Note [Index rows of gather_nd and scatter_nd]
+// Indices [.., k] hold one row of k coordinates per element of the tensor's first k dims. Seen as
+// [rows, row] (rows: the product of the first k dims, row: of the rest), a coordinate row names one
+// row, so gather_nd is a float_select of those rows and scatter_nd a float_scatter along dim 0 of
+// the rows (each index repeated across the row): B's own kernels, so every backend has the same
+// bits and the same update order (index rows in row-major order). The coordinates are read on the
+// host and checked in row-major order, component c against dim c (index-out-of-range).
+struct IndexRows {
+  Shape gathered;                  // indices' shape without its last dim, then the tensor's dims from k
+  std::size_t rows = 1, row = 1;   // the tensor as [rows, row]
+  std::vector<std::int64_t> at;    // the row each index row names
+};
+
+template <class B>
+IndexRows index_rows(const Shape& shape, const typename B::Tensor& indices, std::string_view op) {
+  const Shape ishape = B::shape(indices);
+  IndexRows plan;
+  plan.gathered = rules::check_gather_nd(shape, ishape, B::dtype(indices), op);
+  const std::size_t k = ishape[ishape.rank() - 1];
+  for (std::size_t d = 0; d < shape.rank(); ++d) (d < k ? plan.rows : plan.row) *= shape[d];
+  std::size_t count = 1;
+  for (std::size_t d = 0; d + 1 < ishape.rank(); ++d) count *= ishape[d];
+  const std::vector<std::int64_t> coordinates = B::into_data(indices).to_i64();
+  plan.at.resize(count);
+  for (std::size_t m = 0; m < count; ++m) {
+    std::int64_t linear = 0;
+    for (std::size_t c = 0; c < k; ++c) {
+      const std::int64_t v = coordinates[m * k + c];
+      if (v < 0 || static_cast<std::uint64_t>(v) >= shape[c]) rules::index_out_of_range(op, v, c, shape[c]);
+      linear = linear * static_cast<std::int64_t>(shape[c]) + v;
+    }
+    plan.at[m] = linear;
+  }
+  return plan;
+}
+
+// gather_nd: the named rows, in index order, shaped as Note [Index rows of gather_nd and scatter_nd].
+template <class B>
+typename B::Tensor gather_nd(const typename B::Tensor& t, const typename B::Tensor& indices) {
+  constexpr std::string_view op = "float_gather_nd";
+  rules::check_float_dtype(B::dtype(t), op);
+  const IndexRows plan = index_rows<B>(B::shape(t), indices, op);
+  checked_tensor_bytes(plan.gathered, B::dtype(t));  // a row named many times: before the select allocates
+  const typename B::Tensor at = B::from_data(TensorData::from_i64(plan.at, Shape{plan.at.size()}), B::device(t));
+  return B::float_reshape(B::float_select(B::float_reshape(t, Shape{plan.rows, plan.row}), 0, at), plan.gathered);
+}
+
+// scatter_nd: values (of gather_nd's shape) combined into the named rows by `update`, index row by
+// index row.
+template <class B>
+typename B::Tensor scatter_nd(const typename B::Tensor& t, const typename B::Tensor& indices,
+                              const typename B::Tensor& values, IndexingUpdateOp update) {
+  constexpr std::string_view op = "float_scatter_nd";
+  rules::check_float_dtype(B::dtype(t), op);
+  const Shape shape = B::shape(t);
+  const IndexRows plan = index_rows<B>(shape, indices, op);
+  rules::check_assign_values(plan.gathered, B::shape(values), B::dtype(t), B::dtype(values), op);
+  std::vector<std::int64_t> at(plan.at.size() * plan.row);
+  for (std::size_t m = 0; m < plan.at.size(); ++m) std::fill_n(at.begin() + static_cast<std::ptrdiff_t>(m * plan.row), plan.row, plan.at[m]);
+  const Shape rows{plan.at.size(), plan.row};
+  const typename B::Tensor index = B::from_data(TensorData::from_i64(std::move(at), rows), B::device(t));
+  return B::float_reshape(B::float_scatter(B::float_reshape(t, Shape{plan.rows, plan.row}), 0, index,
+                                           B::float_reshape(values, rows), update),
+                          shape);
 }
 
 }  // namespace crossgrad::backends::composite

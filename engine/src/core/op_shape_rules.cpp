@@ -121,6 +121,24 @@ void check_gather(const Shape& shape, std::size_t dim, const Shape& indices, DTy
   check_index_dtype(index_dtype, op);
 }
 
+Shape check_gather_nd(const Shape& shape, const Shape& indices, DType index_dtype, std::string_view op) {
+  const std::size_t k = indices.rank() == 0 ? 0 : indices[indices.rank() - 1];
+  if (indices.rank() == 0 || k > shape.rank()) {
+    panic(PanicId::GatherNdIndexShape,
+          {{"op", std::string(op)}, {"rank", std::to_string(shape.rank())}, {"got", indices.to_string()}});
+  }
+  check_index_dtype(index_dtype, op);
+  std::vector<std::size_t> dims(indices.dims().begin(), indices.dims().end() - 1);
+  dims.insert(dims.end(), shape.dims().begin() + static_cast<std::ptrdiff_t>(k), shape.dims().end());
+  return Shape(std::move(dims));
+}
+
+void check_scatter_update_tracked(IndexingUpdateOp update, std::string_view op) {
+  if (update != IndexingUpdateOp::Assign && update != IndexingUpdateOp::Add) {
+    panic(PanicId::ScatterUpdateGradient, {{"op", std::string(op)}, {"update", std::string(indexing_update_name(update))}});
+  }
+}
+
 Shape check_masked(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype, const Shape* value,
                    DType value_dtype, std::string_view op) {
   check_float_dtype(tensor_dtype, op);

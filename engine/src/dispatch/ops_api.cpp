@@ -18,6 +18,15 @@ using namespace dispatch_detail;
 #define CROSSGRAD_DISPATCH_BODY_ASSIGN(name, Sig, Operand, Result) \
   return indexed_op<true>(#name, tensor, indices, &values,               \
                     [&]<class Be>(const auto& x, const auto& i, const auto& v) { return Be::name(x, dim, i, v); });
+#define CROSSGRAD_DISPATCH_BODY_ASSIGN_UPDATE(name, Sig, Operand, Result) \
+  return indexed_op<true>(#name, tensor, indices, &values,               \
+                    [&]<class Be>(const auto& x, const auto& i, const auto& v) { return Be::name(x, dim, i, v, update); });
+#define CROSSGRAD_DISPATCH_BODY_GATHER_ND(name, Sig, Operand, Result) \
+  return indexed_op<false>(#name, tensor, indices, nullptr,               \
+                    [&]<class Be>(const auto& x, const auto& i) { return Be::name(x, i); });
+#define CROSSGRAD_DISPATCH_BODY_SCATTER_ND(name, Sig, Operand, Result) \
+  return indexed_op<true>(#name, tensor, indices, &values,               \
+                    [&]<class Be>(const auto& x, const auto& i, const auto& v) { return Be::name(x, i, v, update); });
 #define CROSSGRAD_DISPATCH_BODY_ZIP_DIM(name, Sig, Operand, Result) \
   return zip_op<PrimitiveKind::Result>(#name, lhs, rhs, [&]<class Be>(const auto& x, const auto& y) { return Be::name(x, y, dim); });
 #define CROSSGRAD_DISPATCH_BODY_ZIP_RANGES(name, Sig, Operand, Result) \

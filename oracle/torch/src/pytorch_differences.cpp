@@ -387,6 +387,50 @@ bool prod_gradient_edges(const Disagreement& d) {
   return shrinking < smallest || growing > largest;
 }
 
+// An Assign scatter's value that a later value overwrote: crossgrad's gradient is +0 (it reached
+// nothing); ATen's scatter backward gathers the gradient for every value, kept or not.
+bool scatter_overwritten_value_gradient(const Disagreement& d) {
+  const bool nd = d.op == OpId::float_scatter_nd;
+  if ((d.op != OpId::float_scatter && !nd) || d.args.update != IndexingUpdateOp::Assign || d.output != 2 ||
+      !positive_zero(d.crossgrad) || d.operands.size() < 3) {
+    return false;
+  }
+  const HostArray& x = d.operands[0];
+  const HostArray& idx = d.operands[1];
+  const HostArray& values = d.operands[2];
+  if (d.element >= values.values.size()) return false;
+  // Element e of the values lands on target(e): the same target for a later e means overwritten.
+  std::vector<std::size_t> x_strides(x.shape.size(), 1);
+  for (std::size_t i = x.shape.size(); i-- > 1;) x_strides[i - 1] = x_strides[i] * x.shape[i];
+  const auto target = [&](std::size_t e) {
+    if (nd) {
+      const std::size_t k = idx.shape.back();
+      std::size_t rows = 1;
+      for (std::size_t i = 0; i + 1 < idx.shape.size(); ++i) rows *= idx.shape[i];
+      const std::size_t block = rows == 0 ? 0 : values.values.size() / rows;
+      const std::size_t m = block == 0 ? 0 : e / block;
+      std::size_t off = e - m * block;
+      for (std::size_t c = 0; c < k; ++c) off += static_cast<std::size_t>(idx.values[m * k + c]) * x_strides[c];
+      return off;
+    }
+    std::vector<std::size_t> coords(values.shape.size());
+    std::size_t rest = e;
+    for (std::size_t i = values.shape.size(); i-- > 0;) {
+      coords[i] = rest % values.shape[i];
+      rest /= values.shape[i];
+    }
+    coords[d.args.dim] = static_cast<std::size_t>(idx.values[e]);
+    std::size_t off = 0;
+    for (std::size_t i = 0; i < coords.size(); ++i) off += coords[i] * x_strides[i];
+    return off;
+  };
+  const std::size_t mine = target(d.element);
+  for (std::size_t later = d.element + 1; later < values.values.size(); ++later) {
+    if (target(later) == mine) return true;
+  }
+  return false;
+}
+
 constexpr PyTorchDifference kDifferences[] = {
     {"relu-negative-zero", relu_negative_zero},
     {"relu-nan-gradient", relu_nan_gradient},
@@ -408,6 +452,7 @@ constexpr PyTorchDifference kDifferences[] = {
     {"hypot-subnormal-gradient", hypot_subnormal_gradient},
     {"prod-gradient-edges", prod_gradient_edges},
     {"hard-sigmoid-clamp-gradient", hard_sigmoid_clamp_gradient},
+    {"scatter-overwritten-value-gradient", scatter_overwritten_value_gradient},
 };
 
 }  // namespace

@@ -115,7 +115,7 @@ std::optional<std::string> judge_against_torch(OpId op, const std::vector<HostAr
                                                const std::function<EngineAnswer(const HostArray* cotangent)>& run_engine,
                                                TorchTally& tally) {
   const OpInfo& info = op_info(op);
-  const bool with_gradients = info.rule == OpRule::Backward;
+  const bool with_gradients = differentiable(op, args);
   const ReferenceResult ref = reference_op(op, operands, args);
   if (ref.panic_id) {
     ++tally.invalid;

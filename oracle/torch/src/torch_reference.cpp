@@ -55,6 +55,55 @@ DType dtype_of_result(OpId op, const std::vector<HostArray>& operands, const OpA
   return operands.empty() ? DType::F32 : operands[0].dtype;
 }
 
+// float_scatter's update in ATen: scatter (Assign), scatter_add, scatter_reduce with the receiver
+// included (prod, amin, amax).
+at::Tensor scatter_with(const at::Tensor& x, std::int64_t dim, const at::Tensor& index, const at::Tensor& values,
+                        IndexingUpdateOp update) {
+  switch (update) {
+    case IndexingUpdateOp::Assign: return at::scatter(x, dim, index, values);
+    case IndexingUpdateOp::Add: return at::scatter_add(x, dim, index, values);
+    case IndexingUpdateOp::Mul: return at::scatter_reduce(x, dim, index, values, "prod");
+    case IndexingUpdateOp::Min: return at::scatter_reduce(x, dim, index, values, "amin");
+    case IndexingUpdateOp::Max: return at::scatter_reduce(x, dim, index, values, "amax");
+  }
+  throw std::logic_error("unknown indexing update");
+}
+
+// gather_nd as PyTorch's advanced indexing: one index tensor per coordinate (x[i0, i1, ...]).
+// k = 0 names the whole tensor once per index row.
+at::Tensor gather_nd(const at::Tensor& x, const at::Tensor& indices) {
+  const std::int64_t k = indices.size(-1);
+  const at::Tensor idx = indices.to(at::kLong);
+  if (k == 0) {
+    std::vector<std::int64_t> ones(static_cast<std::size_t>(indices.dim() - 1), 1), out(ones);
+    for (std::int64_t d = 0; d + 1 < indices.dim(); ++d) out[static_cast<std::size_t>(d)] = indices.size(d);
+    for (std::int64_t s : x.sizes()) {
+      ones.push_back(s);
+      out.push_back(s);
+    }
+    return x.reshape(ones).expand(out).clone();
+  }
+  c10::List<c10::optional<at::Tensor>> coordinates;
+  for (std::int64_t c = 0; c < k; ++c) coordinates.push_back(idx.select(-1, c));
+  return at::index(x, coordinates);
+}
+
+// scatter_nd: x as [rows, row] (rows: its first k dims), each index row's linear row number
+// computed with ATen's arithmetic, then scatter_with along dim 0 of the rows.
+at::Tensor scatter_nd(const at::Tensor& x, const at::Tensor& indices, const at::Tensor& values, IndexingUpdateOp update) {
+  const std::int64_t k = indices.size(-1);
+  std::int64_t blocks = 1;
+  for (std::int64_t d = 0; d + 1 < indices.dim(); ++d) blocks *= indices.size(d);
+  const at::Tensor idx = indices.to(at::kLong).reshape({blocks, k});
+  std::int64_t rows = 1, row = 1;
+  for (std::int64_t d = 0; d < x.dim(); ++d) (d < k ? rows : row) *= x.size(d);
+  at::Tensor linear = at::zeros({idx.size(0)}, at::kLong);
+  for (std::int64_t c = 0; c < k; ++c) linear = linear * x.size(c) + idx.select(1, c);
+  const at::Tensor flat = x.reshape({rows, row});
+  const at::Tensor at_rows = linear.unsqueeze(1).expand({idx.size(0), row});
+  return scatter_with(flat, 0, at_rows, values.reshape({idx.size(0), row}), update).reshape(x.sizes());
+}
+
 // The op in ATen. `t`: the operands as ATen tensors (index tensors as given).
 at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
   const auto d = static_cast<std::int64_t>(a.dim);
@@ -158,6 +207,9 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_mask_fill: return at::where(t[1].to(at::kBool), at::scalar_tensor(a.scalar, t[0].options()), t[0]);
     case OpId::float_gather: return at::gather(t[0], d, t[1].to(at::kLong));
     case OpId::float_scatter_add: return at::scatter_add(t[0], d, t[1].to(at::kLong), t[2]);
+    case OpId::float_scatter: return scatter_with(t[0], d, t[1].to(at::kLong), t[2], a.update);
+    case OpId::float_gather_nd: return gather_nd(t[0], t[1]);
+    case OpId::float_scatter_nd: return scatter_nd(t[0], t[1], t[2], a.update);
     // PyTorch's running extreme takes x on a tie or a NaN, as crossgrad's; its gradient goes to the
     // index it reports, as crossgrad's.
     case OpId::float_cummin: return std::get<0>(at::cummin(t[0], d));

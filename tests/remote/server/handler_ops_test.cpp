@@ -68,6 +68,8 @@ std::vector<Args> arguments(const OpInfo& info) {
   const TensorData mask_row = TensorData::from_bool({false, true, true}, Shape{3});
   const TensorData gather_idx = TensorData::from_i64({2, 2, 0, 1, 1, 0}, Shape{3, 2});
   const TensorData gather_values = floats(Shape{3, 2}, -3.0f, 1.5f);
+  const TensorData nd_idx = TensorData::from_i64({2, 0, 2}, Shape{3, 1});
+  const TensorData values_3x3 = floats(Shape{3, 3}, 4.0f, -0.5f);
   switch (info.sig) {
     case OpSig::Unary:
       return {{.tensors = {a}, .label = "[3, 3]"}};
@@ -120,6 +122,13 @@ std::vector<Args> arguments(const OpInfo& info) {
       return {{.tensors = {a, gather_idx}, .dims = {1}, .label = "dim 1 [3, 2]"}};
     case OpSig::Scatter:
       return {{.tensors = {a, gather_idx, gather_values}, .dims = {1}, .label = "dim 1 [3, 2]"}};
+    case OpSig::ScatterUpdate:  // the update travels as a dim holding its code
+      return {{.tensors = {a, gather_idx, gather_values}, .dims = {1, 0}, .label = "dim 1 [3, 2] Assign"},
+              {.tensors = {a, gather_idx, gather_values}, .dims = {1, 4}, .label = "dim 1 [3, 2] Max"}};
+    case OpSig::GatherNd:
+      return {{.tensors = {a, nd_idx}, .label = "rows [[2], [0], [2]]"}};
+    case OpSig::ScatterNd:
+      return {{.tensors = {a, nd_idx, values_3x3}, .dims = {2}, .label = "rows [[2], [0], [2]] Mul"}};
     case OpSig::Cat:
       return {{.tensors = {a, b}, .dims = {0}, .label = "dim 0"}, {.tensors = {a, b}, .dims = {1}, .label = "dim 1"}};
   }
@@ -147,6 +156,8 @@ struct LocalArgs {
       return args.dims.at(next_dim++);
     } else if constexpr (std::is_same_v<D, bool>) {  // a flag travels as a dim of 0 or 1
       return args.dims.at(next_dim++) == 1;
+    } else if constexpr (std::is_same_v<D, IndexingUpdateOp>) {
+      return kIndexingUpdateOps[args.dims.at(next_dim++)];
     } else if constexpr (std::is_same_v<D, std::vector<std::size_t>>) {
       return std::vector<std::size_t>(args.dims.begin() + static_cast<std::ptrdiff_t>(next_dim), args.dims.end());
     } else if constexpr (std::is_same_v<D, Shape>) {
@@ -285,6 +296,16 @@ TEST(WireArgs, AFlagIsADimOfZeroOrOne) {
   EXPECT_TRUE(r.flag());
   EXPECT_FALSE(r.flag());
   EXPECT_THROW(r.flag(), wire::WireError);  // 2 is no flag: refused, never read as true
+}
+
+TEST(WireArgs, AnIndexingUpdateIsADimHoldingItsCode) {
+  namespace wire = remote::wire;
+  proto::OpCall c;
+  for (IndexingUpdateOp u : kIndexingUpdateOps) wire::put_args(c, u);
+  c.add_dims(std::size(kIndexingUpdateOps));
+  wire::ArgReader r(c);
+  for (IndexingUpdateOp u : kIndexingUpdateOps) EXPECT_EQ(r.update(), u) << indexing_update_name(u);
+  EXPECT_THROW(r.update(), wire::WireError);  // past Max: refused, never wrapped
 }
 
 }  // namespace

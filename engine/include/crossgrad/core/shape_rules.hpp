@@ -2,6 +2,7 @@
 // Shape and dtype rules every backend applies before its kernels, so that all backends raise the
 // same catalog panics for the same bad input. Kernels stay the backends' own.
 #include <crossgrad/core/dtype.hpp>
+#include <crossgrad/core/indexing_update.hpp>
 #include <crossgrad/core/panic.hpp>
 #include <crossgrad/core/shape.hpp>
 
@@ -99,6 +100,15 @@ void check_assign_values(const Shape& expected, const Shape& values, DType tenso
 // every other dim (gather-index-shape), of I64 or I32. Index values are checked by the kernels
 // as they read them, in row-major order (index-out-of-range).
 void check_gather(const Shape& shape, std::size_t dim, const Shape& indices, DType index_dtype, std::string_view op);
+// float_gather_nd / float_scatter_nd: indices of rank 1 or more whose last dim k is at most the
+// tensor's rank (gather-nd-index-shape), of I64 or I32. Returns the shape of the gathered values
+// (the scattered values' for scatter_nd): the indices' shape without its last dim, then the
+// tensor's dims from k on. Index values are checked by the caller, in row-major order, component c
+// against dim c.
+Shape check_gather_nd(const Shape& shape, const Shape& indices, DType index_dtype, std::string_view op);
+// float_scatter / float_scatter_nd on a tracked operand: only Assign and Add have a backward rule
+// (scatter-update-gradient).
+void check_scatter_update_tracked(IndexingUpdateOp update, std::string_view op);
 // float_mask_where / float_mask_fill: a float tensor, a Bool mask (unsupported-dtype otherwise) and,
 // for mask_where (`value` not null), a value tensor of the tensor's float dtype; the result is the
 // NumPy broadcast of the tensor, the mask and the value (broadcast-mismatch). Returns its shape.

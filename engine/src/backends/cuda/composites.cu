@@ -31,4 +31,11 @@ CudaTensor Cuda::float_slice_assign(const CudaTensor& tensor, const std::vector<
   return composite::slice_assign<Cuda>(tensor, ranges, values);
 }
 
+CudaTensor Cuda::float_gather_nd(const CudaTensor& tensor, const CudaTensor& indices) {
+  return composite::gather_nd<Cuda>(tensor, indices);
+}
+CudaTensor Cuda::float_scatter_nd(const CudaTensor& tensor, const CudaTensor& indices, const CudaTensor& values, IndexingUpdateOp update) {
+  return composite::scatter_nd<Cuda>(tensor, indices, values, update);
+}
+
 }  // namespace crossgrad::backends

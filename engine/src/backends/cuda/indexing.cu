@@ -1,6 +1,7 @@
 // Cuda backend: ops that pick elements by index: float_slice, float_permute and float_expand (one
 // strided gather each, gather_kernel in kernels.cuh), float_cat (one copy per piece), float_select
-// and float_select_assign / float_select_add, float_gather and float_scatter_add (dim_kernels.cuh).
+// and float_select_assign / float_select_add, float_gather and float_scatter_add / float_scatter
+// (dim_kernels.cuh).
 // Pure copies and, for the assigns, additions in the spec's j order: bit-identical to NdArray.
 //
 // Note [Cuda index validation]
@@ -239,13 +240,15 @@ CudaTensor Cuda::float_gather(const CudaTensor& tensor, std::size_t dim, const C
   return out;
 }
 
-CudaTensor Cuda::float_scatter_add(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices,
-                                   const CudaTensor& values_in) {
-  rules::check_float_dtype(tensor.dtype, "float_scatter_add");
-  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, "float_scatter_add");
+namespace {
+// scatter_add and scatter: a copy of the tensor, then each value combined into its target by `update`.
+CudaTensor scatter(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices, const CudaTensor& values_in,
+                   IndexingUpdateOp update, const char* op) {
+  rules::check_float_dtype(tensor.dtype, op);
+  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, op);
   const std::size_t len = tensor.shape[dim];
-  const std::vector<std::int64_t> idx = checked_indices(indices, dim, len, "float_scatter_add");
-  rules::check_assign_values(indices.shape, values_in.shape, tensor.dtype, values_in.dtype, "float_scatter_add");
+  const std::vector<std::int64_t> idx = checked_indices(indices, dim, len, op);
+  rules::check_assign_values(indices.shape, values_in.shape, tensor.dtype, values_in.dtype, op);
   CudaTensor out = make_tensor(tensor.shape, tensor.dtype, tensor.dev);
   const std::size_t n = out.shape.num_elements();
   if (n == 0) return out;
@@ -261,12 +264,25 @@ CudaTensor Cuda::float_scatter_add(const CudaTensor& tensor, std::size_t dim, co
   const std::shared_ptr<CudaBuffer> idx_dev = upload(idx, device);
   with_float_type(tensor.dtype, [&](auto zero) {
     using T = decltype(zero);
-    scatter_add_kernel<T><<<grid_for(lanes, device), kThreads, 0, stream>>>(
-        data_of<T>(values), static_cast<const std::int64_t*>(idx_dev->data()), data_of<T>(out), lanes, l.len, len,
-        l.inner);
-    check_launch("float_scatter_add");
+    with_update(update, [&](auto how) {
+      scatter_kernel<T, decltype(how)::value><<<grid_for(lanes, device), kThreads, 0, stream>>>(
+          data_of<T>(values), static_cast<const std::int64_t*>(idx_dev->data()), data_of<T>(out), lanes, l.len, len,
+          l.inner);
+    });
+    check_launch(op);
   });
   return out;
+}
+}  // namespace
+
+CudaTensor Cuda::float_scatter_add(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices,
+                                   const CudaTensor& values) {
+  return scatter(tensor, dim, indices, values, IndexingUpdateOp::Add, "float_scatter_add");
+}
+
+CudaTensor Cuda::float_scatter(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices,
+                               const CudaTensor& values, IndexingUpdateOp update) {
+  return scatter(tensor, dim, indices, values, update, "float_scatter");
 }
 
 }  // namespace crossgrad::backends

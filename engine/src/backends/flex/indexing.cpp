@@ -1,5 +1,5 @@
 // Flex indexing ops: float_cat, float_slice, float_select, float_select_assign / float_select_add,
-// float_gather, float_scatter_add. Each views its
+// float_gather, float_scatter_add / float_scatter. Each views its
 // tensors as [outer, dim, inner] (inner: the elements after the dim, contiguous), so the copies
 // are whole runs of `inner` elements (memcpy); float_slice is the strided gather of
 // Note [Flex strided gather] from the first kept element.
@@ -249,9 +249,10 @@ FlexTensor Flex::float_gather(const FlexTensor& t, std::size_t dim, const FlexTe
   return out;
 }
 
-FlexTensor Flex::float_scatter_add(const FlexTensor& t, std::size_t dim, const FlexTensor& indices,
-                                   const FlexTensor& values) {
-  constexpr std::string_view op = "float_scatter_add";
+namespace {
+// scatter_add and scatter: out = t, then each value combined into its target by `update`.
+FlexTensor scatter(const FlexTensor& t, std::size_t dim, const FlexTensor& indices, const FlexTensor& values,
+                   IndexingUpdateOp update, std::string_view op) {
   rules::check_float_dtype(t.dtype, op);
   rules::check_gather(t.shape, dim, indices.shape, indices.dtype, op);
   check_index_values(indices, dim, t.shape[dim], op);
@@ -274,25 +275,38 @@ FlexTensor Flex::float_scatter_add(const FlexTensor& t, std::size_t dim, const F
     const T* v = values.data<T>();
     T* y = out.mutable_data<T>();
     with_index_type(indices, [&](const auto* idx) {
-      flex::parallel_range(split.outer * chunks, grain, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t task = begin; task < end; ++task) {
-          const std::size_t o = task / chunks, lo = (task % chunks) * kChunk;
-          const std::size_t width = std::min(kChunk, inner - lo);
-          T* lane = y + o * d * inner + lo;
-          for (std::size_t j = 0; j < k; ++j) {
-            const std::size_t row = (o * k + j) * inner + lo;
-            const auto* at = idx + row;
-            const T* src = v + row;
-            for (std::size_t r = 0; r < width; ++r) {
-              T& dst = lane[static_cast<std::size_t>(at[r]) * inner + r];
-              dst = dst + src[r];
+      with_update(update, [&](auto how) {
+        flex::parallel_range(split.outer * chunks, grain, [&](std::size_t begin, std::size_t end) {
+          for (std::size_t task = begin; task < end; ++task) {
+            const std::size_t o = task / chunks, lo = (task % chunks) * kChunk;
+            const std::size_t width = std::min(kChunk, inner - lo);
+            T* lane = y + o * d * inner + lo;
+            for (std::size_t j = 0; j < k; ++j) {
+              const std::size_t row = (o * k + j) * inner + lo;
+              const auto* at = idx + row;
+              const T* src = v + row;
+              for (std::size_t r = 0; r < width; ++r) {
+                T& dst = lane[static_cast<std::size_t>(at[r]) * inner + r];
+                dst = apply_update(how.value, dst, src[r]);
+              }
             }
           }
-        }
+        });
       });
     });
   });
   return out;
+}
+}  // namespace
+
+FlexTensor Flex::float_scatter_add(const FlexTensor& t, std::size_t dim, const FlexTensor& indices,
+                                   const FlexTensor& values) {
+  return scatter(t, dim, indices, values, IndexingUpdateOp::Add, "float_scatter_add");
+}
+
+FlexTensor Flex::float_scatter(const FlexTensor& t, std::size_t dim, const FlexTensor& indices, const FlexTensor& values,
+                               IndexingUpdateOp update) {
+  return scatter(t, dim, indices, values, update, "float_scatter");
 }
 
 }  // namespace crossgrad::backends

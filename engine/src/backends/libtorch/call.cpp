@@ -49,7 +49,7 @@ bool same_dtype(int32_t got, DType want) {
 // like [2^40, 2^40, 0], which ATen cannot even describe (its size arithmetic overflows), and such a
 // tensor has no data to keep. An op whose result is empty never reaches the plugin; the few whose
 // result is not empty although an operand is (sums, means and products, any and all, matmul with
-// k = 0, cat, select_assign / select_add / scatter_add with no index) are computed without that
+// k = 0, cat, select_assign / select_add / scatter_add / scatter with no index) are computed without that
 // operand.
 namespace {
 
@@ -94,7 +94,7 @@ LibTorchTensor run_with_empty_operand(const Call& call, const Shape& shape, DTyp
     }
     return run(rest, shape, dtype);
   }
-  if ((op == OpId::float_select_assign || op == OpId::float_select_add || op == OpId::float_scatter_add ||
+  if ((op == OpId::float_select_assign || op == OpId::float_select_add || op == OpId::float_scatter_add || op == OpId::float_scatter ||
        op == OpId::float_slice_assign) &&
       !is_empty(call.inputs[0])) {
     // No index (no block): nothing is added or replaced, the result is the receiver (tensors are

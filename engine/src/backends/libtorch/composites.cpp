@@ -20,4 +20,11 @@ LibTorchTensor LibTorch::float_cross(const LibTorchTensor& lhs, const LibTorchTe
   return composite::cross<LibTorch>(lhs, rhs, dim);
 }
 
+LibTorchTensor LibTorch::float_gather_nd(const LibTorchTensor& tensor, const LibTorchTensor& indices) {
+  return composite::gather_nd<LibTorch>(tensor, indices);
+}
+LibTorchTensor LibTorch::float_scatter_nd(const LibTorchTensor& tensor, const LibTorchTensor& indices, const LibTorchTensor& values, IndexingUpdateOp update) {
+  return composite::scatter_nd<LibTorch>(tensor, indices, values, update);
+}
+
 }  // namespace crossgrad::backends

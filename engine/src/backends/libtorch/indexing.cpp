@@ -113,6 +113,17 @@ LibTorchTensor LibTorch::float_scatter_add(const LibTorchTensor& tensor, std::si
       tensor.shape, tensor.dtype);
 }
 
+LibTorchTensor LibTorch::float_scatter(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices,
+                                       const LibTorchTensor& values, IndexingUpdateOp update) {
+  rules::check_float_dtype(tensor.dtype, "float_scatter");
+  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, "float_scatter");
+  checked_index_count(indices, dim, tensor.shape[dim], "float_scatter");
+  rules::check_assign_values(indices.shape, values.shape, tensor.dtype, values.dtype, "float_scatter");
+  return libtorch::run(Call{op_code(OpId::float_scatter), {&tensor, &indices, &values}, {},
+                            {static_cast<int64_t>(dim), static_cast<int64_t>(update)}},
+                       tensor.shape, tensor.dtype);
+}
+
 LibTorchTensor LibTorch::float_mask_where(const LibTorchTensor& tensor, const LibTorchTensor& mask,
                                           const LibTorchTensor& value) {
   Shape out = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, &value.shape, value.dtype,

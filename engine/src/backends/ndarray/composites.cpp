@@ -31,4 +31,12 @@ NdArrayTensor NdArray::float_slice_assign(const NdArrayTensor& tensor, const std
   return composite::slice_assign<NdArray>(tensor, ranges, values);
 }
 
+NdArrayTensor NdArray::float_gather_nd(const NdArrayTensor& tensor, const NdArrayTensor& indices) {
+  return composite::gather_nd<NdArray>(tensor, indices);
+}
+NdArrayTensor NdArray::float_scatter_nd(const NdArrayTensor& tensor, const NdArrayTensor& indices, const NdArrayTensor& values,
+                                        IndexingUpdateOp update) {
+  return composite::scatter_nd<NdArray>(tensor, indices, values, update);
+}
+
 }  // namespace crossgrad::backends

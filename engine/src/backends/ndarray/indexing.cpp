@@ -1,5 +1,5 @@
 // NdArray: ops that pick or place parts of a tensor: cat, slice, select, select_assign /
-// select_add, gather, scatter_add.
+// select_add, gather, scatter_add, scatter (gather_nd and scatter_nd: composites.cpp).
 // Every op views tensors as [outer, len, inner] around the dim it works on: outer is the product
 // of the dims before it, inner of the dims after it, and element (i, r, j) is at
 // (i * len + r) * inner + j.
@@ -185,15 +185,17 @@ NdArrayTensor NdArray::float_gather(const NdArrayTensor& tensor, std::size_t dim
   return out;
 }
 
-// A copy of x, then out[i, idx[i, j, r], r] += values[i, j, r] in row-major order of idx, so
-// duplicates along a lane accumulate in increasing j (every backend rounds the same way).
-NdArrayTensor NdArray::float_scatter_add(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices,
-                                         const NdArrayTensor& values) {
-  rules::check_float_dtype(tensor.dtype, "float_scatter_add");
-  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, "float_scatter_add");
+namespace {
+// A copy of x, then out[i, idx[i, j, r], r] = update(out[.], values[i, j, r]) in row-major order
+// of idx, so duplicates along a lane combine in increasing j (every backend rounds the same way,
+// and the last Assign wins).
+NdArrayTensor scatter(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices,
+                      const NdArrayTensor& values, IndexingUpdateOp update, std::string_view op) {
+  rules::check_float_dtype(tensor.dtype, op);
+  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, op);
   const std::size_t size = tensor.shape[dim];
-  const std::vector<std::size_t> idx = checked_indices(indices, dim, size, "float_scatter_add");
-  rules::check_assign_values(indices.shape, values.shape, tensor.dtype, values.dtype, "float_scatter_add");
+  const std::vector<std::size_t> idx = checked_indices(indices, dim, size, op);
+  rules::check_assign_values(indices.shape, values.shape, tensor.dtype, values.dtype, op);
   NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
   const rules::DimSplit split = rules::split_at_dim(indices.shape, dim);
@@ -204,16 +206,30 @@ NdArrayTensor NdArray::float_scatter_add(const NdArrayTensor& tensor, std::size_
     T* o = out.mutable_data<T>();
     const std::size_t n = out.num_elements();
     for (std::size_t e = 0; e < n; ++e) o[e] = x[e];
-    for (std::size_t i = 0; i < outer; ++i) {
-      for (std::size_t j = 0; j < k; ++j) {
-        for (std::size_t r = 0; r < inner; ++r) {
-          const std::size_t e = (i * k + j) * inner + r;
-          o[(i * size + idx[e]) * inner + r] += v[e];
+    with_update(update, [&](auto how) {
+      for (std::size_t i = 0; i < outer; ++i) {
+        for (std::size_t j = 0; j < k; ++j) {
+          for (std::size_t r = 0; r < inner; ++r) {
+            const std::size_t e = (i * k + j) * inner + r;
+            T& target = o[(i * size + idx[e]) * inner + r];
+            target = apply_update(how.value, target, v[e]);
+          }
         }
       }
-    }
+    });
   });
   return out;
+}
+}  // namespace
+
+NdArrayTensor NdArray::float_scatter_add(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices,
+                                         const NdArrayTensor& values) {
+  return scatter(tensor, dim, indices, values, IndexingUpdateOp::Add, "float_scatter_add");
+}
+
+NdArrayTensor NdArray::float_scatter(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices,
+                                     const NdArrayTensor& values, IndexingUpdateOp update) {
+  return scatter(tensor, dim, indices, values, update, "float_scatter");
 }
 
 }  // namespace crossgrad::backends

@@ -247,6 +247,9 @@ RemoteTensor Remote::dequantize(const Quantized& tensor) {
 #define CROSSGRAD_REMOTE_ARGS_ZIP(Sig) lhs, rhs
 #define CROSSGRAD_REMOTE_ARGS_SELECT(Sig) tensor, dim, indices
 #define CROSSGRAD_REMOTE_ARGS_ASSIGN(Sig) tensor, dim, indices, values
+#define CROSSGRAD_REMOTE_ARGS_ASSIGN_UPDATE(Sig) tensor, dim, indices, values, update
+#define CROSSGRAD_REMOTE_ARGS_GATHER_ND(Sig) tensor, indices
+#define CROSSGRAD_REMOTE_ARGS_SCATTER_ND(Sig) tensor, indices, values, update
 #define CROSSGRAD_REMOTE_ARGS_ZIP_DIM(Sig) lhs, rhs, dim
 #define CROSSGRAD_REMOTE_ARGS_ZIP_RANGES(Sig) tensor, ranges, values
 #define CROSSGRAD_REMOTE_ARGS_MASKED(Sig) tensor, mask, value

@@ -57,7 +57,10 @@ bool is_hop(Op op);
 // dim; slice dim from dim1 % (size + 1) to the end; slice_assign rhs into the last rhs[dim]
 // elements of dim; select indices {j, 0, j} with j = dim1 % size;
 // select_assign / select_add rhs as values at indices (dim1 + i) % size; gather and scatter_add
-// one index per element (args_of in graph.cpp); permute rotates the dims by dim1;
+// one index per element (args_of in graph.cpp); scatter as scatter_add, Assign for an even dim1
+// and Add for an odd one; gather_nd 3 rows of min(rank, 1 + dim1 % 2) coordinates; scatter_nd
+// rhs [m] + lhs[k..] as values at m rows (pairs of rows on one block), Assign or Add as scatter's;
+// permute rotates the dims by dim1;
 // flip reverses the dims whose bit is set in dim1 (dim1 % 2^rank); hard_sigmoid takes alpha =
 // scalar and beta = 1/2; repeat_dim repeats dim 1 + dim1 % 3 times; unfold takes windows of
 // 1 + dim1 % 3 every 1 + (dim1 % 6) / 3 along dim; mask_where / mask_fill take a mask true at every

@@ -48,10 +48,13 @@ struct OpArgs {
   std::size_t size = 0, step = 0;                  // Window (unfold), with dim
   bool descending = false;                         // Sort (argsort, sort), with dim
   std::size_t k = 0;                               // TopK (argtopk, topk), with dim
+  IndexingUpdateOp update = IndexingUpdateOp::Assign;  // ScatterUpdate (with dim), ScatterNd
+  bool tracked = false;  // the operands are on an autodiff device: Mul, Min and Max scatters panic
+                         // scatter-update-gradient once their other checks pass
 };
 
-// The operands, by Sig: Binary and BinaryDim {lhs, rhs}; RangesAssign {tensor, values}; Select and Gather {tensor, indices}; SelectAssign and
-// Scatter {tensor, indices, values}; MaskWhere {tensor, mask, value}; MaskFill {tensor, mask} (the
+// The operands, by Sig: Binary and BinaryDim {lhs, rhs}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
+// SelectAssign, Scatter, ScatterUpdate and ScatterNd {tensor, indices, values}; MaskWhere {tensor, mask, value}; MaskFill {tensor, mask} (the
 // fill value is OpArgs::scalar); Cat the list (possibly empty); every other Sig {tensor}.
 struct ReferenceResult {
   std::optional<std::string> panic_id;  // the catalog id the arguments must raise; value unset then
@@ -59,6 +62,9 @@ struct ReferenceResult {
   OpKind kind = OpKind::Float;
 };
 ReferenceResult reference_op(OpId op, const std::vector<HostArray>& operands, const OpArgs& args);
+// Whether the op has a backward rule with these arguments: its registry rule is Backward and, for
+// float_scatter / float_scatter_nd, the update is Assign or Add (scatter-update-gradient otherwise).
+bool differentiable(OpId op, const OpArgs& args);
 
 // Elements summed into each output element (bound_for's reduction_length): matmul k, sum/mean all,
 // the *_dim reductions and softmax the size of dim, 1 elsewhere. Arguments assumed valid.

@@ -2,7 +2,7 @@
 // Device kernels of the Cuda backend's indexing, comparison and along-a-dim ops (float_greater /
 // lower / equal, max_dim, argmax, min_dim, argmin, max_abs_dim, prod_dim, any_dim, all_dim and
 // their whole-tensor forms, softmax, log_softmax, cumsum, cumprod, cummin, cummax, flip, cat,
-// select, select_assign / select_add, gather, scatter_add, mask_where, mask_fill, argsort,
+// select, select_assign / select_add, gather, scatter_add / scatter, mask_where, mask_fill, argsort,
 // argtopk); the launchers live in engine/src/backends/cuda (compare.cu, reduce_max.cu, softmax.cu,
 // scan.cu, indexing.cu, mask.cu, sort.cu).
 // slice, permute and expand reuse gather_kernel (kernels.cuh).
@@ -19,6 +19,8 @@
 // bit-identical to NdArray wherever the arithmetic is IEEE-exact. Consecutive threads own
 // consecutive i, so reads are coalesced when inner > 1.
 #include "kernel_support.cuh"
+
+#include <crossgrad/core/indexing_update.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -338,7 +340,7 @@ __global__ void __launch_bounds__(kThreads) select_assign_kernel(const T* __rest
   }
 }
 
-// ---- gather / scatter_add (indexing.cu) ---------------------------------------------------------
+// ---- gather / scatter_add / scatter (indexing.cu) ---------------------------------------------------------
 
 // out and index are [outer, k, inner], x is [outer, len, inner]: out[o, j, i] = x[o, index[o, j, i], i].
 // The indices were validated on the host (0 <= index < len) before the launch.
@@ -355,15 +357,17 @@ __global__ void __launch_bounds__(kThreads) gather_dim_kernel(const T* __restric
   }
 }
 
-// out already holds x; then out[o, index[o, j, i], i] += values[o, j, i] for j = 0..k-1 in order.
-// Without atomics: one thread per lane (o, i), the only one that writes that lane of out, walking
-// j in increasing order, so every element sees the sequential loop's additions in its order.
-template <class T>
-__global__ void __launch_bounds__(kThreads) scatter_add_kernel(const T* __restrict__ values,
-                                                               const std::int64_t* __restrict__ index,
-                                                               T* __restrict__ out, std::uint64_t lanes,
-                                                               std::uint64_t k, std::uint64_t len,
-                                                               std::uint64_t inner) {
+// out already holds x; then out[o, index[o, j, i], i] = update(out[.], values[o, j, i]) for
+// j = 0..k-1 in order (scatter_add: Add). Without atomics: one thread per lane (o, i), the only one
+// that writes that lane of out, walking j in increasing order, so every element sees the
+// sequential loop's updates in its order (and the last Assign wins). The update is a template
+// parameter: no branch on it in the loop.
+template <class T, IndexingUpdateOp Update>
+__global__ void __launch_bounds__(kThreads) scatter_kernel(const T* __restrict__ values,
+                                                           const std::int64_t* __restrict__ index,
+                                                           T* __restrict__ out, std::uint64_t lanes,
+                                                           std::uint64_t k, std::uint64_t len,
+                                                           std::uint64_t inner) {
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < lanes;
        t += stride) {
@@ -373,7 +377,7 @@ __global__ void __launch_bounds__(kThreads) scatter_add_kernel(const T* __restri
     for (std::uint64_t j = 0; j < k; ++j) {
       const std::uint64_t at = (o * k + j) * inner + i;
       T& target = lane[static_cast<std::uint64_t>(index[at]) * inner];
-      target = target + values[at];
+      target = apply_update(Update, target, values[at]);
     }
   }
 }

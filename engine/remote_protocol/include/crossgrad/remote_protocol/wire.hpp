@@ -18,6 +18,7 @@
 #include "crossgrad_remote.pb.h"
 
 #include <crossgrad/core/dtype.hpp>
+#include <crossgrad/core/indexing_update.hpp>
 #include <crossgrad/core/shape.hpp>
 #include <crossgrad/core/tensor_data.hpp>
 
@@ -87,6 +88,10 @@ inline void put_arg(proto::OpCall& call, double scalar) { call.add_scalars(scala
 inline void put_arg(proto::OpCall& call, std::size_t dim) { call.add_dims(dim); }
 // A flag (float_sort's descending) travels as a dim of 0 or 1.
 inline void put_arg(proto::OpCall& call, bool flag) { call.add_dims(flag ? 1 : 0); }
+// An IndexingUpdateOp (float_scatter's update) travels as a dim holding its code.
+inline void put_arg(proto::OpCall& call, ::crossgrad::IndexingUpdateOp update) {
+  call.add_dims(static_cast<std::size_t>(update));
+}
 inline void put_arg(proto::OpCall& call, const std::vector<std::size_t>& dims) {
   for (std::size_t d : dims) call.add_dims(d);
 }
@@ -128,6 +133,7 @@ class ArgReader {
   double scalar();
   std::size_t dim();
   bool flag();                                      // the next dim, 0 or 1 (WireError otherwise)
+  ::crossgrad::IndexingUpdateOp update();           // the next dim, an update's code (WireError otherwise)
   std::vector<std::size_t> remaining_dims();        // all the rest (Axes)
   ::crossgrad::Shape shape();                       // the whole shape field
   ::crossgrad::DType dtype();                       // the dtype field

@@ -287,6 +287,19 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::float_gather: return at::gather(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong));
     // On the CPU each lane's index is walked in increasing order: duplicates add in crossgrad's order.
     case OpId::float_scatter_add: return at::scatter_add(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong), in(c, 2));
+    // float_scatter: ATen's scatter (Assign) and scatter_reduce with the receiver included (Mul, Min,
+    // Max: NaN propagates, a tie keeps the receiver's element), walked like scatter_add.
+    case OpId::float_scatter: {
+      const at::Tensor index = in(c, 1).to(at::kLong);
+      switch (static_cast<IndexingUpdateOp>(integer(c, 1))) {
+        case IndexingUpdateOp::Assign: return at::scatter(in(c, 0), integer(c, 0), index, in(c, 2));
+        case IndexingUpdateOp::Add: return at::scatter_add(in(c, 0), integer(c, 0), index, in(c, 2));
+        case IndexingUpdateOp::Mul: return at::scatter_reduce(in(c, 0), integer(c, 0), index, in(c, 2), "prod");
+        case IndexingUpdateOp::Min: return at::scatter_reduce(in(c, 0), integer(c, 0), index, in(c, 2), "amin");
+        case IndexingUpdateOp::Max: return at::scatter_reduce(in(c, 0), integer(c, 0), index, in(c, 2), "amax");
+      }
+      throw std::invalid_argument("unknown indexing update");
+    }
     case OpId::float_permute: return in(c, 0).permute(ints(c));
     case OpId::float_expand: return in(c, 0).expand(ints(c));
     // ATen's own scans (on the CPU a float lane accumulates in double): within the oracle's
