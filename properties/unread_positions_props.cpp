@@ -127,24 +127,77 @@ UnreadCase select_case(DType d) {
   return c;
 }
 
+// Random per-element indices along a random dim of `s` (gather's and scatter's), and the
+// receiver's elements they name.
+struct PerElementIndices {
+  std::size_t dim = 0;
+  Dims shape;
+  std::vector<double> values;
+  std::vector<bool> named;
+};
+PerElementIndices per_element_indices(const Dims& s) {
+  PerElementIndices p;
+  p.dim = pick(0, s.size() - 1);
+  p.shape = s;
+  p.shape[p.dim] = pick(1, 4);
+  p.values.resize(og::element_count(p.shape));
+  for (double& v : p.values) v = static_cast<double>(pick(0, s[p.dim] - 1));
+  p.named.assign(og::element_count(s), false);
+  for (std::size_t e = 0; e < p.values.size(); ++e) {
+    Dims at = coords(e, p.shape);
+    at[p.dim] = static_cast<std::size_t>(p.values[e]);
+    std::size_t flat = 0;
+    for (std::size_t k = 0; k < s.size(); ++k) flat = flat * s[k] + at[k];
+    p.named[flat] = true;
+  }
+  return p;
+}
+
 // float_gather: the elements of each lane along dim that none of that lane's indices names.
 UnreadCase gather_case(DType d) {
   const Dims s = small_shape(1);
+  const PerElementIndices p = per_element_indices(s);
   UnreadCase c;
-  c.args.dim = pick(0, s.size() - 1);
-  Dims index_shape = s;
-  index_shape[c.args.dim] = pick(1, 4);
-  std::vector<double> idx(og::element_count(index_shape));
-  for (double& v : idx) v = static_cast<double>(pick(0, s[c.args.dim] - 1));
+  c.args.dim = p.dim;
+  c.unread.resize(p.named.size());
+  for (std::size_t i = 0; i < p.named.size(); ++i) c.unread[i] = !p.named[i];
+  c.operands = {filled(s, d, c.unread, kAnySpecial), og::HostArray{p.shape, DType::I64, p.values}};
+  return c;
+}
+
+// float_scatter with Assign: the receiver's elements some value replaces (duplicates land on one
+// element: the last value wins, and the element is still not read).
+UnreadCase scatter_assign_case(DType d) {
+  const Dims s = small_shape(1);
+  const PerElementIndices p = per_element_indices(s);
+  UnreadCase c;
+  c.args.dim = p.dim;
+  c.args.update = IndexingUpdateOp::Assign;
+  c.unread = p.named;
+  c.operands = {filled(s, d, c.unread, kAnySpecial), og::HostArray{p.shape, DType::I64, p.values},
+                filled(p.shape, d, std::vector<bool>(p.values.size(), false), kAnySpecial)};
+  return c;
+}
+
+// float_gather_nd: the elements of the receiver's first k dims that no index row names (k = 1 or 2).
+UnreadCase gather_nd_case(DType d) {
+  const Dims s = small_shape(1);
+  UnreadCase c;
+  const std::size_t k = pick(1, std::min<std::size_t>(2, s.size()));
+  const std::size_t rows = pick(1, 4);
+  std::vector<double> idx;
   c.unread.assign(og::element_count(s), true);
-  for (std::size_t e = 0; e < idx.size(); ++e) {
-    Dims at = coords(e, index_shape);
-    at[c.args.dim] = static_cast<std::size_t>(idx[e]);
-    std::size_t flat = 0;
-    for (std::size_t k = 0; k < s.size(); ++k) flat = flat * s[k] + at[k];
-    c.unread[flat] = false;
+  std::size_t block = 1;
+  for (std::size_t j = k; j < s.size(); ++j) block *= s[j];
+  for (std::size_t m = 0; m < rows; ++m) {
+    std::size_t row = 0;
+    for (std::size_t j = 0; j < k; ++j) {
+      idx.push_back(static_cast<double>(pick(0, s[j] - 1)));
+      row = row * s[j] + static_cast<std::size_t>(idx.back());
+    }
+    for (std::size_t b = 0; b < block; ++b) c.unread[row * block + b] = false;
   }
-  c.operands = {filled(s, d, c.unread, kAnySpecial), og::HostArray{index_shape, DType::I64, idx}};
+  c.operands = {filled(s, d, c.unread, kAnySpecial), og::HostArray{{rows, k}, DType::I64, idx}};
   return c;
 }
 
@@ -208,52 +261,6 @@ UnreadCase slice_assign_case(DType d) {
   }
   c.operands = {filled(s, d, c.unread, kAnySpecial),
                 filled(block, d, std::vector<bool>(og::element_count(block), false), kAnySpecial)};
-  return c;
-}
-
-// float_scatter with Assign: the receiver's elements some value replaces (one index per element
-// along dim, so duplicates land on one element: the last value wins).
-UnreadCase scatter_assign_case(DType d) {
-  const Dims s = small_shape(1);
-  UnreadCase c;
-  c.args.dim = pick(0, s.size() - 1);
-  c.args.update = IndexingUpdateOp::Assign;
-  Dims index_shape = s;
-  index_shape[c.args.dim] = pick(1, 4);
-  std::vector<double> idx(og::element_count(index_shape));
-  for (double& v : idx) v = static_cast<double>(pick(0, s[c.args.dim] - 1));
-  c.unread.assign(og::element_count(s), false);
-  for (std::size_t e = 0; e < idx.size(); ++e) {
-    Dims at = coords(e, index_shape);
-    at[c.args.dim] = static_cast<std::size_t>(idx[e]);
-    std::size_t flat = 0;
-    for (std::size_t k = 0; k < s.size(); ++k) flat = flat * s[k] + at[k];
-    c.unread[flat] = true;
-  }
-  c.operands = {filled(s, d, c.unread, kAnySpecial), og::HostArray{index_shape, DType::I64, idx},
-                filled(index_shape, d, std::vector<bool>(idx.size(), false), kAnySpecial)};
-  return c;
-}
-
-// float_gather_nd: the elements of the receiver's first k dims that no index row names (k = 1 or 2).
-UnreadCase gather_nd_case(DType d) {
-  const Dims s = small_shape(1);
-  UnreadCase c;
-  const std::size_t k = pick(1, std::min<std::size_t>(2, s.size()));
-  const std::size_t rows = pick(1, 4);
-  std::vector<double> idx;
-  c.unread.assign(og::element_count(s), true);
-  std::size_t block = 1;
-  for (std::size_t j = k; j < s.size(); ++j) block *= s[j];
-  for (std::size_t m = 0; m < rows; ++m) {
-    std::size_t row = 0;
-    for (std::size_t j = 0; j < k; ++j) {
-      idx.push_back(static_cast<double>(pick(0, s[j] - 1)));
-      row = row * s[j] + static_cast<std::size_t>(idx.back());
-    }
-    for (std::size_t b = 0; b < block; ++b) c.unread[row * block + b] = false;
-  }
-  c.operands = {filled(s, d, c.unread, kAnySpecial), og::HostArray{{rows, k}, DType::I64, idx}};
   return c;
 }
 
@@ -484,7 +491,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_select_assign:  // out = x, then += values at the indices: every x is read
     case OpId::float_select_add:
     case OpId::float_scatter_add:
-    case OpId::float_scatter_nd:  // as scatter's; its Assign rows are pinned by ScatterOps tests
+    case OpId::float_scatter_nd:  // as scatter's; its Assign rows are pinned by ScatterUpdateOps tests
     case OpId::float_repeat_dim:  // every element is copied (times = 0 reads nothing, but has no result either)
     case OpId::float_sort:  // every element is compared (a NaN is the largest: topk keeps it first)
     case OpId::float_topk:

@@ -700,7 +700,7 @@ TEST_P(FlexMatchesNdArray, ArgsortAndArgtopkMatchNdArray) {
 // gather and scatter_add over every dim of the parallel and column-chunk shapes, k below, at and
 // above the dim's size, with duplicates; a bad index far into a large index tensor is the one
 // reported (Flex checks blocks of indices without a branch, then looks for the first).
-TEST_P(FlexMatchesNdArray, GatherAndScatterAddMatchNdArray) {
+TEST_P(FlexMatchesNdArray, GatherAndScattersMatchNdArray) {
   unsigned seed = 1000;
   for (DType dt : kFloatTypes) {
     for (const DimCase& c : dim_cases()) {
@@ -724,6 +724,13 @@ TEST_P(FlexMatchesNdArray, GatherAndScatterAddMatchNdArray) {
             using B = typename decltype(tag)::type;
             return B::into_data(B::float_scatter_add(on<B>(d), c.dim, on<B>(idx), on<B>(v)));
           }, "scatter_add " + what);
+          for (const crossgrad::IndexingUpdateOp u : crossgrad::kIndexingUpdateOps) {
+            if (i32) continue;  // the index dtype is scatter_add's path, checked above
+            expect_same_as_ndarray_any_nan([&](auto tag) {
+              using B = typename decltype(tag)::type;
+              return B::into_data(B::float_scatter(on<B>(d), c.dim, on<B>(idx), on<B>(v), u));
+            }, "scatter " + std::string(crossgrad::indexing_update_name(u)) + " " + what);
+          }
         }
       }
     }
