@@ -700,6 +700,39 @@ TEST_P(FlexMatchesNdArray, ArgsortAndArgtopkMatchNdArray) {
 // gather and scatter_add over every dim of the parallel and column-chunk shapes, k below, at and
 // above the dim's size, with duplicates; a bad index far into a large index tensor is the one
 // reported (Flex checks blocks of indices without a branch, then looks for the first).
+// scatter_nd has its own Flex kernel (row chunks in parallel, index rows in order): every update,
+// rows named twice, k = 0 (whole tensors), single elements, and rows long enough to split.
+TEST_P(FlexMatchesNdArray, ScatterNdMatchesNdArray) {
+  unsigned seed = 3000;
+  struct NdCase {
+    Shape shape;
+    std::size_t rows, k;
+  };
+  const NdCase cases[] = {{Shape{4, 3}, 6, 1}, {Shape{3, 4, 5}, 7, 2}, {Shape{2, 3}, 3, 0}, {Shape{2, 3}, 5, 2},
+                          {Shape{8, kParallel / 4 + 3}, 12, 1}};
+  for (DType dt : kFloatTypes) {
+    for (const NdCase& c : cases) {
+      std::vector<std::int64_t> coordinates;
+      for (std::size_t j = 0; j < c.k; ++j) {
+        const std::vector<std::int64_t> column = random_indices(c.rows, c.shape[j], seed++);
+        coordinates.resize(c.rows * c.k);
+        for (std::size_t m = 0; m < c.rows; ++m) coordinates[m * c.k + j] = column[m];
+      }
+      const TensorData idx = TensorData::from_i64(coordinates, Shape{c.rows, c.k});
+      std::vector<std::size_t> vdims{c.rows};
+      for (std::size_t d = c.k; d < c.shape.rank(); ++d) vdims.push_back(c.shape[d]);
+      const TensorData d = random_data(dt, c.shape, seed++);
+      const TensorData v = random_data(dt, Shape(vdims), seed++);
+      for (const crossgrad::IndexingUpdateOp u : crossgrad::kIndexingUpdateOps) {
+        expect_same_as_ndarray_any_nan([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_scatter_nd(on<B>(d), on<B>(idx), on<B>(v), u));
+        }, "scatter_nd " + std::string(crossgrad::indexing_update_name(u)) + " " + shape_str(c.shape) + " k " + std::to_string(c.k));
+      }
+    }
+  }
+}
+
 TEST_P(FlexMatchesNdArray, GatherAndScattersMatchNdArray) {
   unsigned seed = 1000;
   for (DType dt : kFloatTypes) {

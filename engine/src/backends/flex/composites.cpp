@@ -30,8 +30,5 @@ FlexTensor Flex::float_topk(const FlexTensor& tensor, std::size_t dim, std::size
 FlexTensor Flex::float_gather_nd(const FlexTensor& tensor, const FlexTensor& indices) {
   return composite::gather_nd<Flex>(tensor, indices);
 }
-FlexTensor Flex::float_scatter_nd(const FlexTensor& tensor, const FlexTensor& indices, const FlexTensor& values, IndexingUpdateOp update) {
-  return composite::scatter_nd<Flex>(tensor, indices, values, update);
-}
 
 }  // namespace crossgrad::backends

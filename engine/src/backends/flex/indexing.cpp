@@ -1,9 +1,10 @@
 // Flex indexing ops: float_cat, float_slice, float_select, float_select_assign / float_select_add,
-// float_gather, float_scatter_add / float_scatter. Each views its
+// float_gather, float_scatter_add / float_scatter, float_scatter_nd. Each views its
 // tensors as [outer, dim, inner] (inner: the elements after the dim, contiguous), so the copies
 // are whole runs of `inner` elements (memcpy); float_slice is the strided gather of
 // Note [Flex strided gather] from the first kept element.
 #include "common.hpp"
+#include "../composite_ops.hpp"
 #include "strided_gather.hpp"
 #include "thread_pool.hpp"
 
@@ -307,6 +308,44 @@ FlexTensor Flex::float_scatter_add(const FlexTensor& t, std::size_t dim, const F
 FlexTensor Flex::float_scatter(const FlexTensor& t, std::size_t dim, const FlexTensor& indices, const FlexTensor& values,
                                IndexingUpdateOp update) {
   return scatter(t, dim, indices, values, update, "float_scatter");
+}
+
+// scatter_nd's rows (Note [Index rows of gather_nd and scatter_nd], the checks shared with every
+// backend) updated in place of the composite's per-element index tensor: tasks over column chunks
+// of a row, index rows in order within a task, so a row named twice is updated in index order.
+FlexTensor Flex::float_scatter_nd(const FlexTensor& t, const FlexTensor& indices, const FlexTensor& values,
+                                  IndexingUpdateOp update) {
+  constexpr std::string_view op = "float_scatter_nd";
+  rules::check_float_dtype(t.dtype, op);
+  const composite::IndexRows plan = composite::index_rows<Flex>(t.shape, indices, op);
+  rules::check_assign_values(plan.gathered, values.shape, t.dtype, values.dtype, op);
+  FlexTensor out = flex::make_tensor(t.shape, t.dtype);
+  const std::size_t n = t.num_elements();
+  if (n == 0) return out;
+  flex::parallel_copy(out.buffer.data(), t.buffer.data(), n * dtype_size(t.dtype));
+  const std::size_t row = plan.row, rows = plan.at.size();
+  if (rows == 0 || row == 0) return out;
+  constexpr std::size_t kChunk = flex::kTuning.reduce_column_chunk;
+  const std::size_t chunks = (row + kChunk - 1) / kChunk;
+  const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / std::max<std::size_t>(rows * std::min(row, kChunk), 1));
+  flex::with_float_type(t.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* v = values.data<T>();
+    T* y = out.mutable_data<T>();
+    with_update(update, [&](auto how) {
+      flex::parallel_range(chunks, grain, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t task = begin; task < end; ++task) {
+          const std::size_t lo = task * kChunk, width = std::min(kChunk, row - lo);
+          for (std::size_t m = 0; m < rows; ++m) {
+            T* dst = y + static_cast<std::size_t>(plan.at[m]) * row + lo;
+            const T* src = v + m * row + lo;
+            for (std::size_t c = 0; c < width; ++c) dst[c] = apply_update(how.value, dst[c], src[c]);
+          }
+        }
+      });
+    });
+  });
+  return out;
 }
 
 }  // namespace crossgrad::backends
