@@ -63,6 +63,7 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_ScatterUpdate(f) f(a.x, a.dim, a.indices, a.values, a.update)
 #define CROSSGRAD_BENCH_CALL_GatherNd(f) f(a.x, a.indices)
 #define CROSSGRAD_BENCH_CALL_ScatterNd(f) f(a.x, a.indices, a.values, a.update)
+#define CROSSGRAD_BENCH_CALL_MaskSelect(f) f(a.x, a.indices)
 #define CROSSGRAD_BENCH_CALL_Cat(f) f(a.pieces, a.dim)
 
 // Registers `op` on B with the first argument family the op accepts (a tiny trial call that

@@ -187,6 +187,7 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                }}};
     case OpSig::MaskWhere:
     case OpSig::MaskFill:
+    case OpSig::MaskSelect:
       return {{flat, {16, 0}, flat_label, [=](const BenchSize& s) {
                  OpArgs<B> a;
                  receiver(Shape{s.n}, a);

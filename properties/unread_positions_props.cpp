@@ -218,6 +218,16 @@ UnreadCase masked_case(DType d, bool with_value) {
   return c;
 }
 UnreadCase mask_where_case(DType d) { return masked_case(d, true); }
+// float_mask_select: where the mask is false the receiver is not read.
+UnreadCase mask_select_case(DType d) {
+  UnreadCase c = masked_case(d, false);
+  for (std::size_t i = 0; i < c.unread.size(); ++i) {
+    c.unread[i] = !c.unread[i];
+    c.operands[1].values[i] = c.unread[i] ? 0 : 1;
+  }
+  c.operands[0] = filled(c.operands[0].shape, d, c.unread, kAnySpecial);
+  return c;
+}
 UnreadCase mask_fill_case(DType d) { return masked_case(d, false); }
 
 // float_unfold: the positions along dim no complete window covers (a step longer than the window
@@ -443,6 +453,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_gather_nd: return gather_nd_case;
     case OpId::float_scatter: return scatter_assign_case;
     case OpId::float_mask_where: return mask_where_case;
+    case OpId::float_mask_select: return mask_select_case;
     case OpId::float_unfold: return unfold_case;
     case OpId::float_slice_assign: return slice_assign_case;
     case OpId::hard_sigmoid: return hard_sigmoid_case;

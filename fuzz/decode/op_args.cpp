@@ -170,7 +170,7 @@ ReferenceCall reference_call(const OpArgsCase &c) {
       call.operands.push_back(floats(c.tensors[k], float_dtype));
   }
   // {tensor, indices} or {tensor, indices, values}
-  if (op.sig == OpSig::MaskWhere || op.sig == OpSig::MaskFill) {
+  if (takes_mask(op.sig)) {
     call.operands.insert(call.operands.begin() + 1, mask_is_bool(c) ? bools(c.indices) : ints(c.indices, int_dtype));
   }
   if (takes_index_tensor(op.sig)) call.operands.insert(call.operands.begin() + 1, ints(c.indices, int_dtype));
@@ -237,6 +237,7 @@ std::string describe(const OpArgsCase &c) {
       os << "\n  dim " << size_text(size_value(c.dim, kDimCodes)) << ", k " << c.k;
       break;
     case OpSig::MaskWhere:
+    case OpSig::MaskSelect:
     case OpSig::MaskFill: {
       os << "\n  mask " << (mask_is_bool(c) ? "Bool" : dtype_name(kIntDTypes[c.int_dtype % std::size(kIntDTypes)])) << " "
          << tensor_text(c.indices, true);

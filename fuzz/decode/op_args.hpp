@@ -71,7 +71,7 @@ struct OpArgsCase {
   std::vector<ShapeMode> modes;    // per tensor after the first
   std::vector<std::size_t> sizes;  // Cat: per piece after the first, the size of `dim` (LikeFirst)
   std::size_t int_dtype = 0;       // index into kIntDTypes: index tensors and int receivers
-  ArgTensor indices;               // takes_index_tensor Sigs; the mask of MaskWhere, MaskFill
+  ArgTensor indices;               // takes_index_tensor Sigs; the mask of takes_mask Sigs
   ShapeMode index_mode = ShapeMode::Explicit;  // Gather, Scatter, masks: how the indices' shape is given
   std::size_t index_size = 0;                  // ... and its size along dim (Derived)
   std::size_t scalar = 0, min = 0, max = 0;  // float codes
@@ -183,7 +183,7 @@ void nd_index_tensor(Io &io, OpArgsCase &c) {
   codes(io, c.indices, kIntCodes);
 }
 
-// A mask (MaskWhere, MaskFill): the receiver's shape, its last dim alone (broadcast), or explicit;
+// A mask (MaskWhere, MaskFill, MaskSelect): the receiver's shape, its last dim alone (broadcast), or explicit;
 // a Bool tensor unless int_dtype names an int dtype (kMaskDTypeChoices: mostly Bool).
 inline constexpr std::size_t kMaskDTypeChoices = std::size(kIntDTypes) + 4;
 template <class Io>
@@ -313,6 +313,9 @@ void schema(Io &io, OpArgsCase &c) {
     case OpSig::MaskWhere:
       mask_tensor(io, c);
       later_tensor(io, c, 1, kFloatCodes, &binary_rhs_shape);
+      break;
+    case OpSig::MaskSelect:
+      mask_tensor(io, c);
       break;
     case OpSig::MaskFill:
       mask_tensor(io, c);

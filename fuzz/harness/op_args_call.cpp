@@ -55,7 +55,7 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
   ReferenceCall rc = reference_call(c);
   Call call;
   const bool indexed =
-      takes_index_tensor(op.sig) || op.sig == OpSig::MaskWhere || op.sig == OpSig::MaskFill;  // the index tensor or the mask
+      takes_index_tensor(op.sig) || takes_mask(op.sig);  // the index tensor or the mask
   for (std::size_t k = 0; k < rc.operands.size(); ++k) {
     if (indexed && k == 1)
       call.indices = engine_tensor(rc.operands[k], dev);
@@ -94,6 +94,7 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
 #define CROSSGRAD_OPARGS_CALL_ScatterUpdate(f) f(in.tensors[0], a.dim, *in.indices, in.tensors[1], a.update)
 #define CROSSGRAD_OPARGS_CALL_GatherNd(f) f(in.tensors[0], *in.indices)
 #define CROSSGRAD_OPARGS_CALL_ScatterNd(f) f(in.tensors[0], *in.indices, in.tensors[1], a.update)
+#define CROSSGRAD_OPARGS_CALL_MaskSelect(f) f(in.tensors[0], *in.indices)
 #define CROSSGRAD_OPARGS_CALL_Cat(f) f(in.tensors, a.dim)
 
 DispatchTensor dispatch(OpId op, const Call &in) {

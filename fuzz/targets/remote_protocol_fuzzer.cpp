@@ -377,6 +377,8 @@ class Run {
         return Reads{1, 0, 2, false, false};
       case OpSig::MaskFill:
         return Reads{2, 1, 0, false, false};
+      case OpSig::MaskSelect:
+        return Reads{2, 0, 0, false, false};
       case OpSig::Cat:
         return Reads{-1, 0, 1, false, false};
     }

@@ -814,6 +814,20 @@ Candidates candidates(OpSig sig, DType dtype) {
     case OpSig::TopK:
       return {{[](auto &c) { c.dim = 1, c.k = 2; }, [](auto &c) { c.dim = 0, c.k = 0; }},
               {[](auto &c) { c.dim = 1, c.k = 5; }, [](auto &c) { c.dim = 5, c.k = 1; }}};
+    case OpSig::MaskSelect: {
+      // A Bool mask of the receiver's [2, 3] (LikeFirst), or of its last dim alone (Derived: not
+      // the receiver's shape), explicit, or an int mask.
+      auto with = [](oa::ShapeMode mode, oa::ArgTensor mask, std::size_t mask_dtype = std::size(oa::kIntDTypes)) {
+        return [=](oa::OpArgsCase &c) {
+          c.index_mode = mode;
+          c.indices = mask;
+          c.int_dtype = mask_dtype;
+        };
+      };
+      const oa::ShapeMode like = oa::ShapeMode::LikeFirst, last = oa::ShapeMode::Derived, given = oa::ShapeMode::Explicit;
+      return {{with(like, index_arg({2, 3}, {1, 0, 0, 1, 1, 0})), with(given, index_arg({2, 3}, {0, 0, 0, 0, 0, 0}))},
+              {with(last, index_arg({3}, {0, 1, 1})), with(like, index_arg({2, 3}, {1, 0, 0, 1, 1, 0}), 0)}};
+    }
     case OpSig::MaskWhere:
     case OpSig::MaskFill: {
       const bool with_value = sig == OpSig::MaskWhere;
@@ -1022,7 +1036,7 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::Binary || op.sig == OpSig::Cat || op.sig == OpSig::BinaryDim) operands = {f, f};
     if (op.sig == OpSig::Select || op.sig == OpSig::Gather || op.sig == OpSig::GatherNd) operands = {f, i};
     if (op.sig == OpSig::MaskWhere) operands = {f, b, f};
-    if (op.sig == OpSig::MaskFill) operands = {f, b};
+    if (op.sig == OpSig::MaskFill || op.sig == OpSig::MaskSelect) operands = {f, b};
     if (op.sig == OpSig::SelectAssign || op.sig == OpSig::Scatter || op.sig == OpSig::ScatterUpdate ||
         op.sig == OpSig::ScatterNd)
       operands = {f, i, f};

@@ -64,7 +64,7 @@ bool has_scalar(Op op) {
                             op_info(op).sig == OpSig::MaskFill || op_info(op).sig == OpSig::Affine);
 }
 bool is_masked(Op op) {
-  return is_op_code(op) && (op_info(op).sig == OpSig::MaskWhere || op_info(op).sig == OpSig::MaskFill);
+  return is_op_code(op) && takes_mask(op_info(op).sig);
 }
 bool has_dim(Op op) {
   if (!is_op_code(op)) return false;
@@ -89,6 +89,7 @@ bool has_dim(Op op) {
       return op != Op::float_reshape;
     case OpSig::GatherNd:  // k and the coordinates come from dim1
     case OpSig::ScatterNd:
+    case OpSig::MaskSelect:
     case OpSig::Unary:
     case OpSig::Binary:
     case OpSig::Scalar:
@@ -120,6 +121,7 @@ bool has_dim1(Op op) {
     case OpSig::ScatterUpdate:  // the update and the indices
     case OpSig::GatherNd:       // k and the coordinates
     case OpSig::ScatterNd:      // the update and the coordinates
+    case OpSig::MaskSelect:     // the mask's pattern
       return true;
     case OpSig::Affine:
     case OpSig::BinaryDim:
@@ -504,6 +506,12 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_scatter_nd:
       if (!nd_rows(op, lhs, rhs)) return std::nullopt;
       return lhs;
+    case Op::float_mask_select: {
+      // The mask is true at every third element from dim1 % 3 (args_of).
+      std::size_t count = 0;
+      for (std::size_t p = 0; p < element_count(lhs); ++p) count += (p + op.dim1) % 3 == 0 ? 1 : 0;
+      return std::vector<std::size_t>{count};
+    }
     case Op::float_mask_where:
       return broadcast_shape(lhs, rhs);
     case Op::float_mask_fill:
@@ -776,6 +784,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_ScatterUpdate(name)
 #define CROSSGRAD_APPLY_GatherNd(name)
 #define CROSSGRAD_APPLY_ScatterNd(name)
+#define CROSSGRAD_APPLY_MaskSelect(name)
 #define CROSSGRAD_APPLY_MaskWhere(name)
 #define CROSSGRAD_APPLY_MaskFill(name)
 #define CROSSGRAD_APPLY_Affine(name)
@@ -810,6 +819,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::float_scatter: return Dispatch::float_scatter(lhs, op.dim, indices(), rhs, graph_update(op));
     case Op::float_gather_nd: return Dispatch::float_gather_nd(lhs, indices());
     case Op::float_scatter_nd: return Dispatch::float_scatter_nd(lhs, indices(), rhs, graph_update(op));
+    case Op::float_mask_select: return Dispatch::float_mask_select(lhs, mask());
     case Op::float_permute: return Dispatch::float_permute(lhs, args().axes);
     case Op::float_flip: return Dispatch::float_flip(lhs, args().axes);
     case Op::float_expand: return Dispatch::float_expand(lhs, Shape(args().expand_to));

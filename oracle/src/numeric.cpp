@@ -130,6 +130,7 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_scatter:
     case Op::float_gather_nd:
     case Op::float_scatter_nd:
+    case Op::float_mask_select:  // copies
       return {0, 0, true};
     // exp of shifted values, a sum of n terms and a division (or a log): the sum's order bound
     // plus a few ulps per library call; log_softmax's values grow with |x|, hence magnitude.
@@ -651,6 +652,7 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_scatter:  // Assign or Add in a graph
     case Op::float_gather_nd:
     case Op::float_scatter_nd:
+    case Op::float_mask_select:
     case Op::float_mask_where:
     case Op::float_mask_fill:
     case Op::float_repeat_dim:

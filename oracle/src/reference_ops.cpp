@@ -651,6 +651,20 @@ HostArray masked(const HostArray& x, const HostArray& mask, const HostArray* val
   return out;
 }
 
+// mask_select: the elements of x where the mask (a Bool tensor of x's shape exactly) is true, in
+// row-major order, as a 1-D array.
+HostArray mask_select(const HostArray& x, const HostArray& mask) {
+  require_float(x.dtype);
+  if (mask.dtype != DType::Bool) invalid("op-kind-mismatch");  // as masked(): the wrong kind through Dispatch
+  if (mask.shape != x.shape) invalid("mask-select-shape");
+  HostArray out = make({0}, x.dtype);
+  for (std::size_t i = 0; i < x.values.size(); ++i) {
+    if (mask.values[i] != 0) out.values.push_back(x.values[i]);
+  }
+  out.shape = {out.values.size()};
+  return out;
+}
+
 // hard_sigmoid: clamp(alpha x + beta, 0, 1) with each step rounded in T (the scalars first).
 HostArray hard_sigmoid(const HostArray& x, double alpha, double beta) {
   return unary(x, [alpha, beta](auto v) {
@@ -1061,6 +1075,7 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_scatter: return untracked_update(scatter(in[0], a.dim, in[1], in[2], a.update), a);
     case OpId::float_gather_nd: return gather_nd(in[0], in[1]);
     case OpId::float_scatter_nd: return untracked_update(scatter_nd(in[0], in[1], in[2], a.update), a);
+    case OpId::float_mask_select: return mask_select(in[0], in[1]);
     case OpId::float_cummin: return cumulative_extreme(in[0], a.dim, false);
     case OpId::float_cummax: return cumulative_extreme(in[0], a.dim, true);
     case OpId::float_permute: return permute(in[0], a.axes);
@@ -1189,6 +1204,7 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
     case OpSig::ScatterUpdate:
     case OpSig::GatherNd:
     case OpSig::ScatterNd:
+    case OpSig::MaskSelect:
     case OpSig::Cat:
       return 1;
   }

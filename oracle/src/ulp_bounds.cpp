@@ -153,6 +153,7 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_scatter:
     case OpId::float_gather_nd:
     case OpId::float_scatter_nd:
+    case OpId::float_mask_select:
     case OpId::float_select_add:
     case OpId::float_cummin:
     case OpId::float_cummax:

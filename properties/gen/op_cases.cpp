@@ -588,6 +588,18 @@ OpCase op_case(OpId op) {
     case OpSig::BinaryDim: gen_cross(c, bad); break;
     case OpSig::MaskWhere: gen_masked(c, bad, true); break;
     case OpSig::MaskFill: gen_masked(c, bad, false); break;
+    case OpSig::MaskSelect: {
+      // A Bool mask of the receiver's shape; faults: an int mask (op-kind-mismatch through
+      // Dispatch), a mask of another shape (mask-select-shape).
+      const Dims s = any_shape();
+      Dims mask_shape = s;
+      const int fault = bad ? static_cast<int>(pick(0, 1)) : -1;
+      if (fault == 1) mask_shape.push_back(1);
+      std::vector<double> m(og::element_count(mask_shape));
+      for (double& v : m) v = chance(2) ? 1 : 0;
+      c.operands = {floats(s, c.dtype), og::HostArray{mask_shape, fault == 0 ? DType::I64 : DType::Bool, m}};
+      break;
+    }
     case OpSig::Cat: gen_cat(c, bad); break;
   }
   c.args.tracked = c.tracked;  // a Mul, Min or Max scatter refuses tracked operands
@@ -620,7 +632,8 @@ std::string describe(const OpCase& c) {
     case OpSig::Binary: break;
     case OpSig::Scalar:
     case OpSig::MaskFill: s += "\n  scalar " + show(a.scalar); break;
-    case OpSig::MaskWhere: break;
+    case OpSig::MaskWhere:
+    case OpSig::MaskSelect: break;
     case OpSig::Affine: s += "\n  alpha " + show(a.alpha) + " beta " + show(a.beta); break;
     case OpSig::Repeat: s += "\n  dim " + std::to_string(a.dim) + " times " + std::to_string(a.times); break;
     case OpSig::Window:

@@ -55,6 +55,7 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
 #define CG_CALL_ScatterUpdate(name) Dispatch::name(t[0], a.dim, t[1], t[2], a.update)
 #define CG_CALL_GatherNd(name) Dispatch::name(t[0], t[1])
 #define CG_CALL_ScatterNd(name) Dispatch::name(t[0], t[1], t[2], a.update)
+#define CG_CALL_MaskSelect(name) Dispatch::name(t[0], t[1])
 #define CG_CALL_Cat(name) Dispatch::name(t, a.dim)
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
   switch (op) {

@@ -1,5 +1,5 @@
-// The masked selections of issue 36 (docs/OPS.md "Layout and indexing"): float_mask_where and
-// float_mask_fill on every backend, plain and tracked, against values worked out here from the spec
+// The masked selections of issue 36 (docs/OPS.md "Layout and indexing"): float_mask_where,
+// float_mask_fill and float_mask_select on every backend, plain and tracked, against values worked out here from the spec
 // (broadcasting of every operand, bits copied, the fill rounded to the dtype), their argument panics
 // in the documented order, and their gradients, which select and never multiply by the mask.
 #include "test_support.hpp"
@@ -117,6 +117,42 @@ void expect_backend_rejects_a_non_bool_mask() {
   const typename B::Tensor mask = B::from_data(TensorData::from_u8({1, 0}, {2}), B::default_device());
   EXPECT_PANIC(B::float_mask_where(x, mask, x), "unsupported-dtype", "DType U8 is not supported by float_mask_where masks.");
   EXPECT_PANIC(B::float_mask_fill(x, mask, 1), "unsupported-dtype", "DType U8 is not supported by float_mask_fill masks.");
+}
+
+TYPED_TEST(MaskOps, MaskSelectPicksTheTrueElementsInRowMajorOrder) {
+  for (const DispatchDevice& device : {plain_device<TypeParam>(), autodiff_device<TypeParam>()}) {
+    for (const DType dt : kDtypes) {
+      const DispatchTensor x = tensor_on(device, {1, -0.0, NAN, 4, 5, 6}, dt, {2, 3});
+      const DispatchTensor y = Dispatch::float_mask_select(x, mask_on(device, {false, true, true, true, false, true}, {2, 3}));
+      EXPECT_EQ(Dispatch::float_shape(y), (Shape{4}));
+      const std::vector<double> v = values(y);
+      EXPECT_TRUE(v[0] == 0 && std::signbit(v[0]));
+      EXPECT_TRUE(std::isnan(v[1]));
+      EXPECT_EQ(v[2], 4);
+      EXPECT_EQ(v[3], 6);
+      // No true element: an empty [0]; a rank-0 tensor picks its one element or nothing.
+      EXPECT_EQ(Dispatch::float_shape(Dispatch::float_mask_select(x, mask_on(device, std::vector<bool>(6, false), {2, 3}))),
+                (Shape{0}));
+      EXPECT_EQ(values(Dispatch::float_mask_select(tensor_on(device, {7}, dt, Shape{}), mask_on(device, {true}, Shape{}))),
+                (std::vector<double>{7}));
+    }
+  }
+  const DispatchDevice device = plain_device<TypeParam>();
+  const DispatchTensor x = tensor_on(device, {1, 2, 3, 4, 5, 6}, DType::F32, {2, 3});
+  // Never broadcast: a mask of x's last dim is the wrong shape.
+  EXPECT_PANIC(Dispatch::float_mask_select(x, mask_on(device, {true, false, true}, {3})), "mask-select-shape",
+               "float_mask_select needs a mask of the tensor's shape [2, 3], got [3].");
+}
+
+TYPED_TEST(MaskOps, MaskSelectGradientGoesBackToEachPickedPlace) {
+  const DispatchDevice device = autodiff_device<TypeParam>();
+  const DispatchTensor x = tensor_on(device, {1, 2, 3, 4, 5, 6}, DType::F64, {2, 3});
+  const DispatchTensor c = tensor_on(device, {10, 20, 30}, DType::F64, {3});
+  const DispatchTensor y = Dispatch::float_mask_select(x, mask_on(device, {true, false, false, true, false, true}, {2, 3}));
+  const Gradients g = Dispatch::backward(Dispatch::float_sum(Dispatch::float_mul(y, c)));
+  const std::vector<double> gx = values(*Dispatch::grad(x, g));
+  EXPECT_EQ(gx, (std::vector<double>{10, 0, 0, 20, 0, 30}));
+  EXPECT_FALSE(std::signbit(gx[1]));
 }
 
 TEST(MaskOnABackend, ANonBoolMaskIsUnsupported) {

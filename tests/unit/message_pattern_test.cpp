@@ -76,6 +76,8 @@ const std::map<std::string, std::vector<std::string>> kByEntry = {
     {"gather-index-shape/expected", kShapes},
     {"gather-index-shape/got", kShapes},
     {"gather-nd-index-shape/got", kShapes},
+    {"mask-select-shape/expected", kShapes},
+    {"mask-select-shape/got", kShapes},
     {"scatter-update-gradient/update", {"Mul", "Min", "Max"}},
     {"invalid-bool-value/value", {"7", "255", "2"}},
     {"quantize-non-finite/value", {"inf", "NaN", "-inf"}},

@@ -167,6 +167,12 @@ std::map<std::string, Trigger> triggers() {
                                  },
                                  "float_gather_nd needs indices whose last dim is at most the tensor's rank 2, got indices of shape [1, 3].",
                                  ""};
+  t["mask-select-shape"] = {[] {
+                               Dispatch::float_mask_select(nd_f32(std::vector<float>(6), {2, 3}),
+                                                           Dispatch::bool_from_data(TensorData::from_bool({true, false, true}, {3}),
+                                                                                    DispatchDevice::NdArray()));
+                             },
+                             "float_mask_select needs a mask of the tensor's shape [2, 3], got [3].", ""};
   t["scatter-update-gradient"] = {[] {
                                      const DispatchDevice tracked = DispatchDevice::Autodiff(DispatchDevice::NdArray());
                                      Dispatch::float_scatter_nd(Dispatch::float_from_data(TensorData::from_f32({1, 2}, {2}), tracked),

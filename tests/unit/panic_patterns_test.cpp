@@ -327,6 +327,13 @@ std::map<std::string, Examples> examples() {
                                  "float_gather_nd needs indices whose last dim is at most the tensor's rank -2, got indices of shape [1, 3].",
                                  "float_gather_nd needs indices whose last dim is at most the tensor's rank 2, got indices of shape (1, 3).",
                                  "float gather_nd needs indices whose last dim is at most the tensor's rank 2, got indices of shape [1, 3]."}};
+  e["mask-select-shape"] = {"{op} needs a mask of the tensor's shape {expected}, got {got}.",
+                            {"float_mask_select needs a mask of the tensor's shape [2, 3], got [3].",
+                             "float_mask_select needs a mask of the tensor's shape [], got [1]."},
+                            {"float_mask_select needs a mask of the tensor's shape [2, 3], got [3]",
+                             "float_mask_select needs a mask of the tensor's shape (2, 3), got [3].",
+                             "float_mask_select needs a mask of the tensors shape [2, 3], got [3].",
+                             "float mask_select needs a mask of the tensor's shape [2, 3], got [3]."}};
   e["scatter-update-gradient"] = {"not implemented: {op} with {update} update is not implemented",
                                   {"not implemented: float_scatter with Mul update is not implemented",
                                    "not implemented: float_scatter_nd with Max update is not implemented"},

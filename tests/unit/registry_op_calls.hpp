@@ -141,6 +141,7 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_topk: return Dispatch::float_topk(x, 0, 1);
     case OpId::float_mask_where: return Dispatch::float_mask_where(x, mask_of(x), other);
     case OpId::float_mask_fill: return Dispatch::float_mask_fill(x, mask_of(x), -1.5);
+    case OpId::float_mask_select: return Dispatch::float_mask_select(x, mask_of(x));
     case OpId::float_cummin: return Dispatch::float_cummin(x, 1);
     case OpId::float_cummax: return Dispatch::float_cummax(x, 0);
     case OpId::float_permute: return Dispatch::float_permute(x, {1, 0});

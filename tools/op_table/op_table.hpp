@@ -104,7 +104,7 @@ inline std::string backend_dtypes(const KnownBackend& /*backend*/, const OpInfo&
   }
   if (takes_index_tensor(op.sig))
     out.append("; indices ").append(join(index_dtypes()));
-  if (op.sig == OpSig::MaskWhere || op.sig == OpSig::MaskFill) out.append("; mask Bool");
+  if (takes_mask(op.sig)) out.append("; mask Bool");
   if (op.sig == OpSig::ToDType) out.append("; to ").append(join(float_dtypes()));
   return out;
 }

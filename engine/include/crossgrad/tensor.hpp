@@ -60,6 +60,8 @@
   Tensor method(const DispatchTensor& mask, double value) const {                                    \
     return Tensor(Dispatch::name(inner_, mask, value));                                            \
   }
+#define CROSSGRAD_TENSOR_METHOD_MASK_SELECT(name, method, Sig, Result) \
+  Tensor method(const DispatchTensor& mask) const { return Tensor(Dispatch::name(inner_, mask)); }
 #define CROSSGRAD_TENSOR_METHOD_CAT(name, method, Sig, Result)                  \
   static Tensor method(const std::vector<Tensor>& tensors, std::size_t dim) {   \
     std::vector<DispatchTensor> inner;                                           \

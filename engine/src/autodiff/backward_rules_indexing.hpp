@@ -1,7 +1,7 @@
 #pragma once
 // Backward rules of the element-selecting, indexing, layout and normalising ops (abs, clamp,
 // max_dim, min_dim, max, min, max_abs, max_abs_dim, cat, slice, select, select_assign /
-// select_add, slice_assign, gather, scatter_add, scatter, gather_nd, scatter_nd, sort, topk, mask_where, mask_fill, repeat_dim, unfold, permute, expand,
+// select_add, slice_assign, gather, scatter_add, scatter, gather_nd, scatter_nd, mask_select, sort, topk, mask_where, mask_fill, repeat_dim, unfold, permute, expand,
 // softmax, log_softmax), written once
 // for every backend in terms of B's forward ops. The forward op runs first in each: it applies the
 // shape rules, so a rule below never sees invalid arguments. Semantics: docs/OPS.md.
@@ -304,6 +304,19 @@ AutodiffTensor<B> Autodiff<B>::float_scatter_nd(const Tensor& x, const Primitive
         [&](const Primitive& t) { return B::float_gather_nd(t, indices); });
     const Primitive zeros = B::float_full(sv, 0.0, B::dtype(g), B::device(g));
     return std::vector<Primitive>{B::float_scatter_nd(g, indices, zeros, update), B::float_mask_fill(at_values, lost, 0.0)};
+  });
+}
+
+// Each picked element's gradient goes back to its place, +0 elsewhere.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::float_mask_select(const Tensor& x, const Primitive& mask) {
+  const Primitive px = x.primitive;
+  Primitive out = B::float_mask_select(px, mask);
+  return record<B>(std::move(out), {&x}, [px, mask](const Primitive& g) {
+    const Shape sx = B::shape(px);
+    const Primitive zeros = B::float_full(Shape{sx.num_elements()}, 0.0, B::dtype(px), B::device(px));
+    const Primitive at = backends::composite::mask_positions<B>(mask, B::device(px));
+    return std::vector<Primitive>{B::float_reshape(B::float_select_add(zeros, 0, at, g), sx)};
   });
 }
 

@@ -233,4 +233,26 @@ typename B::Tensor scatter_nd(const typename B::Tensor& t, const typename B::Ten
                           shape);
 }
 
+// mask_select's picks: the row-major positions where the mask holds true, as an index tensor on
+// `device` (the mask read on the host: the result's length depends on it).
+template <class B>
+typename B::Tensor mask_positions(const typename B::Tensor& mask, const Device& device) {
+  const std::vector<bool> m = B::into_data(mask).to_bool();
+  std::vector<std::int64_t> at;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (m[i]) at.push_back(static_cast<std::int64_t>(i));
+  }
+  const std::size_t count = at.size();
+  return B::from_data(TensorData::from_i64(std::move(at), Shape{count}), device);
+}
+
+// mask_select: the elements where the mask is true, in row-major order, as a 1-D tensor (Burn's
+// default: argwhere, then a select of the flat tensor).
+template <class B>
+typename B::Tensor mask_select(const typename B::Tensor& t, const typename B::Tensor& mask) {
+  const Shape shape = B::shape(t);
+  rules::check_mask_select(shape, B::dtype(t), B::shape(mask), B::dtype(mask));
+  return B::float_select(B::float_reshape(t, Shape{shape.num_elements()}), 0, mask_positions<B>(mask, B::device(t)));
+}
+
 }  // namespace crossgrad::backends::composite

@@ -154,6 +154,17 @@ Shape check_masked(const Shape& tensor, DType tensor_dtype, const Shape& mask, D
   return out;
 }
 
+void check_mask_select(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype) {
+  constexpr std::string_view op = "float_mask_select";
+  check_float_dtype(tensor_dtype, op);
+  if (mask_dtype != DType::Bool) {
+    panic(PanicId::UnsupportedDtype, {{"dtype", std::string(dtype_name(mask_dtype))}, {"what", std::string(op) + " masks"}});
+  }
+  if (mask != tensor) {
+    panic(PanicId::MaskSelectShape, {{"op", std::string(op)}, {"expected", tensor.to_string()}, {"got", mask.to_string()}});
+  }
+}
+
 Shape repeated_shape(const Shape& shape, std::size_t dim, std::size_t times) {
   std::vector<std::size_t> dims = shape.dims();
   std::size_t n = 0;

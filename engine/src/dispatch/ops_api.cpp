@@ -37,6 +37,9 @@ using namespace dispatch_detail;
 #define CROSSGRAD_DISPATCH_BODY_MASK_FILL(name, Sig, Operand, Result)                                  \
   return indexed_op<false, PrimitiveKind::Bool>(#name, tensor, mask, nullptr,                             \
                     [&]<class Be>(const auto& x, const auto& m) { return Be::name(x, m, value); });
+#define CROSSGRAD_DISPATCH_BODY_MASK_SELECT(name, Sig, Operand, Result)                                \
+  return indexed_op<false, PrimitiveKind::Bool>(#name, tensor, mask, nullptr,                             \
+                    [&]<class Be>(const auto& x, const auto& m) { return Be::name(x, m); });
 #define CROSSGRAD_DISPATCH_BODY_CAT(name, Sig, Operand, Result) \
   return list_op(#name, tensors, [&]<class Be>(const auto& xs) { return Be::name(xs, dim); });
 

@@ -210,6 +210,10 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_scatter: return scatter_with(t[0], d, t[1].to(at::kLong), t[2], a.update);
     case OpId::float_gather_nd: return gather_nd(t[0], t[1]);
     case OpId::float_scatter_nd: return scatter_nd(t[0], t[1], t[2], a.update);
+    // On a contiguous copy: libtorch 1.13's masked_select backward (masked_scatter_ into
+    // zeros_like(x)) fills a non-contiguous x in memory order, so the gradient of a transposed-back
+    // view comes out transposed (found by this check; the values agree either way).
+    case OpId::float_mask_select: return at::masked_select(t[0].contiguous(), t[1].to(at::kBool));
     // PyTorch's running extreme takes x on a tie or a NaN, as crossgrad's; its gradient goes to the
     // index it reports, as crossgrad's.
     case OpId::float_cummin: return std::get<0>(at::cummin(t[0], d));

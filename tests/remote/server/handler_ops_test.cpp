@@ -116,6 +116,8 @@ std::vector<Args> arguments(const OpInfo& info) {
       return {{.tensors = {a}, .dims = {1, 2}, .label = "dim 1 k 2"}, {.tensors = {a}, .dims = {0, 4}, .label = "k 4 past the dim"}};
     case OpSig::MaskWhere:
       return {{.tensors = {a, mask, b}, .label = "[3, 3] mask [3, 3]"}, {.tensors = {a, mask_row, row}, .label = "[3, 3] mask [3] [3]"}};
+    case OpSig::MaskSelect:
+      return {{.tensors = {a, mask}, .label = "mask [3, 3]"}, {.tensors = {a, mask_row}, .label = "mask [3]: not the shape"}};
     case OpSig::MaskFill:
       return {{.tensors = {a, mask}, .scalars = {-1.5}, .label = "mask -1.5"}};
     case OpSig::Gather:

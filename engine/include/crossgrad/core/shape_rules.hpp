@@ -114,6 +114,9 @@ void check_scatter_update_tracked(IndexingUpdateOp update, std::string_view op);
 // NumPy broadcast of the tensor, the mask and the value (broadcast-mismatch). Returns its shape.
 Shape check_masked(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype, const Shape* value,
                    DType value_dtype, std::string_view op);
+// float_mask_select: a float tensor, a Bool mask (unsupported-dtype otherwise) of the tensor's
+// shape (mask-select-shape).
+void check_mask_select(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype);
 // float_repeat_dim: `shape` with dim (< rank, checked by the caller) `times` as long; a size past
 // SIZE_MAX saturates, so the caller's checked_tensor_bytes reports it (tensor-too-large).
 Shape repeated_shape(const Shape& shape, std::size_t dim, std::size_t times);

@@ -146,7 +146,8 @@
   X(float_slice_assign, slice_assign, RangesAssign, Float, Float, Backward)      \
   X(float_scatter, scatter, ScatterUpdate, Float, Float, Backward)               \
   X(float_gather_nd, gather_nd, GatherNd, Float, Float, Backward)                \
-  X(float_scatter_nd, scatter_nd, ScatterNd, Float, Float, Backward)
+  X(float_scatter_nd, scatter_nd, ScatterNd, Float, Float, Backward)            \
+  X(float_mask_select, mask_select, MaskSelect, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -160,7 +161,8 @@
 // ZIP_DIM: two tensors of one backend and a dim. ZIP_RANGES: a receiver, ranges and a values
 // tensor of its backend (slice_assign). ASSIGN_UPDATE: ASSIGN's operands and an IndexingUpdateOp
 // (float_scatter). GATHER_ND / SCATTER_ND: a receiver, an int index tensor whose last dim indexes
-// the receiver's leading dims and, for SCATTER_ND, a values tensor and an IndexingUpdateOp. MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
+// the receiver's leading dims and, for SCATTER_ND, a values tensor and an IndexingUpdateOp.
+// MASK_SELECT: a receiver and a Bool mask of its shape (float_mask_select). MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
 // a scalar.
 #define CROSSGRAD_SIG_PARAMS_Unary(T, I) (const T& tensor)
 #define CROSSGRAD_SIG_PARAMS_Binary(T, I) (const T& lhs, const T& rhs)
@@ -193,6 +195,7 @@
 #define CROSSGRAD_SIG_PARAMS_GatherNd(T, I) (const T& tensor, const I& indices)
 #define CROSSGRAD_SIG_PARAMS_ScatterNd(T, I) \
   (const T& tensor, const I& indices, const T& values, ::crossgrad::IndexingUpdateOp update)
+#define CROSSGRAD_SIG_PARAMS_MaskSelect(T, I) (const T& tensor, const I& mask)
 #define CROSSGRAD_SIG_PARAMS_Cat(T, I) (const std::vector<T>& tensors, std::size_t dim)
 
 #define CROSSGRAD_SIG_CLASS_Unary MAP
@@ -221,6 +224,7 @@
 #define CROSSGRAD_SIG_CLASS_ScatterUpdate ASSIGN_UPDATE
 #define CROSSGRAD_SIG_CLASS_GatherNd GATHER_ND
 #define CROSSGRAD_SIG_CLASS_ScatterNd SCATTER_ND
+#define CROSSGRAD_SIG_CLASS_MaskSelect MASK_SELECT
 #define CROSSGRAD_SIG_CLASS_Cat CAT
 
 // The arguments after the receiver, for MAP signatures.
@@ -279,7 +283,7 @@ enum class OpId : std::uint8_t {
 };
 
 #define CROSSGRAD_OP_SIGS(X) \
-  X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window) X(BinaryDim) X(Sort) X(TopK) X(RangesAssign) X(ScatterUpdate) X(GatherNd) X(ScatterNd)
+  X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window) X(BinaryDim) X(Sort) X(TopK) X(RangesAssign) X(ScatterUpdate) X(GatherNd) X(ScatterNd) X(MaskSelect)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)
@@ -308,7 +312,9 @@ inline constexpr std::size_t kOpCount = std::size(kOps);
 
 constexpr const OpInfo& op_info(OpId id) { return kOps[static_cast<std::size_t>(id)]; }
 std::string_view op_sig_name(OpSig sig);
-// Signatures whose second operand is an Int index tensor (the masks of MaskWhere / MaskFill are Bool).
+// Signatures whose second operand is an Int index tensor (masks: takes_mask).
+// Signatures whose second operand is a Bool mask.
+constexpr bool takes_mask(OpSig sig) { return sig == OpSig::MaskWhere || sig == OpSig::MaskFill || sig == OpSig::MaskSelect; }
 constexpr bool takes_index_tensor(OpSig sig) {
   return sig == OpSig::Select || sig == OpSig::SelectAssign || sig == OpSig::Gather || sig == OpSig::Scatter ||
          sig == OpSig::ScatterUpdate || sig == OpSig::GatherNd || sig == OpSig::ScatterNd;

@@ -38,4 +38,8 @@ CudaTensor Cuda::float_scatter_nd(const CudaTensor& tensor, const CudaTensor& in
   return composite::scatter_nd<Cuda>(tensor, indices, values, update);
 }
 
+CudaTensor Cuda::float_mask_select(const CudaTensor& tensor, const CudaTensor& mask) {
+  return composite::mask_select<Cuda>(tensor, mask);
+}
+
 }  // namespace crossgrad::backends

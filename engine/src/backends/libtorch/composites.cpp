@@ -27,4 +27,8 @@ LibTorchTensor LibTorch::float_scatter_nd(const LibTorchTensor& tensor, const Li
   return composite::scatter_nd<LibTorch>(tensor, indices, values, update);
 }
 
+LibTorchTensor LibTorch::float_mask_select(const LibTorchTensor& tensor, const LibTorchTensor& mask) {
+  return composite::mask_select<LibTorch>(tensor, mask);
+}
+
 }  // namespace crossgrad::backends

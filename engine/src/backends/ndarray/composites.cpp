@@ -39,4 +39,8 @@ NdArrayTensor NdArray::float_scatter_nd(const NdArrayTensor& tensor, const NdArr
   return composite::scatter_nd<NdArray>(tensor, indices, values, update);
 }
 
+NdArrayTensor NdArray::float_mask_select(const NdArrayTensor& tensor, const NdArrayTensor& mask) {
+  return composite::mask_select<NdArray>(tensor, mask);
+}
+
 }  // namespace crossgrad::backends

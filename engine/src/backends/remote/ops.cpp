@@ -254,6 +254,7 @@ RemoteTensor Remote::dequantize(const Quantized& tensor) {
 #define CROSSGRAD_REMOTE_ARGS_ZIP_RANGES(Sig) tensor, ranges, values
 #define CROSSGRAD_REMOTE_ARGS_MASKED(Sig) tensor, mask, value
 #define CROSSGRAD_REMOTE_ARGS_MASK_FILL(Sig) tensor, mask, value
+#define CROSSGRAD_REMOTE_ARGS_MASK_SELECT(Sig) tensor, mask
 #define CROSSGRAD_REMOTE_ARGS_CAT(Sig) tensors, dim
 #define CROSSGRAD_REMOTE_OP(name, method, Sig, Operand, Result, Rule)                                    \
   RemoteTensor Remote::name CROSSGRAD_SIG_PARAMS_##Sig(RemoteTensor, RemoteTensor) {                     \

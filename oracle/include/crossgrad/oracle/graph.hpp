@@ -63,8 +63,8 @@ bool is_hop(Op op);
 // permute rotates the dims by dim1;
 // flip reverses the dims whose bit is set in dim1 (dim1 % 2^rank); hard_sigmoid takes alpha =
 // scalar and beta = 1/2; repeat_dim repeats dim 1 + dim1 % 3 times; unfold takes windows of
-// 1 + dim1 % 3 every 1 + (dim1 % 6) / 3 along dim; mask_where / mask_fill take a mask true at every
-// third element from dim1 % 3;
+// 1 + dim1 % 3 every 1 + (dim1 % 6) / 3 along dim; mask_where / mask_fill / mask_select take a
+// mask true at every third element from dim1 % 3;
 // expand prepends a dim of 2 and widens a size-1 dim `dim` to 3.
 struct OpSpec {
   Op op = Op::float_neg;

@@ -54,7 +54,7 @@ struct OpArgs {
 };
 
 // The operands, by Sig: Binary and BinaryDim {lhs, rhs}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
-// SelectAssign, Scatter, ScatterUpdate and ScatterNd {tensor, indices, values}; MaskWhere {tensor, mask, value}; MaskFill {tensor, mask} (the
+// SelectAssign, Scatter, ScatterUpdate and ScatterNd {tensor, indices, values}; MaskWhere {tensor, mask, value}; MaskSelect {tensor, mask}; MaskFill {tensor, mask} (the
 // fill value is OpArgs::scalar); Cat the list (possibly empty); every other Sig {tensor}.
 struct ReferenceResult {
   std::optional<std::string> panic_id;  // the catalog id the arguments must raise; value unset then
