@@ -872,6 +872,16 @@ std::optional<PoleOperand> pole_operand(const OpSpec& op) {
   return std::nullopt;
 }
 
+// Whether some element of x, known to within e, may lie on a pole of tan (pi/2 + k pi) or on its
+// other side on some backend.
+bool may_reach_tan_pole(const std::vector<double>& x, double e) {
+  for (double v : x) {
+    if (!std::isfinite(v)) continue;
+    if (e >= std::numbers::pi / 2 || std::fabs(std::remainder(v - std::numbers::pi / 2, std::numbers::pi)) <= e) return true;
+  }
+  return false;
+}
+
 // Whether some element of x, known to within e, may lie on the other side of one of op's jumps:
 // the integers (floor, ceil, trunc; also 0 for trunc), the half-integers (round), 0 (sign).
 bool near_a_jump(Op op, const std::vector<double>& x, double e) {
@@ -984,8 +994,13 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     const std::optional<PoleOperand> pole = pole_operand(op);
     const bool at_pole = pole && (may_reach_zero(v[pole->value], e[pole->value], pole->shift) ||
                                   (pole->other_shift && may_reach_zero(v[pole->value], e[pole->value], *pole->other_shift)));
-    c.may_change_class[out] = c.may_change_class[op.lhs] || (binary && c.may_change_class[op.rhs]) || at_pole;
-    if (at_pole && live[out]) c.pole_within_error = true;
+    // tan's poles are at pi/2 + k pi, not at a shift of 0: an operand known to no better than its
+    // distance to one (tan(tan(acos(x))) near x = 0 in F32: tan(acos(x)) is about -2.3e7, whose
+    // ulp is 2, and two correct backends put the outer tan in different periods: Flex's gradient
+    // -5.4e14, the reference's -8.1e15; ops_differential_fuzzer).
+    const bool tan_pole = op.op == Op::float_tan && e[op.lhs] > 0 && may_reach_tan_pole(a, e[op.lhs]);
+    c.may_change_class[out] = c.may_change_class[op.lhs] || (binary && c.may_change_class[op.rhs]) || at_pole || tan_pole;
+    if ((at_pole || tan_pole) && live[out]) c.pole_within_error = true;
     // A step (round, floor, ceil, trunc, sign) whose operand may lie on the other side of a jump on
     // some backend: its value may differ by the jump (1, or 2 for sign across 0), not by a rounding.
     if (const double jump = step_jump(op.op); jump > 0 && e[op.lhs] > 0 && near_a_jump(op.op, a, e[op.lhs])) {
@@ -1036,6 +1051,8 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
       c.gradient_rel += relative_uncertainty(a, e[op.lhs], -1.0) + relative_uncertainty(a, e[op.lhs], 1.0);
     } else if (op.op == Op::float_sqrt) {
       c.gradient_rel += relative_uncertainty(y, e[out]);
+    } else if (op.op == Op::float_tan) {
+      c.gradient_rel += 2 * relative_uncertainty(y, e[out]);  // 1 + y^2
     } else if (op.op == Op::float_powf_scalar && op.scalar < 1) {
       c.gradient_rel += std::fabs(op.scalar - 1) * relative_uncertainty(a, e[op.lhs]);
     }
