@@ -203,7 +203,8 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
       return {{flat, {16, 0}, flat_label, [=](const BenchSize& s) {
                  OpArgs<B> a;
                  receiver(Shape{s.n}, a);
-                 a.dtype = kind == OpKind::Float ? DType::F64 : DType::F32;  // a float cast converts
+                 // A float cast converts; float_into_int takes an int target.
+                 a.dtype = op.result == OpKind::Int ? DType::I32 : kind == OpKind::Float ? DType::F64 : DType::F32;
                  return a;
                }}};
     case OpSig::Dim:

@@ -552,6 +552,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_greater_scalar:
     case OpId::bool_into_float:
     case OpId::int_into_float:
+    case OpId::float_into_int:
     case OpId::float_argmax:
     case OpId::float_argmin:
     case OpId::float_argsort:

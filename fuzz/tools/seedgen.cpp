@@ -633,8 +633,10 @@ Candidates candidates(OpSig sig, DType dtype) {
       return {{[](auto &c) { c.shape = {3, 2}; }, [](auto &c) { c.shape = {4, 2, 3}; }},
               {[](auto &c) { c.shape = {4}; }}};
     case OpSig::ToDType:
-      return {{[=](auto &c) { c.dtype = dtype_index(dtype == DType::F32 ? DType::F64 : DType::F32); }},
-              {[](auto &c) { c.dtype = dtype_index(DType::I32); }}};
+      // A float target, else an int one (float_into_int); an int target, else Bool, for the panic.
+      return {{[=](auto &c) { c.dtype = dtype_index(dtype == DType::F32 ? DType::F64 : DType::F32); },
+               [](auto &c) { c.dtype = dtype_index(DType::I32); }},
+              {[](auto &c) { c.dtype = dtype_index(DType::I32); }, [](auto &c) { c.dtype = dtype_index(DType::Bool); }}};
     case OpSig::Axes:
       return {{[](auto &c) { c.axes = {1, 0}; }},
               {[](auto &c) { c.axes = {0, 0}; }, [](auto &c) { c.axes = {0}; },

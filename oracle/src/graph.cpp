@@ -401,6 +401,7 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_is_inf:
     case Op::bool_into_float:
     case Op::int_into_float:
+    case Op::float_into_int:
       return lhs;
     case Op::float_clamp:
       if (std::isnan(op.scalar)) return std::nullopt;
@@ -830,6 +831,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::int_into_float:
     case Op::float_argsort:  // Int results
     case Op::float_argtopk:
+    case Op::float_into_int:
       break;
   }
   throw std::logic_error("apply_op: " + std::string(op_name(op.op)) + " is not a graph step (normalize first)");

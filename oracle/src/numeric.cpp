@@ -104,6 +104,7 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_cast:
     case Op::bool_into_float:
     case Op::int_into_float:
+    case Op::float_into_int:  // an exact rule (toward zero, saturating)
     case Op::float_gather:
     case Op::float_mask_where:
     case Op::float_mask_fill:
@@ -671,6 +672,7 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_greater_scalar:
     case Op::bool_into_float:
     case Op::int_into_float:
+    case Op::float_into_int:
     case Op::float_argmax:
     case Op::float_argmin:
     case Op::float_argsort:

@@ -812,6 +812,26 @@ HostArray converted(const HostArray& x, DType to) {
   return out;
 }
 
+// float_into_int (docs/OPS.md): Rust's `as` from its definition: NaN is 0, else the value
+// truncated toward zero and clamped to the target's range (so +-inf are its ends).
+HostArray into_int(const HostArray& x, DType to) {
+  require_float(x.dtype);
+  if (!is_int_dtype(to)) invalid("unsupported-dtype");
+  const auto [lowest, highest] = [&]() -> std::pair<long double, long double> {
+    if (to == DType::I64) return {-9223372036854775808.0L, 9223372036854775807.0L};
+    if (to == DType::I32) return {-2147483648.0L, 2147483647.0L};
+    if (to == DType::I8) return {-128.0L, 127.0L};
+    return {0.0L, 255.0L};  // U8
+  }();
+  HostArray out = make(x.shape, to);
+  for (std::size_t i = 0; i < x.values.size(); ++i) {
+    const long double v = x.values[i];
+    const long double t = std::isnan(x.values[i]) ? 0.0L : std::fmax(lowest, std::fmin(highest, std::trunc(v)));
+    out.values[i] = static_cast<double>(t) + 0.0;  // an int has no -0
+  }
+  return out;
+}
+
 HostArray sum_all(const HostArray& x, bool mean) {
   require_float(x.dtype);
   HostArray out = make({1}, x.dtype);
@@ -1035,6 +1055,7 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::int_into_float:
       if (!is_int_dtype(in[0].dtype)) invalid("unsupported-dtype");
       return converted(in[0], a.dtype);
+    case OpId::float_into_int: return into_int(in[0], a.dtype);
     case OpId::float_abs: return unary(in[0], [](auto x) { return std::fabs(x); });
     case OpId::float_clamp: {
       require_float(in[0].dtype);

@@ -108,6 +108,7 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_greater_scalar:
     case OpId::bool_into_float:
     case OpId::int_into_float:
+    case OpId::float_into_int:
     case OpId::float_max_dim:
     case OpId::float_argmax:
     case OpId::float_min_dim:

@@ -500,7 +500,12 @@ OpCase op_case(OpId op) {
         case OpKind::Int: c.operands = {ints(s, *rc::gen::elementOf(std::vector<DType>{DType::I64, DType::I32, DType::I8, DType::U8}))}; break;
         case OpKind::Bool: c.operands = {bools(s)}; break;
       }
-      c.args.dtype = bad ? *rc::gen::elementOf(std::vector<DType>{DType::I64, DType::Bool}) : *rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64});
+      if (info.result == OpKind::Int) {  // float_into_int: an int target
+        c.args.dtype = bad ? *rc::gen::elementOf(std::vector<DType>{DType::F32, DType::Bool})
+                           : *rc::gen::elementOf(std::vector<DType>{DType::I64, DType::I32, DType::I8, DType::U8});
+      } else {
+        c.args.dtype = bad ? *rc::gen::elementOf(std::vector<DType>{DType::I64, DType::Bool}) : *rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64});
+      }
       break;
     }
     case OpSig::Axes: {

@@ -90,6 +90,7 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_greater_scalar: return Dispatch::float_greater_scalar(x, 1.5);
     case OpId::bool_into_float: return Dispatch::bool_into_float(x, target);
     case OpId::int_into_float: return Dispatch::int_into_float(x, target);
+    case OpId::float_into_int: return Dispatch::float_into_int(x, DType::I32);
     case OpId::float_abs: return Dispatch::float_abs(x);
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);

@@ -154,6 +154,13 @@ Shape check_masked(const Shape& tensor, DType tensor_dtype, const Shape& mask, D
   return out;
 }
 
+void check_into_int(DType dtype, DType target) {
+  check_float_dtype(dtype, "float_into_int");
+  if (!is_int(target)) {
+    panic(PanicId::UnsupportedDtype, {{"dtype", std::string(dtype_name(target))}, {"what", "float_into_int targets"}});
+  }
+}
+
 void check_mask_select(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype) {
   constexpr std::string_view op = "float_mask_select";
   check_float_dtype(tensor_dtype, op);

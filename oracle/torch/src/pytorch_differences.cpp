@@ -431,6 +431,21 @@ bool scatter_overwritten_value_gradient(const Disagreement& d) {
   return false;
 }
 
+// float_into_int of NaN, +-inf or a value beyond the target's range: crossgrad follows Rust's `as`
+// (NaN to 0, saturating); C++'s conversion, which ATen's .to(int) is, leaves them undefined (x86
+// gives the "integer indefinite" 0x80..0 for I64 and I32, and wraps through I32 for I8 and U8).
+bool into_int_outside_the_target(const Disagreement& d) {
+  double x = 0;
+  if (d.op != OpId::float_into_int || d.output != -1 || !input_at(d, x)) return false;
+  const auto [lowest, highest] = [&]() -> std::pair<double, double> {
+    if (d.args.dtype == DType::I64) return {-0x1p63, 0x1p63};
+    if (d.args.dtype == DType::I32) return {-0x1p31, 0x1p31};
+    if (d.args.dtype == DType::I8) return {-128.0, 128.0};
+    return {0.0, 256.0};  // U8
+  }();
+  return std::isnan(x) || std::trunc(x) < lowest || std::trunc(x) >= highest;
+}
+
 constexpr PyTorchDifference kDifferences[] = {
     {"relu-negative-zero", relu_negative_zero},
     {"relu-nan-gradient", relu_nan_gradient},
@@ -453,6 +468,7 @@ constexpr PyTorchDifference kDifferences[] = {
     {"prod-gradient-edges", prod_gradient_edges},
     {"hard-sigmoid-clamp-gradient", hard_sigmoid_clamp_gradient},
     {"scatter-overwritten-value-gradient", scatter_overwritten_value_gradient},
+    {"into-int-outside-the-target", into_int_outside_the_target},
 };
 
 }  // namespace

@@ -49,9 +49,9 @@ HostArray from_aten(const at::Tensor& t, DType dtype) {
 
 DType dtype_of_result(OpId op, const std::vector<HostArray>& operands, const OpArgs& args) {
   const OpInfo& info = op_info(op);
+  if (info.sig == OpSig::ToDType) return args.dtype;  // float_into_int's int target too
   if (info.result == OpKind::Int) return DType::I64;
   if (info.result == OpKind::Bool) return DType::Bool;
-  if (info.sig == OpSig::ToDType) return args.dtype;
   return operands.empty() ? DType::F32 : operands[0].dtype;
 }
 
@@ -133,6 +133,7 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_greater_scalar: return at::gt(t[0], a.scalar);
     case OpId::bool_into_float: return t[0].to(scalar_type(a.dtype));
     case OpId::int_into_float: return t[0].to(scalar_type(a.dtype));
+    case OpId::float_into_int: return t[0].to(scalar_type(a.dtype));
     case OpId::float_abs: return at::abs(t[0]);
     case OpId::float_clamp: return at::clamp(t[0], a.min, a.max);
     // amax, not max(dim): its gradient is split among equal maxima, as crossgrad's rule says.

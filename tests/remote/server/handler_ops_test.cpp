@@ -89,7 +89,8 @@ std::vector<Args> arguments(const OpInfo& info) {
       return {{.tensors = {a}, .shape = Shape{9}, .label = "to [9]"},
               {.tensors = {a}, .shape = Shape{2, 3, 3}, .label = "to [2, 3, 3]"}};
     case OpSig::ToDType:
-      return {{.tensors = {a}, .dtype = DType::F64, .label = "F64"}, {.tensors = {a}, .dtype = DType::F32, .label = "F32"}};
+      return {{.tensors = {a}, .dtype = DType::F64, .label = "F64"}, {.tensors = {a}, .dtype = DType::F32, .label = "F32"},
+              {.tensors = {a}, .dtype = DType::I32, .label = "I32"}};
     case OpSig::Axes:
       return {{.tensors = {a}, .dims = {1, 0}, .label = "[1, 0]"}};
     case OpSig::Ranges:

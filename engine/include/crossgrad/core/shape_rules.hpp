@@ -114,6 +114,9 @@ void check_scatter_update_tracked(IndexingUpdateOp update, std::string_view op);
 // NumPy broadcast of the tensor, the mask and the value (broadcast-mismatch). Returns its shape.
 Shape check_masked(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype, const Shape* value,
                    DType value_dtype, std::string_view op);
+// float_into_int: a float tensor and an int target dtype (I64, I32, I8, U8; unsupported-dtype
+// otherwise, naming the target).
+void check_into_int(DType dtype, DType target);
 // float_mask_select: a float tensor, a Bool mask (unsupported-dtype otherwise) of the tensor's
 // shape (mask-select-shape).
 void check_mask_select(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype);

@@ -18,7 +18,7 @@
 //   method   the Tensor method (tensor.hpp).
 //   Sig      the parameter list, one of the CROSSGRAD_SIG_* families below.
 //   Operand  the kind of the receiver (Float, Int or Bool); other tensor operands follow the Sig.
-//   Result   the kind of the result: Float, Int (I64) or Bool.
+//   Result   the kind of the result: Float, Int (I64; float_into_int's: its target) or Bool.
 //   Rule     Backward: a backward rule exists (Float results);
 //            None: no gradient flows (Int and Bool results; on a tracked receiver the result is
 //                  Autodiff(B(Int/Bool(...))), the kind the contract gives int and bool tensors on
@@ -147,7 +147,8 @@
   X(float_scatter, scatter, ScatterUpdate, Float, Float, Backward)               \
   X(float_gather_nd, gather_nd, GatherNd, Float, Float, Backward)                \
   X(float_scatter_nd, scatter_nd, ScatterNd, Float, Float, Backward)            \
-  X(float_mask_select, mask_select, MaskSelect, Float, Float, Backward)
+  X(float_mask_select, mask_select, MaskSelect, Float, Float, Backward)          \
+  X(float_into_int, into_int, ToDType, Float, Int, None)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

@@ -2,6 +2,8 @@
 // float_clamp and int_into_float. Pure selections and conversions: bit-identical to NdArray.
 #include "map_kernels.cuh"
 
+#include <crossgrad/core/int_conversion.hpp>
+
 #include <string>
 
 namespace crossgrad::backends {
@@ -29,6 +31,12 @@ template <class From, class To>
 struct IntToFloatOp {
   // Round to nearest (I64 values above 2^24 / 2^53 round, as static_cast on the CPU).
   __device__ To operator()(From x) const { return static_cast<To>(x); }
+};
+
+// Rust's `as` (core/int_conversion.hpp): toward zero, NaN to 0, saturating.
+template <class From, class To>
+struct FloatToIntOp {
+  __device__ To operator()(From x) const { return saturating_int<To>(x); }
 };
 
 template <class MakeOp>
@@ -80,6 +88,26 @@ CudaTensor Cuda::int_into_float(const CudaTensor& tensor, DType dtype) {
       case DType::I8: convert(std::int8_t{}); break;
       default: convert(std::uint8_t{}); break;  // U8, the last int dtype (is_int above)
     }
+  });
+  return out;
+}
+
+CudaTensor Cuda::float_into_int(const CudaTensor& tensor, DType dtype) {
+  rules::check_into_int(tensor.dtype, dtype);
+  CudaTensor out = make_tensor(tensor.shape, dtype, tensor.dev);
+  const std::size_t n = out.shape.num_elements();
+  const int device = tensor.dev.index;
+  with_float_type(tensor.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    auto convert = [&](auto to) {
+      using I = decltype(to);
+      launch_map(data_of<T>(tensor), data_of<I>(out), n, device, FloatToIntOp<T, I>{}, "float_into_int");
+    };
+    // check_into_int has refused every other target.
+    if (dtype == DType::I64) convert(std::int64_t{});
+    else if (dtype == DType::I32) convert(std::int32_t{});
+    else if (dtype == DType::I8) convert(std::int8_t{});
+    else convert(std::uint8_t{});
   });
   return out;
 }

@@ -1,7 +1,9 @@
-// Flex float_abs, float_clamp and int_into_float: one value in, one value out, over flat ranges
+// Flex float_abs, float_clamp, int_into_float and float_into_int: one value in, one value out, over flat ranges
 // split by the pool above the element-wise grain.
 #include "common.hpp"
 #include "thread_pool.hpp"
+
+#include <crossgrad/core/int_conversion.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -72,6 +74,20 @@ FlexTensor Flex::int_into_float(const FlexTensor& t, DType dtype) {
   FlexTensor out = flex::make_tensor(t.shape, dtype);
   if (dtype == DType::F64) int_to<double>(t, out);
   else int_to<float>(t, out);
+  return out;
+}
+
+FlexTensor Flex::float_into_int(const FlexTensor& t, DType dtype) {
+  rules::check_into_int(t.dtype, dtype);
+  FlexTensor out = flex::make_tensor(t.shape, dtype);
+  flex::with_float_type(t.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    // check_into_int has refused every other target.
+    if (dtype == DType::I64) map_flat<T, std::int64_t>(t, out, [](T x) { return saturating_int<std::int64_t>(x); });
+    else if (dtype == DType::I32) map_flat<T, std::int32_t>(t, out, [](T x) { return saturating_int<std::int32_t>(x); });
+    else if (dtype == DType::I8) map_flat<T, std::int8_t>(t, out, [](T x) { return saturating_int<std::int8_t>(x); });
+    else map_flat<T, std::uint8_t>(t, out, [](T x) { return saturating_int<std::uint8_t>(x); });
+  });
   return out;
 }
 

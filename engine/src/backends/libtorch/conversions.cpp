@@ -1,4 +1,4 @@
-// LibTorch: dtype conversions (float_cast, bool_into_float, int_into_float).
+// LibTorch: dtype conversions (float_cast, bool_into_float, int_into_float, float_into_int).
 #include "plugin.hpp"
 
 namespace crossgrad::backends {
@@ -32,6 +32,12 @@ LibTorchTensor LibTorch::int_into_float(const LibTorchTensor& tensor, DType dtyp
   }
   rules::check_float_dtype(dtype, "int_into_float");
   return libtorch::run(Call{op_code(OpId::int_into_float), {&tensor}, {}, {}, libtorch::dtype_code(dtype)},
+                       tensor.shape, dtype);
+}
+
+LibTorchTensor LibTorch::float_into_int(const LibTorchTensor& tensor, DType dtype) {
+  rules::check_into_int(tensor.dtype, dtype);
+  return libtorch::run(Call{op_code(OpId::float_into_int), {&tensor}, {}, {}, libtorch::dtype_code(dtype)},
                        tensor.shape, dtype);
 }
 

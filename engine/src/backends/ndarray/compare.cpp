@@ -1,6 +1,7 @@
-// NdArray: comparisons to a bool tensor, and bool/int tensors back to float (relu's backward is
+// NdArray: comparisons to a bool tensor, bool/int tensors back to float and floats into ints (relu's backward is
 // built from float_greater_scalar and bool_into_float).
 #include "common.hpp"
+#include <crossgrad/core/int_conversion.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -162,6 +163,21 @@ NdArrayTensor NdArray::int_into_float(const NdArrayTensor& tensor, DType dtype) 
       const std::size_t n = tensor.num_elements();
       // Rounds to nearest for large I64 values (exact up to 2^24 in F32, 2^53 in F64).
       for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<T>(x[i]);
+    });
+  });
+  return out;
+}
+
+// Rust's `as` per element (core/int_conversion.hpp).
+NdArrayTensor NdArray::float_into_int(const NdArrayTensor& tensor, DType dtype) {
+  rules::check_into_int(tensor.dtype, dtype);
+  NdArrayTensor out = make_tensor(tensor.shape, dtype);
+  with_float_type(tensor.dtype, [&]<class T>(T) {
+    with_int_type(dtype, [&]<class I>(I) {
+      const T* x = tensor.data<T>();
+      I* o = out.mutable_data<I>();
+      const std::size_t n = tensor.num_elements();
+      for (std::size_t i = 0; i < n; ++i) o[i] = saturating_int<I>(x[i]);
     });
   });
   return out;

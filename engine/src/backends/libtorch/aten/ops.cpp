@@ -5,6 +5,7 @@
 #include "plugin_internal.hpp"
 
 #include <crossgrad/backends/host_formulas.hpp>
+#include <crossgrad/core/int_conversion.hpp>
 #include <crossgrad/ops/op_list.hpp>
 
 #include <cmath>
@@ -299,6 +300,31 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
         case IndexingUpdateOp::Max: return at::scatter_reduce(in(c, 0), integer(c, 0), index, in(c, 2), "amax");
       }
       throw std::invalid_argument("unknown indexing update");
+    }
+    // Rust's `as` element by element (core/int_conversion.hpp): ATen's .to(int) leaves NaN, +-inf
+    // and values beyond the target undefined.
+    case OpId::float_into_int: {
+      const at::Tensor x = in(c, 0).contiguous();
+      at::Tensor out = at::empty(x.sizes(), at::TensorOptions().dtype(scalar_type(c.dtype)));
+      const auto convert = [&](auto from) {
+        using T = decltype(from);
+        const T* p = x.data_ptr<T>();
+        const auto to = [&](auto zero) {
+          using I = decltype(zero);
+          I* o = out.data_ptr<I>();
+          for (int64_t i = 0; i < x.numel(); ++i) o[i] = saturating_int<I>(p[i]);
+        };
+        switch (out.scalar_type()) {
+          case at::kLong: to(int64_t{}); break;
+          case at::kInt: to(int32_t{}); break;
+          case at::kChar: to(int8_t{}); break;
+          case at::kByte: to(uint8_t{}); break;
+          default: throw std::invalid_argument("float_into_int: not an int target");
+        }
+      };
+      if (x.scalar_type() == at::kDouble) convert(double{});
+      else convert(float{});
+      return out;
     }
     case OpId::float_permute: return in(c, 0).permute(ints(c));
     case OpId::float_expand: return in(c, 0).expand(ints(c));
