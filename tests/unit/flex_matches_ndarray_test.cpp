@@ -700,6 +700,27 @@ TEST_P(FlexMatchesNdArray, ArgsortAndArgtopkMatchNdArray) {
 // gather and scatter_add over every dim of the parallel and column-chunk shapes, k below, at and
 // above the dim's size, with duplicates; a bad index far into a large index tensor is the one
 // reported (Flex checks blocks of indices without a branch, then looks for the first).
+// mask_select has its own Flex kernel (blocks counted in parallel, then copied): masks all false,
+// all true, random, and long enough to span several blocks and threads.
+TEST_P(FlexMatchesNdArray, MaskSelectMatchesNdArray) {
+  unsigned seed = 4000;
+  for (DType dt : kFloatTypes) {
+    for (const Shape& shape : {Shape{}, Shape{0}, Shape{3, 5}, Shape{kParallel + 7}, Shape{4, kParallel / 2 + 3}}) {
+      const TensorData d = random_data(dt, shape, seed++);
+      const std::vector<std::int64_t> bits = random_indices(shape.num_elements(), 2, seed++);
+      for (int pattern = 0; pattern < 3; ++pattern) {
+        std::vector<bool> m(shape.num_elements());
+        for (std::size_t i = 0; i < m.size(); ++i) m[i] = pattern == 0 ? false : pattern == 1 ? true : bits[i] != 0;
+        const TensorData mask = TensorData::from_bool(m, shape);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::float_mask_select(on<B>(d), on<B>(mask)));
+        }, "mask_select " + shape_str(shape) + " pattern " + std::to_string(pattern));
+      }
+    }
+  }
+}
+
 // scatter_nd has its own Flex kernel (row chunks in parallel, index rows in order): every update,
 // rows named twice, k = 0 (whole tensors), single elements, and rows long enough to split.
 TEST_P(FlexMatchesNdArray, ScatterNdMatchesNdArray) {

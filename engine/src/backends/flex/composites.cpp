@@ -31,8 +31,5 @@ FlexTensor Flex::float_gather_nd(const FlexTensor& tensor, const FlexTensor& ind
   return composite::gather_nd<Flex>(tensor, indices);
 }
 
-FlexTensor Flex::float_mask_select(const FlexTensor& tensor, const FlexTensor& mask) {
-  return composite::mask_select<Flex>(tensor, mask);
-}
 
 }  // namespace crossgrad::backends

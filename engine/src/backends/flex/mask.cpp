@@ -1,10 +1,11 @@
-// Flex mask_where and mask_fill: out = mask ? value : tensor (docs/OPS.md). Operands of the result's
+// Flex mask_where and mask_fill: out = mask ? value : tensor (docs/OPS.md); mask_select. Operands of the result's
 // shape take one flat, branch-free select split over the pool; broadcast operands a strided walk of
 // the result in flat chunks, each chunk stepping an odometer of the result's coordinates with each
 // operand's broadcast strides (0 along its broadcast dims). Bits are copied, as NdArray's loop does.
 #include "common.hpp"
 #include "thread_pool.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -98,6 +99,42 @@ FlexTensor Flex::float_mask_fill(const FlexTensor& tensor, const FlexTensor& mas
     const T fill = static_cast<T>(value);
     masked_select(out_shape, shapes, out.mutable_data<T>(),
                   [&](std::size_t i, std::size_t j, std::size_t) { return m[j] != 0 ? fill : x[i]; });
+  });
+  return out;
+}
+
+// mask_select without the composite's host index list: the mask's bytes are counted per block in
+// parallel, the counts' prefix sums give each block its place in the result, then each block
+// copies its picked elements there, in row-major order.
+FlexTensor Flex::float_mask_select(const FlexTensor& t, const FlexTensor& mask) {
+  rules::check_mask_select(t.shape, t.dtype, mask.shape, mask.dtype);
+  const std::size_t n = t.num_elements();
+  constexpr std::size_t kBlock = std::size_t{1} << 14;
+  const std::size_t blocks = (n + kBlock - 1) / kBlock;
+  const std::uint8_t* m = mask.data<std::uint8_t>();
+  std::vector<std::size_t> start(blocks + 1, 0);
+  flex::parallel_range(blocks, 1, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t b = begin; b < end; ++b) {
+      std::size_t count = 0;
+      for (std::size_t i = b * kBlock, stop = std::min(n, i + kBlock); i < stop; ++i) count += m[i] != 0;
+      start[b + 1] = count;
+    }
+  });
+  for (std::size_t b = 0; b < blocks; ++b) start[b + 1] += start[b];
+  FlexTensor out = flex::make_tensor(Shape{start[blocks]}, t.dtype);
+  if (start[blocks] == 0) return out;
+  flex::with_float_type(t.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = t.data<T>();
+    T* o = out.mutable_data<T>();
+    flex::parallel_range(blocks, 1, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t b = begin; b < end; ++b) {
+        std::size_t at = start[b];
+        for (std::size_t i = b * kBlock, stop = std::min(n, i + kBlock); i < stop; ++i) {
+          if (m[i] != 0) o[at++] = x[i];
+        }
+      }
+    });
   });
   return out;
 }
