@@ -3,15 +3,11 @@
 // it lands on. One definition of each update for every backend's host loops and device kernels
 // (Cuda's kernels include this header), so a target hit several times gives the same bits
 // everywhere: updates apply in the row-major order of the indices (docs/OPS.md, "Scatter").
+#include <crossgrad/core/host_device.hpp>
+
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
-
-#if defined(__CUDACC__)
-#define CROSSGRAD_HOST_DEVICE __host__ __device__
-#else
-#define CROSSGRAD_HOST_DEVICE
-#endif
 
 namespace crossgrad {
 

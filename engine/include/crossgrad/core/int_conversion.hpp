@@ -2,19 +2,15 @@
 // float_into_int's conversion of one element (docs/OPS.md "float_into_int"), for every backend's
 // host loops and device kernels: Rust's `as` (Burn's semantics), so no input is undefined
 // behaviour: toward zero, NaN to 0, saturating at the target's ends (+-inf included).
+#include <crossgrad/core/host_device.hpp>
+
 #include <cstdint>
 #include <limits>
-
-#if defined(__CUDACC__)
-#define CROSSGRAD_HOST_DEVICE_CONV __host__ __device__
-#else
-#define CROSSGRAD_HOST_DEVICE_CONV
-#endif
 
 namespace crossgrad {
 
 template <class I, class T>
-CROSSGRAD_HOST_DEVICE_CONV constexpr I saturating_int(T x) {
+CROSSGRAD_HOST_DEVICE constexpr I saturating_int(T x) {
   // 2^(bits-1) (2^bits unsigned) and the lowest value are exact in every float format, so the
   // comparisons are exact; what lies between converts by truncation, which C++ defines there.
   constexpr T above = static_cast<T>(std::numeric_limits<I>::max() / 2 + 1) * static_cast<T>(2);
