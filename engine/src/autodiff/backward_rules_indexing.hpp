@@ -1,9 +1,9 @@
 #pragma once
 // Backward rules of the element-selecting, indexing, layout and normalising ops (abs, clamp,
 // max_dim, min_dim, max, min, max_abs, max_abs_dim, cat, slice, select, select_assign /
-// select_add, slice_assign, gather, scatter_add, scatter, gather_nd, scatter_nd, mask_select, sort, topk, mask_where, mask_fill, repeat_dim, unfold, permute, expand,
-// softmax, log_softmax), written once
-// for every backend in terms of B's forward ops. The forward op runs first in each: it applies the
+// select_add, slice_assign, gather, scatter_add, scatter, gather_nd, scatter_nd, mask_select, sort,
+// topk, mask_where, mask_fill, repeat_dim, unfold, permute, expand, softmax, log_softmax), written
+// once for every backend in terms of B's forward ops. The forward op runs first in each: it applies the
 // shape rules, so a rule below never sees invalid arguments. Semantics: docs/OPS.md.
 #include "autodiff/autodiff_impl.hpp"
 #include "backends/composite_ops.hpp"
@@ -242,39 +242,41 @@ AutodiffTensor<B> Autodiff<B>::float_scatter_add(const Tensor& x, std::size_t di
 
 namespace autodiff_detail {
 
-// Where an Assign scatter overwrote a value with a later one (Bool, the values' shape): positions
-// 1..n of the values (F64, exact to 2^53) are scattered the same way into zeros of the target's
-// shape and gathered back; a value was kept where its own position came back. `scatter` and
-// `gather` are the op's own pair (scatter / gather along dim, or scatter_nd / gather_nd).
+// The gradients of a scatter with `update` Add or Assign, written once for float_scatter and
+// float_scatter_nd: `scatter(t, v)` and `gather(t)` are the op's own pair (along dim, or by index
+// rows). Add: g passes to the receiver and each value takes g where it landed. Assign: +0 where a
+// value replaced the receiver's element, and a value takes g where it landed unless a later value
+// overwrote it (+0): positions 1..n of the values (F64, exact to 2^53) are scattered the same way
+// into zeros of the receiver's shape and gathered back; a value was kept where its own position
+// came back.
 template <class B, class Scatter, class Gather>
-typename B::Tensor overwritten(const Shape& target, const Shape& values, const Device& device, Scatter&& scatter,
-                               Gather&& gather) {
+std::vector<typename B::Tensor> scatter_gradients(const typename B::Tensor& g, const Shape& target, const Shape& values,
+                                                  IndexingUpdateOp update, Scatter&& scatter, Gather&& gather) {
+  using P = typename B::Tensor;
+  const P at_values = gather(g);
+  if (update == IndexingUpdateOp::Add) return std::vector<P>{g, at_values};
+  const Device device = B::device(g);
   std::vector<double> positions(values.num_elements());
   std::iota(positions.begin(), positions.end(), 1.0);
-  const typename B::Tensor at = B::from_data(TensorData::from_f64(std::move(positions), values), device);
-  return B::float_not_equal(gather(scatter(B::float_full(target, 0.0, DType::F64, device), at)), at);
+  const P at = B::from_data(TensorData::from_f64(std::move(positions), values), device);
+  const P lost = B::float_not_equal(gather(scatter(B::float_full(target, 0.0, DType::F64, device), at)), at);
+  const P zeros = B::float_full(values, 0.0, B::dtype(g), device);
+  return std::vector<P>{scatter(g, zeros), B::float_mask_fill(at_values, lost, 0.0)};
 }
 
 }  // namespace autodiff_detail
 
-// Add: the receiver's gradient passes and each value's is the gradient where it landed. Assign: the
-// receiver's gradient is +0 where a value replaced its element, and a value's is the gradient where
-// it landed if no later value replaced it (else +0). Mul, Min and Max have no rule
-// (scatter-update-gradient, after the forward op's own checks).
+// Add and Assign: scatter_gradients. Mul, Min and Max have no rule (scatter-update-gradient, after
+// the forward op's own checks).
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_scatter(const Tensor& x, std::size_t dim, const Primitive& indices,
                                              const Tensor& values, IndexingUpdateOp update) {
   Primitive out = B::float_scatter(x.primitive, dim, indices, values.primitive, update);
   rules::check_scatter_update_tracked(update, "float_scatter");
-  return record<B>(std::move(out), {&x, &values}, [dim, indices, update, sx = shape(x), pv = values.primitive](const Primitive& g) {
-    const Primitive at_values = B::float_gather(g, dim, indices);
-    if (update == IndexingUpdateOp::Add) return std::vector<Primitive>{g, at_values};
-    const Shape sv = B::shape(pv);
-    const Primitive lost = autodiff_detail::overwritten<B>(
-        sx, sv, B::device(g), [&](const Primitive& t, const Primitive& v) { return B::float_scatter(t, dim, indices, v, update); },
+  return record<B>(std::move(out), {&x, &values}, [dim, indices, update, sx = shape(x), sv = shape(values)](const Primitive& g) {
+    return autodiff_detail::scatter_gradients<B>(
+        g, sx, sv, update, [&](const Primitive& t, const Primitive& v) { return B::float_scatter(t, dim, indices, v, update); },
         [&](const Primitive& t) { return B::float_gather(t, dim, indices); });
-    const Primitive zeros = B::float_full(sv, 0.0, B::dtype(g), B::device(g));
-    return std::vector<Primitive>{B::float_scatter(g, dim, indices, zeros, update), B::float_mask_fill(at_values, lost, 0.0)};
   });
 }
 
@@ -289,21 +291,16 @@ AutodiffTensor<B> Autodiff<B>::float_gather_nd(const Tensor& x, const Primitive&
   });
 }
 
-// float_scatter's rules with gather_nd / scatter_nd in place of gather / scatter.
+// float_scatter's rules with the index-row pair.
 template <class B>
 AutodiffTensor<B> Autodiff<B>::float_scatter_nd(const Tensor& x, const Primitive& indices, const Tensor& values,
                                                 IndexingUpdateOp update) {
   Primitive out = B::float_scatter_nd(x.primitive, indices, values.primitive, update);
   rules::check_scatter_update_tracked(update, "float_scatter_nd");
-  return record<B>(std::move(out), {&x, &values}, [indices, update, sx = shape(x), pv = values.primitive](const Primitive& g) {
-    const Primitive at_values = B::float_gather_nd(g, indices);
-    if (update == IndexingUpdateOp::Add) return std::vector<Primitive>{g, at_values};
-    const Shape sv = B::shape(pv);
-    const Primitive lost = autodiff_detail::overwritten<B>(
-        sx, sv, B::device(g), [&](const Primitive& t, const Primitive& v) { return B::float_scatter_nd(t, indices, v, update); },
+  return record<B>(std::move(out), {&x, &values}, [indices, update, sx = shape(x), sv = shape(values)](const Primitive& g) {
+    return autodiff_detail::scatter_gradients<B>(
+        g, sx, sv, update, [&](const Primitive& t, const Primitive& v) { return B::float_scatter_nd(t, indices, v, update); },
         [&](const Primitive& t) { return B::float_gather_nd(t, indices); });
-    const Primitive zeros = B::float_full(sv, 0.0, B::dtype(g), B::device(g));
-    return std::vector<Primitive>{B::float_scatter_nd(g, indices, zeros, update), B::float_mask_fill(at_values, lost, 0.0)};
   });
 }
 

@@ -1,7 +1,8 @@
-// Flex mask_where and mask_fill: out = mask ? value : tensor (docs/OPS.md); mask_select. Operands of the result's
+// Flex mask_where and mask_fill: out = mask ? value : tensor (docs/OPS.md). Operands of the result's
 // shape take one flat, branch-free select split over the pool; broadcast operands a strided walk of
 // the result in flat chunks, each chunk stepping an odometer of the result's coordinates with each
 // operand's broadcast strides (0 along its broadcast dims). Bits are copied, as NdArray's loop does.
+// And mask_select (its note at the function).
 #include "common.hpp"
 #include "thread_pool.hpp"
 
