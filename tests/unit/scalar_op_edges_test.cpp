@@ -191,6 +191,12 @@ TYPED_TEST(ScalarOpEdges, RemainderGradients) {
     const Gradients g2 = Dispatch::backward(Dispatch::float_sum(Dispatch::float_remainder(a2, b2)));
     expect_same(Dispatch::float_into_data(*Dispatch::grad(b2, g2)).to_f64(), {-(2 - 3 + 3)}, d + " remainder d/db broadcast");
   }
+  // a - y overflows (DBL_MAX % -1e300: y = -5.2e299): the divisor's gradient is still
+  // -floor(a / b) = 179769314, not inf (found by the torch differential).
+  const DispatchTensor a = Dispatch::float_from_data(data_of({std::numeric_limits<double>::max()}, DType::F64), autodiff_device<TypeParam>());
+  const DispatchTensor b = Dispatch::float_from_data(data_of({-1e300}, DType::F64), autodiff_device<TypeParam>());
+  const Gradients g = Dispatch::backward(Dispatch::float_sum(Dispatch::float_remainder(a, b)));
+  expect_same(Dispatch::float_into_data(*Dispatch::grad(b, g)).to_f64(), {179769314}, "F64 remainder d/db where a - y overflows");
 }
 
 // float_powf: C's pow per element (as float_powf_scalar); float_atan2: C's atan2 (docs/OPS.md).

@@ -226,7 +226,14 @@ AutodiffTensor<B> Autodiff<B>::float_remainder(const Tensor& a, const Tensor& b)
   Primitive out = B::float_remainder(a.primitive, b.primitive);
   auto rule = [pa = a.primitive, pb = b.primitive, out](const Primitive& g) {
     using autodiff_detail::reduce_to_shape;
-    const Primitive rounded = B::float_round(B::float_div(B::float_sub(pa, out), pb));
+    // a - y overflows where a is near the dtype's largest value and y has the other sign
+    // (DBL_MAX % -1e300: a - y is 1.797693e308 + 5.2e299); there the halves are subtracted and the
+    // quotient doubled, exact scalings of the same value.
+    const Primitive difference = B::float_sub(pa, out);
+    const Primitive halved = B::float_mul_scalar(
+        B::float_div(B::float_sub(B::float_mul_scalar(pa, 0.5), B::float_mul_scalar(out, 0.5)), pb), 2.0);
+    const Primitive rounded =
+        B::float_round(B::float_mask_where(B::float_div(difference, pb), B::float_is_inf(difference), halved));
     const Primitive minus_zero = B::float_neg(B::float_add_scalar(B::float_neg(rounded), 0.0));
     const Primitive q = B::float_add(minus_zero, B::float_div(B::float_mul_scalar(pa, 0.0), pb));
     return std::vector<Primitive>{reduce_to_shape<B>(g, B::shape(pa)),
