@@ -62,7 +62,7 @@ double bytes_of(const typename B::Tensor& t) {
   return double(B::shape(t).num_elements()) * double(dtype_size(B::dtype(t)));
 }
 
-// A tensor of the operand kind: F32 in [-1, 1], I64 in [-1000, 1000], or Bool.
+// A tensor of the operand kind: F32 in [-1, 1], I64 in [-1000, 1000] without 0 (an int divisor), or Bool.
 template <class B>
 typename B::Tensor operand_tensor(OpKind kind, Shape shape, unsigned seed) {
   if (kind == OpKind::Float) return random_tensor<B>(std::move(shape), seed);
@@ -71,7 +71,7 @@ typename B::Tensor operand_tensor(OpKind kind, Shape shape, unsigned seed) {
   if (kind == OpKind::Int) {
     std::uniform_int_distribution<std::int64_t> dist(-1000, 1000);
     std::vector<std::int64_t> v(n);
-    for (auto& x : v) x = dist(rng);
+    for (auto& x : v) x = dist(rng) | 1;  // odd: never 0
     return B::from_data(TensorData::from_i64(std::move(v), std::move(shape)), B::default_device());
   }
   std::vector<bool> v(n);
@@ -125,6 +125,7 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
       return {{flat, {16, 0}, flat_label, [=](const BenchSize& s) {
                  OpArgs<B> a;
                  receiver(Shape{s.n}, a);
+                 if (kind == OpKind::Int) a.scalar = 7;  // an int divisor (0.5 would be 0), not a power of two
                  return a;
                }}};
     case OpSig::Binary:

@@ -12,6 +12,7 @@
 //     computed here in double from the inputs. Nothing upstream of the comparison (w) appears.
 // And the plain path: B(Bool|Int(...)) results, plain B(Float(...)) conversions, same values.
 #include "gen/specs.hpp"
+#include "support/op_call.hpp"
 #include "support/prop.hpp"
 
 #include <crossgrad/crossgrad.hpp>
@@ -334,4 +335,59 @@ CG_PROP(IntBoolResults, PlainResultsArePlainPrimitives, 200, ()) {
              og::render_kind(og::KindSpec{0, og::tensor_on(s.backend, PrimitiveKind::Float, s.out_shape, target)}, std::nullopt));
   if (f.checkpointing) RC_FAIL(where + "\na plain conversion with a checkpointing strategy");
   require_values(where + "\nconverted values", Dispatch::float_into_data(f).to_f64(), s.expected);
+}
+
+// The int and bool ops (every registry op with an int or bool receiver and Rule None, so a new one
+// is covered with no edit here) on an autodiff device: r = argmax(v) (Int) or greater_scalar(v, 0)
+// (Bool) of a tracked leaf v; y = op(r[, second]) with the second operand derived from r (ones for
+// the int ops: no zero divisor; not(r) for the bool ops), scalar 2. y must be
+// Autodiff(B(Int|Bool(...))) with no node; f = into_float(y) a fresh leaf; backward from
+// sum(v * f + f) gives v and f their gradients and nothing else: the op neither carried v's graph
+// nor made a node of its own.
+CG_PROP(IntBoolResults, IntAndBoolOpsStayOffTheGraph, 200, ()) {
+  std::vector<OpId> ops;
+  for (const OpInfo& info : kOps) {
+    if (info.operand != OpKind::Float && info.rule == OpRule::None) ops.push_back(info.id);
+  }
+  const OpInfo& op = op_info(*rc::gen::elementOf(ops));
+  RC_TAG(std::string(op.name));
+  const std::size_t backend = *gen::backend();
+  const DType dtype = *rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64});
+  const std::vector<std::size_t> shape = *rc::gen::suchThat(gen::shape(3, true), [](const std::vector<std::size_t>& sh) {
+    return !sh.empty() && sh.back() > 0;
+  });
+  const std::vector<double> values = gen_values(count(shape), dtype, true);
+  const std::string where = std::string(op.name) + " on " + backend_ref(backend).name + " " + og::render_dtype(dtype) + " v" +
+                            og::render_shape(shape) + "=" + show(values);
+
+  const DispatchTensor v = floats(backend, true, values, shape, dtype);
+  const bool ints = op.operand == OpKind::Int;
+  const DispatchTensor r = ints ? Dispatch::float_argmax(v, shape.size() - 1) : Dispatch::float_greater_scalar(v, 0.0);
+  const DispatchTensor second = ints ? Dispatch::int_add_scalar(Dispatch::int_mul_scalar(r, 0), 1) : Dispatch::bool_not(r);
+  og::OpArgs args;
+  args.scalar = 2;
+  std::vector<DispatchTensor> operands{r};
+  if (op.sig == OpSig::Binary) operands.push_back(second);
+  const DispatchTensor y = call_op(op.id, operands, args);
+
+  std::vector<std::size_t> y_shape = shape;
+  if (ints) y_shape.back() = 1;
+  const PrimitiveKind p = op.result == OpKind::Int ? PrimitiveKind::Int : PrimitiveKind::Bool;
+  const DType y_dtype = op.result == OpKind::Int ? DType::I64 : DType::Bool;
+  require_eq(where + "\nresult kind", debug(y.kind), og::render_kind(og::KindSpec{1, og::tensor_on(backend, p, y_shape, y_dtype)}, std::nullopt));
+  if (!y.checkpointing) RC_FAIL(where + "\na tracked result without a checkpointing strategy");
+
+  const DispatchTensor f = op.result == OpKind::Int ? Dispatch::int_into_float(y, dtype) : Dispatch::bool_into_float(y, dtype);
+  const std::optional<std::uint64_t> f_id = og::node_of(f.kind);
+  if (!f_id || *f_id == *og::node_of(v.kind)) RC_FAIL(where + "\nthe conversion is not a fresh tracked leaf: " + debug(f.kind));
+  const std::vector<double> f_values = Dispatch::float_into_data(f).to_f64();
+
+  const Gradients grads = Dispatch::backward(Dispatch::float_sum(Dispatch::float_add(Dispatch::float_mul(v, f), f)));
+  if (grads.size() != 2) RC_FAIL(where + "\nexpected 2 gradient entries (v and f), got " + std::to_string(grads.size()));
+  std::vector<double> want_gv;
+  for (std::size_t i = 0; i < values.size(); ++i) want_gv.push_back(f_values[broadcast_index(i, shape, y_shape)]);
+  const std::optional<DispatchTensor> gv = Dispatch::grad(v, grads);
+  if (!gv) RC_FAIL(where + "\nno gradient for v");
+  require_values(where + "\ngrad(v)", Dispatch::float_into_data(*gv).to_f64(), want_gv);
+  if (!Dispatch::grad(f, grads)) RC_FAIL(where + "\nno gradient for f");
 }

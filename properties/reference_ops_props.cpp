@@ -103,6 +103,17 @@ void check_case(const gen::OpCase& c) {
   const DType dtype = c.operands.empty() ? c.dtype : c.operands[0].dtype;
   const og::Bound bound = og::bound_for_receiver(c.op, dtype, og::reference_reduction_length(c.op, c.operands, c.args),
                                                  magnitude, c.operands.empty() ? std::vector<double>{} : c.operands[0].values);
+  if (want.kind == OpKind::Int) {  // every int64 exactly (doubles round beyond 2^53)
+    const std::vector<std::int64_t> want_ints = og::int_values(w), got_ints = got_data.to_i64();
+    for (std::size_t i = 0; i < got_ints.size(); ++i) {
+      if (want_ints[i] != got_ints[i]) {
+        RC_FAIL(where + "\n  element " + std::to_string(i) + " is " + std::to_string(got_ints[i]) + ", reference " +
+                std::to_string(want_ints[i]) + " (exact)\n  result    " + show(og::int_array(w.shape, got_data.dtype(), got_ints)) +
+                "\n  reference " + show(w));
+      }
+    }
+    return;
+  }
   if (bound.exact || want.kind != OpKind::Float) {
     for (std::size_t i = 0; i < g.size(); ++i) {
       if (!same_bits(w.values[i], g[i])) {

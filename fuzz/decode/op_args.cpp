@@ -3,6 +3,7 @@
 #include <crossgrad/oracle/render.hpp>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 namespace crossgrad::fuzz::op_args {
 
@@ -20,6 +21,23 @@ constexpr std::int64_t kInts[kIntCodes] = {0,   1,    2,          3,           4
 }  // namespace
 
 double float_value(std::size_t code) { return kFloats[code % kFloatCodes]; }
+
+std::int64_t int_operand_value(std::size_t code, DType dtype) {
+  const auto [lowest, highest] = [&]() -> std::pair<std::int64_t, std::int64_t> {
+    if (dtype == DType::I64) return {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
+    if (dtype == DType::I32) return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
+    if (dtype == DType::I8) return {-128, 127};
+    return {0, 255};
+  }();
+  const std::int64_t table[kIntCodes] = {0, 1, -1, 2, -2, 3, 7, -7, 100, lowest, lowest + 1, highest, highest - 1,
+                                         std::int64_t{1} << 40, 128, -129};
+  const std::int64_t v = table[code % kIntCodes];
+  // Values beyond a narrow dtype wrap into it (two's complement), as int_scalar does.
+  if (dtype == DType::I32) return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
+  if (dtype == DType::I8) return static_cast<std::int8_t>(static_cast<std::uint8_t>(v));
+  if (dtype == DType::U8) return static_cast<std::uint8_t>(v);
+  return v;
+}
 std::int64_t int_value(std::size_t code) { return kInts[code % kIntCodes]; }
 std::size_t size_value(std::size_t code, std::size_t codes) {
   return code + 1 >= codes ? std::numeric_limits<std::size_t>::max() : code;
@@ -95,6 +113,14 @@ std::string float_text(std::size_t code) {
   return os.str();
 }
 
+std::string int_operand_text(const ArgTensor &t, DType dtype) {
+  std::string s = oracle::render_shape(t.shape);
+  if (t.codes.empty()) return s + " fill";
+  s += " {";
+  for (std::size_t i = 0; i < t.codes.size(); ++i) s += (i ? ", " : "") + std::to_string(int_operand_value(t.codes[i], dtype));
+  return s + "}";
+}
+
 std::string tensor_text(const ArgTensor &t, bool ints) {
   std::string s = oracle::render_shape(t.shape);
   if (t.codes.empty()) return s + " fill";
@@ -148,6 +174,12 @@ oracle::HostArray ints(const ArgTensor &t, DType dtype) {
   return h;
 }
 
+oracle::HostArray int_operands(const ArgTensor &t, DType dtype) {
+  std::vector<std::int64_t> v(count(t.shape));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = int_operand_value(code_at(t, i, true), dtype);
+  return oracle::int_array(t.shape, dtype, std::move(v));
+}
+
 oracle::HostArray bools(const ArgTensor &t) {
   oracle::HostArray h{t.shape, DType::Bool, std::vector<double>(count(t.shape))};
   for (std::size_t i = 0; i < h.values.size(); ++i) h.values[i] = code_at(t, i, true) % 2 == 1 ? 1 : 0;
@@ -161,8 +193,15 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   const DType float_dtype = c.f64 ? DType::F64 : DType::F32;
   const DType int_dtype = kIntDTypes[c.int_dtype % std::size(kIntDTypes)];
   ReferenceCall call;
+  // The int ops' operands are all ints of one dtype, the bool ops' all bools.
+  const bool int_op = op.operand == OpKind::Int && op.result == OpKind::Int;
+  const bool bool_op = op.operand == OpKind::Bool && op.result == OpKind::Bool;
   for (std::size_t k = 0; k < c.tensors.size(); ++k) {
-    if (k == 0 && op.operand == OpKind::Int)
+    if (int_op)
+      call.operands.push_back(int_operands(c.tensors[k], int_dtype));
+    else if (bool_op)
+      call.operands.push_back(bools(c.tensors[k]));
+    else if (k == 0 && op.operand == OpKind::Int)
       call.operands.push_back(ints(c.tensors[k], int_dtype));
     else if (k == 0 && op.operand == OpKind::Bool)
       call.operands.push_back(bools(c.tensors[k]));
@@ -209,10 +248,17 @@ std::string describe(const OpArgsCase &c) {
   const OpInfo &op = op_of(c);
   os << " (" << op.name << ", Sig " << op_sig_name(op.sig) << ")";
   const bool int_receiver = op.operand != OpKind::Float;
+  const bool same_kind = op.operand != OpKind::Float && op.result == op.operand;  // the int and bool ops
+  const DType int_dtype = kIntDTypes[c.int_dtype % std::size(kIntDTypes)];
   for (std::size_t k = 0; k < c.tensors.size(); ++k) {
-    os << "\n  tensor " << k << ": " << tensor_text(c.tensors[k], k == 0 && int_receiver);
-    if (k == 0 && op.operand == OpKind::Int) os << " " << dtype_name(kIntDTypes[c.int_dtype % std::size(kIntDTypes)]);
-    if (k == 0 && op.operand == OpKind::Bool) os << " Bool";
+    const bool of_receiver_kind = k == 0 || same_kind;
+    if (same_kind && op.operand == OpKind::Int) {
+      os << "\n  tensor " << k << ": " << int_operand_text(c.tensors[k], int_dtype);
+    } else {
+      os << "\n  tensor " << k << ": " << tensor_text(c.tensors[k], of_receiver_kind && int_receiver);
+    }
+    if (of_receiver_kind && op.operand == OpKind::Int) os << " " << dtype_name(int_dtype);
+    if (of_receiver_kind && op.operand == OpKind::Bool) os << " Bool";
   }
   switch (op.sig) {
     case OpSig::Unary:

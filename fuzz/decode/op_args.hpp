@@ -38,6 +38,10 @@ inline constexpr std::size_t kFloatCodes = 32;
 inline constexpr std::size_t kIntCodes = 16;
 double float_value(std::size_t code);
 std::int64_t int_value(std::size_t code);
+// The int ops' operands (an int receiver and an Int result): codes name the dtype's ends (lowest,
+// lowest + 1, highest - 1, highest), small values and values that wrap in the narrow dtypes,
+// resolved for the tensor's dtype (kIntCodes of them).
+std::int64_t int_operand_value(std::size_t code, DType dtype);
 // Dims, axes and range bounds: codes 0..n-2 are themselves, the last code is SIZE_MAX.
 inline constexpr std::size_t kDimCodes = 8;    // dim, dim1: 0..6, SIZE_MAX
 inline constexpr std::size_t kAxisCodes = 7;   // 0..5, SIZE_MAX
@@ -215,7 +219,8 @@ void schema(Io &io, OpArgsCase &c) {
     case OpSig::Unary:
       break;
     case OpSig::Binary:
-      later_tensor(io, c, 1, kFloatCodes, &binary_rhs_shape);
+      // An int or bool op's second operand is of its receiver's kind.
+      later_tensor(io, c, 1, receiver_codes, &binary_rhs_shape);
       break;
     case OpSig::Scalar:
       io.pick(c.scalar, kFloatCodes);
@@ -286,7 +291,8 @@ void schema(Io &io, OpArgsCase &c) {
       io.pick(c.update, std::size(kIndexingUpdateOps));
       break;
     case OpSig::BinaryDim:
-      later_tensor(io, c, 1, kFloatCodes, &binary_rhs_shape);
+      // An int or bool op's second operand is of its receiver's kind.
+      later_tensor(io, c, 1, receiver_codes, &binary_rhs_shape);
       io.pick(c.dim, kDimCodes);
       break;
     case OpSig::Affine:
@@ -312,7 +318,8 @@ void schema(Io &io, OpArgsCase &c) {
       break;
     case OpSig::MaskWhere:
       mask_tensor(io, c);
-      later_tensor(io, c, 1, kFloatCodes, &binary_rhs_shape);
+      // An int or bool op's second operand is of its receiver's kind.
+      later_tensor(io, c, 1, receiver_codes, &binary_rhs_shape);
       break;
     case OpSig::MaskSelect:
       mask_tensor(io, c);

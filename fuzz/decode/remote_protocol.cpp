@@ -34,8 +34,9 @@ std::uint32_t dtype_value(const DTypeField &d) {
 }
 
 std::uint32_t op_value(const OpField &o) {
-  if (o.code < kOpCodeSpace) return static_cast<std::uint32_t>(o.code);
-  switch (o.code - kOpCodeSpace) {
+  if (o.code < kLowOpCodes) return static_cast<std::uint32_t>(o.code);
+  if (o.code >= kLowOpCodes + kSpecialOpCodes) return static_cast<std::uint32_t>(o.code - kSpecialOpCodes);
+  switch (o.code - kLowOpCodes) {
     case 0:
       return 1000;  // FLOAT_FULL
     case 1:

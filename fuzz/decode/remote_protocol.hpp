@@ -112,12 +112,18 @@ struct DTypeField {
 std::uint32_t dtype_value(const DTypeField &d);
 
 // An op code, in a fixed space so a code means the same whatever ops the registry gains: codes
-// 0..127 are themselves (a registry OpId below kOpCount, else an unknown code), then FLOAT_FULL,
-// QUANTIZE, DEQUANTIZE (1000..1002), 999, and any 32-bit value. (0..63 until the registry passed 64
-// ops.)
-inline constexpr std::size_t kOpCodeSpace = 128;
-static_assert(::crossgrad::kOpCount <= kOpCodeSpace, "grow kOpCodeSpace (and re-encode stored inputs)");
-inline constexpr std::size_t kOpCodes = kOpCodeSpace + 5;
+// 0..127 are registry ops 0..127, 128..132 FLOAT_FULL, QUANTIZE, DEQUANTIZE (1000..1002), 999 and
+// any 32-bit value (kRawOpCode), and 133..255 registry ops 128..250 (a code past the registry's
+// last op is an unknown code). The first 64 codes were ops until the registry passed 64 ops, the
+// first 128 until it passed 128; the second block of ops follows the specials so that no code below
+// 133 changed meaning (stored inputs with a byte of 133 or more were re-encoded).
+inline constexpr std::size_t kLowOpCodes = 128;
+inline constexpr std::size_t kSpecialOpCodes = 5;
+inline constexpr std::size_t kRawOpCode = kLowOpCodes + kSpecialOpCodes - 1;
+inline constexpr std::size_t kOpCodes = 256;
+static_assert(::crossgrad::kOpCount <= kOpCodes - kSpecialOpCodes, "grow kOpCodes (and re-encode stored inputs)");
+// The code that names registry op `op` (an OpId value).
+constexpr std::size_t op_field_code(std::size_t op) { return op < kLowOpCodes ? op : op + kSpecialOpCodes; }
 struct OpField {
   std::size_t code = 0;
   std::uint32_t raw = 0;
@@ -207,7 +213,7 @@ void schema(Io &io, DTypeField &d) {
 template <class Io>
 void schema(Io &io, OpField &o) {
   io.pick(o.code, kOpCodes);
-  if (o.code == kOpCodes - 1) io.raw(o.raw);
+  if (o.code == kRawOpCode) io.raw(o.raw);
 }
 
 template <class Io>

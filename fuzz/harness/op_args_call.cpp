@@ -31,7 +31,7 @@ DispatchTensor engine_tensor(const HostArray &h, const DispatchDevice &dev) {
     case DType::F64:
       return Dispatch::float_from_data(TensorData::from_f64(h.values, shape), dev);
     case DType::I64:
-      return Dispatch::int_from_data(TensorData::from_i64(as<std::int64_t>(h), shape), dev);
+      return Dispatch::int_from_data(TensorData::from_i64(oracle::int_values(h), shape), dev);
     case DType::I32:
       return Dispatch::int_from_data(TensorData::from_i32(as<std::int32_t>(h), shape), dev);
     case DType::I8:

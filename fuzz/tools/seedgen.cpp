@@ -601,9 +601,15 @@ Candidates candidates(OpSig sig, DType dtype) {
     // float_max_abs: empty-reduction); the other unary ops accept it and get no panic seed.
     case OpSig::Unary:
       return {{[](oa::OpArgsCase &) {}}, {[](auto &c) { c.tensors[0] = arg({2, 0}); }}};
+    // The fill holds a 0 (an int divisor's first element): for int_div and int_remainder the
+    // third valid candidate names nonzero divisors, and the fill is their int-division-by-zero.
     case OpSig::Binary:
       return {{[](auto &c) { second(c, oa::ShapeMode::LikeFirst, {2, 3}); },
-               [](auto &c) { second(c, oa::ShapeMode::Derived, {3, 2}); }},
+               [](auto &c) { second(c, oa::ShapeMode::Derived, {3, 2}); },
+               [](auto &c) {
+                 second(c, oa::ShapeMode::LikeFirst, {2, 3});
+                 c.tensors[1].codes = {1, 2, 3, 5, 6, 7};
+               }},
               {[](auto &c) { second(c, oa::ShapeMode::Explicit, {4, 3}); },
                [](auto &c) {
                  c.tensors[0] = arg({3});
@@ -612,9 +618,10 @@ Candidates candidates(OpSig sig, DType dtype) {
                [](auto &c) {
                  c.tensors[0] = arg({2, 2, 3});
                  second(c, oa::ShapeMode::Explicit, {3, 3, 2});
-               }}};
-    case OpSig::Scalar:
-      return {{[](auto &c) { c.scalar = float_code(1.5); }}, {}};
+               },
+               [](auto &c) { second(c, oa::ShapeMode::LikeFirst, {2, 3}); }}};
+    case OpSig::Scalar:  // 0.5 is an int divisor of 0
+      return {{[](auto &c) { c.scalar = float_code(1.5); }}, {[](auto &c) { c.scalar = float_code(0.5); }}};
     case OpSig::Bounds:
       return {{[](auto &c) { c.min = float_code(-0.5), c.max = float_code(1.0); }},
               {[](auto &c) { c.min = float_code(2.0), c.max = float_code(1.0); },
@@ -991,9 +998,9 @@ std::vector<std::uint8_t> i64_bytes(std::vector<std::int64_t> v) {
   return out;
 }
 // The op codes past the registry ops, in remote_protocol's fixed code space.
-constexpr std::size_t kFloatFullCode = rp::kOpCodeSpace, kQuantizeCode = rp::kOpCodeSpace + 1,
-                      kDequantizeCode = rp::kOpCodeSpace + 2, kCode999 = rp::kOpCodeSpace + 3,
-                      kRawOpCode = rp::kOpCodeSpace + 4;
+constexpr std::size_t kFloatFullCode = rp::kLowOpCodes, kQuantizeCode = rp::kLowOpCodes + 1,
+                      kDequantizeCode = rp::kLowOpCodes + 2, kCode999 = rp::kLowOpCodes + 3,
+                      kRawOpCode = rp::kRawOpCode;
 
 // Opens a session holding f = F32 [2, 3], i = I64 [2] {0, 1}, b = Bool [2] {1, 0}; then the
 // most recent handles are b (0), i (1), f (2).
@@ -1035,14 +1042,14 @@ void remote_protocol_seeds() {
     Rpcs r = three_tensors();
     const rp::HandleRef receiver = op.operand == OpKind::Int ? i : op.operand == OpKind::Bool ? b : f;
     std::vector<rp::HandleRef> operands = {receiver};
-    if (op.sig == OpSig::Binary || op.sig == OpSig::Cat || op.sig == OpSig::BinaryDim) operands = {f, f};
+    if (op.sig == OpSig::Binary || op.sig == OpSig::Cat || op.sig == OpSig::BinaryDim) operands = {receiver, receiver};
     if (op.sig == OpSig::Select || op.sig == OpSig::Gather || op.sig == OpSig::GatherNd) operands = {f, i};
     if (op.sig == OpSig::MaskWhere) operands = {f, b, f};
     if (op.sig == OpSig::MaskFill || op.sig == OpSig::MaskSelect) operands = {f, b};
     if (op.sig == OpSig::SelectAssign || op.sig == OpSig::Scatter || op.sig == OpSig::ScatterUpdate ||
         op.sig == OpSig::ScatterNd)
       operands = {f, i, f};
-    rp::Step &c = r.call(static_cast<std::size_t>(op.id), operands);
+    rp::Step &c = r.call(rp::op_field_code(static_cast<std::size_t>(op.id)), operands);
     c.scalars = {scalar_code(0.5), scalar_code(2.0)};
     c.dims = {1, 0};
     if (op.sig == OpSig::DimPair) c.dims = {0, 1};
@@ -1084,9 +1091,9 @@ void remote_protocol_seeds() {
     Rpcs r = three_tensors();
     r.call(kCode999, {f});
     // The last code of the op code space, past the registry's ops (63 until the registry passed 63
-    // ops; then op#63 became a registry op and the space grew to 128).
-    static_assert(kOpCount < rp::kOpCodeSpace - 1);
-    r.call(rp::kOpCodeSpace - 1, {f});
+    // ops, 127 until it passed 127; op#63 and op#127 became registry ops).
+    static_assert(kOpCount < rp::kOpCodes - rp::kSpecialOpCodes - 1);
+    r.call(rp::kOpCodes - 1, {f});
     r.call(kRawOpCode, {f}).op.raw = 0xffffffffu;
     r.call(kRawOpCode, {f}).op.raw = 1003;
     r.call(static_cast<std::size_t>(OpId::float_add), {f}, false);

@@ -341,6 +341,14 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_greater_equal:
     case Op::float_lower_equal:
     case Op::float_not_equal:
+    case Op::int_add:
+    case Op::int_sub:
+    case Op::int_mul:
+    case Op::int_div:
+    case Op::int_remainder:
+    case Op::bool_and:
+    case Op::bool_or:
+    case Op::bool_xor:
       return broadcast_shape(lhs, rhs);
     case Op::float_matmul: {
       if (lhs.size() < 2 || rhs.size() < 2) return std::nullopt;
@@ -402,6 +410,15 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::bool_into_float:
     case Op::int_into_float:
     case Op::float_into_int:
+    case Op::int_neg:
+    case Op::int_abs:
+    case Op::int_sign:
+    case Op::int_add_scalar:
+    case Op::int_sub_scalar:
+    case Op::int_mul_scalar:
+    case Op::int_div_scalar:
+    case Op::int_remainder_scalar:
+    case Op::bool_not:
       return lhs;
     case Op::float_clamp:
       if (std::isnan(op.scalar)) return std::nullopt;

@@ -132,6 +132,24 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_gather_nd:
     case Op::float_scatter_nd:
     case Op::float_mask_select:  // copies
+    // Integer and bool arithmetic has one exact result (docs/OPS.md "Integer arithmetic").
+    case Op::int_add:
+    case Op::int_sub:
+    case Op::int_mul:
+    case Op::int_div:
+    case Op::int_remainder:
+    case Op::int_neg:
+    case Op::int_abs:
+    case Op::int_sign:
+    case Op::int_add_scalar:
+    case Op::int_sub_scalar:
+    case Op::int_mul_scalar:
+    case Op::int_div_scalar:
+    case Op::int_remainder_scalar:
+    case Op::bool_not:
+    case Op::bool_and:
+    case Op::bool_or:
+    case Op::bool_xor:
       return {0, 0, true};
     // exp of shifted values, a sum of n terms and a division (or a log): the sum's order bound
     // plus a few ulps per library call; log_softmax's values grow with |x|, hence magnitude.
@@ -673,6 +691,23 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::bool_into_float:
     case Op::int_into_float:
     case Op::float_into_int:
+    case Op::int_add:
+    case Op::int_sub:
+    case Op::int_mul:
+    case Op::int_div:
+    case Op::int_remainder:
+    case Op::int_neg:
+    case Op::int_abs:
+    case Op::int_sign:
+    case Op::int_add_scalar:
+    case Op::int_sub_scalar:
+    case Op::int_mul_scalar:
+    case Op::int_div_scalar:
+    case Op::int_remainder_scalar:
+    case Op::bool_not:
+    case Op::bool_and:
+    case Op::bool_or:
+    case Op::bool_xor:
     case Op::float_argmax:
     case Op::float_argmin:
     case Op::float_argsort:

@@ -927,6 +927,100 @@ T remainder_value(T a, T b) {
   return t + b;
 }
 
+// ---- the int and bool ops (docs/OPS.md "Integer arithmetic") --------------------------------
+// Computed on the mathematical integers (128-bit, where no int64 sum or product overflows), then
+// reduced modulo 2^width into the dtype's range: the definition of wrapping, not the engine's
+// unsigned-arithmetic route to it.
+using Wide = __int128;
+
+struct IntRange {
+  Wide lowest, highest;
+};
+IntRange range_of(DType d) {
+  if (d == DType::I64) return {Wide(INT64_MIN), Wide(INT64_MAX)};
+  if (d == DType::I32) return {Wide(INT32_MIN), Wide(INT32_MAX)};
+  if (d == DType::I8) return {-128, 127};
+  return {0, 255};  // U8
+}
+std::int64_t wrap(Wide v, DType d) {
+  const IntRange r = range_of(d);
+  const Wide span = r.highest - r.lowest + 1;
+  Wide m = (v - r.lowest) % span;
+  if (m < 0) m += span;
+  return static_cast<std::int64_t>(m + r.lowest);
+}
+// An int op's operands come through Dispatch, which routes by kind: a float or bool operand is
+// op-kind-mismatch there, before any dtype rule.
+void require_int(DType d) {
+  if (!is_int_dtype(d)) invalid("op-kind-mismatch");
+}
+// Rust's `as` into i64 (toward zero, NaN 0, saturating), then modulo 2^width.
+std::int64_t int_scalar_in(double s, DType d) {
+  Wide v = 0;
+  if (!std::isnan(s)) {
+    const long double t = std::trunc(static_cast<long double>(s));
+    if (t >= 9223372036854775807.0L) v = INT64_MAX;
+    else if (t <= -9223372036854775808.0L) v = INT64_MIN;
+    else v = static_cast<Wide>(static_cast<std::int64_t>(t));
+  }
+  return wrap(v, d);
+}
+// Truncating quotient and floor remainder on the integers (b != 0).
+Wide trunc_quotient(Wide a, Wide b) { return a / b; }
+Wide floor_remainder(Wide a, Wide b) {
+  Wide q = a / b;
+  if (a % b != 0 && ((a < 0) != (b < 0))) q -= 1;
+  return a - b * q;
+}
+
+template <class F>
+HostArray int_binary(const HostArray& a, const HostArray& b, bool divides, F f) {
+  require_int(a.dtype);
+  require_int(b.dtype);
+  require_same(a.dtype, b.dtype);
+  const Dims shape = broadcast(a.shape, b.shape);
+  const std::vector<std::int64_t> x = int_values(a), y = int_values(b);
+  std::vector<std::int64_t> out(count(shape));
+  if (divides && !out.empty()) {
+    for (std::int64_t v : y) {
+      if (v == 0) invalid("int-division-by-zero");
+    }
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const Dims c = coords(i, shape);
+    out[i] = wrap(f(Wide(x[broadcast_offset(c, a.shape)]), Wide(y[broadcast_offset(c, b.shape)])), a.dtype);
+  }
+  return int_array(shape, a.dtype, std::move(out));
+}
+template <class F>
+HostArray int_unary(const HostArray& a, F f) {
+  require_int(a.dtype);
+  std::vector<std::int64_t> out = int_values(a);
+  for (std::int64_t& v : out) v = wrap(f(Wide(v)), a.dtype);
+  return int_array(a.shape, a.dtype, std::move(out));
+}
+// f(x, s) with the scalar converted to the dtype; a divisor that converts to 0 is refused whatever
+// the tensor's size.
+template <class F>
+HostArray int_scalar_op(const HostArray& a, double scalar, bool divides, F f) {
+  require_int(a.dtype);
+  const Wide s = int_scalar_in(scalar, a.dtype);
+  if (divides && s == 0) invalid("int-division-by-zero");
+  return int_unary(a, [&](Wide x) { return f(x, s); });
+}
+bool truth_of(double v) { return v != 0; }
+template <class F>
+HostArray bool_binary(const HostArray& a, const HostArray& b, F f) {
+  if (a.dtype != DType::Bool || b.dtype != DType::Bool) invalid("op-kind-mismatch");  // as require_int
+  const Dims shape = broadcast(a.shape, b.shape);
+  HostArray out = make(shape, DType::Bool);
+  for (std::size_t i = 0; i < out.values.size(); ++i) {
+    const Dims c = coords(i, shape);
+    out.values[i] = f(truth_of(a.values[broadcast_offset(c, a.shape)]), truth_of(b.values[broadcast_offset(c, b.shape)])) ? 1 : 0;
+  }
+  return out;
+}
+
 // One formula per registry op. No default: a new op fails to compile here (-Werror=switch-enum).
 HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
   switch (op) {
@@ -1056,6 +1150,28 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
       if (!is_int_dtype(in[0].dtype)) invalid("unsupported-dtype");
       return converted(in[0], a.dtype);
     case OpId::float_into_int: return into_int(in[0], a.dtype);
+    case OpId::int_add: return int_binary(in[0], in[1], false, [](Wide x, Wide y) { return x + y; });
+    case OpId::int_sub: return int_binary(in[0], in[1], false, [](Wide x, Wide y) { return x - y; });
+    case OpId::int_mul: return int_binary(in[0], in[1], false, [](Wide x, Wide y) { return x * y; });
+    case OpId::int_div: return int_binary(in[0], in[1], true, trunc_quotient);
+    case OpId::int_remainder: return int_binary(in[0], in[1], true, floor_remainder);
+    case OpId::int_neg: return int_unary(in[0], [](Wide x) { return -x; });
+    case OpId::int_abs: return int_unary(in[0], [](Wide x) { return x < 0 ? -x : x; });
+    case OpId::int_sign: return int_unary(in[0], [](Wide x) { return Wide(x > 0) - Wide(x < 0); });
+    case OpId::int_add_scalar: return int_scalar_op(in[0], a.scalar, false, [](Wide x, Wide s) { return x + s; });
+    case OpId::int_sub_scalar: return int_scalar_op(in[0], a.scalar, false, [](Wide x, Wide s) { return x - s; });
+    case OpId::int_mul_scalar: return int_scalar_op(in[0], a.scalar, false, [](Wide x, Wide s) { return x * s; });
+    case OpId::int_div_scalar: return int_scalar_op(in[0], a.scalar, true, trunc_quotient);
+    case OpId::int_remainder_scalar: return int_scalar_op(in[0], a.scalar, true, floor_remainder);
+    case OpId::bool_not: {
+      if (in[0].dtype != DType::Bool) invalid("op-kind-mismatch");
+      HostArray out = make(in[0].shape, DType::Bool);
+      for (std::size_t i = 0; i < out.values.size(); ++i) out.values[i] = truth_of(in[0].values[i]) ? 0 : 1;
+      return out;
+    }
+    case OpId::bool_and: return bool_binary(in[0], in[1], [](bool x, bool y) { return x && y; });
+    case OpId::bool_or: return bool_binary(in[0], in[1], [](bool x, bool y) { return x || y; });
+    case OpId::bool_xor: return bool_binary(in[0], in[1], [](bool x, bool y) { return x != y; });
     case OpId::float_abs: return unary(in[0], [](auto x) { return std::fabs(x); });
     case OpId::float_clamp: {
       require_float(in[0].dtype);
@@ -1165,6 +1281,31 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
 }
 
 }  // namespace
+
+std::vector<std::int64_t> int_values(const HostArray& h) {
+  if (h.exact.size() == h.values.size()) return h.exact;
+  std::vector<std::int64_t> out;
+  out.reserve(h.values.size());
+  // Doubles at or beyond 2^63 have no int64; an int array never holds them (int_array rounds
+  // int64 values, whose largest rounds to 2^63 only with `exact` kept).
+  for (double v : h.values) out.push_back(v >= 9223372036854775807.0 ? INT64_MAX : static_cast<std::int64_t>(v));
+  return out;
+}
+
+HostArray int_array(std::vector<std::size_t> shape, DType dtype, std::vector<std::int64_t> elements) {
+  HostArray out;
+  out.shape = std::move(shape);
+  out.dtype = dtype;
+  bool exact_in_double = true;
+  for (std::int64_t v : elements) {
+    const double d = static_cast<double>(v);
+    out.values.push_back(d);
+    // 2^63 (what INT64_MAX rounds to) has no int64 to compare with: not exact.
+    exact_in_double = exact_in_double && d < 9223372036854775808.0 && static_cast<std::int64_t>(d) == v;
+  }
+  if (!exact_in_double) out.exact = std::move(elements);
+  return out;
+}
 
 ReferenceResult reference_op(OpId op, const std::vector<HostArray>& operands, const OpArgs& args) {
   ReferenceResult r;

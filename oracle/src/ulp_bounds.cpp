@@ -109,6 +109,23 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::bool_into_float:
     case OpId::int_into_float:
     case OpId::float_into_int:
+    case OpId::int_add:
+    case OpId::int_sub:
+    case OpId::int_mul:
+    case OpId::int_div:
+    case OpId::int_remainder:
+    case OpId::int_neg:
+    case OpId::int_abs:
+    case OpId::int_sign:
+    case OpId::int_add_scalar:
+    case OpId::int_sub_scalar:
+    case OpId::int_mul_scalar:
+    case OpId::int_div_scalar:
+    case OpId::int_remainder_scalar:
+    case OpId::bool_not:
+    case OpId::bool_and:
+    case OpId::bool_or:
+    case OpId::bool_xor:
     case OpId::float_max_dim:
     case OpId::float_argmax:
     case OpId::float_min_dim:

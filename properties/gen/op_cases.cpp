@@ -64,6 +64,9 @@ og::HostArray bools(Dims shape) {
 
 DType other(DType d) { return d == DType::F32 ? DType::F64 : DType::F32; }
 
+
+
+
 // ---- shapes and arguments, per Sig ------------------------------------------------------------
 
 // Uniform choices (RapidCheck's inRange stays near its lower bound at small sizes, which would make
@@ -98,6 +101,71 @@ std::pair<Dims, Dims> mismatched(Dims s) {
   return {s, t};
 }
 
+
+// An int op's operand: each element one of the dtype's edges (lowest, lowest + 1, -1, 0, 1,
+// highest - 1, highest), a small value (ties, exact small quotients) or any value of the dtype.
+// I64 edges have no exact double, so the array is built from int64s (oracle::int_array).
+og::HostArray int_operand(Dims shape, DType dtype, bool nonzero) {
+  const auto [lo, hi] = [&]() -> std::pair<std::int64_t, std::int64_t> {
+    if (dtype == DType::I64) return {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
+    if (dtype == DType::I32) return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
+    if (dtype == DType::I8) return {-128, 127};
+    return {0, 255};
+  }();
+  const rc::Gen<std::int64_t> edges = rc::gen::elementOf(std::vector<std::int64_t>{lo, lo + 1, -1, 0, 1, hi - 1, hi});
+  const rc::Gen<std::int64_t> small = rc::gen::inRange<std::int64_t>(-9, 10);
+  const rc::Gen<std::int64_t> any = rc::gen::inRange<std::int64_t>(lo, hi);  // [lo, hi): hi is an edge
+  const rc::Gen<std::int64_t> g = rc::gen::weightedOneOf<std::int64_t>({{3, edges}, {4, small}, {2, any}});
+  std::vector<std::int64_t> v = *rc::gen::container<std::vector<std::int64_t>>(og::element_count(shape), g);
+  for (std::int64_t& x : v) {
+    x = std::clamp(x, lo, hi);  // small's negatives in U8
+    if (nonzero && x == 0) x = 1;
+  }
+  return og::int_array(shape, dtype, std::move(v));
+}
+
+DType int_dtype() { return *rc::gen::elementOf(std::vector<DType>{DType::I64, DType::I32, DType::I8, DType::U8}); }
+
+DType other_int(DType d) { return d == DType::I64 ? DType::I32 : DType::I64; }
+
+bool divides(OpId op) {
+  return op == OpId::int_div || op == OpId::int_remainder || op == OpId::int_div_scalar || op == OpId::int_remainder_scalar;
+}
+
+// An int or bool op (Unary, Binary or Scalar Sig), in the receiver's kind. Faults: the other int
+// dtype (dtype-mismatch), shapes that do not broadcast, a zero divisor (an element of a divisor
+// tensor, or a scalar that converts to 0: 0.5, 256 into U8, NaN), a float receiver
+// (op-kind-mismatch through Dispatch).
+void gen_int_bool(OpCase& c, bool bad) {
+  const OpInfo& info = op_info(c.op);
+  const bool is_int = info.operand == OpKind::Int;
+  c.dtype = is_int ? int_dtype() : DType::Bool;
+  const auto operand = [&](Dims s, DType d, bool nonzero) { return is_int ? int_operand(std::move(s), d, nonzero) : bools(std::move(s)); };
+  const int fault = bad ? static_cast<int>(pick(0, 3)) : -1;
+  if (info.sig == OpSig::Unary) {
+    c.operands = {fault == 0 ? floats(any_shape(), DType::F32) : operand(any_shape(), c.dtype, false)};
+    return;
+  }
+  if (info.sig == OpSig::Binary) {
+    Dims a = any_shape(), b = broadcast_variant(a);
+    if (chance(2)) std::swap(a, b);
+    if (fault == 1) std::tie(a, b) = mismatched(a);
+    const DType bd = fault == 2 && is_int ? other_int(c.dtype) : c.dtype;
+    c.operands = {fault == 0 ? floats(a, DType::F32) : operand(a, c.dtype, false), operand(b, bd, divides(c.op) && fault != 3)};
+    return;
+  }
+  if (info.sig == OpSig::Scalar) {
+    c.operands = {fault == 0 ? floats(any_shape(), DType::F32) : operand(any_shape(), c.dtype, false)};
+    const std::vector<double> nonzero{1.0, -1.0, 2.0, -3.0, 7.0, -2.7, 127.0, 128.0, 255.0, -129.0, 2147483648.0,
+                                      9007199254740992.0, 1e19, -1e19, INFINITY, -INFINITY};
+    const std::vector<double> zero{0.0, -0.0, 0.5, -0.9, NAN, 256.0, 4294967296.0};
+    // A divisor converts to 0 only in a bad case; the other ops take those scalars too.
+    const bool to_zero = divides(c.op) ? fault == 3 : chance(4);
+    c.args.scalar = *rc::gen::elementOf(to_zero ? zero : nonzero);
+    return;
+  }
+  throw std::logic_error("gen_int_bool: no int or bool op of Sig " + std::string(op_sig_name(info.sig)));
+}
 
 void gen_binary(OpCase& c, bool bad) {
   if (c.op == OpId::float_matmul) {
@@ -452,6 +520,12 @@ OpCase op_case(OpId op) {
   c.tracked = *rc::gen::arbitrary<bool>();
   c.dtype = *rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64});
   const bool bad = chance(5);
+  // The int and bool ops (those of the Unary, Binary and Scalar Sigs with an int or bool receiver).
+  if (info.operand != OpKind::Float && info.sig != OpSig::ToDType) {
+    gen_int_bool(c, bad);
+    c.args.tracked = c.tracked;
+    return c;
+  }
   switch (info.sig) {
     case OpSig::Unary: c.operands = {floats(any_shape(), c.dtype)}; break;
     case OpSig::Binary: gen_binary(c, bad); break;
@@ -620,6 +694,10 @@ std::string show(double v) {
 }
 std::string show(const og::HostArray& h) {
   std::string s = og::render_dtype(h.dtype) + og::render_shape(h.shape) + " [";
+  if (h.exact.size() == h.values.size() && !h.exact.empty()) {  // I64 values beyond 2^53
+    for (std::size_t i = 0; i < h.exact.size(); ++i) s += (i ? ", " : "") + std::to_string(h.exact[i]);
+    return s + "]";
+  }
   for (std::size_t i = 0; i < h.values.size(); ++i) s += (i ? ", " : "") + show(h.values[i]);
   return s + "]";
 }

@@ -17,7 +17,7 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
   // An if-chain, not a switch: the host arrays here hold these dtypes only.
   if (h.dtype == DType::F32) return Dispatch::float_from_data(TensorData::from_f32(as(float{}), shape), device);
   if (h.dtype == DType::F64) return Dispatch::float_from_data(TensorData::from_f64(h.values, shape), device);
-  if (h.dtype == DType::I64) return Dispatch::int_from_data(TensorData::from_i64(as(std::int64_t{}), shape), device);
+  if (h.dtype == DType::I64) return Dispatch::int_from_data(TensorData::from_i64(og::int_values(h), shape), device);
   if (h.dtype == DType::I32) return Dispatch::int_from_data(TensorData::from_i32(as(std::int32_t{}), shape), device);
   if (h.dtype == DType::I8) return Dispatch::int_from_data(TensorData::from_i8(as(std::int8_t{}), shape), device);
   if (h.dtype == DType::U8) return Dispatch::int_from_data(TensorData::from_u8(as(std::uint8_t{}), shape), device);

@@ -181,6 +181,11 @@ std::map<std::string, Trigger> triggers() {
                                                                 IndexingUpdateOp::Mul);
                                    },
                                    "not implemented: float_scatter_nd with Mul update is not implemented", ""};
+  t["int-division-by-zero"] = {[] {
+                                  Dispatch::int_remainder(Dispatch::int_from_data(TensorData::from_i32({7, 8}, {2}), DispatchDevice::NdArray()),
+                                                          Dispatch::int_from_data(TensorData::from_i32({2, 0}, {2}), DispatchDevice::NdArray()));
+                                },
+                                "int_remainder divides by zero.", ""};
   t["unfold-step"] = {[] { Dispatch::float_unfold(nd_f32(std::vector<float>(6), {2, 3}), 1, 2, 0); },
                       "float_unfold needs a step of at least 1, got 0.", ""};
   t["cross-dim"] = {[] {

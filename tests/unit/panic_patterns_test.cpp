@@ -341,6 +341,10 @@ std::map<std::string, Examples> examples() {
                                    "not implemented: float_scatter with Mul update is not implemented.",
                                    "float_scatter with Mul update is not implemented",
                                    "not implemented: float scatter with Min update is not implemented"}};
+  e["int-division-by-zero"] = {"{op} divides by zero.",
+                               {"int_div divides by zero.", "int_remainder_scalar divides by zero."},
+                               {"int_div divides by zero", "int_div divides by 0.", "int div divides by zero.",
+                                "int_div divides by zero.."}};
   e["unfold-step"] = {"float_unfold needs a step of at least 1, got 0.",
                       {"float_unfold needs a step of at least 1, got 0."},
                       {"float_unfold needs a step of at least 1, got 0", "float_unfold needs a step of at least 1, got 1.",

@@ -29,6 +29,9 @@ inline DispatchTensor row_indices(const DispatchTensor& x) {
   return Dispatch::int_from_data(TensorData::from_i64({1, 1}, Shape{2, 1}), Dispatch::float_device(x));
 }
 
+// |x| + 1 for an int receiver x: an int operand of its device and tracked-ness with no zero.
+inline DispatchTensor int_divisor(const DispatchTensor& x) { return Dispatch::int_add_scalar(Dispatch::int_abs(x), 1); }
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch"
 #pragma GCC diagnostic error "-Wswitch-enum"
@@ -91,6 +94,25 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::bool_into_float: return Dispatch::bool_into_float(x, target);
     case OpId::int_into_float: return Dispatch::int_into_float(x, target);
     case OpId::float_into_int: return Dispatch::float_into_int(x, DType::I32);
+    // Int and bool receivers (x: the caller's int or bool tensor); the second operand is derived
+    // from x, so it shares its device and tracked-ness: |x| + 1 (no zero divisor), not x.
+    case OpId::int_add: return Dispatch::int_add(x, int_divisor(x));
+    case OpId::int_sub: return Dispatch::int_sub(x, int_divisor(x));
+    case OpId::int_mul: return Dispatch::int_mul(x, int_divisor(x));
+    case OpId::int_div: return Dispatch::int_div(x, int_divisor(x));
+    case OpId::int_remainder: return Dispatch::int_remainder(x, int_divisor(x));
+    case OpId::int_neg: return Dispatch::int_neg(x);
+    case OpId::int_abs: return Dispatch::int_abs(x);
+    case OpId::int_sign: return Dispatch::int_sign(x);
+    case OpId::int_add_scalar: return Dispatch::int_add_scalar(x, 3);
+    case OpId::int_sub_scalar: return Dispatch::int_sub_scalar(x, 3);
+    case OpId::int_mul_scalar: return Dispatch::int_mul_scalar(x, -2);
+    case OpId::int_div_scalar: return Dispatch::int_div_scalar(x, -2);
+    case OpId::int_remainder_scalar: return Dispatch::int_remainder_scalar(x, -2);
+    case OpId::bool_not: return Dispatch::bool_not(x);
+    case OpId::bool_and: return Dispatch::bool_and(x, Dispatch::bool_not(x));
+    case OpId::bool_or: return Dispatch::bool_or(x, Dispatch::bool_not(x));
+    case OpId::bool_xor: return Dispatch::bool_xor(x, Dispatch::bool_not(x));
     case OpId::float_abs: return Dispatch::float_abs(x);
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);

@@ -109,9 +109,24 @@ AutodiffTensor<B> Autodiff<B>::from_data(const TensorData& data, const Device& d
 // Members the registry derives without a hand-written rule (Note [The op registry]): ops with
 // Int or Bool results run B on the untracked primitives (no gradient flows through a comparison
 // or an index), int/bool -> float conversions start a new leaf.
-#define CROSSGRAD_AD_DEFINE(name, method, Sig, Operand, Result, Rule) CROSSGRAD_AD_DEFINE_##Rule(name, Sig)
-#define CROSSGRAD_AD_DEFINE_Backward(name, Sig)
-#define CROSSGRAD_AD_DEFINE_None(name, Sig) CROSSGRAD_PP_CAT(CROSSGRAD_AD_NONE_, CROSSGRAD_SIG_CLASS_##Sig)(name, Sig)
+#define CROSSGRAD_AD_DEFINE(name, method, Sig, Operand, Result, Rule) CROSSGRAD_AD_DEFINE_##Rule(name, Sig, Operand)
+#define CROSSGRAD_AD_DEFINE_Backward(name, Sig, Operand)
+#define CROSSGRAD_AD_DEFINE_None(name, Sig, Operand) CROSSGRAD_AD_NONE_##Operand(name, Sig)
+#define CROSSGRAD_AD_NONE_Float(name, Sig) CROSSGRAD_PP_CAT(CROSSGRAD_AD_NONE_, CROSSGRAD_SIG_CLASS_##Sig)(name, Sig)
+// Int and bool receivers are B's primitives already: the op is B's, with no node (Burn's
+// Autodiff<B> forwards its int and bool ops the same way).
+#define CROSSGRAD_AD_NONE_Int(name, Sig) CROSSGRAD_PP_CAT(CROSSGRAD_AD_INNER_, CROSSGRAD_SIG_CLASS_##Sig)(name, Sig)
+#define CROSSGRAD_AD_NONE_Bool(name, Sig) CROSSGRAD_AD_NONE_Int(name, Sig)
+#define CROSSGRAD_AD_INNER_MAP(name, Sig)                                                       \
+  template <class B>                                                                           \
+  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
+    return B::name(tensor CROSSGRAD_SIG_EXTRA_##Sig);                                          \
+  }
+#define CROSSGRAD_AD_INNER_ZIP(name, Sig)                                                       \
+  template <class B>                                                                           \
+  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
+    return B::name(lhs, rhs);                                                                  \
+  }
 #define CROSSGRAD_AD_NONE_MAP(name, Sig)                                                        \
   template <class B>                                                                           \
   auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Tensor, Primitive)->Primitive {            \
@@ -122,7 +137,7 @@ AutodiffTensor<B> Autodiff<B>::from_data(const TensorData& data, const Device& d
   auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Tensor, Primitive)->Primitive {            \
     return B::name(lhs.primitive, rhs.primitive);                                              \
   }
-#define CROSSGRAD_AD_DEFINE_Leaf(name, Sig)                                                     \
+#define CROSSGRAD_AD_DEFINE_Leaf(name, Sig, Operand)                                                   \
   template <class B>                                                                           \
   auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Tensor {            \
     return from_inner(B::name(tensor CROSSGRAD_SIG_EXTRA_##Sig));                              \

@@ -2,6 +2,7 @@
 // argument rules of clamp and max_dim: applied by every backend before its kernel, so all raise
 // the same catalog panic for the same bad input.
 #include <crossgrad/core/panic.hpp>
+#include <crossgrad/core/int_arithmetic.hpp>
 #include <crossgrad/core/shape_rules.hpp>
 
 #include <cmath>
@@ -159,6 +160,39 @@ void check_into_int(DType dtype, DType target) {
   if (!is_int(target)) {
     panic(PanicId::UnsupportedDtype, {{"dtype", std::string(dtype_name(target))}, {"what", "float_into_int targets"}});
   }
+}
+
+void check_int_dtype(DType dtype, std::string_view op) {
+  if (!is_int(dtype)) panic(PanicId::UnsupportedDtype, {{"dtype", std::string(dtype_name(dtype))}, {"what", std::string(op)}});
+}
+
+Shape check_int_binary(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DType rhs_dtype, std::string_view op) {
+  check_int_dtype(lhs_dtype, op);
+  check_int_dtype(rhs_dtype, op);
+  check_same_dtype(lhs_dtype, rhs_dtype, op);
+  return broadcast_shapes(lhs, rhs, op);
+}
+
+void check_bool_dtype(DType dtype, std::string_view op) {
+  if (dtype != DType::Bool) panic(PanicId::UnsupportedDtype, {{"dtype", std::string(dtype_name(dtype))}, {"what", std::string(op)}});
+}
+
+Shape check_bool_binary(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DType rhs_dtype, std::string_view op) {
+  check_bool_dtype(lhs_dtype, op);
+  check_bool_dtype(rhs_dtype, op);
+  return broadcast_shapes(lhs, rhs, op);
+}
+
+void int_division_by_zero(std::string_view op) { panic(PanicId::IntDivisionByZero, {{"op", std::string(op)}}); }
+
+void check_int_scalar_divisor(DType dtype, double scalar, std::string_view op) {
+  check_int_dtype(dtype, op);
+  bool zero = false;
+  if (dtype == DType::I64) zero = int_scalar<std::int64_t>(scalar) == 0;
+  else if (dtype == DType::I32) zero = int_scalar<std::int32_t>(scalar) == 0;
+  else if (dtype == DType::I8) zero = int_scalar<std::int8_t>(scalar) == 0;
+  else zero = int_scalar<std::uint8_t>(scalar) == 0;
+  if (zero) int_division_by_zero(op);
 }
 
 void check_mask_select(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype) {

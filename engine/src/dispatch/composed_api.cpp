@@ -55,7 +55,7 @@ DispatchTensor Dispatch::float_powi(const DispatchTensor& lhs, const DispatchTen
 
 #define CROSSGRAD_ACTIVATION_BACKWARD(name)                                                                  \
   DispatchTensor Dispatch::name##_backward(const DispatchTensor& x, const DispatchTensor& grad) {          \
-    return zip_op<PrimitiveKind::Float>(#name "_backward", x, grad, [&]<class Be>(const auto& a, const auto& g) { \
+    return zip_op<PrimitiveKind::Float, PrimitiveKind::Float>(#name "_backward", x, grad, [&]<class Be>(const auto& a, const auto& g) { \
       return activation_backward::name<Be>(a, g);                                                        \
     });                                                                                                    \
   }

@@ -141,6 +141,11 @@ const typename B::Tensor& primitive_of(const BackendTensor<B>& bt, PrimitiveKind
   panic(PanicId::Unreachable);
 }
 
+// B's primitive wrapper for a kind: FloatPrimitive<B>, IntPrimitive<B> or BoolPrimitive<B>.
+template <class B, PrimitiveKind K>
+using primitive_variant = std::conditional_t<K == PrimitiveKind::Float, FloatPrimitive<B>,
+                                             std::conditional_t<K == PrimitiveKind::Int, IntPrimitive<B>, BoolPrimitive<B>>>;
+
 // Visits the backend tensor inside a kind that a view has already resolved; an Autodiff arm here
 // is an engine bug, reported as the catalog's unreachable panic rather than undefined behaviour.
 template <class R, class F>
@@ -191,20 +196,27 @@ DispatchTensor map_op(std::string_view op, const DispatchTensor& t, F&& f) {
 }
 
 // Every pair zip_op's fast path does not take: the checks (and their panics) in their order, then
-// the tracked call. Two plain float tensors that pass the checks are one backend's plain pair,
-// which the fast path always takes, so here they are an engine bug.
-template <PrimitiveKind R, class F>
+// the tracked call. Two plain tensors of the Operand kind that pass the checks are one backend's
+// plain pair, which the fast path always takes, so here they are an engine bug. On an autodiff
+// device a float pair is two AutodiffTensors; an int or bool pair is two of B's primitives.
+template <PrimitiveKind Operand, PrimitiveKind R, class F>
 DispatchTensor zip_op_checked(std::string_view op, const DispatchTensor& a, const DispatchTensor& b, F& f) {
-  const FloatView va = receiver_view<PrimitiveKind::Float>(op, a);
-  const FloatView vb = receiver_view<PrimitiveKind::Float>(op, b);
+  const FloatView va = receiver_view<Operand>(op, a);
+  const FloatView vb = receiver_view<Operand>(op, b);
   check_same_backend(op, a, va, b, vb);
   if (!va.tracked) panic(PanicId::Unreachable);
   const DispatchTensorKind& kb = b.kind.autodiff_inner();
   return visit_backend<DispatchTensor>(a.kind.autodiff_inner(), [&]<class B>(const BackendTensor<B>& ta) -> DispatchTensor {
     const BackendTensor<B>& tb = std::get<BackendTensor<B>>(kb.value);
-    return wrap_tracked<B, R>([&] { return f.template operator()<Autodiff<B>>(std::get<AutodiffTensor<B>>(ta.value),
-                                                                              std::get<AutodiffTensor<B>>(tb.value)); },
-                              a.checkpointing);
+    if constexpr (Operand == PrimitiveKind::Float) {
+      return wrap_tracked<B, R>([&] { return f.template operator()<Autodiff<B>>(std::get<AutodiffTensor<B>>(ta.value),
+                                                                                std::get<AutodiffTensor<B>>(tb.value)); },
+                                a.checkpointing);
+    } else {
+      return wrap_tracked<B, R>([&] { return f.template operator()<Autodiff<B>>(primitive_of<B>(ta, Operand),
+                                                                                primitive_of<B>(tb, Operand)); },
+                                a.checkpointing);
+    }
   });
 }
 
@@ -214,14 +226,15 @@ DispatchTensor zip_op_checked(std::string_view op, const DispatchTensor& a, cons
 // much as a one-element kernel's own bookkeeping (docs/DISPATCH_COST.md). Here one visit of the
 // lhs kind and three index tests recognise that case and call the backend; anything else, every
 // panic included, goes through zip_op_checked.
-template <PrimitiveKind R, class F>
+template <PrimitiveKind Operand, PrimitiveKind R, class F>
 DispatchTensor zip_op(std::string_view op, const DispatchTensor& a, const DispatchTensor& b, F&& f) {
-  return std::visit(Overloaded{[&](const AutodiffKind&) { return zip_op_checked<R>(op, a, b, f); },
+  return std::visit(Overloaded{[&](const AutodiffKind&) { return zip_op_checked<Operand, R>(op, a, b, f); },
                                [&]<class B>(const BackendTensor<B>& ta) -> DispatchTensor {
+                                 using P = primitive_variant<B, Operand>;
                                  const auto* tb = std::get_if<BackendTensor<B>>(&b.kind.value);
-                                 const auto* pa = std::get_if<FloatPrimitive<B>>(&ta.value);
-                                 const auto* pb = tb ? std::get_if<FloatPrimitive<B>>(&tb->value) : nullptr;
-                                 if (pa == nullptr || pb == nullptr) return zip_op_checked<R>(op, a, b, f);
+                                 const auto* pa = std::get_if<P>(&ta.value);
+                                 const auto* pb = tb ? std::get_if<P>(&tb->value) : nullptr;
+                                 if (pa == nullptr || pb == nullptr) return zip_op_checked<Operand, R>(op, a, b, f);
                                  return wrap_plain<B, R>([&] { return f.template operator()<B>(pa->tensor, pb->tensor); });
                                }},
                     a.kind.value);

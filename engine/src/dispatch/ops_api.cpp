@@ -11,7 +11,7 @@ using namespace dispatch_detail;
   return map_op<PrimitiveKind::Operand, PrimitiveKind::Result>(                                        \
       #name, tensor, [&]<class Be>(const auto& x) { return Be::name(x CROSSGRAD_SIG_EXTRA_##Sig); });
 #define CROSSGRAD_DISPATCH_BODY_ZIP(name, Sig, Operand, Result) \
-  return zip_op<PrimitiveKind::Result>(#name, lhs, rhs, [&]<class Be>(const auto& x, const auto& y) { return Be::name(x, y); });
+  return zip_op<PrimitiveKind::Operand, PrimitiveKind::Result>(#name, lhs, rhs, [&]<class Be>(const auto& x, const auto& y) { return Be::name(x, y); });
 #define CROSSGRAD_DISPATCH_BODY_SELECT(name, Sig, Operand, Result) \
   return indexed_op<false>(#name, tensor, indices, nullptr,               \
                     [&]<class Be>(const auto& x, const auto& i) { return Be::name(x, dim, i); });
@@ -28,9 +28,9 @@ using namespace dispatch_detail;
   return indexed_op<true>(#name, tensor, indices, &values,               \
                     [&]<class Be>(const auto& x, const auto& i, const auto& v) { return Be::name(x, i, v, update); });
 #define CROSSGRAD_DISPATCH_BODY_ZIP_DIM(name, Sig, Operand, Result) \
-  return zip_op<PrimitiveKind::Result>(#name, lhs, rhs, [&]<class Be>(const auto& x, const auto& y) { return Be::name(x, y, dim); });
+  return zip_op<PrimitiveKind::Float, PrimitiveKind::Result>(#name, lhs, rhs, [&]<class Be>(const auto& x, const auto& y) { return Be::name(x, y, dim); });
 #define CROSSGRAD_DISPATCH_BODY_ZIP_RANGES(name, Sig, Operand, Result) \
-  return zip_op<PrimitiveKind::Result>(#name, tensor, values, [&]<class Be>(const auto& x, const auto& v) { return Be::name(x, ranges, v); });
+  return zip_op<PrimitiveKind::Float, PrimitiveKind::Result>(#name, tensor, values, [&]<class Be>(const auto& x, const auto& v) { return Be::name(x, ranges, v); });
 #define CROSSGRAD_DISPATCH_BODY_MASKED(name, Sig, Operand, Result)                                     \
   return indexed_op<true, PrimitiveKind::Bool>(#name, tensor, mask, &value,                               \
                     [&]<class Be>(const auto& x, const auto& m, const auto& v) { return Be::name(x, m, v); });

@@ -6,7 +6,9 @@
 #include <ATen/Parallel.h>
 #include <torch/csrc/autograd/autograd.h>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 namespace crossgrad::oracle {
@@ -33,11 +35,22 @@ std::vector<std::int64_t> sizes(const std::vector<std::size_t>& shape) {
 }
 
 at::Tensor to_aten(const HostArray& h) {
+  if (h.exact.size() == h.values.size() && !h.exact.empty()) {  // I64 values beyond 2^53
+    std::vector<std::int64_t> values = h.exact;
+    return at::from_blob(values.data(), sizes(h.shape), at::kLong).clone().to(scalar_type(h.dtype));
+  }
   std::vector<double> values = h.values;  // from_blob does not own; clone() below copies
   return at::from_blob(values.data(), sizes(h.shape), at::kDouble).clone().to(scalar_type(h.dtype));
 }
 
 HostArray from_aten(const at::Tensor& t, DType dtype) {
+  if (dtype == DType::I64 || dtype == DType::I32 || dtype == DType::I8 || dtype == DType::U8) {
+    const at::Tensor l = t.detach().contiguous().to(at::kLong);
+    std::vector<std::size_t> shape;
+    for (std::int64_t s : l.sizes()) shape.push_back(static_cast<std::size_t>(s));
+    const std::int64_t* p = l.data_ptr<std::int64_t>();
+    return int_array(std::move(shape), dtype, std::vector<std::int64_t>(p, p + l.numel()));
+  }
   const at::Tensor d = t.detach().contiguous().to(at::kDouble);
   HostArray h;
   h.dtype = dtype;
@@ -50,6 +63,7 @@ HostArray from_aten(const at::Tensor& t, DType dtype) {
 DType dtype_of_result(OpId op, const std::vector<HostArray>& operands, const OpArgs& args) {
   const OpInfo& info = op_info(op);
   if (info.sig == OpSig::ToDType) return args.dtype;  // float_into_int's int target too
+  if (info.result == OpKind::Int && info.operand == OpKind::Int) return operands.empty() ? DType::I64 : operands[0].dtype;
   if (info.result == OpKind::Int) return DType::I64;
   if (info.result == OpKind::Bool) return DType::Bool;
   return operands.empty() ? DType::F32 : operands[0].dtype;
@@ -104,6 +118,30 @@ at::Tensor scatter_nd(const at::Tensor& x, const at::Tensor& indices, const at::
   return scatter_with(flat, 0, at_rows, values.reshape({idx.size(0), row}), update).reshape(x.sizes());
 }
 
+// An int op's scalar as Burn's integer: truncated toward zero and saturated to int64, NaN 0.
+at::Scalar integer_scalar(double s) {
+  if (std::isnan(s)) return at::Scalar(std::int64_t{0});
+  if (s >= 9223372036854775807.0) return at::Scalar(std::numeric_limits<std::int64_t>::max());
+  if (s <= -9223372036854775808.0) return at::Scalar(std::numeric_limits<std::int64_t>::min());
+  return at::Scalar(static_cast<std::int64_t>(std::trunc(s)));
+}
+// The integer scalar as a 0-dim tensor of x's dtype, converted by ATen's .to() (C++'s conversion,
+// which wraps): full_like would refuse a value beyond the dtype, which the add, sub and mul
+// scalar kernels take and wrap.
+at::Tensor scalar_in_dtype(const at::Tensor& x, double s) {
+  return at::scalar_tensor(integer_scalar(s), at::kLong).to(x.scalar_type());
+}
+// b with 1 where x is its dtype's lowest value and b is -1 (broadcast to x), the one quotient the
+// CPU's divide instruction traps on.
+at::Tensor without_trapping_divisor(const at::Tensor& x, const at::Tensor& b) {
+  if (x.scalar_type() == at::kByte) return b;
+  const std::vector<at::Tensor> xb = at::broadcast_tensors({x, b});
+  const at::Tensor lowest = at::full_like(xb[0], at::Scalar(x.scalar_type() == at::kLong ? std::numeric_limits<std::int64_t>::min()
+                                                            : x.scalar_type() == at::kInt ? std::int64_t{std::numeric_limits<std::int32_t>::min()}
+                                                                                          : std::int64_t{-128}));
+  return at::where(xb[0].eq(lowest).logical_and(xb[1].eq(-1)), at::ones_like(xb[1]), xb[1]);
+}
+
 // The op in ATen. `t`: the operands as ATen tensors (index tensors as given).
 at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
   const auto d = static_cast<std::int64_t>(a.dim);
@@ -134,6 +172,28 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::bool_into_float: return t[0].to(scalar_type(a.dtype));
     case OpId::int_into_float: return t[0].to(scalar_type(a.dtype));
     case OpId::float_into_int: return t[0].to(scalar_type(a.dtype));
+    // The int ops. A scalar argument is an integer in Burn's and crossgrad's API: it reaches ATen
+    // truncated and saturated to int64 (the double alone would promote the result to float), and
+    // ATen converts it to the tensor's dtype (a divisor as a 0-dim tensor: scalar_in_dtype). ATen's CPU division by -1 of the dtype's lowest
+    // value raises SIGFPE (I64, I32): that divisor is given to ATen as 1, whose quotient is the
+    // same lowest value and remainder 0, which are crossgrad's (wrapping) answers too.
+    case OpId::int_add: return at::add(t[0], t[1]);
+    case OpId::int_sub: return at::sub(t[0], t[1]);
+    case OpId::int_mul: return at::mul(t[0], t[1]);
+    case OpId::int_div: return at::div(t[0], without_trapping_divisor(t[0], t[1]), "trunc");
+    case OpId::int_remainder: return at::remainder(t[0], without_trapping_divisor(t[0], t[1]));
+    case OpId::int_neg: return at::neg(t[0]);
+    case OpId::int_abs: return at::abs(t[0]);
+    case OpId::int_sign: return at::sign(t[0]);
+    case OpId::int_add_scalar: return at::add(t[0], integer_scalar(a.scalar));
+    case OpId::int_sub_scalar: return at::sub(t[0], integer_scalar(a.scalar));
+    case OpId::int_mul_scalar: return at::mul(t[0], integer_scalar(a.scalar));
+    case OpId::int_div_scalar: return at::div(t[0], without_trapping_divisor(t[0], scalar_in_dtype(t[0], a.scalar)), "trunc");
+    case OpId::int_remainder_scalar: return at::remainder(t[0], without_trapping_divisor(t[0], scalar_in_dtype(t[0], a.scalar)));
+    case OpId::bool_not: return at::logical_not(t[0]);
+    case OpId::bool_and: return at::logical_and(t[0], t[1]);
+    case OpId::bool_or: return at::logical_or(t[0], t[1]);
+    case OpId::bool_xor: return at::logical_xor(t[0], t[1]);
     case OpId::float_abs: return at::abs(t[0]);
     case OpId::float_clamp: return at::clamp(t[0], a.min, a.max);
     // amax, not max(dim): its gradient is split among equal maxima, as crossgrad's rule says.

@@ -74,6 +74,11 @@ std::vector<Args> arguments(const OpInfo& info) {
     case OpSig::Unary:
       return {{.tensors = {a}, .label = "[3, 3]"}};
     case OpSig::Binary:
+      if (info.operand == OpKind::Int) {  // a zero divisor element, and a row without one
+        return {{.tensors = {a, TensorData::from_i64({3, -2, 7, 0, 1, 2, -5, 4, 9}, Shape{3, 3})}, .label = "[3, 3] [3, 3]"},
+                {.tensors = {a, TensorData::from_i64({2, -3, 5}, Shape{3})}, .label = "[3, 3] [3]"}};
+      }
+      if (info.operand == OpKind::Bool) return {{.tensors = {a, mask}, .label = "[3, 3] [3, 3]"}, {.tensors = {a, mask_row}, .label = "[3, 3] [3]"}};
       return {{.tensors = {a, b}, .label = "[3, 3] [3, 3]"}, {.tensors = {a, row}, .label = "[3, 3] [3]"}};
     case OpSig::Scalar:
       return {{.tensors = {a}, .scalars = {2.5}, .label = "2.5"}, {.tensors = {a}, .scalars = {-1.0}, .label = "-1"}};

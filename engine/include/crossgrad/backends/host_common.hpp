@@ -1,11 +1,12 @@
 #pragma once
 // What the two host backends (NdArray, Flex) share: the device check, the dtype-support rule of
-// from_data and the float-type dispatch. Kernels stay per backend; this header is public (like
+// from_data and the float- and int-type dispatch. Kernels stay per backend; this header is public (like
 // cuda_kernels/) only so that tests can reach the helpers without including engine/src.
 #include <crossgrad/core/device.hpp>
 #include <crossgrad/core/dtype.hpp>
 #include <crossgrad/core/panic.hpp>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,6 +37,17 @@ template <class F>
 decltype(auto) with_float_type(DType dtype, F&& f) {
   if (dtype == DType::F32) return std::forward<F>(f)(float{});
   if (dtype == DType::F64) return std::forward<F>(f)(double{});
+  panic(PanicId::Unreachable);
+}
+
+// Calls f(I{}) with I the C++ type of an int dtype (I64, I32, I8, U8). Callers check the dtype
+// first (rules::check_int_dtype), so any other dtype here is an engine bug.
+template <class F>
+decltype(auto) with_int_type(DType dtype, F&& f) {
+  if (dtype == DType::I64) return std::forward<F>(f)(std::int64_t{});
+  if (dtype == DType::I32) return std::forward<F>(f)(std::int32_t{});
+  if (dtype == DType::I8) return std::forward<F>(f)(std::int8_t{});
+  if (dtype == DType::U8) return std::forward<F>(f)(std::uint8_t{});
   panic(PanicId::Unreachable);
 }
 

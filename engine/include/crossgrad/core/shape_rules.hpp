@@ -117,6 +117,19 @@ Shape check_masked(const Shape& tensor, DType tensor_dtype, const Shape& mask, D
 // float_into_int: a float tensor and an int target dtype (I64, I32, I8, U8; unsupported-dtype
 // otherwise, naming the target).
 void check_into_int(DType dtype, DType target);
+// The int ops (docs/OPS.md "Integer arithmetic"): unsupported-dtype unless the receiver is an
+// int dtype (I64, I32, I8, U8); binary ones also dtype-mismatch and the broadcast rule, in that
+// order. Returns the result's shape.
+void check_int_dtype(DType dtype, std::string_view op);
+Shape check_int_binary(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DType rhs_dtype, std::string_view op);
+// The bool ops: unsupported-dtype unless Bool; binary ones the broadcast rule too.
+void check_bool_dtype(DType dtype, std::string_view op);
+Shape check_bool_binary(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DType rhs_dtype, std::string_view op);
+// int-division-by-zero. The tensor forms raise it when their result is non-empty and a divisor
+// element is 0 (each backend scans the divisor); the scalar forms when the scalar, converted to
+// the dtype (core/int_arithmetic.hpp int_scalar), is 0.
+[[noreturn]] void int_division_by_zero(std::string_view op);
+void check_int_scalar_divisor(DType dtype, double scalar, std::string_view op);
 // float_mask_select: a float tensor, a Bool mask (unsupported-dtype otherwise) of the tensor's
 // shape (mask-select-shape).
 void check_mask_select(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype);

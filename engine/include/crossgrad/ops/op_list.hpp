@@ -18,9 +18,12 @@
 //   method   the Tensor method (tensor.hpp).
 //   Sig      the parameter list, one of the CROSSGRAD_SIG_* families below.
 //   Operand  the kind of the receiver (Float, Int or Bool); other tensor operands follow the Sig.
-//   Result   the kind of the result: Float, Int (I64; float_into_int's: its target) or Bool.
+//   Result   the kind of the result: Float, Int (I64; float_into_int's: its target; an int op's:
+//            its receiver's dtype) or Bool.
 //   Rule     Backward: a backward rule exists (Float results);
-//            None: no gradient flows (Int and Bool results; on a tracked receiver the result is
+//            None: no gradient flows (Int and Bool results; an int or bool receiver on an
+//                  autodiff device runs on the inner backend and never touches a graph, as in
+//                  Burn; on a tracked float receiver the result is
 //                  Autodiff(B(Int/Bool(...))), the kind the contract gives int and bool tensors on
 //                  an autodiff device);
 //            Leaf: the result of a tracked receiver is a new tracked leaf, not connected to any
@@ -148,7 +151,24 @@
   X(float_gather_nd, gather_nd, GatherNd, Float, Float, Backward)                \
   X(float_scatter_nd, scatter_nd, ScatterNd, Float, Float, Backward)            \
   X(float_mask_select, mask_select, MaskSelect, Float, Float, Backward)          \
-  X(float_into_int, into_int, ToDType, Float, Int, None)
+  X(float_into_int, into_int, ToDType, Float, Int, None)                          \
+  X(int_add, add, Binary, Int, Int, None)                                          \
+  X(int_sub, sub, Binary, Int, Int, None)                                          \
+  X(int_mul, mul, Binary, Int, Int, None)                                          \
+  X(int_div, div, Binary, Int, Int, None)                                          \
+  X(int_remainder, remainder, Binary, Int, Int, None)                              \
+  X(int_neg, neg, Unary, Int, Int, None)                                           \
+  X(int_abs, abs, Unary, Int, Int, None)                                           \
+  X(int_sign, sign, Unary, Int, Int, None)                                         \
+  X(int_add_scalar, add_scalar, Scalar, Int, Int, None)                            \
+  X(int_sub_scalar, sub_scalar, Scalar, Int, Int, None)                            \
+  X(int_mul_scalar, mul_scalar, Scalar, Int, Int, None)                            \
+  X(int_div_scalar, div_scalar, Scalar, Int, Int, None)                            \
+  X(int_remainder_scalar, remainder_scalar, Scalar, Int, Int, None)                \
+  X(bool_not, bool_not, Unary, Bool, Bool, None)                                   \
+  X(bool_and, bool_and, Binary, Bool, Bool, None)                                  \
+  X(bool_or, bool_or, Binary, Bool, Bool, None)                                    \
+  X(bool_xor, bool_xor, Binary, Bool, Bool, None)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

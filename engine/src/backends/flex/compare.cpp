@@ -1,13 +1,12 @@
 // Flex float_greater / float_lower / float_equal / float_greater_equal / float_lower_equal /
 // float_not_equal: NumPy-broadcast comparisons to a Bool tensor
 // (one byte, 0 or 1, like float_greater_scalar). Same shapes: one flat loop split over the pool.
-// Otherwise the output is walked as a merged loop nest (size-1 dims dropped, neighbours both
-// operands step through contiguously merged, as in Note [Flex broadcast loops]), split by rows.
+// Otherwise the output is walked by rows (broadcast_rows.hpp).
 // The scalar (_elem) forms and float_is_nan / float_is_inf: one flat loop split over the pool.
+#include "broadcast_rows.hpp"
 #include "common.hpp"
 #include "thread_pool.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string_view>
@@ -29,30 +28,6 @@ inline std::uint8_t compare_one(T a, T b) {
   else return a == b ? 1 : 0;
 }
 
-struct CompareDim {
-  std::size_t size, lhs_stride, rhs_stride;
-};
-
-std::vector<CompareDim> plan_dims(const Shape& out, const Shape& lhs, const Shape& rhs) {
-  const auto ls = rules::broadcast_strides(lhs, out);
-  const auto rs = rules::broadcast_strides(rhs, out);
-  std::vector<CompareDim> dims;
-  for (std::size_t d = 0; d < out.rank(); ++d) {
-    if (out[d] == 1) continue;
-    const CompareDim next{out[d], ls[d], rs[d]};
-    if (!dims.empty()) {
-      CompareDim& prev = dims.back();
-      if (prev.lhs_stride == next.lhs_stride * next.size && prev.rhs_stride == next.rhs_stride * next.size) {
-        prev = {prev.size * next.size, next.lhs_stride, next.rhs_stride};
-        continue;
-      }
-    }
-    dims.push_back(next);
-  }
-  if (dims.empty()) dims.push_back({1, 0, 0});
-  return dims;
-}
-
 template <Compare C, class T>
 void compare_row(const T* a, std::size_t as, const T* b, std::size_t bs, std::uint8_t* o, std::size_t n) {
   if (as == 1 && bs == 1) {
@@ -66,43 +41,6 @@ void compare_row(const T* a, std::size_t as, const T* b, std::size_t bs, std::ui
   } else {
     for (std::size_t i = 0; i < n; ++i) o[i] = compare_one<C>(a[i * as], b[i * bs]);
   }
-}
-
-template <Compare C, class T>
-void compare_broadcast(const T* lhs, const T* rhs, std::uint8_t* out, const std::vector<CompareDim>& dims) {
-  const CompareDim inner = dims.back();
-  const std::size_t outer = dims.size() - 1;
-  if (outer == 0) {  // one merged dim: split it into flat ranges
-    flex::parallel_range(inner.size, flex::kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
-      compare_row<C>(lhs + begin * inner.lhs_stride, inner.lhs_stride, rhs + begin * inner.rhs_stride,
-                     inner.rhs_stride, out + begin, end - begin);
-    });
-    return;
-  }
-  std::size_t rows = 1;
-  for (std::size_t d = 0; d < outer; ++d) rows *= dims[d].size;
-  const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / inner.size);
-  flex::parallel_range(rows, grain, [&](std::size_t begin, std::size_t end) {
-    std::vector<std::size_t> index(outer, 0);
-    std::size_t lo = 0, ro = 0, rest = begin;
-    for (std::size_t d = outer; d-- > 0;) {
-      index[d] = rest % dims[d].size;
-      rest /= dims[d].size;
-      lo += index[d] * dims[d].lhs_stride;
-      ro += index[d] * dims[d].rhs_stride;
-    }
-    for (std::size_t row = begin; row < end; ++row) {
-      compare_row<C>(lhs + lo, inner.lhs_stride, rhs + ro, inner.rhs_stride, out + row * inner.size, inner.size);
-      for (std::size_t d = outer; d-- > 0;) {  // odometer step
-        lo += dims[d].lhs_stride;
-        ro += dims[d].rhs_stride;
-        if (++index[d] < dims[d].size) break;
-        lo -= dims[d].size * dims[d].lhs_stride;
-        ro -= dims[d].size * dims[d].rhs_stride;
-        index[d] = 0;
-      }
-    }
-  });
 }
 
 template <Compare C>
@@ -125,7 +63,10 @@ FlexTensor compare(const FlexTensor& lhs, const FlexTensor& rhs, std::string_vie
       });
       return;
     }
-    compare_broadcast<C>(a, b, o, plan_dims(shape, lhs.shape, rhs.shape));
+    flex::for_each_broadcast_row(shape, lhs.shape, rhs.shape,
+                                 [&](std::size_t lo, std::size_t ls, std::size_t ro, std::size_t rs, std::size_t at, std::size_t len) {
+                                   compare_row<C>(a + lo, ls, b + ro, rs, o + at, len);
+                                 });
   });
   return out;
 }

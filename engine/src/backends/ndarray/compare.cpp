@@ -38,14 +38,7 @@ NdArrayTensor compare(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std::s
   return out;
 }
 
-// Calls fn(I{}) with I the C++ type of an int dtype; dtype must be one.
-template <class Fn>
-void with_int_type(DType dtype, Fn&& fn) {
-  if (dtype == DType::I64) return fn(std::int64_t{});
-  if (dtype == DType::I32) return fn(std::int32_t{});
-  if (dtype == DType::I8) return fn(std::int8_t{});
-  return fn(std::uint8_t{});  // U8, the last int dtype
-}
+using host::with_int_type;
 
 }  // namespace
 

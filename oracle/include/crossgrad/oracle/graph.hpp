@@ -34,9 +34,11 @@ bool is_graph_op(Op op);
 bool is_binary(Op op);
 // Stored op codes (fuzz inputs): the code is the OpId value; codes past the registry's last op are
 // reserved for ops appended later (Note [The op registry]) and decode as not an op.
-// 64 until issue 36's comparisons took the registry past 63 ops: 128 since (the hop moved from 63 to
-// 127; stored inputs whose op byte is 63 or more were re-encoded, see the commit).
-inline constexpr std::size_t kOpCodeSpace = 128;
+// 64 until issue 36's comparisons took the registry past 63 ops, 128 until issue 37's int ops took
+// it past 127: 256 since (the hop moved from 63 to 127 to 255; stored inputs whose op byte was 127
+// or more, or an old reserved code, were re-encoded, see the commits). One byte: the registry must
+// stay below 255 ops, or the code takes two bytes and every stored input is re-encoded.
+inline constexpr std::size_t kOpCodeSpace = 256;
 static_assert(::crossgrad::kOpCount <= kOpCodeSpace, "grow kOpCodeSpace (and re-encode stored inputs)");
 
 // A hop (CONTRACT section 7): a graph step that moves value `lhs` to backend `rhs` (a registry

@@ -16,6 +16,7 @@
 #include <crossgrad/ops/op_list.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,12 +24,19 @@
 namespace crossgrad::oracle {
 
 // A tensor as host values: one double per element in row-major order. Float values are already
-// rounded to `dtype` (F32 values are exact doubles); int values are exact integers; bools are 0/1.
+// rounded to `dtype` (F32 values are exact doubles); int values are integers; bools are 0/1.
+// An I64 value beyond 2^53 has no exact double: such arrays also carry `exact`, every element as
+// an int64 (values then holds them rounded); int_values() reads whichever is exact.
 struct HostArray {
   std::vector<std::size_t> shape;  // {} is a scalar (one element)
   DType dtype = DType::F32;
   std::vector<double> values;
+  std::vector<std::int64_t> exact = {};  // empty, or one per element (int dtypes only)
 };
+// An int array's elements exactly: `exact` when present, else the values (integers).
+std::vector<std::int64_t> int_values(const HostArray& h);
+// An int array of these elements (values rounded, exact kept).
+HostArray int_array(std::vector<std::size_t> shape, DType dtype, std::vector<std::int64_t> elements);
 
 // The structured arguments; each op reads the fields of its Sig (op_list.hpp):
 //   Scalar: scalar; Bounds: min, max; Dim: dim; DimPair: dim, dim1; ToShape: shape;

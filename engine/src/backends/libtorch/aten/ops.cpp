@@ -439,6 +439,45 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       auto [values, positions] = at::sort(in(c, 0), /*stable=*/true, dim, /*descending=*/true);
       return (op == OpId::float_topk ? values : positions).narrow(dim, 0, integer(c, 1)).contiguous();
     }
+    // The int ops (docs/OPS.md "Integer arithmetic"): ATen wraps add, sub, mul, neg and abs, its
+    // "trunc" division truncates and its remainder takes the divisor's sign, as crossgrad's rules.
+    // A divisor of -1 is taken out first (MIN / -1 raises SIGFPE in ATen's I64 and I32 kernels):
+    // x / -1 is -x (wrapping) and x rem -1 is 0. Zero divisors never reach here.
+    case OpId::int_add: return at::add(in(c, 0), in(c, 1));
+    case OpId::int_sub: return at::sub(in(c, 0), in(c, 1));
+    case OpId::int_mul: return at::mul(in(c, 0), in(c, 1));
+    case OpId::int_div:
+    case OpId::int_remainder: {
+      const std::vector<at::Tensor> ab = at::broadcast_tensors({in(c, 0), in(c, 1)});
+      const bool is_signed = ab[0].scalar_type() != at::kByte;
+      const at::Tensor minus_one = is_signed ? ab[1].eq(-1) : at::zeros_like(ab[1], at::kBool);
+      const at::Tensor divisor = at::where(minus_one, at::ones_like(ab[1]), ab[1]);
+      if (op == OpId::int_div) return at::where(minus_one, at::neg(ab[0]), at::div(ab[0], divisor, "trunc")).contiguous();
+      return at::where(minus_one, at::zeros_like(ab[0]), at::remainder(ab[0], divisor)).contiguous();
+    }
+    case OpId::int_neg: return at::neg(in(c, 0));
+    case OpId::int_abs: return at::abs(in(c, 0));
+    case OpId::int_sign: return at::sign(in(c, 0));
+    // The scalar arrives as an element of the tensor's dtype (widened to int64).
+    case OpId::int_add_scalar: return at::add(in(c, 0), at::Scalar(integer(c, 0)));
+    case OpId::int_sub_scalar: return at::sub(in(c, 0), at::Scalar(integer(c, 0)));
+    case OpId::int_mul_scalar: return at::mul(in(c, 0), at::Scalar(integer(c, 0)));
+    case OpId::int_div_scalar: {
+      const int64_t s = integer(c, 0);
+      const bool is_signed = in(c, 0).scalar_type() != at::kByte;
+      if (is_signed && s == -1) return at::neg(in(c, 0));
+      return at::div(in(c, 0), at::Scalar(s), "trunc");
+    }
+    case OpId::int_remainder_scalar: {
+      const int64_t s = integer(c, 0);
+      const bool is_signed = in(c, 0).scalar_type() != at::kByte;
+      if (is_signed && s == -1) return at::zeros_like(in(c, 0));
+      return at::remainder(in(c, 0), at::Scalar(s));
+    }
+    case OpId::bool_not: return at::logical_not(in(c, 0));
+    case OpId::bool_and: return at::logical_and(in(c, 0), in(c, 1));
+    case OpId::bool_or: return at::logical_or(in(c, 0), in(c, 1));
+    case OpId::bool_xor: return at::logical_xor(in(c, 0), in(c, 1));
   }
   throw std::invalid_argument("unknown op code");
 }

@@ -1,0 +1,91 @@
+#pragma once
+// The integer rules of the int ops (docs/OPS.md "Integer arithmetic"), one definition for every
+// backend's host loops and device kernels, so that no input is undefined behaviour in C++:
+// - add, sub, mul, neg and abs wrap (two's complement, modulo 2^width): computed in the unsigned
+//   type of the same width, where C++ defines overflow, and converted back (C++20 defines that
+//   conversion as modulo 2^width). abs(MIN) is MIN and neg(MIN) is MIN, as in PyTorch and CUDA.
+// - div truncates toward zero (C++, Rust and Burn's int_div); remainder takes the divisor's sign
+//   (floor modulo: Burn's int_remainder and PyTorch's remainder). MIN / -1 wraps to MIN and
+//   MIN rem -1 is 0, where the CPU's divide instruction would raise SIGFPE. A zero divisor never
+//   reaches these: the ops raise int-division-by-zero first.
+// - a double scalar becomes an element of the tensor's dtype by Rust's `as` into i64 (toward
+//   zero, NaN to 0, saturating) and then modulo 2^width, as PyTorch converts a Python int.
+#include <crossgrad/core/host_device.hpp>
+#include <crossgrad/core/int_conversion.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace crossgrad {
+
+// The unsigned type of I's width.
+template <class I>
+using IntBits = std::make_unsigned_t<I>;
+
+// Arithmetic on U8 (and I8) promotes to int first; the result converts back modulo 2^width.
+template <class I>
+CROSSGRAD_HOST_DEVICE constexpr I wrapping_add(I a, I b) {
+  return static_cast<I>(static_cast<IntBits<I>>(static_cast<IntBits<I>>(a) + static_cast<IntBits<I>>(b)));
+}
+template <class I>
+CROSSGRAD_HOST_DEVICE constexpr I wrapping_sub(I a, I b) {
+  return static_cast<I>(static_cast<IntBits<I>>(static_cast<IntBits<I>>(a) - static_cast<IntBits<I>>(b)));
+}
+template <class I>
+CROSSGRAD_HOST_DEVICE constexpr I wrapping_mul(I a, I b) {
+  // Narrow unsigned types promote to (signed) int, whose product can overflow (255 * 255 fits,
+  // but 0xFFFF * 0xFFFF would not): multiply in at least unsigned int.
+  using Wide = std::conditional_t<(sizeof(I) < sizeof(unsigned)), unsigned, IntBits<I>>;
+  return static_cast<I>(static_cast<IntBits<I>>(static_cast<Wide>(static_cast<IntBits<I>>(a)) *
+                                                static_cast<Wide>(static_cast<IntBits<I>>(b))));
+}
+template <class I>
+CROSSGRAD_HOST_DEVICE constexpr I wrapping_neg(I a) {
+  return wrapping_sub<I>(I{0}, a);
+}
+template <class I>
+CROSSGRAD_HOST_DEVICE constexpr I wrapping_abs(I a) {
+  if constexpr (std::is_unsigned_v<I>) {
+    return a;
+  } else {
+    return a < I{0} ? wrapping_neg<I>(a) : a;
+  }
+}
+template <class I>
+CROSSGRAD_HOST_DEVICE constexpr I signum(I a) {
+  if constexpr (std::is_unsigned_v<I>) {
+    return a != I{0} ? I{1} : I{0};
+  } else {
+    return a > I{0} ? I{1} : (a < I{0} ? static_cast<I>(-1) : I{0});
+  }
+}
+
+// b != 0 (int-division-by-zero is raised before any element is divided).
+template <class I>
+CROSSGRAD_HOST_DEVICE constexpr I trunc_div(I a, I b) {
+  if constexpr (std::is_signed_v<I>) {
+    if (b == static_cast<I>(-1)) return wrapping_neg<I>(a);  // MIN / -1 wraps to MIN
+  }
+  return static_cast<I>(a / b);
+}
+template <class I>
+CROSSGRAD_HOST_DEVICE constexpr I floor_mod(I a, I b) {
+  if constexpr (std::is_signed_v<I>) {
+    if (b == static_cast<I>(-1)) return I{0};  // MIN % -1 would trap
+    const I r = static_cast<I>(a % b);
+    // C++'s remainder has the dividend's sign; floor modulo has the divisor's. |r| < |b|, so
+    // r + b cannot overflow when their signs differ.
+    return (r != I{0} && ((r < I{0}) != (b < I{0}))) ? static_cast<I>(r + b) : r;
+  } else {
+    return static_cast<I>(a % b);
+  }
+}
+
+// A scalar argument of an int op as an element of I (Rust's `as` into i64, then modulo 2^width).
+template <class I>
+CROSSGRAD_HOST_DEVICE constexpr I int_scalar(double scalar) {
+  return static_cast<I>(static_cast<IntBits<I>>(static_cast<std::uint64_t>(saturating_int<std::int64_t>(scalar))));
+}
+
+}  // namespace crossgrad

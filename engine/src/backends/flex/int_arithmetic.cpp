@@ -1,0 +1,182 @@
+// Flex: the int ops (add, sub, mul, div, remainder with NumPy broadcasting, neg, abs, sign, the
+// _scalar forms) and the bool ops (not, and, or, xor). Same element rules as every backend
+// (core/int_arithmetic.hpp, docs/OPS.md "Integer arithmetic"); flat loops split over the pool for
+// same-shape operands and the scalar forms, broadcast rows (broadcast_rows.hpp) otherwise. The
+// loops are plain so the compiler vectorises add, sub, mul and the bool ops; division has no
+// vector instruction on x86 and stays one element at a time.
+#include "broadcast_rows.hpp"
+#include "common.hpp"
+#include "thread_pool.hpp"
+
+#include <crossgrad/core/int_arithmetic.hpp>
+
+#include <atomic>
+#include <cstdint>
+
+namespace crossgrad::backends {
+namespace {
+
+using flex::kElementwiseGrain;
+using flex::make_tensor;
+using flex::parallel_range;
+using host::with_int_type;
+
+// out = op(lhs, rhs) with broadcasting, in the operands' element type E (out: O).
+template <class E, class O, class Op>
+void zip_elements(const FlexTensor& lhs, const FlexTensor& rhs, FlexTensor& out, Op op) {
+  const E* a = lhs.data<E>();
+  const E* b = rhs.data<E>();
+  O* o = out.mutable_data<O>();
+  if (lhs.shape == rhs.shape) {
+    parallel_range(out.num_elements(), kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) o[i] = op(a[i], b[i]);
+    });
+    return;
+  }
+  if (out.num_elements() == 0) return;
+  flex::for_each_broadcast_row(out.shape, lhs.shape, rhs.shape,
+                               [&](std::size_t lo, std::size_t ls, std::size_t ro, std::size_t rs, std::size_t at, std::size_t n) {
+                                 const E* x = a + lo;
+                                 const E* y = b + ro;
+                                 O* z = o + at;
+                                 if (ls == 1 && rs == 1) {
+                                   for (std::size_t i = 0; i < n; ++i) z[i] = op(x[i], y[i]);
+                                 } else if (ls == 1 && rs == 0) {
+                                   const E c = y[0];
+                                   for (std::size_t i = 0; i < n; ++i) z[i] = op(x[i], c);
+                                 } else if (ls == 0 && rs == 1) {
+                                   const E c = x[0];
+                                   for (std::size_t i = 0; i < n; ++i) z[i] = op(c, y[i]);
+                                 } else {
+                                   for (std::size_t i = 0; i < n; ++i) z[i] = op(x[i * ls], y[i * rs]);
+                                 }
+                               });
+}
+
+// Divides says whether a zero divisor must be refused first (int-division-by-zero): every
+// divisor element reaches a non-empty result, so one scan of the divisor decides it.
+template <bool Divides, class Op>
+FlexTensor int_binary(const FlexTensor& lhs, const FlexTensor& rhs, std::string_view name, Op op) {
+  const Shape out_shape = rules::check_int_binary(lhs.shape, lhs.dtype, rhs.shape, rhs.dtype, name);
+  FlexTensor out = make_tensor(out_shape, lhs.dtype);
+  with_int_type(lhs.dtype, [&]<class I>(I) {
+    if constexpr (Divides) {
+      if (out.num_elements() != 0) {
+        const I* b = rhs.data<I>();
+        std::atomic<bool> zero{false};
+        parallel_range(rhs.num_elements(), kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+          bool found = false;
+          for (std::size_t i = begin; i < end; ++i) found |= b[i] == I{0};
+          if (found) zero.store(true, std::memory_order_relaxed);
+        });
+        if (zero.load()) rules::int_division_by_zero(name);
+      }
+    }
+    zip_elements<I, I>(lhs, rhs, out, op);
+  });
+  return out;
+}
+
+// out[i] = f(in[i]) over the flat storage.
+template <class E, class O, class F>
+void map_elements(const FlexTensor& in, FlexTensor& out, F f) {
+  const E* x = in.data<E>();
+  O* o = out.mutable_data<O>();
+  parallel_range(in.num_elements(), kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) o[i] = f(x[i]);
+  });
+}
+
+template <class Op>
+FlexTensor int_unary(const FlexTensor& tensor, std::string_view name, Op op) {
+  rules::check_int_dtype(tensor.dtype, name);
+  FlexTensor out = make_tensor(tensor.shape, tensor.dtype);
+  with_int_type(tensor.dtype, [&]<class I>(I) { map_elements<I, I>(tensor, out, [&](I x) { return op(x); }); });
+  return out;
+}
+
+template <class Op>
+FlexTensor int_with_scalar(const FlexTensor& tensor, double scalar, std::string_view name, Op op) {
+  rules::check_int_dtype(tensor.dtype, name);
+  FlexTensor out = make_tensor(tensor.shape, tensor.dtype);
+  with_int_type(tensor.dtype, [&]<class I>(I) {
+    const I s = int_scalar<I>(scalar);
+    map_elements<I, I>(tensor, out, [&](I x) { return op(x, s); });
+  });
+  return out;
+}
+
+// Bool storage is one byte, 0 or 1.
+template <class Op>
+FlexTensor bool_binary(const FlexTensor& lhs, const FlexTensor& rhs, std::string_view name, Op op) {
+  const Shape out_shape = rules::check_bool_binary(lhs.shape, lhs.dtype, rhs.shape, rhs.dtype, name);
+  FlexTensor out = make_tensor(out_shape, DType::Bool);
+  zip_elements<std::uint8_t, std::uint8_t>(lhs, rhs, out, [&](std::uint8_t a, std::uint8_t b) {
+    return static_cast<std::uint8_t>(op(a != 0, b != 0) ? 1 : 0);
+  });
+  return out;
+}
+
+}  // namespace
+
+FlexTensor Flex::int_add(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "int_add", []<class I>(I a, I b) { return wrapping_add<I>(a, b); });
+}
+FlexTensor Flex::int_sub(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "int_sub", []<class I>(I a, I b) { return wrapping_sub<I>(a, b); });
+}
+FlexTensor Flex::int_mul(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "int_mul", []<class I>(I a, I b) { return wrapping_mul<I>(a, b); });
+}
+FlexTensor Flex::int_div(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return int_binary<true>(lhs, rhs, "int_div", []<class I>(I a, I b) { return trunc_div<I>(a, b); });
+}
+FlexTensor Flex::int_remainder(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return int_binary<true>(lhs, rhs, "int_remainder", []<class I>(I a, I b) { return floor_mod<I>(a, b); });
+}
+
+FlexTensor Flex::int_neg(const FlexTensor& tensor) {
+  return int_unary(tensor, "int_neg", []<class I>(I x) { return wrapping_neg<I>(x); });
+}
+FlexTensor Flex::int_abs(const FlexTensor& tensor) {
+  return int_unary(tensor, "int_abs", []<class I>(I x) { return wrapping_abs<I>(x); });
+}
+FlexTensor Flex::int_sign(const FlexTensor& tensor) {
+  return int_unary(tensor, "int_sign", []<class I>(I x) { return signum<I>(x); });
+}
+
+FlexTensor Flex::int_add_scalar(const FlexTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "int_add_scalar", []<class I>(I x, I s) { return wrapping_add<I>(x, s); });
+}
+FlexTensor Flex::int_sub_scalar(const FlexTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "int_sub_scalar", []<class I>(I x, I s) { return wrapping_sub<I>(x, s); });
+}
+FlexTensor Flex::int_mul_scalar(const FlexTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "int_mul_scalar", []<class I>(I x, I s) { return wrapping_mul<I>(x, s); });
+}
+FlexTensor Flex::int_div_scalar(const FlexTensor& tensor, double scalar) {
+  rules::check_int_scalar_divisor(tensor.dtype, scalar, "int_div_scalar");
+  return int_with_scalar(tensor, scalar, "int_div_scalar", []<class I>(I x, I s) { return trunc_div<I>(x, s); });
+}
+FlexTensor Flex::int_remainder_scalar(const FlexTensor& tensor, double scalar) {
+  rules::check_int_scalar_divisor(tensor.dtype, scalar, "int_remainder_scalar");
+  return int_with_scalar(tensor, scalar, "int_remainder_scalar", []<class I>(I x, I s) { return floor_mod<I>(x, s); });
+}
+
+FlexTensor Flex::bool_not(const FlexTensor& tensor) {
+  rules::check_bool_dtype(tensor.dtype, "bool_not");
+  FlexTensor out = make_tensor(tensor.shape, DType::Bool);
+  map_elements<std::uint8_t, std::uint8_t>(tensor, out, [](std::uint8_t x) { return static_cast<std::uint8_t>(x == 0 ? 1 : 0); });
+  return out;
+}
+FlexTensor Flex::bool_and(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return bool_binary(lhs, rhs, "bool_and", [](bool a, bool b) { return a && b; });
+}
+FlexTensor Flex::bool_or(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return bool_binary(lhs, rhs, "bool_or", [](bool a, bool b) { return a || b; });
+}
+FlexTensor Flex::bool_xor(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return bool_binary(lhs, rhs, "bool_xor", [](bool a, bool b) { return a != b; });
+}
+
+}  // namespace crossgrad::backends

@@ -1,0 +1,89 @@
+// LibTorch: the int ops (add, sub, mul, div, remainder, neg, abs, sign, the _scalar forms) and the
+// bool ops (not, and, or, xor). The contract's checks run here in NdArray's order, the zero
+// divisor included (the divisor is read back and scanned: ATen's own check raises a C++ error,
+// not the catalog panic); the plugin (aten/ops.cpp) computes with ATen. A scalar is converted to
+// the tensor's dtype here (core/int_arithmetic.hpp int_scalar) and passed as an int argument.
+#include "plugin.hpp"
+
+#include <crossgrad/core/int_arithmetic.hpp>
+
+#include <cstdint>
+
+namespace crossgrad::backends {
+namespace {
+
+using libtorch::Call;
+using libtorch::op_code;
+
+LibTorchTensor int_binary(OpId op, const LibTorchTensor& lhs, const LibTorchTensor& rhs, bool divides) {
+  const std::string_view name = op_info(op).name;
+  Shape out = rules::check_int_binary(lhs.shape, lhs.dtype, rhs.shape, rhs.dtype, name);
+  if (divides && out.num_elements() != 0) {
+    for (const std::int64_t v : LibTorch::into_data(rhs).to_i64()) {
+      if (v == 0) rules::int_division_by_zero(name);
+    }
+  }
+  return libtorch::run(Call{op_code(op), {&lhs, &rhs}, {}, {}}, std::move(out), lhs.dtype);
+}
+
+LibTorchTensor int_unary(OpId op, const LibTorchTensor& tensor) {
+  rules::check_int_dtype(tensor.dtype, op_info(op).name);
+  return libtorch::run(Call{op_code(op), {&tensor}, {}, {}}, tensor.shape, tensor.dtype);
+}
+
+// The scalar as an element of the tensor's dtype, widened to int64 for the plugin.
+std::int64_t scalar_in(DType dtype, double scalar) {
+  if (dtype == DType::I64) return int_scalar<std::int64_t>(scalar);
+  if (dtype == DType::I32) return int_scalar<std::int32_t>(scalar);
+  if (dtype == DType::I8) return int_scalar<std::int8_t>(scalar);
+  return int_scalar<std::uint8_t>(scalar);
+}
+
+LibTorchTensor int_with_scalar(OpId op, const LibTorchTensor& tensor, double scalar) {
+  rules::check_int_dtype(tensor.dtype, op_info(op).name);
+  return libtorch::run(Call{op_code(op), {&tensor}, {}, {scalar_in(tensor.dtype, scalar)}}, tensor.shape, tensor.dtype);
+}
+
+LibTorchTensor bool_binary(OpId op, const LibTorchTensor& lhs, const LibTorchTensor& rhs) {
+  Shape out = rules::check_bool_binary(lhs.shape, lhs.dtype, rhs.shape, rhs.dtype, op_info(op).name);
+  return libtorch::run(Call{op_code(op), {&lhs, &rhs}, {}, {}}, std::move(out), DType::Bool);
+}
+
+}  // namespace
+
+LibTorchTensor LibTorch::int_add(const LibTorchTensor& lhs, const LibTorchTensor& rhs) { return int_binary(OpId::int_add, lhs, rhs, false); }
+LibTorchTensor LibTorch::int_sub(const LibTorchTensor& lhs, const LibTorchTensor& rhs) { return int_binary(OpId::int_sub, lhs, rhs, false); }
+LibTorchTensor LibTorch::int_mul(const LibTorchTensor& lhs, const LibTorchTensor& rhs) { return int_binary(OpId::int_mul, lhs, rhs, false); }
+LibTorchTensor LibTorch::int_div(const LibTorchTensor& lhs, const LibTorchTensor& rhs) { return int_binary(OpId::int_div, lhs, rhs, true); }
+LibTorchTensor LibTorch::int_remainder(const LibTorchTensor& lhs, const LibTorchTensor& rhs) {
+  return int_binary(OpId::int_remainder, lhs, rhs, true);
+}
+LibTorchTensor LibTorch::int_neg(const LibTorchTensor& tensor) { return int_unary(OpId::int_neg, tensor); }
+LibTorchTensor LibTorch::int_abs(const LibTorchTensor& tensor) { return int_unary(OpId::int_abs, tensor); }
+LibTorchTensor LibTorch::int_sign(const LibTorchTensor& tensor) { return int_unary(OpId::int_sign, tensor); }
+LibTorchTensor LibTorch::int_add_scalar(const LibTorchTensor& tensor, double scalar) {
+  return int_with_scalar(OpId::int_add_scalar, tensor, scalar);
+}
+LibTorchTensor LibTorch::int_sub_scalar(const LibTorchTensor& tensor, double scalar) {
+  return int_with_scalar(OpId::int_sub_scalar, tensor, scalar);
+}
+LibTorchTensor LibTorch::int_mul_scalar(const LibTorchTensor& tensor, double scalar) {
+  return int_with_scalar(OpId::int_mul_scalar, tensor, scalar);
+}
+LibTorchTensor LibTorch::int_div_scalar(const LibTorchTensor& tensor, double scalar) {
+  rules::check_int_scalar_divisor(tensor.dtype, scalar, "int_div_scalar");
+  return int_with_scalar(OpId::int_div_scalar, tensor, scalar);
+}
+LibTorchTensor LibTorch::int_remainder_scalar(const LibTorchTensor& tensor, double scalar) {
+  rules::check_int_scalar_divisor(tensor.dtype, scalar, "int_remainder_scalar");
+  return int_with_scalar(OpId::int_remainder_scalar, tensor, scalar);
+}
+LibTorchTensor LibTorch::bool_not(const LibTorchTensor& tensor) {
+  rules::check_bool_dtype(tensor.dtype, "bool_not");
+  return libtorch::run(Call{op_code(OpId::bool_not), {&tensor}, {}, {}}, tensor.shape, DType::Bool);
+}
+LibTorchTensor LibTorch::bool_and(const LibTorchTensor& lhs, const LibTorchTensor& rhs) { return bool_binary(OpId::bool_and, lhs, rhs); }
+LibTorchTensor LibTorch::bool_or(const LibTorchTensor& lhs, const LibTorchTensor& rhs) { return bool_binary(OpId::bool_or, lhs, rhs); }
+LibTorchTensor LibTorch::bool_xor(const LibTorchTensor& lhs, const LibTorchTensor& rhs) { return bool_binary(OpId::bool_xor, lhs, rhs); }
+
+}  // namespace crossgrad::backends

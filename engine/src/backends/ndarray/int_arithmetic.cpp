@@ -1,0 +1,149 @@
+// NdArray: the int ops (add, sub, mul, div, remainder with NumPy broadcasting, neg, abs, sign, the
+// _scalar forms) and the bool ops (not, and, or, xor), one element at a time in row-major order.
+// The element rules are core/int_arithmetic.hpp's (docs/OPS.md "Integer arithmetic"): wrapping,
+// truncating division, floor remainder; int-division-by-zero before any element is divided.
+#include "common.hpp"
+
+#include <crossgrad/core/int_arithmetic.hpp>
+
+#include <cstdint>
+
+namespace crossgrad::backends {
+namespace {
+
+using host::with_int_type;
+using ndarray_detail::make_tensor;
+using ndarray_detail::StridedWalk;
+
+// Divides says whether a zero divisor must be refused first (int-division-by-zero): every
+// divisor element reaches a non-empty result (broadcasting only repeats elements), so one scan of
+// the divisor decides it.
+template <bool Divides, class Op>
+NdArrayTensor int_binary(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std::string_view name, Op op) {
+  const Shape out_shape = rules::check_int_binary(lhs.shape, lhs.dtype, rhs.shape, rhs.dtype, name);
+  NdArrayTensor out = make_tensor(out_shape, lhs.dtype);
+  with_int_type(lhs.dtype, [&]<class I>(I) {
+    const I* a = lhs.data<I>();
+    const I* b = rhs.data<I>();
+    if constexpr (Divides) {
+      if (out_shape.num_elements() != 0) {
+        for (std::size_t i = 0; i < rhs.num_elements(); ++i) {
+          if (b[i] == I{0}) rules::int_division_by_zero(name);
+        }
+      }
+    }
+    I* o = out.mutable_data<I>();
+    StridedWalk<2> walk(out_shape);
+    walk.set_broadcast(0, lhs.shape);
+    walk.set_broadcast(1, rhs.shape);
+    walk.for_each([&](std::size_t i, const auto& at) { o[i] = op(a[at[0]], b[at[1]]); });
+  });
+  return out;
+}
+
+template <class Op>
+NdArrayTensor int_unary(const NdArrayTensor& tensor, std::string_view name, Op op) {
+  rules::check_int_dtype(tensor.dtype, name);
+  NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
+  with_int_type(tensor.dtype, [&]<class I>(I) {
+    const I* x = tensor.data<I>();
+    I* o = out.mutable_data<I>();
+    for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = op(x[i]);
+  });
+  return out;
+}
+
+// op(x, s) with s the scalar as an element of the tensor's dtype.
+template <class Op>
+NdArrayTensor int_with_scalar(const NdArrayTensor& tensor, double scalar, std::string_view name, Op op) {
+  rules::check_int_dtype(tensor.dtype, name);
+  NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
+  with_int_type(tensor.dtype, [&]<class I>(I) {
+    const I s = int_scalar<I>(scalar);
+    const I* x = tensor.data<I>();
+    I* o = out.mutable_data<I>();
+    for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = op(x[i], s);
+  });
+  return out;
+}
+
+// Bool storage is one byte, 0 or 1.
+template <class Op>
+NdArrayTensor bool_binary(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std::string_view name, Op op) {
+  const Shape out_shape = rules::check_bool_binary(lhs.shape, lhs.dtype, rhs.shape, rhs.dtype, name);
+  NdArrayTensor out = make_tensor(out_shape, DType::Bool);
+  const auto* a = lhs.data<std::uint8_t>();
+  const auto* b = rhs.data<std::uint8_t>();
+  auto* o = out.mutable_data<std::uint8_t>();
+  StridedWalk<2> walk(out_shape);
+  walk.set_broadcast(0, lhs.shape);
+  walk.set_broadcast(1, rhs.shape);
+  walk.for_each([&](std::size_t i, const auto& at) { o[i] = op(a[at[0]] != 0, b[at[1]] != 0) ? 1 : 0; });
+  return out;
+}
+
+}  // namespace
+
+NdArrayTensor NdArray::int_add(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "int_add", []<class I>(I a, I b) { return wrapping_add<I>(a, b); });
+}
+NdArrayTensor NdArray::int_sub(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "int_sub", []<class I>(I a, I b) { return wrapping_sub<I>(a, b); });
+}
+NdArrayTensor NdArray::int_mul(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "int_mul", []<class I>(I a, I b) { return wrapping_mul<I>(a, b); });
+}
+NdArrayTensor NdArray::int_div(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return int_binary<true>(lhs, rhs, "int_div", []<class I>(I a, I b) { return trunc_div<I>(a, b); });
+}
+NdArrayTensor NdArray::int_remainder(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return int_binary<true>(lhs, rhs, "int_remainder", []<class I>(I a, I b) { return floor_mod<I>(a, b); });
+}
+
+NdArrayTensor NdArray::int_neg(const NdArrayTensor& tensor) {
+  return int_unary(tensor, "int_neg", []<class I>(I x) { return wrapping_neg<I>(x); });
+}
+NdArrayTensor NdArray::int_abs(const NdArrayTensor& tensor) {
+  return int_unary(tensor, "int_abs", []<class I>(I x) { return wrapping_abs<I>(x); });
+}
+NdArrayTensor NdArray::int_sign(const NdArrayTensor& tensor) {
+  return int_unary(tensor, "int_sign", []<class I>(I x) { return signum<I>(x); });
+}
+
+NdArrayTensor NdArray::int_add_scalar(const NdArrayTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "int_add_scalar", []<class I>(I x, I s) { return wrapping_add<I>(x, s); });
+}
+NdArrayTensor NdArray::int_sub_scalar(const NdArrayTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "int_sub_scalar", []<class I>(I x, I s) { return wrapping_sub<I>(x, s); });
+}
+NdArrayTensor NdArray::int_mul_scalar(const NdArrayTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "int_mul_scalar", []<class I>(I x, I s) { return wrapping_mul<I>(x, s); });
+}
+NdArrayTensor NdArray::int_div_scalar(const NdArrayTensor& tensor, double scalar) {
+  rules::check_int_scalar_divisor(tensor.dtype, scalar, "int_div_scalar");
+  return int_with_scalar(tensor, scalar, "int_div_scalar", []<class I>(I x, I s) { return trunc_div<I>(x, s); });
+}
+NdArrayTensor NdArray::int_remainder_scalar(const NdArrayTensor& tensor, double scalar) {
+  rules::check_int_scalar_divisor(tensor.dtype, scalar, "int_remainder_scalar");
+  return int_with_scalar(tensor, scalar, "int_remainder_scalar", []<class I>(I x, I s) { return floor_mod<I>(x, s); });
+}
+
+NdArrayTensor NdArray::bool_not(const NdArrayTensor& tensor) {
+  rules::check_bool_dtype(tensor.dtype, "bool_not");
+  NdArrayTensor out = make_tensor(tensor.shape, DType::Bool);
+  const auto* x = tensor.data<std::uint8_t>();
+  auto* o = out.mutable_data<std::uint8_t>();
+  for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = x[i] == 0 ? 1 : 0;
+  return out;
+}
+NdArrayTensor NdArray::bool_and(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return bool_binary(lhs, rhs, "bool_and", [](bool a, bool b) { return a && b; });
+}
+NdArrayTensor NdArray::bool_or(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return bool_binary(lhs, rhs, "bool_or", [](bool a, bool b) { return a || b; });
+}
+NdArrayTensor NdArray::bool_xor(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return bool_binary(lhs, rhs, "bool_xor", [](bool a, bool b) { return a != b; });
+}
+
+}  // namespace crossgrad::backends

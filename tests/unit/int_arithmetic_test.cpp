@@ -1,0 +1,162 @@
+// The integer rules of docs/OPS.md "Integer arithmetic", one test per rule, on every backend, plain
+// and on an autodiff device, for every int dtype the rule concerns; expected values are worked out
+// here from the rule (two's complement at the dtype's ends, truncation, floor modulo), not by the
+// engine. And the bool ops' truth tables.
+#include "test_support.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace crossgrad {
+namespace {
+using namespace testing_support;
+
+template <class B>
+class IntArithmetic : public OnEachBackend<B> {};
+TYPED_TEST_SUITE(IntArithmetic, AllBackendTypes, BackendTestName);
+
+constexpr std::int64_t kI64Min = std::numeric_limits<std::int64_t>::min();
+constexpr std::int64_t kI64Max = std::numeric_limits<std::int64_t>::max();
+
+DispatchTensor ints_on(const DispatchDevice& device, const std::vector<std::int64_t>& v, DType dtype) {
+  const Shape shape{v.size()};
+  if (dtype == DType::I64) return Dispatch::int_from_data(TensorData::from_i64(v, shape), device);
+  if (dtype == DType::I32) return Dispatch::int_from_data(TensorData::from_i32(std::vector<std::int32_t>(v.begin(), v.end()), shape), device);
+  if (dtype == DType::I8) return Dispatch::int_from_data(TensorData::from_i8(std::vector<std::int8_t>(v.begin(), v.end()), shape), device);
+  return Dispatch::int_from_data(TensorData::from_u8(std::vector<std::uint8_t>(v.begin(), v.end()), shape), device);
+}
+
+std::vector<std::int64_t> ints_of(const DispatchTensor& t, DType want) {
+  const TensorData d = Dispatch::int_into_data(t);
+  EXPECT_EQ(d.dtype(), want);
+  return d.to_i64();
+}
+
+std::vector<DispatchDevice> devices_of(const DispatchDevice& plain) { return {plain, DispatchDevice::Autodiff(plain)}; }
+
+TYPED_TEST(IntArithmetic, AddSubMulNegAbsWrapAtTheDtypesEnds) {
+  for (const DispatchDevice& d : devices_of(plain_device<TypeParam>())) {
+    const DispatchTensor a = ints_on(d, {kI64Max, kI64Min, kI64Min, 3}, DType::I64);
+    const DispatchTensor b = ints_on(d, {1, -1, 2, 4}, DType::I64);
+    EXPECT_EQ(ints_of(Dispatch::int_add(a, b), DType::I64), (std::vector<std::int64_t>{kI64Min, kI64Max, kI64Min + 2, 7}));
+    EXPECT_EQ(ints_of(Dispatch::int_sub(a, b), DType::I64), (std::vector<std::int64_t>{kI64Max - 1, kI64Min + 1, kI64Max - 1, -1}));
+    // MAX * 1, MIN * -1 = MIN, MIN * 2 = 0 (2^64 mod 2^64), 12.
+    EXPECT_EQ(ints_of(Dispatch::int_mul(a, b), DType::I64), (std::vector<std::int64_t>{kI64Max, kI64Min, 0, 12}));
+    EXPECT_EQ(ints_of(Dispatch::int_neg(a), DType::I64), (std::vector<std::int64_t>{-kI64Max, kI64Min, kI64Min, -3}));
+    EXPECT_EQ(ints_of(Dispatch::int_abs(a), DType::I64), (std::vector<std::int64_t>{kI64Max, kI64Min, kI64Min, 3}));
+
+    const DispatchTensor i8 = ints_on(d, {127, -128, 100, -7}, DType::I8);
+    EXPECT_EQ(ints_of(Dispatch::int_add(i8, i8), DType::I8), (std::vector<std::int64_t>{-2, 0, -56, -14}));
+    EXPECT_EQ(ints_of(Dispatch::int_mul(i8, i8), DType::I8), (std::vector<std::int64_t>{1, 0, 16, 49}));  // 10000 mod 256 = 16
+    EXPECT_EQ(ints_of(Dispatch::int_neg(i8), DType::I8), (std::vector<std::int64_t>{-127, -128, -100, 7}));
+
+    const DispatchTensor u8 = ints_on(d, {0, 1, 255, 16}, DType::U8);
+    EXPECT_EQ(ints_of(Dispatch::int_sub(u8, ints_on(d, {1, 2, 0, 17}, DType::U8)), DType::U8), (std::vector<std::int64_t>{255, 255, 255, 255}));
+    EXPECT_EQ(ints_of(Dispatch::int_mul(u8, u8), DType::U8), (std::vector<std::int64_t>{0, 1, 1, 0}));  // 255^2 = 65025 = 254*256 + 1
+    EXPECT_EQ(ints_of(Dispatch::int_neg(u8), DType::U8), (std::vector<std::int64_t>{0, 255, 1, 240}));
+    EXPECT_EQ(ints_of(Dispatch::int_abs(u8), DType::U8), (std::vector<std::int64_t>{0, 1, 255, 16}));
+
+    const DispatchTensor i32 = ints_on(d, {2147483647, -2147483648LL, 65536, -5}, DType::I32);
+    EXPECT_EQ(ints_of(Dispatch::int_mul(i32, i32), DType::I32), (std::vector<std::int64_t>{1, 0, 0, 25}));  // 2^32 mod 2^32 = 0
+  }
+}
+
+TYPED_TEST(IntArithmetic, DivTruncatesTowardZeroAndMinByMinusOneWraps) {
+  for (const DispatchDevice& d : devices_of(plain_device<TypeParam>())) {
+    for (const DType dt : {DType::I64, DType::I32, DType::I8}) {
+      const std::int64_t lo = dt == DType::I64 ? kI64Min : dt == DType::I32 ? -2147483648LL : -128;
+      const DispatchTensor a = ints_on(d, {7, -7, 7, -7, lo, lo, 0}, dt);
+      const DispatchTensor b = ints_on(d, {2, 2, -2, -2, -1, 1, -3}, dt);
+      EXPECT_EQ(ints_of(Dispatch::int_div(a, b), dt), (std::vector<std::int64_t>{3, -3, -3, 3, lo, lo, 0}));
+    }
+    EXPECT_EQ(ints_of(Dispatch::int_div(ints_on(d, {255, 7}, DType::U8), ints_on(d, {2, 255}, DType::U8)), DType::U8),
+              (std::vector<std::int64_t>{127, 0}));
+  }
+}
+
+TYPED_TEST(IntArithmetic, RemainderTakesTheDivisorsSign) {
+  for (const DispatchDevice& d : devices_of(plain_device<TypeParam>())) {
+    for (const DType dt : {DType::I64, DType::I32, DType::I8}) {
+      const std::int64_t lo = dt == DType::I64 ? kI64Min : dt == DType::I32 ? -2147483648LL : -128;
+      const DispatchTensor a = ints_on(d, {7, -7, 7, -7, 6, -6, lo, lo}, dt);
+      const DispatchTensor b = ints_on(d, {2, 2, -2, -2, 3, -3, -1, 3}, dt);
+      // lo rem 3: -2^63 = 3 * (-3074457345618258603) + 1, -2^31 = 3 * (-715827883) + 1, -128 = 3 * (-43) + 1.
+      EXPECT_EQ(ints_of(Dispatch::int_remainder(a, b), dt), (std::vector<std::int64_t>{1, 1, -1, -1, 0, 0, 0, 1}));
+    }
+  }
+}
+
+TYPED_TEST(IntArithmetic, ADivisorElementOfZeroPanics) {
+  const DispatchDevice d = plain_device<TypeParam>();
+  const DispatchTensor a = ints_on(d, {1, 2, 3}, DType::I32);
+  const DispatchTensor b = ints_on(d, {1, 0, 3}, DType::I32);
+  EXPECT_PANIC(Dispatch::int_div(a, b), "int-division-by-zero", "int_div divides by zero.");
+  EXPECT_PANIC(Dispatch::int_remainder(a, b), "int-division-by-zero", "int_remainder divides by zero.");
+  // An empty result divides nothing: the zero divisor is never used.
+  const DispatchTensor empty = Dispatch::int_from_data(TensorData::from_i32({}, Shape{0, 3}), d);
+  EXPECT_EQ(Dispatch::int_into_data(Dispatch::int_div(empty, b)).shape(), (Shape{0, 3}));
+}
+
+TYPED_TEST(IntArithmetic, ScalarsBecomeElementsOfTheDtype) {
+  for (const DispatchDevice& d : devices_of(plain_device<TypeParam>())) {
+    const DispatchTensor u8 = ints_on(d, {0, 10, 250}, DType::U8);
+    // 300 -> 44, -1 -> 255 (so + -1 subtracts one), 2.9 -> 2 (toward zero), 1e30 -> I64 MAX -> 255.
+    EXPECT_EQ(ints_of(Dispatch::int_add_scalar(u8, 300), DType::U8), (std::vector<std::int64_t>{44, 54, 38}));
+    EXPECT_EQ(ints_of(Dispatch::int_add_scalar(u8, -1), DType::U8), (std::vector<std::int64_t>{255, 9, 249}));
+    EXPECT_EQ(ints_of(Dispatch::int_mul_scalar(u8, 2.9), DType::U8), (std::vector<std::int64_t>{0, 20, 244}));
+    EXPECT_EQ(ints_of(Dispatch::int_sub_scalar(u8, 1e30), DType::U8), (std::vector<std::int64_t>{1, 11, 251}));
+    const DispatchTensor i64 = ints_on(d, {kI64Max, -9, 9}, DType::I64);
+    // -inf -> I64 MIN; NaN -> 0.
+    EXPECT_EQ(ints_of(Dispatch::int_add_scalar(i64, -INFINITY), DType::I64), (std::vector<std::int64_t>{-1, kI64Max - 8, kI64Min + 9}));
+    EXPECT_EQ(ints_of(Dispatch::int_add_scalar(i64, NAN), DType::I64), (std::vector<std::int64_t>{kI64Max, -9, 9}));
+    EXPECT_EQ(ints_of(Dispatch::int_div_scalar(i64, -2.5), DType::I64), (std::vector<std::int64_t>{-(kI64Max / 2), 4, -4}));
+    EXPECT_EQ(ints_of(Dispatch::int_remainder_scalar(i64, -4), DType::I64), (std::vector<std::int64_t>{-1, -1, -3}));
+  }
+}
+
+TYPED_TEST(IntArithmetic, AScalarDivisorOfZeroPanicsEvenOnAnEmptyTensor) {
+  const DispatchDevice d = plain_device<TypeParam>();
+  const DispatchTensor u8 = ints_on(d, {1, 2}, DType::U8);
+  EXPECT_PANIC(Dispatch::int_div_scalar(u8, 0.5), "int-division-by-zero", "int_div_scalar divides by zero.");
+  EXPECT_PANIC(Dispatch::int_remainder_scalar(u8, 256), "int-division-by-zero", "int_remainder_scalar divides by zero.");
+  const DispatchTensor empty = Dispatch::int_from_data(TensorData::from_i64({}, Shape{0}), d);
+  EXPECT_PANIC(Dispatch::int_div_scalar(empty, NAN), "int-division-by-zero", "int_div_scalar divides by zero.");
+}
+
+TYPED_TEST(IntArithmetic, SignIsMinusOneZeroOrOne) {
+  const DispatchDevice d = plain_device<TypeParam>();
+  EXPECT_EQ(ints_of(Dispatch::int_sign(ints_on(d, {kI64Min, -1, 0, 5}, DType::I64)), DType::I64), (std::vector<std::int64_t>{-1, -1, 0, 1}));
+  EXPECT_EQ(ints_of(Dispatch::int_sign(ints_on(d, {0, 200}, DType::U8)), DType::U8), (std::vector<std::int64_t>{0, 1}));
+}
+
+TYPED_TEST(IntArithmetic, OperandsMustBeIntsOfOneDtypeAndBroadcast) {
+  const DispatchDevice d = plain_device<TypeParam>();
+  const DispatchTensor i32 = ints_on(d, {1, 2, 3}, DType::I32);
+  EXPECT_PANIC(Dispatch::int_add(i32, ints_on(d, {1, 2, 3}, DType::I64)), "dtype-mismatch",
+               "int_add needs operands of one dtype, got I32 and I64.");
+  EXPECT_PANIC(Dispatch::int_add(i32, ints_on(d, {1, 2}, DType::I32)), "broadcast-mismatch",
+               "int_add cannot broadcast shapes [3] and [2].");
+  const DispatchTensor f = tensor_on(d, {1.0}, DType::F32, {1});
+  EXPECT_PANIC(Dispatch::int_neg(f), "op-kind-mismatch", "int_neg needs a tensor of kind Int, got " + debug(f.kind) + ".");
+  // [2, 1] against [3]: a [2, 3] result.
+  const DispatchTensor col = Dispatch::int_from_data(TensorData::from_i32({10, 20}, Shape{2, 1}), d);
+  EXPECT_EQ(ints_of(Dispatch::int_sub(col, i32), DType::I32), (std::vector<std::int64_t>{9, 8, 7, 19, 18, 17}));
+}
+
+TYPED_TEST(IntArithmetic, BoolOpsFollowTheirTruthTables) {
+  for (const DispatchDevice& d : devices_of(plain_device<TypeParam>())) {
+    const DispatchTensor a = Dispatch::bool_from_data(TensorData::from_bool({false, false, true, true}, Shape{4}), d);
+    const DispatchTensor b = Dispatch::bool_from_data(TensorData::from_bool({false, true, false, true}, Shape{4}), d);
+    EXPECT_EQ(Dispatch::bool_into_data(Dispatch::bool_not(a)).to_bool(), (std::vector<bool>{true, true, false, false}));
+    EXPECT_EQ(Dispatch::bool_into_data(Dispatch::bool_and(a, b)).to_bool(), (std::vector<bool>{false, false, false, true}));
+    EXPECT_EQ(Dispatch::bool_into_data(Dispatch::bool_or(a, b)).to_bool(), (std::vector<bool>{false, true, true, true}));
+    EXPECT_EQ(Dispatch::bool_into_data(Dispatch::bool_xor(a, b)).to_bool(), (std::vector<bool>{false, true, true, false}));
+    const DispatchTensor one = Dispatch::bool_from_data(TensorData::from_bool({true}, Shape{1}), d);
+    EXPECT_EQ(Dispatch::bool_into_data(Dispatch::bool_xor(a, one)).to_bool(), (std::vector<bool>{true, true, false, false}));
+  }
+}
+
+}  // namespace
+}  // namespace crossgrad
