@@ -340,7 +340,7 @@ CG_PROP(IntBoolResults, PlainResultsArePlainPrimitives, 200, ()) {
 // The int and bool ops (every registry op with an int or bool receiver and Rule None, so a new one
 // is covered with no edit here) on an autodiff device: r = argmax(v) (Int) or greater_scalar(v, 0)
 // (Bool) of a tracked leaf v; y = op(r[, second]) with the second operand derived from r (ones for
-// the int ops: no zero divisor; not(r) for the bool ops), scalar 2. y must be
+// the int ops: no zero divisor; not(r) for the bool ops), scalar 2, target I32. y must be
 // Autodiff(B(Int|Bool(...))) with no node; f = into_float(y) a fresh leaf; backward from
 // sum(v * f + f) gives v and f their gradients and nothing else: the op neither carried v's graph
 // nor made a node of its own.
@@ -366,6 +366,7 @@ CG_PROP(IntBoolResults, IntAndBoolOpsStayOffTheGraph, 200, ()) {
   const DispatchTensor second = ints ? Dispatch::int_add_scalar(Dispatch::int_mul_scalar(r, 0), 1) : Dispatch::bool_not(r);
   og::OpArgs args;
   args.scalar = 2;
+  args.dtype = DType::I32;  // int_cast's and bool_into_int's target
   std::vector<DispatchTensor> operands{r};
   if (op.sig == OpSig::Binary) operands.push_back(second);
   const DispatchTensor y = call_op(op.id, operands, args);
@@ -373,7 +374,7 @@ CG_PROP(IntBoolResults, IntAndBoolOpsStayOffTheGraph, 200, ()) {
   std::vector<std::size_t> y_shape = shape;
   if (ints) y_shape.back() = 1;
   const PrimitiveKind p = op.result == OpKind::Int ? PrimitiveKind::Int : PrimitiveKind::Bool;
-  const DType y_dtype = op.result == OpKind::Int ? DType::I64 : DType::Bool;
+  const DType y_dtype = op.result == OpKind::Bool ? DType::Bool : op.sig == OpSig::ToDType ? DType::I32 : DType::I64;
   require_eq(where + "\nresult kind", debug(y.kind), og::render_kind(og::KindSpec{1, og::tensor_on(backend, p, y_shape, y_dtype)}, std::nullopt));
   if (!y.checkpointing) RC_FAIL(where + "\na tracked result without a checkpointing strategy");
 

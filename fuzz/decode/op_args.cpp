@@ -193,9 +193,10 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   const DType float_dtype = c.f64 ? DType::F64 : DType::F32;
   const DType int_dtype = kIntDTypes[c.int_dtype % std::size(kIntDTypes)];
   ReferenceCall call;
-  // The int ops' operands are all ints of one dtype, the bool ops' all bools.
-  const bool int_op = op.operand == OpKind::Int && op.result == OpKind::Int;
-  const bool bool_op = op.operand == OpKind::Bool && op.result == OpKind::Bool;
+  // The int ops' operands (every op of an int receiver but int_into_float) are all ints of one
+  // dtype from the int operand table, the bool ops' all bools.
+  const bool int_op = op.operand == OpKind::Int && op.result != OpKind::Float;
+  const bool bool_op = op.operand == OpKind::Bool && op.result != OpKind::Float;
   for (std::size_t k = 0; k < c.tensors.size(); ++k) {
     if (int_op)
       call.operands.push_back(int_operands(c.tensors[k], int_dtype));
@@ -248,7 +249,7 @@ std::string describe(const OpArgsCase &c) {
   const OpInfo &op = op_of(c);
   os << " (" << op.name << ", Sig " << op_sig_name(op.sig) << ")";
   const bool int_receiver = op.operand != OpKind::Float;
-  const bool same_kind = op.operand != OpKind::Float && op.result == op.operand;  // the int and bool ops
+  const bool same_kind = op.operand != OpKind::Float && op.result != OpKind::Float;  // the int and bool ops
   const DType int_dtype = kIntDTypes[c.int_dtype % std::size(kIntDTypes)];
   for (std::size_t k = 0; k < c.tensors.size(); ++k) {
     const bool of_receiver_kind = k == 0 || same_kind;

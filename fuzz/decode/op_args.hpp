@@ -38,7 +38,7 @@ inline constexpr std::size_t kFloatCodes = 32;
 inline constexpr std::size_t kIntCodes = 16;
 double float_value(std::size_t code);
 std::int64_t int_value(std::size_t code);
-// The int ops' operands (an int receiver and an Int result): codes name the dtype's ends (lowest,
+// The int ops' operands (an int receiver, not int_into_float): codes name the dtype's ends (lowest,
 // lowest + 1, highest - 1, highest), small values and values that wrap in the narrow dtypes,
 // resolved for the tensor's dtype (kIntCodes of them).
 std::int64_t int_operand_value(std::size_t code, DType dtype);

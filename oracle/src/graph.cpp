@@ -349,6 +349,19 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::bool_and:
     case Op::bool_or:
     case Op::bool_xor:
+    case Op::int_equal:
+    case Op::int_not_equal:
+    case Op::int_greater:
+    case Op::int_greater_equal:
+    case Op::int_lower:
+    case Op::int_lower_equal:
+    case Op::bool_equal:
+    case Op::bool_not_equal:
+    case Op::bitwise_and:
+    case Op::bitwise_or:
+    case Op::bitwise_xor:
+    case Op::bitwise_left_shift:
+    case Op::bitwise_right_shift:
       return broadcast_shape(lhs, rhs);
     case Op::float_matmul: {
       if (lhs.size() < 2 || rhs.size() < 2) return std::nullopt;
@@ -419,6 +432,20 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::int_div_scalar:
     case Op::int_remainder_scalar:
     case Op::bool_not:
+    case Op::int_equal_elem:
+    case Op::int_not_equal_elem:
+    case Op::int_greater_elem:
+    case Op::int_greater_equal_elem:
+    case Op::int_lower_elem:
+    case Op::int_lower_equal_elem:
+    case Op::bitwise_not:
+    case Op::bitwise_and_scalar:
+    case Op::bitwise_or_scalar:
+    case Op::bitwise_xor_scalar:
+    case Op::bitwise_left_shift_scalar:
+    case Op::bitwise_right_shift_scalar:
+    case Op::int_cast:
+    case Op::bool_into_int:
       return lhs;
     case Op::float_clamp:
       if (std::isnan(op.scalar)) return std::nullopt;
@@ -849,6 +876,8 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::float_argsort:  // Int results
     case Op::float_argtopk:
     case Op::float_into_int:
+    case Op::int_cast:
+    case Op::bool_into_int:
       break;
   }
   throw std::logic_error("apply_op: " + std::string(op_name(op.op)) + " is not a graph step (normalize first)");

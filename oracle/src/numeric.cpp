@@ -150,6 +150,33 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::bool_and:
     case Op::bool_or:
     case Op::bool_xor:
+    case Op::int_equal:
+    case Op::int_not_equal:
+    case Op::int_greater:
+    case Op::int_greater_equal:
+    case Op::int_lower:
+    case Op::int_lower_equal:
+    case Op::bool_equal:
+    case Op::bool_not_equal:
+    case Op::bitwise_and:
+    case Op::bitwise_or:
+    case Op::bitwise_xor:
+    case Op::bitwise_left_shift:
+    case Op::bitwise_right_shift:
+    case Op::int_equal_elem:
+    case Op::int_not_equal_elem:
+    case Op::int_greater_elem:
+    case Op::int_greater_equal_elem:
+    case Op::int_lower_elem:
+    case Op::int_lower_equal_elem:
+    case Op::bitwise_not:
+    case Op::bitwise_and_scalar:
+    case Op::bitwise_or_scalar:
+    case Op::bitwise_xor_scalar:
+    case Op::bitwise_left_shift_scalar:
+    case Op::bitwise_right_shift_scalar:
+    case Op::int_cast:
+    case Op::bool_into_int:
       return {0, 0, true};
     // exp of shifted values, a sum of n terms and a division (or a log): the sum's order bound
     // plus a few ulps per library call; log_softmax's values grow with |x|, hence magnitude.
@@ -708,6 +735,33 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::bool_and:
     case Op::bool_or:
     case Op::bool_xor:
+    case Op::int_equal:
+    case Op::int_not_equal:
+    case Op::int_greater:
+    case Op::int_greater_equal:
+    case Op::int_lower:
+    case Op::int_lower_equal:
+    case Op::bool_equal:
+    case Op::bool_not_equal:
+    case Op::bitwise_and:
+    case Op::bitwise_or:
+    case Op::bitwise_xor:
+    case Op::bitwise_left_shift:
+    case Op::bitwise_right_shift:
+    case Op::int_equal_elem:
+    case Op::int_not_equal_elem:
+    case Op::int_greater_elem:
+    case Op::int_greater_equal_elem:
+    case Op::int_lower_elem:
+    case Op::int_lower_equal_elem:
+    case Op::bitwise_not:
+    case Op::bitwise_and_scalar:
+    case Op::bitwise_or_scalar:
+    case Op::bitwise_xor_scalar:
+    case Op::bitwise_left_shift_scalar:
+    case Op::bitwise_right_shift_scalar:
+    case Op::int_cast:
+    case Op::bool_into_int:
     case Op::float_argmax:
     case Op::float_argmin:
     case Op::float_argsort:

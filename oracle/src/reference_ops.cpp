@@ -1008,6 +1008,60 @@ HostArray int_scalar_op(const HostArray& a, double scalar, bool divides, F f) {
   if (divides && s == 0) invalid("int-division-by-zero");
   return int_unary(a, [&](Wide x) { return f(x, s); });
 }
+// pred(x, y) of two broadcast int operands (or of each element and the converted scalar), Bool.
+template <class P>
+HostArray int_compare(const HostArray& a, const HostArray& b, P pred) {
+  require_int(a.dtype);
+  require_int(b.dtype);
+  require_same(a.dtype, b.dtype);
+  const Dims shape = broadcast(a.shape, b.shape);
+  const std::vector<std::int64_t> x = int_values(a), y = int_values(b);
+  HostArray out = make(shape, DType::Bool);
+  for (std::size_t i = 0; i < out.values.size(); ++i) {
+    const Dims c = coords(i, shape);
+    out.values[i] = pred(x[broadcast_offset(c, a.shape)], y[broadcast_offset(c, b.shape)]) ? 1 : 0;
+  }
+  return out;
+}
+template <class P>
+HostArray int_compare_scalar(const HostArray& a, double scalar, P pred) {
+  require_int(a.dtype);
+  const std::int64_t s = int_scalar_in(scalar, a.dtype);
+  const std::vector<std::int64_t> x = int_values(a);
+  HostArray out = make(a.shape, DType::Bool);
+  for (std::size_t i = 0; i < x.size(); ++i) out.values[i] = pred(x[i], s) ? 1 : 0;
+  return out;
+}
+// The bit pattern of an element of d as the width's unsigned value, and back (two's complement).
+std::uint64_t bits_of(Wide v, DType d) {
+  const IntRange r = range_of(d);
+  const Wide span = r.highest - r.lowest + 1;
+  return static_cast<std::uint64_t>(((v % span) + span) % span);
+}
+int width_of(DType d) { return d == DType::I64 ? 64 : d == DType::I32 ? 32 : 8; }
+// x * 2^n modulo 2^width; 0 when n is negative or at least the width.
+Wide left_shifted(Wide x, Wide n, DType d) {
+  if (n < 0 || n >= width_of(d)) return 0;
+  Wide p = 1;
+  for (Wide k = 0; k < n; ++k) p *= 2;
+  return x * p;  // |x| < 2^63, p <= 2^63: within 128 bits; wrap() reduces it
+}
+// floor(x / 2^n) (an arithmetic shift; U8 values are non-negative); the sign fill when n is
+// negative or at least the width.
+Wide right_shifted(Wide x, Wide n, DType d) {
+  if (n < 0 || n >= width_of(d)) return x < 0 ? -1 : 0;
+  Wide p = 1;
+  for (Wide k = 0; k < n; ++k) p *= 2;
+  Wide q = x / p;
+  if (x % p != 0 && x < 0) q -= 1;
+  return q;
+}
+// A bitwise op on the width's bit patterns.
+template <class F>
+Wide bitwise(Wide x, Wide y, DType d, F f) {
+  return Wide(f(bits_of(x, d), bits_of(y, d)));  // wrap() maps the pattern back into the dtype
+}
+
 bool truth_of(double v) { return v != 0; }
 template <class F>
 HostArray bool_binary(const HostArray& a, const HostArray& b, F f) {
@@ -1172,6 +1226,55 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::bool_and: return bool_binary(in[0], in[1], [](bool x, bool y) { return x && y; });
     case OpId::bool_or: return bool_binary(in[0], in[1], [](bool x, bool y) { return x || y; });
     case OpId::bool_xor: return bool_binary(in[0], in[1], [](bool x, bool y) { return x != y; });
+    case OpId::bool_equal: return bool_binary(in[0], in[1], [](bool x, bool y) { return x == y; });
+    case OpId::bool_not_equal: return bool_binary(in[0], in[1], [](bool x, bool y) { return x != y; });
+    case OpId::int_equal: return int_compare(in[0], in[1], [](std::int64_t x, std::int64_t y) { return x == y; });
+    case OpId::int_not_equal: return int_compare(in[0], in[1], [](std::int64_t x, std::int64_t y) { return x != y; });
+    case OpId::int_greater: return int_compare(in[0], in[1], [](std::int64_t x, std::int64_t y) { return x > y; });
+    case OpId::int_greater_equal: return int_compare(in[0], in[1], [](std::int64_t x, std::int64_t y) { return x >= y; });
+    case OpId::int_lower: return int_compare(in[0], in[1], [](std::int64_t x, std::int64_t y) { return x < y; });
+    case OpId::int_lower_equal: return int_compare(in[0], in[1], [](std::int64_t x, std::int64_t y) { return x <= y; });
+    case OpId::int_equal_elem: return int_compare_scalar(in[0], a.scalar, [](std::int64_t x, std::int64_t y) { return x == y; });
+    case OpId::int_not_equal_elem: return int_compare_scalar(in[0], a.scalar, [](std::int64_t x, std::int64_t y) { return x != y; });
+    case OpId::int_greater_elem: return int_compare_scalar(in[0], a.scalar, [](std::int64_t x, std::int64_t y) { return x > y; });
+    case OpId::int_greater_equal_elem:
+      return int_compare_scalar(in[0], a.scalar, [](std::int64_t x, std::int64_t y) { return x >= y; });
+    case OpId::int_lower_elem: return int_compare_scalar(in[0], a.scalar, [](std::int64_t x, std::int64_t y) { return x < y; });
+    case OpId::int_lower_equal_elem: return int_compare_scalar(in[0], a.scalar, [](std::int64_t x, std::int64_t y) { return x <= y; });
+    case OpId::bitwise_and:
+      return int_binary(in[0], in[1], false, [d = in[0].dtype](Wide x, Wide y) { return bitwise(x, y, d, [](auto p, auto q) { return p & q; }); });
+    case OpId::bitwise_or:
+      return int_binary(in[0], in[1], false, [d = in[0].dtype](Wide x, Wide y) { return bitwise(x, y, d, [](auto p, auto q) { return p | q; }); });
+    case OpId::bitwise_xor:
+      return int_binary(in[0], in[1], false, [d = in[0].dtype](Wide x, Wide y) { return bitwise(x, y, d, [](auto p, auto q) { return p ^ q; }); });
+    case OpId::bitwise_not: return int_unary(in[0], [](Wide x) { return -x - 1; });  // ~x = -x - 1 in two's complement
+    case OpId::bitwise_left_shift: return int_binary(in[0], in[1], false, [d = in[0].dtype](Wide x, Wide n) { return left_shifted(x, n, d); });
+    case OpId::bitwise_right_shift: return int_binary(in[0], in[1], false, [d = in[0].dtype](Wide x, Wide n) { return right_shifted(x, n, d); });
+    case OpId::bitwise_and_scalar:
+      return int_scalar_op(in[0], a.scalar, false, [d = in[0].dtype](Wide x, Wide s) { return bitwise(x, s, d, [](auto p, auto q) { return p & q; }); });
+    case OpId::bitwise_or_scalar:
+      return int_scalar_op(in[0], a.scalar, false, [d = in[0].dtype](Wide x, Wide s) { return bitwise(x, s, d, [](auto p, auto q) { return p | q; }); });
+    case OpId::bitwise_xor_scalar:
+      return int_scalar_op(in[0], a.scalar, false, [d = in[0].dtype](Wide x, Wide s) { return bitwise(x, s, d, [](auto p, auto q) { return p ^ q; }); });
+    case OpId::bitwise_left_shift_scalar:
+      return int_scalar_op(in[0], a.scalar, false, [d = in[0].dtype](Wide x, Wide n) { return left_shifted(x, n, d); });
+    case OpId::bitwise_right_shift_scalar:
+      return int_scalar_op(in[0], a.scalar, false, [d = in[0].dtype](Wide x, Wide n) { return right_shifted(x, n, d); });
+    // int_cast: the value modulo 2^width of the target; bool_into_int: 0 or 1.
+    case OpId::int_cast: {
+      require_int(in[0].dtype);
+      if (!is_int_dtype(a.dtype)) invalid("unsupported-dtype");
+      std::vector<std::int64_t> v = int_values(in[0]);
+      for (std::int64_t& x : v) x = wrap(Wide(x), a.dtype);
+      return int_array(in[0].shape, a.dtype, std::move(v));
+    }
+    case OpId::bool_into_int: {
+      if (in[0].dtype != DType::Bool) invalid("op-kind-mismatch");
+      if (!is_int_dtype(a.dtype)) invalid("unsupported-dtype");
+      std::vector<std::int64_t> v;
+      for (double x : in[0].values) v.push_back(truth_of(x) ? 1 : 0);
+      return int_array(in[0].shape, a.dtype, std::move(v));
+    }
     case OpId::float_abs: return unary(in[0], [](auto x) { return std::fabs(x); });
     case OpId::float_clamp: {
       require_float(in[0].dtype);

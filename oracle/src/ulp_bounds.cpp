@@ -126,6 +126,33 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::bool_and:
     case OpId::bool_or:
     case OpId::bool_xor:
+    case OpId::int_equal:
+    case OpId::int_not_equal:
+    case OpId::int_greater:
+    case OpId::int_greater_equal:
+    case OpId::int_lower:
+    case OpId::int_lower_equal:
+    case OpId::bool_equal:
+    case OpId::bool_not_equal:
+    case OpId::bitwise_and:
+    case OpId::bitwise_or:
+    case OpId::bitwise_xor:
+    case OpId::bitwise_left_shift:
+    case OpId::bitwise_right_shift:
+    case OpId::int_equal_elem:
+    case OpId::int_not_equal_elem:
+    case OpId::int_greater_elem:
+    case OpId::int_greater_equal_elem:
+    case OpId::int_lower_elem:
+    case OpId::int_lower_equal_elem:
+    case OpId::bitwise_not:
+    case OpId::bitwise_and_scalar:
+    case OpId::bitwise_or_scalar:
+    case OpId::bitwise_xor_scalar:
+    case OpId::bitwise_left_shift_scalar:
+    case OpId::bitwise_right_shift_scalar:
+    case OpId::int_cast:
+    case OpId::bool_into_int:
     case OpId::float_max_dim:
     case OpId::float_argmax:
     case OpId::float_min_dim:

@@ -128,6 +128,26 @@ DType int_dtype() { return *rc::gen::elementOf(std::vector<DType>{DType::I64, DT
 
 DType other_int(DType d) { return d == DType::I64 ? DType::I32 : DType::I64; }
 
+bool shifts(OpId op) {
+  return op == OpId::bitwise_left_shift || op == OpId::bitwise_right_shift || op == OpId::bitwise_left_shift_scalar ||
+         op == OpId::bitwise_right_shift_scalar;
+}
+// Shift counts: negative, inside every width, at and past the widths (8, 32, 64), as the dtype
+// holds them (wrapping: 128 is -128 in I8, 255 is -1).
+const std::vector<std::int64_t>& shift_counts() {
+  static const std::vector<std::int64_t> counts{-1, 0, 1, 3, 7, 8, 9, 31, 32, 33, 63, 64, 65, 127, 128, 255};
+  return counts;
+}
+og::HostArray shift_operand(Dims shape, DType dtype) {
+  std::vector<std::int64_t> v = *rc::gen::container<std::vector<std::int64_t>>(og::element_count(shape), rc::gen::elementOf(shift_counts()));
+  for (std::int64_t& x : v) {
+    if (dtype == DType::I32) x = static_cast<std::int32_t>(static_cast<std::uint32_t>(x));
+    if (dtype == DType::I8) x = static_cast<std::int8_t>(static_cast<std::uint8_t>(x));
+    if (dtype == DType::U8) x = static_cast<std::uint8_t>(x);
+  }
+  return og::int_array(shape, dtype, std::move(v));
+}
+
 bool divides(OpId op) {
   return op == OpId::int_div || op == OpId::int_remainder || op == OpId::int_div_scalar || op == OpId::int_remainder_scalar;
 }
@@ -151,7 +171,14 @@ void gen_int_bool(OpCase& c, bool bad) {
     if (chance(2)) std::swap(a, b);
     if (fault == 1) std::tie(a, b) = mismatched(a);
     const DType bd = fault == 2 && is_int ? other_int(c.dtype) : c.dtype;
-    c.operands = {fault == 0 ? floats(a, DType::F32) : operand(a, c.dtype, false), operand(b, bd, divides(c.op) && fault != 3)};
+    c.operands = {fault == 0 ? floats(a, DType::F32) : operand(a, c.dtype, false),
+                  shifts(c.op) ? shift_operand(b, bd) : operand(b, bd, divides(c.op) && fault != 3)};
+    og::HostArray& divisor = c.operands[1];
+    if (fault == 3 && is_int && !divisor.values.empty()) {  // a zero divisor anywhere, the first element included
+      const std::size_t at = pick(0, divisor.values.size() - 1);
+      divisor.values[at] = 0;
+      if (!divisor.exact.empty()) divisor.exact[at] = 0;
+    }
     return;
   }
   if (info.sig == OpSig::Scalar) {
@@ -162,6 +189,7 @@ void gen_int_bool(OpCase& c, bool bad) {
     // A divisor converts to 0 only in a bad case; the other ops take those scalars too.
     const bool to_zero = divides(c.op) ? fault == 3 : chance(4);
     c.args.scalar = *rc::gen::elementOf(to_zero ? zero : nonzero);
+    if (shifts(c.op)) c.args.scalar = static_cast<double>(*rc::gen::elementOf(shift_counts()));
     return;
   }
   throw std::logic_error("gen_int_bool: no int or bool op of Sig " + std::string(op_sig_name(info.sig)));

@@ -1,7 +1,7 @@
 // The integer rules of docs/OPS.md "Integer arithmetic", one test per rule, on every backend, plain
 // and on an autodiff device, for every int dtype the rule concerns; expected values are worked out
-// here from the rule (two's complement at the dtype's ends, truncation, floor modulo), not by the
-// engine. And the bool ops' truth tables.
+// here from the rule (two's complement at the dtype's ends, truncation, floor modulo, shifts), not
+// by the engine. And the bool ops' truth tables, the comparisons and the casts.
 #include "test_support.hpp"
 
 #include <cmath>
@@ -94,6 +94,12 @@ TYPED_TEST(IntArithmetic, ADivisorElementOfZeroPanics) {
   const DispatchTensor b = ints_on(d, {1, 0, 3}, DType::I32);
   EXPECT_PANIC(Dispatch::int_div(a, b), "int-division-by-zero", "int_div divides by zero.");
   EXPECT_PANIC(Dispatch::int_remainder(a, b), "int-division-by-zero", "int_remainder divides by zero.");
+  // At the first and the last element, and in a broadcast row.
+  EXPECT_PANIC(Dispatch::int_div(a, ints_on(d, {0, 1, 1}, DType::I32)), "int-division-by-zero", "int_div divides by zero.");
+  EXPECT_PANIC(Dispatch::int_div(a, ints_on(d, {1, 1, 0}, DType::I32)), "int-division-by-zero", "int_div divides by zero.");
+  EXPECT_PANIC(Dispatch::int_remainder(Dispatch::int_from_data(TensorData::from_i32({1, 2, 3, 4, 5, 6}, Shape{2, 3}), d),
+                                       ints_on(d, {0, 2, 3}, DType::I32)),
+               "int-division-by-zero", "int_remainder divides by zero.");
   // An empty result divides nothing: the zero divisor is never used.
   const DispatchTensor empty = Dispatch::int_from_data(TensorData::from_i32({}, Shape{0, 3}), d);
   EXPECT_EQ(Dispatch::int_into_data(Dispatch::int_div(empty, b)).shape(), (Shape{0, 3}));
@@ -156,6 +162,60 @@ TYPED_TEST(IntArithmetic, BoolOpsFollowTheirTruthTables) {
     const DispatchTensor one = Dispatch::bool_from_data(TensorData::from_bool({true}, Shape{1}), d);
     EXPECT_EQ(Dispatch::bool_into_data(Dispatch::bool_xor(a, one)).to_bool(), (std::vector<bool>{true, true, false, false}));
   }
+}
+
+TYPED_TEST(IntArithmetic, ShiftsOutsideTheWidthGiveZeroOrTheSignFill) {
+  for (const DispatchDevice& d : devices_of(plain_device<TypeParam>())) {
+    const DispatchTensor i8 = ints_on(d, {-9, -9, -9, -9, 5, 64, -128}, DType::I8);
+    const DispatchTensor n = ints_on(d, {1, 7, 8, -1, 32, 1, 7}, DType::I8);
+    // -9 << 1 = -18; -9 << 7 = -1152 mod 256 = -128; 64 << 1 = 128 -> -128; -128 << 7 = 0.
+    EXPECT_EQ(ints_of(Dispatch::bitwise_left_shift(i8, n), DType::I8), (std::vector<std::int64_t>{-18, -128, 0, 0, 0, -128, 0}));
+    // Arithmetic: -9 >> 1 = -5 (floor), -9 >> 7 = -1; at the width or a negative count: the sign fill.
+    EXPECT_EQ(ints_of(Dispatch::bitwise_right_shift(i8, n), DType::I8), (std::vector<std::int64_t>{-5, -1, -1, -1, 0, 32, -1}));
+    const DispatchTensor u8 = ints_on(d, {255, 128, 1}, DType::U8);
+    EXPECT_EQ(ints_of(Dispatch::bitwise_right_shift_scalar(u8, 7), DType::U8), (std::vector<std::int64_t>{1, 1, 0}));  // logical
+    EXPECT_EQ(ints_of(Dispatch::bitwise_left_shift_scalar(u8, 8), DType::U8), (std::vector<std::int64_t>{0, 0, 0}));
+    const DispatchTensor i64 = ints_on(d, {1, -1, kI64Min}, DType::I64);
+    EXPECT_EQ(ints_of(Dispatch::bitwise_left_shift_scalar(i64, 63), DType::I64), (std::vector<std::int64_t>{kI64Min, kI64Min, 0}));
+    EXPECT_EQ(ints_of(Dispatch::bitwise_right_shift_scalar(i64, 64), DType::I64), (std::vector<std::int64_t>{0, -1, -1}));
+  }
+}
+
+TYPED_TEST(IntArithmetic, BitwiseOpsActOnTwosComplementBits) {
+  const DispatchDevice d = plain_device<TypeParam>();
+  const DispatchTensor a = ints_on(d, {12, -1, -128}, DType::I8);
+  const DispatchTensor b = ints_on(d, {10, 85, 127}, DType::I8);
+  EXPECT_EQ(ints_of(Dispatch::bitwise_and(a, b), DType::I8), (std::vector<std::int64_t>{8, 85, 0}));
+  EXPECT_EQ(ints_of(Dispatch::bitwise_or(a, b), DType::I8), (std::vector<std::int64_t>{14, -1, -1}));
+  EXPECT_EQ(ints_of(Dispatch::bitwise_xor(a, b), DType::I8), (std::vector<std::int64_t>{6, -86, -1}));
+  EXPECT_EQ(ints_of(Dispatch::bitwise_not(a), DType::I8), (std::vector<std::int64_t>{-13, 0, 127}));
+  EXPECT_EQ(ints_of(Dispatch::bitwise_not(ints_on(d, {0, 255}, DType::U8)), DType::U8), (std::vector<std::int64_t>{255, 0}));
+  // -1 as a U8 scalar is 255: every bit.
+  EXPECT_EQ(ints_of(Dispatch::bitwise_and_scalar(ints_on(d, {7, 200}, DType::U8), -1), DType::U8), (std::vector<std::int64_t>{7, 200}));
+}
+
+TYPED_TEST(IntArithmetic, ComparisonsTakeTheConvertedScalar) {
+  const DispatchDevice d = plain_device<TypeParam>();
+  const DispatchTensor u8 = ints_on(d, {40, 44, 200}, DType::U8);
+  // 300 is 44 in U8.
+  EXPECT_EQ(Dispatch::bool_into_data(Dispatch::int_greater_elem(u8, 300)).to_bool(), (std::vector<bool>{false, false, true}));
+  EXPECT_EQ(Dispatch::bool_into_data(Dispatch::int_equal_elem(u8, 300)).to_bool(), (std::vector<bool>{false, true, false}));
+  const DispatchTensor i64 = ints_on(d, {kI64Min, kI64Max, 0}, DType::I64);
+  EXPECT_EQ(Dispatch::bool_into_data(Dispatch::int_lower(i64, ints_on(d, {kI64Min + 1, kI64Max, -1}, DType::I64))).to_bool(),
+            (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(Dispatch::bool_into_data(Dispatch::int_lower_equal_elem(i64, 1e30)).to_bool(), (std::vector<bool>{true, true, true}));
+}
+
+TYPED_TEST(IntArithmetic, CastsWrapIntoTheTarget) {
+  const DispatchDevice d = plain_device<TypeParam>();
+  const DispatchTensor i64 = ints_on(d, {300, -1, kI64Min, 127}, DType::I64);
+  EXPECT_EQ(ints_of(Dispatch::int_cast(i64, DType::I8), DType::I8), (std::vector<std::int64_t>{44, -1, 0, 127}));
+  EXPECT_EQ(ints_of(Dispatch::int_cast(i64, DType::U8), DType::U8), (std::vector<std::int64_t>{44, 255, 0, 127}));
+  EXPECT_EQ(ints_of(Dispatch::int_cast(ints_on(d, {-1}, DType::I8), DType::I64), DType::I64), (std::vector<std::int64_t>{-1}));
+  const DispatchTensor b = Dispatch::bool_from_data(TensorData::from_bool({true, false}, Shape{2}), d);
+  EXPECT_EQ(ints_of(Dispatch::bool_into_int(b, DType::U8), DType::U8), (std::vector<std::int64_t>{1, 0}));
+  EXPECT_PANIC(Dispatch::int_cast(i64, DType::F32), "unsupported-dtype", "DType F32 is not supported by int_cast targets.");
+  EXPECT_PANIC(Dispatch::bool_into_int(b, DType::Bool), "unsupported-dtype", "DType Bool is not supported by bool_into_int targets.");
 }
 
 }  // namespace

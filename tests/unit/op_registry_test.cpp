@@ -93,7 +93,7 @@ PrimitiveKind primitive_of_result(OpKind result, bool tracked) {
 // dtype, or the target for the ToDType ops (casts and int/bool -> float conversions).
 DType expected_dtype(const OpInfo& op, const Case& c) {
   switch (op.result) {
-    case OpKind::Int:  // float_into_int converts to I32 (registry_op_calls.hpp); an int op keeps its receiver's I64
+    case OpKind::Int:  // the ToDType ops convert to I32 (registry_op_calls.hpp); an int op keeps its receiver's I64
       return op.sig == OpSig::ToDType ? DType::I32 : DType::I64;
     case OpKind::Bool:
       return DType::Bool;

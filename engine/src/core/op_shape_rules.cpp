@@ -183,6 +183,14 @@ Shape check_bool_binary(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DTy
   return broadcast_shapes(lhs, rhs, op);
 }
 
+void check_int_target(DType dtype, DType target, std::string_view op) {
+  if (op == "bool_into_int") check_bool_dtype(dtype, op);
+  else check_int_dtype(dtype, op);
+  if (!is_int(target)) {
+    panic(PanicId::UnsupportedDtype, {{"dtype", std::string(dtype_name(target))}, {"what", std::string(op) + " targets"}});
+  }
+}
+
 void int_division_by_zero(std::string_view op) { panic(PanicId::IntDivisionByZero, {{"op", std::string(op)}}); }
 
 void check_int_scalar_divisor(DType dtype, double scalar, std::string_view op) {

@@ -1,6 +1,7 @@
 #include <crossgrad/oracle/pytorch_differences.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -446,6 +447,52 @@ bool into_int_outside_the_target(const Disagreement& d) {
   return std::isnan(x) || std::trunc(x) < lowest || std::trunc(x) >= highest;
 }
 
+// A shift by a negative count or by the width or more: crossgrad gives 0 (left) or the sign fill
+// (right), PyTorch's definition since 2.0; ATen 1.13's CPU kernels shift as C++ does, undefined
+// there (x86 takes the count modulo 32 or 64: I8 -9 << 32 = -9).
+bool shift_count_outside_the_width(const Disagreement& d) {
+  const bool scalar = d.op == OpId::bitwise_left_shift_scalar || d.op == OpId::bitwise_right_shift_scalar;
+  const bool tensor = d.op == OpId::bitwise_left_shift || d.op == OpId::bitwise_right_shift;
+  if ((!scalar && !tensor) || d.output != -1 || d.operands.empty()) return false;
+  const HostArray& x = d.operands[0];
+  const int width = x.dtype == DType::I64 ? 64 : x.dtype == DType::I32 ? 32 : 8;
+  double count = 0;
+  if (scalar) {
+    // The scalar as an element of the dtype (docs/OPS.md "Integer arithmetic").
+    const double t = std::isnan(d.args.scalar) ? 0.0 : std::trunc(d.args.scalar);
+    const std::int64_t v = t >= 9223372036854775807.0 ? std::numeric_limits<std::int64_t>::max()
+                            : t <= -9223372036854775808.0 ? std::numeric_limits<std::int64_t>::min()
+                                                           : static_cast<std::int64_t>(t);
+    count = x.dtype == DType::I64   ? static_cast<double>(v)
+            : x.dtype == DType::I32 ? static_cast<double>(static_cast<std::int32_t>(static_cast<std::uint32_t>(v)))
+            : x.dtype == DType::I8  ? static_cast<double>(static_cast<std::int8_t>(static_cast<std::uint8_t>(v)))
+                                    : static_cast<double>(static_cast<std::uint8_t>(v));
+  } else {
+    if (d.operands.size() < 2) return false;
+    const HostArray& n = d.operands[1];
+    // The count at the result's element: n broadcast (aligned from the right) to the result's shape.
+    std::vector<std::size_t> out = x.shape.size() >= n.shape.size() ? x.shape : n.shape;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const std::size_t xi = i + x.shape.size() >= out.size() ? x.shape[i + x.shape.size() - out.size()] : 1;
+      const std::size_t ni = i + n.shape.size() >= out.size() ? n.shape[i + n.shape.size() - out.size()] : 1;
+      out[i] = xi == 1 ? ni : xi;
+    }
+    std::size_t rest = d.element, offset = 0, stride = 1;
+    for (std::size_t i = out.size(); i-- > 0;) {
+      const std::size_t coord = rest % out[i];
+      rest /= out[i];
+      if (i + n.shape.size() >= out.size()) {
+        const std::size_t ni = n.shape[i + n.shape.size() - out.size()];
+        if (ni != 1) offset += coord * stride;
+        stride *= ni;
+      }
+    }
+    if (offset >= n.values.size()) return false;
+    count = n.values[offset];
+  }
+  return count < 0 || count >= width;
+}
+
 constexpr PyTorchDifference kDifferences[] = {
     {"relu-negative-zero", relu_negative_zero},
     {"relu-nan-gradient", relu_nan_gradient},
@@ -469,6 +516,7 @@ constexpr PyTorchDifference kDifferences[] = {
     {"hard-sigmoid-clamp-gradient", hard_sigmoid_clamp_gradient},
     {"scatter-overwritten-value-gradient", scatter_overwritten_value_gradient},
     {"into-int-outside-the-target", into_int_outside_the_target},
+    {"shift-count-outside-the-width", shift_count_outside_the_width},
 };
 
 }  // namespace

@@ -194,6 +194,33 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::bool_and: return at::logical_and(t[0], t[1]);
     case OpId::bool_or: return at::logical_or(t[0], t[1]);
     case OpId::bool_xor: return at::logical_xor(t[0], t[1]);
+    case OpId::bool_equal: return at::eq(t[0], t[1]);
+    case OpId::bool_not_equal: return at::ne(t[0], t[1]);
+    case OpId::int_equal: return at::eq(t[0], t[1]);
+    case OpId::int_not_equal: return at::ne(t[0], t[1]);
+    case OpId::int_greater: return at::gt(t[0], t[1]);
+    case OpId::int_greater_equal: return at::ge(t[0], t[1]);
+    case OpId::int_lower: return at::lt(t[0], t[1]);
+    case OpId::int_lower_equal: return at::le(t[0], t[1]);
+    case OpId::int_equal_elem: return at::eq(t[0], scalar_in_dtype(t[0], a.scalar));
+    case OpId::int_not_equal_elem: return at::ne(t[0], scalar_in_dtype(t[0], a.scalar));
+    case OpId::int_greater_elem: return at::gt(t[0], scalar_in_dtype(t[0], a.scalar));
+    case OpId::int_greater_equal_elem: return at::ge(t[0], scalar_in_dtype(t[0], a.scalar));
+    case OpId::int_lower_elem: return at::lt(t[0], scalar_in_dtype(t[0], a.scalar));
+    case OpId::int_lower_equal_elem: return at::le(t[0], scalar_in_dtype(t[0], a.scalar));
+    case OpId::bitwise_and: return at::bitwise_and(t[0], t[1]);
+    case OpId::bitwise_or: return at::bitwise_or(t[0], t[1]);
+    case OpId::bitwise_xor: return at::bitwise_xor(t[0], t[1]);
+    case OpId::bitwise_not: return at::bitwise_not(t[0]);
+    case OpId::bitwise_left_shift: return at::bitwise_left_shift(t[0], t[1]);
+    case OpId::bitwise_right_shift: return at::bitwise_right_shift(t[0], t[1]);
+    case OpId::bitwise_and_scalar: return at::bitwise_and(t[0], scalar_in_dtype(t[0], a.scalar));
+    case OpId::bitwise_or_scalar: return at::bitwise_or(t[0], scalar_in_dtype(t[0], a.scalar));
+    case OpId::bitwise_xor_scalar: return at::bitwise_xor(t[0], scalar_in_dtype(t[0], a.scalar));
+    case OpId::bitwise_left_shift_scalar: return at::bitwise_left_shift(t[0], scalar_in_dtype(t[0], a.scalar));
+    case OpId::bitwise_right_shift_scalar: return at::bitwise_right_shift(t[0], scalar_in_dtype(t[0], a.scalar));
+    case OpId::int_cast:
+    case OpId::bool_into_int: return t[0].to(scalar_type(a.dtype));
     case OpId::float_abs: return at::abs(t[0]);
     case OpId::float_clamp: return at::clamp(t[0], a.min, a.max);
     // amax, not max(dim): its gradient is split among equal maxima, as crossgrad's rule says.

@@ -82,6 +82,33 @@ CROSSGRAD_HOST_DEVICE constexpr I floor_mod(I a, I b) {
   }
 }
 
+template <class I>
+CROSSGRAD_HOST_DEVICE constexpr bool is_negative(I a) {
+  if constexpr (std::is_signed_v<I>) {
+    return a < I{0};
+  } else {
+    return false;
+  }
+}
+
+// Shifts (PyTorch's definition; C++ and Rust leave these undefined or panicking): by a count in
+// [0, width) as usual, the left shift wrapping and the right shift arithmetic for signed types
+// (logical for U8); by a negative count or one of the width or more, the left shift gives 0 and
+// the right shift the sign fill (0, or -1 for a negative signed value).
+template <class I>
+CROSSGRAD_HOST_DEVICE constexpr I shift_left(I a, I count) {
+  constexpr int bits = static_cast<int>(sizeof(I) * 8);
+  if (is_negative(count) || static_cast<long long>(count) >= bits) return I{0};
+  using Wide = std::conditional_t<(sizeof(I) < sizeof(unsigned)), unsigned, IntBits<I>>;
+  return static_cast<I>(static_cast<IntBits<I>>(static_cast<Wide>(static_cast<IntBits<I>>(a)) << static_cast<int>(count)));
+}
+template <class I>
+CROSSGRAD_HOST_DEVICE constexpr I shift_right(I a, I count) {
+  constexpr int bits = static_cast<int>(sizeof(I) * 8);
+  if (is_negative(count) || static_cast<long long>(count) >= bits) return is_negative(a) ? static_cast<I>(-1) : I{0};
+  return static_cast<I>(a >> static_cast<int>(count));  // C++20: arithmetic for a negative signed a
+}
+
 // A scalar argument of an int op as an element of I (Rust's `as` into i64, then modulo 2^width).
 template <class I>
 CROSSGRAD_HOST_DEVICE constexpr I int_scalar(double scalar) {

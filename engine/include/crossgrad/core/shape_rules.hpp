@@ -125,6 +125,9 @@ Shape check_int_binary(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DTyp
 // The bool ops: unsupported-dtype unless Bool; binary ones the broadcast rule too.
 void check_bool_dtype(DType dtype, std::string_view op);
 Shape check_bool_binary(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DType rhs_dtype, std::string_view op);
+// int_cast / bool_into_int: an int (Bool) receiver (unsupported-dtype naming the op) and an int
+// target (unsupported-dtype naming "<op> targets").
+void check_int_target(DType dtype, DType target, std::string_view op);
 // int-division-by-zero. The tensor forms raise it when their result is non-empty and a divisor
 // element is 0 (each backend scans the divisor); the scalar forms when the scalar, converted to
 // the dtype (core/int_arithmetic.hpp int_scalar), is 0.

@@ -18,8 +18,8 @@
 //   method   the Tensor method (tensor.hpp).
 //   Sig      the parameter list, one of the CROSSGRAD_SIG_* families below.
 //   Operand  the kind of the receiver (Float, Int or Bool); other tensor operands follow the Sig.
-//   Result   the kind of the result: Float, Int (I64; float_into_int's: its target; an int op's:
-//            its receiver's dtype) or Bool.
+//   Result   the kind of the result: Float, Int (I64; float_into_int's, int_cast's and
+//            bool_into_int's: the target; an int op's: its receiver's dtype) or Bool.
 //   Rule     Backward: a backward rule exists (Float results);
 //            None: no gradient flows (Int and Bool results; an int or bool receiver on an
 //                  autodiff device runs on the inner backend and never touches a graph, as in
@@ -168,7 +168,34 @@
   X(bool_not, bool_not, Unary, Bool, Bool, None)                                   \
   X(bool_and, bool_and, Binary, Bool, Bool, None)                                  \
   X(bool_or, bool_or, Binary, Bool, Bool, None)                                    \
-  X(bool_xor, bool_xor, Binary, Bool, Bool, None)
+  X(bool_xor, bool_xor, Binary, Bool, Bool, None)                                   \
+  X(int_equal, equal, Binary, Int, Bool, None)                                      \
+  X(int_not_equal, not_equal, Binary, Int, Bool, None)                              \
+  X(int_greater, greater, Binary, Int, Bool, None)                                  \
+  X(int_greater_equal, greater_equal, Binary, Int, Bool, None)                      \
+  X(int_lower, lower, Binary, Int, Bool, None)                                      \
+  X(int_lower_equal, lower_equal, Binary, Int, Bool, None)                          \
+  X(int_equal_elem, equal_elem, Scalar, Int, Bool, None)                            \
+  X(int_not_equal_elem, not_equal_elem, Scalar, Int, Bool, None)                    \
+  X(int_greater_elem, greater_elem, Scalar, Int, Bool, None)                        \
+  X(int_greater_equal_elem, greater_equal_elem, Scalar, Int, Bool, None)            \
+  X(int_lower_elem, lower_elem, Scalar, Int, Bool, None)                            \
+  X(int_lower_equal_elem, lower_equal_elem, Scalar, Int, Bool, None)                \
+  X(bool_equal, bool_equal, Binary, Bool, Bool, None)                               \
+  X(bool_not_equal, bool_not_equal, Binary, Bool, Bool, None)                       \
+  X(bitwise_and, bitwise_and, Binary, Int, Int, None)                               \
+  X(bitwise_or, bitwise_or, Binary, Int, Int, None)                                 \
+  X(bitwise_xor, bitwise_xor, Binary, Int, Int, None)                               \
+  X(bitwise_not, bitwise_not, Unary, Int, Int, None)                                \
+  X(bitwise_left_shift, bitwise_left_shift, Binary, Int, Int, None)                 \
+  X(bitwise_right_shift, bitwise_right_shift, Binary, Int, Int, None)               \
+  X(bitwise_and_scalar, bitwise_and_scalar, Scalar, Int, Int, None)                 \
+  X(bitwise_or_scalar, bitwise_or_scalar, Scalar, Int, Int, None)                   \
+  X(bitwise_xor_scalar, bitwise_xor_scalar, Scalar, Int, Int, None)                 \
+  X(bitwise_left_shift_scalar, bitwise_left_shift_scalar, Scalar, Int, Int, None)   \
+  X(bitwise_right_shift_scalar, bitwise_right_shift_scalar, Scalar, Int, Int, None) \
+  X(int_cast, int_cast, ToDType, Int, Int, None)                                    \
+  X(bool_into_int, bool_into_int, ToDType, Bool, Int, None)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

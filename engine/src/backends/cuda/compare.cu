@@ -80,28 +80,7 @@ CudaTensor compare(const CudaTensor& lhs, const CudaTensor& rhs_in, const char* 
   // operand's device and the right one is copied there.
   const CudaTensor rhs = on_device(rhs_in, lhs.dev);
   CudaTensor out = make_tensor(out_shape, DType::Bool, lhs.dev);
-  const std::size_t n = out_shape.num_elements();
-  if (n == 0) return out;
-  const Collapsed c = collapse(out_shape.dims(), {rules::broadcast_strides(lhs.shape, out_shape),
-                                                  rules::broadcast_strides(rhs.shape, out_shape)});
-  const int device = lhs.dev.index;
-  with_float_type(lhs.dtype, [&](auto zero) {
-    using T = decltype(zero);
-    const cudaStream_t stream = activate(device);
-    const unsigned blocks = grid_for(n, device);
-    // 32-bit index math when the grid-stride loop cannot wrap (offsets never exceed n: inputs
-    // are no larger than the output).
-    if (n <= (std::size_t{1} << 31)) {
-      compare_kernel<T><<<blocks, kThreads, 0, stream>>>(data_of<T>(lhs), data_of<T>(rhs), data_of<std::uint8_t>(out),
-                                                         static_cast<std::uint32_t>(n),
-                                                         to_strided<std::uint32_t, 2>(c), op);
-    } else {
-      compare_kernel<T><<<blocks, kThreads, 0, stream>>>(data_of<T>(lhs), data_of<T>(rhs), data_of<std::uint8_t>(out),
-                                                         static_cast<std::uint64_t>(n),
-                                                         to_strided<std::uint64_t, 2>(c), op);
-    }
-    check_launch(name);
-  });
+  with_float_type(lhs.dtype, [&](auto zero) { launch_compare<decltype(zero)>(lhs, rhs, out, op, name); });
   return out;
 }
 

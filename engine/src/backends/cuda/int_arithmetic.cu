@@ -1,5 +1,6 @@
 // Cuda backend: the int ops (add, sub, mul, div, remainder with NumPy broadcasting, neg, abs,
-// sign, the _scalar forms) and the bool ops (not, and, or, xor), through the element-wise
+// sign, the comparisons, the bitwise ops and shifts, the _scalar and _elem forms, int_cast) and the
+// bool ops (not, and, or, xor, equal, not_equal, bool_into_int), through the element-wise
 // launchers (map_kernels.cuh) with the element rules every backend shares
 // (core/int_arithmetic.hpp, docs/OPS.md "Integer arithmetic"): bit-identical to NdArray.
 // int_div and int_remainder read the divisor back to the host and scan it before launching, as
@@ -40,6 +41,56 @@ struct WrappingAbsOp {
 struct IntSignOp {
   template <class I> __device__ I operator()(I x) const { return signum<I>(x); }
 };
+struct BitAndOp {
+  template <class I> __device__ I operator()(I a, I b) const { return static_cast<I>(a & b); }
+};
+struct BitOrOp {
+  template <class I> __device__ I operator()(I a, I b) const { return static_cast<I>(a | b); }
+};
+struct BitXorOp {
+  template <class I> __device__ I operator()(I a, I b) const { return static_cast<I>(a ^ b); }
+};
+struct BitNotOp {
+  template <class I> __device__ I operator()(I x) const { return static_cast<I>(~x); }
+};
+struct ShiftLeftOp {
+  template <class I> __device__ I operator()(I a, I b) const { return shift_left<I>(a, b); }
+};
+struct ShiftRightOp {
+  template <class I> __device__ I operator()(I a, I b) const { return shift_right<I>(a, b); }
+};
+struct IntEqualOp {
+  template <class I> __device__ bool operator()(I a, I b) const { return a == b; }
+};
+struct IntNotEqualOp {
+  template <class I> __device__ bool operator()(I a, I b) const { return a != b; }
+};
+struct IntGreaterOp {
+  template <class I> __device__ bool operator()(I a, I b) const { return a > b; }
+};
+struct IntGreaterEqualOp {
+  template <class I> __device__ bool operator()(I a, I b) const { return a >= b; }
+};
+struct IntLowerOp {
+  template <class I> __device__ bool operator()(I a, I b) const { return a < b; }
+};
+struct IntLowerEqualOp {
+  template <class I> __device__ bool operator()(I a, I b) const { return a <= b; }
+};
+template <class I, class Pred>
+struct CompareWithScalarOp {
+  I scalar;
+  __device__ std::uint8_t operator()(I x) const { return Pred{}(x, scalar) ? 1 : 0; }
+};
+template <class From, class To>
+struct IntCastOp {
+  __device__ To operator()(From x) const { return static_cast<To>(x); }
+};
+template <class To>
+struct BoolToIntOp {
+  __device__ To operator()(std::uint8_t b) const { return b != 0 ? To{1} : To{0}; }
+};
+
 // op(x, scalar) with the scalar already an element of I.
 template <class I, class Op>
 struct WithScalarOp {
@@ -55,6 +106,9 @@ struct BoolAndOp {
 };
 struct BoolOrOp {
   __device__ std::uint8_t operator()(std::uint8_t a, std::uint8_t b) const { return (a != 0 || b != 0) ? 1 : 0; }
+};
+struct BoolXnorOp {
+  __device__ std::uint8_t operator()(std::uint8_t a, std::uint8_t b) const { return ((a != 0) == (b != 0)) ? 1 : 0; }
 };
 struct BoolXorOp {
   __device__ std::uint8_t operator()(std::uint8_t a, std::uint8_t b) const { return ((a != 0) != (b != 0)) ? 1 : 0; }
@@ -105,6 +159,27 @@ CudaTensor int_with_scalar(const CudaTensor& tensor, double scalar, const char* 
     using I = decltype(zero);
     launch_map(data_of<I>(tensor), data_of<I>(out), out.shape.num_elements(), tensor.dev.index,
                WithScalarOp<I, Op>{int_scalar<I>(scalar)}, name);
+  });
+  return out;
+}
+
+template <class Pred>
+CudaTensor int_compare(const CudaTensor& lhs, const CudaTensor& rhs_in, const char* name, Pred pred) {
+  const Shape out_shape = rules::check_int_binary(lhs.shape, lhs.dtype, rhs_in.shape, rhs_in.dtype, name);
+  const CudaTensor rhs = on_device(rhs_in, lhs.dev);
+  CudaTensor out = make_tensor(out_shape, DType::Bool, lhs.dev);
+  with_int(lhs.dtype, [&](auto zero) { launch_compare<decltype(zero)>(lhs, rhs, out, pred, name); });
+  return out;
+}
+
+template <class Pred>
+CudaTensor int_compare_scalar(const CudaTensor& tensor, double scalar, const char* name) {
+  rules::check_int_dtype(tensor.dtype, name);
+  CudaTensor out = make_tensor(tensor.shape, DType::Bool, tensor.dev);
+  with_int(tensor.dtype, [&](auto zero) {
+    using I = decltype(zero);
+    launch_map(data_of<I>(tensor), data_of<std::uint8_t>(out), out.shape.num_elements(), tensor.dev.index,
+               CompareWithScalarOp<I, Pred>{int_scalar<I>(scalar)}, name);
   });
   return out;
 }
@@ -160,5 +235,72 @@ CudaTensor Cuda::bool_not(const CudaTensor& tensor) {
 CudaTensor Cuda::bool_and(const CudaTensor& lhs, const CudaTensor& rhs) { return bool_binary(lhs, rhs, "bool_and", BoolAndOp{}); }
 CudaTensor Cuda::bool_or(const CudaTensor& lhs, const CudaTensor& rhs) { return bool_binary(lhs, rhs, "bool_or", BoolOrOp{}); }
 CudaTensor Cuda::bool_xor(const CudaTensor& lhs, const CudaTensor& rhs) { return bool_binary(lhs, rhs, "bool_xor", BoolXorOp{}); }
+
+#define CROSSGRAD_CUDA_INT_COMPARE(name, Pred)                                                                   \
+  CudaTensor Cuda::name(const CudaTensor& lhs, const CudaTensor& rhs) { return int_compare(lhs, rhs, #name, Pred{}); } \
+  CudaTensor Cuda::name##_elem(const CudaTensor& tensor, double scalar) {                                         \
+    return int_compare_scalar<Pred>(tensor, scalar, #name "_elem");                                              \
+  }
+CROSSGRAD_CUDA_INT_COMPARE(int_equal, IntEqualOp)
+CROSSGRAD_CUDA_INT_COMPARE(int_not_equal, IntNotEqualOp)
+CROSSGRAD_CUDA_INT_COMPARE(int_greater, IntGreaterOp)
+CROSSGRAD_CUDA_INT_COMPARE(int_greater_equal, IntGreaterEqualOp)
+CROSSGRAD_CUDA_INT_COMPARE(int_lower, IntLowerOp)
+CROSSGRAD_CUDA_INT_COMPARE(int_lower_equal, IntLowerEqualOp)
+#undef CROSSGRAD_CUDA_INT_COMPARE
+
+CudaTensor Cuda::bool_equal(const CudaTensor& lhs, const CudaTensor& rhs) { return bool_binary(lhs, rhs, "bool_equal", BoolXnorOp{}); }
+CudaTensor Cuda::bool_not_equal(const CudaTensor& lhs, const CudaTensor& rhs) {
+  return bool_binary(lhs, rhs, "bool_not_equal", BoolXorOp{});
+}
+
+CudaTensor Cuda::bitwise_and(const CudaTensor& lhs, const CudaTensor& rhs) { return int_binary<false>(lhs, rhs, "bitwise_and", BitAndOp{}); }
+CudaTensor Cuda::bitwise_or(const CudaTensor& lhs, const CudaTensor& rhs) { return int_binary<false>(lhs, rhs, "bitwise_or", BitOrOp{}); }
+CudaTensor Cuda::bitwise_xor(const CudaTensor& lhs, const CudaTensor& rhs) { return int_binary<false>(lhs, rhs, "bitwise_xor", BitXorOp{}); }
+CudaTensor Cuda::bitwise_not(const CudaTensor& tensor) { return int_unary(tensor, "bitwise_not", BitNotOp{}); }
+CudaTensor Cuda::bitwise_left_shift(const CudaTensor& lhs, const CudaTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "bitwise_left_shift", ShiftLeftOp{});
+}
+CudaTensor Cuda::bitwise_right_shift(const CudaTensor& lhs, const CudaTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "bitwise_right_shift", ShiftRightOp{});
+}
+CudaTensor Cuda::bitwise_and_scalar(const CudaTensor& tensor, double scalar) {
+  return int_with_scalar<BitAndOp>(tensor, scalar, "bitwise_and_scalar");
+}
+CudaTensor Cuda::bitwise_or_scalar(const CudaTensor& tensor, double scalar) {
+  return int_with_scalar<BitOrOp>(tensor, scalar, "bitwise_or_scalar");
+}
+CudaTensor Cuda::bitwise_xor_scalar(const CudaTensor& tensor, double scalar) {
+  return int_with_scalar<BitXorOp>(tensor, scalar, "bitwise_xor_scalar");
+}
+CudaTensor Cuda::bitwise_left_shift_scalar(const CudaTensor& tensor, double scalar) {
+  return int_with_scalar<ShiftLeftOp>(tensor, scalar, "bitwise_left_shift_scalar");
+}
+CudaTensor Cuda::bitwise_right_shift_scalar(const CudaTensor& tensor, double scalar) {
+  return int_with_scalar<ShiftRightOp>(tensor, scalar, "bitwise_right_shift_scalar");
+}
+
+CudaTensor Cuda::int_cast(const CudaTensor& tensor, DType dtype) {
+  rules::check_int_target(tensor.dtype, dtype, "int_cast");
+  CudaTensor out = make_tensor(tensor.shape, dtype, tensor.dev);
+  with_int(tensor.dtype, [&](auto from) {
+    with_int(dtype, [&](auto to) {
+      using I = decltype(from);
+      using J = decltype(to);
+      launch_map(data_of<I>(tensor), data_of<J>(out), out.shape.num_elements(), tensor.dev.index, IntCastOp<I, J>{}, "int_cast");
+    });
+  });
+  return out;
+}
+CudaTensor Cuda::bool_into_int(const CudaTensor& tensor, DType dtype) {
+  rules::check_int_target(tensor.dtype, dtype, "bool_into_int");
+  CudaTensor out = make_tensor(tensor.shape, dtype, tensor.dev);
+  with_int(dtype, [&](auto to) {
+    using J = decltype(to);
+    launch_map(data_of<std::uint8_t>(tensor), data_of<J>(out), out.shape.num_elements(), tensor.dev.index, BoolToIntOp<J>{},
+               "bool_into_int");
+  });
+  return out;
+}
 
 }  // namespace crossgrad::backends

@@ -1,10 +1,12 @@
 #pragma once
 // Launchers for the element-wise kernels (kernels.cuh) shared by the op families: a contiguous
 // map (one input, one output, any element types), a same-shape binary map, a strided binary map
-// with broadcasting and a fill. Every launcher returns without launching when there is nothing to
-// do, so no 0-block grid is ever launched.
+// with broadcasting, a broadcast comparison to Bool and a fill. Every launcher returns without
+// launching when there is nothing to do, so no 0-block grid is ever launched.
 #include "cuda_common.cuh"
 #include "kernels.cuh"
+
+#include <crossgrad/backends/cuda_kernels/dim_kernels.cuh>
 
 namespace crossgrad::backends::cuda_detail {
 
@@ -45,6 +47,29 @@ void launch_binary(const CudaTensor& lhs, const CudaTensor& rhs, CudaTensor& out
   } else {
     broadcast_kernel<<<blocks, kThreads, 0, stream>>>(x, y, z, static_cast<std::uint64_t>(n),
                                                       to_strided<std::uint64_t, 2>(c), op);
+  }
+  check_launch(name);
+}
+
+// out = op(lhs, rhs) ? 1 : 0 (Bool, one byte) with NumPy broadcasting; out already has the
+// broadcast shape.
+template <class T, class Op>
+void launch_compare(const CudaTensor& lhs, const CudaTensor& rhs, CudaTensor& out, Op op, const char* name) {
+  const std::size_t n = out.shape.num_elements();
+  if (n == 0) return;
+  const Collapsed c = collapse(out.shape.dims(), {rules::broadcast_strides(lhs.shape, out.shape),
+                                                  rules::broadcast_strides(rhs.shape, out.shape)});
+  const int device = out.dev.index;
+  const cudaStream_t stream = activate(device);
+  const unsigned blocks = grid_for(n, device);
+  // 32-bit index math when the grid-stride loop cannot wrap (offsets never exceed n: inputs are
+  // no larger than the output).
+  if (n <= (std::size_t{1} << 31)) {
+    compare_kernel<T><<<blocks, kThreads, 0, stream>>>(data_of<T>(lhs), data_of<T>(rhs), data_of<std::uint8_t>(out),
+                                                       static_cast<std::uint32_t>(n), to_strided<std::uint32_t, 2>(c), op);
+  } else {
+    compare_kernel<T><<<blocks, kThreads, 0, stream>>>(data_of<T>(lhs), data_of<T>(rhs), data_of<std::uint8_t>(out),
+                                                       static_cast<std::uint64_t>(n), to_strided<std::uint64_t, 2>(c), op);
   }
   check_launch(name);
 }

@@ -1,5 +1,6 @@
 // Flex: the int ops (add, sub, mul, div, remainder with NumPy broadcasting, neg, abs, sign, the
-// _scalar forms) and the bool ops (not, and, or, xor). Same element rules as every backend
+// comparisons, the bitwise ops and shifts, the _scalar and _elem forms, int_cast) and the bool ops
+// (not, and, or, xor, equal, not_equal, bool_into_int). Same element rules as every backend
 // (core/int_arithmetic.hpp, docs/OPS.md "Integer arithmetic"); flat loops split over the pool for
 // same-shape operands and the scalar forms, broadcast rows (broadcast_rows.hpp) otherwise. The
 // loops are plain so the compiler vectorises add, sub, mul and the bool ops; division has no
@@ -106,6 +107,27 @@ FlexTensor int_with_scalar(const FlexTensor& tensor, double scalar, std::string_
   return out;
 }
 
+// pred of two broadcast int operands (or of each element and the scalar), to a Bool tensor.
+template <class Pred>
+FlexTensor int_compare(const FlexTensor& lhs, const FlexTensor& rhs, std::string_view name, Pred pred) {
+  const Shape out_shape = rules::check_int_binary(lhs.shape, lhs.dtype, rhs.shape, rhs.dtype, name);
+  FlexTensor out = make_tensor(out_shape, DType::Bool);
+  with_int_type(lhs.dtype, [&]<class I>(I) {
+    zip_elements<I, std::uint8_t>(lhs, rhs, out, [&](I a, I b) { return static_cast<std::uint8_t>(pred(a, b) ? 1 : 0); });
+  });
+  return out;
+}
+template <class Pred>
+FlexTensor int_compare_scalar(const FlexTensor& tensor, double scalar, std::string_view name, Pred pred) {
+  rules::check_int_dtype(tensor.dtype, name);
+  FlexTensor out = make_tensor(tensor.shape, DType::Bool);
+  with_int_type(tensor.dtype, [&]<class I>(I) {
+    const I s = int_scalar<I>(scalar);
+    map_elements<I, std::uint8_t>(tensor, out, [&](I x) { return static_cast<std::uint8_t>(pred(x, s) ? 1 : 0); });
+  });
+  return out;
+}
+
 // Bool storage is one byte, 0 or 1.
 template <class Op>
 FlexTensor bool_binary(const FlexTensor& lhs, const FlexTensor& rhs, std::string_view name, Op op) {
@@ -177,6 +199,79 @@ FlexTensor Flex::bool_or(const FlexTensor& lhs, const FlexTensor& rhs) {
 }
 FlexTensor Flex::bool_xor(const FlexTensor& lhs, const FlexTensor& rhs) {
   return bool_binary(lhs, rhs, "bool_xor", [](bool a, bool b) { return a != b; });
+}
+
+#define CROSSGRAD_FLEX_INT_COMPARE(name, expr)                                                  \
+  FlexTensor Flex::name(const FlexTensor& lhs, const FlexTensor& rhs) {                          \
+    return int_compare(lhs, rhs, #name, []<class I>(I a, I b) { return expr; });                 \
+  }                                                                                              \
+  FlexTensor Flex::name##_elem(const FlexTensor& tensor, double scalar) {                        \
+    return int_compare_scalar(tensor, scalar, #name "_elem", []<class I>(I a, I b) { return expr; }); \
+  }
+CROSSGRAD_FLEX_INT_COMPARE(int_equal, a == b)
+CROSSGRAD_FLEX_INT_COMPARE(int_not_equal, a != b)
+CROSSGRAD_FLEX_INT_COMPARE(int_greater, a > b)
+CROSSGRAD_FLEX_INT_COMPARE(int_greater_equal, a >= b)
+CROSSGRAD_FLEX_INT_COMPARE(int_lower, a < b)
+CROSSGRAD_FLEX_INT_COMPARE(int_lower_equal, a <= b)
+#undef CROSSGRAD_FLEX_INT_COMPARE
+
+FlexTensor Flex::bool_equal(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return bool_binary(lhs, rhs, "bool_equal", [](bool a, bool b) { return a == b; });
+}
+FlexTensor Flex::bool_not_equal(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return bool_binary(lhs, rhs, "bool_not_equal", [](bool a, bool b) { return a != b; });
+}
+
+FlexTensor Flex::bitwise_and(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "bitwise_and", []<class I>(I a, I b) { return static_cast<I>(a & b); });
+}
+FlexTensor Flex::bitwise_or(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "bitwise_or", []<class I>(I a, I b) { return static_cast<I>(a | b); });
+}
+FlexTensor Flex::bitwise_xor(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "bitwise_xor", []<class I>(I a, I b) { return static_cast<I>(a ^ b); });
+}
+FlexTensor Flex::bitwise_not(const FlexTensor& tensor) {
+  return int_unary(tensor, "bitwise_not", []<class I>(I x) { return static_cast<I>(~x); });
+}
+FlexTensor Flex::bitwise_left_shift(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "bitwise_left_shift", []<class I>(I a, I b) { return shift_left<I>(a, b); });
+}
+FlexTensor Flex::bitwise_right_shift(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "bitwise_right_shift", []<class I>(I a, I b) { return shift_right<I>(a, b); });
+}
+FlexTensor Flex::bitwise_and_scalar(const FlexTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "bitwise_and_scalar", []<class I>(I x, I s) { return static_cast<I>(x & s); });
+}
+FlexTensor Flex::bitwise_or_scalar(const FlexTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "bitwise_or_scalar", []<class I>(I x, I s) { return static_cast<I>(x | s); });
+}
+FlexTensor Flex::bitwise_xor_scalar(const FlexTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "bitwise_xor_scalar", []<class I>(I x, I s) { return static_cast<I>(x ^ s); });
+}
+FlexTensor Flex::bitwise_left_shift_scalar(const FlexTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "bitwise_left_shift_scalar", []<class I>(I x, I s) { return shift_left<I>(x, s); });
+}
+FlexTensor Flex::bitwise_right_shift_scalar(const FlexTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "bitwise_right_shift_scalar", []<class I>(I x, I s) { return shift_right<I>(x, s); });
+}
+
+FlexTensor Flex::int_cast(const FlexTensor& tensor, DType dtype) {
+  rules::check_int_target(tensor.dtype, dtype, "int_cast");
+  FlexTensor out = make_tensor(tensor.shape, dtype);
+  with_int_type(tensor.dtype, [&]<class I>(I) {
+    with_int_type(dtype, [&]<class J>(J) { map_elements<I, J>(tensor, out, [](I x) { return static_cast<J>(x); }); });
+  });
+  return out;
+}
+FlexTensor Flex::bool_into_int(const FlexTensor& tensor, DType dtype) {
+  rules::check_int_target(tensor.dtype, dtype, "bool_into_int");
+  FlexTensor out = make_tensor(tensor.shape, dtype);
+  with_int_type(dtype, [&]<class J>(J) {
+    map_elements<std::uint8_t, J>(tensor, out, [](std::uint8_t x) { return x != 0 ? J{1} : J{0}; });
+  });
+  return out;
 }
 
 }  // namespace crossgrad::backends

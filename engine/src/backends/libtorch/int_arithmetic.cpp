@@ -1,5 +1,6 @@
-// LibTorch: the int ops (add, sub, mul, div, remainder, neg, abs, sign, the _scalar forms) and the
-// bool ops (not, and, or, xor). The contract's checks run here in NdArray's order, the zero
+// LibTorch: the int ops (add, sub, mul, div, remainder, neg, abs, sign, the comparisons, the
+// bitwise ops and shifts, the _scalar and _elem forms, int_cast) and the bool ops (not, and, or,
+// xor, equal, not_equal, bool_into_int). The contract's checks run here in NdArray's order, the zero
 // divisor included (the divisor is read back and scanned: ATen's own check raises a C++ error,
 // not the catalog panic); the plugin (aten/ops.cpp) computes with ATen. A scalar is converted to
 // the tensor's dtype here (core/int_arithmetic.hpp int_scalar) and passed as an int argument.
@@ -44,6 +45,16 @@ LibTorchTensor int_with_scalar(OpId op, const LibTorchTensor& tensor, double sca
   return libtorch::run(Call{op_code(op), {&tensor}, {}, {scalar_in(tensor.dtype, scalar)}}, tensor.shape, tensor.dtype);
 }
 
+LibTorchTensor int_compare(OpId op, const LibTorchTensor& lhs, const LibTorchTensor& rhs) {
+  Shape out = rules::check_int_binary(lhs.shape, lhs.dtype, rhs.shape, rhs.dtype, op_info(op).name);
+  return libtorch::run(Call{op_code(op), {&lhs, &rhs}, {}, {}}, std::move(out), DType::Bool);
+}
+
+LibTorchTensor int_compare_scalar(OpId op, const LibTorchTensor& tensor, double scalar) {
+  rules::check_int_dtype(tensor.dtype, op_info(op).name);
+  return libtorch::run(Call{op_code(op), {&tensor}, {}, {scalar_in(tensor.dtype, scalar)}}, tensor.shape, DType::Bool);
+}
+
 LibTorchTensor bool_binary(OpId op, const LibTorchTensor& lhs, const LibTorchTensor& rhs) {
   Shape out = rules::check_bool_binary(lhs.shape, lhs.dtype, rhs.shape, rhs.dtype, op_info(op).name);
   return libtorch::run(Call{op_code(op), {&lhs, &rhs}, {}, {}}, std::move(out), DType::Bool);
@@ -85,5 +96,49 @@ LibTorchTensor LibTorch::bool_not(const LibTorchTensor& tensor) {
 LibTorchTensor LibTorch::bool_and(const LibTorchTensor& lhs, const LibTorchTensor& rhs) { return bool_binary(OpId::bool_and, lhs, rhs); }
 LibTorchTensor LibTorch::bool_or(const LibTorchTensor& lhs, const LibTorchTensor& rhs) { return bool_binary(OpId::bool_or, lhs, rhs); }
 LibTorchTensor LibTorch::bool_xor(const LibTorchTensor& lhs, const LibTorchTensor& rhs) { return bool_binary(OpId::bool_xor, lhs, rhs); }
+
+#define CROSSGRAD_LIBTORCH_INT_COMPARE(name)                                                     \
+  LibTorchTensor LibTorch::name(const LibTorchTensor& lhs, const LibTorchTensor& rhs) {         \
+    return int_compare(OpId::name, lhs, rhs);                                                  \
+  }                                                                                            \
+  LibTorchTensor LibTorch::name##_elem(const LibTorchTensor& tensor, double scalar) {           \
+    return int_compare_scalar(OpId::name##_elem, tensor, scalar);                              \
+  }
+CROSSGRAD_LIBTORCH_INT_COMPARE(int_equal)
+CROSSGRAD_LIBTORCH_INT_COMPARE(int_not_equal)
+CROSSGRAD_LIBTORCH_INT_COMPARE(int_greater)
+CROSSGRAD_LIBTORCH_INT_COMPARE(int_greater_equal)
+CROSSGRAD_LIBTORCH_INT_COMPARE(int_lower)
+CROSSGRAD_LIBTORCH_INT_COMPARE(int_lower_equal)
+#undef CROSSGRAD_LIBTORCH_INT_COMPARE
+
+LibTorchTensor LibTorch::bool_equal(const LibTorchTensor& lhs, const LibTorchTensor& rhs) { return bool_binary(OpId::bool_equal, lhs, rhs); }
+LibTorchTensor LibTorch::bool_not_equal(const LibTorchTensor& lhs, const LibTorchTensor& rhs) {
+  return bool_binary(OpId::bool_not_equal, lhs, rhs);
+}
+
+#define CROSSGRAD_LIBTORCH_BITWISE(name)                                                        \
+  LibTorchTensor LibTorch::name(const LibTorchTensor& lhs, const LibTorchTensor& rhs) {         \
+    return int_binary(OpId::name, lhs, rhs, false);                                            \
+  }                                                                                            \
+  LibTorchTensor LibTorch::name##_scalar(const LibTorchTensor& tensor, double scalar) {         \
+    return int_with_scalar(OpId::name##_scalar, tensor, scalar);                               \
+  }
+CROSSGRAD_LIBTORCH_BITWISE(bitwise_and)
+CROSSGRAD_LIBTORCH_BITWISE(bitwise_or)
+CROSSGRAD_LIBTORCH_BITWISE(bitwise_xor)
+CROSSGRAD_LIBTORCH_BITWISE(bitwise_left_shift)
+CROSSGRAD_LIBTORCH_BITWISE(bitwise_right_shift)
+#undef CROSSGRAD_LIBTORCH_BITWISE
+LibTorchTensor LibTorch::bitwise_not(const LibTorchTensor& tensor) { return int_unary(OpId::bitwise_not, tensor); }
+
+LibTorchTensor LibTorch::int_cast(const LibTorchTensor& tensor, DType dtype) {
+  rules::check_int_target(tensor.dtype, dtype, "int_cast");
+  return libtorch::run(Call{op_code(OpId::int_cast), {&tensor}, {}, {}, libtorch::dtype_code(dtype)}, tensor.shape, dtype);
+}
+LibTorchTensor LibTorch::bool_into_int(const LibTorchTensor& tensor, DType dtype) {
+  rules::check_int_target(tensor.dtype, dtype, "bool_into_int");
+  return libtorch::run(Call{op_code(OpId::bool_into_int), {&tensor}, {}, {}, libtorch::dtype_code(dtype)}, tensor.shape, dtype);
+}
 
 }  // namespace crossgrad::backends

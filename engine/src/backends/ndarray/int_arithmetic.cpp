@@ -1,7 +1,9 @@
 // NdArray: the int ops (add, sub, mul, div, remainder with NumPy broadcasting, neg, abs, sign, the
-// _scalar forms) and the bool ops (not, and, or, xor), one element at a time in row-major order.
+// comparisons, the bitwise ops and shifts, the _scalar and _elem forms) and the bool ops (not, and,
+// or, xor, equal, not_equal), one element at a time in row-major order.
 // The element rules are core/int_arithmetic.hpp's (docs/OPS.md "Integer arithmetic"): wrapping,
-// truncating division, floor remainder; int-division-by-zero before any element is divided.
+// truncating division, floor remainder, PyTorch's shifts; int-division-by-zero before any
+// element is divided.
 #include "common.hpp"
 
 #include <crossgrad/core/int_arithmetic.hpp>
@@ -63,6 +65,37 @@ NdArrayTensor int_with_scalar(const NdArrayTensor& tensor, double scalar, std::s
     const I* x = tensor.data<I>();
     I* o = out.mutable_data<I>();
     for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = op(x[i], s);
+  });
+  return out;
+}
+
+// pred(a, b) of two broadcast int operands, to a Bool tensor.
+template <class Pred>
+NdArrayTensor int_compare(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std::string_view name, Pred pred) {
+  const Shape out_shape = rules::check_int_binary(lhs.shape, lhs.dtype, rhs.shape, rhs.dtype, name);
+  NdArrayTensor out = make_tensor(out_shape, DType::Bool);
+  with_int_type(lhs.dtype, [&]<class I>(I) {
+    const I* a = lhs.data<I>();
+    const I* b = rhs.data<I>();
+    auto* o = out.mutable_data<std::uint8_t>();
+    StridedWalk<2> walk(out_shape);
+    walk.set_broadcast(0, lhs.shape);
+    walk.set_broadcast(1, rhs.shape);
+    walk.for_each([&](std::size_t i, const auto& at) { o[i] = pred(a[at[0]], b[at[1]]) ? 1 : 0; });
+  });
+  return out;
+}
+
+// pred(x, s) with s the scalar as an element of the tensor's dtype, to a Bool tensor.
+template <class Pred>
+NdArrayTensor int_compare_scalar(const NdArrayTensor& tensor, double scalar, std::string_view name, Pred pred) {
+  rules::check_int_dtype(tensor.dtype, name);
+  NdArrayTensor out = make_tensor(tensor.shape, DType::Bool);
+  with_int_type(tensor.dtype, [&]<class I>(I) {
+    const I s = int_scalar<I>(scalar);
+    const I* x = tensor.data<I>();
+    auto* o = out.mutable_data<std::uint8_t>();
+    for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = pred(x[i], s) ? 1 : 0;
   });
   return out;
 }
@@ -144,6 +177,86 @@ NdArrayTensor NdArray::bool_or(const NdArrayTensor& lhs, const NdArrayTensor& rh
 }
 NdArrayTensor NdArray::bool_xor(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
   return bool_binary(lhs, rhs, "bool_xor", [](bool a, bool b) { return a != b; });
+}
+
+#define CROSSGRAD_NDARRAY_INT_COMPARE(name, expr)                                        \
+  NdArrayTensor NdArray::name(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {       \
+    return int_compare(lhs, rhs, #name, []<class I>(I a, I b) { return expr; });         \
+  }                                                                                       \
+  NdArrayTensor NdArray::name##_elem(const NdArrayTensor& tensor, double scalar) {         \
+    return int_compare_scalar(tensor, scalar, #name "_elem", []<class I>(I a, I b) { return expr; }); \
+  }
+CROSSGRAD_NDARRAY_INT_COMPARE(int_equal, a == b)
+CROSSGRAD_NDARRAY_INT_COMPARE(int_not_equal, a != b)
+CROSSGRAD_NDARRAY_INT_COMPARE(int_greater, a > b)
+CROSSGRAD_NDARRAY_INT_COMPARE(int_greater_equal, a >= b)
+CROSSGRAD_NDARRAY_INT_COMPARE(int_lower, a < b)
+CROSSGRAD_NDARRAY_INT_COMPARE(int_lower_equal, a <= b)
+#undef CROSSGRAD_NDARRAY_INT_COMPARE
+
+NdArrayTensor NdArray::bool_equal(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return bool_binary(lhs, rhs, "bool_equal", [](bool a, bool b) { return a == b; });
+}
+NdArrayTensor NdArray::bool_not_equal(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return bool_binary(lhs, rhs, "bool_not_equal", [](bool a, bool b) { return a != b; });
+}
+
+NdArrayTensor NdArray::bitwise_and(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "bitwise_and", []<class I>(I a, I b) { return static_cast<I>(a & b); });
+}
+NdArrayTensor NdArray::bitwise_or(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "bitwise_or", []<class I>(I a, I b) { return static_cast<I>(a | b); });
+}
+NdArrayTensor NdArray::bitwise_xor(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "bitwise_xor", []<class I>(I a, I b) { return static_cast<I>(a ^ b); });
+}
+NdArrayTensor NdArray::bitwise_not(const NdArrayTensor& tensor) {
+  return int_unary(tensor, "bitwise_not", []<class I>(I x) { return static_cast<I>(~x); });
+}
+NdArrayTensor NdArray::bitwise_left_shift(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "bitwise_left_shift", []<class I>(I a, I b) { return shift_left<I>(a, b); });
+}
+NdArrayTensor NdArray::bitwise_right_shift(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "bitwise_right_shift", []<class I>(I a, I b) { return shift_right<I>(a, b); });
+}
+NdArrayTensor NdArray::bitwise_and_scalar(const NdArrayTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "bitwise_and_scalar", []<class I>(I x, I s) { return static_cast<I>(x & s); });
+}
+NdArrayTensor NdArray::bitwise_or_scalar(const NdArrayTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "bitwise_or_scalar", []<class I>(I x, I s) { return static_cast<I>(x | s); });
+}
+NdArrayTensor NdArray::bitwise_xor_scalar(const NdArrayTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "bitwise_xor_scalar", []<class I>(I x, I s) { return static_cast<I>(x ^ s); });
+}
+NdArrayTensor NdArray::bitwise_left_shift_scalar(const NdArrayTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "bitwise_left_shift_scalar", []<class I>(I x, I s) { return shift_left<I>(x, s); });
+}
+NdArrayTensor NdArray::bitwise_right_shift_scalar(const NdArrayTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "bitwise_right_shift_scalar", []<class I>(I x, I s) { return shift_right<I>(x, s); });
+}
+
+// int_cast: modulo 2^width into the target (C++20's conversion); bool_into_int: 0 or 1.
+NdArrayTensor NdArray::int_cast(const NdArrayTensor& tensor, DType dtype) {
+  rules::check_int_target(tensor.dtype, dtype, "int_cast");
+  NdArrayTensor out = make_tensor(tensor.shape, dtype);
+  with_int_type(tensor.dtype, [&]<class I>(I) {
+    with_int_type(dtype, [&]<class J>(J) {
+      const I* x = tensor.data<I>();
+      J* o = out.mutable_data<J>();
+      for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = static_cast<J>(x[i]);
+    });
+  });
+  return out;
+}
+NdArrayTensor NdArray::bool_into_int(const NdArrayTensor& tensor, DType dtype) {
+  rules::check_int_target(tensor.dtype, dtype, "bool_into_int");
+  NdArrayTensor out = make_tensor(tensor.shape, dtype);
+  with_int_type(dtype, [&]<class J>(J) {
+    const auto* x = tensor.data<std::uint8_t>();
+    J* o = out.mutable_data<J>();
+    for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = x[i] != 0 ? J{1} : J{0};
+  });
+  return out;
 }
 
 }  // namespace crossgrad::backends

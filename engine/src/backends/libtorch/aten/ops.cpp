@@ -5,6 +5,7 @@
 #include "plugin_internal.hpp"
 
 #include <crossgrad/backends/host_formulas.hpp>
+#include <crossgrad/core/int_arithmetic.hpp>
 #include <crossgrad/core/int_conversion.hpp>
 #include <crossgrad/ops/op_list.hpp>
 
@@ -474,6 +475,57 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       if (is_signed && s == -1) return at::zeros_like(in(c, 0));
       return at::remainder(in(c, 0), at::Scalar(s));
     }
+    case OpId::int_equal: return at::eq(in(c, 0), in(c, 1));
+    case OpId::int_not_equal: return at::ne(in(c, 0), in(c, 1));
+    case OpId::int_greater: return at::gt(in(c, 0), in(c, 1));
+    case OpId::int_greater_equal: return at::ge(in(c, 0), in(c, 1));
+    case OpId::int_lower: return at::lt(in(c, 0), in(c, 1));
+    case OpId::int_lower_equal: return at::le(in(c, 0), in(c, 1));
+    case OpId::int_equal_elem: return at::eq(in(c, 0), at::Scalar(integer(c, 0)));
+    case OpId::int_not_equal_elem: return at::ne(in(c, 0), at::Scalar(integer(c, 0)));
+    case OpId::int_greater_elem: return at::gt(in(c, 0), at::Scalar(integer(c, 0)));
+    case OpId::int_greater_equal_elem: return at::ge(in(c, 0), at::Scalar(integer(c, 0)));
+    case OpId::int_lower_elem: return at::lt(in(c, 0), at::Scalar(integer(c, 0)));
+    case OpId::int_lower_equal_elem: return at::le(in(c, 0), at::Scalar(integer(c, 0)));
+    case OpId::bool_equal: return at::eq(in(c, 0), in(c, 1));
+    case OpId::bool_not_equal: return at::ne(in(c, 0), in(c, 1));
+    case OpId::bitwise_and: return at::bitwise_and(in(c, 0), in(c, 1));
+    case OpId::bitwise_or: return at::bitwise_or(in(c, 0), in(c, 1));
+    case OpId::bitwise_xor: return at::bitwise_xor(in(c, 0), in(c, 1));
+    case OpId::bitwise_not: return at::bitwise_not(in(c, 0));
+    case OpId::bitwise_and_scalar: return at::bitwise_and(in(c, 0), at::Scalar(integer(c, 0)));
+    case OpId::bitwise_or_scalar: return at::bitwise_or(in(c, 0), at::Scalar(integer(c, 0)));
+    case OpId::bitwise_xor_scalar: return at::bitwise_xor(in(c, 0), at::Scalar(integer(c, 0)));
+    // crossgrad's shifts (core/int_arithmetic.hpp) element by element: ATen 1.13's CPU shift kernels
+    // shift by the count as C++ does, undefined from the width on.
+    case OpId::bitwise_left_shift:
+    case OpId::bitwise_right_shift:
+    case OpId::bitwise_left_shift_scalar:
+    case OpId::bitwise_right_shift_scalar: {
+      const bool left = op == OpId::bitwise_left_shift || op == OpId::bitwise_left_shift_scalar;
+      const bool scalar = op == OpId::bitwise_left_shift_scalar || op == OpId::bitwise_right_shift_scalar;
+      const at::Tensor counts = scalar ? at::full_like(in(c, 0), 0).fill_(at::Scalar(integer(c, 0))) : in(c, 1);
+      const std::vector<at::Tensor> xb = at::broadcast_tensors({in(c, 0), counts});
+      const at::Tensor x = xb[0].contiguous(), n = xb[1].contiguous();
+      at::Tensor out = at::empty_like(x);
+      const auto shift = [&](auto zero) {
+        using I = decltype(zero);
+        const I* a = x.data_ptr<I>();
+        const I* b = n.data_ptr<I>();
+        I* o = out.data_ptr<I>();
+        for (int64_t i = 0; i < x.numel(); ++i) o[i] = left ? shift_left<I>(a[i], b[i]) : shift_right<I>(a[i], b[i]);
+      };
+      switch (x.scalar_type()) {
+        case at::kLong: shift(int64_t{}); break;
+        case at::kInt: shift(int32_t{}); break;
+        case at::kChar: shift(int8_t{}); break;
+        case at::kByte: shift(uint8_t{}); break;
+        default: throw std::invalid_argument("shift: not an int tensor");
+      }
+      return out;
+    }
+    case OpId::int_cast:
+    case OpId::bool_into_int: return in(c, 0).to(scalar_type(c.dtype));
     case OpId::bool_not: return at::logical_not(in(c, 0));
     case OpId::bool_and: return at::logical_and(in(c, 0), in(c, 1));
     case OpId::bool_or: return at::logical_or(in(c, 0), in(c, 1));
