@@ -82,31 +82,32 @@ CROSSGRAD_HOST_DEVICE constexpr I floor_mod(I a, I b) {
   }
 }
 
-template <class I>
-CROSSGRAD_HOST_DEVICE constexpr bool is_negative(I a) {
-  if constexpr (std::is_signed_v<I>) {
-    return a < I{0};
-  } else {
-    return false;
-  }
-}
-
 // Shifts (PyTorch's definition; C++ and Rust leave these undefined or panicking): by a count in
 // [0, width) as usual, the left shift wrapping and the right shift arithmetic for signed types
 // (logical for U8); by a negative count or one of the width or more, the left shift gives 0 and
 // the right shift the sign fill (0, or -1 for a negative signed value).
+// Written without branches (a count outside the width is a select, and the shift itself uses a
+// count inside it) so that loops of them vectorise.
 template <class I>
 CROSSGRAD_HOST_DEVICE constexpr I shift_left(I a, I count) {
-  constexpr int bits = static_cast<int>(sizeof(I) * 8);
-  if (is_negative(count) || static_cast<long long>(count) >= bits) return I{0};
+  constexpr unsigned bits = sizeof(I) * 8;
+  const bool inside = static_cast<IntBits<I>>(count) < bits;  // a negative count is a huge unsigned one
   using Wide = std::conditional_t<(sizeof(I) < sizeof(unsigned)), unsigned, IntBits<I>>;
-  return static_cast<I>(static_cast<IntBits<I>>(static_cast<Wide>(static_cast<IntBits<I>>(a)) << static_cast<int>(count)));
+  const I shifted = static_cast<I>(static_cast<IntBits<I>>(static_cast<Wide>(static_cast<IntBits<I>>(a))
+                                                           << (inside ? static_cast<unsigned>(count) : 0u)));
+  return inside ? shifted : I{0};
 }
 template <class I>
 CROSSGRAD_HOST_DEVICE constexpr I shift_right(I a, I count) {
-  constexpr int bits = static_cast<int>(sizeof(I) * 8);
-  if (is_negative(count) || static_cast<long long>(count) >= bits) return is_negative(a) ? static_cast<I>(-1) : I{0};
-  return static_cast<I>(a >> static_cast<int>(count));  // C++20: arithmetic for a negative signed a
+  constexpr unsigned bits = sizeof(I) * 8;
+  const bool inside = static_cast<IntBits<I>>(count) < bits;
+  if constexpr (std::is_unsigned_v<I>) {
+    return inside ? static_cast<I>(a >> static_cast<unsigned>(count)) : I{0};
+  } else {
+    // Outside the width the sign fill is the shift by width - 1 (C++20: >> of a negative signed
+    // value is arithmetic).
+    return static_cast<I>(a >> (inside ? static_cast<unsigned>(count) : bits - 1));
+  }
 }
 
 // A scalar argument of an int op as an element of I (Rust's `as` into i64, then modulo 2^width).

@@ -152,35 +152,35 @@
   X(float_scatter_nd, scatter_nd, ScatterNd, Float, Float, Backward)            \
   X(float_mask_select, mask_select, MaskSelect, Float, Float, Backward)          \
   X(float_into_int, into_int, ToDType, Float, Int, None)                          \
-  X(int_add, add, Binary, Int, Int, None)                                          \
-  X(int_sub, sub, Binary, Int, Int, None)                                          \
-  X(int_mul, mul, Binary, Int, Int, None)                                          \
-  X(int_div, div, Binary, Int, Int, None)                                          \
-  X(int_remainder, remainder, Binary, Int, Int, None)                              \
-  X(int_neg, neg, Unary, Int, Int, None)                                           \
-  X(int_abs, abs, Unary, Int, Int, None)                                           \
-  X(int_sign, sign, Unary, Int, Int, None)                                         \
-  X(int_add_scalar, add_scalar, Scalar, Int, Int, None)                            \
-  X(int_sub_scalar, sub_scalar, Scalar, Int, Int, None)                            \
-  X(int_mul_scalar, mul_scalar, Scalar, Int, Int, None)                            \
-  X(int_div_scalar, div_scalar, Scalar, Int, Int, None)                            \
-  X(int_remainder_scalar, remainder_scalar, Scalar, Int, Int, None)                \
+  X(int_add, int_add, Binary, Int, Int, None)                                      \
+  X(int_sub, int_sub, Binary, Int, Int, None)                                      \
+  X(int_mul, int_mul, Binary, Int, Int, None)                                      \
+  X(int_div, int_div, Binary, Int, Int, None)                                      \
+  X(int_remainder, int_remainder, Binary, Int, Int, None)                          \
+  X(int_neg, int_neg, Unary, Int, Int, None)                                       \
+  X(int_abs, int_abs, Unary, Int, Int, None)                                       \
+  X(int_sign, int_sign, Unary, Int, Int, None)                                     \
+  X(int_add_scalar, int_add_scalar, Scalar, Int, Int, None)                        \
+  X(int_sub_scalar, int_sub_scalar, Scalar, Int, Int, None)                        \
+  X(int_mul_scalar, int_mul_scalar, Scalar, Int, Int, None)                        \
+  X(int_div_scalar, int_div_scalar, Scalar, Int, Int, None)                        \
+  X(int_remainder_scalar, int_remainder_scalar, Scalar, Int, Int, None)            \
   X(bool_not, bool_not, Unary, Bool, Bool, None)                                   \
   X(bool_and, bool_and, Binary, Bool, Bool, None)                                  \
   X(bool_or, bool_or, Binary, Bool, Bool, None)                                    \
   X(bool_xor, bool_xor, Binary, Bool, Bool, None)                                   \
-  X(int_equal, equal, Binary, Int, Bool, None)                                      \
-  X(int_not_equal, not_equal, Binary, Int, Bool, None)                              \
-  X(int_greater, greater, Binary, Int, Bool, None)                                  \
-  X(int_greater_equal, greater_equal, Binary, Int, Bool, None)                      \
-  X(int_lower, lower, Binary, Int, Bool, None)                                      \
-  X(int_lower_equal, lower_equal, Binary, Int, Bool, None)                          \
-  X(int_equal_elem, equal_elem, Scalar, Int, Bool, None)                            \
-  X(int_not_equal_elem, not_equal_elem, Scalar, Int, Bool, None)                    \
-  X(int_greater_elem, greater_elem, Scalar, Int, Bool, None)                        \
-  X(int_greater_equal_elem, greater_equal_elem, Scalar, Int, Bool, None)            \
-  X(int_lower_elem, lower_elem, Scalar, Int, Bool, None)                            \
-  X(int_lower_equal_elem, lower_equal_elem, Scalar, Int, Bool, None)                \
+  X(int_equal, int_equal, Binary, Int, Bool, None)                                 \
+  X(int_not_equal, int_not_equal, Binary, Int, Bool, None)                         \
+  X(int_greater, int_greater, Binary, Int, Bool, None)                             \
+  X(int_greater_equal, int_greater_equal, Binary, Int, Bool, None)                 \
+  X(int_lower, int_lower, Binary, Int, Bool, None)                                 \
+  X(int_lower_equal, int_lower_equal, Binary, Int, Bool, None)                     \
+  X(int_equal_elem, int_equal_elem, Scalar, Int, Bool, None)                       \
+  X(int_not_equal_elem, int_not_equal_elem, Scalar, Int, Bool, None)               \
+  X(int_greater_elem, int_greater_elem, Scalar, Int, Bool, None)                   \
+  X(int_greater_equal_elem, int_greater_equal_elem, Scalar, Int, Bool, None)       \
+  X(int_lower_elem, int_lower_elem, Scalar, Int, Bool, None)                       \
+  X(int_lower_equal_elem, int_lower_equal_elem, Scalar, Int, Bool, None)           \
   X(bool_equal, bool_equal, Binary, Bool, Bool, None)                               \
   X(bool_not_equal, bool_not_equal, Binary, Bool, Bool, None)                       \
   X(bitwise_and, bitwise_and, Binary, Int, Int, None)                               \

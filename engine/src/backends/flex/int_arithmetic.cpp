@@ -30,7 +30,12 @@ void zip_elements(const FlexTensor& lhs, const FlexTensor& rhs, FlexTensor& out,
   O* o = out.mutable_data<O>();
   if (lhs.shape == rhs.shape) {
     parallel_range(out.num_elements(), kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) o[i] = op(a[i], b[i]);
+      // restrict: a byte-sized output (Bool, U8, I8) may alias anything as far as C++ knows, which
+      // stops the loop's vectorisation (int_greater 1K took 2x NdArray's time without it).
+      const E* __restrict x = a;
+      const E* __restrict y = b;
+      O* __restrict z = o;
+      for (std::size_t i = begin; i < end; ++i) z[i] = op(x[i], y[i]);
     });
     return;
   }
@@ -84,7 +89,9 @@ void map_elements(const FlexTensor& in, FlexTensor& out, F f) {
   const E* x = in.data<E>();
   O* o = out.mutable_data<O>();
   parallel_range(in.num_elements(), kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) o[i] = f(x[i]);
+    const E* __restrict from = x;  // as in zip_elements
+    O* __restrict to = o;
+    for (std::size_t i = begin; i < end; ++i) to[i] = f(from[i]);
   });
 }
 
