@@ -456,10 +456,19 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_prod:
     case Op::float_any:
     case Op::float_all:
+    case Op::int_sum:
+    case Op::int_prod:
+    case Op::int_any:
+    case Op::int_all:
+    case Op::bool_any:
+    case Op::bool_all:
       return std::vector<std::size_t>{1};
     case Op::float_max:
     case Op::float_min:
     case Op::float_max_abs:
+    case Op::int_mean:  // an int mean of nothing has no value either
+    case Op::int_max:
+    case Op::int_min:
       if (element_count(lhs) == 0) return std::nullopt;
       return std::vector<std::size_t>{1};
     // Along dim, kept with size 1; sums, means, products, any and all of an empty dim have values.
@@ -472,10 +481,18 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::float_argmax:
     case Op::float_min_dim:
     case Op::float_argmin:
-    case Op::float_max_abs_dim: {
+    case Op::float_max_abs_dim:
+    case Op::int_sum_dim:
+    case Op::int_prod_dim:
+    case Op::int_mean_dim:
+    case Op::int_max_dim:
+    case Op::int_min_dim:
+    case Op::int_argmax:
+    case Op::int_argmin: {
       if (!dim_ok) return std::nullopt;
       const bool has_identity = op.op == Op::float_sum_dim || op.op == Op::float_mean_dim || op.op == Op::float_prod_dim ||
-                                op.op == Op::float_any_dim || op.op == Op::float_all_dim;
+                                op.op == Op::float_any_dim || op.op == Op::float_all_dim || op.op == Op::int_sum_dim ||
+                                op.op == Op::int_prod_dim;
       if (!has_identity && lhs[op.dim] == 0) return std::nullopt;
       auto out = lhs;
       out[op.dim] = 1;

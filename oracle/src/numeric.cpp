@@ -177,6 +177,22 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::bitwise_right_shift_scalar:
     case Op::int_cast:
     case Op::bool_into_int:
+    case Op::int_sum:
+    case Op::int_sum_dim:
+    case Op::int_prod:
+    case Op::int_prod_dim:
+    case Op::int_mean:
+    case Op::int_mean_dim:
+    case Op::int_max:
+    case Op::int_min:
+    case Op::int_max_dim:
+    case Op::int_min_dim:
+    case Op::int_argmax:
+    case Op::int_argmin:
+    case Op::int_any:
+    case Op::int_all:
+    case Op::bool_any:
+    case Op::bool_all:
       return {0, 0, true};
     // exp of shifted values, a sum of n terms and a division (or a log): the sum's order bound
     // plus a few ulps per library call; log_softmax's values grow with |x|, hence magnitude.
@@ -762,6 +778,22 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::bitwise_right_shift_scalar:
     case Op::int_cast:
     case Op::bool_into_int:
+    case Op::int_sum:
+    case Op::int_sum_dim:
+    case Op::int_prod:
+    case Op::int_prod_dim:
+    case Op::int_mean:
+    case Op::int_mean_dim:
+    case Op::int_max:
+    case Op::int_min:
+    case Op::int_max_dim:
+    case Op::int_min_dim:
+    case Op::int_argmax:
+    case Op::int_argmin:
+    case Op::int_any:
+    case Op::int_all:
+    case Op::bool_any:
+    case Op::bool_all:
     case Op::float_argmax:
     case Op::float_argmin:
     case Op::float_argsort:

@@ -1063,6 +1063,92 @@ Wide bitwise(Wide x, Wide y, DType d, F f) {
 }
 
 bool truth_of(double v) { return v != 0; }
+
+// An int or bool reduction over every element (shape [1]) or along dim (kept with size 1): f(lane)
+// gets the lane's exact values in index order and gives the result element. `needs_one`: a lane
+// of no element is empty-reduction (a mean, extreme or index of nothing).
+template <class F>
+HostArray int_lanes(const HostArray& x, std::optional<std::size_t> dim, DType result, bool needs_one, F f) {
+  if (dim) require_dim(*dim, x.shape.size());
+  const std::vector<std::int64_t> v = x.dtype == DType::Bool ? std::vector<std::int64_t>(x.values.begin(), x.values.end()) : int_values(x);
+  Dims shape{1};
+  std::size_t outer = 1, len = v.size(), inner = 1;
+  if (dim) {
+    shape = x.shape;
+    shape[*dim] = 1;
+    outer = count(Dims(x.shape.begin(), x.shape.begin() + static_cast<std::ptrdiff_t>(*dim)));
+    len = x.shape[*dim];
+    inner = count(Dims(x.shape.begin() + static_cast<std::ptrdiff_t>(*dim) + 1, x.shape.end()));
+  }
+  if (needs_one && len == 0 && (dim || count(x.shape) == 0)) invalid("empty-reduction");
+  std::vector<std::int64_t> out;
+  for (std::size_t a = 0; a < outer; ++a) {
+    for (std::size_t b = 0; b < inner; ++b) {
+      std::vector<Wide> lane;
+      for (std::size_t k = 0; k < len; ++k) lane.push_back(v[(a * len + k) * inner + b]);
+      out.push_back(f(lane));
+    }
+  }
+  if (result == DType::Bool) {
+    HostArray h = make(shape, DType::Bool);
+    for (std::size_t i = 0; i < out.size(); ++i) h.values[i] = static_cast<double>(out[i]);
+    return h;
+  }
+  return int_array(shape, result, std::move(out));
+}
+
+// The reductions' definitions on the integers: the sum and product reduced modulo 2^width, the mean
+// the wrapped sum divided by the count toward zero, the first extreme or its index, any / all.
+HostArray int_reduction(OpId op, const HostArray& x, std::optional<std::size_t> dim) {
+  const bool is_bool_op = op == OpId::bool_any || op == OpId::bool_all;
+  if (is_bool_op ? x.dtype != DType::Bool : !is_int_dtype(x.dtype)) invalid("op-kind-mismatch");
+  const DType d = x.dtype;
+  // If-chains, not a switch over every OpId (-Wswitch-enum).
+  if (op == OpId::int_sum || op == OpId::int_sum_dim) {
+    return int_lanes(x, dim, d, false, [d](const std::vector<Wide>& l) {
+      Wide acc = 0;
+      for (Wide e : l) acc += e;
+      return wrap(acc, d);
+    });
+  }
+  if (op == OpId::int_prod || op == OpId::int_prod_dim) {
+    return int_lanes(x, dim, d, false, [d](const std::vector<Wide>& l) {
+      Wide acc = 1;
+      for (Wide e : l) acc = Wide(wrap(acc * e, d));  // reduced each step: the product stays within 128 bits
+      return wrap(acc, d);
+    });
+  }
+  if (op == OpId::int_mean || op == OpId::int_mean_dim) {
+    return int_lanes(x, dim, d, true, [d](const std::vector<Wide>& l) {
+      Wide acc = 0;
+      for (Wide e : l) acc += e;
+      return std::int64_t(Wide(wrap(acc, d)) / Wide(l.size()));
+    });
+  }
+  const bool max = op == OpId::int_max || op == OpId::int_max_dim || op == OpId::int_argmax;
+  const bool min = op == OpId::int_min || op == OpId::int_min_dim || op == OpId::int_argmin;
+  if (max || min) {
+    const bool index = op == OpId::int_argmax || op == OpId::int_argmin;
+    return int_lanes(x, dim, index ? DType::I64 : d, true, [max, index](const std::vector<Wide>& l) {
+      std::size_t at = 0;
+      for (std::size_t k = 1; k < l.size(); ++k) {
+        if (max ? l[k] > l[at] : l[k] < l[at]) at = k;  // the first extreme
+      }
+      return index ? std::int64_t(at) : std::int64_t(l[at]);
+    });
+  }
+  if (op == OpId::int_any || op == OpId::bool_any) {
+    return int_lanes(x, dim, DType::Bool, false, [](const std::vector<Wide>& l) {
+      return std::int64_t(std::any_of(l.begin(), l.end(), [](Wide e) { return e != 0; }));
+    });
+  }
+  if (op == OpId::int_all || op == OpId::bool_all) {
+    return int_lanes(x, dim, DType::Bool, false, [](const std::vector<Wide>& l) {
+      return std::int64_t(std::all_of(l.begin(), l.end(), [](Wide e) { return e != 0; }));
+    });
+  }
+  throw std::logic_error("int_reduction: not an int reduction");
+}
 template <class F>
 HostArray bool_binary(const HostArray& a, const HostArray& b, F f) {
   if (a.dtype != DType::Bool || b.dtype != DType::Bool) invalid("op-kind-mismatch");  // as require_int
@@ -1217,6 +1303,22 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::int_mul_scalar: return int_scalar_op(in[0], a.scalar, false, [](Wide x, Wide s) { return x * s; });
     case OpId::int_div_scalar: return int_scalar_op(in[0], a.scalar, true, trunc_quotient);
     case OpId::int_remainder_scalar: return int_scalar_op(in[0], a.scalar, true, floor_remainder);
+    case OpId::int_sum:
+    case OpId::int_prod:
+    case OpId::int_mean:
+    case OpId::int_max:
+    case OpId::int_min:
+    case OpId::int_any:
+    case OpId::int_all:
+    case OpId::bool_any:
+    case OpId::bool_all: return int_reduction(op, in[0], std::nullopt);
+    case OpId::int_sum_dim:
+    case OpId::int_prod_dim:
+    case OpId::int_mean_dim:
+    case OpId::int_max_dim:
+    case OpId::int_min_dim:
+    case OpId::int_argmax:
+    case OpId::int_argmin: return int_reduction(op, in[0], a.dim);
     case OpId::bool_not: {
       if (in[0].dtype != DType::Bool) invalid("op-kind-mismatch");
       HostArray out = make(in[0].shape, DType::Bool);

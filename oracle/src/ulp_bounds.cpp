@@ -153,6 +153,22 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::bitwise_right_shift_scalar:
     case OpId::int_cast:
     case OpId::bool_into_int:
+    case OpId::int_sum:
+    case OpId::int_sum_dim:
+    case OpId::int_prod:
+    case OpId::int_prod_dim:
+    case OpId::int_mean:
+    case OpId::int_mean_dim:
+    case OpId::int_max:
+    case OpId::int_min:
+    case OpId::int_max_dim:
+    case OpId::int_min_dim:
+    case OpId::int_argmax:
+    case OpId::int_argmin:
+    case OpId::int_any:
+    case OpId::int_all:
+    case OpId::bool_any:
+    case OpId::bool_all:
     case OpId::float_max_dim:
     case OpId::float_argmax:
     case OpId::float_min_dim:

@@ -152,7 +152,11 @@ bool divides(OpId op) {
   return op == OpId::int_div || op == OpId::int_remainder || op == OpId::int_div_scalar || op == OpId::int_remainder_scalar;
 }
 
-// An int or bool op (Unary, Binary or Scalar Sig), in the receiver's kind. Faults: the other int
+void gen_dims_op(OpCase& c, bool bad, const Dims& s) {
+  c.args.dim = bad || s.empty() ? s.size() + pick(0, 1) : pick(0, s.size() - 1);
+}
+
+// An int or bool op (Unary, Binary, Scalar or Dim Sig), in the receiver's kind. Faults: the other int
 // dtype (dtype-mismatch), shapes that do not broadcast, a zero divisor (an element of a divisor
 // tensor, or a scalar that converts to 0: 0.5, 256 into U8, NaN), a float receiver
 // (op-kind-mismatch through Dispatch).
@@ -190,6 +194,12 @@ void gen_int_bool(OpCase& c, bool bad) {
     const bool to_zero = divides(c.op) ? fault == 3 : chance(4);
     c.args.scalar = *rc::gen::elementOf(to_zero ? zero : nonzero);
     if (shifts(c.op)) c.args.scalar = static_cast<double>(*rc::gen::elementOf(shift_counts()));
+    return;
+  }
+  if (info.sig == OpSig::Dim) {  // the reductions along a dim: a dim past the rank, an empty lane
+    const Dims s = any_shape(chance(8) ? 0 : 1);
+    c.operands = {fault == 0 ? floats(s, DType::F32) : operand(s, c.dtype, false)};
+    gen_dims_op(c, bad && fault != 0, s);
     return;
   }
   throw std::logic_error("gen_int_bool: no int or bool op of Sig " + std::string(op_sig_name(info.sig)));
@@ -285,9 +295,6 @@ void gen_masked(OpCase& c, bool bad, bool with_value) {
   c.args.scalar = *rc::gen::elementOf(std::vector<double>{0.0, -0.0, 1.0, -2.5, 0.1, 1e30, NAN, INFINITY, -INFINITY});
 }
 
-void gen_dims_op(OpCase& c, bool bad, const Dims& s) {
-  c.args.dim = bad || s.empty() ? s.size() + pick(0, 1) : pick(0, s.size() - 1);
-}
 
 void gen_reshape(OpCase& c, bool bad, const Dims& s) {
   const std::size_t n = og::element_count(s);

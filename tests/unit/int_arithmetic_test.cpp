@@ -218,5 +218,40 @@ TYPED_TEST(IntArithmetic, CastsWrapIntoTheTarget) {
   EXPECT_PANIC(Dispatch::bool_into_int(b, DType::Bool), "unsupported-dtype", "DType Bool is not supported by bool_into_int targets.");
 }
 
+TYPED_TEST(IntArithmetic, SumsAndProductsWrapAndMeansTruncate) {
+  for (const DispatchDevice& d : devices_of(plain_device<TypeParam>())) {
+    const DispatchTensor i8 = Dispatch::int_from_data(TensorData::from_i8({100, 100, -3, 0, 5, -7}, Shape{2, 3}), d);
+    // 100 + 100 - 3 + 0 + 5 - 7 = 195 -> -61 in I8; the product 100 * 100 * -3 * 0 ... = 0.
+    EXPECT_EQ(ints_of(Dispatch::int_sum(i8), DType::I8), (std::vector<std::int64_t>{-61}));
+    EXPECT_EQ(ints_of(Dispatch::int_prod(i8), DType::I8), (std::vector<std::int64_t>{0}));
+    // Rows: 197 -> -59, -2; the mean divides the wrapped sum: -59 / 3 = -19 (toward zero), -2 / 3 = 0.
+    EXPECT_EQ(ints_of(Dispatch::int_sum_dim(i8, 1), DType::I8), (std::vector<std::int64_t>{-59, -2}));
+    EXPECT_EQ(ints_of(Dispatch::int_mean_dim(i8, 1), DType::I8), (std::vector<std::int64_t>{-19, 0}));
+    // Columns: 100 * 0 = 0, 100 * 5 = 500 -> -12, -3 * -7 = 21.
+    EXPECT_EQ(ints_of(Dispatch::int_prod_dim(i8, 0), DType::I8), (std::vector<std::int64_t>{0, -12, 21}));
+    const DispatchTensor i64 = ints_on(d, {kI64Max, 1, kI64Max}, DType::I64);
+    EXPECT_EQ(ints_of(Dispatch::int_sum(i64), DType::I64), (std::vector<std::int64_t>{-1}));  // 2 MAX + 1 = 2^64 - 1
+  }
+}
+
+TYPED_TEST(IntArithmetic, ExtremesTakeTheFirstAndEmptyLanesHaveNone) {
+  const DispatchDevice d = plain_device<TypeParam>();
+  const DispatchTensor x = Dispatch::int_from_data(TensorData::from_i32({3, 7, 7, -2, -2, 5}, Shape{2, 3}), d);
+  EXPECT_EQ(ints_of(Dispatch::int_argmax(x, 1), DType::I64), (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(ints_of(Dispatch::int_argmin(x, 1), DType::I64), (std::vector<std::int64_t>{0, 0}));
+  EXPECT_EQ(ints_of(Dispatch::int_max_dim(x, 0), DType::I32), (std::vector<std::int64_t>{3, 7, 7}));
+  EXPECT_EQ(ints_of(Dispatch::int_min(x), DType::I32), (std::vector<std::int64_t>{-2}));
+  const DispatchTensor empty = Dispatch::int_from_data(TensorData::from_i32({}, Shape{2, 0}), d);
+  EXPECT_PANIC(Dispatch::int_max(empty), "empty-reduction", "int_max over dim 1 of size 0 has no result.");
+  EXPECT_PANIC(Dispatch::int_mean_dim(empty, 1), "empty-reduction", "int_mean_dim over dim 1 of size 0 has no result.");
+  EXPECT_EQ(ints_of(Dispatch::int_sum_dim(empty, 1), DType::I32), (std::vector<std::int64_t>{0, 0}));
+  EXPECT_EQ(ints_of(Dispatch::int_prod(empty), DType::I32), (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(Dispatch::bool_into_data(Dispatch::int_all(empty)).to_bool(), (std::vector<bool>{true}));
+  EXPECT_EQ(Dispatch::bool_into_data(Dispatch::int_any(x)).to_bool(), (std::vector<bool>{true}));
+  const DispatchTensor b = Dispatch::bool_from_data(TensorData::from_bool({true, false}, Shape{2}), d);
+  EXPECT_EQ(Dispatch::bool_into_data(Dispatch::bool_all(b)).to_bool(), (std::vector<bool>{false}));
+  EXPECT_EQ(Dispatch::bool_into_data(Dispatch::bool_any(b)).to_bool(), (std::vector<bool>{true}));
+}
+
 }  // namespace
 }  // namespace crossgrad

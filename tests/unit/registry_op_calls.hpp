@@ -141,6 +141,22 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     // I32, the int target of every ToDType op here (expected_dtype in op_registry_test.cpp).
     case OpId::int_cast: return Dispatch::int_cast(x, DType::I32);
     case OpId::bool_into_int: return Dispatch::bool_into_int(x, DType::I32);
+    case OpId::int_sum: return Dispatch::int_sum(x);
+    case OpId::int_sum_dim: return Dispatch::int_sum_dim(x, 1);
+    case OpId::int_prod: return Dispatch::int_prod(x);
+    case OpId::int_prod_dim: return Dispatch::int_prod_dim(x, 1);
+    case OpId::int_mean: return Dispatch::int_mean(x);
+    case OpId::int_mean_dim: return Dispatch::int_mean_dim(x, 1);
+    case OpId::int_max: return Dispatch::int_max(x);
+    case OpId::int_min: return Dispatch::int_min(x);
+    case OpId::int_max_dim: return Dispatch::int_max_dim(x, 1);
+    case OpId::int_min_dim: return Dispatch::int_min_dim(x, 1);
+    case OpId::int_argmax: return Dispatch::int_argmax(x, 1);
+    case OpId::int_argmin: return Dispatch::int_argmin(x, 1);
+    case OpId::int_any: return Dispatch::int_any(x);
+    case OpId::int_all: return Dispatch::int_all(x);
+    case OpId::bool_any: return Dispatch::bool_any(x);
+    case OpId::bool_all: return Dispatch::bool_all(x);
     case OpId::float_abs: return Dispatch::float_abs(x);
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);

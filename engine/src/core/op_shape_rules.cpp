@@ -191,6 +191,18 @@ void check_int_target(DType dtype, DType target, std::string_view op) {
   }
 }
 
+Shape check_int_reduction(const Shape& shape, DType dtype, const std::size_t* dim, bool needs_an_element, std::string_view op) {
+  if (op.starts_with("bool_")) check_bool_dtype(dtype, op);
+  else check_int_dtype(dtype, op);
+  if (dim == nullptr) {
+    if (needs_an_element) check_nonempty_full_reduction(shape, op);
+    return Shape{1};
+  }
+  if (needs_an_element) check_nonempty_reduction(shape, *dim, op);
+  else check_dim(*dim, shape.rank(), op);
+  return reduced_shape(shape, *dim);
+}
+
 void int_division_by_zero(std::string_view op) { panic(PanicId::IntDivisionByZero, {{"op", std::string(op)}}); }
 
 void check_int_scalar_divisor(DType dtype, double scalar, std::string_view op) {

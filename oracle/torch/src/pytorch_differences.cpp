@@ -447,6 +447,12 @@ bool into_int_outside_the_target(const Disagreement& d) {
   return std::isnan(x) || std::trunc(x) < lowest || std::trunc(x) >= highest;
 }
 
+// An int mean: crossgrad's (Burn's) is the wrapped sum divided by the count toward zero, in the
+// receiver's dtype; PyTorch has none (at::mean refuses an int tensor).
+bool int_mean_truncates(const Disagreement& d) {
+  return (d.op == OpId::int_mean || d.op == OpId::int_mean_dim) && d.output == kRefused;
+}
+
 // A shift by a negative count or by the width or more: crossgrad gives 0 (left) or the sign fill
 // (right), PyTorch's definition since 2.0; ATen 1.13's CPU kernels shift as C++ does, undefined
 // there (x86 takes the count modulo 32 or 64: I8 -9 << 32 = -9).
@@ -517,6 +523,7 @@ constexpr PyTorchDifference kDifferences[] = {
     {"scatter-overwritten-value-gradient", scatter_overwritten_value_gradient},
     {"into-int-outside-the-target", into_int_outside_the_target},
     {"shift-count-outside-the-width", shift_count_outside_the_width},
+    {"int-mean-truncates", int_mean_truncates},
 };
 
 }  // namespace

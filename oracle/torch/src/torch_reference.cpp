@@ -63,6 +63,7 @@ HostArray from_aten(const at::Tensor& t, DType dtype) {
 DType dtype_of_result(OpId op, const std::vector<HostArray>& operands, const OpArgs& args) {
   const OpInfo& info = op_info(op);
   if (info.sig == OpSig::ToDType) return args.dtype;  // float_into_int's int target too
+  if (op == OpId::int_argmax || op == OpId::int_argmin) return DType::I64;
   if (info.result == OpKind::Int && info.operand == OpKind::Int) return operands.empty() ? DType::I64 : operands[0].dtype;
   if (info.result == OpKind::Int) return DType::I64;
   if (info.result == OpKind::Bool) return DType::Bool;
@@ -221,6 +222,25 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::bitwise_right_shift_scalar: return at::bitwise_right_shift(t[0], scalar_in_dtype(t[0], a.scalar));
     case OpId::int_cast:
     case OpId::bool_into_int: return t[0].to(scalar_type(a.dtype));
+    // The int reductions in the receiver's dtype (ATen accumulates ints in int64; the result wraps
+    // into the dtype as crossgrad's does). PyTorch has no integer mean: at::mean refuses an int
+    // tensor (int-mean-truncates).
+    case OpId::int_sum: return at::sum(t[0], t[0].scalar_type()).reshape({1});
+    case OpId::int_sum_dim: return at::sum(t[0], {d}, true, t[0].scalar_type());
+    case OpId::int_prod: return at::prod(t[0], t[0].scalar_type()).reshape({1});
+    case OpId::int_prod_dim: return at::prod(t[0], d, true, t[0].scalar_type());
+    case OpId::int_mean: return at::mean(t[0]).reshape({1});
+    case OpId::int_mean_dim: return at::mean(t[0], {d}, true);
+    case OpId::int_max: return at::max(t[0]).reshape({1});
+    case OpId::int_min: return at::min(t[0]).reshape({1});
+    case OpId::int_max_dim: return at::amax(t[0], {d}, true);
+    case OpId::int_min_dim: return at::amin(t[0], {d}, true);
+    case OpId::int_argmax: return at::argmax(t[0], d, true);
+    case OpId::int_argmin: return at::argmin(t[0], d, true);
+    case OpId::int_any:
+    case OpId::bool_any: return at::any(t[0]).reshape({1});
+    case OpId::int_all:
+    case OpId::bool_all: return at::all(t[0]).reshape({1});
     case OpId::float_abs: return at::abs(t[0]);
     case OpId::float_clamp: return at::clamp(t[0], a.min, a.max);
     // amax, not max(dim): its gradient is split among equal maxima, as crossgrad's rule says.

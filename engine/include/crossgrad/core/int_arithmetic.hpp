@@ -10,9 +10,11 @@
 //   reaches these: the ops raise int-division-by-zero first.
 // - a double scalar becomes an element of the tensor's dtype by Rust's `as` into i64 (toward
 //   zero, NaN to 0, saturating) and then modulo 2^width, as PyTorch converts a Python int.
+#include <crossgrad/core/dtype.hpp>
 #include <crossgrad/core/host_device.hpp>
 #include <crossgrad/core/int_conversion.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -108,6 +110,66 @@ CROSSGRAD_HOST_DEVICE constexpr I shift_right(I a, I count) {
     // value is arithmetic).
     return static_cast<I>(a >> (inside ? static_cast<unsigned>(count) : bits - 1));
   }
+}
+
+// The int reductions (docs/OPS.md "Integer arithmetic"): one lane of len elements, stride apart,
+// to the result's element as an int64: the wrapped sum or product in I (associative modulo
+// 2^width, so any order gives it), the mean as that sum divided by len toward zero, the first
+// maximum / minimum or its index, and any / all of x != 0 (as 0 / 1). len is at least 1 for
+// Mean, Max, Min, ArgMax and ArgMin (empty-reduction is raised before).
+enum class IntReduce { Sum, Prod, Mean, Max, Min, ArgMax, ArgMin, Any, All };
+
+// Mean, Max, Min, ArgMax and ArgMin have no value over no element (empty-reduction).
+CROSSGRAD_HOST_DEVICE constexpr bool needs_an_element(IntReduce r) {
+  return r == IntReduce::Mean || r == IntReduce::Max || r == IntReduce::Min || r == IntReduce::ArgMax || r == IntReduce::ArgMin;
+}
+// The result's dtype: I64 for the indices, Bool for any / all, the receiver's otherwise.
+constexpr DType reduced_dtype(IntReduce r, DType receiver) {
+  if (r == IntReduce::ArgMax || r == IntReduce::ArgMin) return DType::I64;
+  if (r == IntReduce::Any || r == IntReduce::All) return DType::Bool;
+  return receiver;
+}
+
+template <class I>
+CROSSGRAD_HOST_DEVICE std::int64_t reduce_lane(const I* x, std::size_t len, std::size_t stride, IntReduce r) {
+  switch (r) {
+    case IntReduce::Sum:
+    case IntReduce::Mean: {
+      I acc = I{0};
+      for (std::size_t k = 0; k < len; ++k) acc = wrapping_add<I>(acc, x[k * stride]);
+      if (r == IntReduce::Sum) return static_cast<std::int64_t>(acc);
+      return static_cast<std::int64_t>(acc) / static_cast<std::int64_t>(len);
+    }
+    case IntReduce::Prod: {
+      I acc = I{1};
+      for (std::size_t k = 0; k < len; ++k) acc = wrapping_mul<I>(acc, x[k * stride]);
+      return static_cast<std::int64_t>(acc);
+    }
+    case IntReduce::Max:
+    case IntReduce::ArgMax:
+    case IntReduce::Min:
+    case IntReduce::ArgMin: {
+      const bool max = r == IntReduce::Max || r == IntReduce::ArgMax;
+      std::size_t at = 0;
+      for (std::size_t k = 1; k < len; ++k) {
+        const I v = x[k * stride], best = x[at * stride];
+        if (max ? v > best : v < best) at = k;
+      }
+      if (r == IntReduce::ArgMax || r == IntReduce::ArgMin) return static_cast<std::int64_t>(at);
+      return static_cast<std::int64_t>(x[at * stride]);
+    }
+    case IntReduce::Any:
+      for (std::size_t k = 0; k < len; ++k) {
+        if (x[k * stride] != I{0}) return 1;
+      }
+      return 0;
+    case IntReduce::All:
+      for (std::size_t k = 0; k < len; ++k) {
+        if (x[k * stride] == I{0}) return 0;
+      }
+      return 1;
+  }
+  return 0;
 }
 
 // A scalar argument of an int op as an element of I (Rust's `as` into i64, then modulo 2^width).

@@ -128,6 +128,10 @@ Shape check_bool_binary(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DTy
 // int_cast / bool_into_int: an int (Bool) receiver (unsupported-dtype naming the op) and an int
 // target (unsupported-dtype naming "<op> targets").
 void check_int_target(DType dtype, DType target, std::string_view op);
+// The int and bool reductions: the receiver's dtype (int; Bool for bool_any / bool_all), the dim
+// (dim-out-of-range), and for a mean, maximum or minimum (or its index) a non-empty lane
+// (empty-reduction). Returns the result's shape: [1] over every element, dim kept with size 1.
+Shape check_int_reduction(const Shape& shape, DType dtype, const std::size_t* dim, bool needs_an_element, std::string_view op);
 // int-division-by-zero. The tensor forms raise it when their result is non-empty and a divisor
 // element is 0 (each backend scans the divisor); the scalar forms when the scalar, converted to
 // the dtype (core/int_arithmetic.hpp int_scalar), is 0.

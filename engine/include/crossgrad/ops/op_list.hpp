@@ -19,7 +19,8 @@
 //   Sig      the parameter list, one of the CROSSGRAD_SIG_* families below.
 //   Operand  the kind of the receiver (Float, Int or Bool); other tensor operands follow the Sig.
 //   Result   the kind of the result: Float, Int (I64; float_into_int's, int_cast's and
-//            bool_into_int's: the target; an int op's: its receiver's dtype) or Bool.
+//            bool_into_int's: the target; an int op's: its receiver's dtype, but I64 for
+//            int_argmax / int_argmin) or Bool.
 //   Rule     Backward: a backward rule exists (Float results);
 //            None: no gradient flows (Int and Bool results; an int or bool receiver on an
 //                  autodiff device runs on the inner backend and never touches a graph, as in
@@ -195,7 +196,23 @@
   X(bitwise_left_shift_scalar, bitwise_left_shift_scalar, Scalar, Int, Int, None)   \
   X(bitwise_right_shift_scalar, bitwise_right_shift_scalar, Scalar, Int, Int, None) \
   X(int_cast, int_cast, ToDType, Int, Int, None)                                    \
-  X(bool_into_int, bool_into_int, ToDType, Bool, Int, None)
+  X(bool_into_int, bool_into_int, ToDType, Bool, Int, None)                        \
+  X(int_sum, int_sum, Unary, Int, Int, None)                                       \
+  X(int_sum_dim, int_sum_dim, Dim, Int, Int, None)                                 \
+  X(int_prod, int_prod, Unary, Int, Int, None)                                     \
+  X(int_prod_dim, int_prod_dim, Dim, Int, Int, None)                               \
+  X(int_mean, int_mean, Unary, Int, Int, None)                                     \
+  X(int_mean_dim, int_mean_dim, Dim, Int, Int, None)                               \
+  X(int_max, int_max, Unary, Int, Int, None)                                       \
+  X(int_min, int_min, Unary, Int, Int, None)                                       \
+  X(int_max_dim, int_max_dim, Dim, Int, Int, None)                                 \
+  X(int_min_dim, int_min_dim, Dim, Int, Int, None)                                 \
+  X(int_argmax, int_argmax, Dim, Int, Int, None)                                   \
+  X(int_argmin, int_argmin, Dim, Int, Int, None)                                   \
+  X(int_any, int_any, Unary, Int, Bool, None)                                      \
+  X(int_all, int_all, Unary, Int, Bool, None)                                      \
+  X(bool_any, bool_any, Unary, Bool, Bool, None)                                   \
+  X(bool_all, bool_all, Unary, Bool, Bool, None)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

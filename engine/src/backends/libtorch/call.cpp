@@ -81,6 +81,18 @@ LibTorchTensor run_with_empty_operand(const Call& call, const Shape& shape, DTyp
     const std::vector<std::uint8_t> bytes(shape.num_elements(), all ? 1 : 0);
     return from_bytes(bytes.data(), bytes.size(), shape, dtype, op_info(op).name);
   }
+  if (op == OpId::int_sum || op == OpId::int_sum_dim || op == OpId::int_prod || op == OpId::int_prod_dim ||
+      op == OpId::int_any || op == OpId::int_all || op == OpId::bool_any || op == OpId::bool_all) {
+    // Empty int sums are 0, products 1, any false, all true: little-endian elements of the
+    // result's dtype (int or Bool bytes).
+    const bool one = op == OpId::int_prod || op == OpId::int_prod_dim || op == OpId::int_all || op == OpId::bool_all;
+    const std::size_t size = dtype_size(dtype);
+    std::vector<std::uint8_t> bytes(shape.num_elements() * size, 0);
+    if (one) {
+      for (std::size_t i = 0; i < bytes.size(); i += size) bytes[i] = 1;
+    }
+    return from_bytes(bytes.data(), bytes.size(), shape, dtype, op_info(op).name);
+  }
   if (op == OpId::float_matmul) {
     // k = 0: every output element is an empty dot product, exactly 0.
     return filled(shape, 0.0, dtype);

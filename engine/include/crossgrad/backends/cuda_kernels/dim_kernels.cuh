@@ -21,6 +21,7 @@
 #include "kernel_support.cuh"
 
 #include <crossgrad/core/indexing_update.hpp>
+#include <crossgrad/core/int_arithmetic.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -175,6 +176,22 @@ __global__ void __launch_bounds__(kThreads) truth_dim_kernel(const T* __restrict
     bool acc = kAll;
     for (std::uint64_t r = 0; r < len && acc == kAll; ++r) acc = p[r * inner] != T(0);
     out[t] = acc ? 1 : 0;
+  }
+}
+
+// The int reductions (int_reduce.cu): each slice folded by the rule every backend shares
+// (core/int_arithmetic.hpp reduce_lane), one thread per slice; a whole-tensor reduction is one
+// slice. O is the result's element type (I, int64 indices or Bool bytes).
+template <class I, class O>
+__global__ void __launch_bounds__(kThreads) int_reduce_kernel(const I* __restrict__ x, O* __restrict__ out,
+                                                              std::uint64_t slices, std::uint64_t len,
+                                                              std::uint64_t inner, IntReduce r) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < slices;
+       t += stride) {
+    const std::uint64_t o = t / inner;
+    const std::uint64_t i = t - o * inner;
+    out[t] = static_cast<O>(reduce_lane<I>(x + o * len * inner + i, len, inner, r));
   }
 }
 

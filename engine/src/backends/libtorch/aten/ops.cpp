@@ -526,6 +526,33 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     }
     case OpId::int_cast:
     case OpId::bool_into_int: return in(c, 0).to(scalar_type(c.dtype));
+    // The int reductions into the receiver's dtype: sums and products accumulate in int64, whose
+    // wrapping agrees with the dtype's modulo 2^width; the mean is that sum divided toward zero.
+    // ATen's argmax / argmin return the first extreme's index (crossgrad's rule). Any / all of x != 0.
+    case OpId::int_sum: return at::sum(in(c, 0), at::kLong).to(in(c, 0).scalar_type()).reshape({1});
+    case OpId::int_sum_dim: return at::sum(in(c, 0), {integer(c, 0)}, true, at::kLong).to(in(c, 0).scalar_type());
+    case OpId::int_prod: return at::prod(in(c, 0), at::kLong).to(in(c, 0).scalar_type()).reshape({1});
+    case OpId::int_prod_dim: return at::prod(in(c, 0), integer(c, 0), true, at::kLong).to(in(c, 0).scalar_type());
+    case OpId::int_mean:
+    case OpId::int_mean_dim: {
+      const at::Tensor& x = in(c, 0);
+      const bool whole = op == OpId::int_mean;
+      const at::Tensor wrapped = (whole ? at::sum(x, at::kLong).reshape({1}) : at::sum(x, {integer(c, 0)}, true, at::kLong))
+                                     .to(x.scalar_type())
+                                     .to(at::kLong);
+      const int64_t n = whole ? x.numel() : x.size(integer(c, 0));
+      return at::div(wrapped, n, "trunc").to(x.scalar_type());
+    }
+    case OpId::int_max: return at::max(in(c, 0)).reshape({1});
+    case OpId::int_min: return at::min(in(c, 0)).reshape({1});
+    case OpId::int_max_dim: return at::amax(in(c, 0), {integer(c, 0)}, true);
+    case OpId::int_min_dim: return at::amin(in(c, 0), {integer(c, 0)}, true);
+    case OpId::int_argmax: return at::argmax(in(c, 0), integer(c, 0), true);
+    case OpId::int_argmin: return at::argmin(in(c, 0), integer(c, 0), true);
+    case OpId::int_any:
+    case OpId::bool_any: return at::any(in(c, 0).ne(0)).reshape({1});
+    case OpId::int_all:
+    case OpId::bool_all: return at::all(in(c, 0).ne(0)).reshape({1});
     case OpId::bool_not: return at::logical_not(in(c, 0));
     case OpId::bool_and: return at::logical_and(in(c, 0), in(c, 1));
     case OpId::bool_or: return at::logical_or(in(c, 0), in(c, 1));
