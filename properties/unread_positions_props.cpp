@@ -613,6 +613,10 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::int_all:
     case OpId::bool_any:
     case OpId::bool_all:
+    case OpId::int_clamp:
+    case OpId::int_clamp_min:
+    case OpId::int_clamp_max:
+    case OpId::int_square:
     case OpId::float_argmax:
     case OpId::float_argmin:
     case OpId::float_argsort:

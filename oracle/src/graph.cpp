@@ -446,6 +446,10 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::bitwise_right_shift_scalar:
     case Op::int_cast:
     case Op::bool_into_int:
+    case Op::int_clamp:
+    case Op::int_clamp_min:
+    case Op::int_clamp_max:
+    case Op::int_square:
       return lhs;
     case Op::float_clamp:
       if (std::isnan(op.scalar)) return std::nullopt;
@@ -895,6 +899,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::float_into_int:
     case Op::int_cast:
     case Op::bool_into_int:
+    case Op::int_clamp:
       break;
   }
   throw std::logic_error("apply_op: " + std::string(op_name(op.op)) + " is not a graph step (normalize first)");

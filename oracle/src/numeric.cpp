@@ -193,6 +193,10 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::int_all:
     case Op::bool_any:
     case Op::bool_all:
+    case Op::int_clamp:
+    case Op::int_clamp_min:
+    case Op::int_clamp_max:
+    case Op::int_square:
       return {0, 0, true};
     // exp of shifted values, a sum of n terms and a division (or a log): the sum's order bound
     // plus a few ulps per library call; log_softmax's values grow with |x|, hence magnitude.
@@ -794,6 +798,10 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::int_all:
     case Op::bool_any:
     case Op::bool_all:
+    case Op::int_clamp:
+    case Op::int_clamp_min:
+    case Op::int_clamp_max:
+    case Op::int_square:
     case Op::float_argmax:
     case Op::float_argmin:
     case Op::float_argsort:

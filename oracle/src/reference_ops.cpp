@@ -1064,6 +1064,16 @@ Wide bitwise(Wide x, Wide y, DType d, F f) {
 
 bool truth_of(double v) { return v != 0; }
 
+// A clamp bound as an element of d: Rust's `as` (toward zero, NaN 0, saturating at d's ends).
+Wide int_bound_in(double b, DType d) {
+  const IntRange r = range_of(d);
+  if (std::isnan(b)) return 0;
+  const long double t = std::trunc(static_cast<long double>(b));
+  if (t <= static_cast<long double>(r.lowest)) return r.lowest;
+  if (t >= static_cast<long double>(r.highest)) return r.highest;
+  return static_cast<Wide>(static_cast<std::int64_t>(t));
+}
+
 // An int or bool reduction over every element (shape [1]) or along dim (kept with size 1): f(lane)
 // gets the lane's exact values in index order and gives the result element. `needs_one`: a lane
 // of no element is empty-reduction (a mean, extreme or index of nothing).
@@ -1319,6 +1329,23 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::int_min_dim:
     case OpId::int_argmax:
     case OpId::int_argmin: return int_reduction(op, in[0], a.dim);
+    case OpId::int_clamp: {
+      require_int(in[0].dtype);
+      if (!(a.min <= a.max)) invalid("clamp-bounds");  // as given, before any conversion
+      const Wide lo = int_bound_in(a.min, in[0].dtype), hi = int_bound_in(a.max, in[0].dtype);
+      return int_unary(in[0], [lo, hi](Wide x) { return x < lo ? lo : (x > hi ? hi : x); });
+    }
+    case OpId::int_clamp_min: {
+      require_int(in[0].dtype);
+      const Wide lo = int_bound_in(a.scalar, in[0].dtype);
+      return int_unary(in[0], [lo](Wide x) { return x < lo ? lo : x; });
+    }
+    case OpId::int_clamp_max: {
+      require_int(in[0].dtype);
+      const Wide hi = int_bound_in(a.scalar, in[0].dtype);
+      return int_unary(in[0], [hi](Wide x) { return x > hi ? hi : x; });
+    }
+    case OpId::int_square: return int_unary(in[0], [](Wide x) { return x * x; });
     case OpId::bool_not: {
       if (in[0].dtype != DType::Bool) invalid("op-kind-mismatch");
       HostArray out = make(in[0].shape, DType::Bool);

@@ -156,7 +156,7 @@ void gen_dims_op(OpCase& c, bool bad, const Dims& s) {
   c.args.dim = bad || s.empty() ? s.size() + pick(0, 1) : pick(0, s.size() - 1);
 }
 
-// An int or bool op (Unary, Binary, Scalar or Dim Sig), in the receiver's kind. Faults: the other int
+// An int or bool op (Unary, Binary, Scalar, Bounds or Dim Sig), in the receiver's kind. Faults: the other int
 // dtype (dtype-mismatch), shapes that do not broadcast, a zero divisor (an element of a divisor
 // tensor, or a scalar that converts to 0: 0.5, 256 into U8, NaN), a float receiver
 // (op-kind-mismatch through Dispatch).
@@ -194,6 +194,19 @@ void gen_int_bool(OpCase& c, bool bad) {
     const bool to_zero = divides(c.op) ? fault == 3 : chance(4);
     c.args.scalar = *rc::gen::elementOf(to_zero ? zero : nonzero);
     if (shifts(c.op)) c.args.scalar = static_cast<double>(*rc::gen::elementOf(shift_counts()));
+    return;
+  }
+  if (info.sig == OpSig::Bounds) {  // int_clamp: bounds within and beyond each dtype, reversed or NaN when bad
+    c.operands = {fault == 0 ? floats(any_shape(), DType::F32) : operand(any_shape(), c.dtype, false)};
+    const std::vector<double> ends{-1e30, -129.0, -128.0, -2.5, -1.0, 0.0, 0.5, 1.0, 3.0, 127.0, 255.0, 300.0, 2147483648.0, 1e19, INFINITY};
+    double lo = *rc::gen::elementOf(ends), hi = *rc::gen::elementOf(ends);
+    if (hi < lo) std::swap(lo, hi);
+    if (bad && fault != 0) {
+      if (lo < hi) std::swap(lo, hi);
+      else lo = NAN;
+    }
+    c.args.min = lo;
+    c.args.max = hi;
     return;
   }
   if (info.sig == OpSig::Dim) {  // the reductions along a dim: a dim past the rank, an empty lane

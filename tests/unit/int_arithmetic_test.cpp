@@ -253,5 +253,19 @@ TYPED_TEST(IntArithmetic, ExtremesTakeTheFirstAndEmptyLanesHaveNone) {
   EXPECT_EQ(Dispatch::bool_into_data(Dispatch::bool_any(b)).to_bool(), (std::vector<bool>{true}));
 }
 
+TYPED_TEST(IntArithmetic, ClampBoundsSaturateIntoTheDtype) {
+  for (const DispatchDevice& d : devices_of(plain_device<TypeParam>())) {
+    const DispatchTensor u8 = ints_on(d, {0, 10, 200, 255}, DType::U8);
+    // 300 saturates to 255 (a wrapped 44 would clamp 200 down); -5 saturates to 0; 2.9 is 2.
+    EXPECT_EQ(ints_of(Dispatch::int_clamp(u8, -5, 300), DType::U8), (std::vector<std::int64_t>{0, 10, 200, 255}));
+    EXPECT_EQ(ints_of(Dispatch::int_clamp(u8, 2.9, 100), DType::U8), (std::vector<std::int64_t>{2, 10, 100, 100}));
+    EXPECT_EQ(ints_of(Dispatch::int_clamp_min(u8, 11), DType::U8), (std::vector<std::int64_t>{11, 11, 200, 255}));
+    EXPECT_EQ(ints_of(Dispatch::int_clamp_max(u8, 1e30), DType::U8), (std::vector<std::int64_t>{0, 10, 200, 255}));
+    EXPECT_EQ(ints_of(Dispatch::int_square(ints_on(d, {-12, 16, 3}, DType::I8)), DType::I8), (std::vector<std::int64_t>{-112, 0, 9}));
+  }
+  const DispatchTensor x = ints_on(plain_device<TypeParam>(), {1}, DType::I32);
+  EXPECT_PANIC(Dispatch::int_clamp(x, 2, 1), "clamp-bounds", "int_clamp needs min <= max, got min 2 and max 1.");
+}
+
 }  // namespace
 }  // namespace crossgrad

@@ -230,8 +230,8 @@ std::map<std::string, Examples> examples() {
                      {"CUDA error in cudaMalloc: out of memory", "CUDA error in cudaMalloc: out of memory!",
                       "CUDA error in cuda Malloc: out of memory.", "CUDA error: out of memory.", "CUDA error in cudaMalloc: .",
                       "cuda error in cudaMalloc: out of memory."}};
-  e["clamp-bounds"] = {"float_clamp needs min <= max, got min {min} and max {max}.",
-                       {"float_clamp needs min <= max, got min 2 and max 1.", "float_clamp needs min <= max, got min nan and max 1.",
+  e["clamp-bounds"] = {"{op} needs min <= max, got min {min} and max {max}.",
+                       {"float_clamp needs min <= max, got min 2 and max 1.", "int_clamp needs min <= max, got min nan and max 1.",
                         "float_clamp needs min <= max, got min -0.5 and max -inf.",
                         "float_clamp needs min <= max, got min 0.10000000000000001 and max 0.01."},
                        {"float_clamp needs min <= max, got min 2 and max 1", "float_clamp needs min <= max, got min 2 and max 1!",

@@ -157,6 +157,10 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::int_all: return Dispatch::int_all(x);
     case OpId::bool_any: return Dispatch::bool_any(x);
     case OpId::bool_all: return Dispatch::bool_all(x);
+    case OpId::int_clamp: return Dispatch::int_clamp(x, -1, 2.5);
+    case OpId::int_clamp_min: return Dispatch::int_clamp_min(x, 0);
+    case OpId::int_clamp_max: return Dispatch::int_clamp_max(x, 2);
+    case OpId::int_square: return Dispatch::int_square(x);
     case OpId::float_abs: return Dispatch::float_abs(x);
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);

@@ -29,13 +29,13 @@ void check_index_dtype(DType dtype, std::string_view op) {
   }
 }
 
-void check_clamp_bounds(double min, double max) {
-  if (!(min <= max)) panic(PanicId::ClampBounds, {{"min", number(min)}, {"max", number(max)}});
+void check_clamp_bounds(double min, double max, std::string_view op) {
+  if (!(min <= max)) panic(PanicId::ClampBounds, {{"op", std::string(op)}, {"min", number(min)}, {"max", number(max)}});
 }
 
 void check_clamp(DType dtype, double min, double max) {
   check_float_dtype(dtype, "float_clamp");
-  check_clamp_bounds(min, max);
+  check_clamp_bounds(min, max, "float_clamp");
 }
 
 void check_cat_dtypes(const std::vector<DType>& dtypes) {
@@ -201,6 +201,11 @@ Shape check_int_reduction(const Shape& shape, DType dtype, const std::size_t* di
   if (needs_an_element) check_nonempty_reduction(shape, *dim, op);
   else check_dim(*dim, shape.rank(), op);
   return reduced_shape(shape, *dim);
+}
+
+void check_int_clamp(DType dtype, double min, double max) {
+  check_int_dtype(dtype, "int_clamp");
+  check_clamp_bounds(min, max, "int_clamp");
 }
 
 void int_division_by_zero(std::string_view op) { panic(PanicId::IntDivisionByZero, {{"op", std::string(op)}}); }

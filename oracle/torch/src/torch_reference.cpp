@@ -6,10 +6,12 @@
 #include <ATen/Parallel.h>
 #include <torch/csrc/autograd/autograd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 namespace crossgrad::oracle {
 namespace {
@@ -132,6 +134,18 @@ at::Scalar integer_scalar(double s) {
 at::Tensor scalar_in_dtype(const at::Tensor& x, double s) {
   return at::scalar_tensor(integer_scalar(s), at::kLong).to(x.scalar_type());
 }
+// A clamp bound of x's int dtype: toward zero, saturated at the dtype's ends, NaN 0.
+at::Scalar bound_in_dtype(const at::Tensor& x, double b) {
+  const auto [lo, hi] = [&]() -> std::pair<std::int64_t, std::int64_t> {
+    const at::ScalarType t = x.scalar_type();  // an if-chain: -Wswitch-enum over ATen's every type
+    if (t == at::kInt) return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
+    if (t == at::kChar) return {-128, 127};
+    if (t == at::kByte) return {0, 255};
+    return {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
+  }();
+  const std::int64_t v = integer_scalar(b).toLong();
+  return at::Scalar(std::clamp(v, lo, hi));
+}
 // b with 1 where x is its dtype's lowest value and b is -1 (broadcast to x), the one quotient the
 // CPU's divide instruction traps on.
 at::Tensor without_trapping_divisor(const at::Tensor& x, const at::Tensor& b) {
@@ -225,6 +239,12 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     // The int reductions in the receiver's dtype (ATen accumulates ints in int64; the result wraps
     // into the dtype as crossgrad's does). PyTorch has no integer mean: at::mean refuses an int
     // tensor (int-mean-truncates).
+    // A clamp bound is saturated into the dtype first (Burn's `as`; ATen would refuse a bound
+    // beyond it): as an integer of int64's range, then clamped to the dtype's ends here.
+    case OpId::int_clamp: return at::clamp(t[0], bound_in_dtype(t[0], a.min), bound_in_dtype(t[0], a.max));
+    case OpId::int_clamp_min: return at::clamp_min(t[0], bound_in_dtype(t[0], a.scalar));
+    case OpId::int_clamp_max: return at::clamp_max(t[0], bound_in_dtype(t[0], a.scalar));
+    case OpId::int_square: return at::square(t[0]);
     case OpId::int_sum: return at::sum(t[0], t[0].scalar_type()).reshape({1});
     case OpId::int_sum_dim: return at::sum(t[0], {d}, true, t[0].scalar_type());
     case OpId::int_prod: return at::prod(t[0], t[0].scalar_type()).reshape({1});

@@ -172,6 +172,14 @@ CROSSGRAD_HOST_DEVICE std::int64_t reduce_lane(const I* x, std::size_t len, std:
   return 0;
 }
 
+// A clamp bound of an int op as an element of I: toward zero and saturated at I's ends (NaN 0),
+// Rust's `as` into I, so a bound beyond the dtype clamps nothing there (clamp(u8, 0, 300) is the
+// identity), unlike the other scalars, which wrap.
+template <class I>
+CROSSGRAD_HOST_DEVICE constexpr I int_bound(double bound) {
+  return saturating_int<I>(bound);
+}
+
 // A scalar argument of an int op as an element of I (Rust's `as` into i64, then modulo 2^width).
 template <class I>
 CROSSGRAD_HOST_DEVICE constexpr I int_scalar(double scalar) {

@@ -62,7 +62,7 @@ Shape swapped_shape(const Shape& shape, std::size_t d0, std::size_t d1, std::str
 // Panics unsupported-dtype unless dtype is I64 or I32 (index tensors).
 void check_index_dtype(DType dtype, std::string_view op);
 // Panics clamp-bounds unless min <= max (so neither is NaN).
-void check_clamp_bounds(double min, double max);
+void check_clamp_bounds(double min, double max, std::string_view op);
 // float_clamp's whole check, in the one order every backend uses: the tensor's float dtype, then
 // the bounds.
 void check_clamp(DType dtype, double min, double max);
@@ -132,6 +132,8 @@ void check_int_target(DType dtype, DType target, std::string_view op);
 // (dim-out-of-range), and for a mean, maximum or minimum (or its index) a non-empty lane
 // (empty-reduction). Returns the result's shape: [1] over every element, dim kept with size 1.
 Shape check_int_reduction(const Shape& shape, DType dtype, const std::size_t* dim, bool needs_an_element, std::string_view op);
+// int_clamp: an int receiver and bounds with min <= max as given (clamp-bounds; NaN fails it).
+void check_int_clamp(DType dtype, double min, double max);
 // int-division-by-zero. The tensor forms raise it when their result is non-empty and a divisor
 // element is 0 (each backend scans the divisor); the scalar forms when the scalar, converted to
 // the dtype (core/int_arithmetic.hpp int_scalar), is 0.

@@ -212,7 +212,11 @@
   X(int_any, int_any, Unary, Int, Bool, None)                                      \
   X(int_all, int_all, Unary, Int, Bool, None)                                      \
   X(bool_any, bool_any, Unary, Bool, Bool, None)                                   \
-  X(bool_all, bool_all, Unary, Bool, Bool, None)
+  X(bool_all, bool_all, Unary, Bool, Bool, None)                                   \
+  X(int_clamp, int_clamp, Bounds, Int, Int, None)                                  \
+  X(int_clamp_min, int_clamp_min, Scalar, Int, Int, None)                          \
+  X(int_clamp_max, int_clamp_max, Scalar, Int, Int, None)                          \
+  X(int_square, int_square, Unary, Int, Int, None)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

@@ -11,6 +11,8 @@
 #include <crossgrad/core/int_arithmetic.hpp>
 
 #include <cstdint>
+#include <limits>
+#include <utility>
 
 namespace crossgrad::backends {
 
@@ -89,6 +91,15 @@ struct IntCastOp {
 template <class To>
 struct BoolToIntOp {
   __device__ To operator()(std::uint8_t b) const { return b != 0 ? To{1} : To{0}; }
+};
+
+template <class I>
+struct IntClampOp {
+  I lo, hi;
+  __device__ I operator()(I x) const { return x < lo ? lo : (x > hi ? hi : x); }
+};
+struct SquareOp {
+  template <class I> __device__ I operator()(I x) const { return wrapping_mul<I>(x, x); }
 };
 
 // op(x, scalar) with the scalar already an element of I.
@@ -302,5 +313,42 @@ CudaTensor Cuda::bool_into_int(const CudaTensor& tensor, DType dtype) {
   });
   return out;
 }
+
+// Clamps with the bounds saturated into the dtype (core/int_arithmetic.hpp int_bound); clamp_min
+// and clamp_max are the clamp with the dtype's other end.
+namespace {
+template <class Bounds>
+CudaTensor int_clamp_with(const CudaTensor& tensor, const char* name, Bounds bounds) {
+  CudaTensor out = make_tensor(tensor.shape, tensor.dtype, tensor.dev);
+  with_int(tensor.dtype, [&](auto zero) {
+    using I = decltype(zero);
+    const auto [lo, hi] = bounds(zero);
+    launch_map(data_of<I>(tensor), data_of<I>(out), out.shape.num_elements(), tensor.dev.index, IntClampOp<I>{lo, hi}, name);
+  });
+  return out;
+}
+}  // namespace
+CudaTensor Cuda::int_clamp(const CudaTensor& tensor, double min, double max) {
+  rules::check_int_clamp(tensor.dtype, min, max);
+  return int_clamp_with(tensor, "int_clamp", [&](auto zero) {
+    using I = decltype(zero);
+    return std::pair<I, I>{int_bound<I>(min), int_bound<I>(max)};
+  });
+}
+CudaTensor Cuda::int_clamp_min(const CudaTensor& tensor, double min) {
+  rules::check_int_dtype(tensor.dtype, "int_clamp_min");
+  return int_clamp_with(tensor, "int_clamp_min", [&](auto zero) {
+    using I = decltype(zero);
+    return std::pair<I, I>{int_bound<I>(min), std::numeric_limits<I>::max()};
+  });
+}
+CudaTensor Cuda::int_clamp_max(const CudaTensor& tensor, double max) {
+  rules::check_int_dtype(tensor.dtype, "int_clamp_max");
+  return int_clamp_with(tensor, "int_clamp_max", [&](auto zero) {
+    using I = decltype(zero);
+    return std::pair<I, I>{std::numeric_limits<I>::lowest(), int_bound<I>(max)};
+  });
+}
+CudaTensor Cuda::int_square(const CudaTensor& tensor) { return int_unary(tensor, "int_square", SquareOp{}); }
 
 }  // namespace crossgrad::backends

@@ -281,4 +281,36 @@ FlexTensor Flex::bool_into_int(const FlexTensor& tensor, DType dtype) {
   return out;
 }
 
+// Clamps with the bounds saturated into the dtype (core/int_arithmetic.hpp int_bound).
+FlexTensor Flex::int_clamp(const FlexTensor& tensor, double min, double max) {
+  rules::check_int_clamp(tensor.dtype, min, max);
+  FlexTensor out = make_tensor(tensor.shape, tensor.dtype);
+  with_int_type(tensor.dtype, [&]<class I>(I) {
+    const I lo = int_bound<I>(min), hi = int_bound<I>(max);
+    map_elements<I, I>(tensor, out, [lo, hi](I x) { return x < lo ? lo : (x > hi ? hi : x); });
+  });
+  return out;
+}
+FlexTensor Flex::int_clamp_min(const FlexTensor& tensor, double min) {
+  rules::check_int_dtype(tensor.dtype, "int_clamp_min");
+  FlexTensor out = make_tensor(tensor.shape, tensor.dtype);
+  with_int_type(tensor.dtype, [&]<class I>(I) {
+    const I lo = int_bound<I>(min);
+    map_elements<I, I>(tensor, out, [lo](I x) { return x < lo ? lo : x; });
+  });
+  return out;
+}
+FlexTensor Flex::int_clamp_max(const FlexTensor& tensor, double max) {
+  rules::check_int_dtype(tensor.dtype, "int_clamp_max");
+  FlexTensor out = make_tensor(tensor.shape, tensor.dtype);
+  with_int_type(tensor.dtype, [&]<class I>(I) {
+    const I hi = int_bound<I>(max);
+    map_elements<I, I>(tensor, out, [hi](I x) { return x > hi ? hi : x; });
+  });
+  return out;
+}
+FlexTensor Flex::int_square(const FlexTensor& tensor) {
+  return int_unary(tensor, "int_square", []<class I>(I x) { return wrapping_mul<I>(x, x); });
+}
+
 }  // namespace crossgrad::backends

@@ -9,6 +9,8 @@
 #include <crossgrad/core/int_arithmetic.hpp>
 
 #include <cstdint>
+#include <limits>
+#include <utility>
 
 namespace crossgrad::backends {
 namespace {
@@ -140,5 +142,33 @@ LibTorchTensor LibTorch::bool_into_int(const LibTorchTensor& tensor, DType dtype
   rules::check_int_target(tensor.dtype, dtype, "bool_into_int");
   return libtorch::run(Call{op_code(OpId::bool_into_int), {&tensor}, {}, {}, libtorch::dtype_code(dtype)}, tensor.shape, dtype);
 }
+
+// The clamp bounds saturated into the dtype here (int_bound), passed as int arguments; a missing
+// end is the dtype's own.
+namespace {
+std::pair<std::int64_t, std::int64_t> bounds_in(DType dtype, double min, double max) {
+  if (dtype == DType::I64) return {int_bound<std::int64_t>(min), int_bound<std::int64_t>(max)};
+  if (dtype == DType::I32) return {int_bound<std::int32_t>(min), int_bound<std::int32_t>(max)};
+  if (dtype == DType::I8) return {int_bound<std::int8_t>(min), int_bound<std::int8_t>(max)};
+  return {int_bound<std::uint8_t>(min), int_bound<std::uint8_t>(max)};
+}
+LibTorchTensor int_clamp_call(OpId op, const LibTorchTensor& tensor, double min, double max) {
+  const auto [lo, hi] = bounds_in(tensor.dtype, min, max);
+  return libtorch::run(Call{op_code(op), {&tensor}, {}, {lo, hi}}, tensor.shape, tensor.dtype);
+}
+}  // namespace
+LibTorchTensor LibTorch::int_clamp(const LibTorchTensor& tensor, double min, double max) {
+  rules::check_int_clamp(tensor.dtype, min, max);
+  return int_clamp_call(OpId::int_clamp, tensor, min, max);
+}
+LibTorchTensor LibTorch::int_clamp_min(const LibTorchTensor& tensor, double min) {
+  rules::check_int_dtype(tensor.dtype, "int_clamp_min");
+  return int_clamp_call(OpId::int_clamp_min, tensor, min, std::numeric_limits<double>::infinity());
+}
+LibTorchTensor LibTorch::int_clamp_max(const LibTorchTensor& tensor, double max) {
+  rules::check_int_dtype(tensor.dtype, "int_clamp_max");
+  return int_clamp_call(OpId::int_clamp_max, tensor, -std::numeric_limits<double>::infinity(), max);
+}
+LibTorchTensor LibTorch::int_square(const LibTorchTensor& tensor) { return int_unary(OpId::int_square, tensor); }
 
 }  // namespace crossgrad::backends

@@ -553,6 +553,11 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::bool_any: return at::any(in(c, 0).ne(0)).reshape({1});
     case OpId::int_all:
     case OpId::bool_all: return at::all(in(c, 0).ne(0)).reshape({1});
+    // The bounds arrive saturated into the dtype (int_bound): ATen's clamp of ints compares.
+    case OpId::int_clamp:
+    case OpId::int_clamp_min:
+    case OpId::int_clamp_max: return at::clamp(in(c, 0), at::Scalar(integer(c, 0)), at::Scalar(integer(c, 1)));
+    case OpId::int_square: return at::mul(in(c, 0), in(c, 0));
     case OpId::bool_not: return at::logical_not(in(c, 0));
     case OpId::bool_and: return at::logical_and(in(c, 0), in(c, 1));
     case OpId::bool_or: return at::logical_or(in(c, 0), in(c, 1));
