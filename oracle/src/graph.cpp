@@ -473,6 +473,7 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::int_mean:  // an int mean of nothing has no value either
     case Op::int_max:
     case Op::int_min:
+    case Op::int_max_abs:
       if (element_count(lhs) == 0) return std::nullopt;
       return std::vector<std::size_t>{1};
     // Along dim, kept with size 1; sums, means, products, any and all of an empty dim have values.
@@ -492,11 +493,17 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::int_max_dim:
     case Op::int_min_dim:
     case Op::int_argmax:
-    case Op::int_argmin: {
+    case Op::int_argmin:
+    case Op::int_max_abs_dim:
+    case Op::int_any_dim:
+    case Op::int_all_dim:
+    case Op::bool_any_dim:
+    case Op::bool_all_dim: {
       if (!dim_ok) return std::nullopt;
       const bool has_identity = op.op == Op::float_sum_dim || op.op == Op::float_mean_dim || op.op == Op::float_prod_dim ||
                                 op.op == Op::float_any_dim || op.op == Op::float_all_dim || op.op == Op::int_sum_dim ||
-                                op.op == Op::int_prod_dim;
+                                op.op == Op::int_prod_dim || op.op == Op::int_any_dim || op.op == Op::int_all_dim ||
+                                op.op == Op::bool_any_dim || op.op == Op::bool_all_dim;
       if (!has_identity && lhs[op.dim] == 0) return std::nullopt;
       auto out = lhs;
       out[op.dim] = 1;

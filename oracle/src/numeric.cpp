@@ -197,6 +197,12 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::int_clamp_min:
     case Op::int_clamp_max:
     case Op::int_square:
+    case Op::int_any_dim:
+    case Op::int_all_dim:
+    case Op::bool_any_dim:
+    case Op::bool_all_dim:
+    case Op::int_max_abs:
+    case Op::int_max_abs_dim:
       return {0, 0, true};
     // exp of shifted values, a sum of n terms and a division (or a log): the sum's order bound
     // plus a few ulps per library call; log_softmax's values grow with |x|, hence magnitude.
@@ -802,6 +808,12 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::int_clamp_min:
     case Op::int_clamp_max:
     case Op::int_square:
+    case Op::int_any_dim:
+    case Op::int_all_dim:
+    case Op::bool_any_dim:
+    case Op::bool_all_dim:
+    case Op::int_max_abs:
+    case Op::int_max_abs_dim:
     case Op::float_argmax:
     case Op::float_argmin:
     case Op::float_argsort:

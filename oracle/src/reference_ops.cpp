@@ -1110,7 +1110,7 @@ HostArray int_lanes(const HostArray& x, std::optional<std::size_t> dim, DType re
 // The reductions' definitions on the integers: the sum and product reduced modulo 2^width, the mean
 // the wrapped sum divided by the count toward zero, the first extreme or its index, any / all.
 HostArray int_reduction(OpId op, const HostArray& x, std::optional<std::size_t> dim) {
-  const bool is_bool_op = op == OpId::bool_any || op == OpId::bool_all;
+  const bool is_bool_op = op == OpId::bool_any || op == OpId::bool_all || op == OpId::bool_any_dim || op == OpId::bool_all_dim;
   if (is_bool_op ? x.dtype != DType::Bool : !is_int_dtype(x.dtype)) invalid("op-kind-mismatch");
   const DType d = x.dtype;
   // If-chains, not a switch over every OpId (-Wswitch-enum).
@@ -1147,12 +1147,19 @@ HostArray int_reduction(OpId op, const HostArray& x, std::optional<std::size_t> 
       return index ? std::int64_t(at) : std::int64_t(l[at]);
     });
   }
-  if (op == OpId::int_any || op == OpId::bool_any) {
+  if (op == OpId::int_max_abs || op == OpId::int_max_abs_dim) {  // the largest wrapping |x|: |MIN| is MIN
+    return int_lanes(x, dim, d, true, [d](const std::vector<Wide>& l) {
+      std::int64_t best = wrap(l[0] < 0 ? -l[0] : l[0], d);
+      for (Wide e : l) best = std::max(best, wrap(e < 0 ? -e : e, d));
+      return best;
+    });
+  }
+  if (op == OpId::int_any || op == OpId::bool_any || op == OpId::int_any_dim || op == OpId::bool_any_dim) {
     return int_lanes(x, dim, DType::Bool, false, [](const std::vector<Wide>& l) {
       return std::int64_t(std::any_of(l.begin(), l.end(), [](Wide e) { return e != 0; }));
     });
   }
-  if (op == OpId::int_all || op == OpId::bool_all) {
+  if (op == OpId::int_all || op == OpId::bool_all || op == OpId::int_all_dim || op == OpId::bool_all_dim) {
     return int_lanes(x, dim, DType::Bool, false, [](const std::vector<Wide>& l) {
       return std::int64_t(std::all_of(l.begin(), l.end(), [](Wide e) { return e != 0; }));
     });
@@ -1321,14 +1328,20 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::int_any:
     case OpId::int_all:
     case OpId::bool_any:
-    case OpId::bool_all: return int_reduction(op, in[0], std::nullopt);
+    case OpId::bool_all:
+    case OpId::int_max_abs: return int_reduction(op, in[0], std::nullopt);
     case OpId::int_sum_dim:
     case OpId::int_prod_dim:
     case OpId::int_mean_dim:
     case OpId::int_max_dim:
     case OpId::int_min_dim:
     case OpId::int_argmax:
-    case OpId::int_argmin: return int_reduction(op, in[0], a.dim);
+    case OpId::int_argmin:
+    case OpId::int_any_dim:
+    case OpId::int_all_dim:
+    case OpId::bool_any_dim:
+    case OpId::bool_all_dim:
+    case OpId::int_max_abs_dim: return int_reduction(op, in[0], a.dim);
     case OpId::int_clamp: {
       require_int(in[0].dtype);
       if (!(a.min <= a.max)) invalid("clamp-bounds");  // as given, before any conversion

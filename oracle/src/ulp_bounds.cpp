@@ -173,6 +173,12 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::int_clamp_min:
     case OpId::int_clamp_max:
     case OpId::int_square:
+    case OpId::int_any_dim:
+    case OpId::int_all_dim:
+    case OpId::bool_any_dim:
+    case OpId::bool_all_dim:
+    case OpId::int_max_abs:
+    case OpId::int_max_abs_dim:
     case OpId::float_max_dim:
     case OpId::float_argmax:
     case OpId::float_min_dim:

@@ -248,7 +248,17 @@ TYPED_TEST(IntArithmetic, ExtremesTakeTheFirstAndEmptyLanesHaveNone) {
   EXPECT_EQ(ints_of(Dispatch::int_prod(empty), DType::I32), (std::vector<std::int64_t>{1}));
   EXPECT_EQ(Dispatch::bool_into_data(Dispatch::int_all(empty)).to_bool(), (std::vector<bool>{true}));
   EXPECT_EQ(Dispatch::bool_into_data(Dispatch::int_any(x)).to_bool(), (std::vector<bool>{true}));
+  // The wrapping abs: |MIN| is MIN, the smallest, so [MIN, 1] has max_abs 1.
+  EXPECT_EQ(ints_of(Dispatch::int_max_abs(ints_on(d, {kI64Min, 1, -3}, DType::I64)), DType::I64), (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(ints_of(Dispatch::int_max_abs(ints_on(d, {kI64Min, 1}, DType::I64)), DType::I64), (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(ints_of(Dispatch::int_max_abs_dim(x, 1), DType::I32), (std::vector<std::int64_t>{7, 5}));
+  EXPECT_EQ(Dispatch::bool_into_data(Dispatch::int_all_dim(empty, 1)).to_bool(), (std::vector<bool>{true, true}));
+  EXPECT_EQ(Dispatch::bool_into_data(Dispatch::int_any_dim(Dispatch::int_from_data(TensorData::from_i32({0, 0, 0, 4}, Shape{2, 2}), d), 1))
+                .to_bool(),
+            (std::vector<bool>{false, true}));
   const DispatchTensor b = Dispatch::bool_from_data(TensorData::from_bool({true, false}, Shape{2}), d);
+  EXPECT_EQ(Dispatch::bool_into_data(Dispatch::bool_all_dim(b, 0)).to_bool(), (std::vector<bool>{false}));
+  EXPECT_EQ(Dispatch::bool_into_data(Dispatch::bool_any_dim(b, 0)).to_bool(), (std::vector<bool>{true}));
   EXPECT_EQ(Dispatch::bool_into_data(Dispatch::bool_all(b)).to_bool(), (std::vector<bool>{false}));
   EXPECT_EQ(Dispatch::bool_into_data(Dispatch::bool_any(b)).to_bool(), (std::vector<bool>{true}));
 }

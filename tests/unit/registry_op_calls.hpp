@@ -161,6 +161,12 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::int_clamp_min: return Dispatch::int_clamp_min(x, 0);
     case OpId::int_clamp_max: return Dispatch::int_clamp_max(x, 2);
     case OpId::int_square: return Dispatch::int_square(x);
+    case OpId::int_any_dim: return Dispatch::int_any_dim(x, 1);
+    case OpId::int_all_dim: return Dispatch::int_all_dim(x, 1);
+    case OpId::bool_any_dim: return Dispatch::bool_any_dim(x, 1);
+    case OpId::bool_all_dim: return Dispatch::bool_all_dim(x, 1);
+    case OpId::int_max_abs: return Dispatch::int_max_abs(x);
+    case OpId::int_max_abs_dim: return Dispatch::int_max_abs_dim(x, 1);
     case OpId::float_abs: return Dispatch::float_abs(x);
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);

@@ -261,6 +261,12 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::bool_any: return at::any(t[0]).reshape({1});
     case OpId::int_all:
     case OpId::bool_all: return at::all(t[0]).reshape({1});
+    case OpId::int_any_dim:
+    case OpId::bool_any_dim: return at::any(t[0], d, true);
+    case OpId::int_all_dim:
+    case OpId::bool_all_dim: return at::all(t[0], d, true);
+    case OpId::int_max_abs: return at::abs(t[0]).max().reshape({1});
+    case OpId::int_max_abs_dim: return at::amax(at::abs(t[0]), {d}, true);
     case OpId::float_abs: return at::abs(t[0]);
     case OpId::float_clamp: return at::clamp(t[0], a.min, a.max);
     // amax, not max(dim): its gradient is split among equal maxima, as crossgrad's rule says.

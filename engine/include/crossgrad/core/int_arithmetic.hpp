@@ -115,13 +115,15 @@ CROSSGRAD_HOST_DEVICE constexpr I shift_right(I a, I count) {
 // The int reductions (docs/OPS.md "Integer arithmetic"): one lane of len elements, stride apart,
 // to the result's element as an int64: the wrapped sum or product in I (associative modulo
 // 2^width, so any order gives it), the mean as that sum divided by len toward zero, the first
-// maximum / minimum or its index, and any / all of x != 0 (as 0 / 1). len is at least 1 for
-// Mean, Max, Min, ArgMax and ArgMin (empty-reduction is raised before).
-enum class IntReduce { Sum, Prod, Mean, Max, Min, ArgMax, ArgMin, Any, All };
+// maximum / minimum or its index, the maximum of the wrapping abs (abs(MIN) is MIN, as int_abs),
+// and any / all of x != 0 (as 0 / 1). len is at least 1 for Mean, Max, Min, ArgMax, ArgMin and
+// MaxAbs (empty-reduction is raised before).
+enum class IntReduce { Sum, Prod, Mean, Max, Min, ArgMax, ArgMin, Any, All, MaxAbs };
 
 // Mean, Max, Min, ArgMax and ArgMin have no value over no element (empty-reduction).
 CROSSGRAD_HOST_DEVICE constexpr bool needs_an_element(IntReduce r) {
-  return r == IntReduce::Mean || r == IntReduce::Max || r == IntReduce::Min || r == IntReduce::ArgMax || r == IntReduce::ArgMin;
+  return r == IntReduce::Mean || r == IntReduce::Max || r == IntReduce::Min || r == IntReduce::ArgMax || r == IntReduce::ArgMin ||
+         r == IntReduce::MaxAbs;
 }
 // The result's dtype: I64 for the indices, Bool for any / all, the receiver's otherwise.
 constexpr DType reduced_dtype(IntReduce r, DType receiver) {
@@ -157,6 +159,14 @@ CROSSGRAD_HOST_DEVICE std::int64_t reduce_lane(const I* x, std::size_t len, std:
       }
       if (r == IntReduce::ArgMax || r == IntReduce::ArgMin) return static_cast<std::int64_t>(at);
       return static_cast<std::int64_t>(x[at * stride]);
+    }
+    case IntReduce::MaxAbs: {
+      I best = wrapping_abs<I>(x[0]);
+      for (std::size_t k = 1; k < len; ++k) {
+        const I v = wrapping_abs<I>(x[k * stride]);
+        if (v > best) best = v;
+      }
+      return static_cast<std::int64_t>(best);
     }
     case IntReduce::Any:
       for (std::size_t k = 0; k < len; ++k) {

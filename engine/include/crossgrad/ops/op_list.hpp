@@ -216,7 +216,13 @@
   X(int_clamp, int_clamp, Bounds, Int, Int, None)                                  \
   X(int_clamp_min, int_clamp_min, Scalar, Int, Int, None)                          \
   X(int_clamp_max, int_clamp_max, Scalar, Int, Int, None)                          \
-  X(int_square, int_square, Unary, Int, Int, None)
+  X(int_square, int_square, Unary, Int, Int, None)                                 \
+  X(int_any_dim, int_any_dim, Dim, Int, Bool, None)                                \
+  X(int_all_dim, int_all_dim, Dim, Int, Bool, None)                                \
+  X(bool_any_dim, bool_any_dim, Dim, Bool, Bool, None)                             \
+  X(bool_all_dim, bool_all_dim, Dim, Bool, Bool, None)                             \
+  X(int_max_abs, int_max_abs, Unary, Int, Int, None)                               \
+  X(int_max_abs_dim, int_max_abs_dim, Dim, Int, Int, None)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

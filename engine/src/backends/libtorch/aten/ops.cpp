@@ -553,6 +553,12 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::bool_any: return at::any(in(c, 0).ne(0)).reshape({1});
     case OpId::int_all:
     case OpId::bool_all: return at::all(in(c, 0).ne(0)).reshape({1});
+    case OpId::int_any_dim:
+    case OpId::bool_any_dim: return at::any(in(c, 0).ne(0), integer(c, 0), true);
+    case OpId::int_all_dim:
+    case OpId::bool_all_dim: return at::all(in(c, 0).ne(0), integer(c, 0), true);
+    case OpId::int_max_abs: return at::abs(in(c, 0)).max().reshape({1});  // wrapping: abs(MIN) is MIN
+    case OpId::int_max_abs_dim: return at::amax(at::abs(in(c, 0)), {integer(c, 0)}, true);
     // The bounds arrive saturated into the dtype (int_bound): ATen's clamp of ints compares.
     case OpId::int_clamp:
     case OpId::int_clamp_min:
