@@ -13,6 +13,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
+#include <utility>
 
 namespace crossgrad::backends {
 namespace {
@@ -281,33 +283,30 @@ FlexTensor Flex::bool_into_int(const FlexTensor& tensor, DType dtype) {
   return out;
 }
 
-// Clamps with the bounds saturated into the dtype (core/int_arithmetic.hpp int_bound).
-FlexTensor Flex::int_clamp(const FlexTensor& tensor, double min, double max) {
-  rules::check_int_clamp(tensor.dtype, min, max);
+// Clamps with the bounds saturated into the dtype (core/int_arithmetic.hpp int_bound); clamp_min
+// and clamp_max are the clamp with the dtype's other end. bounds(I{}) gives {lo, hi} in I.
+namespace {
+template <class Bounds>
+FlexTensor clamped(const FlexTensor& tensor, Bounds bounds) {
   FlexTensor out = make_tensor(tensor.shape, tensor.dtype);
   with_int_type(tensor.dtype, [&]<class I>(I) {
-    const I lo = int_bound<I>(min), hi = int_bound<I>(max);
+    const auto [lo, hi] = bounds(I{});
     map_elements<I, I>(tensor, out, [lo, hi](I x) { return x < lo ? lo : (x > hi ? hi : x); });
   });
   return out;
 }
+}  // namespace
+FlexTensor Flex::int_clamp(const FlexTensor& tensor, double min, double max) {
+  rules::check_int_clamp(tensor.dtype, min, max);
+  return clamped(tensor, [&]<class I>(I) { return std::pair<I, I>{int_bound<I>(min), int_bound<I>(max)}; });
+}
 FlexTensor Flex::int_clamp_min(const FlexTensor& tensor, double min) {
   rules::check_int_dtype(tensor.dtype, "int_clamp_min");
-  FlexTensor out = make_tensor(tensor.shape, tensor.dtype);
-  with_int_type(tensor.dtype, [&]<class I>(I) {
-    const I lo = int_bound<I>(min);
-    map_elements<I, I>(tensor, out, [lo](I x) { return x < lo ? lo : x; });
-  });
-  return out;
+  return clamped(tensor, [&]<class I>(I) { return std::pair<I, I>{int_bound<I>(min), std::numeric_limits<I>::max()}; });
 }
 FlexTensor Flex::int_clamp_max(const FlexTensor& tensor, double max) {
   rules::check_int_dtype(tensor.dtype, "int_clamp_max");
-  FlexTensor out = make_tensor(tensor.shape, tensor.dtype);
-  with_int_type(tensor.dtype, [&]<class I>(I) {
-    const I hi = int_bound<I>(max);
-    map_elements<I, I>(tensor, out, [hi](I x) { return x > hi ? hi : x; });
-  });
-  return out;
+  return clamped(tensor, [&]<class I>(I) { return std::pair<I, I>{std::numeric_limits<I>::lowest(), int_bound<I>(max)}; });
 }
 FlexTensor Flex::int_square(const FlexTensor& tensor) {
   return int_unary(tensor, "int_square", []<class I>(I x) { return wrapping_mul<I>(x, x); });

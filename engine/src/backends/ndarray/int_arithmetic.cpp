@@ -9,6 +9,8 @@
 #include <crossgrad/core/int_arithmetic.hpp>
 
 #include <cstdint>
+#include <limits>
+#include <utility>
 
 namespace crossgrad::backends {
 namespace {
@@ -259,39 +261,32 @@ NdArrayTensor NdArray::bool_into_int(const NdArrayTensor& tensor, DType dtype) {
   return out;
 }
 
-// Clamps with the bounds saturated into the dtype (core/int_arithmetic.hpp int_bound).
-NdArrayTensor NdArray::int_clamp(const NdArrayTensor& tensor, double min, double max) {
-  rules::check_int_clamp(tensor.dtype, min, max);
+// Clamps with the bounds saturated into the dtype (core/int_arithmetic.hpp int_bound); clamp_min
+// and clamp_max are the clamp with the dtype's other end. bounds(I{}) gives {lo, hi} in I.
+namespace {
+template <class Bounds>
+NdArrayTensor clamped(const NdArrayTensor& tensor, Bounds bounds) {
   NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
   with_int_type(tensor.dtype, [&]<class I>(I) {
-    const I lo = int_bound<I>(min), hi = int_bound<I>(max);
+    const auto [lo, hi] = bounds(I{});
     const I* x = tensor.data<I>();
     I* o = out.mutable_data<I>();
     for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = x[i] < lo ? lo : (x[i] > hi ? hi : x[i]);
   });
   return out;
 }
+}  // namespace
+NdArrayTensor NdArray::int_clamp(const NdArrayTensor& tensor, double min, double max) {
+  rules::check_int_clamp(tensor.dtype, min, max);
+  return clamped(tensor, [&]<class I>(I) { return std::pair<I, I>{int_bound<I>(min), int_bound<I>(max)}; });
+}
 NdArrayTensor NdArray::int_clamp_min(const NdArrayTensor& tensor, double min) {
   rules::check_int_dtype(tensor.dtype, "int_clamp_min");
-  NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
-  with_int_type(tensor.dtype, [&]<class I>(I) {
-    const I lo = int_bound<I>(min);
-    const I* x = tensor.data<I>();
-    I* o = out.mutable_data<I>();
-    for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = x[i] < lo ? lo : x[i];
-  });
-  return out;
+  return clamped(tensor, [&]<class I>(I) { return std::pair<I, I>{int_bound<I>(min), std::numeric_limits<I>::max()}; });
 }
 NdArrayTensor NdArray::int_clamp_max(const NdArrayTensor& tensor, double max) {
   rules::check_int_dtype(tensor.dtype, "int_clamp_max");
-  NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
-  with_int_type(tensor.dtype, [&]<class I>(I) {
-    const I hi = int_bound<I>(max);
-    const I* x = tensor.data<I>();
-    I* o = out.mutable_data<I>();
-    for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = x[i] > hi ? hi : x[i];
-  });
-  return out;
+  return clamped(tensor, [&]<class I>(I) { return std::pair<I, I>{std::numeric_limits<I>::lowest(), int_bound<I>(max)}; });
 }
 NdArrayTensor NdArray::int_square(const NdArrayTensor& tensor) {
   return int_unary(tensor, "int_square", []<class I>(I x) { return wrapping_mul<I>(x, x); });
