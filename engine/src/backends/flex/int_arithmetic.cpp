@@ -290,7 +290,8 @@ template <class Bounds>
 FlexTensor clamped(const FlexTensor& tensor, Bounds bounds) {
   FlexTensor out = make_tensor(tensor.shape, tensor.dtype);
   with_int_type(tensor.dtype, [&]<class I>(I) {
-    const auto [lo, hi] = bounds(I{});
+    const std::pair<I, I> range = bounds(I{});  // not a structured binding: clang 14 cannot capture one
+    const I lo = range.first, hi = range.second;
     map_elements<I, I>(tensor, out, [lo, hi](I x) { return x < lo ? lo : (x > hi ? hi : x); });
   });
   return out;

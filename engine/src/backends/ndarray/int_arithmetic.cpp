@@ -268,7 +268,8 @@ template <class Bounds>
 NdArrayTensor clamped(const NdArrayTensor& tensor, Bounds bounds) {
   NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
   with_int_type(tensor.dtype, [&]<class I>(I) {
-    const auto [lo, hi] = bounds(I{});
+    const std::pair<I, I> range = bounds(I{});  // not a structured binding: clang 14 cannot capture one
+    const I lo = range.first, hi = range.second;
     const I* x = tensor.data<I>();
     I* o = out.mutable_data<I>();
     for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = x[i] < lo ? lo : (x[i] > hi ? hi : x[i]);
