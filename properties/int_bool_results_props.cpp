@@ -371,14 +371,31 @@ CG_PROP(IntBoolResults, IntAndBoolOpsStayOffTheGraph, 200, ()) {
   args.dtype = DType::I32;  // int_cast's and bool_into_int's target
   std::vector<DispatchTensor> operands{r};
   if (op.sig == OpSig::Binary) operands.push_back(second);
+  std::vector<std::size_t> r_shape = shape;
+  if (ints) r_shape.back() = 1;
+  // The layout ops with arguments that keep every element: r's own shape (reshape, expand), the
+  // identity permutation, dim 0 flipped or repeated once, windows of 1, the whole range, every
+  // index in order, r and second concatenated (cat), second written over r (slice_assign).
+  args.shape = r_shape;
+  for (std::size_t d = 0; d < r_shape.size(); ++d) args.axes.push_back(d);
+  if (moves_elements(op.id)) {
+    if (op_stem(op.id) == "flip") args.axes = {0};
+    args.times = 1;
+    args.size = 1;
+    args.step = 1;
+    if (op.sig == OpSig::RangesAssign) operands.push_back(second);
+    if (op.sig == OpSig::Select) {
+      std::vector<std::int64_t> all(r_shape[0]);
+      for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::int64_t>(i);
+      operands.push_back(Dispatch::int_from_data(TensorData::from_i64(all, Shape{all.size()}), Dispatch::float_device(v)));
+    }
+  }
   const DispatchTensor y = call_op(op.id, operands, args);
 
   // The result's shape as the engine gives it (ReferenceOps judges it): this property is about
   // where the result lives and what it is connected to.
   const TensorData y_data = op.result == OpKind::Int ? Dispatch::int_into_data(y) : Dispatch::bool_into_data(y);
   const std::vector<std::size_t> y_shape = y_data.shape().dims();
-  std::vector<std::size_t> r_shape = shape;
-  if (ints) r_shape.back() = 1;
   const PrimitiveKind p = op.result == OpKind::Int ? PrimitiveKind::Int : PrimitiveKind::Bool;
   const DType y_dtype = op.result == OpKind::Bool ? DType::Bool : op.sig == OpSig::ToDType ? DType::I32 : DType::I64;
   require_eq(where + "\nresult kind", debug(y.kind), og::render_kind(og::KindSpec{1, og::tensor_on(backend, p, y_shape, y_dtype)}, std::nullopt));
@@ -388,11 +405,15 @@ CG_PROP(IntBoolResults, IntAndBoolOpsStayOffTheGraph, 200, ()) {
   const std::optional<std::uint64_t> f_id = og::node_of(f.kind);
   if (!f_id || *f_id == *og::node_of(v.kind)) RC_FAIL(where + "\nthe conversion is not a fresh tracked leaf: " + debug(f.kind));
   const std::vector<double> f_values = Dispatch::float_into_data(f).to_f64();
+  // A layout op's result (transpose, unfold, cat) seen in r's order and shape when it has r's
+  // element count, so that it broadcasts against v as r does.
+  const std::vector<std::size_t>& g_shape = moves_elements(op.id) && count(y_shape) == count(r_shape) ? r_shape : y_shape;
+  const DispatchTensor fg = g_shape == y_shape ? f : Dispatch::float_reshape(f, Shape(g_shape));
 
-  const Gradients grads = Dispatch::backward(Dispatch::float_sum(Dispatch::float_add(Dispatch::float_mul(v, f), f)));
+  const Gradients grads = Dispatch::backward(Dispatch::float_sum(Dispatch::float_add(Dispatch::float_mul(v, fg), fg)));
   if (grads.size() != 2) RC_FAIL(where + "\nexpected 2 gradient entries (v and f), got " + std::to_string(grads.size()));
   std::vector<double> want_gv;
-  for (std::size_t i = 0; i < values.size(); ++i) want_gv.push_back(f_values[broadcast_index(i, shape, y_shape)]);
+  for (std::size_t i = 0; i < values.size(); ++i) want_gv.push_back(f_values[broadcast_index(i, shape, g_shape)]);
   const std::optional<DispatchTensor> gv = Dispatch::grad(v, grads);
   if (!gv) RC_FAIL(where + "\nno gradient for v");
   require_values(where + "\ngrad(v)", Dispatch::float_into_data(*gv).to_f64(), want_gv);

@@ -623,6 +623,30 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::bool_all_dim:
     case OpId::int_max_abs:
     case OpId::int_max_abs_dim:
+    case OpId::int_reshape:
+    case OpId::int_swap_dims:
+    case OpId::int_permute:
+    case OpId::int_transpose:
+    case OpId::int_expand:
+    case OpId::int_flip:
+    case OpId::int_repeat_dim:
+    case OpId::int_unfold:
+    case OpId::int_cat:
+    case OpId::int_slice:
+    case OpId::int_slice_assign:
+    case OpId::int_select:
+    case OpId::bool_reshape:
+    case OpId::bool_swap_dims:
+    case OpId::bool_permute:
+    case OpId::bool_transpose:
+    case OpId::bool_expand:
+    case OpId::bool_flip:
+    case OpId::bool_repeat_dim:
+    case OpId::bool_unfold:
+    case OpId::bool_cat:
+    case OpId::bool_slice:
+    case OpId::bool_slice_assign:
+    case OpId::bool_select:
     case OpId::float_argmax:
     case OpId::float_argmin:
     case OpId::float_argsort:

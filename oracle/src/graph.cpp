@@ -451,6 +451,32 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::int_clamp_max:
     case Op::int_square:
       return lhs;
+    // The layout ops of the int and bool kinds: no graph step (an int or bool receiver).
+    case Op::int_reshape:
+    case Op::int_swap_dims:
+    case Op::int_permute:
+    case Op::int_transpose:
+    case Op::int_expand:
+    case Op::int_flip:
+    case Op::int_repeat_dim:
+    case Op::int_unfold:
+    case Op::int_cat:
+    case Op::int_slice:
+    case Op::int_slice_assign:
+    case Op::int_select:
+    case Op::bool_reshape:
+    case Op::bool_swap_dims:
+    case Op::bool_permute:
+    case Op::bool_transpose:
+    case Op::bool_expand:
+    case Op::bool_flip:
+    case Op::bool_repeat_dim:
+    case Op::bool_unfold:
+    case Op::bool_cat:
+    case Op::bool_slice:
+    case Op::bool_slice_assign:
+    case Op::bool_select:
+      return std::nullopt;
     case Op::float_clamp:
       if (std::isnan(op.scalar)) return std::nullopt;
       return lhs;
@@ -907,6 +933,26 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::int_cast:
     case Op::bool_into_int:
     case Op::int_clamp:
+    case Op::int_reshape:
+    case Op::int_permute:
+    case Op::int_expand:
+    case Op::int_flip:
+    case Op::int_repeat_dim:
+    case Op::int_unfold:
+    case Op::int_cat:
+    case Op::int_slice:
+    case Op::int_slice_assign:
+    case Op::int_select:
+    case Op::bool_reshape:
+    case Op::bool_permute:
+    case Op::bool_expand:
+    case Op::bool_flip:
+    case Op::bool_repeat_dim:
+    case Op::bool_unfold:
+    case Op::bool_cat:
+    case Op::bool_slice:
+    case Op::bool_slice_assign:
+    case Op::bool_select:
       break;
   }
   throw std::logic_error("apply_op: " + std::string(op_name(op.op)) + " is not a graph step (normalize first)");

@@ -203,6 +203,30 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::bool_all_dim:
     case Op::int_max_abs:
     case Op::int_max_abs_dim:
+    case Op::int_reshape:
+    case Op::int_swap_dims:
+    case Op::int_permute:
+    case Op::int_transpose:
+    case Op::int_expand:
+    case Op::int_flip:
+    case Op::int_repeat_dim:
+    case Op::int_unfold:
+    case Op::int_cat:
+    case Op::int_slice:
+    case Op::int_slice_assign:
+    case Op::int_select:
+    case Op::bool_reshape:
+    case Op::bool_swap_dims:
+    case Op::bool_permute:
+    case Op::bool_transpose:
+    case Op::bool_expand:
+    case Op::bool_flip:
+    case Op::bool_repeat_dim:
+    case Op::bool_unfold:
+    case Op::bool_cat:
+    case Op::bool_slice:
+    case Op::bool_slice_assign:
+    case Op::bool_select:
       return {0, 0, true};
     // exp of shifted values, a sum of n terms and a division (or a log): the sum's order bound
     // plus a few ulps per library call; log_softmax's values grow with |x|, hence magnitude.
@@ -814,6 +838,30 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::bool_all_dim:
     case Op::int_max_abs:
     case Op::int_max_abs_dim:
+    case Op::int_reshape:
+    case Op::int_swap_dims:
+    case Op::int_permute:
+    case Op::int_transpose:
+    case Op::int_expand:
+    case Op::int_flip:
+    case Op::int_repeat_dim:
+    case Op::int_unfold:
+    case Op::int_cat:
+    case Op::int_slice:
+    case Op::int_slice_assign:
+    case Op::int_select:
+    case Op::bool_reshape:
+    case Op::bool_swap_dims:
+    case Op::bool_permute:
+    case Op::bool_transpose:
+    case Op::bool_expand:
+    case Op::bool_flip:
+    case Op::bool_repeat_dim:
+    case Op::bool_unfold:
+    case Op::bool_cat:
+    case Op::bool_slice:
+    case Op::bool_slice_assign:
+    case Op::bool_select:
     case Op::float_argmax:
     case Op::float_argmin:
     case Op::float_argsort:
@@ -984,6 +1032,17 @@ double relative_uncertainty(const std::vector<double>& x, double e, double shift
     if (std::isfinite(d) && d > 0) u = std::fmax(u, e / d);
   }
   return u;
+}
+
+// e / max|x|: how well a value known to within e is known relative to its size (0 when e is 0;
+// infinite when every element is 0 or non-finite and e is not).
+double uncertainty_in_size(const std::vector<double>& x, double e) {
+  if (e == 0) return 0;
+  double size = 0;
+  for (double v : x) {
+    if (std::isfinite(v)) size = std::fmax(size, std::fabs(v));
+  }
+  return size > 0 ? e / size : std::numeric_limits<double>::infinity();
 }
 
 // Whether a value known to within e may sit on the other side of, or on, x + shift = 0 on some
@@ -1178,6 +1237,18 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
       if (live[out]) c.gradient_rel = std::numeric_limits<double>::infinity();
     }
     if (!live[out]) continue;
+    // Backward formulas that multiply by an operand: mul's partials are the other operand, div's
+    // divisor partial is -a / b^2, matmul's are the other matrix. An operand known only to within
+    // e carries e / max|x| of its size into those gradients: a few eps for a computed value, but
+    // all of it for a cancelled sum's residue. F64 v12 / v9 with v12 = sum(mean_dim(v0) - v0) + 6
+    // and v0 holding 3.4e38: the sum's terms of +-1.7e38 cancel to 0.0625 in NdArray's order and
+    // to 0 in Flex's, so the gradients -v12 / v9^2 differ by 1 % (ops_differential_fuzzer in the
+    // OSS-Fuzz build smoke; regress-gradient-numerator-is-a-cancelled-residue).
+    if (op.op == Op::float_mul || op.op == Op::float_matmul) {
+      c.gradient_rel += uncertainty_in_size(a, e[op.lhs]) + uncertainty_in_size(b, e[op.rhs]);
+    } else if (op.op == Op::float_div) {
+      c.gradient_rel += uncertainty_in_size(a, e[op.lhs]);
+    }
     // Backward formulas that divide by a value.
     if (op.op == Op::float_div) {
       c.gradient_rel += 2 * relative_uncertainty(b, e[op.rhs]);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -1178,9 +1179,75 @@ HostArray bool_binary(const HostArray& a, const HostArray& b, F f) {
   return out;
 }
 
+HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a);
+
+// The layout ops of the int and bool kinds (docs/OPS.md "Layout ops of every kind"): an element
+// moves to the same place whatever its kind, so the float op's formula runs on the elements'
+// positions (exact in double) and each position is then replaced by the element it names; I64
+// values beyond 2^53 move exactly. Every operand of the kind is checked first (Dispatch routes by
+// kind: op-kind-mismatch before any backend rule); a second operand of another int dtype is a
+// float position array of the other float dtype, so the float formula raises dtype-mismatch at
+// its own place in the order.
+HostArray moved(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
+  const OpKind kind = op_info(op).operand;
+  const bool index_operand = op_info(op).sig == OpSig::Select;  // in[1] is the index tensor
+  const auto moves = [&](std::size_t i) { return !(index_operand && i == 1); };
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (!moves(i)) continue;
+    const bool of_kind = kind == OpKind::Int ? is_int_dtype(in[i].dtype) : in[i].dtype == DType::Bool;
+    if (!of_kind) invalid("op-kind-mismatch");
+  }
+  std::vector<HostArray> positions = in;
+  std::vector<std::int64_t> source;  // every moved element, operand after operand
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (!moves(i)) continue;
+    HostArray& p = positions[i];
+    p.dtype = in[i].dtype == in.front().dtype ? DType::F64 : DType::F32;
+    p.exact.clear();
+    const std::vector<std::int64_t> elements = int_values(in[i]);
+    for (std::size_t e = 0; e < elements.size(); ++e) p.values[e] = static_cast<double>(source.size() + e);
+    source.insert(source.end(), elements.begin(), elements.end());
+  }
+  const HostArray placed = evaluate(layout_op_of_kind(op, OpKind::Float), positions, a);
+  std::vector<std::int64_t> out;
+  out.reserve(placed.values.size());
+  for (double p : placed.values) out.push_back(source.at(static_cast<std::size_t>(p)));
+  if (kind == OpKind::Bool) {
+    HostArray b = make(placed.shape, DType::Bool);
+    for (std::size_t i = 0; i < out.size(); ++i) b.values[i] = out[i] != 0 ? 1 : 0;
+    return b;
+  }
+  return int_array(placed.shape, in.front().dtype, std::move(out));
+}
+
 // One formula per registry op. No default: a new op fails to compile here (-Werror=switch-enum).
 HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
   switch (op) {
+    case OpId::int_reshape:
+    case OpId::int_swap_dims:
+    case OpId::int_permute:
+    case OpId::int_transpose:
+    case OpId::int_expand:
+    case OpId::int_flip:
+    case OpId::int_repeat_dim:
+    case OpId::int_unfold:
+    case OpId::int_cat:
+    case OpId::int_slice:
+    case OpId::int_slice_assign:
+    case OpId::int_select:
+    case OpId::bool_reshape:
+    case OpId::bool_swap_dims:
+    case OpId::bool_permute:
+    case OpId::bool_transpose:
+    case OpId::bool_expand:
+    case OpId::bool_flip:
+    case OpId::bool_repeat_dim:
+    case OpId::bool_unfold:
+    case OpId::bool_cat:
+    case OpId::bool_slice:
+    case OpId::bool_slice_assign:
+    case OpId::bool_select:
+      return moved(op, in, a);
     case OpId::float_add: return binary(in[0], in[1], false, [](auto x, auto y) { return x + y; });
     case OpId::float_sub: return binary(in[0], in[1], false, [](auto x, auto y) { return x - y; });
     case OpId::float_mul: return binary(in[0], in[1], false, [](auto x, auto y) { return x * y; });

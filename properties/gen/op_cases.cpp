@@ -558,6 +558,9 @@ void gen_cat(OpCase& c, bool bad) {
   for (std::size_t p = 0; p < shapes.size(); ++p) c.operands.push_back(floats(shapes[p], dtypes[p]));
 }
 
+void gen_float_case(OpCase& c, bool bad);
+void rekind(OpCase& c, bool bad);
+
 }  // namespace
 
 OpCase op_case(OpId op) {
@@ -568,12 +571,28 @@ OpCase op_case(OpId op) {
   c.tracked = *rc::gen::arbitrary<bool>();
   c.dtype = *rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64});
   const bool bad = chance(5);
-  // The int and bool ops (those of the Unary, Binary and Scalar Sigs with an int or bool receiver).
+  // The int and bool ops: the layout ops as their float twin's case in the kind (rekind), the
+  // others (arithmetic, comparisons, reductions) from gen_int_bool.
   if (info.operand != OpKind::Float && info.sig != OpSig::ToDType) {
-    gen_int_bool(c, bad);
+    if (moves_elements(op)) {
+      gen_float_case(c, bad);
+      rekind(c, bad);
+    } else {
+      gen_int_bool(c, bad);
+    }
     c.args.tracked = c.tracked;
     return c;
   }
+  gen_float_case(c, bad);
+  c.args.tracked = c.tracked;  // a Mul, Min or Max scatter refuses tracked operands
+  return c;
+}
+
+namespace {
+
+void gen_float_case(OpCase& c, bool bad) {
+  const OpId op = c.op;
+  const OpInfo& info = op_info(op);
   switch (info.sig) {
     case OpSig::Unary: c.operands = {floats(any_shape(), c.dtype)}; break;
     case OpSig::Binary: gen_binary(c, bad); break;
@@ -611,7 +630,7 @@ OpCase op_case(OpId op) {
     case OpSig::ToShape: {
       const Dims s = any_shape();
       c.operands = {floats(s, c.dtype)};
-      if (op == OpId::float_expand) gen_expand(c, bad, s);
+      if (op_stem(op) == "expand") gen_expand(c, bad, s);
       else gen_reshape(c, bad, s);
       break;
     }
@@ -729,9 +748,26 @@ OpCase op_case(OpId op) {
     }
     case OpSig::Cat: gen_cat(c, bad); break;
   }
-  c.args.tracked = c.tracked;  // a Mul, Min or Max scatter refuses tracked operands
-  return c;
 }
+
+// A layout op's case in its kind: each operand of the float case's dtype becomes one of the kind
+// with the same shape (int: any int dtype with its edges; bool), one of the other float dtype the
+// other int dtype (dtype-mismatch) or, for bool, stays a float (op-kind-mismatch); index tensors
+// stay. A bad case sometimes has a float receiver (op-kind-mismatch through Dispatch).
+void rekind(OpCase& c, bool bad) {
+  const bool is_int = op_info(c.op).operand == OpKind::Int;
+  const DType primary = c.dtype;
+  const DType kind_dtype = is_int ? int_dtype() : DType::Bool;
+  for (og::HostArray& h : c.operands) {
+    if (h.dtype != DType::F32 && h.dtype != DType::F64) continue;
+    if (h.dtype == primary) h = is_int ? int_operand(h.shape, kind_dtype, false) : bools(h.shape);
+    else if (is_int) h = int_operand(h.shape, other_int(kind_dtype), false);
+  }
+  if (bad && !c.operands.empty() && chance(4)) c.operands[0] = floats(c.operands[0].shape, DType::F32);
+  c.dtype = kind_dtype;
+}
+
+}  // namespace
 
 
 std::string show(double v) {

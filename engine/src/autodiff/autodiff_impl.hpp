@@ -127,6 +127,21 @@ AutodiffTensor<B> Autodiff<B>::from_data(const TensorData& data, const Device& d
   auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
     return B::name(lhs, rhs);                                                                  \
   }
+#define CROSSGRAD_AD_INNER_SELECT(name, Sig)                                                    \
+  template <class B>                                                                           \
+  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
+    return B::name(tensor, dim, indices);                                                      \
+  }
+#define CROSSGRAD_AD_INNER_ZIP_RANGES(name, Sig)                                                \
+  template <class B>                                                                           \
+  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
+    return B::name(tensor, ranges, values);                                                    \
+  }
+#define CROSSGRAD_AD_INNER_CAT(name, Sig)                                                       \
+  template <class B>                                                                           \
+  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
+    return B::name(tensors, dim);                                                              \
+  }
 #define CROSSGRAD_AD_NONE_MAP(name, Sig)                                                        \
   template <class B>                                                                           \
   auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Tensor, Primitive)->Primitive {            \

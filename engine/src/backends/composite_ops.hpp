@@ -6,6 +6,8 @@
 #include <crossgrad/core/shape_rules.hpp>
 #include <crossgrad/core/tensor_data.hpp>
 
+#include "kind_members.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstddef>
@@ -14,18 +16,19 @@
 
 namespace crossgrad::backends::composite {
 
-// float_transpose: the last two dims swapped; a tensor of rank 0 or 1 is copied unchanged
-// (PyTorch's t()), so every float tensor has a transpose.
+// transpose (float_, int_, bool_transpose: `op`): the last two dims swapped; a tensor of rank 0
+// or 1 is copied unchanged (PyTorch's t()), so every tensor has a transpose.
 template <class B>
-typename B::Tensor transpose(const typename B::Tensor& t) {
-  rules::check_float_dtype(B::dtype(t), "float_transpose");
+typename B::Tensor transpose(const typename B::Tensor& t, OpId op) {
+  const OpKind kind = op_info(op).operand;
+  rules::check_kind_dtype(B::dtype(t), operand_category(op), op_info(op).name);
   const std::size_t rank = B::shape(t).rank();
   if (rank < 2) {
     std::vector<std::size_t> same(rank);
     std::iota(same.begin(), same.end(), std::size_t{0});
-    return B::float_permute(t, same);
+    return kind_moves::permute<B>(kind, t, same);
   }
-  return B::float_swap_dims(t, rank - 2, rank - 1);
+  return kind_moves::swap_dims<B>(kind, t, rank - 2, rank - 1);
 }
 
 // softmin(x) = softmax(-x) along dim, bit for bit (negation is exact).
@@ -47,16 +50,18 @@ typename B::Tensor hard_sigmoid(const typename B::Tensor& t, double alpha, doubl
 // repeat_dim: the block along dim repeated `times` times ([a, b] twice along 0 is [a, b, a, b]):
 // [outer, 1, len * inner] broadcast to [outer, times, len * inner].
 template <class B>
-typename B::Tensor repeat_dim(const typename B::Tensor& t, std::size_t dim, std::size_t times) {
-  constexpr std::string_view op = "float_repeat_dim";
-  rules::check_float_dtype(B::dtype(t), op);
+typename B::Tensor repeat_dim(const typename B::Tensor& t, std::size_t dim, std::size_t times, OpId id) {
+  const std::string_view op = op_info(id).name;
+  const OpKind kind = op_info(id).operand;
+  rules::check_kind_dtype(B::dtype(t), operand_category(id), op);
   const Shape shape = B::shape(t);
   rules::check_dim(dim, shape.rank(), op);
   const Shape out = rules::repeated_shape(shape, dim, times);
   checked_tensor_bytes(out, B::dtype(t));  // before the expand allocates under its own name
   const rules::DimSplit split = rules::split_at_dim(shape, dim);
   const std::size_t row = split.len * split.inner;
-  return B::float_reshape(B::float_expand(B::float_reshape(t, Shape{split.outer, 1, row}), Shape{split.outer, times, row}), out);
+  const auto reshape = [&](const typename B::Tensor& x, const Shape& to) { return kind_moves::reshape<B>(kind, x, to); };
+  return reshape(kind_moves::expand<B>(kind, reshape(t, Shape{split.outer, 1, row}), Shape{split.outer, times, row}), out);
 }
 
 // cross along dim: c = a[1, 2, 0] * b[2, 0, 1] - a[2, 0, 1] * b[1, 2, 0] (components rotated by
@@ -104,21 +109,23 @@ struct UnfoldPlan {
 // one select of every window's positions (window-major), then [.., windows, size, inner..] with
 // the size dim moved last.
 template <class B>
-typename B::Tensor unfold(const typename B::Tensor& t, std::size_t dim, std::size_t size, std::size_t step) {
-  constexpr std::string_view op = "float_unfold";
-  rules::check_float_dtype(B::dtype(t), op);
+typename B::Tensor unfold(const typename B::Tensor& t, std::size_t dim, std::size_t size, std::size_t step, OpId id) {
+  const std::string_view op = op_info(id).name;
+  const OpKind kind = op_info(id).operand;
+  rules::check_kind_dtype(B::dtype(t), operand_category(id), op);
   const Shape shape = B::shape(t);
   rules::check_dim(dim, shape.rank(), op);
   const Shape out = rules::unfolded_shape(shape, dim, size, step);
   checked_tensor_bytes(out, B::dtype(t));  // before the index list is built
   const UnfoldPlan plan(shape, dim, out[dim], size, step);
-  return B::float_permute(B::float_reshape(B::float_select(t, dim, plan.index<B>(B::device(t))), plan.split), plan.to_last);
+  const typename B::Tensor windows = kind_moves::select<B>(kind, t, dim, plan.index<B>(B::device(t)));
+  return kind_moves::permute<B>(kind, kind_moves::reshape<B>(kind, windows, plan.split), plan.to_last);
 }
 
 namespace detail {
 // x (already cut to the block in dims before d) with its block in dims d.. replaced by values.
 template <class B>
-typename B::Tensor assign_block(const typename B::Tensor& x, const std::vector<Range>& full,
+typename B::Tensor assign_block(OpKind kind, const typename B::Tensor& x, const std::vector<Range>& full,
                                 const typename B::Tensor& values, std::size_t d) {
   if (d == full.size()) return values;
   const Shape shape = B::shape(x);
@@ -127,15 +134,15 @@ typename B::Tensor assign_block(const typename B::Tensor& x, const std::vector<R
   const auto along = [&](Range r) {
     std::vector<Range> ranges = cut;
     ranges.push_back(r);
-    return B::float_slice(x, ranges);
+    return kind_moves::slice<B>(kind, x, ranges);
   };
   const Range r = full[d];
-  if (r.start == 0 && r.end == shape[d]) return assign_block<B>(x, full, values, d + 1);
+  if (r.start == 0 && r.end == shape[d]) return assign_block<B>(kind, x, full, values, d + 1);
   std::vector<typename B::Tensor> pieces;
   if (r.start > 0) pieces.push_back(along(Range{0, r.start}));
-  pieces.push_back(assign_block<B>(along(r), full, values, d + 1));
+  pieces.push_back(assign_block<B>(kind, along(r), full, values, d + 1));
   if (r.end < shape[d]) pieces.push_back(along(Range{r.end, shape[d]}));
-  return pieces.size() == 1 ? pieces[0] : B::float_cat(pieces, d);
+  return pieces.size() == 1 ? pieces[0] : kind_moves::cat<B>(kind, pieces, d);
 }
 }  // namespace detail
 
@@ -145,10 +152,10 @@ typename B::Tensor assign_block(const typename B::Tensor& x, const std::vector<R
 // backend gives the same bits.
 template <class B>
 typename B::Tensor slice_assign(const typename B::Tensor& t, const std::vector<Range>& ranges,
-                                const typename B::Tensor& values) {
-  const std::vector<Range> full =
-      rules::check_slice_assign(B::shape(t), B::dtype(t), ranges, B::shape(values), B::dtype(values));
-  return detail::assign_block<B>(t, full, values, 0);
+                                const typename B::Tensor& values, OpId op) {
+  const std::vector<Range> full = rules::check_slice_assign(B::shape(t), B::dtype(t), ranges, B::shape(values),
+                                                            B::dtype(values), operand_category(op), op_info(op).name);
+  return detail::assign_block<B>(op_info(op).operand, t, full, values, 0);
 }
 
 // sort: each lane along dim gathered in float_argsort's order, so values and positions agree on

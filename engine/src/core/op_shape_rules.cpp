@@ -38,15 +38,15 @@ void check_clamp(DType dtype, double min, double max) {
   check_clamp_bounds(min, max, "float_clamp");
 }
 
-void check_cat_dtypes(const std::vector<DType>& dtypes) {
-  for (DType d : dtypes) check_float_dtype(d, "float_cat");
-  for (DType d : dtypes) check_same_dtype(dtypes.front(), d, "float_cat");
+void check_cat_dtypes(const std::vector<DType>& dtypes, DTypeCategory kind, std::string_view op) {
+  for (DType d : dtypes) check_kind_dtype(d, kind, op);
+  for (DType d : dtypes) check_same_dtype(dtypes.front(), d, op);
 }
 
 void check_assign_values(const Shape& expected, const Shape& values, DType tensor_dtype, DType values_dtype,
-                         std::string_view op) {
+                         std::string_view op, DTypeCategory kind) {
   check_assign_values(expected, values, op);
-  check_float_dtype(values_dtype, op);
+  check_kind_dtype(values_dtype, kind, op);
   check_same_dtype(tensor_dtype, values_dtype, op);
 }
 
@@ -61,10 +61,10 @@ void check_nonempty_full_reduction(const Shape& shape, std::string_view op) {
   }
 }
 
-Shape cat_shape(const std::vector<Shape>& shapes, std::size_t dim) {
+Shape cat_shape(const std::vector<Shape>& shapes, std::size_t dim, std::string_view op) {
   if (shapes.empty()) panic(PanicId::CatEmpty);
   const Shape& first = shapes.front();
-  check_dim(dim, first.rank(), "float_cat");
+  check_dim(dim, first.rank(), op);
   std::vector<std::size_t> out = first.dims();
   out[dim] = 0;
   for (const Shape& s : shapes) {
@@ -264,11 +264,11 @@ Shape check_cross(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DType rhs
 }
 
 std::vector<Range> check_slice_assign(const Shape& shape, DType dtype, const std::vector<Range>& ranges,
-                                      const Shape& values, DType values_dtype) {
-  constexpr std::string_view op = "float_slice_assign";
-  check_float_dtype(dtype, op);
+                                      const Shape& values, DType values_dtype, DTypeCategory kind,
+                                      std::string_view op) {
+  check_kind_dtype(dtype, kind, op);
   std::vector<Range> full = full_ranges(shape, ranges, op);
-  check_assign_values(sliced_shape(full), values, dtype, values_dtype, op);
+  check_assign_values(sliced_shape(full), values, dtype, values_dtype, op, kind);
   return full;
 }
 

@@ -66,6 +66,12 @@ void check_float_dtype(DType dtype, std::string_view op) {
   }
 }
 
+void check_kind_dtype(DType dtype, DTypeCategory kind, std::string_view op) {
+  if (kind == DTypeCategory::Int) return check_int_dtype(dtype, op);
+  if (kind == DTypeCategory::Bool) return check_bool_dtype(dtype, op);
+  check_float_dtype(dtype, op);
+}
+
 MatmulPlan plan_matmul(const Shape& lhs, const Shape& rhs) {
   if (lhs.rank() < 2 || rhs.rank() < 2) {
     panic(PanicId::MatmulRank, {{"lhs", lhs.to_string()}, {"rhs", rhs.to_string()}});

@@ -240,19 +240,20 @@ DispatchTensor zip_op(std::string_view op, const DispatchTensor& a, const Dispat
                     a.kind.value);
 }
 
-// A float receiver, an Int index tensor (or, for the masked ops, a Bool mask) and (ASSIGN, MASKED)
-// a float values tensor, all of one backend and tracked alike. f gets (x, indices) or (x, indices,
-// values); indices and masks are always B's primitive.
-template <bool WithValues, PrimitiveKind IndexKind = PrimitiveKind::Int, class F>
+// A receiver of kind Operand (Float, or Int / Bool for the layout ops of those kinds), an Int index
+// tensor (or, for the masked ops, a Bool mask) and (ASSIGN, MASKED) a values tensor of the
+// receiver's kind, all of one backend and tracked alike. f gets (x, indices) or (x, indices,
+// values); indices and masks are always B's primitive, and so is x when it is not a float.
+template <bool WithValues, PrimitiveKind IndexKind = PrimitiveKind::Int, PrimitiveKind Operand = PrimitiveKind::Float, class F>
 DispatchTensor indexed_op(std::string_view op, const DispatchTensor& t, const DispatchTensor& indices,
                           const DispatchTensor* values, F&& f) {
-  const FloatView vt = receiver_view<PrimitiveKind::Float>(op, t);
+  const FloatView vt = receiver_view<Operand>(op, t);
   const std::optional<FloatView> vi = primitive_view(indices.kind, IndexKind);
   if (!vi) kind_mismatch(op, primitive_kind_name(IndexKind), indices.kind);
   check_same_backend(op, t, vt, indices, *vi);
   std::optional<FloatView> vv;
   if (values != nullptr) {
-    vv = receiver_view<PrimitiveKind::Float>(op, *values);
+    vv = receiver_view<Operand>(op, *values);
     check_same_backend(op, t, vt, *values, *vv);
   }
   const auto inner = [](const DispatchTensor& x, bool tracked) -> const DispatchTensorKind& {
@@ -262,41 +263,62 @@ DispatchTensor indexed_op(std::string_view op, const DispatchTensor& t, const Di
     using IndexPrimitive = std::variant_alternative_t<static_cast<std::size_t>(IndexKind), typename BackendTensor<B>::Variant>;
     const typename B::Tensor& idx = std::get<IndexPrimitive>(std::get<BackendTensor<B>>(inner(indices, vt.tracked).value).value).tensor;
     const BackendTensor<B>* bv = values ? &std::get<BackendTensor<B>>(inner(*values, vt.tracked).value) : nullptr;
-    if (vt.tracked) {
-      const AutodiffTensor<B>& x = std::get<AutodiffTensor<B>>(bt.value);
-      if constexpr (WithValues) {
-        return tracked<B>(f.template operator()<Autodiff<B>>(x, idx, std::get<AutodiffTensor<B>>(bv->value)), t.checkpointing);
-      } else {
-        return tracked<B>(f.template operator()<Autodiff<B>>(x, idx), t.checkpointing);
-      }
-    }
-    const typename B::Tensor& x = std::get<FloatPrimitive<B>>(bt.value).tensor;
-    if constexpr (WithValues) {
-      return plain<B>(f.template operator()<B>(x, idx, std::get<FloatPrimitive<B>>(bv->value).tensor));
+    if constexpr (Operand != PrimitiveKind::Float) {
+      // An int or bool receiver: B's op on the primitives, tracked or not (no graph).
+      const auto call = [&]<class Be>() {
+        if constexpr (WithValues) {
+          return f.template operator()<Be>(primitive_of<B>(bt, Operand), idx, primitive_of<B>(*bv, Operand));
+        } else {
+          return f.template operator()<Be>(primitive_of<B>(bt, Operand), idx);
+        }
+      };
+      if (vt.tracked) return wrap_tracked<B, Operand>([&] { return call.template operator()<Autodiff<B>>(); }, t.checkpointing);
+      return wrap_plain<B, Operand>([&] { return call.template operator()<B>(); });
     } else {
-      return plain<B>(f.template operator()<B>(x, idx));
+      if (vt.tracked) {
+        const AutodiffTensor<B>& x = std::get<AutodiffTensor<B>>(bt.value);
+        if constexpr (WithValues) {
+          return tracked<B>(f.template operator()<Autodiff<B>>(x, idx, std::get<AutodiffTensor<B>>(bv->value)), t.checkpointing);
+        } else {
+          return tracked<B>(f.template operator()<Autodiff<B>>(x, idx), t.checkpointing);
+        }
+      }
+      const typename B::Tensor& x = std::get<FloatPrimitive<B>>(bt.value).tensor;
+      if constexpr (WithValues) {
+        return plain<B>(f.template operator()<B>(x, idx, std::get<FloatPrimitive<B>>(bv->value).tensor));
+      } else {
+        return plain<B>(f.template operator()<B>(x, idx));
+      }
     }
   });
 }
 
-// A list of float tensors, all on the first one's backend and tracked alike; cat-empty for none.
-template <class F>
+// A list of tensors of kind Operand, all on the first one's backend and tracked alike; cat-empty
+// for none. Int and bool pieces are B's primitives on an autodiff device too.
+template <PrimitiveKind Operand = PrimitiveKind::Float, class F>
 DispatchTensor list_op(std::string_view op, const std::vector<DispatchTensor>& ts, F&& f) {
   if (ts.empty()) panic(PanicId::CatEmpty);
-  const FloatView v0 = receiver_view<PrimitiveKind::Float>(op, ts.front());
-  for (const DispatchTensor& t : ts) check_same_backend(op, ts.front(), v0, t, receiver_view<PrimitiveKind::Float>(op, t));
+  const FloatView v0 = receiver_view<Operand>(op, ts.front());
+  for (const DispatchTensor& t : ts) check_same_backend(op, ts.front(), v0, t, receiver_view<Operand>(op, t));
   const auto inner = [&](const DispatchTensor& x) -> const DispatchTensorKind& {
     return v0.tracked ? x.kind.autodiff_inner() : x.kind;
   };
   return visit_backend<DispatchTensor>(inner(ts.front()), [&]<class B>(const BackendTensor<B>&) -> DispatchTensor {
-    if (v0.tracked) {
-      std::vector<AutodiffTensor<B>> xs;
-      for (const DispatchTensor& t : ts) xs.push_back(std::get<AutodiffTensor<B>>(std::get<BackendTensor<B>>(inner(t).value).value));
-      return tracked<B>(f.template operator()<Autodiff<B>>(xs), ts.front().checkpointing);
+    if constexpr (Operand != PrimitiveKind::Float) {
+      std::vector<typename B::Tensor> xs;
+      for (const DispatchTensor& t : ts) xs.push_back(primitive_of<B>(std::get<BackendTensor<B>>(inner(t).value), Operand));
+      if (v0.tracked) return wrap_tracked<B, Operand>([&] { return f.template operator()<Autodiff<B>>(xs); }, ts.front().checkpointing);
+      return wrap_plain<B, Operand>([&] { return f.template operator()<B>(xs); });
+    } else {
+      if (v0.tracked) {
+        std::vector<AutodiffTensor<B>> xs;
+        for (const DispatchTensor& t : ts) xs.push_back(std::get<AutodiffTensor<B>>(std::get<BackendTensor<B>>(inner(t).value).value));
+        return tracked<B>(f.template operator()<Autodiff<B>>(xs), ts.front().checkpointing);
+      }
+      std::vector<typename B::Tensor> xs;
+      for (const DispatchTensor& t : ts) xs.push_back(std::get<FloatPrimitive<B>>(std::get<BackendTensor<B>>(inner(t).value).value).tensor);
+      return plain<B>(f.template operator()<B>(xs));
     }
-    std::vector<typename B::Tensor> xs;
-    for (const DispatchTensor& t : ts) xs.push_back(std::get<FloatPrimitive<B>>(std::get<BackendTensor<B>>(inner(t).value).value).tensor);
-    return plain<B>(f.template operator()<B>(xs));
   });
 }
 

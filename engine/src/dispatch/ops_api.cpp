@@ -13,7 +13,7 @@ using namespace dispatch_detail;
 #define CROSSGRAD_DISPATCH_BODY_ZIP(name, Sig, Operand, Result) \
   return zip_op<PrimitiveKind::Operand, PrimitiveKind::Result>(#name, lhs, rhs, [&]<class Be>(const auto& x, const auto& y) { return Be::name(x, y); });
 #define CROSSGRAD_DISPATCH_BODY_SELECT(name, Sig, Operand, Result) \
-  return indexed_op<false>(#name, tensor, indices, nullptr,               \
+  return indexed_op<false, PrimitiveKind::Int, PrimitiveKind::Operand>(#name, tensor, indices, nullptr,               \
                     [&]<class Be>(const auto& x, const auto& i) { return Be::name(x, dim, i); });
 #define CROSSGRAD_DISPATCH_BODY_ASSIGN(name, Sig, Operand, Result) \
   return indexed_op<true>(#name, tensor, indices, &values,               \
@@ -30,7 +30,7 @@ using namespace dispatch_detail;
 #define CROSSGRAD_DISPATCH_BODY_ZIP_DIM(name, Sig, Operand, Result) \
   return zip_op<PrimitiveKind::Float, PrimitiveKind::Result>(#name, lhs, rhs, [&]<class Be>(const auto& x, const auto& y) { return Be::name(x, y, dim); });
 #define CROSSGRAD_DISPATCH_BODY_ZIP_RANGES(name, Sig, Operand, Result) \
-  return zip_op<PrimitiveKind::Float, PrimitiveKind::Result>(#name, tensor, values, [&]<class Be>(const auto& x, const auto& v) { return Be::name(x, ranges, v); });
+  return zip_op<PrimitiveKind::Operand, PrimitiveKind::Result>(#name, tensor, values, [&]<class Be>(const auto& x, const auto& v) { return Be::name(x, ranges, v); });
 #define CROSSGRAD_DISPATCH_BODY_MASKED(name, Sig, Operand, Result)                                     \
   return indexed_op<true, PrimitiveKind::Bool>(#name, tensor, mask, &value,                               \
                     [&]<class Be>(const auto& x, const auto& m, const auto& v) { return Be::name(x, m, v); });
@@ -41,7 +41,7 @@ using namespace dispatch_detail;
   return indexed_op<false, PrimitiveKind::Bool>(#name, tensor, mask, nullptr,                             \
                     [&]<class Be>(const auto& x, const auto& m) { return Be::name(x, m); });
 #define CROSSGRAD_DISPATCH_BODY_CAT(name, Sig, Operand, Result) \
-  return list_op(#name, tensors, [&]<class Be>(const auto& xs) { return Be::name(xs, dim); });
+  return list_op<PrimitiveKind::Operand>(#name, tensors, [&]<class Be>(const auto& xs) { return Be::name(xs, dim); });
 
 #define CROSSGRAD_DISPATCH_DEF(name, method, Sig, Operand, Result, Rule)                       \
   DispatchTensor Dispatch::name CROSSGRAD_SIG_PARAMS_##Sig(DispatchTensor, DispatchTensor) {  \

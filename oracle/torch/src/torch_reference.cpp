@@ -180,7 +180,11 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_mean: return at::mean(t[0]).reshape({1});
     case OpId::float_sum_dim: return at::sum(t[0], {d}, /*keepdim=*/true);
     case OpId::float_mean_dim: return at::mean(t[0], {d}, /*keepdim=*/true);
+    case OpId::int_reshape:
+    case OpId::bool_reshape:
     case OpId::float_reshape: return at::reshape(t[0], sizes(a.shape));
+    case OpId::int_swap_dims:
+    case OpId::bool_swap_dims:
     case OpId::float_swap_dims: return at::transpose(t[0], d, static_cast<std::int64_t>(a.dim1));
     case OpId::float_cast: return t[0].to(scalar_type(a.dtype));
     case OpId::float_greater_scalar: return at::gt(t[0], a.scalar);
@@ -277,7 +281,11 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_greater: return at::gt(t[0], t[1]);
     case OpId::float_lower: return at::lt(t[0], t[1]);
     case OpId::float_equal: return at::eq(t[0], t[1]);
+    case OpId::int_cat:
+    case OpId::bool_cat:
     case OpId::float_cat: return at::cat(t, d);
+    case OpId::int_slice:
+    case OpId::bool_slice:
     case OpId::float_slice: {
       at::Tensor out = t[0];
       for (std::size_t i = 0; i < a.ranges.size(); ++i) {
@@ -288,6 +296,8 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     }
     // A clone whose block takes values through a view: autograd gives x's gradient with the block
     // zeroed and the block's gradient to values.
+    case OpId::int_slice_assign:
+    case OpId::bool_slice_assign:
     case OpId::float_slice_assign: {
       at::Tensor out = t[0].clone();
       at::Tensor block = out;
@@ -298,6 +308,8 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
       block.copy_(t[1]);
       return out;
     }
+    case OpId::int_select:
+    case OpId::bool_select:
     case OpId::float_select: return at::index_select(t[0], d, t[1]);
     // crossgrad's select_assign adds each selected slice in index order: ATen's index_add.
     case OpId::float_select_assign:
@@ -305,11 +317,15 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     // Burn's composition (PyTorch's hardsigmoid fixes alpha = 1/6, beta = 1/2 and has a strict
     // gradient at the kinks); clamp's gradient includes its bounds, as crossgrad's rule.
     case OpId::hard_sigmoid: return at::clamp(at::add(at::mul(t[0], a.alpha), a.beta), 0.0, 1.0);
+    case OpId::int_repeat_dim:
+    case OpId::bool_repeat_dim:
     case OpId::float_repeat_dim: {
       std::vector<std::int64_t> reps(static_cast<std::size_t>(t[0].dim()), 1);
       reps[a.dim] = static_cast<std::int64_t>(a.times);
       return t[0].repeat(reps);
     }
+    case OpId::int_unfold:
+    case OpId::bool_unfold:
     case OpId::float_unfold: {
       // ATen refuses a window longer than the dim; crossgrad (Burn) has no window there.
       if (static_cast<std::int64_t>(a.size) > t[0].size(d)) {
@@ -352,11 +368,19 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     // index it reports, as crossgrad's.
     case OpId::float_cummin: return std::get<0>(at::cummin(t[0], d));
     case OpId::float_cummax: return std::get<0>(at::cummax(t[0], d));
+    case OpId::int_permute:
+    case OpId::bool_permute:
     case OpId::float_permute: return at::permute(t[0], sizes(a.axes));
+    case OpId::int_expand:
+    case OpId::bool_expand:
     case OpId::float_expand: return t[0].expand(sizes(a.shape));
     case OpId::float_cumsum: return at::cumsum(t[0], d);
     case OpId::float_cumprod: return at::cumprod(t[0], d);
+    case OpId::int_flip:
+    case OpId::bool_flip:
     case OpId::float_flip: return at::flip(t[0], sizes(a.axes));
+    case OpId::int_transpose:
+    case OpId::bool_transpose:
     case OpId::float_transpose: return t[0].dim() < 2 ? t[0].clone() : at::transpose(t[0], -2, -1);
     case OpId::softmin: return at::softmax(at::neg(t[0]), d);
     case OpId::float_hypot: return at::hypot(t[0], t[1]);

@@ -113,9 +113,14 @@ std::vector<Args> arguments(const OpInfo& info) {
     case OpSig::Window:
       return {{.tensors = {a}, .dims = {1, 2, 1}, .label = "dim 1 size 2 step 1"},
               {.tensors = {a}, .dims = {0, 2, 0}, .label = "step 0"}};
-    case OpSig::RangesAssign:
-      return {{.tensors = {a, values}, .ranges = {{1, 3}}, .label = "1..3 [2, 3]"},
-              {.tensors = {a, values}, .ranges = {{0, 2}, {0, 2}}, .label = "values of another shape"}};
+    case OpSig::RangesAssign: {
+      // Values of the receiver's kind (int_slice_assign, bool_slice_assign take their own kind).
+      const TensorData block = info.operand == OpKind::Int    ? TensorData::from_i64({7, -8, 9, 10, -11, 12}, Shape{2, 3})
+                               : info.operand == OpKind::Bool ? TensorData::from_bool({true, true, false, false, true, true}, Shape{2, 3})
+                                                              : values;
+      return {{.tensors = {a, block}, .ranges = {{1, 3}}, .label = "1..3 [2, 3]"},
+              {.tensors = {a, block}, .ranges = {{0, 2}, {0, 2}}, .label = "values of another shape"}};
+    }
     case OpSig::Sort:
       return {{.tensors = {a}, .dims = {1, 1}, .label = "dim 1 descending"}, {.tensors = {a}, .dims = {0, 0}, .label = "dim 0 ascending"}};
     case OpSig::TopK:
@@ -137,8 +142,10 @@ std::vector<Args> arguments(const OpInfo& info) {
       return {{.tensors = {a, nd_idx}, .label = "rows [[2], [0], [2]]"}};
     case OpSig::ScatterNd:
       return {{.tensors = {a, nd_idx, values_3x3}, .dims = {2}, .label = "rows [[2], [0], [2]] Mul"}};
-    case OpSig::Cat:
-      return {{.tensors = {a, b}, .dims = {0}, .label = "dim 0"}, {.tensors = {a, b}, .dims = {1}, .label = "dim 1"}};
+    case OpSig::Cat: {
+      const TensorData& second = info.operand == OpKind::Float ? b : a;  // a piece of the receiver's kind
+      return {{.tensors = {a, second}, .dims = {0}, .label = "dim 0"}, {.tensors = {a, second}, .dims = {1}, .label = "dim 1"}};
+    }
   }
   return {};
 }

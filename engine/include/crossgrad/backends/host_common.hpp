@@ -51,4 +51,16 @@ decltype(auto) with_int_type(DType dtype, F&& f) {
   panic(PanicId::Unreachable);
 }
 
+// Calls f(U{}) with U the unsigned integer of the dtype's element size (uint8_t for I8, U8 and
+// Bool, uint32_t for F32 and I32, uint64_t for F64 and I64): the layout ops move elements as
+// bits, so one instantiation serves every kind and NaN payloads and -0 keep their bits.
+template <class F>
+decltype(auto) with_element_bits(DType dtype, F&& f) {
+  const std::size_t size = dtype_size(dtype);
+  if (size == 8) return std::forward<F>(f)(std::uint64_t{});
+  if (size == 4) return std::forward<F>(f)(std::uint32_t{});
+  if (size == 1) return std::forward<F>(f)(std::uint8_t{});
+  panic(PanicId::Unreachable);
+}
+
 }  // namespace crossgrad::backends::host

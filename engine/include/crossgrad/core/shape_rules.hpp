@@ -23,6 +23,9 @@ std::vector<std::size_t> contiguous_strides(const Shape& shape);
 void check_same_dtype(DType lhs, DType rhs, std::string_view op);
 // Panics unsupported-dtype unless dtype is F32 or F64.
 void check_float_dtype(DType dtype, std::string_view op);
+// The receiver check of an op that exists for every kind (the layout ops: float_flip, int_flip,
+// bool_flip): check_float_dtype, check_int_dtype or check_bool_dtype by `kind`.
+void check_kind_dtype(DType dtype, DTypeCategory kind, std::string_view op);
 
 // [..., m, k] x [..., k, n] with broadcast batch dims.
 struct MatmulPlan {
@@ -72,12 +75,13 @@ void check_nonempty_reduction(const Shape& shape, std::size_t dim, std::string_v
 // tensor has no result; the message names its first dim of size 0, the dim that empties it.
 void check_nonempty_full_reduction(const Shape& shape, std::string_view op);
 
-// float_cat: non-empty list (cat-empty), one rank, dim < rank, every other dim equal
-// (cat-mismatch). Returns the output shape.
-Shape cat_shape(const std::vector<Shape>& shapes, std::size_t dim);
-// float_cat's dtype rule after cat_shape: every piece float (unsupported-dtype, first offender),
-// then every piece the first one's dtype (dtype-mismatch).
-void check_cat_dtypes(const std::vector<DType>& dtypes);
+// float_cat (int_cat, bool_cat: `op`): non-empty list (cat-empty), one rank, dim < rank, every
+// other dim equal (cat-mismatch). Returns the output shape.
+Shape cat_shape(const std::vector<Shape>& shapes, std::size_t dim, std::string_view op = "float_cat");
+// The cat dtype rule after cat_shape: every piece of the op's kind (unsupported-dtype, first
+// offender), then every piece the first one's dtype (dtype-mismatch).
+void check_cat_dtypes(const std::vector<DType>& dtypes, DTypeCategory kind = DTypeCategory::Float,
+                      std::string_view op = "float_cat");
 // float_slice: at most rank ranges (dim-out-of-range), start <= end <= size (slice-out-of-range);
 // dims without a range are kept whole. Returns the ranges completed to the full rank.
 std::vector<Range> full_ranges(const Shape& shape, const std::vector<Range>& ranges, std::string_view op = "float_slice");
@@ -95,7 +99,7 @@ void check_assign_values(const Shape& expected, const Shape& values, std::string
 // dtype, the tensor's dtype. Every backend calls it in this place of the order: float dtype of
 // the tensor, check_select / check_gather, the index values, then this.
 void check_assign_values(const Shape& expected, const Shape& values, DType tensor_dtype, DType values_dtype,
-                         std::string_view op);
+                         std::string_view op, DTypeCategory kind = DTypeCategory::Float);
 // float_gather / float_scatter_add: dim < rank, indices of the tensor's rank with its sizes in
 // every other dim (gather-index-shape), of I64 or I32. Index values are checked by the kernels
 // as they read them, in row-major order (index-out-of-range).
@@ -159,10 +163,13 @@ void check_sort(const Shape& shape, DType dtype, std::size_t dim, std::string_vi
 // float_argtopk / float_topk: as check_sort, and k at most the size of dim (topk-k). Returns the
 // result's shape: dim holds k.
 Shape check_topk(const Shape& shape, DType dtype, std::size_t dim, std::size_t k, std::string_view op);
-// float_slice_assign: a float tensor, ranges as float_slice's (full_ranges, under this op's name),
-// values of the tensor's dtype with the sliced shape (assign-shape-mismatch). Returns the full ranges.
+// float_slice_assign (int_slice_assign, bool_slice_assign: `kind`, `op`): a tensor of the kind,
+// ranges as float_slice's (full_ranges, under this op's name), values of the tensor's dtype with
+// the sliced shape (assign-shape-mismatch). Returns the full ranges.
 std::vector<Range> check_slice_assign(const Shape& shape, DType dtype, const std::vector<Range>& ranges,
-                                      const Shape& values, DType values_dtype);
+                                      const Shape& values, DType values_dtype,
+                                      DTypeCategory kind = DTypeCategory::Float,
+                                      std::string_view op = "float_slice_assign");
 // float_permute: axes is a permutation of 0..rank-1 (permute-invalid). Returns the output shape.
 Shape permuted_shape(const Shape& shape, const std::vector<std::size_t>& axes);
 // float_flip: every axis below the rank, none named twice (flip-invalid); [] is allowed.

@@ -222,7 +222,31 @@
   X(bool_any_dim, bool_any_dim, Dim, Bool, Bool, None)                             \
   X(bool_all_dim, bool_all_dim, Dim, Bool, Bool, None)                             \
   X(int_max_abs, int_max_abs, Unary, Int, Int, None)                               \
-  X(int_max_abs_dim, int_max_abs_dim, Dim, Int, Int, None)
+  X(int_max_abs_dim, int_max_abs_dim, Dim, Int, Int, None) \
+  X(int_reshape, int_reshape, ToShape, Int, Int, None) \
+  X(int_swap_dims, int_swap_dims, DimPair, Int, Int, None) \
+  X(int_permute, int_permute, Axes, Int, Int, None) \
+  X(int_transpose, int_transpose, Unary, Int, Int, None) \
+  X(int_expand, int_expand, ToShape, Int, Int, None) \
+  X(int_flip, int_flip, Axes, Int, Int, None) \
+  X(int_repeat_dim, int_repeat_dim, Repeat, Int, Int, None) \
+  X(int_unfold, int_unfold, Window, Int, Int, None) \
+  X(int_cat, int_cat, Cat, Int, Int, None) \
+  X(int_slice, int_slice, Ranges, Int, Int, None) \
+  X(int_slice_assign, int_slice_assign, RangesAssign, Int, Int, None) \
+  X(int_select, int_select, Select, Int, Int, None) \
+  X(bool_reshape, bool_reshape, ToShape, Bool, Bool, None) \
+  X(bool_swap_dims, bool_swap_dims, DimPair, Bool, Bool, None) \
+  X(bool_permute, bool_permute, Axes, Bool, Bool, None) \
+  X(bool_transpose, bool_transpose, Unary, Bool, Bool, None) \
+  X(bool_expand, bool_expand, ToShape, Bool, Bool, None) \
+  X(bool_flip, bool_flip, Axes, Bool, Bool, None) \
+  X(bool_repeat_dim, bool_repeat_dim, Repeat, Bool, Bool, None) \
+  X(bool_unfold, bool_unfold, Window, Bool, Bool, None) \
+  X(bool_cat, bool_cat, Cat, Bool, Bool, None) \
+  X(bool_slice, bool_slice, Ranges, Bool, Bool, None) \
+  X(bool_slice_assign, bool_slice_assign, RangesAssign, Bool, Bool, None) \
+  X(bool_select, bool_select, Select, Bool, Bool, None)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -334,6 +358,36 @@
 #define CROSSGRAD_SIG_TAIL_Sort (std::size_t dim, bool descending)
 #define CROSSGRAD_SIG_TAIL_TopK (std::size_t dim, std::size_t k)
 
+// Every parameter of a Sig by name, in order (a call forwarding all of them).
+#define CROSSGRAD_SIG_ARGS_Unary tensor
+#define CROSSGRAD_SIG_ARGS_Binary lhs, rhs
+#define CROSSGRAD_SIG_ARGS_Scalar tensor, scalar
+#define CROSSGRAD_SIG_ARGS_Bounds tensor, min, max
+#define CROSSGRAD_SIG_ARGS_Dim tensor, dim
+#define CROSSGRAD_SIG_ARGS_DimPair tensor, dim0, dim1
+#define CROSSGRAD_SIG_ARGS_ToShape tensor, shape
+#define CROSSGRAD_SIG_ARGS_ToDType tensor, dtype
+#define CROSSGRAD_SIG_ARGS_Axes tensor, axes
+#define CROSSGRAD_SIG_ARGS_Ranges tensor, ranges
+#define CROSSGRAD_SIG_ARGS_Select tensor, dim, indices
+#define CROSSGRAD_SIG_ARGS_SelectAssign tensor, dim, indices, values
+#define CROSSGRAD_SIG_ARGS_Gather tensor, dim, indices
+#define CROSSGRAD_SIG_ARGS_Scatter tensor, dim, indices, values
+#define CROSSGRAD_SIG_ARGS_MaskWhere tensor, mask, value
+#define CROSSGRAD_SIG_ARGS_MaskFill tensor, mask, value
+#define CROSSGRAD_SIG_ARGS_Affine tensor, alpha, beta
+#define CROSSGRAD_SIG_ARGS_Repeat tensor, dim, times
+#define CROSSGRAD_SIG_ARGS_Window tensor, dim, size, step
+#define CROSSGRAD_SIG_ARGS_RangesAssign tensor, ranges, values
+#define CROSSGRAD_SIG_ARGS_Sort tensor, dim, descending
+#define CROSSGRAD_SIG_ARGS_TopK tensor, dim, k
+#define CROSSGRAD_SIG_ARGS_BinaryDim lhs, rhs, dim
+#define CROSSGRAD_SIG_ARGS_ScatterUpdate tensor, dim, indices, values, update
+#define CROSSGRAD_SIG_ARGS_GatherNd tensor, indices
+#define CROSSGRAD_SIG_ARGS_ScatterNd tensor, indices, values, update
+#define CROSSGRAD_SIG_ARGS_MaskSelect tensor, mask
+#define CROSSGRAD_SIG_ARGS_Cat tensors, dim
+
 // Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
 #define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
 #define CROSSGRAD_PP_CAT_(a, b) a##b
@@ -386,6 +440,39 @@ inline constexpr OpInfo kOps[] = {
 inline constexpr std::size_t kOpCount = std::size(kOps);
 
 constexpr const OpInfo& op_info(OpId id) { return kOps[static_cast<std::size_t>(id)]; }
+// The layout ops: they move elements without reading them, so each exists for every kind (a
+// float_, an int_ and a bool_ entry above, one kernel per backend: Note [One layout kernel for
+// every kind], engine/src/backends/kind_members.hpp). Their names after the kind's prefix.
+inline constexpr std::string_view kLayoutOps[] = {"reshape", "swap_dims",  "permute", "transpose", "expand", "flip",
+                                                  "repeat_dim", "unfold", "cat", "slice", "slice_assign", "select"};
+// The name after the kind's prefix ("flip" for int_flip).
+constexpr std::string_view op_stem(OpId id) {
+  const std::string_view name = op_info(id).name;
+  return name.substr(name.find('_') + 1);
+}
+constexpr bool moves_elements(OpId id) {
+  const std::string_view name = op_info(id).name;
+  if (!(name.starts_with("float_") || name.starts_with("int_") || name.starts_with("bool_"))) return false;
+  for (std::string_view stem : kLayoutOps) {
+    if (op_stem(id) == stem) return true;
+  }
+  return false;
+}
+// The same layout op for another kind (int_flip -> float_flip); id itself when it is not one.
+constexpr OpId layout_op_of_kind(OpId id, OpKind kind) {
+  if (!moves_elements(id)) return id;
+  const std::string_view prefix = kind == OpKind::Int ? "int_" : (kind == OpKind::Bool ? "bool_" : "float_");
+  for (const OpInfo& info : kOps) {
+    if (info.name.starts_with(prefix) && info.name.substr(prefix.size()) == op_stem(id)) return info.id;
+  }
+  return id;
+}
+// The dtype category of an op's receiver: what rules::check_kind_dtype checks for the ops that
+// exist for every kind (float_flip, int_flip, bool_flip share one kernel per backend).
+constexpr DTypeCategory operand_category(OpId id) {
+  const OpKind k = op_info(id).operand;
+  return k == OpKind::Int ? DTypeCategory::Int : (k == OpKind::Bool ? DTypeCategory::Bool : DTypeCategory::Float);
+}
 std::string_view op_sig_name(OpSig sig);
 // Signatures whose second operand is an Int index tensor (masks: takes_mask).
 // Signatures whose second operand is a Bool mask.

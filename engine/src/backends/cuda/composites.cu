@@ -4,16 +4,9 @@
 
 namespace crossgrad::backends {
 
-CudaTensor Cuda::float_transpose(const CudaTensor& tensor) { return composite::transpose<Cuda>(tensor); }
 CudaTensor Cuda::softmin(const CudaTensor& tensor, std::size_t dim) { return composite::softmin<Cuda>(tensor, dim); }
 CudaTensor Cuda::hard_sigmoid(const CudaTensor& tensor, double alpha, double beta) {
   return composite::hard_sigmoid<Cuda>(tensor, alpha, beta);
-}
-CudaTensor Cuda::float_repeat_dim(const CudaTensor& tensor, std::size_t dim, std::size_t times) {
-  return composite::repeat_dim<Cuda>(tensor, dim, times);
-}
-CudaTensor Cuda::float_unfold(const CudaTensor& tensor, std::size_t dim, std::size_t size, std::size_t step) {
-  return composite::unfold<Cuda>(tensor, dim, size, step);
 }
 
 CudaTensor Cuda::float_cross(const CudaTensor& lhs, const CudaTensor& rhs, std::size_t dim) {
@@ -27,10 +20,6 @@ CudaTensor Cuda::float_topk(const CudaTensor& tensor, std::size_t dim, std::size
   return composite::topk<Cuda>(tensor, dim, k);
 }
 
-CudaTensor Cuda::float_slice_assign(const CudaTensor& tensor, const std::vector<Range>& ranges, const CudaTensor& values) {
-  return composite::slice_assign<Cuda>(tensor, ranges, values);
-}
-
 CudaTensor Cuda::float_gather_nd(const CudaTensor& tensor, const CudaTensor& indices) {
   return composite::gather_nd<Cuda>(tensor, indices);
 }
@@ -41,5 +30,11 @@ CudaTensor Cuda::float_scatter_nd(const CudaTensor& tensor, const CudaTensor& in
 CudaTensor Cuda::float_mask_select(const CudaTensor& tensor, const CudaTensor& mask) {
   return composite::mask_select<Cuda>(tensor, mask);
 }
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(Cuda, transpose, Unary, composite::transpose<Cuda>)
+CROSSGRAD_KIND_MEMBERS(Cuda, repeat_dim, Repeat, composite::repeat_dim<Cuda>)
+CROSSGRAD_KIND_MEMBERS(Cuda, unfold, Window, composite::unfold<Cuda>)
+CROSSGRAD_KIND_MEMBERS(Cuda, slice_assign, RangesAssign, composite::slice_assign<Cuda>)
 
 }  // namespace crossgrad::backends

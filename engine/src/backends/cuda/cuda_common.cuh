@@ -103,6 +103,17 @@ decltype(auto) with_float_type(DType dtype, Fn&& fn) {
   return fn(double{});
 }
 
+// Calls fn(U{}) with U the unsigned integer of the dtype's element size (uint8_t, uint32_t or
+// uint64_t): the layout ops of every kind move elements as bits (Note [One layout kernel for every
+// kind], kind_members.hpp), so three instantiations serve all seven dtypes.
+template <class Fn>
+decltype(auto) with_element_bits(DType dtype, Fn&& fn) {
+  const std::size_t size = dtype_size(dtype);
+  if (size == 8) return fn(std::uint64_t{});
+  if (size == 4) return fn(std::uint32_t{});
+  return fn(std::uint8_t{});
+}
+
 // ---- launch helpers -------------------------------------------------------------------------
 
 // Blocks for a grid-stride loop over `work` items: enough to fill the device a few times over,

@@ -1,5 +1,5 @@
-// Cuda backend: ops that pick elements by index: float_slice, float_permute and float_expand (one
-// strided gather each, gather_kernel in kernels.cuh), float_cat (one copy per piece), float_select
+// Cuda backend: ops that pick elements by index: slice, permute and expand of every kind (one
+// strided gather each, gather_kernel in kernels.cuh), cat (one copy per piece), select
 // and float_select_assign / float_select_add, float_gather and float_scatter_add / float_scatter
 // (dim_kernels.cuh).
 // Pure copies and, for the assigns, additions in the spec's j order: bit-identical to NdArray.
@@ -11,6 +11,7 @@
 // backends do. The checked values then go back to the tensor's device as I64 (whatever the index
 // dtype or device was), which also lets select_assign group them by target position on the host.
 #include "map_kernels.cuh"
+#include "../kind_members.hpp"
 
 #include <crossgrad/backends/cuda_kernels/dim_kernels.cuh>
 
@@ -31,7 +32,7 @@ void gather(const CudaTensor& in, CudaTensor& out, std::size_t base, const std::
   const Collapsed c = collapse(out.shape.dims(), {strides});
   const std::size_t in_elements = in.shape.num_elements();
   const int device = in.dev.index;
-  with_float_type(in.dtype, [&](auto zero) {
+  with_element_bits(in.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* src = data_of<T>(in) + base;
     T* dst = data_of<T>(out);
@@ -75,55 +76,57 @@ std::shared_ptr<CudaBuffer> upload(const std::vector<std::int64_t>& host, int de
   return buffer;
 }
 
-}  // namespace
-
-CudaTensor Cuda::float_slice(const CudaTensor& tensor, const std::vector<Range>& ranges) {
-  rules::check_float_dtype(tensor.dtype, "float_slice");
-  const std::vector<Range> full = rules::full_ranges(tensor.shape, ranges);
+CudaTensor slice_elements(const CudaTensor& tensor, const std::vector<Range>& ranges, OpId op) {
+  const char* name = op_info(op).name.data();  // op names are string literals: NUL-terminated
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), name);
+  const std::vector<Range> full = rules::full_ranges(tensor.shape, ranges, name);
   CudaTensor out = make_tensor(rules::sliced_shape(full), tensor.dtype, tensor.dev);
   if (out.shape.num_elements() == 0) return out;
   // The input's own strides, read from the first selected element on.
   const std::vector<std::size_t> strides = rules::contiguous_strides(tensor.shape);
   std::size_t base = 0;
   for (std::size_t d = 0; d < full.size(); ++d) base += full[d].start * strides[d];
-  gather(tensor, out, base, strides, "float_slice");
+  gather(tensor, out, base, strides, name);
   return out;
 }
 
-CudaTensor Cuda::float_permute(const CudaTensor& tensor, const std::vector<std::size_t>& axes) {
-  rules::check_float_dtype(tensor.dtype, "float_permute");
+CudaTensor permute_elements(const CudaTensor& tensor, const std::vector<std::size_t>& axes, OpId op) {
+  const char* name = op_info(op).name.data();
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), name);
   CudaTensor out = make_tensor(rules::permuted_shape(tensor.shape, axes), tensor.dtype, tensor.dev);
   // Output dim i walks input dim axes[i].
   const std::vector<std::size_t> in_strides = rules::contiguous_strides(tensor.shape);
   std::vector<std::size_t> strides(axes.size());
   for (std::size_t i = 0; i < axes.size(); ++i) strides[i] = in_strides[axes[i]];
-  gather(tensor, out, 0, strides, "float_permute");
+  gather(tensor, out, 0, strides, name);
   return out;
 }
 
-CudaTensor Cuda::float_expand(const CudaTensor& tensor, const Shape& shape) {
-  rules::check_float_dtype(tensor.dtype, "float_expand");
+CudaTensor expand_elements(const CudaTensor& tensor, const Shape& shape, OpId op) {
+  const char* name = op_info(op).name.data();
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), name);
   rules::check_expand(tensor.shape, shape);
   CudaTensor out = make_tensor(shape, tensor.dtype, tensor.dev);
-  gather(tensor, out, 0, rules::broadcast_strides(tensor.shape, shape), "float_expand");
+  gather(tensor, out, 0, rules::broadcast_strides(tensor.shape, shape), name);
   return out;
 }
 
-CudaTensor Cuda::float_cat(const std::vector<CudaTensor>& tensors, std::size_t dim) {
+CudaTensor cat_elements(const std::vector<CudaTensor>& tensors, std::size_t dim, OpId op) {
+  const char* name = op_info(op).name.data();
   std::vector<Shape> shapes;
   shapes.reserve(tensors.size());
   for (const CudaTensor& t : tensors) shapes.push_back(t.shape);
-  const Shape out_shape = rules::cat_shape(shapes, dim);
-  // As the binary ops: every operand is a float first, then all of one dtype.
+  const Shape out_shape = rules::cat_shape(shapes, dim, name);
+  // As the binary ops: every operand of the op's kind first, then all of one dtype.
   std::vector<DType> dtypes;
   for (const CudaTensor& t : tensors) dtypes.push_back(t.dtype);
-  rules::check_cat_dtypes(dtypes);
+  rules::check_cat_dtypes(dtypes, operand_category(op), name);
   const Device& device = tensors[0].dev;
   CudaTensor out = make_tensor(out_shape, tensors[0].dtype, device);
   if (out_shape.num_elements() == 0) return out;
   const DimLayout l = dim_layout(out_shape.dims(), dim);
   const std::size_t row = l.len * l.inner;
-  with_float_type(out.dtype, [&](auto zero) {
+  with_element_bits(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     std::size_t first_column = 0;  // the piece's start along dim
     for (const CudaTensor& t : tensors) {
@@ -136,7 +139,7 @@ CudaTensor Cuda::float_cat(const std::vector<CudaTensor>& tensors, std::size_t d
         const CudaTensor piece = on_device(t, device);
         cat_piece_kernel<T><<<grid_for(n, device.index), kThreads, 0, activate(device.index)>>>(
             data_of<T>(piece), data_of<T>(out) + first_column * l.inner, n, block, row);
-        check_launch("float_cat");
+        check_launch(name);
       }
       first_column += len;
     }
@@ -144,11 +147,12 @@ CudaTensor Cuda::float_cat(const std::vector<CudaTensor>& tensors, std::size_t d
   return out;
 }
 
-CudaTensor Cuda::float_select(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices) {
-  rules::check_float_dtype(tensor.dtype, "float_select");
-  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, "float_select");
+CudaTensor select_elements(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices, OpId op) {
+  const char* name = op_info(op).name.data();
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), name);
+  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, name);
   const std::size_t len = tensor.shape[dim];
-  const std::vector<std::int64_t> idx = checked_indices(indices, dim, len, "float_select");
+  const std::vector<std::int64_t> idx = checked_indices(indices, dim, len, name);
   const std::size_t k = idx.size();
   CudaTensor out = make_tensor(rules::selected_shape(tensor.shape, dim, k), tensor.dtype, tensor.dev);
   const std::size_t n = out.shape.num_elements();
@@ -156,15 +160,24 @@ CudaTensor Cuda::float_select(const CudaTensor& tensor, std::size_t dim, const C
   const DimLayout l = dim_layout(out.shape.dims(), dim);
   const int device = tensor.dev.index;
   const std::shared_ptr<CudaBuffer> idx_dev = upload(idx, device);
-  with_float_type(tensor.dtype, [&](auto zero) {
+  with_element_bits(tensor.dtype, [&](auto zero) {
     using T = decltype(zero);
     select_kernel<T><<<grid_for(n, device), kThreads, 0, activate(device)>>>(
         data_of<T>(tensor), static_cast<const std::int64_t*>(idx_dev->data()), data_of<T>(out), n, k, len, l.inner);
-    check_launch("float_select");
+    check_launch(name);
   });
   // idx_dev returns to the cache here; its next user is ordered after the kernel (one stream).
   return out;
 }
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(Cuda, slice, Ranges, slice_elements)
+CROSSGRAD_KIND_MEMBERS(Cuda, permute, Axes, permute_elements)
+CROSSGRAD_KIND_MEMBERS(Cuda, expand, ToShape, expand_elements)
+CROSSGRAD_KIND_MEMBERS(Cuda, cat, Cat, cat_elements)
+CROSSGRAD_KIND_MEMBERS(Cuda, select, Select, select_elements)
 
 namespace {
 

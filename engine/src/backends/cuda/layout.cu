@@ -1,14 +1,17 @@
 // Cuda backend: ops that move elements without arithmetic: reshape (shares storage) and
 // swap_dims (a contiguous copy through a strided gather).
 #include "map_kernels.cuh"
+#include "../kind_members.hpp"
 
 #include <utility>
 
 namespace crossgrad::backends {
 
 using namespace cuda_detail;  // this backend's internals (cuda_common.cuh, kernels.cuh)
-CudaTensor Cuda::float_reshape(const CudaTensor& tensor, const Shape& shape) {
-  rules::check_float_dtype(tensor.dtype, "float_reshape");
+namespace {
+
+CudaTensor reshape_elements(const CudaTensor& tensor, const Shape& shape, OpId op) {
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
   rules::check_reshape(tensor.shape, shape);
   // Row-major order is unchanged by a reshape and buffers are immutable once built, so the new
   // tensor shares the old one's storage.
@@ -17,9 +20,10 @@ CudaTensor Cuda::float_reshape(const CudaTensor& tensor, const Shape& shape) {
   return out;
 }
 
-CudaTensor Cuda::float_swap_dims(const CudaTensor& tensor, std::size_t dim0, std::size_t dim1) {
-  rules::check_float_dtype(tensor.dtype, "float_swap_dims");
-  const Shape out_shape = rules::swapped_shape(tensor.shape, dim0, dim1, "float_swap_dims");
+CudaTensor swap_dims_elements(const CudaTensor& tensor, std::size_t dim0, std::size_t dim1, OpId op) {
+  const char* name = op_info(op).name.data();  // op names are string literals: NUL-terminated
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), name);
+  const Shape out_shape = rules::swapped_shape(tensor.shape, dim0, dim1, name);
   const std::size_t n = out_shape.num_elements();
   // Output element (.., i, .., j, ..) is input element (.., j, .., i, ..): read the input with its
   // own strides exchanged.
@@ -34,7 +38,7 @@ CudaTensor Cuda::float_swap_dims(const CudaTensor& tensor, std::size_t dim0, std
   }
   CudaTensor out = make_tensor(out_shape, tensor.dtype, tensor.dev);
   const int device = tensor.dev.index;
-  with_float_type(tensor.dtype, [&](auto zero) {
+  with_element_bits(tensor.dtype, [&](auto zero) {
     using T = decltype(zero);
     const cudaStream_t stream = cuda_detail::activate(device);
     const unsigned blocks = cuda_detail::grid_for(n, device);
@@ -47,9 +51,15 @@ CudaTensor Cuda::float_swap_dims(const CudaTensor& tensor, std::size_t dim0, std
           data_of<T>(tensor), data_of<T>(out), static_cast<std::uint64_t>(n),
           cuda_detail::to_strided<std::uint64_t, 1>(c));
     }
-    cuda_detail::check_launch("float_swap_dims");
+    cuda_detail::check_launch(name);
   });
   return out;
 }
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(Cuda, reshape, ToShape, reshape_elements)
+CROSSGRAD_KIND_MEMBERS(Cuda, swap_dims, DimPair, swap_dims_elements)
 
 }  // namespace crossgrad::backends

@@ -1,6 +1,7 @@
 // Cuda backend: cumsum, cumprod, cummin and cummax along a dim (one thread per slice, NdArray's operations in its
-// order: bit-identical to it), and float_flip (a pure copy of each element's bits).
+// order: bit-identical to it), and flip of every kind (a pure copy of each element's bits).
 #include "map_kernels.cuh"
+#include "../kind_members.hpp"
 
 #include <crossgrad/backends/cuda_kernels/dim_kernels.cuh>
 
@@ -45,8 +46,10 @@ CudaTensor Cuda::float_cummax(const CudaTensor& tensor, std::size_t dim) {
   return scan_along<ScanStep::Max>(tensor, dim, "float_cummax");
 }
 
-CudaTensor Cuda::float_flip(const CudaTensor& tensor, const std::vector<std::size_t>& axes) {
-  rules::check_float_dtype(tensor.dtype, "float_flip");
+namespace {
+
+CudaTensor flip_elements(const CudaTensor& tensor, const std::vector<std::size_t>& axes, OpId op) {
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
   rules::check_flip_axes(tensor.shape, axes);
   CudaTensor out = make_tensor(tensor.shape, tensor.dtype, tensor.dev);
   const std::size_t n = out.shape.num_elements();
@@ -62,17 +65,17 @@ CudaTensor Cuda::float_flip(const CudaTensor& tensor, const std::vector<std::siz
   }
   const int device = tensor.dev.index;
   const cudaStream_t stream = activate(device);
-  if (tensor.dtype == DType::F64) {
-    flip_kernel<std::uint64_t><<<grid_for(n, device), kThreads, 0, stream>>>(
-        reinterpret_cast<const std::uint64_t*>(data_of<double>(tensor)),
-        reinterpret_cast<std::uint64_t*>(data_of<double>(out)), n, shape);
-  } else {
-    flip_kernel<std::uint32_t><<<grid_for(n, device), kThreads, 0, stream>>>(
-        reinterpret_cast<const std::uint32_t*>(data_of<float>(tensor)),
-        reinterpret_cast<std::uint32_t*>(data_of<float>(out)), n, shape);
-  }
-  check_launch("float_flip");
+  with_element_bits(tensor.dtype, [&](auto zero) {
+    using U = decltype(zero);
+    flip_kernel<U><<<grid_for(n, device), kThreads, 0, stream>>>(data_of<U>(tensor), data_of<U>(out), n, shape);
+  });
+  check_launch(op_info(op).name.data());  // op names are string literals: NUL-terminated
   return out;
 }
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(Cuda, flip, Axes, flip_elements)
 
 }  // namespace crossgrad::backends

@@ -24,6 +24,7 @@ inline FlexTensor make_tensor(Shape shape, DType dtype) {
 using host::require_host_device;
 using host::require_storable_dtype;
 using host::with_float_type;
+using host::with_element_bits;
 
 // Elements per task below which element-wise kernels stay on the calling thread (Note [Flex tuning]).
 inline constexpr std::size_t kElementwiseGrain = kTuning.elementwise_grain;

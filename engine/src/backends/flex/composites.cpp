@@ -4,16 +4,9 @@
 
 namespace crossgrad::backends {
 
-FlexTensor Flex::float_transpose(const FlexTensor& tensor) { return composite::transpose<Flex>(tensor); }
 FlexTensor Flex::softmin(const FlexTensor& tensor, std::size_t dim) { return composite::softmin<Flex>(tensor, dim); }
 FlexTensor Flex::hard_sigmoid(const FlexTensor& tensor, double alpha, double beta) {
   return composite::hard_sigmoid<Flex>(tensor, alpha, beta);
-}
-FlexTensor Flex::float_repeat_dim(const FlexTensor& tensor, std::size_t dim, std::size_t times) {
-  return composite::repeat_dim<Flex>(tensor, dim, times);
-}
-FlexTensor Flex::float_unfold(const FlexTensor& tensor, std::size_t dim, std::size_t size, std::size_t step) {
-  return composite::unfold<Flex>(tensor, dim, size, step);
 }
 
 FlexTensor Flex::float_cross(const FlexTensor& lhs, const FlexTensor& rhs, std::size_t dim) {
@@ -31,5 +24,9 @@ FlexTensor Flex::float_gather_nd(const FlexTensor& tensor, const FlexTensor& ind
   return composite::gather_nd<Flex>(tensor, indices);
 }
 
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(Flex, transpose, Unary, composite::transpose<Flex>)
+CROSSGRAD_KIND_MEMBERS(Flex, repeat_dim, Repeat, composite::repeat_dim<Flex>)
+CROSSGRAD_KIND_MEMBERS(Flex, unfold, Window, composite::unfold<Flex>)
 
 }  // namespace crossgrad::backends

@@ -5,6 +5,7 @@
 // Note [Flex strided gather] from the first kept element.
 #include "common.hpp"
 #include "../composite_ops.hpp"
+#include "../kind_members.hpp"
 #include "strided_gather.hpp"
 #include "thread_pool.hpp"
 
@@ -64,16 +65,14 @@ void with_index_type(const FlexTensor& indices, F&& f) {
   else f(indices.data<std::int32_t>());
 }
 
-}  // namespace
-
-FlexTensor Flex::float_cat(const std::vector<FlexTensor>& tensors, std::size_t dim) {
+FlexTensor cat_elements(const std::vector<FlexTensor>& tensors, std::size_t dim, OpId op) {
   std::vector<Shape> shapes;
   shapes.reserve(tensors.size());
   for (const FlexTensor& t : tensors) shapes.push_back(t.shape);
-  Shape shape = rules::cat_shape(shapes, dim);
+  Shape shape = rules::cat_shape(shapes, dim, op_info(op).name);
   std::vector<DType> dtypes;
   for (const FlexTensor& t : tensors) dtypes.push_back(t.dtype);
-  rules::check_cat_dtypes(dtypes);
+  rules::check_cat_dtypes(dtypes, operand_category(op), op_info(op).name);
   const DType dtype = dtypes.front();
   FlexTensor out = flex::make_tensor(shape, dtype);
   if (out.num_elements() == 0) return out;
@@ -107,21 +106,21 @@ FlexTensor Flex::float_cat(const std::vector<FlexTensor>& tensors, std::size_t d
   return out;
 }
 
-FlexTensor Flex::float_slice(const FlexTensor& t, const std::vector<Range>& ranges) {
-  rules::check_float_dtype(t.dtype, "float_slice");
-  const std::vector<Range> full = rules::full_ranges(t.shape, ranges);
+FlexTensor slice_elements(const FlexTensor& t, const std::vector<Range>& ranges, OpId op) {
+  rules::check_kind_dtype(t.dtype, operand_category(op), op_info(op).name);
+  const std::vector<Range> full = rules::full_ranges(t.shape, ranges, op_info(op).name);
   FlexTensor out = flex::make_tensor(rules::sliced_shape(full), t.dtype);
   if (out.num_elements() == 0) return out;
   const std::vector<std::size_t> strides = rules::contiguous_strides(t.shape);
   std::size_t offset = 0;
   for (std::size_t d = 0; d < full.size(); ++d) offset += full[d].start * strides[d];
-  flex::gather_float(t, offset, out, strides);
+  flex::gather_elements(t, offset, out, strides);
   return out;
 }
 
-FlexTensor Flex::float_select(const FlexTensor& t, std::size_t dim, const FlexTensor& indices) {
-  constexpr std::string_view op = "float_select";
-  rules::check_float_dtype(t.dtype, op);
+FlexTensor select_elements(const FlexTensor& t, std::size_t dim, const FlexTensor& indices, OpId id) {
+  const std::string_view op = op_info(id).name;
+  rules::check_kind_dtype(t.dtype, operand_category(id), op);
   rules::check_select(t.shape, dim, indices.shape, indices.dtype, op);
   const std::vector<std::int64_t> idx = checked_indices(indices, dim, t.shape[dim], op);
   const std::size_t k = idx.size();
@@ -134,7 +133,7 @@ FlexTensor Flex::float_select(const FlexTensor& t, std::size_t dim, const FlexTe
   auto* dst = out.buffer.data();
   if (split.inner == 1) {
     // Along the last dim a run is one element: a typed load and store each, not a memcpy call.
-    flex::with_float_type(t.dtype, [&](auto zero) {
+    flex::with_element_bits(t.dtype, [&](auto zero) {
       using T = decltype(zero);
       const T* x = t.data<T>();
       T* y = out.mutable_data<T>();
@@ -159,6 +158,13 @@ FlexTensor Flex::float_select(const FlexTensor& t, std::size_t dim, const FlexTe
   });
   return out;
 }
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(Flex, cat, Cat, cat_elements)
+CROSSGRAD_KIND_MEMBERS(Flex, slice, Ranges, slice_elements)
+CROSSGRAD_KIND_MEMBERS(Flex, select, Select, select_elements)
 
 namespace {
 

@@ -1,8 +1,9 @@
-// Flex layout ops. Tensors are immutable, so float_reshape shares the buffer; float_swap_dims
+// Flex layout ops (of every kind). Tensors are immutable, so reshape shares the buffer; swap_dims
 // writes a contiguous copy. Seen as [A, n0, B, n1, C] -> [A, n1, B, n0, C], the copy moves whole
 // C-element runs when C is large, and runs a cache-blocked transpose when the two swapped dims
 // are adjacent and innermost (the matrix-transpose case).
 #include "common.hpp"
+#include "../kind_members.hpp"
 #include "thread_pool.hpp"
 
 #include <algorithm>
@@ -58,19 +59,17 @@ void swap_copy(const U* in, U* out, std::size_t a_count, std::size_t n0, std::si
   });
 }
 
-}  // namespace
-
-FlexTensor Flex::float_reshape(const FlexTensor& t, const Shape& shape) {
-  rules::check_float_dtype(t.dtype, "float_reshape");
+FlexTensor reshape_elements(const FlexTensor& t, const Shape& shape, OpId op) {
+  rules::check_kind_dtype(t.dtype, operand_category(op), op_info(op).name);
   rules::check_reshape(t.shape, shape);
   FlexTensor out = t;
   out.shape = shape;
   return out;
 }
 
-FlexTensor Flex::float_swap_dims(const FlexTensor& t, std::size_t dim0, std::size_t dim1) {
-  rules::check_float_dtype(t.dtype, "float_swap_dims");
-  Shape shape = rules::swapped_shape(t.shape, dim0, dim1, "float_swap_dims");
+FlexTensor swap_dims_elements(const FlexTensor& t, std::size_t dim0, std::size_t dim1, OpId op) {
+  rules::check_kind_dtype(t.dtype, operand_category(op), op_info(op).name);
+  Shape shape = rules::swapped_shape(t.shape, dim0, dim1, op_info(op).name);
   FlexTensor out = flex::make_tensor(shape, t.dtype);
   const std::size_t n = t.num_elements();
   if (n == 0) return out;
@@ -85,12 +84,16 @@ FlexTensor Flex::float_swap_dims(const FlexTensor& t, std::size_t dim0, std::siz
   for (std::size_t i = 0; i < d0; ++i) a *= dims[i];
   for (std::size_t i = d0 + 1; i < d1; ++i) b *= dims[i];
   for (std::size_t i = d1 + 1; i < dims.size(); ++i) c *= dims[i];
-  if (t.dtype == DType::F64) {
-    swap_copy(t.data<std::uint64_t>(), out.mutable_data<std::uint64_t>(), a, dims[d0], b, dims[d1], c);
-  } else {
-    swap_copy(t.data<std::uint32_t>(), out.mutable_data<std::uint32_t>(), a, dims[d0], b, dims[d1], c);
-  }
+  flex::with_element_bits(t.dtype, [&]<class U>(U) {
+    swap_copy(t.data<U>(), out.mutable_data<U>(), a, dims[d0], b, dims[d1], c);
+  });
   return out;
 }
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(Flex, reshape, ToShape, reshape_elements)
+CROSSGRAD_KIND_MEMBERS(Flex, swap_dims, DimPair, swap_dims_elements)
 
 }  // namespace crossgrad::backends

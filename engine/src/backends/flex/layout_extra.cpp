@@ -1,8 +1,9 @@
-// Flex float_permute and float_expand: materialised copies through the strided gather of
+// Flex permute and expand (of every kind): materialised copies through the strided gather of
 // Note [Flex strided gather] (a permute reads the input's strides in the output's dim order, an
-// expand reads with stride 0 on the broadcast dims). float_flip copies rows of the innermost dim
+// expand reads with stride 0 on the broadcast dims). flip copies rows of the innermost dim
 // (reversed when that dim is flipped): its negative steps do not fit the gather's strides.
 #include "common.hpp"
+#include "../kind_members.hpp"
 #include "strided_gather.hpp"
 
 #include <algorithm>
@@ -11,27 +12,26 @@
 #include <vector>
 
 namespace crossgrad::backends {
+namespace {
 
-FlexTensor Flex::float_permute(const FlexTensor& t, const std::vector<std::size_t>& axes) {
-  rules::check_float_dtype(t.dtype, "float_permute");
+FlexTensor permute_elements(const FlexTensor& t, const std::vector<std::size_t>& axes, OpId op) {
+  rules::check_kind_dtype(t.dtype, operand_category(op), op_info(op).name);
   Shape shape = rules::permuted_shape(t.shape, axes);
   FlexTensor out = flex::make_tensor(std::move(shape), t.dtype);
   const std::vector<std::size_t> in_strides = rules::contiguous_strides(t.shape);
   std::vector<std::size_t> strides(axes.size());
   for (std::size_t i = 0; i < axes.size(); ++i) strides[i] = in_strides[axes[i]];
-  flex::gather_float(t, 0, out, strides);
+  flex::gather_elements(t, 0, out, strides);
   return out;
 }
 
-FlexTensor Flex::float_expand(const FlexTensor& t, const Shape& shape) {
-  rules::check_float_dtype(t.dtype, "float_expand");
+FlexTensor expand_elements(const FlexTensor& t, const Shape& shape, OpId op) {
+  rules::check_kind_dtype(t.dtype, operand_category(op), op_info(op).name);
   rules::check_expand(t.shape, shape);
   FlexTensor out = flex::make_tensor(shape, t.dtype);
-  flex::gather_float(t, 0, out, rules::broadcast_strides(t.shape, shape));
+  flex::gather_elements(t, 0, out, rules::broadcast_strides(t.shape, shape));
   return out;
 }
-
-namespace {
 
 // out row `row` (rows of the innermost dim, of width w) is the input row at the flipped
 // coordinates of the outer dims, itself reversed when the innermost dim is flipped.
@@ -62,19 +62,23 @@ void flip_rows(const U* in, U* out, const Shape& shape, const std::vector<bool>&
   });
 }
 
-}  // namespace
-
-FlexTensor Flex::float_flip(const FlexTensor& t, const std::vector<std::size_t>& axes) {
-  rules::check_float_dtype(t.dtype, "float_flip");
+FlexTensor flip_elements(const FlexTensor& t, const std::vector<std::size_t>& axes, OpId op) {
+  rules::check_kind_dtype(t.dtype, operand_category(op), op_info(op).name);
   rules::check_flip_axes(t.shape, axes);
   FlexTensor out = flex::make_tensor(t.shape, t.dtype);
   if (out.num_elements() == 0) return out;
   std::vector<bool> flipped(t.shape.rank(), false);
   for (std::size_t a : axes) flipped[a] = true;
   // Elements move as unsigned integers of their size, so NaN payloads and -0 keep their bits.
-  if (t.dtype == DType::F64) flip_rows(t.data<std::uint64_t>(), out.mutable_data<std::uint64_t>(), t.shape, flipped);
-  else flip_rows(t.data<std::uint32_t>(), out.mutable_data<std::uint32_t>(), t.shape, flipped);
+  flex::with_element_bits(t.dtype, [&]<class U>(U) { flip_rows(t.data<U>(), out.mutable_data<U>(), t.shape, flipped); });
   return out;
 }
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(Flex, permute, Axes, permute_elements)
+CROSSGRAD_KIND_MEMBERS(Flex, expand, ToShape, expand_elements)
+CROSSGRAD_KIND_MEMBERS(Flex, flip, Axes, flip_elements)
 
 }  // namespace crossgrad::backends

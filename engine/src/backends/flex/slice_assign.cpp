@@ -1,8 +1,9 @@
-// Flex float_slice_assign: x copied in parallel chunks, then each row of the block (the last dim's
+// Flex slice_assign (of every kind): x copied in parallel chunks, then each row of the block (the last dim's
 // range at one index of the others) one memcpy of values' row into place. Pure copies, NdArray's
 // bits; two passes over the memory where the composite of slices and cats (composite_ops.hpp)
 // makes one copy per piece and dim.
 #include "common.hpp"
+#include "../kind_members.hpp"
 #include "thread_pool.hpp"
 
 #include <algorithm>
@@ -10,9 +11,11 @@
 #include <vector>
 
 namespace crossgrad::backends {
+namespace {
 
-FlexTensor Flex::float_slice_assign(const FlexTensor& t, const std::vector<Range>& ranges, const FlexTensor& values) {
-  const std::vector<Range> full = rules::check_slice_assign(t.shape, t.dtype, ranges, values.shape, values.dtype);
+FlexTensor slice_assign_elements(const FlexTensor& t, const std::vector<Range>& ranges, const FlexTensor& values, OpId op) {
+  const std::vector<Range> full = rules::check_slice_assign(t.shape, t.dtype, ranges, values.shape, values.dtype,
+                                                            operand_category(op), op_info(op).name);
   FlexTensor out = flex::make_tensor(t.shape, t.dtype);
   const std::size_t n = t.num_elements();
   if (n == 0) return out;
@@ -50,5 +53,10 @@ FlexTensor Flex::float_slice_assign(const FlexTensor& t, const std::vector<Range
   });
   return out;
 }
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(Flex, slice_assign, RangesAssign, slice_assign_elements)
 
 }  // namespace crossgrad::backends

@@ -1,6 +1,6 @@
 #pragma once
 // Note [Flex strided gather]
-// float_slice, float_permute and float_expand all write a contiguous output whose element at
+// slice, permute and expand (of every kind) all write a contiguous output whose element at
 // index (j0, j1, ...) is the input element at offset sum(j_d * stride_d) (a slice: the input's
 // own strides from the first kept element; a permute: the input's strides in the output's dim
 // order; an expand: 0 on broadcast dims). One loop nest serves the three: dims of size 1 are
@@ -151,16 +151,14 @@ void strided_gather(const U* in, U* out, const std::vector<std::size_t>& sizes,
   });
 }
 
-// strided_gather over a float tensor's storage (F32 or F64) by element size; `in_offset` in
-// elements. Does nothing for an empty output.
-inline void gather_float(const FlexTensor& in, std::size_t in_offset, FlexTensor& out,
-                         const std::vector<std::size_t>& strides) {
+// strided_gather over a tensor's storage, its elements moved as bits (every dtype: the layout ops
+// of every kind share it); `in_offset` in elements. Does nothing for an empty output.
+inline void gather_elements(const FlexTensor& in, std::size_t in_offset, FlexTensor& out,
+                            const std::vector<std::size_t>& strides) {
   if (out.num_elements() == 0) return;
-  if (in.dtype == DType::F64) {
-    strided_gather(in.data<std::uint64_t>() + in_offset, out.mutable_data<std::uint64_t>(), out.shape.dims(), strides);
-  } else {
-    strided_gather(in.data<std::uint32_t>() + in_offset, out.mutable_data<std::uint32_t>(), out.shape.dims(), strides);
-  }
+  with_element_bits(in.dtype, [&]<class U>(U) {
+    strided_gather(in.data<U>() + in_offset, out.mutable_data<U>(), out.shape.dims(), strides);
+  });
 }
 
 // A contiguous copy of `bytes` bytes, split over the pool when large.

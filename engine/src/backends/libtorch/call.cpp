@@ -99,7 +99,7 @@ LibTorchTensor run_with_empty_operand(const Call& call, const Shape& shape, DTyp
     // k = 0: every output element is an empty dot product, exactly 0.
     return filled(shape, 0.0, dtype);
   }
-  if (op == OpId::float_cat) {
+  if (op == OpId::float_cat || op == OpId::int_cat || op == OpId::bool_cat) {
     // Empty pieces add nothing; the result is not empty, so one piece is not.
     Call rest = call;
     rest.inputs.clear();
@@ -109,7 +109,7 @@ LibTorchTensor run_with_empty_operand(const Call& call, const Shape& shape, DTyp
     return run(rest, shape, dtype);
   }
   if ((op == OpId::float_select_assign || op == OpId::float_select_add || op == OpId::float_scatter_add || op == OpId::float_scatter ||
-       op == OpId::float_slice_assign) &&
+       op == OpId::float_slice_assign || op == OpId::int_slice_assign || op == OpId::bool_slice_assign) &&
       !is_empty(call.inputs[0])) {
     // No index (no block): nothing is added or replaced, the result is the receiver (tensors are
     // never written in place).

@@ -4,16 +4,9 @@
 
 namespace crossgrad::backends {
 
-LibTorchTensor LibTorch::float_transpose(const LibTorchTensor& tensor) { return composite::transpose<LibTorch>(tensor); }
 LibTorchTensor LibTorch::softmin(const LibTorchTensor& tensor, std::size_t dim) { return composite::softmin<LibTorch>(tensor, dim); }
 LibTorchTensor LibTorch::hard_sigmoid(const LibTorchTensor& tensor, double alpha, double beta) {
   return composite::hard_sigmoid<LibTorch>(tensor, alpha, beta);
-}
-LibTorchTensor LibTorch::float_repeat_dim(const LibTorchTensor& tensor, std::size_t dim, std::size_t times) {
-  return composite::repeat_dim<LibTorch>(tensor, dim, times);
-}
-LibTorchTensor LibTorch::float_unfold(const LibTorchTensor& tensor, std::size_t dim, std::size_t size, std::size_t step) {
-  return composite::unfold<LibTorch>(tensor, dim, size, step);
 }
 
 LibTorchTensor LibTorch::float_cross(const LibTorchTensor& lhs, const LibTorchTensor& rhs, std::size_t dim) {
@@ -30,5 +23,10 @@ LibTorchTensor LibTorch::float_scatter_nd(const LibTorchTensor& tensor, const Li
 LibTorchTensor LibTorch::float_mask_select(const LibTorchTensor& tensor, const LibTorchTensor& mask) {
   return composite::mask_select<LibTorch>(tensor, mask);
 }
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(LibTorch, transpose, Unary, composite::transpose<LibTorch>)
+CROSSGRAD_KIND_MEMBERS(LibTorch, repeat_dim, Repeat, composite::repeat_dim<LibTorch>)
+CROSSGRAD_KIND_MEMBERS(LibTorch, unfold, Window, composite::unfold<LibTorch>)
 
 }  // namespace crossgrad::backends

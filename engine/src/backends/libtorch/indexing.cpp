@@ -2,6 +2,7 @@
 // in index order (the first bad one is reported), before ATen sees them: ATen would wrap negative
 // indices, which crossgrad rejects.
 #include "plugin.hpp"
+#include "../kind_members.hpp"
 
 #include <cstdint>
 
@@ -20,29 +21,27 @@ std::size_t checked_index_count(const LibTorchTensor& indices, std::size_t dim, 
   return values.size();
 }
 
-}  // namespace
-
-LibTorchTensor LibTorch::float_cat(const std::vector<LibTorchTensor>& tensors, std::size_t dim) {
+LibTorchTensor cat_elements(const std::vector<LibTorchTensor>& tensors, std::size_t dim, OpId op) {
   std::vector<Shape> shapes;
   shapes.reserve(tensors.size());
   for (const LibTorchTensor& t : tensors) shapes.push_back(t.shape);
-  Shape out = rules::cat_shape(shapes, dim);
-  // As in the binary ops: a non-float piece is reported before a dtype mismatch.
+  Shape out = rules::cat_shape(shapes, dim, op_info(op).name);
+  // As in the binary ops: a piece of another kind is reported before a dtype mismatch.
   std::vector<DType> dtypes;
   for (const LibTorchTensor& t : tensors) dtypes.push_back(t.dtype);
-  rules::check_cat_dtypes(dtypes);
-  Call c{op_code(OpId::float_cat), {}, {}, {static_cast<int64_t>(dim)}};
+  rules::check_cat_dtypes(dtypes, operand_category(op), op_info(op).name);
+  Call c{op_code(op), {}, {}, {static_cast<int64_t>(dim)}};
   for (const LibTorchTensor& t : tensors) c.inputs.push_back(&t);
   return libtorch::run(c, std::move(out), tensors.front().dtype);
 }
 
-LibTorchTensor LibTorch::float_slice(const LibTorchTensor& tensor, const std::vector<Range>& ranges) {
-  rules::check_float_dtype(tensor.dtype, "float_slice");
+LibTorchTensor slice_elements(const LibTorchTensor& tensor, const std::vector<Range>& ranges, OpId op) {
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
   // crossgrad's bound rules (full_ranges) decide every [start, end); ATen only cuts them out, so
   // its own clamping of out-of-range bounds never applies.
-  const std::vector<Range> full = rules::full_ranges(tensor.shape, ranges);
+  const std::vector<Range> full = rules::full_ranges(tensor.shape, ranges, op_info(op).name);
   Shape out = rules::sliced_shape(full);
-  Call c{op_code(OpId::float_slice), {&tensor}, {}, {}};
+  Call c{op_code(op), {&tensor}, {}, {}};
   for (const Range& r : full) {
     c.ints.push_back(static_cast<int64_t>(r.start));
     c.ints.push_back(static_cast<int64_t>(r.end));
@@ -50,13 +49,16 @@ LibTorchTensor LibTorch::float_slice(const LibTorchTensor& tensor, const std::ve
   return libtorch::run(c, std::move(out), tensor.dtype);
 }
 
-LibTorchTensor LibTorch::float_select(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices) {
-  rules::check_float_dtype(tensor.dtype, "float_select");
-  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, "float_select");
-  const std::size_t k = checked_index_count(indices, dim, tensor.shape[dim], "float_select");
-  return libtorch::run(Call{op_code(OpId::float_select), {&tensor, &indices}, {}, {static_cast<int64_t>(dim)}},
+LibTorchTensor select_elements(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices, OpId op) {
+  const std::string_view name = op_info(op).name;
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), name);
+  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, name);
+  const std::size_t k = checked_index_count(indices, dim, tensor.shape[dim], name);
+  return libtorch::run(Call{op_code(op), {&tensor, &indices}, {}, {static_cast<int64_t>(dim)}},
                        rules::selected_shape(tensor.shape, dim, k), tensor.dtype);
 }
+
+}  // namespace
 
 namespace {
 
@@ -83,16 +85,27 @@ LibTorchTensor LibTorch::float_select_add(const LibTorchTensor& tensor, std::siz
   return select_add(OpId::float_select_add, tensor, dim, indices, values);
 }
 
-LibTorchTensor LibTorch::float_slice_assign(const LibTorchTensor& tensor, const std::vector<Range>& ranges,
-                                            const LibTorchTensor& values) {
-  const std::vector<Range> full = rules::check_slice_assign(tensor.shape, tensor.dtype, ranges, values.shape, values.dtype);
-  Call c{op_code(OpId::float_slice_assign), {&tensor, &values}, {}, {}};
+namespace {
+
+LibTorchTensor slice_assign_elements(const LibTorchTensor& tensor, const std::vector<Range>& ranges,
+                                     const LibTorchTensor& values, OpId op) {
+  const std::vector<Range> full = rules::check_slice_assign(tensor.shape, tensor.dtype, ranges, values.shape, values.dtype,
+                                                            operand_category(op), op_info(op).name);
+  Call c{op_code(op), {&tensor, &values}, {}, {}};
   for (const Range& r : full) {
     c.ints.push_back(static_cast<int64_t>(r.start));
     c.ints.push_back(static_cast<int64_t>(r.end));
   }
   return libtorch::run(c, tensor.shape, tensor.dtype);
 }
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(LibTorch, cat, Cat, cat_elements)
+CROSSGRAD_KIND_MEMBERS(LibTorch, slice, Ranges, slice_elements)
+CROSSGRAD_KIND_MEMBERS(LibTorch, select, Select, select_elements)
+CROSSGRAD_KIND_MEMBERS(LibTorch, slice_assign, RangesAssign, slice_assign_elements)
 
 LibTorchTensor LibTorch::float_gather(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices) {
   rules::check_float_dtype(tensor.dtype, "float_gather");

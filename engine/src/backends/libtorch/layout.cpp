@@ -1,5 +1,6 @@
-// LibTorch: ops that rearrange elements (reshape, swap_dims, permute, expand, flip).
+// LibTorch: ops that rearrange elements (reshape, swap_dims, permute, expand, flip), of every kind.
 #include "plugin.hpp"
+#include "../kind_members.hpp"
 
 namespace crossgrad::backends {
 namespace {
@@ -11,38 +12,44 @@ std::vector<int64_t> as_ints(const std::vector<std::size_t>& values) {
   return std::vector<int64_t>(values.begin(), values.end());
 }
 
+LibTorchTensor reshape_elements(const LibTorchTensor& tensor, const Shape& shape, OpId op) {
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
+  rules::check_reshape(tensor.shape, shape);
+  return libtorch::run(Call{op_code(op), {&tensor}, {}, as_ints(shape.dims())}, shape, tensor.dtype);
+}
+
+LibTorchTensor swap_dims_elements(const LibTorchTensor& tensor, std::size_t dim0, std::size_t dim1, OpId op) {
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
+  Shape out = rules::swapped_shape(tensor.shape, dim0, dim1, op_info(op).name);
+  return libtorch::run(Call{op_code(op), {&tensor}, {}, {static_cast<int64_t>(dim0), static_cast<int64_t>(dim1)}},
+                       std::move(out), tensor.dtype);
+}
+
+LibTorchTensor permute_elements(const LibTorchTensor& tensor, const std::vector<std::size_t>& axes, OpId op) {
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
+  Shape out = rules::permuted_shape(tensor.shape, axes);
+  return libtorch::run(Call{op_code(op), {&tensor}, {}, as_ints(axes)}, std::move(out), tensor.dtype);
+}
+
+LibTorchTensor expand_elements(const LibTorchTensor& tensor, const Shape& shape, OpId op) {
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
+  rules::check_expand(tensor.shape, shape);
+  return libtorch::run(Call{op_code(op), {&tensor}, {}, as_ints(shape.dims())}, shape, tensor.dtype);
+}
+
+LibTorchTensor flip_elements(const LibTorchTensor& tensor, const std::vector<std::size_t>& axes, OpId op) {
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
+  rules::check_flip_axes(tensor.shape, axes);
+  return libtorch::run(Call{op_code(op), {&tensor}, {}, as_ints(axes)}, tensor.shape, tensor.dtype);
+}
+
 }  // namespace
 
-LibTorchTensor LibTorch::float_reshape(const LibTorchTensor& tensor, const Shape& shape) {
-  rules::check_float_dtype(tensor.dtype, "float_reshape");
-  rules::check_reshape(tensor.shape, shape);
-  return libtorch::run(Call{op_code(OpId::float_reshape), {&tensor}, {}, as_ints(shape.dims())}, shape, tensor.dtype);
-}
-
-LibTorchTensor LibTorch::float_swap_dims(const LibTorchTensor& tensor, std::size_t dim0, std::size_t dim1) {
-  rules::check_float_dtype(tensor.dtype, "float_swap_dims");
-  Shape out = rules::swapped_shape(tensor.shape, dim0, dim1, "float_swap_dims");
-  return libtorch::run(
-      Call{op_code(OpId::float_swap_dims), {&tensor}, {}, {static_cast<int64_t>(dim0), static_cast<int64_t>(dim1)}},
-      std::move(out), tensor.dtype);
-}
-
-LibTorchTensor LibTorch::float_permute(const LibTorchTensor& tensor, const std::vector<std::size_t>& axes) {
-  rules::check_float_dtype(tensor.dtype, "float_permute");
-  Shape out = rules::permuted_shape(tensor.shape, axes);
-  return libtorch::run(Call{op_code(OpId::float_permute), {&tensor}, {}, as_ints(axes)}, std::move(out), tensor.dtype);
-}
-
-LibTorchTensor LibTorch::float_expand(const LibTorchTensor& tensor, const Shape& shape) {
-  rules::check_float_dtype(tensor.dtype, "float_expand");
-  rules::check_expand(tensor.shape, shape);
-  return libtorch::run(Call{op_code(OpId::float_expand), {&tensor}, {}, as_ints(shape.dims())}, shape, tensor.dtype);
-}
-
-LibTorchTensor LibTorch::float_flip(const LibTorchTensor& tensor, const std::vector<std::size_t>& axes) {
-  rules::check_float_dtype(tensor.dtype, "float_flip");
-  rules::check_flip_axes(tensor.shape, axes);
-  return libtorch::run(Call{op_code(OpId::float_flip), {&tensor}, {}, as_ints(axes)}, tensor.shape, tensor.dtype);
-}
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(LibTorch, reshape, ToShape, reshape_elements)
+CROSSGRAD_KIND_MEMBERS(LibTorch, swap_dims, DimPair, swap_dims_elements)
+CROSSGRAD_KIND_MEMBERS(LibTorch, permute, Axes, permute_elements)
+CROSSGRAD_KIND_MEMBERS(LibTorch, expand, ToShape, expand_elements)
+CROSSGRAD_KIND_MEMBERS(LibTorch, flip, Axes, flip_elements)
 
 }  // namespace crossgrad::backends

@@ -26,6 +26,7 @@ inline NdArrayTensor make_tensor(Shape shape, DType dtype) {
 using host::require_host_device;
 using host::require_storable_dtype;
 using host::with_float_type;
+using host::with_element_bits;
 
 // An element-wise float op: `op` of each element, in the tensor's own dtype. `op` is a generic
 // lambda so one definition serves float and double.

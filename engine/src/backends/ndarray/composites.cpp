@@ -4,16 +4,9 @@
 
 namespace crossgrad::backends {
 
-NdArrayTensor NdArray::float_transpose(const NdArrayTensor& tensor) { return composite::transpose<NdArray>(tensor); }
 NdArrayTensor NdArray::softmin(const NdArrayTensor& tensor, std::size_t dim) { return composite::softmin<NdArray>(tensor, dim); }
 NdArrayTensor NdArray::hard_sigmoid(const NdArrayTensor& tensor, double alpha, double beta) {
   return composite::hard_sigmoid<NdArray>(tensor, alpha, beta);
-}
-NdArrayTensor NdArray::float_repeat_dim(const NdArrayTensor& tensor, std::size_t dim, std::size_t times) {
-  return composite::repeat_dim<NdArray>(tensor, dim, times);
-}
-NdArrayTensor NdArray::float_unfold(const NdArrayTensor& tensor, std::size_t dim, std::size_t size, std::size_t step) {
-  return composite::unfold<NdArray>(tensor, dim, size, step);
 }
 
 NdArrayTensor NdArray::float_cross(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std::size_t dim) {
@@ -27,10 +20,6 @@ NdArrayTensor NdArray::float_topk(const NdArrayTensor& tensor, std::size_t dim, 
   return composite::topk<NdArray>(tensor, dim, k);
 }
 
-NdArrayTensor NdArray::float_slice_assign(const NdArrayTensor& tensor, const std::vector<Range>& ranges, const NdArrayTensor& values) {
-  return composite::slice_assign<NdArray>(tensor, ranges, values);
-}
-
 NdArrayTensor NdArray::float_gather_nd(const NdArrayTensor& tensor, const NdArrayTensor& indices) {
   return composite::gather_nd<NdArray>(tensor, indices);
 }
@@ -42,5 +31,11 @@ NdArrayTensor NdArray::float_scatter_nd(const NdArrayTensor& tensor, const NdArr
 NdArrayTensor NdArray::float_mask_select(const NdArrayTensor& tensor, const NdArrayTensor& mask) {
   return composite::mask_select<NdArray>(tensor, mask);
 }
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(NdArray, transpose, Unary, composite::transpose<NdArray>)
+CROSSGRAD_KIND_MEMBERS(NdArray, repeat_dim, Repeat, composite::repeat_dim<NdArray>)
+CROSSGRAD_KIND_MEMBERS(NdArray, unfold, Window, composite::unfold<NdArray>)
+CROSSGRAD_KIND_MEMBERS(NdArray, slice_assign, RangesAssign, composite::slice_assign<NdArray>)
 
 }  // namespace crossgrad::backends

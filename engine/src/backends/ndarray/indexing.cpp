@@ -4,6 +4,7 @@
 // of the dims before it, inner of the dims after it, and element (i, r, j) is at
 // (i * len + r) * inner + j.
 #include "common.hpp"
+#include "../kind_members.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -14,6 +15,7 @@ namespace {
 using ndarray_detail::make_tensor;
 using ndarray_detail::StridedWalk;
 using ndarray_detail::with_float_type;
+using ndarray_detail::with_element_bits;
 
 
 // The index values of an I64 or I32 tensor (check_select / check_gather have checked its dtype),
@@ -33,22 +35,20 @@ std::vector<std::size_t> checked_indices(const NdArrayTensor& indices, std::size
   return out;
 }
 
-}  // namespace
-
-NdArrayTensor NdArray::float_cat(const std::vector<NdArrayTensor>& tensors, std::size_t dim) {
+NdArrayTensor cat_elements(const std::vector<NdArrayTensor>& tensors, std::size_t dim, OpId op) {
   std::vector<Shape> shapes;
   shapes.reserve(tensors.size());
   for (const NdArrayTensor& t : tensors) shapes.push_back(t.shape);
-  const Shape out_shape = rules::cat_shape(shapes, dim);
-  // As in the binary ops: a non-float piece is reported before a dtype mismatch.
+  const Shape out_shape = rules::cat_shape(shapes, dim, op_info(op).name);
+  // As in the binary ops: a piece of another kind is reported before a dtype mismatch.
   std::vector<DType> dtypes;
   for (const NdArrayTensor& t : tensors) dtypes.push_back(t.dtype);
-  rules::check_cat_dtypes(dtypes);
+  rules::check_cat_dtypes(dtypes, operand_category(op), op_info(op).name);
   NdArrayTensor out = make_tensor(out_shape, tensors.front().dtype);
   if (out.num_elements() == 0) return out;
   const rules::DimSplit split = rules::split_at_dim(out_shape, dim);
   const std::size_t outer = split.outer, out_len = split.len, inner = split.inner;
-  with_float_type(out.dtype, [&]<class T>(T) {
+  with_element_bits(out.dtype, [&]<class T>(T) {
     T* o = out.mutable_data<T>();
     std::size_t start = 0;  // where the current piece begins along dim
     for (const NdArrayTensor& t : tensors) {
@@ -67,9 +67,9 @@ NdArrayTensor NdArray::float_cat(const std::vector<NdArrayTensor>& tensors, std:
   return out;
 }
 
-NdArrayTensor NdArray::float_slice(const NdArrayTensor& tensor, const std::vector<Range>& ranges) {
-  rules::check_float_dtype(tensor.dtype, "float_slice");
-  const std::vector<Range> full = rules::full_ranges(tensor.shape, ranges);
+NdArrayTensor slice_elements(const NdArrayTensor& tensor, const std::vector<Range>& ranges, OpId op) {
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
+  const std::vector<Range> full = rules::full_ranges(tensor.shape, ranges, op_info(op).name);
   const Shape out_shape = rules::sliced_shape(full);
   NdArrayTensor out = make_tensor(out_shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
@@ -78,7 +78,7 @@ NdArrayTensor NdArray::float_slice(const NdArrayTensor& tensor, const std::vecto
   const std::vector<std::size_t> strides = rules::contiguous_strides(tensor.shape);
   std::size_t base = 0;
   for (std::size_t d = 0; d < full.size(); ++d) base += full[d].start * strides[d];
-  with_float_type(tensor.dtype, [&]<class T>(T) {
+  with_element_bits(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     T* o = out.mutable_data<T>();
     StridedWalk<1> walk(out_shape);
@@ -88,19 +88,19 @@ NdArrayTensor NdArray::float_slice(const NdArrayTensor& tensor, const std::vecto
   return out;
 }
 
-NdArrayTensor NdArray::float_select(const NdArrayTensor& tensor, std::size_t dim,
-                                    const NdArrayTensor& indices) {
-  rules::check_float_dtype(tensor.dtype, "float_select");
-  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, "float_select");
+NdArrayTensor select_elements(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices, OpId op) {
+  const std::string_view name = op_info(op).name;
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), name);
+  rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, name);
   const std::size_t size = tensor.shape[dim];
-  const std::vector<std::size_t> idx = checked_indices(indices, dim, size, "float_select");
+  const std::vector<std::size_t> idx = checked_indices(indices, dim, size, name);
   const Shape out_shape = rules::selected_shape(tensor.shape, dim, idx.size());
   NdArrayTensor out = make_tensor(out_shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
   const rules::DimSplit split = rules::split_at_dim(tensor.shape, dim);
   const std::size_t outer = split.outer, inner = split.inner;
   const std::size_t k = idx.size();
-  with_float_type(tensor.dtype, [&]<class T>(T) {
+  with_element_bits(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     T* o = out.mutable_data<T>();
     for (std::size_t i = 0; i < outer; ++i) {
@@ -113,6 +113,13 @@ NdArrayTensor NdArray::float_select(const NdArrayTensor& tensor, std::size_t dim
   });
   return out;
 }
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(NdArray, cat, Cat, cat_elements)
+CROSSGRAD_KIND_MEMBERS(NdArray, slice, Ranges, slice_elements)
+CROSSGRAD_KIND_MEMBERS(NdArray, select, Select, select_elements)
 
 namespace {
 

@@ -1,20 +1,21 @@
 // NdArray: permute, expand and flip, materialised as contiguous copies (layout.cpp has reshape,
 // swap_dims, to_device and cast). Both walk the output shape with the input's strides re-arranged.
 #include "common.hpp"
+#include "../kind_members.hpp"
 
 namespace crossgrad::backends {
 namespace {
 
 using ndarray_detail::make_tensor;
 using ndarray_detail::StridedWalk;
-using ndarray_detail::with_float_type;
+using ndarray_detail::with_element_bits;
 
 // out[i] = x[offset of the walk], the output written contiguously.
 NdArrayTensor gather(const NdArrayTensor& tensor, const Shape& out_shape,
                      std::vector<std::size_t> read_strides) {
   NdArrayTensor out = make_tensor(out_shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
-  with_float_type(tensor.dtype, [&]<class T>(T) {
+  with_element_bits(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     T* o = out.mutable_data<T>();
     StridedWalk<1> walk(out_shape);
@@ -24,11 +25,8 @@ NdArrayTensor gather(const NdArrayTensor& tensor, const Shape& out_shape,
   return out;
 }
 
-}  // namespace
-
-NdArrayTensor NdArray::float_permute(const NdArrayTensor& tensor,
-                                     const std::vector<std::size_t>& axes) {
-  rules::check_float_dtype(tensor.dtype, "float_permute");
+NdArrayTensor permute_elements(const NdArrayTensor& tensor, const std::vector<std::size_t>& axes, OpId op) {
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
   const Shape out_shape = rules::permuted_shape(tensor.shape, axes);
   // Output dim i is input dim axes[i], so stepping output dim i steps input dim axes[i].
   const std::vector<std::size_t> in_strides = rules::contiguous_strides(tensor.shape);
@@ -39,8 +37,8 @@ NdArrayTensor NdArray::float_permute(const NdArrayTensor& tensor,
 
 // Output element i reads the input at i's coordinates with each flipped dim d's coordinate c
 // replaced by size_d - 1 - c: an odometer over the output, one coordinate table per element.
-NdArrayTensor NdArray::float_flip(const NdArrayTensor& tensor, const std::vector<std::size_t>& axes) {
-  rules::check_float_dtype(tensor.dtype, "float_flip");
+NdArrayTensor flip_elements(const NdArrayTensor& tensor, const std::vector<std::size_t>& axes, OpId op) {
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
   rules::check_flip_axes(tensor.shape, axes);
   NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
   const std::size_t n = out.num_elements();
@@ -49,7 +47,7 @@ NdArrayTensor NdArray::float_flip(const NdArrayTensor& tensor, const std::vector
   std::vector<bool> flipped(rank, false);
   for (std::size_t a : axes) flipped[a] = true;
   const std::vector<std::size_t> strides = rules::contiguous_strides(tensor.shape);
-  with_float_type(tensor.dtype, [&]<class T>(T) {
+  with_element_bits(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     T* o = out.mutable_data<T>();
     for (std::size_t i = 0; i < n; ++i) {
@@ -65,11 +63,18 @@ NdArrayTensor NdArray::float_flip(const NdArrayTensor& tensor, const std::vector
   return out;
 }
 
-NdArrayTensor NdArray::float_expand(const NdArrayTensor& tensor, const Shape& shape) {
-  rules::check_float_dtype(tensor.dtype, "float_expand");
+NdArrayTensor expand_elements(const NdArrayTensor& tensor, const Shape& shape, OpId op) {
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
   rules::check_expand(tensor.shape, shape);
   // Broadcast dims (size 1 in the input, or missing on the left) have stride 0: re-read.
   return gather(tensor, shape, rules::broadcast_strides(tensor.shape, shape));
 }
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(NdArray, permute, Axes, permute_elements)
+CROSSGRAD_KIND_MEMBERS(NdArray, flip, Axes, flip_elements)
+CROSSGRAD_KIND_MEMBERS(NdArray, expand, ToShape, expand_elements)
 
 }  // namespace crossgrad::backends

@@ -193,7 +193,11 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::float_mean: return sum_all(in(c, 0), true);
     case OpId::float_sum_dim: return sum_dim(in(c, 0), integer(c, 0), false);
     case OpId::float_mean_dim: return sum_dim(in(c, 0), integer(c, 0), true);
+    case OpId::int_reshape:
+    case OpId::bool_reshape:
     case OpId::float_reshape: return in(c, 0).reshape(ints(c));
+    case OpId::int_swap_dims:
+    case OpId::bool_swap_dims:
     case OpId::float_swap_dims: return in(c, 0).transpose(integer(c, 0), integer(c, 1));
     case OpId::float_cast:
     case OpId::bool_into_float:
@@ -257,18 +261,24 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::float_greater: return at::gt(in(c, 0), in(c, 1));
     case OpId::float_lower: return at::lt(in(c, 0), in(c, 1));
     case OpId::float_equal: return at::eq(in(c, 0), in(c, 1));
+    case OpId::int_cat:
+    case OpId::bool_cat:
     case OpId::float_cat: {
       std::vector<at::Tensor> parts;
       parts.reserve(c.input_count);
       for (std::size_t i = 0; i < c.input_count; ++i) parts.push_back(c.inputs[i]->value);
       return at::cat(parts, integer(c, 0));
     }
+    case OpId::int_slice:
+    case OpId::bool_slice:
     case OpId::float_slice: {
       // The engine resolved crossgrad's bound rules into one [start, end) pair per dim.
       at::Tensor x = in(c, 0);
       for (int64_t d = 0; d < x.dim(); ++d) x = x.slice(d, integer(c, 2 * d), integer(c, 2 * d + 1));
       return x;
     }
+    case OpId::int_slice_assign:
+    case OpId::bool_slice_assign:
     case OpId::float_slice_assign: {
       // A copy of x whose block (one resolved [start, end) per dim) takes values' elements.
       at::Tensor out = in(c, 0).clone();
@@ -277,6 +287,8 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       block.copy_(in(c, 1));
       return out;
     }
+    case OpId::int_select:
+    case OpId::bool_select:
     case OpId::float_select: return at::index_select(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong));
     case OpId::float_select_assign:
     case OpId::float_select_add:
@@ -327,7 +339,11 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       else convert(float{});
       return out;
     }
+    case OpId::int_permute:
+    case OpId::bool_permute:
     case OpId::float_permute: return in(c, 0).permute(ints(c));
+    case OpId::int_expand:
+    case OpId::bool_expand:
     case OpId::float_expand: return in(c, 0).expand(ints(c));
     // ATen's own scans (on the CPU a float lane accumulates in double): within the oracle's
     // accumulation bound of the reference's in-dtype loop, not its bits.
@@ -336,6 +352,8 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     // ATen's running extreme takes x on a tie (>= / <=) or a NaN and keeps a NaN: crossgrad's rule.
     case OpId::float_cummin: return std::get<0>(at::cummin(in(c, 0), integer(c, 0)));
     case OpId::float_cummax: return std::get<0>(at::cummax(in(c, 0), integer(c, 0)));
+    case OpId::int_flip:
+    case OpId::bool_flip:
     case OpId::float_flip: return at::flip(in(c, 0), ints(c));
     case OpId::softmax: return softmax_along(in(c, 0), integer(c, 0), false);
     case OpId::log_softmax: return softmax_along(in(c, 0), integer(c, 0), true);
