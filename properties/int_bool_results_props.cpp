@@ -375,7 +375,8 @@ CG_PROP(IntBoolResults, IntAndBoolOpsStayOffTheGraph, 200, ()) {
   if (ints) r_shape.back() = 1;
   // The layout ops with arguments that keep every element: r's own shape (reshape, expand), the
   // identity permutation, dim 0 flipped or repeated once, windows of 1, the whole range, every
-  // index in order, r and second concatenated (cat), second written over r (slice_assign).
+  // index in order, r alone concatenated (cat), second written over r (slice_assign) or where a
+  // mask of trues picks it (mask_where), position 0 along dim 0 (gather), every row (gather_nd).
   args.shape = r_shape;
   for (std::size_t d = 0; d < r_shape.size(); ++d) args.axes.push_back(d);
   if (moves_elements(op.id)) {
@@ -384,10 +385,17 @@ CG_PROP(IntBoolResults, IntAndBoolOpsStayOffTheGraph, 200, ()) {
     args.size = 1;
     args.step = 1;
     if (op.sig == OpSig::RangesAssign) operands.push_back(second);
-    if (op.sig == OpSig::Select) {
-      std::vector<std::int64_t> all(r_shape[0]);
-      for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::int64_t>(i);
-      operands.push_back(Dispatch::int_from_data(TensorData::from_i64(all, Shape{all.size()}), Dispatch::float_device(v)));
+    const DispatchDevice device = Dispatch::float_device(v);
+    std::vector<std::int64_t> rows(r_shape[0]);
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::int64_t>(i);
+    if (op.sig == OpSig::Select) operands.push_back(Dispatch::int_from_data(TensorData::from_i64(rows, Shape{rows.size()}), device));
+    if (op.sig == OpSig::GatherNd) operands.push_back(Dispatch::int_from_data(TensorData::from_i64(rows, Shape{rows.size(), 1}), device));
+    if (op.sig == OpSig::Gather) {  // every element from position 0 along dim 0
+      operands.push_back(Dispatch::int_from_data(TensorData::from_i64(std::vector<std::int64_t>(count(r_shape), 0), Shape(r_shape)), device));
+    }
+    if (op.sig == OpSig::MaskWhere || op.sig == OpSig::MaskSelect) {  // mask_where takes second where true
+      operands.push_back(Dispatch::bool_from_data(TensorData::from_bool(std::vector<bool>(count(r_shape), true), Shape(r_shape)), device));
+      if (op.sig == OpSig::MaskWhere) operands.push_back(second);
     }
   }
   const DispatchTensor y = call_op(op.id, operands, args);

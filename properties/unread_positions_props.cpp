@@ -647,6 +647,14 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::bool_slice:
     case OpId::bool_slice_assign:
     case OpId::bool_select:
+    case OpId::int_gather:
+    case OpId::int_gather_nd:
+    case OpId::int_mask_where:
+    case OpId::int_mask_select:
+    case OpId::bool_gather:
+    case OpId::bool_gather_nd:
+    case OpId::bool_mask_where:
+    case OpId::bool_mask_select:
     case OpId::float_argmax:
     case OpId::float_argmin:
     case OpId::float_argsort:

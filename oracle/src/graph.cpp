@@ -476,6 +476,14 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::bool_slice:
     case Op::bool_slice_assign:
     case Op::bool_select:
+    case Op::int_gather:
+    case Op::int_gather_nd:
+    case Op::int_mask_where:
+    case Op::int_mask_select:
+    case Op::bool_gather:
+    case Op::bool_gather_nd:
+    case Op::bool_mask_where:
+    case Op::bool_mask_select:
       return std::nullopt;
     case Op::float_clamp:
       if (std::isnan(op.scalar)) return std::nullopt;
@@ -953,6 +961,14 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::bool_slice:
     case Op::bool_slice_assign:
     case Op::bool_select:
+    case Op::int_gather:
+    case Op::int_gather_nd:
+    case Op::int_mask_where:
+    case Op::int_mask_select:
+    case Op::bool_gather:
+    case Op::bool_gather_nd:
+    case Op::bool_mask_where:
+    case Op::bool_mask_select:
       break;
   }
   throw std::logic_error("apply_op: " + std::string(op_name(op.op)) + " is not a graph step (normalize first)");

@@ -227,6 +227,14 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::bool_slice:
     case Op::bool_slice_assign:
     case Op::bool_select:
+    case Op::int_gather:
+    case Op::int_gather_nd:
+    case Op::int_mask_where:
+    case Op::int_mask_select:
+    case Op::bool_gather:
+    case Op::bool_gather_nd:
+    case Op::bool_mask_where:
+    case Op::bool_mask_select:
       return {0, 0, true};
     // exp of shifted values, a sum of n terms and a division (or a log): the sum's order bound
     // plus a few ulps per library call; log_softmax's values grow with |x|, hence magnitude.
@@ -862,6 +870,14 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::bool_slice:
     case Op::bool_slice_assign:
     case Op::bool_select:
+    case Op::int_gather:
+    case Op::int_gather_nd:
+    case Op::int_mask_where:
+    case Op::int_mask_select:
+    case Op::bool_gather:
+    case Op::bool_gather_nd:
+    case Op::bool_mask_where:
+    case Op::bool_mask_select:
     case Op::float_argmax:
     case Op::float_argmin:
     case Op::float_argsort:

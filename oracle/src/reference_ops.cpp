@@ -1190,7 +1190,10 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a);
 // its own place in the order.
 HostArray moved(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
   const OpKind kind = op_info(op).operand;
-  const bool index_operand = op_info(op).sig == OpSig::Select;  // in[1] is the index tensor
+  // in[1] is an index tensor or a Bool mask: read, never moved.
+  const OpSig sig = op_info(op).sig;
+  const bool index_operand = sig == OpSig::Select || sig == OpSig::Gather || sig == OpSig::GatherNd ||
+                             sig == OpSig::MaskWhere || sig == OpSig::MaskSelect;
   const auto moves = [&](std::size_t i) { return !(index_operand && i == 1); };
   for (std::size_t i = 0; i < in.size(); ++i) {
     if (!moves(i)) continue;
@@ -1247,6 +1250,14 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::bool_slice:
     case OpId::bool_slice_assign:
     case OpId::bool_select:
+    case OpId::int_gather:
+    case OpId::int_gather_nd:
+    case OpId::int_mask_where:
+    case OpId::int_mask_select:
+    case OpId::bool_gather:
+    case OpId::bool_gather_nd:
+    case OpId::bool_mask_where:
+    case OpId::bool_mask_select:
       return moved(op, in, a);
     case OpId::float_add: return binary(in[0], in[1], false, [](auto x, auto y) { return x + y; });
     case OpId::float_sub: return binary(in[0], in[1], false, [](auto x, auto y) { return x - y; });

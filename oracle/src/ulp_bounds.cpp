@@ -203,6 +203,14 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::bool_slice:
     case OpId::bool_slice_assign:
     case OpId::bool_select:
+    case OpId::int_gather:
+    case OpId::int_gather_nd:
+    case OpId::int_mask_where:
+    case OpId::int_mask_select:
+    case OpId::bool_gather:
+    case OpId::bool_gather_nd:
+    case OpId::bool_mask_where:
+    case OpId::bool_mask_select:
     case OpId::float_max_dim:
     case OpId::float_argmax:
     case OpId::float_min_dim:

@@ -134,14 +134,16 @@ std::map<std::string, Examples> examples() {
                            {"float_sum_dim got dim 2 for a tensor of rank 2", "float_sum_dim got dim 2 for a tensor of rank 2!",
                             "float_sum_dim got dim -1 for a tensor of rank 2.", "float_sum_dim got dim two for a tensor of rank 2.",
                             "float_sum_dim got axis 2 for a tensor of rank 2.", "float sum_dim got dim 2 for a tensor of rank 2."}};
-  e["reshape-mismatch"] = {"float_reshape cannot turn shape {from} into {to}: element counts differ.",
+  e["reshape-mismatch"] = {"{op} cannot turn shape {from} into {to}: element counts differ.",
                            {"float_reshape cannot turn shape [2, 3] into [4]: element counts differ.",
+                            "int_reshape cannot turn shape [2] into [3]: element counts differ.",
                             "float_reshape cannot turn shape [] into [0]: element counts differ."},
                            {"float_reshape cannot turn shape [2, 3] into [4]: element counts differ",
                             "float_reshape cannot turn shape [2, 3] into [4]: element counts differ!",
                             "float_reshape cannot turn shape [2, 3] into [4], element counts differ.",
                             "float_reshape cannot turn shape [2, 3] into 4: element counts differ.",
-                            "float_reshape cannot turn shape [2, 3] into [4]: element counts agree."}};
+                            "float_reshape cannot turn shape [2, 3] into [4]: element counts agree.",
+                            "float reshape cannot turn shape [2, 3] into [4]: element counts differ."}};
   e["op-backend-mismatch"] = {"{op} needs operands on one backend, got {lhs:?} and {rhs:?}.",
                               {"float_add needs operands on one backend, got " + kFlexF32 + " and " + kNdF32 + ".",
                                "float_matmul needs operands on one backend, got " + kTracked + " and " + kFlexF32 + "."},
@@ -244,12 +246,13 @@ std::map<std::string, Examples> examples() {
                            "float_max_dim over dim 1 of size 1 has no result.", "float_max_dim over dim -1 of size 0 has no result.",
                            "float max_dim over dim 1 of size 0 has no result.", "float_max_dim over dim one of size 0 has no result.",
                            "float_max_dim over axis 1 of size 0 has no result."}};
-  e["cat-empty"] = {"float_cat needs at least one tensor.",
-                    {"float_cat needs at least one tensor."},
+  e["cat-empty"] = {"{op} needs at least one tensor.",
+                    {"float_cat needs at least one tensor.", "bool_cat needs at least one tensor."},
                     {"float_cat needs at least one tensor", "float_cat needs at least one tensor!", "float_cat needs at least two tensors.",
-                     "Float_cat needs at least one tensor.", "float_cat needs at least one tensor. ", "float_stack needs at least one tensor."}};
-  e["cat-mismatch"] = {"float_cat needs shapes that differ only in dim {dim}, got {lhs} and {rhs}.",
+                     "float cat needs at least one tensor.", "float_cat needs at least one tensor. ", "float_cat needs at least one tensors."}};
+  e["cat-mismatch"] = {"{op} needs shapes that differ only in dim {dim}, got {lhs} and {rhs}.",
                        {"float_cat needs shapes that differ only in dim 0, got [2, 3] and [2, 4].",
+                        "int_cat needs shapes that differ only in dim 1, got [2, 3] and [1, 3].",
                         "float_cat needs shapes that differ only in dim 0, got [2] and [2, 1].",
                         "float_cat needs shapes that differ only in dim 2, got [] and [0, 0, 0]."},
                        {"float_cat needs shapes that differ only in dim 0, got [2, 3] and [2, 4]",
@@ -289,8 +292,9 @@ std::map<std::string, Examples> examples() {
                                  "float_select_assign needs values of size [2, 2], got [2, 3].",
                                  "float_select_assign needs values of shape [2, 2] got [2, 3].",
                                  "float select_assign needs values of shape [2, 2], got [2, 3]."}};
-  e["permute-invalid"] = {"float_permute needs each of the {rank} dims exactly once, got {axes}.",
+  e["permute-invalid"] = {"{op} needs each of the {rank} dims exactly once, got {axes}.",
                           {"float_permute needs each of the 2 dims exactly once, got [0, 0].",
+                           "bool_permute needs each of the 1 dims exactly once, got [].",
                            "float_permute needs each of the 2 dims exactly once, got [1].",
                            "float_permute needs each of the 0 dims exactly once, got [0]."},
                           {"float_permute needs each of the 2 dims exactly once, got [0, 0]",
@@ -299,9 +303,10 @@ std::map<std::string, Examples> examples() {
                            "float_permute needs each of the two dims exactly once, got [0, 0].",
                            "float_permute needs each of the 2 dims exactly once, got (0, 0).",
                            "float_permute needs each of the 2 dims exactly once, got [0, -1].",
-                           "float_transpose needs each of the 2 dims exactly once, got [0, 0]."}};
-  e["flip-invalid"] = {"float_flip needs distinct dims below the rank {rank}, got {axes}.",
+                           "float permute needs each of the 2 dims exactly once, got [0, 0]."}};
+  e["flip-invalid"] = {"{op} needs distinct dims below the rank {rank}, got {axes}.",
                        {"float_flip needs distinct dims below the rank 2, got [1, 1].",
+                        "int_flip needs distinct dims below the rank 1, got [1].",
                         "float_flip needs distinct dims below the rank 2, got [2].",
                         "float_flip needs distinct dims below the rank 0, got [0, 0, 0]."},
                        {"float_flip needs distinct dims below the rank 2, got [1, 1]",
@@ -310,7 +315,7 @@ std::map<std::string, Examples> examples() {
                         "float_flip needs distinct dims below the rank 2, got [1, -1].",
                         "float_flip needs distinct dims below the rank -2, got [1, 1].",
                         "float_flip needs unique dims below the rank 2, got [1, 1].",
-                        "float_permute needs distinct dims below the rank 2, got [1, 1]."}};
+                        "float flip needs distinct dims below the rank 2, got [1, 1]."}};
   e["gather-index-shape"] = {"{op} needs indices of shape {expected} outside dim {dim}, got {got}.",
                              {"float_gather needs indices of shape [3, 2] outside dim 0, got [4, 3].",
                               "float_scatter_add needs indices of shape [2, 0, 5] outside dim 2, got [2, 1].",
@@ -345,10 +350,10 @@ std::map<std::string, Examples> examples() {
                                {"int_div divides by zero.", "int_remainder_scalar divides by zero."},
                                {"int_div divides by zero", "int_div divides by 0.", "int div divides by zero.",
                                 "int_div divides by zero.."}};
-  e["unfold-step"] = {"float_unfold needs a step of at least 1, got 0.",
-                      {"float_unfold needs a step of at least 1, got 0."},
+  e["unfold-step"] = {"{op} needs a step of at least 1, got 0.",
+                      {"float_unfold needs a step of at least 1, got 0.", "int_unfold needs a step of at least 1, got 0."},
                       {"float_unfold needs a step of at least 1, got 0", "float_unfold needs a step of at least 1, got 1.",
-                       "float_unfold needs a step of at least 0, got 0.", "float_fold needs a step of at least 1, got 0."}};
+                       "float_unfold needs a step of at least 0, got 0.", "float unfold needs a step of at least 1, got 0."}};
   e["cross-dim"] = {"float_cross needs operands of one rank with 3 elements along dim {dim}, got {lhs} and {rhs}.",
                     {"float_cross needs operands of one rank with 3 elements along dim 1, got [2, 3] and [2, 4].",
                      "float_cross needs operands of one rank with 3 elements along dim 0, got [3] and [1, 3]."},
@@ -373,11 +378,12 @@ std::map<std::string, Examples> examples() {
                                 {"Can't convert a non leaf tensor into a tracked tensor."},
                                 {"Can't convert a non leaf tensor into a tracked tensor", "Can't convert a leaf tensor into a tracked tensor.",
                                  "Cannot convert a non leaf tensor into a tracked tensor."}};
-  e["expand-mismatch"] = {"float_expand cannot expand shape {from} to {to}.",
-                          {"float_expand cannot expand shape [2, 3] to [4, 3].", "float_expand cannot expand shape [2, 3] to [3]."},
+  e["expand-mismatch"] = {"{op} cannot expand shape {from} to {to}.",
+                          {"float_expand cannot expand shape [2, 3] to [4, 3].", "float_expand cannot expand shape [2, 3] to [3].",
+                           "bool_expand cannot expand shape [2] to [3]."},
                           {"float_expand cannot expand shape [2, 3] to [4, 3]", "float_expand cannot expand shape [2, 3] to [4, 3]!",
                            "float_expand can expand shape [2, 3] to [4, 3].", "float_expand cannot expand shape 2, 3 to [4, 3].",
-                           "float_expand cannot expand shape [2, 3] into [4, 3].", "float_reshape cannot expand shape [2, 3] to [4, 3].",
+                           "float_expand cannot expand shape [2, 3] into [4, 3].", "float expand cannot expand shape [2, 3] to [4, 3].",
                            "float_expand cannot expand shape [2, 3] to [4, x]."}};
   e["remote-unavailable"] = {
       "Remote server {endpoint} is unavailable: {call} failed with {status} ({detail}).",

@@ -12,21 +12,28 @@ namespace crossgrad::testing_support {
 // `other`: a second float tensor of the receiver's shape, device and tracked-ness (binary ops, cat,
 // assign values); `indices`: the int tensor [2, 0, 2] on the receiver's device; `target`: the float
 // dtype the ToDType ops convert to.
+// The device of a receiver of any kind (Dispatch::float_device takes floats: an int or bool
+// receiver is converted first; the conversion stays on the device, tracked alike).
+inline DispatchDevice device_of(const DispatchTensor& x, OpKind kind) {
+  if (kind == OpKind::Int) return Dispatch::float_device(Dispatch::int_into_float(x, DType::F32));
+  if (kind == OpKind::Bool) return Dispatch::float_device(Dispatch::bool_into_float(x, DType::F32));
+  return Dispatch::float_device(x);
+}
+
 // One index per element of a [2, 3] receiver along dim 1 (gather, scatter_add), on its device.
-inline DispatchTensor per_element_indices(const DispatchTensor& x) {
-  return Dispatch::int_from_data(TensorData::from_i64({2, 0, 2, 1, 1, 0}, Shape{2, 3}), Dispatch::float_device(x));
+inline DispatchTensor per_element_indices(const DispatchTensor& x, OpKind kind = OpKind::Float) {
+  return Dispatch::int_from_data(TensorData::from_i64({2, 0, 2, 1, 1, 0}, Shape{2, 3}), device_of(x, kind));
 }
 
 // A [2, 3] Bool mask on the receiver's device (mask_where, mask_fill).
-inline DispatchTensor mask_of(const DispatchTensor& x) {
-  return Dispatch::bool_from_data(TensorData::from_bool({true, false, false, true, true, false}, Shape{2, 3}),
-                                  Dispatch::float_device(x));
+inline DispatchTensor mask_of(const DispatchTensor& x, OpKind kind = OpKind::Float) {
+  return Dispatch::bool_from_data(TensorData::from_bool({true, false, false, true, true, false}, Shape{2, 3}), device_of(x, kind));
 }
 
 // Index rows of one coordinate into a [2, 3] receiver's dim 0 (gather_nd, scatter_nd), on its device:
 // row 1 names row 1 again, so scatter_nd's second value block replaces the first.
-inline DispatchTensor row_indices(const DispatchTensor& x) {
-  return Dispatch::int_from_data(TensorData::from_i64({1, 1}, Shape{2, 1}), Dispatch::float_device(x));
+inline DispatchTensor row_indices(const DispatchTensor& x, OpKind kind = OpKind::Float) {
+  return Dispatch::int_from_data(TensorData::from_i64({1, 1}, Shape{2, 1}), device_of(x, kind));
 }
 
 // |x| + 1 for an int receiver x: an int operand of its device and tracked-ness with no zero.
@@ -191,6 +198,14 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::bool_slice: return Dispatch::bool_slice(x, {{0, 2}, {1, 3}});
     case OpId::bool_slice_assign: return Dispatch::bool_slice_assign(x, {{0, 1}}, Dispatch::bool_slice(Dispatch::bool_not(x), {{0, 1}}));
     case OpId::bool_select: return Dispatch::bool_select(x, 1, indices);
+    case OpId::int_gather: return Dispatch::int_gather(x, 1, per_element_indices(x, OpKind::Int));
+    case OpId::int_gather_nd: return Dispatch::int_gather_nd(x, row_indices(x, OpKind::Int));
+    case OpId::int_mask_where: return Dispatch::int_mask_where(x, mask_of(x, OpKind::Int), int_divisor(x));
+    case OpId::int_mask_select: return Dispatch::int_mask_select(x, mask_of(x, OpKind::Int));
+    case OpId::bool_gather: return Dispatch::bool_gather(x, 1, per_element_indices(x, OpKind::Bool));
+    case OpId::bool_gather_nd: return Dispatch::bool_gather_nd(x, row_indices(x, OpKind::Bool));
+    case OpId::bool_mask_where: return Dispatch::bool_mask_where(x, mask_of(x, OpKind::Bool), Dispatch::bool_not(x));
+    case OpId::bool_mask_select: return Dispatch::bool_mask_select(x, mask_of(x, OpKind::Bool));
     case OpId::float_abs: return Dispatch::float_abs(x);
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);

@@ -137,6 +137,21 @@ AutodiffTensor<B> Autodiff<B>::from_data(const TensorData& data, const Device& d
   auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
     return B::name(tensor, ranges, values);                                                    \
   }
+#define CROSSGRAD_AD_INNER_GATHER_ND(name, Sig)                                                 \
+  template <class B>                                                                           \
+  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
+    return B::name(tensor, indices);                                                           \
+  }
+#define CROSSGRAD_AD_INNER_MASKED(name, Sig)                                                    \
+  template <class B>                                                                           \
+  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
+    return B::name(tensor, mask, value);                                                       \
+  }
+#define CROSSGRAD_AD_INNER_MASK_SELECT(name, Sig)                                               \
+  template <class B>                                                                           \
+  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
+    return B::name(tensor, mask);                                                              \
+  }
 #define CROSSGRAD_AD_INNER_CAT(name, Sig)                                                       \
   template <class B>                                                                           \
   auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \

@@ -115,7 +115,7 @@ typename B::Tensor unfold(const typename B::Tensor& t, std::size_t dim, std::siz
   rules::check_kind_dtype(B::dtype(t), operand_category(id), op);
   const Shape shape = B::shape(t);
   rules::check_dim(dim, shape.rank(), op);
-  const Shape out = rules::unfolded_shape(shape, dim, size, step);
+  const Shape out = rules::unfolded_shape(shape, dim, size, step, op);
   checked_tensor_bytes(out, B::dtype(t));  // before the index list is built
   const UnfoldPlan plan(shape, dim, out[dim], size, step);
   const typename B::Tensor windows = kind_moves::select<B>(kind, t, dim, plan.index<B>(B::device(t)));
@@ -212,13 +212,15 @@ IndexRows index_rows(const Shape& shape, const typename B::Tensor& indices, std:
 
 // gather_nd: the named rows, in index order, shaped as Note [Index rows of gather_nd and scatter_nd].
 template <class B>
-typename B::Tensor gather_nd(const typename B::Tensor& t, const typename B::Tensor& indices) {
-  constexpr std::string_view op = "float_gather_nd";
-  rules::check_float_dtype(B::dtype(t), op);
+typename B::Tensor gather_nd(const typename B::Tensor& t, const typename B::Tensor& indices, OpId id) {
+  const std::string_view op = op_info(id).name;
+  const OpKind kind = op_info(id).operand;
+  rules::check_kind_dtype(B::dtype(t), operand_category(id), op);
   const IndexRows plan = index_rows<B>(B::shape(t), indices, op);
   checked_tensor_bytes(plan.gathered, B::dtype(t));  // a row named many times: before the select allocates
   const typename B::Tensor at = B::from_data(TensorData::from_i64(plan.at, Shape{plan.at.size()}), B::device(t));
-  return B::float_reshape(B::float_select(B::float_reshape(t, Shape{plan.rows, plan.row}), 0, at), plan.gathered);
+  const typename B::Tensor rows = kind_moves::select<B>(kind, kind_moves::reshape<B>(kind, t, Shape{plan.rows, plan.row}), 0, at);
+  return kind_moves::reshape<B>(kind, rows, plan.gathered);
 }
 
 // scatter_nd: values (of gather_nd's shape) combined into the named rows by `update`, index row by
@@ -256,10 +258,12 @@ typename B::Tensor mask_positions(const typename B::Tensor& mask, const Device& 
 // mask_select: the elements where the mask is true, in row-major order, as a 1-D tensor (Burn's
 // default: argwhere, then a select of the flat tensor).
 template <class B>
-typename B::Tensor mask_select(const typename B::Tensor& t, const typename B::Tensor& mask) {
+typename B::Tensor mask_select(const typename B::Tensor& t, const typename B::Tensor& mask, OpId id) {
   const Shape shape = B::shape(t);
-  rules::check_mask_select(shape, B::dtype(t), B::shape(mask), B::dtype(mask));
-  return B::float_select(B::float_reshape(t, Shape{shape.num_elements()}), 0, mask_positions<B>(mask, B::device(t)));
+  const OpKind kind = op_info(id).operand;
+  rules::check_mask_select(shape, B::dtype(t), B::shape(mask), B::dtype(mask), operand_category(id), op_info(id).name);
+  const typename B::Tensor flat = kind_moves::reshape<B>(kind, t, Shape{shape.num_elements()});
+  return kind_moves::select<B>(kind, flat, 0, mask_positions<B>(mask, B::device(t)));
 }
 
 }  // namespace crossgrad::backends::composite

@@ -62,7 +62,7 @@ void check_nonempty_full_reduction(const Shape& shape, std::string_view op) {
 }
 
 Shape cat_shape(const std::vector<Shape>& shapes, std::size_t dim, std::string_view op) {
-  if (shapes.empty()) panic(PanicId::CatEmpty);
+  if (shapes.empty()) panic(PanicId::CatEmpty, {{"op", std::string(op)}});
   const Shape& first = shapes.front();
   check_dim(dim, first.rank(), op);
   std::vector<std::size_t> out = first.dims();
@@ -71,7 +71,7 @@ Shape cat_shape(const std::vector<Shape>& shapes, std::size_t dim, std::string_v
     bool same = s.rank() == first.rank();
     for (std::size_t d = 0; same && d < s.rank(); ++d) same = d == dim || s[d] == first[d];
     if (!same) {
-      panic(PanicId::CatMismatch, {{"dim", std::to_string(dim)}, {"lhs", first.to_string()}, {"rhs", s.to_string()}});
+      panic(PanicId::CatMismatch, {{"op", std::string(op)}, {"dim", std::to_string(dim)}, {"lhs", first.to_string()}, {"rhs", s.to_string()}});
     }
     out[dim] += s[dim];  // cannot wrap: each piece exists, and their sum is checked below
   }
@@ -141,13 +141,13 @@ void check_scatter_update_tracked(IndexingUpdateOp update, std::string_view op) 
 }
 
 Shape check_masked(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype, const Shape* value,
-                   DType value_dtype, std::string_view op) {
-  check_float_dtype(tensor_dtype, op);
+                   DType value_dtype, std::string_view op, DTypeCategory kind) {
+  check_kind_dtype(tensor_dtype, kind, op);
   if (mask_dtype != DType::Bool) {
     panic(PanicId::UnsupportedDtype, {{"dtype", std::string(dtype_name(mask_dtype))}, {"what", std::string(op) + " masks"}});
   }
   if (value != nullptr) {
-    check_float_dtype(value_dtype, op);
+    check_kind_dtype(value_dtype, kind, op);
     check_same_dtype(tensor_dtype, value_dtype, op);
   }
   Shape out = broadcast_shapes(tensor, mask, op);
@@ -220,9 +220,9 @@ void check_int_scalar_divisor(DType dtype, double scalar, std::string_view op) {
   if (zero) int_division_by_zero(op);
 }
 
-void check_mask_select(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype) {
-  constexpr std::string_view op = "float_mask_select";
-  check_float_dtype(tensor_dtype, op);
+void check_mask_select(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype, DTypeCategory kind,
+                       std::string_view op) {
+  check_kind_dtype(tensor_dtype, kind, op);
   if (mask_dtype != DType::Bool) {
     panic(PanicId::UnsupportedDtype, {{"dtype", std::string(dtype_name(mask_dtype))}, {"what", std::string(op) + " masks"}});
   }
@@ -238,15 +238,15 @@ Shape repeated_shape(const Shape& shape, std::size_t dim, std::size_t times) {
   return Shape(std::move(dims));
 }
 
-std::size_t unfold_windows(std::size_t len, std::size_t size, std::size_t step) {
-  if (step == 0) panic(PanicId::UnfoldStep, {});
+std::size_t unfold_windows(std::size_t len, std::size_t size, std::size_t step, std::string_view op) {
+  if (step == 0) panic(PanicId::UnfoldStep, {{"op", std::string(op)}});
   // size <= len: at least the window at 0; the count cannot overflow (len - size is below len).
   return size > len ? 0 : (len - size) / step + 1;
 }
 
-Shape unfolded_shape(const Shape& shape, std::size_t dim, std::size_t size, std::size_t step) {
+Shape unfolded_shape(const Shape& shape, std::size_t dim, std::size_t size, std::size_t step, std::string_view op) {
   std::vector<std::size_t> dims = shape.dims();
-  dims[dim] = unfold_windows(dims[dim], size, step);
+  dims[dim] = unfold_windows(dims[dim], size, step, op);
   dims.push_back(size);
   return Shape(std::move(dims));
 }
@@ -312,36 +312,36 @@ void check_assign_values(const Shape& expected, const Shape& values, std::string
   }
 }
 
-Shape permuted_shape(const Shape& shape, const std::vector<std::size_t>& axes) {
+Shape permuted_shape(const Shape& shape, const std::vector<std::size_t>& axes, std::string_view op) {
   std::vector<bool> seen(shape.rank(), false);
   bool ok = axes.size() == shape.rank();
   for (std::size_t i = 0; ok && i < axes.size(); ++i) {
     ok = axes[i] < shape.rank() && !seen[axes[i]];
     if (ok) seen[axes[i]] = true;
   }
-  if (!ok) panic(PanicId::PermuteInvalid, {{"rank", std::to_string(shape.rank())}, {"axes", list(axes)}});
+  if (!ok) panic(PanicId::PermuteInvalid, {{"op", std::string(op)}, {"rank", std::to_string(shape.rank())}, {"axes", list(axes)}});
   std::vector<std::size_t> dims(axes.size());
   for (std::size_t i = 0; i < axes.size(); ++i) dims[i] = shape[axes[i]];
   return Shape(std::move(dims));
 }
 
-void check_flip_axes(const Shape& shape, const std::vector<std::size_t>& axes) {
+void check_flip_axes(const Shape& shape, const std::vector<std::size_t>& axes, std::string_view op) {
   std::vector<bool> seen(shape.rank(), false);
   bool ok = true;
   for (std::size_t i = 0; ok && i < axes.size(); ++i) {
     ok = axes[i] < shape.rank() && !seen[axes[i]];
     if (ok) seen[axes[i]] = true;
   }
-  if (!ok) panic(PanicId::FlipInvalid, {{"rank", std::to_string(shape.rank())}, {"axes", list(axes)}});
+  if (!ok) panic(PanicId::FlipInvalid, {{"op", std::string(op)}, {"rank", std::to_string(shape.rank())}, {"axes", list(axes)}});
 }
 
-void check_expand(const Shape& from, const Shape& to) {
+void check_expand(const Shape& from, const Shape& to, std::string_view op) {
   bool ok = to.rank() >= from.rank();
   for (std::size_t i = 0; ok && i < from.rank(); ++i) {
     const std::size_t f = from[from.rank() - 1 - i];
     ok = f == 1 || f == to[to.rank() - 1 - i];
   }
-  if (!ok) panic(PanicId::ExpandMismatch, {{"from", from.to_string()}, {"to", to.to_string()}});
+  if (!ok) panic(PanicId::ExpandMismatch, {{"op", std::string(op)}, {"from", from.to_string()}, {"to", to.to_string()}});
   to.num_elements();
 }
 

@@ -113,9 +113,9 @@ Shape reduced_shape(const Shape& shape, std::size_t dim) {
   return Shape(std::move(dims));
 }
 
-void check_reshape(const Shape& from, const Shape& to) {
+void check_reshape(const Shape& from, const Shape& to, std::string_view op) {
   if (from.num_elements() != to.num_elements()) {
-    panic(PanicId::ReshapeMismatch, {{"from", from.to_string()}, {"to", to.to_string()}});
+    panic(PanicId::ReshapeMismatch, {{"op", std::string(op)}, {"from", from.to_string()}, {"to", to.to_string()}});
   }
 }
 

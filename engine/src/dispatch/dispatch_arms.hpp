@@ -297,7 +297,7 @@ DispatchTensor indexed_op(std::string_view op, const DispatchTensor& t, const Di
 // for none. Int and bool pieces are B's primitives on an autodiff device too.
 template <PrimitiveKind Operand = PrimitiveKind::Float, class F>
 DispatchTensor list_op(std::string_view op, const std::vector<DispatchTensor>& ts, F&& f) {
-  if (ts.empty()) panic(PanicId::CatEmpty);
+  if (ts.empty()) panic(PanicId::CatEmpty, {{"op", std::string(op)}});
   const FloatView v0 = receiver_view<Operand>(op, ts.front());
   for (const DispatchTensor& t : ts) check_same_backend(op, ts.front(), v0, t, receiver_view<Operand>(op, t));
   const auto inner = [&](const DispatchTensor& x) -> const DispatchTensorKind& {

@@ -22,7 +22,7 @@ using namespace dispatch_detail;
   return indexed_op<true>(#name, tensor, indices, &values,               \
                     [&]<class Be>(const auto& x, const auto& i, const auto& v) { return Be::name(x, dim, i, v, update); });
 #define CROSSGRAD_DISPATCH_BODY_GATHER_ND(name, Sig, Operand, Result) \
-  return indexed_op<false>(#name, tensor, indices, nullptr,               \
+  return indexed_op<false, PrimitiveKind::Int, PrimitiveKind::Operand>(#name, tensor, indices, nullptr,               \
                     [&]<class Be>(const auto& x, const auto& i) { return Be::name(x, i); });
 #define CROSSGRAD_DISPATCH_BODY_SCATTER_ND(name, Sig, Operand, Result) \
   return indexed_op<true>(#name, tensor, indices, &values,               \
@@ -32,13 +32,13 @@ using namespace dispatch_detail;
 #define CROSSGRAD_DISPATCH_BODY_ZIP_RANGES(name, Sig, Operand, Result) \
   return zip_op<PrimitiveKind::Operand, PrimitiveKind::Result>(#name, tensor, values, [&]<class Be>(const auto& x, const auto& v) { return Be::name(x, ranges, v); });
 #define CROSSGRAD_DISPATCH_BODY_MASKED(name, Sig, Operand, Result)                                     \
-  return indexed_op<true, PrimitiveKind::Bool>(#name, tensor, mask, &value,                               \
+  return indexed_op<true, PrimitiveKind::Bool, PrimitiveKind::Operand>(#name, tensor, mask, &value,                               \
                     [&]<class Be>(const auto& x, const auto& m, const auto& v) { return Be::name(x, m, v); });
 #define CROSSGRAD_DISPATCH_BODY_MASK_FILL(name, Sig, Operand, Result)                                  \
   return indexed_op<false, PrimitiveKind::Bool>(#name, tensor, mask, nullptr,                             \
                     [&]<class Be>(const auto& x, const auto& m) { return Be::name(x, m, value); });
 #define CROSSGRAD_DISPATCH_BODY_MASK_SELECT(name, Sig, Operand, Result)                                \
-  return indexed_op<false, PrimitiveKind::Bool>(#name, tensor, mask, nullptr,                             \
+  return indexed_op<false, PrimitiveKind::Bool, PrimitiveKind::Operand>(#name, tensor, mask, nullptr,                             \
                     [&]<class Be>(const auto& x, const auto& m) { return Be::name(x, m); });
 #define CROSSGRAD_DISPATCH_BODY_CAT(name, Sig, Operand, Result) \
   return list_op<PrimitiveKind::Operand>(#name, tensors, [&]<class Be>(const auto& xs) { return Be::name(xs, dim); });

@@ -353,16 +353,24 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
       return std::get<1>(at::sort(t[0], /*stable=*/true, d, /*descending=*/true)).narrow(d, 0, static_cast<std::int64_t>(a.k));
     case OpId::float_topk:
       return std::get<0>(at::sort(t[0], /*stable=*/true, d, /*descending=*/true)).narrow(d, 0, static_cast<std::int64_t>(a.k));
+    case OpId::int_mask_where:
+    case OpId::bool_mask_where:
     case OpId::float_mask_where: return at::where(t[1].to(at::kBool), t[2], t[0]);
     case OpId::float_mask_fill: return at::where(t[1].to(at::kBool), at::scalar_tensor(a.scalar, t[0].options()), t[0]);
+    case OpId::int_gather:
+    case OpId::bool_gather:
     case OpId::float_gather: return at::gather(t[0], d, t[1].to(at::kLong));
     case OpId::float_scatter_add: return at::scatter_add(t[0], d, t[1].to(at::kLong), t[2]);
     case OpId::float_scatter: return scatter_with(t[0], d, t[1].to(at::kLong), t[2], a.update);
+    case OpId::int_gather_nd:
+    case OpId::bool_gather_nd:
     case OpId::float_gather_nd: return gather_nd(t[0], t[1]);
     case OpId::float_scatter_nd: return scatter_nd(t[0], t[1], t[2], a.update);
     // On a contiguous copy: libtorch 1.13's masked_select backward (masked_scatter_ into
     // zeros_like(x)) fills a non-contiguous x in memory order, so the gradient of a transposed-back
     // view comes out transposed (found by this check; the values agree either way).
+    case OpId::int_mask_select:
+    case OpId::bool_mask_select:
     case OpId::float_mask_select: return at::masked_select(t[0].contiguous(), t[1].to(at::kBool));
     // PyTorch's running extreme takes x on a tie or a NaN, as crossgrad's; its gradient goes to the
     // index it reports, as crossgrad's.

@@ -126,6 +126,7 @@ std::vector<Args> arguments(const OpInfo& info) {
     case OpSig::TopK:
       return {{.tensors = {a}, .dims = {1, 2}, .label = "dim 1 k 2"}, {.tensors = {a}, .dims = {0, 4}, .label = "k 4 past the dim"}};
     case OpSig::MaskWhere:
+      if (info.operand != OpKind::Float) return {{.tensors = {a, mask, a}, .label = "[3, 3] mask [3, 3]"}};  // values of its kind
       return {{.tensors = {a, mask, b}, .label = "[3, 3] mask [3, 3]"}, {.tensors = {a, mask_row, row}, .label = "[3, 3] mask [3] [3]"}};
     case OpSig::MaskSelect:
       return {{.tensors = {a, mask}, .label = "mask [3, 3]"}, {.tensors = {a, mask_row}, .label = "mask [3]: not the shape"}};

@@ -58,7 +58,7 @@ inline DimSplit split_at_dim(const Shape& shape, std::size_t dim) {
 // Shape with `dim` set to 1.
 Shape reduced_shape(const Shape& shape, std::size_t dim);
 // Panics reshape-mismatch.
-void check_reshape(const Shape& from, const Shape& to);
+void check_reshape(const Shape& from, const Shape& to, std::string_view op);
 // Shape with dims d0 and d1 exchanged (both checked).
 Shape swapped_shape(const Shape& shape, std::size_t d0, std::size_t d1, std::string_view op);
 
@@ -117,7 +117,8 @@ void check_scatter_update_tracked(IndexingUpdateOp update, std::string_view op);
 // for mask_where (`value` not null), a value tensor of the tensor's float dtype; the result is the
 // NumPy broadcast of the tensor, the mask and the value (broadcast-mismatch). Returns its shape.
 Shape check_masked(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype, const Shape* value,
-                   DType value_dtype, std::string_view op);
+                   DType value_dtype, std::string_view op,
+                   DTypeCategory kind = DTypeCategory::Float);
 // float_into_int: a float tensor and an int target dtype (I64, I32, I8, U8; unsupported-dtype
 // otherwise, naming the target).
 void check_into_int(DType dtype, DType target);
@@ -145,15 +146,16 @@ void check_int_clamp(DType dtype, double min, double max);
 void check_int_scalar_divisor(DType dtype, double scalar, std::string_view op);
 // float_mask_select: a float tensor, a Bool mask (unsupported-dtype otherwise) of the tensor's
 // shape (mask-select-shape).
-void check_mask_select(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype);
+void check_mask_select(const Shape& tensor, DType tensor_dtype, const Shape& mask, DType mask_dtype,
+                       DTypeCategory kind = DTypeCategory::Float, std::string_view op = "float_mask_select");
 // float_repeat_dim: `shape` with dim (< rank, checked by the caller) `times` as long; a size past
 // SIZE_MAX saturates, so the caller's checked_tensor_bytes reports it (tensor-too-large).
 Shape repeated_shape(const Shape& shape, std::size_t dim, std::size_t times);
 // float_unfold: the number of complete windows of `size` along a dim of `len`, one every `step`
 // (unfold-step for step 0): (len + step - size) / step, 0 when size > len (Burn's rule).
-std::size_t unfold_windows(std::size_t len, std::size_t size, std::size_t step);
+std::size_t unfold_windows(std::size_t len, std::size_t size, std::size_t step, std::string_view op);
 // float_unfold's result: dim holds the windows, a last dim of `size` is appended.
-Shape unfolded_shape(const Shape& shape, std::size_t dim, std::size_t size, std::size_t step);
+Shape unfolded_shape(const Shape& shape, std::size_t dim, std::size_t size, std::size_t step, std::string_view op);
 // float_cross: float operands of one dtype, dim below lhs's rank (dim-out-of-range), one rank and 3
 // elements along dim in both (cross-dim), the other dims broadcasting (broadcast-mismatch). Returns
 // the result's shape.
@@ -171,11 +173,11 @@ std::vector<Range> check_slice_assign(const Shape& shape, DType dtype, const std
                                       DTypeCategory kind = DTypeCategory::Float,
                                       std::string_view op = "float_slice_assign");
 // float_permute: axes is a permutation of 0..rank-1 (permute-invalid). Returns the output shape.
-Shape permuted_shape(const Shape& shape, const std::vector<std::size_t>& axes);
+Shape permuted_shape(const Shape& shape, const std::vector<std::size_t>& axes, std::string_view op);
 // float_flip: every axis below the rank, none named twice (flip-invalid); [] is allowed.
-void check_flip_axes(const Shape& shape, const std::vector<std::size_t>& axes);
+void check_flip_axes(const Shape& shape, const std::vector<std::size_t>& axes, std::string_view op);
 // float_expand: rank(to) >= rank(from), aligned from the right, each dim equal or 1 in `from`
 // (expand-mismatch). `to` must fit (shape-overflow).
-void check_expand(const Shape& from, const Shape& to);
+void check_expand(const Shape& from, const Shape& to, std::string_view op);
 
 }  // namespace crossgrad::rules

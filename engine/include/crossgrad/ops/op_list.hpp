@@ -246,7 +246,15 @@
   X(bool_cat, bool_cat, Cat, Bool, Bool, None) \
   X(bool_slice, bool_slice, Ranges, Bool, Bool, None) \
   X(bool_slice_assign, bool_slice_assign, RangesAssign, Bool, Bool, None) \
-  X(bool_select, bool_select, Select, Bool, Bool, None)
+  X(bool_select, bool_select, Select, Bool, Bool, None) \
+  X(int_gather, int_gather, Gather, Int, Int, None) \
+  X(int_gather_nd, int_gather_nd, GatherNd, Int, Int, None) \
+  X(int_mask_where, int_mask_where, MaskWhere, Int, Int, None) \
+  X(int_mask_select, int_mask_select, MaskSelect, Int, Int, None) \
+  X(bool_gather, bool_gather, Gather, Bool, Bool, None) \
+  X(bool_gather_nd, bool_gather_nd, GatherNd, Bool, Bool, None) \
+  X(bool_mask_where, bool_mask_where, MaskWhere, Bool, Bool, None) \
+  X(bool_mask_select, bool_mask_select, MaskSelect, Bool, Bool, None)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -443,8 +451,9 @@ constexpr const OpInfo& op_info(OpId id) { return kOps[static_cast<std::size_t>(
 // The layout ops: they move elements without reading them, so each exists for every kind (a
 // float_, an int_ and a bool_ entry above, one kernel per backend: Note [One layout kernel for
 // every kind], engine/src/backends/kind_members.hpp). Their names after the kind's prefix.
-inline constexpr std::string_view kLayoutOps[] = {"reshape", "swap_dims",  "permute", "transpose", "expand", "flip",
-                                                  "repeat_dim", "unfold", "cat", "slice", "slice_assign", "select"};
+inline constexpr std::string_view kLayoutOps[] = {"reshape", "swap_dims", "permute",   "transpose", "expand",     "flip",
+                                                  "repeat_dim", "unfold", "cat",     "slice",     "slice_assign", "select",
+                                                  "gather",  "gather_nd", "mask_where", "mask_select"};
 // The name after the kind's prefix ("flip" for int_flip).
 constexpr std::string_view op_stem(OpId id) {
   const std::string_view name = op_info(id).name;

@@ -20,21 +20,17 @@ CudaTensor Cuda::float_topk(const CudaTensor& tensor, std::size_t dim, std::size
   return composite::topk<Cuda>(tensor, dim, k);
 }
 
-CudaTensor Cuda::float_gather_nd(const CudaTensor& tensor, const CudaTensor& indices) {
-  return composite::gather_nd<Cuda>(tensor, indices);
-}
 CudaTensor Cuda::float_scatter_nd(const CudaTensor& tensor, const CudaTensor& indices, const CudaTensor& values, IndexingUpdateOp update) {
   return composite::scatter_nd<Cuda>(tensor, indices, values, update);
 }
 
-CudaTensor Cuda::float_mask_select(const CudaTensor& tensor, const CudaTensor& mask) {
-  return composite::mask_select<Cuda>(tensor, mask);
-}
 
 // Note [One layout kernel for every kind] (kind_members.hpp).
 CROSSGRAD_KIND_MEMBERS(Cuda, transpose, Unary, composite::transpose<Cuda>)
 CROSSGRAD_KIND_MEMBERS(Cuda, repeat_dim, Repeat, composite::repeat_dim<Cuda>)
 CROSSGRAD_KIND_MEMBERS(Cuda, unfold, Window, composite::unfold<Cuda>)
 CROSSGRAD_KIND_MEMBERS(Cuda, slice_assign, RangesAssign, composite::slice_assign<Cuda>)
+CROSSGRAD_KIND_MEMBERS(Cuda, gather_nd, GatherNd, composite::gather_nd<Cuda>)
+CROSSGRAD_KIND_MEMBERS(Cuda, mask_select, MaskSelect, composite::mask_select<Cuda>)
 
 }  // namespace crossgrad::backends

@@ -93,7 +93,7 @@ CudaTensor slice_elements(const CudaTensor& tensor, const std::vector<Range>& ra
 CudaTensor permute_elements(const CudaTensor& tensor, const std::vector<std::size_t>& axes, OpId op) {
   const char* name = op_info(op).name.data();
   rules::check_kind_dtype(tensor.dtype, operand_category(op), name);
-  CudaTensor out = make_tensor(rules::permuted_shape(tensor.shape, axes), tensor.dtype, tensor.dev);
+  CudaTensor out = make_tensor(rules::permuted_shape(tensor.shape, axes, op_info(op).name), tensor.dtype, tensor.dev);
   // Output dim i walks input dim axes[i].
   const std::vector<std::size_t> in_strides = rules::contiguous_strides(tensor.shape);
   std::vector<std::size_t> strides(axes.size());
@@ -105,7 +105,7 @@ CudaTensor permute_elements(const CudaTensor& tensor, const std::vector<std::siz
 CudaTensor expand_elements(const CudaTensor& tensor, const Shape& shape, OpId op) {
   const char* name = op_info(op).name.data();
   rules::check_kind_dtype(tensor.dtype, operand_category(op), name);
-  rules::check_expand(tensor.shape, shape);
+  rules::check_expand(tensor.shape, shape, op_info(op).name);
   CudaTensor out = make_tensor(shape, tensor.dtype, tensor.dev);
   gather(tensor, out, 0, rules::broadcast_strides(tensor.shape, shape), name);
   return out;
@@ -233,25 +233,33 @@ CudaTensor Cuda::float_select_add(const CudaTensor& tensor, std::size_t dim, con
   return select_add(tensor, dim, indices, values, "float_select_add");
 }
 
-CudaTensor Cuda::float_gather(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices) {
-  rules::check_float_dtype(tensor.dtype, "float_gather");
-  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, "float_gather");
+namespace {
+
+CudaTensor gather_elements(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices, OpId op) {
+  const char* name = op_info(op).name.data();
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), name);
+  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, name);
   const std::size_t len = tensor.shape[dim];
-  const std::vector<std::int64_t> idx = checked_indices(indices, dim, len, "float_gather");
+  const std::vector<std::int64_t> idx = checked_indices(indices, dim, len, name);
   CudaTensor out = make_tensor(indices.shape, tensor.dtype, tensor.dev);
   const std::size_t n = out.shape.num_elements();
   if (n == 0) return out;
   const DimLayout l = dim_layout(indices.shape.dims(), dim);
   const int device = tensor.dev.index;
   const std::shared_ptr<CudaBuffer> idx_dev = upload(idx, device);
-  with_float_type(tensor.dtype, [&](auto zero) {
+  with_element_bits(tensor.dtype, [&](auto zero) {
     using T = decltype(zero);
     gather_dim_kernel<T><<<grid_for(n, device), kThreads, 0, activate(device)>>>(
         data_of<T>(tensor), static_cast<const std::int64_t*>(idx_dev->data()), data_of<T>(out), n, l.len, len, l.inner);
-    check_launch("float_gather");
+    check_launch(name);
   });
   return out;
 }
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(Cuda, gather, Gather, gather_elements)
 
 namespace {
 // scatter_add and scatter: a copy of the tensor, then each value combined into its target by `update`.

@@ -12,7 +12,7 @@ namespace {
 
 CudaTensor reshape_elements(const CudaTensor& tensor, const Shape& shape, OpId op) {
   rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
-  rules::check_reshape(tensor.shape, shape);
+  rules::check_reshape(tensor.shape, shape, op_info(op).name);
   // Row-major order is unchanged by a reshape and buffers are immutable once built, so the new
   // tensor shares the old one's storage.
   CudaTensor out = tensor;

@@ -1,6 +1,7 @@
 // Cuda backend: float_mask_where and float_mask_fill, one strided walk of the broadcast result
 // (mask_kernel in dim_kernels.cuh): pure copies of the chosen elements, bit-identical to NdArray.
 #include "map_kernels.cuh"
+#include "../kind_members.hpp"
 
 #include <crossgrad/backends/cuda_kernels/dim_kernels.cuh>
 
@@ -14,11 +15,11 @@ namespace {
 
 // value_in null: mask_fill with `fill`. Operands on other devices of this backend are copied to the
 // tensor's, as the binary ops copy their right operand.
-CudaTensor masked(const CudaTensor& tensor, const CudaTensor& mask_in, const CudaTensor* value_in, double fill,
-                  const char* name) {
+CudaTensor masked(const CudaTensor& tensor, const CudaTensor& mask_in, const CudaTensor* value_in, double fill, OpId op) {
+  const char* name = op_info(op).name.data();  // op names are string literals: NUL-terminated
   const Shape out_shape = rules::check_masked(tensor.shape, tensor.dtype, mask_in.shape, mask_in.dtype,
                                               value_in ? &value_in->shape : nullptr,
-                                              value_in ? value_in->dtype : tensor.dtype, name);
+                                              value_in ? value_in->dtype : tensor.dtype, name, operand_category(op));
   CudaTensor out = make_tensor(out_shape, tensor.dtype, tensor.dev);
   const std::size_t n = out_shape.num_elements();
   if (n == 0) return out;
@@ -29,7 +30,8 @@ CudaTensor masked(const CudaTensor& tensor, const CudaTensor& mask_in, const Cud
                                 value_in ? rules::broadcast_strides(value.shape, out_shape)
                                          : std::vector<std::size_t>(out_shape.rank(), 0)});
   const int device = tensor.dev.index;
-  with_float_type(tensor.dtype, [&](auto zero) {
+  // mask_where moves elements of any kind as bits; mask_fill writes its scalar in the float dtype.
+  const auto run = [&](auto zero) {
     using T = decltype(zero);
     const cudaStream_t stream = activate(device);
     const unsigned blocks = grid_for(n, device);
@@ -45,17 +47,22 @@ CudaTensor masked(const CudaTensor& tensor, const CudaTensor& mask_in, const Cud
                                                       to_strided<std::uint64_t, 3>(c));
     }
     check_launch(name);
-  });
+  };
+  if (value_in) with_element_bits(tensor.dtype, run);
+  else with_float_type(tensor.dtype, run);
   return out;
+}
+
+CudaTensor mask_where_elements(const CudaTensor& tensor, const CudaTensor& mask, const CudaTensor& value, OpId op) {
+  return masked(tensor, mask, &value, 0.0, op);
 }
 
 }  // namespace
 
-CudaTensor Cuda::float_mask_where(const CudaTensor& tensor, const CudaTensor& mask, const CudaTensor& value) {
-  return masked(tensor, mask, &value, 0.0, "float_mask_where");
-}
 CudaTensor Cuda::float_mask_fill(const CudaTensor& tensor, const CudaTensor& mask, double value) {
-  return masked(tensor, mask, nullptr, value, "float_mask_fill");
+  return masked(tensor, mask, nullptr, value, OpId::float_mask_fill);
 }
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(Cuda, mask_where, MaskWhere, mask_where_elements)
 
 }  // namespace crossgrad::backends

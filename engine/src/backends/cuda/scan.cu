@@ -50,7 +50,7 @@ namespace {
 
 CudaTensor flip_elements(const CudaTensor& tensor, const std::vector<std::size_t>& axes, OpId op) {
   rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
-  rules::check_flip_axes(tensor.shape, axes);
+  rules::check_flip_axes(tensor.shape, axes, op_info(op).name);
   CudaTensor out = make_tensor(tensor.shape, tensor.dtype, tensor.dev);
   const std::size_t n = out.shape.num_elements();
   if (n == 0) return out;

@@ -20,13 +20,11 @@ FlexTensor Flex::float_topk(const FlexTensor& tensor, std::size_t dim, std::size
   return composite::topk<Flex>(tensor, dim, k);
 }
 
-FlexTensor Flex::float_gather_nd(const FlexTensor& tensor, const FlexTensor& indices) {
-  return composite::gather_nd<Flex>(tensor, indices);
-}
 
 // Note [One layout kernel for every kind] (kind_members.hpp).
 CROSSGRAD_KIND_MEMBERS(Flex, transpose, Unary, composite::transpose<Flex>)
 CROSSGRAD_KIND_MEMBERS(Flex, repeat_dim, Repeat, composite::repeat_dim<Flex>)
 CROSSGRAD_KIND_MEMBERS(Flex, unfold, Window, composite::unfold<Flex>)
+CROSSGRAD_KIND_MEMBERS(Flex, gather_nd, GatherNd, composite::gather_nd<Flex>)
 
 }  // namespace crossgrad::backends

@@ -220,9 +220,11 @@ FlexTensor Flex::float_select_add(const FlexTensor& t, std::size_t dim, const Fl
   return select_add(t, dim, indices, values, "float_select_add");
 }
 
-FlexTensor Flex::float_gather(const FlexTensor& t, std::size_t dim, const FlexTensor& indices) {
-  constexpr std::string_view op = "float_gather";
-  rules::check_float_dtype(t.dtype, op);
+namespace {
+
+FlexTensor gather_elements(const FlexTensor& t, std::size_t dim, const FlexTensor& indices, OpId id) {
+  const std::string_view op = op_info(id).name;
+  rules::check_kind_dtype(t.dtype, operand_category(id), op);
   rules::check_gather(t.shape, dim, indices.shape, indices.dtype, op);
   check_index_values(indices, dim, t.shape[dim], op);
   FlexTensor out = flex::make_tensor(indices.shape, t.dtype);
@@ -232,7 +234,7 @@ FlexTensor Flex::float_gather(const FlexTensor& t, std::size_t dim, const FlexTe
   const std::size_t len = t.shape[dim], k = split.len, inner = split.inner;
   // out[o, j, r] = x[o, idx[o, j, r], r], in flat chunks of the output: each chunk works out its
   // first (o, j, r) once and then steps them, so an element costs one index read and one load.
-  flex::with_float_type(t.dtype, [&](auto zero) {
+  flex::with_element_bits(t.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* x = t.data<T>();
     T* y = out.mutable_data<T>();
@@ -255,6 +257,11 @@ FlexTensor Flex::float_gather(const FlexTensor& t, std::size_t dim, const FlexTe
   });
   return out;
 }
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(Flex, gather, Gather, gather_elements)
 
 namespace {
 // scatter_add and scatter: out = t, then each value combined into its target by `update`.

@@ -61,7 +61,7 @@ void swap_copy(const U* in, U* out, std::size_t a_count, std::size_t n0, std::si
 
 FlexTensor reshape_elements(const FlexTensor& t, const Shape& shape, OpId op) {
   rules::check_kind_dtype(t.dtype, operand_category(op), op_info(op).name);
-  rules::check_reshape(t.shape, shape);
+  rules::check_reshape(t.shape, shape, op_info(op).name);
   FlexTensor out = t;
   out.shape = shape;
   return out;

@@ -16,7 +16,7 @@ namespace {
 
 FlexTensor permute_elements(const FlexTensor& t, const std::vector<std::size_t>& axes, OpId op) {
   rules::check_kind_dtype(t.dtype, operand_category(op), op_info(op).name);
-  Shape shape = rules::permuted_shape(t.shape, axes);
+  Shape shape = rules::permuted_shape(t.shape, axes, op_info(op).name);
   FlexTensor out = flex::make_tensor(std::move(shape), t.dtype);
   const std::vector<std::size_t> in_strides = rules::contiguous_strides(t.shape);
   std::vector<std::size_t> strides(axes.size());
@@ -27,7 +27,7 @@ FlexTensor permute_elements(const FlexTensor& t, const std::vector<std::size_t>&
 
 FlexTensor expand_elements(const FlexTensor& t, const Shape& shape, OpId op) {
   rules::check_kind_dtype(t.dtype, operand_category(op), op_info(op).name);
-  rules::check_expand(t.shape, shape);
+  rules::check_expand(t.shape, shape, op_info(op).name);
   FlexTensor out = flex::make_tensor(shape, t.dtype);
   flex::gather_elements(t, 0, out, rules::broadcast_strides(t.shape, shape));
   return out;
@@ -64,7 +64,7 @@ void flip_rows(const U* in, U* out, const Shape& shape, const std::vector<bool>&
 
 FlexTensor flip_elements(const FlexTensor& t, const std::vector<std::size_t>& axes, OpId op) {
   rules::check_kind_dtype(t.dtype, operand_category(op), op_info(op).name);
-  rules::check_flip_axes(t.shape, axes);
+  rules::check_flip_axes(t.shape, axes, op_info(op).name);
   FlexTensor out = flex::make_tensor(t.shape, t.dtype);
   if (out.num_elements() == 0) return out;
   std::vector<bool> flipped(t.shape.rank(), false);

@@ -4,6 +4,7 @@
 // operand's broadcast strides (0 along its broadcast dims). Bits are copied, as NdArray's loop does.
 // And mask_select (its note at the function).
 #include "common.hpp"
+#include "../kind_members.hpp"
 #include "thread_pool.hpp"
 
 #include <algorithm>
@@ -69,14 +70,15 @@ void masked_select(const Shape& out_shape, const Shape* (&shapes)[3], T* out, Pi
 
 }  // namespace
 
-FlexTensor Flex::float_mask_where(const FlexTensor& tensor, const FlexTensor& mask, const FlexTensor& value) {
-  constexpr std::string_view op = "float_mask_where";
+namespace {
+
+FlexTensor mask_where_elements(const FlexTensor& tensor, const FlexTensor& mask, const FlexTensor& value, OpId op) {
   const Shape out_shape = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, &value.shape,
-                                              value.dtype, op);
+                                              value.dtype, op_info(op).name, operand_category(op));
   FlexTensor out = flex::make_tensor(out_shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
   const Shape* shapes[3] = {&tensor.shape, &mask.shape, &value.shape};
-  flex::with_float_type(tensor.dtype, [&](auto zero) {
+  flex::with_element_bits(tensor.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* x = tensor.data<T>();
     const std::uint8_t* m = mask.data<std::uint8_t>();
@@ -86,6 +88,11 @@ FlexTensor Flex::float_mask_where(const FlexTensor& tensor, const FlexTensor& ma
   });
   return out;
 }
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(Flex, mask_where, MaskWhere, mask_where_elements)
 
 FlexTensor Flex::float_mask_fill(const FlexTensor& tensor, const FlexTensor& mask, double value) {
   constexpr std::string_view op = "float_mask_fill";
@@ -107,8 +114,10 @@ FlexTensor Flex::float_mask_fill(const FlexTensor& tensor, const FlexTensor& mas
 // mask_select without the composite's host index list: the mask's bytes are counted per block in
 // parallel, the counts' prefix sums give each block its place in the result, then each block
 // copies its picked elements there, in row-major order.
-FlexTensor Flex::float_mask_select(const FlexTensor& t, const FlexTensor& mask) {
-  rules::check_mask_select(t.shape, t.dtype, mask.shape, mask.dtype);
+namespace {
+
+FlexTensor mask_select_elements(const FlexTensor& t, const FlexTensor& mask, OpId op) {
+  rules::check_mask_select(t.shape, t.dtype, mask.shape, mask.dtype, operand_category(op), op_info(op).name);
   const std::size_t n = t.num_elements();
   constexpr std::size_t kBlock = std::size_t{1} << 14;
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
@@ -124,7 +133,7 @@ FlexTensor Flex::float_mask_select(const FlexTensor& t, const FlexTensor& mask) 
   for (std::size_t b = 0; b < blocks; ++b) start[b + 1] += start[b];
   FlexTensor out = flex::make_tensor(Shape{start[blocks]}, t.dtype);
   if (start[blocks] == 0) return out;
-  flex::with_float_type(t.dtype, [&](auto zero) {
+  flex::with_element_bits(t.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* x = t.data<T>();
     T* o = out.mutable_data<T>();
@@ -139,5 +148,9 @@ FlexTensor Flex::float_mask_select(const FlexTensor& t, const FlexTensor& mask) 
   });
   return out;
 }
+
+}  // namespace
+
+CROSSGRAD_KIND_MEMBERS(Flex, mask_select, MaskSelect, mask_select_elements)
 
 }  // namespace crossgrad::backends

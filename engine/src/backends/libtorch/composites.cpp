@@ -13,20 +13,16 @@ LibTorchTensor LibTorch::float_cross(const LibTorchTensor& lhs, const LibTorchTe
   return composite::cross<LibTorch>(lhs, rhs, dim);
 }
 
-LibTorchTensor LibTorch::float_gather_nd(const LibTorchTensor& tensor, const LibTorchTensor& indices) {
-  return composite::gather_nd<LibTorch>(tensor, indices);
-}
 LibTorchTensor LibTorch::float_scatter_nd(const LibTorchTensor& tensor, const LibTorchTensor& indices, const LibTorchTensor& values, IndexingUpdateOp update) {
   return composite::scatter_nd<LibTorch>(tensor, indices, values, update);
 }
 
-LibTorchTensor LibTorch::float_mask_select(const LibTorchTensor& tensor, const LibTorchTensor& mask) {
-  return composite::mask_select<LibTorch>(tensor, mask);
-}
 
 // Note [One layout kernel for every kind] (kind_members.hpp).
 CROSSGRAD_KIND_MEMBERS(LibTorch, transpose, Unary, composite::transpose<LibTorch>)
 CROSSGRAD_KIND_MEMBERS(LibTorch, repeat_dim, Repeat, composite::repeat_dim<LibTorch>)
 CROSSGRAD_KIND_MEMBERS(LibTorch, unfold, Window, composite::unfold<LibTorch>)
+CROSSGRAD_KIND_MEMBERS(LibTorch, gather_nd, GatherNd, composite::gather_nd<LibTorch>)
+CROSSGRAD_KIND_MEMBERS(LibTorch, mask_select, MaskSelect, composite::mask_select<LibTorch>)
 
 }  // namespace crossgrad::backends

@@ -107,13 +107,28 @@ CROSSGRAD_KIND_MEMBERS(LibTorch, slice, Ranges, slice_elements)
 CROSSGRAD_KIND_MEMBERS(LibTorch, select, Select, select_elements)
 CROSSGRAD_KIND_MEMBERS(LibTorch, slice_assign, RangesAssign, slice_assign_elements)
 
-LibTorchTensor LibTorch::float_gather(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices) {
-  rules::check_float_dtype(tensor.dtype, "float_gather");
-  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, "float_gather");
-  checked_index_count(indices, dim, tensor.shape[dim], "float_gather");
-  return libtorch::run(Call{op_code(OpId::float_gather), {&tensor, &indices}, {}, {static_cast<int64_t>(dim)}},
-                       indices.shape, tensor.dtype);
+namespace {
+
+LibTorchTensor gather_elements(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices, OpId op) {
+  const std::string_view name = op_info(op).name;
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), name);
+  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, name);
+  checked_index_count(indices, dim, tensor.shape[dim], name);
+  return libtorch::run(Call{op_code(op), {&tensor, &indices}, {}, {static_cast<int64_t>(dim)}}, indices.shape, tensor.dtype);
 }
+
+LibTorchTensor mask_where_elements(const LibTorchTensor& tensor, const LibTorchTensor& mask, const LibTorchTensor& value,
+                                   OpId op) {
+  Shape out = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, &value.shape, value.dtype,
+                                  op_info(op).name, operand_category(op));
+  return libtorch::run(Call{op_code(op), {&tensor, &mask, &value}, {}, {}}, std::move(out), tensor.dtype);
+}
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(LibTorch, gather, Gather, gather_elements)
+CROSSGRAD_KIND_MEMBERS(LibTorch, mask_where, MaskWhere, mask_where_elements)
 
 LibTorchTensor LibTorch::float_scatter_add(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices,
                                            const LibTorchTensor& values) {
@@ -135,14 +150,6 @@ LibTorchTensor LibTorch::float_scatter(const LibTorchTensor& tensor, std::size_t
   return libtorch::run(Call{op_code(OpId::float_scatter), {&tensor, &indices, &values}, {},
                             {static_cast<int64_t>(dim), static_cast<int64_t>(update)}},
                        tensor.shape, tensor.dtype);
-}
-
-LibTorchTensor LibTorch::float_mask_where(const LibTorchTensor& tensor, const LibTorchTensor& mask,
-                                          const LibTorchTensor& value) {
-  Shape out = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, &value.shape, value.dtype,
-                                  "float_mask_where");
-  return libtorch::run(Call{op_code(OpId::float_mask_where), {&tensor, &mask, &value}, {}, {}}, std::move(out),
-                       tensor.dtype);
 }
 
 LibTorchTensor LibTorch::float_mask_fill(const LibTorchTensor& tensor, const LibTorchTensor& mask, double value) {

@@ -14,7 +14,7 @@ std::vector<int64_t> as_ints(const std::vector<std::size_t>& values) {
 
 LibTorchTensor reshape_elements(const LibTorchTensor& tensor, const Shape& shape, OpId op) {
   rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
-  rules::check_reshape(tensor.shape, shape);
+  rules::check_reshape(tensor.shape, shape, op_info(op).name);
   return libtorch::run(Call{op_code(op), {&tensor}, {}, as_ints(shape.dims())}, shape, tensor.dtype);
 }
 
@@ -27,19 +27,19 @@ LibTorchTensor swap_dims_elements(const LibTorchTensor& tensor, std::size_t dim0
 
 LibTorchTensor permute_elements(const LibTorchTensor& tensor, const std::vector<std::size_t>& axes, OpId op) {
   rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
-  Shape out = rules::permuted_shape(tensor.shape, axes);
+  Shape out = rules::permuted_shape(tensor.shape, axes, op_info(op).name);
   return libtorch::run(Call{op_code(op), {&tensor}, {}, as_ints(axes)}, std::move(out), tensor.dtype);
 }
 
 LibTorchTensor expand_elements(const LibTorchTensor& tensor, const Shape& shape, OpId op) {
   rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
-  rules::check_expand(tensor.shape, shape);
+  rules::check_expand(tensor.shape, shape, op_info(op).name);
   return libtorch::run(Call{op_code(op), {&tensor}, {}, as_ints(shape.dims())}, shape, tensor.dtype);
 }
 
 LibTorchTensor flip_elements(const LibTorchTensor& tensor, const std::vector<std::size_t>& axes, OpId op) {
   rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
-  rules::check_flip_axes(tensor.shape, axes);
+  rules::check_flip_axes(tensor.shape, axes, op_info(op).name);
   return libtorch::run(Call{op_code(op), {&tensor}, {}, as_ints(axes)}, tensor.shape, tensor.dtype);
 }
 

@@ -20,22 +20,18 @@ NdArrayTensor NdArray::float_topk(const NdArrayTensor& tensor, std::size_t dim, 
   return composite::topk<NdArray>(tensor, dim, k);
 }
 
-NdArrayTensor NdArray::float_gather_nd(const NdArrayTensor& tensor, const NdArrayTensor& indices) {
-  return composite::gather_nd<NdArray>(tensor, indices);
-}
 NdArrayTensor NdArray::float_scatter_nd(const NdArrayTensor& tensor, const NdArrayTensor& indices, const NdArrayTensor& values,
                                         IndexingUpdateOp update) {
   return composite::scatter_nd<NdArray>(tensor, indices, values, update);
 }
 
-NdArrayTensor NdArray::float_mask_select(const NdArrayTensor& tensor, const NdArrayTensor& mask) {
-  return composite::mask_select<NdArray>(tensor, mask);
-}
 
 // Note [One layout kernel for every kind] (kind_members.hpp).
 CROSSGRAD_KIND_MEMBERS(NdArray, transpose, Unary, composite::transpose<NdArray>)
 CROSSGRAD_KIND_MEMBERS(NdArray, repeat_dim, Repeat, composite::repeat_dim<NdArray>)
 CROSSGRAD_KIND_MEMBERS(NdArray, unfold, Window, composite::unfold<NdArray>)
 CROSSGRAD_KIND_MEMBERS(NdArray, slice_assign, RangesAssign, composite::slice_assign<NdArray>)
+CROSSGRAD_KIND_MEMBERS(NdArray, gather_nd, GatherNd, composite::gather_nd<NdArray>)
+CROSSGRAD_KIND_MEMBERS(NdArray, mask_select, MaskSelect, composite::mask_select<NdArray>)
 
 }  // namespace crossgrad::backends

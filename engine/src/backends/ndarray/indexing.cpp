@@ -167,17 +167,20 @@ NdArrayTensor NdArray::float_select_add(const NdArrayTensor& tensor, std::size_t
   return select_add(tensor, dim, indices, values, "float_select_add");
 }
 
+namespace {
+
 // out[i, j, r] = x[i, idx[i, j, r], r]: idx has x's shape but any length k along dim.
-NdArrayTensor NdArray::float_gather(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices) {
-  rules::check_float_dtype(tensor.dtype, "float_gather");
-  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, "float_gather");
+NdArrayTensor gather_elements(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices, OpId op) {
+  const std::string_view name = op_info(op).name;
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), name);
+  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, name);
   const std::size_t size = tensor.shape[dim];
-  const std::vector<std::size_t> idx = checked_indices(indices, dim, size, "float_gather");
+  const std::vector<std::size_t> idx = checked_indices(indices, dim, size, name);
   NdArrayTensor out = make_tensor(indices.shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
   const rules::DimSplit split = rules::split_at_dim(indices.shape, dim);
   const std::size_t outer = split.outer, k = split.len, inner = split.inner;
-  with_float_type(tensor.dtype, [&]<class T>(T) {
+  with_element_bits(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     T* o = out.mutable_data<T>();
     for (std::size_t i = 0; i < outer; ++i) {
@@ -191,6 +194,11 @@ NdArrayTensor NdArray::float_gather(const NdArrayTensor& tensor, std::size_t dim
   });
   return out;
 }
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(NdArray, gather, Gather, gather_elements)
 
 namespace {
 // A copy of x, then out[i, idx[i, j, r], r] = update(out[.], values[i, j, r]) in row-major order

@@ -15,7 +15,7 @@ namespace {
 
 NdArrayTensor reshape_elements(const NdArrayTensor& tensor, const Shape& shape, OpId op) {
   rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
-  rules::check_reshape(tensor.shape, shape);
+  rules::check_reshape(tensor.shape, shape, op_info(op).name);
   // Row-major order is unchanged by a reshape, and buffers are immutable once built, so the new
   // tensor can share the old one's storage.
   return NdArrayTensor{HostTensor{shape, tensor.dtype, tensor.buffer}};

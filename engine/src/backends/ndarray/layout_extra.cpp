@@ -27,7 +27,7 @@ NdArrayTensor gather(const NdArrayTensor& tensor, const Shape& out_shape,
 
 NdArrayTensor permute_elements(const NdArrayTensor& tensor, const std::vector<std::size_t>& axes, OpId op) {
   rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
-  const Shape out_shape = rules::permuted_shape(tensor.shape, axes);
+  const Shape out_shape = rules::permuted_shape(tensor.shape, axes, op_info(op).name);
   // Output dim i is input dim axes[i], so stepping output dim i steps input dim axes[i].
   const std::vector<std::size_t> in_strides = rules::contiguous_strides(tensor.shape);
   std::vector<std::size_t> read(axes.size());
@@ -39,7 +39,7 @@ NdArrayTensor permute_elements(const NdArrayTensor& tensor, const std::vector<st
 // replaced by size_d - 1 - c: an odometer over the output, one coordinate table per element.
 NdArrayTensor flip_elements(const NdArrayTensor& tensor, const std::vector<std::size_t>& axes, OpId op) {
   rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
-  rules::check_flip_axes(tensor.shape, axes);
+  rules::check_flip_axes(tensor.shape, axes, op_info(op).name);
   NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
   const std::size_t n = out.num_elements();
   if (n == 0) return out;
@@ -65,7 +65,7 @@ NdArrayTensor flip_elements(const NdArrayTensor& tensor, const std::vector<std::
 
 NdArrayTensor expand_elements(const NdArrayTensor& tensor, const Shape& shape, OpId op) {
   rules::check_kind_dtype(tensor.dtype, operand_category(op), op_info(op).name);
-  rules::check_expand(tensor.shape, shape);
+  rules::check_expand(tensor.shape, shape, op_info(op).name);
   // Broadcast dims (size 1 in the input, or missing on the left) have stride 0: re-read.
   return gather(tensor, shape, rules::broadcast_strides(tensor.shape, shape));
 }

@@ -1,6 +1,7 @@
 // NdArray: mask_where and mask_fill, element by element over the NumPy broadcast of their operands
 // (docs/OPS.md): out = mask ? value : tensor, the chosen element's bits copied unchanged.
 #include "common.hpp"
+#include "../kind_members.hpp"
 
 #include <cstdint>
 #include <string_view>
@@ -10,15 +11,16 @@ namespace crossgrad::backends {
 using ndarray_detail::make_tensor;
 using ndarray_detail::StridedWalk;
 using ndarray_detail::with_float_type;
+using ndarray_detail::with_element_bits;
 
-NdArrayTensor NdArray::float_mask_where(const NdArrayTensor& tensor, const NdArrayTensor& mask,
-                                        const NdArrayTensor& value) {
-  constexpr std::string_view op = "float_mask_where";
+namespace {
+
+NdArrayTensor mask_where_elements(const NdArrayTensor& tensor, const NdArrayTensor& mask, const NdArrayTensor& value, OpId op) {
   const Shape out_shape = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, &value.shape,
-                                              value.dtype, op);
+                                              value.dtype, op_info(op).name, operand_category(op));
   NdArrayTensor out = make_tensor(out_shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
-  with_float_type(tensor.dtype, [&]<class T>(T) {
+  with_element_bits(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     const std::uint8_t* m = mask.data<std::uint8_t>();
     const T* v = value.data<T>();
@@ -31,6 +33,11 @@ NdArrayTensor NdArray::float_mask_where(const NdArrayTensor& tensor, const NdArr
   });
   return out;
 }
+
+}  // namespace
+
+// Note [One layout kernel for every kind] (kind_members.hpp).
+CROSSGRAD_KIND_MEMBERS(NdArray, mask_where, MaskWhere, mask_where_elements)
 
 NdArrayTensor NdArray::float_mask_fill(const NdArrayTensor& tensor, const NdArrayTensor& mask, double value) {
   constexpr std::string_view op = "float_mask_fill";

@@ -111,15 +111,15 @@ class RemoteCall {
   std::vector<RemoteTensor> copies_;
 };
 
-const RemoteTensor& receiver(const RemoteTensor& tensor) { return tensor; }
-const RemoteTensor& receiver(const std::vector<RemoteTensor>& tensors) {
-  if (tensors.empty()) (void)rules::cat_shape({}, 0);  // raises cat-empty, as every backend does
+const RemoteTensor& receiver(const RemoteTensor& tensor, std::string_view) { return tensor; }
+const RemoteTensor& receiver(const std::vector<RemoteTensor>& tensors, std::string_view name) {
+  if (tensors.empty()) (void)rules::cat_shape({}, 0, name);  // raises cat-empty, as every backend does
   return tensors.front();
 }
 
 template <class First, class... Rest>
 RemoteTensor remote_op(OpId id, std::string_view name, const First& first, const Rest&... rest) {
-  const RemoteTensor& r = receiver(first);
+  const RemoteTensor& r = receiver(first, name);
   RemoteCall call(live_session(r), r.dev);
   return call.run(static_cast<std::uint32_t>(id), name, first, rest...);
 }

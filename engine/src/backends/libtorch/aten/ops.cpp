@@ -296,8 +296,12 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       return in(c, 0).clone().index_add_(integer(c, 0), in(c, 1).to(at::kLong), in(c, 2));
     // The chosen element unchanged (a bool mask, NumPy broadcasting of all three), the fill value
     // rounded to the tensor's dtype first.
+    case OpId::int_mask_where:
+    case OpId::bool_mask_where:
     case OpId::float_mask_where: return at::where(in(c, 1), in(c, 2), in(c, 0));
     case OpId::float_mask_fill: return at::where(in(c, 1), in_dtype(in(c, 0), scalar(c, 0)), in(c, 0));
+    case OpId::int_gather:
+    case OpId::bool_gather:
     case OpId::float_gather: return at::gather(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong));
     // On the CPU each lane's index is walked in increasing order: duplicates add in crossgrad's order.
     case OpId::float_scatter_add: return at::scatter_add(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong), in(c, 2));
