@@ -9,9 +9,6 @@
 
 namespace crossgrad::testing_support {
 
-// `other`: a second float tensor of the receiver's shape, device and tracked-ness (binary ops, cat,
-// assign values); `indices`: the int tensor [2, 0, 2] on the receiver's device; `target`: the float
-// dtype the ToDType ops convert to.
 // The device of a receiver of any kind (Dispatch::float_device takes floats: an int or bool
 // receiver is converted first; the conversion stays on the device, tracked alike).
 inline DispatchDevice device_of(const DispatchTensor& x, OpKind kind) {
@@ -42,6 +39,9 @@ inline DispatchTensor int_divisor(const DispatchTensor& x) { return Dispatch::in
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch"
 #pragma GCC diagnostic error "-Wswitch-enum"
+// `other`: a second float tensor of the receiver's shape, device and tracked-ness (binary ops, cat,
+// assign values); `indices`: the int tensor [2, 0, 2] on the receiver's device; `target`: the float
+// dtype the ToDType ops convert to.
 inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const DispatchTensor& other,
                                        const DispatchTensor& indices, DType target) {
   switch (op) {
