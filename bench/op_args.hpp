@@ -129,6 +129,17 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  return a;
                }}};
     case OpSig::Binary:
+      if (op_stem(op.id) == "matmul") {  // int_matmul ([n, n] x [n, n]; float_matmul is written out in kernels_bench.cpp)
+        // Sides up to 256: NdArray's plain triple loop takes seconds per 1024^3 product.
+        const std::vector<BenchSize> small_squares{{64, 0}, {256, 0}};
+        return {{small_squares, {16, 0}, square_label, [=](const BenchSize& s) {
+                   OpArgs<B> a;
+                   receiver(square(s), a);
+                   a.y = operand_tensor<B>(kind, square(s), 2);
+                   a.input_bytes += bytes_of<B>(a.y);
+                   return a;
+                 }}};
+      }
       return {{flat, {16, 0}, flat_label, [=](const BenchSize& s) {
                  OpArgs<B> a;
                  receiver(Shape{s.n}, a);

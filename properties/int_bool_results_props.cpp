@@ -369,6 +369,7 @@ CG_PROP(IntBoolResults, IntAndBoolOpsStayOffTheGraph, 200, ()) {
   og::OpArgs args;
   args.scalar = 2;
   args.dtype = DType::I32;  // int_cast's and bool_into_int's target
+  args.k = 1;               // topk's k: r has no empty dim, so one element of each lane
   std::vector<DispatchTensor> operands{r};
   if (op.sig == OpSig::Binary) operands.push_back(second);
   std::vector<std::size_t> r_shape = shape;
@@ -398,6 +399,10 @@ CG_PROP(IntBoolResults, IntAndBoolOpsStayOffTheGraph, 200, ()) {
       if (op.sig == OpSig::MaskWhere) operands.push_back(second);
     }
   }
+  if (op.id == OpId::int_matmul) {  // r as a column [n, 1] times the 1 x 1 matrix [max(ones)]: r again
+    const std::size_t n = count(r_shape);
+    operands = {Dispatch::int_reshape(r, Shape{n, 1}), Dispatch::int_reshape(Dispatch::int_max(second), Shape{1, 1})};
+  }
   const DispatchTensor y = call_op(op.id, operands, args);
 
   // The result's shape as the engine gives it (ReferenceOps judges it): this property is about
@@ -413,15 +418,16 @@ CG_PROP(IntBoolResults, IntAndBoolOpsStayOffTheGraph, 200, ()) {
   const std::optional<std::uint64_t> f_id = og::node_of(f.kind);
   if (!f_id || *f_id == *og::node_of(v.kind)) RC_FAIL(where + "\nthe conversion is not a fresh tracked leaf: " + debug(f.kind));
   const std::vector<double> f_values = Dispatch::float_into_data(f).to_f64();
-  // A layout op's result (transpose, unfold, cat) seen in r's order and shape when it has r's
-  // element count, so that it broadcasts against v as r does.
-  const std::vector<std::size_t>& g_shape = moves_elements(op.id) && count(y_shape) == count(r_shape) ? r_shape : y_shape;
+  // A layout op's result (transpose, unfold, cat) and int_matmul's column seen in r's order and
+  // shape when it has r's element count, so that it broadcasts against v as r does.
+  const bool keeps_count = moves_elements(op.id) || op.id == OpId::int_matmul;
+  const std::vector<std::size_t>& g_shape = keeps_count && count(y_shape) == count(r_shape) ? r_shape : y_shape;
   const DispatchTensor fg = g_shape == y_shape ? f : Dispatch::float_reshape(f, Shape(g_shape));
 
   const Gradients grads = Dispatch::backward(Dispatch::float_sum(Dispatch::float_add(Dispatch::float_mul(v, fg), fg)));
   if (grads.size() != 2) RC_FAIL(where + "\nexpected 2 gradient entries (v and f), got " + std::to_string(grads.size()));
   std::vector<double> want_gv;
-  for (std::size_t i = 0; i < values.size(); ++i) want_gv.push_back(f_values[broadcast_index(i, shape, g_shape)]);
+  for (std::size_t i = 0; i < values.size(); ++i) want_gv.push_back(f_values.at(broadcast_index(i, shape, g_shape)));  // at(): a result of another size fails, never reads past it
   const std::optional<DispatchTensor> gv = Dispatch::grad(v, grads);
   if (!gv) RC_FAIL(where + "\nno gradient for v");
   require_values(where + "\ngrad(v)", Dispatch::float_into_data(*gv).to_f64(), want_gv);

@@ -655,6 +655,17 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::bool_gather_nd:
     case OpId::bool_mask_where:
     case OpId::bool_mask_select:
+    case OpId::int_cumsum:
+    case OpId::int_cumprod:
+    case OpId::int_cummin:
+    case OpId::int_cummax:
+    case OpId::int_argsort:
+    case OpId::int_sort:
+    case OpId::int_argtopk:
+    case OpId::int_topk:
+    case OpId::int_matmul:
+    case OpId::int_powi:
+    case OpId::int_powi_scalar:
     case OpId::float_argmax:
     case OpId::float_argmin:
     case OpId::float_argsort:

@@ -484,6 +484,17 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::bool_gather_nd:
     case Op::bool_mask_where:
     case Op::bool_mask_select:
+    case Op::int_cumsum:
+    case Op::int_cumprod:
+    case Op::int_cummin:
+    case Op::int_cummax:
+    case Op::int_argsort:
+    case Op::int_sort:
+    case Op::int_argtopk:
+    case Op::int_topk:
+    case Op::int_matmul:
+    case Op::int_powi:
+    case Op::int_powi_scalar:
       return std::nullopt;
     case Op::float_clamp:
       if (std::isnan(op.scalar)) return std::nullopt;
@@ -969,6 +980,10 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::bool_gather_nd:
     case Op::bool_mask_where:
     case Op::bool_mask_select:
+    case Op::int_argsort:
+    case Op::int_sort:
+    case Op::int_argtopk:
+    case Op::int_topk:
       break;
   }
   throw std::logic_error("apply_op: " + std::string(op_name(op.op)) + " is not a graph step (normalize first)");

@@ -235,6 +235,17 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::bool_gather_nd:
     case Op::bool_mask_where:
     case Op::bool_mask_select:
+    case Op::int_cumsum:
+    case Op::int_cumprod:
+    case Op::int_cummin:
+    case Op::int_cummax:
+    case Op::int_argsort:
+    case Op::int_sort:
+    case Op::int_argtopk:
+    case Op::int_topk:
+    case Op::int_matmul:
+    case Op::int_powi:
+    case Op::int_powi_scalar:
       return {0, 0, true};
     // exp of shifted values, a sum of n terms and a division (or a log): the sum's order bound
     // plus a few ulps per library call; log_softmax's values grow with |x|, hence magnitude.
@@ -878,6 +889,17 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::bool_gather_nd:
     case Op::bool_mask_where:
     case Op::bool_mask_select:
+    case Op::int_cumsum:
+    case Op::int_cumprod:
+    case Op::int_cummin:
+    case Op::int_cummax:
+    case Op::int_argsort:
+    case Op::int_sort:
+    case Op::int_argtopk:
+    case Op::int_topk:
+    case Op::int_matmul:
+    case Op::int_powi:
+    case Op::int_powi_scalar:
     case Op::float_argmax:
     case Op::float_argmin:
     case Op::float_argsort:

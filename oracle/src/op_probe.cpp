@@ -157,11 +157,11 @@ std::vector<ProbeFault> faults_of(const OpProbe &p, const DispatchTensor &a, con
       }
       if (binary_op(p.op) == Op::float_matmul) {
         if (sa.size() < 2 || sb.size() < 2) {
-          f.push_back({"matmul-rank", "float_matmul needs tensors of rank 2 or more, got shapes " + render_shape(sa) +
+          f.push_back({"matmul-rank", op + " needs tensors of rank 2 or more, got shapes " + render_shape(sa) +
                                           " and " + render_shape(sb) + "."});
         } else {
           if (sa[sa.size() - 1] != sb[sb.size() - 2]) {
-            f.push_back({"matmul-inner-dim", "float_matmul needs the inner dims to agree, got shapes " +
+            f.push_back({"matmul-inner-dim", op + " needs the inner dims to agree, got shapes " +
                                                  render_shape(sa) + " and " + render_shape(sb) + "."});
           }
           const std::vector<std::size_t> ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);

@@ -1167,6 +1167,109 @@ HostArray int_reduction(OpId op, const HostArray& x, std::optional<std::size_t> 
   }
   throw std::logic_error("int_reduction: not an int reduction");
 }
+// The int scans along dim: element r of a lane is the wrapped sum or product of its elements 0..r
+// (the product reduced at each step, the same residue), or their least or greatest.
+HostArray int_scan(OpId op, const HostArray& x, std::size_t dim) {
+  require_int(x.dtype);
+  require_dim(dim, x.shape.size());
+  const DType d = x.dtype;
+  const std::vector<std::int64_t> v = int_values(x);
+  std::vector<std::int64_t> out(v.size());
+  const Around a(x.shape, dim);
+  for (std::size_t i = 0; i < a.outer; ++i) {
+    for (std::size_t j = 0; j < a.inner; ++j) {
+      Wide acc = 0;
+      for (std::size_t r = 0; r < a.len; ++r) {
+        const Wide e = v[a.at(i, r, j)];
+        if (r == 0) acc = e;
+        else if (op == OpId::int_cumsum) acc += e;
+        else if (op == OpId::int_cumprod) acc = Wide(wrap(acc * e, d));
+        else if (op == OpId::int_cummin) acc = std::min(acc, e);
+        else acc = std::max(acc, e);
+        out[a.at(i, r, j)] = wrap(acc, d);
+      }
+    }
+  }
+  return int_array(x.shape, d, std::move(out));
+}
+
+// int_sort / int_argsort / int_topk / int_argtopk: sorted_along's places on the exact values (no
+// NaN: a comes before b when it is smaller, or larger descending, or equal with a smaller index).
+HostArray int_sorted_along(const HostArray& x, std::size_t dim, bool descending, std::optional<std::size_t> k, bool index) {
+  require_int(x.dtype);
+  require_dim(dim, x.shape.size());
+  const std::size_t len = x.shape[dim];
+  const std::size_t keep = k.value_or(len);
+  if (keep > len) invalid("topk-k");
+  Dims shape = x.shape;
+  shape[dim] = keep;
+  const std::vector<std::int64_t> v = int_values(x);
+  std::vector<std::int64_t> out(count(shape));
+  const Around a(x.shape, dim);
+  const Around o(shape, dim);
+  for (std::size_t i = 0; i < a.outer; ++i) {
+    for (std::size_t j = 0; j < a.inner; ++j) {
+      for (std::size_t r = 0; r < len; ++r) {
+        const std::int64_t xr = v[a.at(i, r, j)];
+        std::size_t place = 0;
+        for (std::size_t s = 0; s < len; ++s) {
+          const std::int64_t xs = v[a.at(i, s, j)];
+          if ((descending ? xs > xr : xs < xr) || (s < r && xs == xr)) ++place;
+        }
+        if (place < keep) out[o.at(i, place, j)] = index ? static_cast<std::int64_t>(r) : xr;
+      }
+    }
+  }
+  return int_array(shape, index ? DType::I64 : x.dtype, std::move(out));
+}
+
+// int_matmul: each output element the dot product on the integers, reduced modulo 2^width.
+HostArray int_matmul(const HostArray& a, const HostArray& b) {
+  require_int(a.dtype);
+  require_int(b.dtype);
+  require_same(a.dtype, b.dtype);
+  if (a.shape.size() < 2 || b.shape.size() < 2) invalid("matmul-rank");
+  const std::size_t m = a.shape[a.shape.size() - 2], k = a.shape.back();
+  const std::size_t k2 = b.shape[b.shape.size() - 2], n = b.shape.back();
+  if (k != k2) invalid("matmul-inner-dim");
+  const Dims a_batch(a.shape.begin(), a.shape.end() - 2), b_batch(b.shape.begin(), b.shape.end() - 2);
+  const Dims batch = broadcast(a_batch, b_batch);
+  Dims shape = batch;
+  shape.push_back(m);
+  shape.push_back(n);
+  const std::vector<std::int64_t> x = int_values(a), y = int_values(b);
+  std::vector<std::int64_t> out(count(shape));
+  for (std::size_t bi = 0; bi < count(batch) && m * n > 0; ++bi) {
+    const Dims c = coords(bi, batch);
+    const std::size_t ao = broadcast_offset(c, a_batch) * m * k, bo = broadcast_offset(c, b_batch) * k * n;
+    for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t j = 0; j < n; ++j) {
+        Wide acc = 0;  // each product below 2^126 in size; reduced after each step
+        for (std::size_t p = 0; p < k; ++p) acc = Wide(wrap(acc + Wide(x[ao + i * k + p]) * Wide(y[bo + p * n + j]), a.dtype));
+        out[(bi * m + i) * n + j] = wrap(acc, a.dtype);
+      }
+    }
+  }
+  return int_array(shape, a.dtype, std::move(out));
+}
+
+// x^e on the integers modulo 2^width for e >= 0 (square and multiply, each step reduced: the same
+// residue); for e < 0 the true power truncated toward zero: 1 for x = 1, (-1)^e for x = -1, and
+// otherwise 0 (|x^e| < 1), 0^e included (PyTorch's rule: no division, no panic).
+Wide int_power(Wide x, Wide e, DType d) {
+  if (e < 0) {
+    if (x == 1) return 1;
+    if (x == -1) return (-e) % 2 == 1 ? -1 : 1;
+    return 0;
+  }
+  Wide result = 1, base = wrap(x, d);
+  for (; e > 0; e /= 2) {
+    if (e % 2 == 1) result = wrap(result * base, d);
+    base = wrap(base * base, d);
+  }
+  return result;
+}
+
 template <class F>
 HostArray bool_binary(const HostArray& a, const HostArray& b, F f) {
   if (a.dtype != DType::Bool || b.dtype != DType::Bool) invalid("op-kind-mismatch");  // as require_int
@@ -1437,6 +1540,19 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
       return int_unary(in[0], [hi](Wide x) { return x > hi ? hi : x; });
     }
     case OpId::int_square: return int_unary(in[0], [](Wide x) { return x * x; });
+    case OpId::int_cumsum:
+    case OpId::int_cumprod:
+    case OpId::int_cummin:
+    case OpId::int_cummax: return int_scan(op, in[0], a.dim);
+    case OpId::int_argsort: return int_sorted_along(in[0], a.dim, a.descending, std::nullopt, true);
+    case OpId::int_sort: return int_sorted_along(in[0], a.dim, a.descending, std::nullopt, false);
+    case OpId::int_argtopk: return int_sorted_along(in[0], a.dim, true, a.k, true);
+    case OpId::int_topk: return int_sorted_along(in[0], a.dim, true, a.k, false);
+    case OpId::int_matmul: return int_matmul(in[0], in[1]);
+    case OpId::int_powi:
+      return int_binary(in[0], in[1], false, [d = in[0].dtype](Wide x, Wide e) { return int_power(x, e, d); });
+    case OpId::int_powi_scalar:
+      return int_scalar_op(in[0], a.scalar, false, [d = in[0].dtype](Wide x, Wide e) { return int_power(x, e, d); });
     case OpId::bool_not: {
       if (in[0].dtype != DType::Bool) invalid("op-kind-mismatch");
       HostArray out = make(in[0].shape, DType::Bool);

@@ -219,7 +219,7 @@ void gen_int_bool(OpCase& c, bool bad) {
 }
 
 void gen_binary(OpCase& c, bool bad) {
-  if (c.op == OpId::float_matmul) {
+  if (op_stem(c.op) == "matmul") {
     const std::size_t m = pick(0, 3), k = pick(0, 3), n = pick(0, 3), batch = pick(0, 2);
     Dims a{m, k}, b{k, n};
     if (batch > 0) {
@@ -560,6 +560,12 @@ void gen_cat(OpCase& c, bool bad) {
 
 void gen_float_case(OpCase& c, bool bad);
 void rekind(OpCase& c, bool bad);
+// Int ops whose operands are shaped as their float twin's (sorting's dim and k, matmul's
+// matrices), not as an elementwise op's.
+bool takes_float_case(OpId op) {
+  const OpSig sig = op_info(op).sig;
+  return sig == OpSig::Sort || sig == OpSig::TopK || op_stem(op) == "matmul";
+}
 
 }  // namespace
 
@@ -571,10 +577,10 @@ OpCase op_case(OpId op) {
   c.tracked = *rc::gen::arbitrary<bool>();
   c.dtype = *rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64});
   const bool bad = chance(5);
-  // The int and bool ops: the layout ops as their float twin's case in the kind (rekind), the
-  // others (arithmetic, comparisons, reductions) from gen_int_bool.
+  // The int and bool ops: the layout ops, sorting and int_matmul as their float twin's case in the
+  // kind (rekind), the others (arithmetic, comparisons, reductions, scans, powi) from gen_int_bool.
   if (info.operand != OpKind::Float && info.sig != OpSig::ToDType) {
-    if (moves_elements(op)) {
+    if (moves_elements(op) || takes_float_case(op)) {
       gen_float_case(c, bad);
       rekind(c, bad);
     } else {

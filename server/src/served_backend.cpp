@@ -9,6 +9,7 @@
 #include <crossgrad/core/shape_rules.hpp>
 #include <crossgrad/ops/op_list.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -250,22 +251,22 @@ class Table final : public TensorTable {
         const Shape& a = B::shape(std::get<0>(args).get());
         const Shape& b = B::shape(std::get<1>(args).get());
         // gather_nd's rows may each name the whole tensor (indices [n, 0]).
-        const Shape out = op == OpId::float_matmul      ? rules::plan_matmul(a, b).out
-                          : op == OpId::float_gather_nd ? rules::check_gather_nd(a, b, B::dtype(std::get<1>(args).get()), info.name)
-                                                        : rules::broadcast_shapes(a, b, info.name);
+        const Shape out = op_stem(op) == "matmul"      ? rules::plan_matmul(a, b, info.name).out
+                          : op_stem(op) == "gather_nd" ? rules::check_gather_nd(a, b, B::dtype(std::get<1>(args).get()), info.name)
+                                                       : rules::broadcast_shapes(a, b, info.name);
         return bytes_of(out, B::dtype(std::get<0>(args).get()));
       } else if constexpr (std::is_same_v<Args, std::tuple<CRef, std::size_t>>) {
-        const bool reduces = op == OpId::float_sum_dim || op == OpId::float_mean_dim || op == OpId::float_max_dim ||
-                             op == OpId::float_argmax || op == OpId::float_min_dim || op == OpId::float_argmin ||
-                             op == OpId::float_prod_dim || op == OpId::float_max_abs_dim || op == OpId::float_any_dim ||
-                             op == OpId::float_all_dim;
+        // Every kind's reductions along a dim (float_sum_dim, int_sum_dim, bool_any_dim, ...).
+        constexpr std::string_view kReductions[] = {"sum_dim", "mean_dim", "max_dim",    "min_dim", "prod_dim",
+                                                    "max_abs_dim", "any_dim", "all_dim", "argmax",  "argmin"};
+        const bool reduces = std::find(std::begin(kReductions), std::end(kReductions), op_stem(op)) != std::end(kReductions);
         const T& t = std::get<0>(args).get();
         if (!reduces || std::get<1>(args) >= B::shape(t).rank()) return std::nullopt;
         return bytes_of(rules::reduced_shape(B::shape(t), std::get<1>(args)), B::dtype(t));
       } else if constexpr (std::is_same_v<Args, std::tuple<CRef, std::size_t, CRef>>) {
         const T& t = std::get<0>(args).get();
         const std::size_t dim = std::get<1>(args);
-        if (op != OpId::float_select || dim >= B::shape(t).rank()) return std::nullopt;
+        if (op_stem(op) != "select" || dim >= B::shape(t).rank()) return std::nullopt;
         std::vector<std::size_t> dims = B::shape(t).dims();
         dims[dim] = B::shape(std::get<2>(args).get()).num_elements();
         return bytes_of(Shape(std::move(dims)), B::dtype(t));

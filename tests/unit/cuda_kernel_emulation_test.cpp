@@ -492,7 +492,7 @@ TEST(CudaKernelEmulation, QuantizeStatsFindMaxAndFirstNonFinite) {
 
 template <class T>
 void run_matmul_case(const Shape& ls, const Shape& rs, bool tiled, unsigned seed) {
-  const crossgrad::rules::MatmulPlan plan = crossgrad::rules::plan_matmul(ls, rs);
+  const crossgrad::rules::MatmulPlan plan = crossgrad::rules::plan_matmul(ls, rs, "float_matmul");
   const std::vector<T> a = random_values<T>(ls.num_elements(), seed);
   const std::vector<T> b = random_values<T>(rs.num_elements(), seed + 1);
   DeviceLike<T> da(a), db(b), dc(plan.out.num_elements());

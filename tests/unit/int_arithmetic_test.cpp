@@ -277,5 +277,82 @@ TYPED_TEST(IntArithmetic, ClampBoundsSaturateIntoTheDtype) {
   EXPECT_PANIC(Dispatch::int_clamp(x, 2, 1), "clamp-bounds", "int_clamp needs min <= max, got min 2 and max 1.");
 }
 
+TYPED_TEST(IntArithmetic, PowiWrapsAndTruncatesNegativePowers) {
+  for (const DispatchDevice& d : devices_of(plain_device<TypeParam>())) {
+    // 3^40 mod 2^64 as a signed I64; (-2)^63 = MIN; 2^64 = 0 (mod 2^64); 7^0 = 1; 0^0 = 1.
+    EXPECT_EQ(ints_of(Dispatch::int_powi(ints_on(d, {3, -2, 2, 7, 0, kI64Min}, DType::I64), ints_on(d, {40, 63, 64, 0, 0, 1}, DType::I64)),
+                      DType::I64),
+              (std::vector<std::int64_t>{-6289078614652622815LL, kI64Min, 0, 1, 1, kI64Min}));
+    // I8: 3^5 = 243 -> -13, 2^7 = 128 -> -128, 2^8 -> 0; negative exponents: 1 for 1, +-1 for -1 by
+    // parity, 0 for every other base, 0 included.
+    EXPECT_EQ(ints_of(Dispatch::int_powi(ints_on(d, {3, 2, 2, 1, -1, -1, 2, -3, 0}, DType::I8),
+                                         ints_on(d, {5, 7, 8, -5, -3, -4, -1, -2, -1}, DType::I8)),
+                      DType::I8),
+              (std::vector<std::int64_t>{-13, -128, 0, 1, -1, 1, 0, 0, 0}));
+    // Broadcast exponent [1] over the receiver.
+    EXPECT_EQ(ints_of(Dispatch::int_powi(ints_on(d, {2, -3}, DType::I32), ints_on(d, {31}, DType::I32)), DType::I32),
+              (std::vector<std::int64_t>{-2147483648LL, -1264544299}));  // (-3)^31 = -617673396283947, modulo 2^32
+    // The scalar converts as every scalar: -1 into U8 is 255, so 3^255 mod 256 = 171, 7^255 mod 256 =
+    // 183; 3.9 is 3: 7^3 = 343 -> 87.
+    const DispatchTensor u8 = ints_on(d, {3, 7, 0, 1}, DType::U8);
+    EXPECT_EQ(ints_of(Dispatch::int_powi_scalar(u8, -1), DType::U8), (std::vector<std::int64_t>{171, 183, 0, 1}));
+    EXPECT_EQ(ints_of(Dispatch::int_powi_scalar(u8, 3.9), DType::U8), (std::vector<std::int64_t>{27, 87, 0, 1}));
+    EXPECT_EQ(ints_of(Dispatch::int_powi_scalar(ints_on(d, {2, -1, 5}, DType::I64), -1), DType::I64), (std::vector<std::int64_t>{0, -1, 0}));
+  }
+}
+
+TYPED_TEST(IntArithmetic, ScansWrapAndKeepRunningExtremes) {
+  for (const DispatchDevice& d : devices_of(plain_device<TypeParam>())) {
+    // I8: 100 + 100 = 200 -> -56, -56 + -128 = -184 -> 72; 16 * 16 = 256 -> 0, and 0 after.
+    EXPECT_EQ(ints_of(Dispatch::int_cumsum(ints_on(d, {100, 100, -128}, DType::I8), 0), DType::I8), (std::vector<std::int64_t>{100, -56, 72}));
+    EXPECT_EQ(ints_of(Dispatch::int_cumprod(ints_on(d, {16, 16, 3}, DType::I8), 0), DType::I8), (std::vector<std::int64_t>{16, 0, 0}));
+    EXPECT_EQ(ints_of(Dispatch::int_cumsum(ints_on(d, {kI64Max, 1}, DType::I64), 0), DType::I64), (std::vector<std::int64_t>{kI64Max, kI64Min}));
+    const DispatchTensor i32 = ints_on(d, {3, -1, 5, -1}, DType::I32);
+    EXPECT_EQ(ints_of(Dispatch::int_cummin(i32, 0), DType::I32), (std::vector<std::int64_t>{3, -1, -1, -1}));
+    EXPECT_EQ(ints_of(Dispatch::int_cummax(i32, 0), DType::I32), (std::vector<std::int64_t>{3, 3, 5, 5}));
+    // U8 compares unsigned.
+    EXPECT_EQ(ints_of(Dispatch::int_cummax(ints_on(d, {200, 100, 255, 0}, DType::U8), 0), DType::U8), (std::vector<std::int64_t>{200, 200, 255, 255}));
+    // Along dim 0 of [2, 2]: each column separately.
+    const DispatchTensor m = Dispatch::int_from_data(TensorData::from_i32({1, 2, 3, 4}, Shape{2, 2}), d);
+    EXPECT_EQ(ints_of(Dispatch::int_cumsum(m, 0), DType::I32), (std::vector<std::int64_t>{1, 2, 4, 6}));
+    EXPECT_EQ(ints_of(Dispatch::int_cumprod(m, 1), DType::I32), (std::vector<std::int64_t>{1, 2, 3, 12}));
+    EXPECT_PANIC(Dispatch::int_cumsum(m, 2), "dim-out-of-range", "int_cumsum got dim 2 for a tensor of rank 2.");
+  }
+}
+
+TYPED_TEST(IntArithmetic, SortOrdersValuesWithTiesInIndexOrder) {
+  for (const DispatchDevice& d : devices_of(plain_device<TypeParam>())) {
+    const DispatchTensor i8 = ints_on(d, {3, -1, 3, -128, 127}, DType::I8);
+    EXPECT_EQ(ints_of(Dispatch::int_argsort(i8, 0, false), DType::I64), (std::vector<std::int64_t>{3, 1, 0, 2, 4}));
+    // Descending reverses the values, not the ties: the first 3 (index 0) stays before the second.
+    EXPECT_EQ(ints_of(Dispatch::int_argsort(i8, 0, true), DType::I64), (std::vector<std::int64_t>{4, 0, 2, 1, 3}));
+    EXPECT_EQ(ints_of(Dispatch::int_sort(i8, 0, false), DType::I8), (std::vector<std::int64_t>{-128, -1, 3, 3, 127}));
+    EXPECT_EQ(ints_of(Dispatch::int_topk(i8, 0, 2), DType::I8), (std::vector<std::int64_t>{127, 3}));
+    EXPECT_EQ(ints_of(Dispatch::int_argtopk(i8, 0, 3), DType::I64), (std::vector<std::int64_t>{4, 0, 2}));
+    // U8 orders unsigned (200 is large); I64 keeps values beyond 2^53 apart.
+    EXPECT_EQ(ints_of(Dispatch::int_argsort(ints_on(d, {200, 1, 255}, DType::U8), 0, false), DType::I64), (std::vector<std::int64_t>{1, 0, 2}));
+    EXPECT_EQ(ints_of(Dispatch::int_argsort(ints_on(d, {kI64Max, kI64Max - 1, kI64Min}, DType::I64), 0, false), DType::I64),
+              (std::vector<std::int64_t>{2, 1, 0}));
+    EXPECT_PANIC(Dispatch::int_topk(i8, 0, 6), "topk-k", "int_topk needs k of at most 5, the size of dim 0, got 6.");
+  }
+}
+
+TYPED_TEST(IntArithmetic, MatmulWrapsEveryProductAndSum) {
+  for (const DispatchDevice& d : devices_of(plain_device<TypeParam>())) {
+    // I8: 100 * 2 + 100 * 1 = 300 -> 44; -128 * 2 = -256 -> 0; -128 * -1 = 128 -> -128.
+    const DispatchTensor a = Dispatch::int_from_data(TensorData::from_i8({100, 100, -128, 0}, Shape{2, 2}), d);
+    const DispatchTensor b = Dispatch::int_from_data(TensorData::from_i8({2, -1, 1, 0}, Shape{2, 2}), d);
+    EXPECT_EQ(ints_of(Dispatch::int_matmul(a, b), DType::I8), (std::vector<std::int64_t>{44, -100, 0, -128}));
+    const DispatchTensor big = Dispatch::int_from_data(TensorData::from_i64({kI64Max, 1}, Shape{1, 2}), d);
+    const DispatchTensor ones = Dispatch::int_from_data(TensorData::from_i64({1, 1}, Shape{2, 1}), d);
+    EXPECT_EQ(ints_of(Dispatch::int_matmul(big, ones), DType::I64), (std::vector<std::int64_t>{kI64Min}));
+    // k = 0: empty dot products are 0.
+    const DispatchTensor l = Dispatch::int_from_data(TensorData::from_i32({}, Shape{2, 0}), d);
+    const DispatchTensor r = Dispatch::int_from_data(TensorData::from_i32({}, Shape{0, 3}), d);
+    EXPECT_EQ(ints_of(Dispatch::int_matmul(l, r), DType::I32), (std::vector<std::int64_t>(6, 0)));
+    EXPECT_PANIC(Dispatch::int_matmul(big, big), "matmul-inner-dim", "int_matmul needs the inner dims to agree, got shapes [1, 2] and [1, 2].");
+  }
+}
+
 }  // namespace
 }  // namespace crossgrad

@@ -206,6 +206,17 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::bool_gather_nd: return Dispatch::bool_gather_nd(x, row_indices(x, OpKind::Bool));
     case OpId::bool_mask_where: return Dispatch::bool_mask_where(x, mask_of(x, OpKind::Bool), Dispatch::bool_not(x));
     case OpId::bool_mask_select: return Dispatch::bool_mask_select(x, mask_of(x, OpKind::Bool));
+    case OpId::int_cumsum: return Dispatch::int_cumsum(x, 1);
+    case OpId::int_cumprod: return Dispatch::int_cumprod(x, 1);
+    case OpId::int_cummin: return Dispatch::int_cummin(x, 1);
+    case OpId::int_cummax: return Dispatch::int_cummax(x, 1);
+    case OpId::int_argsort: return Dispatch::int_argsort(x, 1, true);
+    case OpId::int_sort: return Dispatch::int_sort(x, 1, false);
+    case OpId::int_argtopk: return Dispatch::int_argtopk(x, 1, 2);
+    case OpId::int_topk: return Dispatch::int_topk(x, 1, 2);
+    case OpId::int_matmul: return Dispatch::int_matmul(x, Dispatch::int_transpose(int_divisor(x)));
+    case OpId::int_powi: return Dispatch::int_powi(x, int_divisor(x));
+    case OpId::int_powi_scalar: return Dispatch::int_powi_scalar(x, 3);
     case OpId::float_abs: return Dispatch::float_abs(x);
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);

@@ -158,20 +158,23 @@ typename B::Tensor slice_assign(const typename B::Tensor& t, const std::vector<R
   return detail::assign_block<B>(op_info(op).operand, t, full, values, 0);
 }
 
-// sort: each lane along dim gathered in float_argsort's order, so values and positions agree on
-// every backend (NaN last ascending, first descending; ties in index order).
+// sort (float_sort, int_sort: `op`): each lane along dim gathered in its kind's argsort order, so
+// values and positions agree on every backend (NaN last ascending, first descending; ties in index
+// order).
 template <class B>
-typename B::Tensor sort(const typename B::Tensor& t, std::size_t dim, bool descending) {
-  rules::check_sort(B::shape(t), B::dtype(t), dim, "float_sort");
-  return B::float_gather(t, dim, B::float_argsort(t, dim, descending));
+typename B::Tensor sort(const typename B::Tensor& t, std::size_t dim, bool descending, OpId op) {
+  rules::check_sort(B::shape(t), B::dtype(t), operand_category(op), dim, op_info(op).name);
+  const OpKind kind = op_info(op).operand;
+  return kind_moves::gather<B>(kind, t, dim, kind_moves::argsort<B>(kind, t, dim, descending));
 }
 
-// topk: the k largest of each lane along dim, in float_sort(t, dim, true)'s order (Burn's
-// definition), gathered at float_argtopk's positions.
+// topk (float_topk, int_topk): the k largest of each lane along dim, in sort(t, dim, true)'s order
+// (Burn's definition), gathered at its kind's argtopk positions.
 template <class B>
-typename B::Tensor topk(const typename B::Tensor& t, std::size_t dim, std::size_t k) {
-  rules::check_topk(B::shape(t), B::dtype(t), dim, k, "float_topk");
-  return B::float_gather(t, dim, B::float_argtopk(t, dim, k));
+typename B::Tensor topk(const typename B::Tensor& t, std::size_t dim, std::size_t k, OpId op) {
+  rules::check_topk(B::shape(t), B::dtype(t), operand_category(op), dim, k, op_info(op).name);
+  const OpKind kind = op_info(op).operand;
+  return kind_moves::gather<B>(kind, t, dim, kind_moves::argtopk<B>(kind, t, dim, k));
 }
 
 // Note [Index rows of gather_nd and scatter_nd]

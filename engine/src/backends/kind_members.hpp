@@ -68,4 +68,22 @@ typename B::Tensor cat(OpKind kind, const std::vector<typename B::Tensor>& ts, s
   return B::float_cat(ts, dim);
 }
 
+template <class B>
+typename B::Tensor gather(OpKind kind, const typename B::Tensor& t, std::size_t dim, const typename B::Tensor& indices) {
+  if (kind == OpKind::Int) return B::int_gather(t, dim, indices);
+  if (kind == OpKind::Bool) return B::bool_gather(t, dim, indices);
+  return B::float_gather(t, dim, indices);
+}
+// The sorting positions of a float or int tensor (there is no bool argsort).
+template <class B>
+typename B::Tensor argsort(OpKind kind, const typename B::Tensor& t, std::size_t dim, bool descending) {
+  if (kind == OpKind::Int) return B::int_argsort(t, dim, descending);
+  return B::float_argsort(t, dim, descending);
+}
+template <class B>
+typename B::Tensor argtopk(OpKind kind, const typename B::Tensor& t, std::size_t dim, std::size_t k) {
+  if (kind == OpKind::Int) return B::int_argtopk(t, dim, k);
+  return B::float_argtopk(t, dim, k);
+}
+
 }  // namespace crossgrad::backends::kind_moves

@@ -272,13 +272,13 @@ std::vector<Range> check_slice_assign(const Shape& shape, DType dtype, const std
   return full;
 }
 
-void check_sort(const Shape& shape, DType dtype, std::size_t dim, std::string_view op) {
-  check_float_dtype(dtype, op);
+void check_sort(const Shape& shape, DType dtype, DTypeCategory kind, std::size_t dim, std::string_view op) {
+  check_kind_dtype(dtype, kind, op);
   check_dim(dim, shape.rank(), op);
 }
 
-Shape check_topk(const Shape& shape, DType dtype, std::size_t dim, std::size_t k, std::string_view op) {
-  check_sort(shape, dtype, dim, op);
+Shape check_topk(const Shape& shape, DType dtype, DTypeCategory kind, std::size_t dim, std::size_t k, std::string_view op) {
+  check_sort(shape, dtype, kind, dim, op);
   if (k > shape[dim]) {
     panic(PanicId::TopkK, {{"op", std::string(op)},
                            {"size", std::to_string(shape[dim])},

@@ -72,20 +72,20 @@ void check_kind_dtype(DType dtype, DTypeCategory kind, std::string_view op) {
   check_float_dtype(dtype, op);
 }
 
-MatmulPlan plan_matmul(const Shape& lhs, const Shape& rhs) {
+MatmulPlan plan_matmul(const Shape& lhs, const Shape& rhs, std::string_view op) {
   if (lhs.rank() < 2 || rhs.rank() < 2) {
-    panic(PanicId::MatmulRank, {{"lhs", lhs.to_string()}, {"rhs", rhs.to_string()}});
+    panic(PanicId::MatmulRank, {{"op", std::string(op)}, {"lhs", lhs.to_string()}, {"rhs", rhs.to_string()}});
   }
   MatmulPlan plan{};
   plan.m = lhs[lhs.rank() - 2];
   plan.k = lhs[lhs.rank() - 1];
   plan.n = rhs[rhs.rank() - 1];
   if (rhs[rhs.rank() - 2] != plan.k) {
-    panic(PanicId::MatmulInnerDim, {{"lhs", lhs.to_string()}, {"rhs", rhs.to_string()}});
+    panic(PanicId::MatmulInnerDim, {{"op", std::string(op)}, {"lhs", lhs.to_string()}, {"rhs", rhs.to_string()}});
   }
   const Shape lhs_batch(std::vector<std::size_t>(lhs.dims().begin(), lhs.dims().end() - 2));
   const Shape rhs_batch(std::vector<std::size_t>(rhs.dims().begin(), rhs.dims().end() - 2));
-  plan.batch = broadcast_unchecked(lhs_batch, rhs_batch, "float_matmul");
+  plan.batch = broadcast_unchecked(lhs_batch, rhs_batch, op);
   plan.lhs_batch_strides = broadcast_strides(lhs_batch, plan.batch);
   plan.rhs_batch_strides = broadcast_strides(rhs_batch, plan.batch);
   std::vector<std::size_t> out = plan.batch.dims();

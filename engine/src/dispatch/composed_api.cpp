@@ -33,6 +33,27 @@ std::pair<DispatchTensor, DispatchTensor> Dispatch::float_min_dim_with_indices(c
   return {std::move(values), float_argmin(tensor, dim)};
 }
 
+std::pair<DispatchTensor, DispatchTensor> Dispatch::int_max_dim_with_indices(const DispatchTensor& tensor, std::size_t dim) {
+  DispatchTensor values = int_max_dim(tensor, dim);
+  return {std::move(values), int_argmax(tensor, dim)};
+}
+std::pair<DispatchTensor, DispatchTensor> Dispatch::int_min_dim_with_indices(const DispatchTensor& tensor, std::size_t dim) {
+  DispatchTensor values = int_min_dim(tensor, dim);
+  return {std::move(values), int_argmin(tensor, dim)};
+}
+
+// t == true is t and t == false is !t (t != v the other way round). The kind is checked here, under
+// the function's own name, so that both values of the constant refuse a non-Bool tensor alike
+// (op-kind-mismatch), and the unchanged tensor is returned as is: tensors are immutable.
+DispatchTensor Dispatch::bool_equal_elem(const DispatchTensor& tensor, bool value) {
+  (void)receiver_view<PrimitiveKind::Bool>("bool_equal_elem", tensor);
+  return value ? tensor : bool_not(tensor);
+}
+DispatchTensor Dispatch::bool_not_equal_elem(const DispatchTensor& tensor, bool value) {
+  (void)receiver_view<PrimitiveKind::Bool>("bool_not_equal_elem", tensor);
+  return value ? bool_not(tensor) : tensor;
+}
+
 DispatchTensor Dispatch::float_greater_elem(const DispatchTensor& tensor, double scalar) {
   return float_greater_scalar(tensor, scalar);
 }

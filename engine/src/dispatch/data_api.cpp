@@ -1,4 +1,5 @@
 // Data in and out, devices, quantization: the dispatch ops that create or unwrap kinds.
+#include "dispatch/create_on.hpp"
 #include "dispatch/dispatch_arms.hpp"
 
 #include <crossgrad/core/shape_rules.hpp>
@@ -12,31 +13,6 @@ void check_data_kind(const TensorData& data, DTypeCategory want, const char* op,
   if (dtype_category(data.dtype()) != want) {
     panic(PanicId::DataKindMismatch, {{"op", op}, {"expected", word}, {"dtype", std::string(dtype_name(data.dtype()))}});
   }
-}
-
-// Builds a primitive on `device` with make<B>(device) -> BackendTensor<B>. On Autodiff(B device)
-// float data becomes a tracked leaf, Autodiff(B(Autodiff(...))); int and bool data become
-// Autodiff(B(Int/Bool(...))), as in Burn, where only floats are tracked.
-template <class Make>
-DispatchTensor create_on(const DispatchDevice& device, Make&& make) {
-  return std::visit(
-      Overloaded{[&](const AutodiffDevice& ad) -> DispatchTensor {
-                   return std::visit(
-                       Overloaded{[](const AutodiffDevice&) -> DispatchTensor { panic(PanicId::AutodiffWrapsAutodiff); },
-                                  [&]<class B>(const BackendDevice<B>& d) -> DispatchTensor {
-                                    BackendTensor<B> bt = make.template operator()<B>(d.device);
-                                    if (auto* f = std::get_if<FloatPrimitive<B>>(&bt.value)) {
-                                      bt = BackendTensor<B>::Autodiff(Autodiff<B>::from_inner(f->tensor));
-                                    }
-                                    return {DispatchTensorKind::Autodiff(DispatchTensorKind{std::move(bt)}),
-                                            CheckpointingStrategy::Disabled};
-                                  }},
-                       ad.inner->value);
-                 },
-                 [&]<class B>(const BackendDevice<B>& d) -> DispatchTensor {
-                   return {DispatchTensorKind{make.template operator()<B>(d.device)}, std::nullopt};
-                 }},
-      device.value);
 }
 
 // The data of the P primitive inside B(P(...)) or Autodiff(B(P(...))), else op-kind-mismatch.
@@ -144,7 +120,8 @@ DispatchTensor Dispatch::float_to_device(const DispatchTensor& t, const Dispatch
   if (!v) kind_mismatch("float_to_device", "Float", t.kind);
   const bool device_tracked = std::holds_alternative<AutodiffDevice>(device.value);
   if (v->tracked != device_tracked) {
-    panic(PanicId::DeviceKindMismatch, {{"tensor", v->tracked ? "an autodiff" : "a plain"}, {"device", device.to_string()}});
+    panic(PanicId::DeviceKindMismatch,
+          {{"op", "float_to_device"}, {"tensor", v->tracked ? "an autodiff" : "a plain"}, {"device", device.to_string()}});
   }
   const DispatchDevice& target = device_tracked ? *std::get<AutodiffDevice>(device.value).inner : device;
   if (std::holds_alternative<AutodiffDevice>(target.value)) panic(PanicId::AutodiffWrapsAutodiff);

@@ -65,7 +65,7 @@ HostArray from_aten(const at::Tensor& t, DType dtype) {
 DType dtype_of_result(OpId op, const std::vector<HostArray>& operands, const OpArgs& args) {
   const OpInfo& info = op_info(op);
   if (info.sig == OpSig::ToDType) return args.dtype;  // float_into_int's int target too
-  if (op == OpId::int_argmax || op == OpId::int_argmin) return DType::I64;
+  if (op == OpId::int_argmax || op == OpId::int_argmin || op == OpId::int_argsort || op == OpId::int_argtopk) return DType::I64;
   if (info.result == OpKind::Int && info.operand == OpKind::Int) return operands.empty() ? DType::I64 : operands[0].dtype;
   if (info.result == OpKind::Int) return DType::I64;
   if (info.result == OpKind::Bool) return DType::Bool;
@@ -271,6 +271,16 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::bool_all_dim: return at::all(t[0], d, true);
     case OpId::int_max_abs: return at::abs(t[0]).max().reshape({1});
     case OpId::int_max_abs_dim: return at::amax(at::abs(t[0]), {d}, true);
+    // Scans in the receiver's dtype (ATen would promote ints to int64): wrapping sums and products.
+    case OpId::int_cumsum: return at::cumsum(t[0], d, t[0].scalar_type());
+    case OpId::int_cumprod: return at::cumprod(t[0], d, t[0].scalar_type());
+    case OpId::int_cummin: return std::get<0>(at::cummin(t[0], d));
+    case OpId::int_cummax: return std::get<0>(at::cummax(t[0], d));
+    case OpId::int_matmul: return at::matmul(t[0], t[1]);
+    // ATen's integer pow wraps and truncates negative powers (0 for |x| > 1 and for 0); a negative
+    // scalar exponent of an int tensor is refused there, so the exponent is a tensor of the dtype.
+    case OpId::int_powi: return at::pow(t[0], t[1]);
+    case OpId::int_powi_scalar: return at::pow(t[0], scalar_in_dtype(t[0], a.scalar).expand(t[0].sizes()).contiguous());
     case OpId::float_abs: return at::abs(t[0]);
     case OpId::float_clamp: return at::clamp(t[0], a.min, a.max);
     // amax, not max(dim): its gradient is split among equal maxima, as crossgrad's rule says.
@@ -347,10 +357,14 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     // PyTorch's stable sort documents crossgrad's order (NaN largest, ties in index order). Its
     // topk does not say which of equal elements it keeps or in which order, so the top k are the
     // stable descending sort's first k, as Burn defines them.
+    case OpId::int_argsort:
     case OpId::float_argsort: return std::get<1>(at::sort(t[0], /*stable=*/true, d, a.descending));
+    case OpId::int_sort:
     case OpId::float_sort: return std::get<0>(at::sort(t[0], /*stable=*/true, d, a.descending));
+    case OpId::int_argtopk:
     case OpId::float_argtopk:
       return std::get<1>(at::sort(t[0], /*stable=*/true, d, /*descending=*/true)).narrow(d, 0, static_cast<std::int64_t>(a.k));
+    case OpId::int_topk:
     case OpId::float_topk:
       return std::get<0>(at::sort(t[0], /*stable=*/true, d, /*descending=*/true)).narrow(d, 0, static_cast<std::int64_t>(a.k));
     case OpId::int_mask_where:

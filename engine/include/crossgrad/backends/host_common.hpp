@@ -51,6 +51,14 @@ decltype(auto) with_int_type(DType dtype, F&& f) {
   panic(PanicId::Unreachable);
 }
 
+// Calls f(T{}) with T the C++ type of a float or int dtype (the ops whose float and int forms
+// share one kernel: scans, sorting). Callers check the dtype first.
+template <class F>
+decltype(auto) with_number_type(DType dtype, F&& f) {
+  if (dtype == DType::F32 || dtype == DType::F64) return with_float_type(dtype, std::forward<F>(f));
+  return with_int_type(dtype, std::forward<F>(f));
+}
+
 // Calls f(U{}) with U the unsigned integer of the dtype's element size (uint8_t for I8, U8 and
 // Bool, uint32_t for F32 and I32, uint64_t for F64 and I64): the layout ops move elements as
 // bits, so one instantiation serves every kind and NaN payloads and -0 keep their bits.

@@ -3,7 +3,10 @@
 // element by element instead of calling ATen) share, so that they give the same bits; Cuda's
 // device copies live in cuda_kernels/math_ops.cuh. The oracle checks them independently (its own
 // reference formulas, MPFR, PyTorch).
+#include <crossgrad/core/int_arithmetic.hpp>
+
 #include <cmath>
+#include <type_traits>
 
 namespace crossgrad::backends::host {
 
@@ -39,10 +42,48 @@ T remainder_of(T a, T b) {
 // before b. Ascending puts NaN after +inf, descending before it (PyTorch's order); all NaNs are
 // equal, and so are -0 and +0, so a stable sort keeps them in index order. Cuda's device copy is
 // in cuda_kernels/dim_kernels.cuh.
+// Ints (int_argsort, int_sort) have no NaN: plain value order.
 template <class T>
 bool sorts_before(T a, T b, bool descending) {
-  if (descending) return !std::isnan(b) && (std::isnan(a) || a > b);
-  return !std::isnan(a) && (std::isnan(b) || a < b);
+  if constexpr (std::is_integral_v<T>) {
+    return descending ? a > b : a < b;
+  } else {
+    if (descending) return !std::isnan(b) && (std::isnan(a) || a > b);
+    return !std::isnan(a) && (std::isnan(b) || a < b);
+  }
 }
+
+// The steps of cumsum, cumprod, cummin and cummax (docs/OPS.md "Scans"): y_r = step(y_{r-1}, x_r)
+// in index order. For floats the running extreme takes x_r on a tie (so the sign of a zero and
+// the gradient's position are the later element's) and on a NaN, and once it is NaN no number
+// replaces it; for ints the sum and product wrap (core/int_arithmetic.hpp).
+struct ScanSum {
+  template <class T>
+  T operator()(T acc, T v) const {
+    if constexpr (std::is_integral_v<T>) return wrapping_add<T>(acc, v);
+    else return acc + v;
+  }
+};
+struct ScanProd {
+  template <class T>
+  T operator()(T acc, T v) const {
+    if constexpr (std::is_integral_v<T>) return wrapping_mul<T>(acc, v);
+    else return acc * v;
+  }
+};
+struct ScanMin {
+  template <class T>
+  T operator()(T acc, T v) const {
+    if constexpr (std::is_integral_v<T>) return v < acc ? v : acc;
+    else return v <= acc || v != v ? v : acc;
+  }
+};
+struct ScanMax {
+  template <class T>
+  T operator()(T acc, T v) const {
+    if constexpr (std::is_integral_v<T>) return v > acc ? v : acc;
+    else return v >= acc || v != v ? v : acc;
+  }
+};
 
 }  // namespace crossgrad::backends::host

@@ -112,6 +112,27 @@ CROSSGRAD_HOST_DEVICE constexpr I shift_right(I a, I count) {
   }
 }
 
+// a^b (int_powi, int_powi_scalar; PyTorch's integer pow): for b >= 0 the product of b copies of a
+// modulo 2^width (squaring, each step wrapping: the same residue in any order); for b < 0 the true
+// power truncated toward zero, so 1 for a = 1, +-1 for a = -1 by b's parity, and 0 for every other
+// a, 0 included (no division happens, so no int-division-by-zero).
+template <class I>
+CROSSGRAD_HOST_DEVICE constexpr I wrapping_pow(I a, I b) {
+  if constexpr (std::is_signed_v<I>) {
+    if (b < I{0}) {
+      if (a == I{1}) return I{1};
+      if (a == static_cast<I>(-1)) return (static_cast<IntBits<I>>(b) & 1u) != 0 ? static_cast<I>(-1) : I{1};
+      return I{0};
+    }
+  }
+  I result{1};
+  for (IntBits<I> e = static_cast<IntBits<I>>(b); e != 0; e >>= 1) {
+    if ((e & 1u) != 0) result = wrapping_mul<I>(result, a);
+    a = wrapping_mul<I>(a, a);
+  }
+  return result;
+}
+
 // The int reductions (docs/OPS.md "Integer arithmetic"): one lane of len elements, stride apart,
 // to the result's element as an int64: the wrapped sum or product in I (associative modulo
 // 2^width, so any order gives it), the mean as that sum divided by len toward zero, the first

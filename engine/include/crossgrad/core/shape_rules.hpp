@@ -37,7 +37,7 @@ struct MatmulPlan {
   std::vector<std::size_t> rhs_batch_strides;  // in matrices (k*n) units
 };
 // Panics matmul-rank, matmul-inner-dim, broadcast-mismatch (batch dims).
-MatmulPlan plan_matmul(const Shape& lhs, const Shape& rhs);
+MatmulPlan plan_matmul(const Shape& lhs, const Shape& rhs, std::string_view op);
 
 // Panics dim-out-of-range.
 void check_dim(std::size_t dim, std::size_t rank, std::string_view op);
@@ -160,11 +160,12 @@ Shape unfolded_shape(const Shape& shape, std::size_t dim, std::size_t size, std:
 // elements along dim in both (cross-dim), the other dims broadcasting (broadcast-mismatch). Returns
 // the result's shape.
 Shape check_cross(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DType rhs_dtype, std::size_t dim);
-// float_argsort / float_sort: a float tensor and dim below its rank; the result has its shape.
-void check_sort(const Shape& shape, DType dtype, std::size_t dim, std::string_view op);
-// float_argtopk / float_topk: as check_sort, and k at most the size of dim (topk-k). Returns the
-// result's shape: dim holds k.
-Shape check_topk(const Shape& shape, DType dtype, std::size_t dim, std::size_t k, std::string_view op);
+// float_argsort / float_sort (int_argsort, int_sort: `kind` Int): a tensor of the kind and dim
+// below its rank; the result has its shape.
+void check_sort(const Shape& shape, DType dtype, DTypeCategory kind, std::size_t dim, std::string_view op);
+// float_argtopk / float_topk (int_: `kind`): as check_sort, and k at most the size of dim
+// (topk-k). Returns the result's shape: dim holds k.
+Shape check_topk(const Shape& shape, DType dtype, DTypeCategory kind, std::size_t dim, std::size_t k, std::string_view op);
 // float_slice_assign (int_slice_assign, bool_slice_assign: `kind`, `op`): a tensor of the kind,
 // ranges as float_slice's (full_ranges, under this op's name), values of the tensor's dtype with
 // the sliced shape (assign-shape-mismatch). Returns the full ranges.

@@ -40,6 +40,35 @@ struct Dispatch {
   static DispatchDevice float_device(const DispatchTensor& tensor);
   static Shape float_shape(const DispatchTensor& tensor);
   static DType float_dtype(const DispatchTensor& tensor);
+  // Burn's int_ and bool_ creation and device functions (docs/OPS.md "Creation"). Not registry
+  // ops: they take no receiver, so they are built from from_data and int_expand / bool_expand and
+  // every backend gives the same values without a kernel of its own. Each conversion is one the
+  // int ops already define (a `value` as an int op's scalar, arange's elements as int_cast,
+  // int_random's samples as float_into_int, floored first for Uniform), so no new rounding rule
+  // exists; int_arange_step follows Burn's Range::step_by (empty for start >= end, unfold-step
+  // for step 0). On an autodiff device the results are Autodiff(B(Int/Bool(...))), never
+  // tracked, and to_device keeps plain and autodiff apart (device-kind-mismatch) as
+  // float_to_device does.
+  static DispatchTensor int_full(const Shape& shape, double value, const DispatchDevice& device, DType dtype = DType::I64);
+  static DispatchTensor int_zeros(const Shape& shape, const DispatchDevice& device, DType dtype = DType::I64);
+  static DispatchTensor int_ones(const Shape& shape, const DispatchDevice& device, DType dtype = DType::I64);
+  static DispatchTensor int_empty(const Shape& shape, const DispatchDevice& device, DType dtype = DType::I64);
+  static DispatchTensor int_random(const Shape& shape, const Distribution& distribution, std::uint64_t seed,
+                                   const DispatchDevice& device, DType dtype = DType::I64);
+  static DispatchTensor int_arange(std::int64_t start, std::int64_t end, const DispatchDevice& device, DType dtype = DType::I64);
+  static DispatchTensor int_arange_step(std::int64_t start, std::int64_t end, std::size_t step, const DispatchDevice& device,
+                                        DType dtype = DType::I64);
+  static DispatchTensor bool_zeros(const Shape& shape, const DispatchDevice& device);
+  static DispatchTensor bool_ones(const Shape& shape, const DispatchDevice& device);
+  static DispatchTensor bool_empty(const Shape& shape, const DispatchDevice& device);
+  static DispatchDevice int_device(const DispatchTensor& tensor);
+  static Shape int_shape(const DispatchTensor& tensor);
+  static DType int_dtype(const DispatchTensor& tensor);
+  static DispatchDevice bool_device(const DispatchTensor& tensor);
+  static Shape bool_shape(const DispatchTensor& tensor);
+  static DType bool_dtype(const DispatchTensor& tensor);
+  static DispatchTensor int_to_device(const DispatchTensor& t, const DispatchDevice& device);
+  static DispatchTensor bool_to_device(const DispatchTensor& t, const DispatchDevice& device);
 
   // Every op of the registry (Note [The op registry]; semantics in docs/OPS.md). A tracked
   // receiver gives a tracked result: Autodiff(B(Autodiff(...))) for Float results,
@@ -57,6 +86,10 @@ struct Dispatch {
                                                                            std::size_t k);
   static std::pair<DispatchTensor, DispatchTensor> float_max_dim_with_indices(const DispatchTensor& tensor, std::size_t dim);
   static std::pair<DispatchTensor, DispatchTensor> float_min_dim_with_indices(const DispatchTensor& tensor, std::size_t dim);
+  // Burn's int_ forms, (int_max_dim, int_argmax) and (int_min_dim, int_argmin): the int
+  // reductions take the first extreme in index order, so both halves name the same element.
+  static std::pair<DispatchTensor, DispatchTensor> int_max_dim_with_indices(const DispatchTensor& tensor, std::size_t dim);
+  static std::pair<DispatchTensor, DispatchTensor> int_min_dim_with_indices(const DispatchTensor& tensor, std::size_t dim);
   // More of Burn's names, each a composition of registry ops (docs/OPS.md "Composed ops"):
   // float_greater_elem is float_greater_scalar; float_powi_scalar is float_powf_scalar with the
   // scalar converted as Rust's `as i64` (toward zero, NaN to 0, saturating); float_powi is
@@ -64,6 +97,10 @@ struct Dispatch {
   static DispatchTensor float_greater_elem(const DispatchTensor& tensor, double scalar);
   static DispatchTensor float_powi_scalar(const DispatchTensor& tensor, double scalar);
   static DispatchTensor float_powi(const DispatchTensor& lhs, const DispatchTensor& rhs);
+  // Burn's bool_equal_elem / bool_not_equal_elem: comparing with a constant is the tensor itself
+  // or bool_not of it, so no registry op and no scalar conversion is needed.
+  static DispatchTensor bool_equal_elem(const DispatchTensor& tensor, bool value);
+  static DispatchTensor bool_not_equal_elem(const DispatchTensor& tensor, bool value);
   // Burn's ActivationOps backward entry points: the gradient of the activation at x (for relu and
   // sigmoid: given their output, as Burn's) times `grad`, by the formulas of the Autodiff<B> rules
   // (the same bits); differentiable on tracked tensors.

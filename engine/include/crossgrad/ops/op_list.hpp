@@ -20,7 +20,7 @@
 //   Operand  the kind of the receiver (Float, Int or Bool); other tensor operands follow the Sig.
 //   Result   the kind of the result: Float, Int (I64; float_into_int's, int_cast's and
 //            bool_into_int's: the target; an int op's: its receiver's dtype, but I64 for
-//            int_argmax / int_argmin) or Bool.
+//            int_argmax / int_argmin / int_argsort / int_argtopk) or Bool.
 //   Rule     Backward: a backward rule exists (Float results);
 //            None: no gradient flows (Int and Bool results; an int or bool receiver on an
 //                  autodiff device runs on the inner backend and never touches a graph, as in
@@ -254,7 +254,18 @@
   X(bool_gather, bool_gather, Gather, Bool, Bool, None) \
   X(bool_gather_nd, bool_gather_nd, GatherNd, Bool, Bool, None) \
   X(bool_mask_where, bool_mask_where, MaskWhere, Bool, Bool, None) \
-  X(bool_mask_select, bool_mask_select, MaskSelect, Bool, Bool, None)
+  X(bool_mask_select, bool_mask_select, MaskSelect, Bool, Bool, None) \
+  X(int_cumsum, int_cumsum, Dim, Int, Int, None) \
+  X(int_cumprod, int_cumprod, Dim, Int, Int, None) \
+  X(int_cummin, int_cummin, Dim, Int, Int, None) \
+  X(int_cummax, int_cummax, Dim, Int, Int, None) \
+  X(int_argsort, int_argsort, Sort, Int, Int, None) \
+  X(int_sort, int_sort, Sort, Int, Int, None) \
+  X(int_argtopk, int_argtopk, TopK, Int, Int, None) \
+  X(int_topk, int_topk, TopK, Int, Int, None) \
+  X(int_matmul, int_matmul, Binary, Int, Int, None) \
+  X(int_powi, int_powi, Binary, Int, Int, None) \
+  X(int_powi_scalar, int_powi_scalar, Scalar, Int, Int, None)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

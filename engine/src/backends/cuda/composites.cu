@@ -13,17 +13,16 @@ CudaTensor Cuda::float_cross(const CudaTensor& lhs, const CudaTensor& rhs, std::
   return composite::cross<Cuda>(lhs, rhs, dim);
 }
 
-CudaTensor Cuda::float_sort(const CudaTensor& tensor, std::size_t dim, bool descending) {
-  return composite::sort<Cuda>(tensor, dim, descending);
-}
-CudaTensor Cuda::float_topk(const CudaTensor& tensor, std::size_t dim, std::size_t k) {
-  return composite::topk<Cuda>(tensor, dim, k);
-}
 
 CudaTensor Cuda::float_scatter_nd(const CudaTensor& tensor, const CudaTensor& indices, const CudaTensor& values, IndexingUpdateOp update) {
   return composite::scatter_nd<Cuda>(tensor, indices, values, update);
 }
 
+// The float_ and int_ sort and topk: one composite each, gathering at their kind's positions.
+CROSSGRAD_KIND_MEMBER(Cuda, float_sort, Sort, composite::sort<Cuda>)
+CROSSGRAD_KIND_MEMBER(Cuda, int_sort, Sort, composite::sort<Cuda>)
+CROSSGRAD_KIND_MEMBER(Cuda, float_topk, TopK, composite::topk<Cuda>)
+CROSSGRAD_KIND_MEMBER(Cuda, int_topk, TopK, composite::topk<Cuda>)
 
 // Note [One layout kernel for every kind] (kind_members.hpp).
 CROSSGRAD_KIND_MEMBERS(Cuda, transpose, Unary, composite::transpose<Cuda>)

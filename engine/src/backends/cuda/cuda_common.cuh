@@ -103,6 +103,19 @@ decltype(auto) with_float_type(DType dtype, Fn&& fn) {
   return fn(double{});
 }
 
+// Calls fn(T{}) with T the C++ type of a float or int dtype (the ops whose float and int forms
+// share a kernel: scans, sorting). Callers check the dtype first.
+template <class Fn>
+decltype(auto) with_number_type(DType dtype, Fn&& fn) {
+  if (dtype == DType::F32) return fn(float{});
+  if (dtype == DType::F64) return fn(double{});
+  if (dtype == DType::I64) return fn(std::int64_t{});
+  if (dtype == DType::I32) return fn(std::int32_t{});
+  if (dtype == DType::I8) return fn(std::int8_t{});
+  if (dtype == DType::U8) return fn(std::uint8_t{});
+  panic(PanicId::Unreachable);
+}
+
 // Calls fn(U{}) with U the unsigned integer of the dtype's element size (uint8_t, uint32_t or
 // uint64_t): the layout ops of every kind move elements as bits (Note [One layout kernel for every
 // kind], kind_members.hpp), so three instantiations serve all seven dtypes.

@@ -101,6 +101,9 @@ struct IntClampOp {
 struct SquareOp {
   template <class I> __device__ I operator()(I x) const { return wrapping_mul<I>(x, x); }
 };
+struct PowiOp {
+  template <class I> __device__ I operator()(I a, I b) const { return wrapping_pow<I>(a, b); }
+};
 
 // op(x, scalar) with the scalar already an element of I.
 template <class I, class Op>
@@ -350,5 +353,9 @@ CudaTensor Cuda::int_clamp_max(const CudaTensor& tensor, double max) {
   });
 }
 CudaTensor Cuda::int_square(const CudaTensor& tensor) { return int_unary(tensor, "int_square", SquareOp{}); }
+CudaTensor Cuda::int_powi(const CudaTensor& lhs, const CudaTensor& rhs) { return int_binary<false>(lhs, rhs, "int_powi", PowiOp{}); }
+CudaTensor Cuda::int_powi_scalar(const CudaTensor& tensor, double scalar) {
+  return int_with_scalar<PowiOp>(tensor, scalar, "int_powi_scalar");
+}
 
 }  // namespace crossgrad::backends

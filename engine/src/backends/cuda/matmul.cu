@@ -20,7 +20,7 @@ CudaTensor Cuda::float_matmul(const CudaTensor& lhs_in, const CudaTensor& rhs_in
   rules::check_float_dtype(lhs_in.dtype, "float_matmul");
   rules::check_float_dtype(rhs_in.dtype, "float_matmul");
   rules::check_same_dtype(lhs_in.dtype, rhs_in.dtype, "float_matmul");
-  const rules::MatmulPlan plan = rules::plan_matmul(lhs_in.shape, rhs_in.shape);
+  const rules::MatmulPlan plan = rules::plan_matmul(lhs_in.shape, rhs_in.shape, "float_matmul");
   const CudaTensor rhs = cuda_detail::on_device(rhs_in, lhs_in.dev);
   const CudaTensor& lhs = lhs_in;
   CudaTensor out = make_tensor(plan.out, lhs.dtype, lhs.dev);
@@ -65,6 +65,32 @@ CudaTensor Cuda::float_matmul(const CudaTensor& lhs_in, const CudaTensor& rhs_in
                                                                                        batches);
     }
     cuda_detail::check_launch("gemm_kernel");
+  });
+  return out;
+}
+
+// int_matmul: small_gemm_kernel on the unsigned type of the width (one thread per output element;
+// wrapping sums in any order are NdArray's bits). No tiled path: int matmul is not a throughput op
+// here.
+CudaTensor Cuda::int_matmul(const CudaTensor& lhs_in, const CudaTensor& rhs_in) {
+  rules::check_int_dtype(lhs_in.dtype, "int_matmul");
+  rules::check_int_dtype(rhs_in.dtype, "int_matmul");
+  rules::check_same_dtype(lhs_in.dtype, rhs_in.dtype, "int_matmul");
+  const rules::MatmulPlan plan = rules::plan_matmul(lhs_in.shape, rhs_in.shape, "int_matmul");
+  const CudaTensor rhs = cuda_detail::on_device(rhs_in, lhs_in.dev);
+  const CudaTensor& lhs = lhs_in;
+  CudaTensor out = make_tensor(plan.out, lhs.dtype, lhs.dev);
+  const std::size_t total = out.shape.num_elements();
+  if (total == 0) return out;
+  const int device = lhs.dev.index;
+  const cuda_detail::Collapsed c =
+      cuda_detail::collapse(plan.batch.dims(), {plan.lhs_batch_strides, plan.rhs_batch_strides});
+  const Strided<std::uint64_t, 2> batches = cuda_detail::to_strided<std::uint64_t, 2>(c);
+  with_element_bits(lhs.dtype, [&](auto zero) {
+    using U = decltype(zero);
+    small_gemm_kernel<U><<<cuda_detail::grid_for(total, device), cuda_detail::kThreads, 0, cuda_detail::activate(device)>>>(
+        data_of<U>(lhs), data_of<U>(rhs), data_of<U>(out), plan.m, plan.n, plan.k, total, batches);
+    cuda_detail::check_launch("int_matmul");
   });
   return out;
 }

@@ -1,5 +1,5 @@
-// Cuda backend: cumsum, cumprod, cummin and cummax along a dim (one thread per slice, NdArray's operations in its
-// order: bit-identical to it), and flip of every kind (a pure copy of each element's bits).
+// Cuda backend: cumsum, cumprod, cummin and cummax along a dim, float and int (one thread per slice, NdArray's
+// operations in its order: bit-identical to it), and flip of every kind (a pure copy of each element's bits).
 #include "map_kernels.cuh"
 #include "../kind_members.hpp"
 
@@ -14,15 +14,16 @@ using namespace cuda_detail;  // this backend's internals (cuda_common.cuh, kern
 namespace {
 
 template <ScanStep kStep>
-CudaTensor scan_along(const CudaTensor& tensor, std::size_t dim, const char* name) {
-  rules::check_float_dtype(tensor.dtype, name);
+CudaTensor scan_along(const CudaTensor& tensor, std::size_t dim, OpId op) {
+  const char* name = op_info(op).name.data();  // op names are string literals: NUL-terminated
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), name);
   rules::check_dim(dim, tensor.shape.rank(), name);
   CudaTensor out = make_tensor(tensor.shape, tensor.dtype, tensor.dev);
   if (out.shape.num_elements() == 0) return out;
   const DimLayout l = dim_layout(tensor.shape.dims(), dim);
   const std::size_t slices = l.outer * l.inner;
   const int device = tensor.dev.index;
-  with_float_type(tensor.dtype, [&](auto zero) {
+  with_number_type(tensor.dtype, [&](auto zero) {
     using T = decltype(zero);
     scan_kernel<T, kStep><<<grid_for(slices, device), kThreads, 0, activate(device)>>>(
         data_of<T>(tensor), data_of<T>(out), slices, l.len, l.inner);
@@ -33,18 +34,17 @@ CudaTensor scan_along(const CudaTensor& tensor, std::size_t dim, const char* nam
 
 }  // namespace
 
-CudaTensor Cuda::float_cumsum(const CudaTensor& tensor, std::size_t dim) {
-  return scan_along<ScanStep::Sum>(tensor, dim, "float_cumsum");
-}
-CudaTensor Cuda::float_cumprod(const CudaTensor& tensor, std::size_t dim) {
-  return scan_along<ScanStep::Prod>(tensor, dim, "float_cumprod");
-}
-CudaTensor Cuda::float_cummin(const CudaTensor& tensor, std::size_t dim) {
-  return scan_along<ScanStep::Min>(tensor, dim, "float_cummin");
-}
-CudaTensor Cuda::float_cummax(const CudaTensor& tensor, std::size_t dim) {
-  return scan_along<ScanStep::Max>(tensor, dim, "float_cummax");
-}
+#define CROSSGRAD_CUDA_SCAN(name, Step) \
+  CudaTensor Cuda::name(const CudaTensor& tensor, std::size_t dim) { return scan_along<ScanStep::Step>(tensor, dim, OpId::name); }
+CROSSGRAD_CUDA_SCAN(float_cumsum, Sum)
+CROSSGRAD_CUDA_SCAN(float_cumprod, Prod)
+CROSSGRAD_CUDA_SCAN(float_cummin, Min)
+CROSSGRAD_CUDA_SCAN(float_cummax, Max)
+CROSSGRAD_CUDA_SCAN(int_cumsum, Sum)
+CROSSGRAD_CUDA_SCAN(int_cumprod, Prod)
+CROSSGRAD_CUDA_SCAN(int_cummin, Min)
+CROSSGRAD_CUDA_SCAN(int_cummax, Max)
+#undef CROSSGRAD_CUDA_SCAN
 
 namespace {
 

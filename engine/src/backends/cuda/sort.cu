@@ -1,7 +1,8 @@
-// Cuda backend: float_argsort and float_argtopk (float_sort and float_topk gather through them,
+// Cuda backend: float_ and int_ argsort and argtopk (sort and topk gather through them,
 // composites.cu), rank_sort_kernel in dim_kernels.cuh: each element's place in its lane's stable
 // order, so the positions are NdArray's exactly.
 #include "map_kernels.cuh"
+#include "../kind_members.hpp"
 
 #include <crossgrad/backends/cuda_kernels/dim_kernels.cuh>
 
@@ -19,7 +20,7 @@ CudaTensor sorted_positions(const CudaTensor& tensor, std::size_t dim, bool desc
   const DimLayout l = dim_layout(tensor.shape.dims(), dim);
   const std::size_t n = tensor.shape.num_elements();
   const int device = tensor.dev.index;
-  with_float_type(tensor.dtype, [&](auto zero) {
+  with_number_type(tensor.dtype, [&](auto zero) {
     using T = decltype(zero);
     rank_sort_kernel<T><<<grid_for(n, device), kThreads, 0, activate(device)>>>(
         data_of<T>(tensor), data_of<std::int64_t>(out), n, l.len, l.inner, k, descending);
@@ -28,16 +29,23 @@ CudaTensor sorted_positions(const CudaTensor& tensor, std::size_t dim, bool desc
   return out;
 }
 
+CudaTensor argsort_positions(const CudaTensor& tensor, std::size_t dim, bool descending, OpId op) {
+  const char* name = op_info(op).name.data();
+  rules::check_sort(tensor.shape, tensor.dtype, operand_category(op), dim, name);
+  return sorted_positions(tensor, dim, descending, tensor.shape[dim], tensor.shape, name);
+}
+
+CudaTensor argtopk_positions(const CudaTensor& tensor, std::size_t dim, std::size_t k, OpId op) {
+  const char* name = op_info(op).name.data();
+  const Shape out = rules::check_topk(tensor.shape, tensor.dtype, operand_category(op), dim, k, name);
+  return sorted_positions(tensor, dim, /*descending=*/true, k, out, name);
+}
+
 }  // namespace
 
-CudaTensor Cuda::float_argsort(const CudaTensor& tensor, std::size_t dim, bool descending) {
-  rules::check_sort(tensor.shape, tensor.dtype, dim, "float_argsort");
-  return sorted_positions(tensor, dim, descending, tensor.shape[dim], tensor.shape, "float_argsort");
-}
-
-CudaTensor Cuda::float_argtopk(const CudaTensor& tensor, std::size_t dim, std::size_t k) {
-  const Shape out = rules::check_topk(tensor.shape, tensor.dtype, dim, k, "float_argtopk");
-  return sorted_positions(tensor, dim, /*descending=*/true, k, out, "float_argtopk");
-}
+CROSSGRAD_KIND_MEMBER(Cuda, float_argsort, Sort, argsort_positions)
+CROSSGRAD_KIND_MEMBER(Cuda, int_argsort, Sort, argsort_positions)
+CROSSGRAD_KIND_MEMBER(Cuda, float_argtopk, TopK, argtopk_positions)
+CROSSGRAD_KIND_MEMBER(Cuda, int_argtopk, TopK, argtopk_positions)
 
 }  // namespace crossgrad::backends

@@ -13,13 +13,11 @@ FlexTensor Flex::float_cross(const FlexTensor& lhs, const FlexTensor& rhs, std::
   return composite::cross<Flex>(lhs, rhs, dim);
 }
 
-FlexTensor Flex::float_sort(const FlexTensor& tensor, std::size_t dim, bool descending) {
-  return composite::sort<Flex>(tensor, dim, descending);
-}
-FlexTensor Flex::float_topk(const FlexTensor& tensor, std::size_t dim, std::size_t k) {
-  return composite::topk<Flex>(tensor, dim, k);
-}
-
+// The float_ and int_ sort and topk: one composite each, gathering at their kind's positions.
+CROSSGRAD_KIND_MEMBER(Flex, float_sort, Sort, composite::sort<Flex>)
+CROSSGRAD_KIND_MEMBER(Flex, int_sort, Sort, composite::sort<Flex>)
+CROSSGRAD_KIND_MEMBER(Flex, float_topk, TopK, composite::topk<Flex>)
+CROSSGRAD_KIND_MEMBER(Flex, int_topk, TopK, composite::topk<Flex>)
 
 // Note [One layout kernel for every kind] (kind_members.hpp).
 CROSSGRAD_KIND_MEMBERS(Flex, transpose, Unary, composite::transpose<Flex>)

@@ -312,5 +312,11 @@ FlexTensor Flex::int_clamp_max(const FlexTensor& tensor, double max) {
 FlexTensor Flex::int_square(const FlexTensor& tensor) {
   return int_unary(tensor, "int_square", []<class I>(I x) { return wrapping_mul<I>(x, x); });
 }
+FlexTensor Flex::int_powi(const FlexTensor& lhs, const FlexTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "int_powi", []<class I>(I a, I b) { return wrapping_pow<I>(a, b); });
+}
+FlexTensor Flex::int_powi_scalar(const FlexTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "int_powi_scalar", []<class I>(I x, I s) { return wrapping_pow<I>(x, s); });
+}
 
 }  // namespace crossgrad::backends

@@ -1,9 +1,15 @@
 // Flex float_matmul: rules::plan_matmul, then one GEMM per (broadcast) batch entry. Large
 // matrices are threaded inside the GEMM; many small ones are spread over threads by batch.
+// int_matmul: output rows over the pool, each the sum of rhs rows scaled by lhs's row, in the
+// unsigned type of the width (wrapping is associative modulo 2^width, so any order gives
+// NdArray's bits, and the row update vectorises).
 #include "common.hpp"
 #include "gemm.hpp"
 #include "thread_pool.hpp"
 
+#include <crossgrad/core/int_arithmetic.hpp>
+
+#include <algorithm>
 #include <vector>
 
 namespace crossgrad::backends {
@@ -36,7 +42,7 @@ FlexTensor Flex::float_matmul(const FlexTensor& lhs, const FlexTensor& rhs) {
   rules::check_float_dtype(lhs.dtype, "float_matmul");
   rules::check_float_dtype(rhs.dtype, "float_matmul");
   rules::check_same_dtype(lhs.dtype, rhs.dtype, "float_matmul");
-  const rules::MatmulPlan plan = rules::plan_matmul(lhs.shape, rhs.shape);
+  const rules::MatmulPlan plan = rules::plan_matmul(lhs.shape, rhs.shape, "float_matmul");
   FlexTensor out = flex::make_tensor(plan.out, lhs.dtype);
   if (out.num_elements() == 0) return out;
   const std::size_t m = plan.m, k = plan.k, n = plan.n;
@@ -61,6 +67,39 @@ FlexTensor Flex::float_matmul(const FlexTensor& lhs, const FlexTensor& rhs) {
     } else {
       for (std::size_t batch = 0; batch < plan.batch_count; ++batch) one(batch, true);
     }
+  });
+  return out;
+}
+
+FlexTensor Flex::int_matmul(const FlexTensor& lhs, const FlexTensor& rhs) {
+  rules::check_int_dtype(lhs.dtype, "int_matmul");
+  rules::check_int_dtype(rhs.dtype, "int_matmul");
+  rules::check_same_dtype(lhs.dtype, rhs.dtype, "int_matmul");
+  const rules::MatmulPlan plan = rules::plan_matmul(lhs.shape, rhs.shape, "int_matmul");
+  FlexTensor out = flex::make_tensor(plan.out, lhs.dtype);
+  if (out.num_elements() == 0) return out;
+  const std::size_t m = plan.m, k = plan.k, n = plan.n;
+  const auto offsets = batch_offsets(plan);
+  host::with_int_type(lhs.dtype, [&]<class I>(I) {
+    using U = IntBits<I>;
+    const U* a = reinterpret_cast<const U*>(lhs.data<I>());
+    const U* b = reinterpret_cast<const U*>(rhs.data<I>());
+    U* c = reinterpret_cast<U*>(out.mutable_data<I>());
+    const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / std::max<std::size_t>(1, n * k));
+    flex::parallel_range(plan.batch_count * m, grain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t row = begin; row < end; ++row) {
+        const std::size_t batch = row / m, i = row % m;
+        const U* ar = a + offsets[batch].first * m * k + i * k;
+        const U* bb = b + offsets[batch].second * k * n;
+        U* __restrict cr = c + row * n;
+        std::fill(cr, cr + n, U{0});
+        for (std::size_t p = 0; p < k; ++p) {
+          const U s = ar[p];
+          const U* __restrict br = bb + p * n;
+          for (std::size_t j = 0; j < n; ++j) cr[j] = static_cast<U>(cr[j] + static_cast<U>(s * br[j]));
+        }
+      }
+    });
   });
   return out;
 }

@@ -1,4 +1,5 @@
-// Flex cumsum, cumprod, cummin and cummax along one dim. Each lane is accumulated in T in index order, exactly as
+// Flex cumsum, cumprod, cummin and cummax along one dim, float and int (the steps are
+// host::ScanSum ..., NdArray's). Each lane is accumulated in T in index order, exactly as
 // NdArray's loop does (docs/OPS.md), so Flex's bits equal the reference's; the speed comes from
 // running lanes side by side, never from reassociating one lane. The tensor is seen as
 // [outer, len, inner]: inner == 1 runs rows in groups of eight side by side; otherwise a task takes one
@@ -6,6 +7,8 @@
 // loop is a contiguous, vectorisable row update.
 #include "common.hpp"
 #include "thread_pool.hpp"
+
+#include <crossgrad/backends/host_formulas.hpp>
 
 #include <algorithm>
 #include <string_view>
@@ -68,13 +71,14 @@ void scan_columns(const T* in, T* out, std::size_t outer, std::size_t len, std::
 }
 
 template <class Step>
-FlexTensor scan_along(const FlexTensor& t, std::size_t dim, std::string_view op, Step step) {
-  rules::check_float_dtype(t.dtype, op);
-  rules::check_dim(dim, t.shape.rank(), op);
+FlexTensor scan_along(const FlexTensor& t, std::size_t dim, OpId op, Step step) {
+  const std::string_view name = op_info(op).name;
+  rules::check_kind_dtype(t.dtype, operand_category(op), name);
+  rules::check_dim(dim, t.shape.rank(), name);
   FlexTensor out = flex::make_tensor(t.shape, t.dtype);
   if (out.num_elements() == 0) return out;
   const rules::DimSplit split = rules::split_at_dim(t.shape, dim);
-  flex::with_float_type(t.dtype, [&](auto zero) {
+  host::with_number_type(t.dtype, [&](auto zero) {
     using T = decltype(zero);
     if (split.inner == 1) scan_rows(t.data<T>(), out.mutable_data<T>(), split.outer, split.len, step);
     else scan_columns(t.data<T>(), out.mutable_data<T>(), split.outer, split.len, split.inner, step);
@@ -84,20 +88,18 @@ FlexTensor scan_along(const FlexTensor& t, std::size_t dim, std::string_view op,
 
 }  // namespace
 
-FlexTensor Flex::float_cumsum(const FlexTensor& t, std::size_t dim) {
-  return scan_along(t, dim, "float_cumsum", [](auto acc, auto v) { return acc + v; });
-}
-FlexTensor Flex::float_cumprod(const FlexTensor& t, std::size_t dim) {
-  return scan_along(t, dim, "float_cumprod", [](auto acc, auto v) { return acc * v; });
-}
-
-// NdArray's steps (a tie or a NaN takes x_r; a NaN extreme stays), written without a branch so the
-// row update vectorises.
-FlexTensor Flex::float_cummin(const FlexTensor& t, std::size_t dim) {
-  return scan_along(t, dim, "float_cummin", [](auto acc, auto v) { return v <= acc || v != v ? v : acc; });
-}
-FlexTensor Flex::float_cummax(const FlexTensor& t, std::size_t dim) {
-  return scan_along(t, dim, "float_cummax", [](auto acc, auto v) { return v >= acc || v != v ? v : acc; });
-}
+// The extremes' steps are written without a branch (host_formulas.hpp), so the row update
+// vectorises.
+#define CROSSGRAD_FLEX_SCAN(name, Step) \
+  FlexTensor Flex::name(const FlexTensor& t, std::size_t dim) { return scan_along(t, dim, OpId::name, host::Step{}); }
+CROSSGRAD_FLEX_SCAN(float_cumsum, ScanSum)
+CROSSGRAD_FLEX_SCAN(float_cumprod, ScanProd)
+CROSSGRAD_FLEX_SCAN(float_cummin, ScanMin)
+CROSSGRAD_FLEX_SCAN(float_cummax, ScanMax)
+CROSSGRAD_FLEX_SCAN(int_cumsum, ScanSum)
+CROSSGRAD_FLEX_SCAN(int_cumprod, ScanProd)
+CROSSGRAD_FLEX_SCAN(int_cummin, ScanMin)
+CROSSGRAD_FLEX_SCAN(int_cummax, ScanMax)
+#undef CROSSGRAD_FLEX_SCAN
 
 }  // namespace crossgrad::backends

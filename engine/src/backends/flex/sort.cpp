@@ -1,12 +1,14 @@
-// Flex float_argsort and float_argtopk (float_sort and float_topk gather through them,
-// composites.cpp). Each lane's elements become (order key, position) pairs: the key is an
-// unsigned integer that orders as host::sorts_before does (every NaN one largest key, -0 made +0,
-// the IEEE bits flipped so integer order is value order; complemented for descending), and the
+// Flex float_ and int_ argsort and argtopk (sort and topk gather through them, composites.cpp).
+// Each lane's elements become (order key, position) pairs: the key is an unsigned integer that
+// orders as host::sorts_before does (floats: every NaN one largest key, -0 made +0, the IEEE bits
+// flipped so integer order is value order; signed ints: the sign bit flipped; complemented for
+// descending), and the
 // position breaks ties, so sorting the pairs as integers is the reference's stable sort without a
 // float comparison or an indirect read per step. Lanes run side by side on the pool; argtopk with a
 // small k sorts only its first k.
 #include "common.hpp"
 #include "thread_pool.hpp"
+#include "../kind_members.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -22,14 +24,17 @@ namespace crossgrad::backends {
 namespace {
 
 template <class T>
-using KeyOf = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+using KeyOf = std::conditional_t<sizeof(T) <= 4, std::uint32_t, std::uint64_t>;
 
 template <class T>
 KeyOf<T> order_key(T v, bool descending) {
   using K = KeyOf<T>;
   constexpr K kSign = K{1} << (sizeof(K) * 8 - 1);
   K key;
-  if (std::isnan(v)) {
+  if constexpr (std::is_integral_v<T>) {
+    // Widened to K's width (sign-extended), then the sign bit flipped: integer order.
+    key = std::is_signed_v<T> ? static_cast<K>(static_cast<std::make_signed_t<K>>(v)) ^ kSign : static_cast<K>(v);
+  } else if (std::isnan(v)) {
     key = std::numeric_limits<K>::max();
   } else {
     const K bits = std::bit_cast<K>(v == T(0) ? T(0) : v);
@@ -63,20 +68,25 @@ void sort_lanes(const FlexTensor& t, std::size_t dim, bool descending, std::size
 FlexTensor sorted_positions(const FlexTensor& t, std::size_t dim, bool descending, std::size_t k, const Shape& shape) {
   FlexTensor out = flex::make_tensor(shape, DType::I64);
   if (out.num_elements() == 0) return out;
-  flex::with_float_type(t.dtype, [&](auto zero) { sort_lanes<decltype(zero)>(t, dim, descending, k, out); });
+  host::with_number_type(t.dtype, [&](auto zero) { sort_lanes<decltype(zero)>(t, dim, descending, k, out); });
   return out;
+}
+
+FlexTensor argsort_positions(const FlexTensor& tensor, std::size_t dim, bool descending, OpId op) {
+  rules::check_sort(tensor.shape, tensor.dtype, operand_category(op), dim, op_info(op).name);
+  return sorted_positions(tensor, dim, descending, tensor.shape[dim], tensor.shape);
+}
+
+FlexTensor argtopk_positions(const FlexTensor& tensor, std::size_t dim, std::size_t k, OpId op) {
+  const Shape out = rules::check_topk(tensor.shape, tensor.dtype, operand_category(op), dim, k, op_info(op).name);
+  return sorted_positions(tensor, dim, /*descending=*/true, k, out);
 }
 
 }  // namespace
 
-FlexTensor Flex::float_argsort(const FlexTensor& tensor, std::size_t dim, bool descending) {
-  rules::check_sort(tensor.shape, tensor.dtype, dim, "float_argsort");
-  return sorted_positions(tensor, dim, descending, tensor.shape[dim], tensor.shape);
-}
-
-FlexTensor Flex::float_argtopk(const FlexTensor& tensor, std::size_t dim, std::size_t k) {
-  const Shape out = rules::check_topk(tensor.shape, tensor.dtype, dim, k, "float_argtopk");
-  return sorted_positions(tensor, dim, /*descending=*/true, k, out);
-}
+CROSSGRAD_KIND_MEMBER(Flex, float_argsort, Sort, argsort_positions)
+CROSSGRAD_KIND_MEMBER(Flex, int_argsort, Sort, argsort_positions)
+CROSSGRAD_KIND_MEMBER(Flex, float_argtopk, TopK, argtopk_positions)
+CROSSGRAD_KIND_MEMBER(Flex, int_argtopk, TopK, argtopk_positions)
 
 }  // namespace crossgrad::backends

@@ -83,9 +83,9 @@ LibTorchTensor run_with_empty_operand(const Call& call, const Shape& shape, DTyp
   }
   if (op == OpId::int_sum || op == OpId::int_sum_dim || op == OpId::int_prod || op == OpId::int_prod_dim ||
       op == OpId::int_any || op == OpId::int_all || op == OpId::bool_any || op == OpId::bool_all || op == OpId::int_any_dim ||
-      op == OpId::int_all_dim || op == OpId::bool_any_dim || op == OpId::bool_all_dim) {
-    // Empty int sums are 0, products 1, any false, all true: little-endian elements of the
-    // result's dtype (int or Bool bytes).
+      op == OpId::int_all_dim || op == OpId::bool_any_dim || op == OpId::bool_all_dim || op == OpId::int_matmul) {
+    // Empty int sums are 0 (int_matmul's k = 0 dot products too), products 1, any false, all
+    // true: little-endian elements of the result's dtype (int or Bool bytes).
     const bool one = op == OpId::int_prod || op == OpId::int_prod_dim || op == OpId::int_all || op == OpId::bool_all ||
                      op == OpId::int_all_dim || op == OpId::bool_all_dim;
     const std::size_t size = dtype_size(dtype);

@@ -129,12 +129,22 @@ LibTorchTensor LibTorch::float_clamp(const LibTorchTensor& tensor, double min, d
   return libtorch::run(Call{op_code(OpId::float_clamp), {&tensor}, {min, max}, {}}, tensor.shape, tensor.dtype);
 }
 
+namespace {
+LibTorchTensor matmul(OpId op, const LibTorchTensor& lhs, const LibTorchTensor& rhs) {
+  const std::string_view name = op_info(op).name;
+  rules::check_kind_dtype(lhs.dtype, operand_category(op), name);
+  rules::check_kind_dtype(rhs.dtype, operand_category(op), name);
+  rules::check_same_dtype(lhs.dtype, rhs.dtype, name);
+  rules::MatmulPlan plan = rules::plan_matmul(lhs.shape, rhs.shape, name);
+  return libtorch::run(Call{op_code(op), {&lhs, &rhs}, {}, {}}, std::move(plan.out), lhs.dtype);
+}
+}  // namespace
+
 LibTorchTensor LibTorch::float_matmul(const LibTorchTensor& lhs, const LibTorchTensor& rhs) {
-  rules::check_float_dtype(lhs.dtype, "float_matmul");
-  rules::check_float_dtype(rhs.dtype, "float_matmul");
-  rules::check_same_dtype(lhs.dtype, rhs.dtype, "float_matmul");
-  rules::MatmulPlan plan = rules::plan_matmul(lhs.shape, rhs.shape);
-  return libtorch::run(Call{op_code(OpId::float_matmul), {&lhs, &rhs}, {}, {}}, std::move(plan.out), lhs.dtype);
+  return matmul(OpId::float_matmul, lhs, rhs);
+}
+LibTorchTensor LibTorch::int_matmul(const LibTorchTensor& lhs, const LibTorchTensor& rhs) {
+  return matmul(OpId::int_matmul, lhs, rhs);
 }
 
 }  // namespace crossgrad::backends

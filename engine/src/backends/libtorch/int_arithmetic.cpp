@@ -170,5 +170,11 @@ LibTorchTensor LibTorch::int_clamp_max(const LibTorchTensor& tensor, double max)
   return int_clamp_call(OpId::int_clamp_max, tensor, -std::numeric_limits<double>::infinity(), max);
 }
 LibTorchTensor LibTorch::int_square(const LibTorchTensor& tensor) { return int_unary(OpId::int_square, tensor); }
+LibTorchTensor LibTorch::int_powi(const LibTorchTensor& lhs, const LibTorchTensor& rhs) {
+  return int_binary(OpId::int_powi, lhs, rhs, false);
+}
+LibTorchTensor LibTorch::int_powi_scalar(const LibTorchTensor& tensor, double scalar) {
+  return int_with_scalar(OpId::int_powi_scalar, tensor, scalar);
+}
 
 }  // namespace crossgrad::backends

@@ -49,10 +49,11 @@ LibTorchTensor truth(OpId op, const LibTorchTensor& tensor, std::optional<std::s
                        rules::reduced_shape(tensor.shape, *dim), DType::Bool);
 }
 
-// An op along one dim whose result has the tensor's shape (softmax, log_softmax, the scans).
+// An op along one dim whose result has the tensor's shape (softmax, log_softmax, the float and
+// int scans).
 LibTorchTensor along_dim(OpId op, const LibTorchTensor& tensor, std::size_t dim) {
   const std::string_view name = op_info(op).name;
-  rules::check_float_dtype(tensor.dtype, name);
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), name);
   rules::check_dim(dim, tensor.shape.rank(), name);
   return libtorch::run(Call{op_code(op), {&tensor}, {}, {static_cast<int64_t>(dim)}}, tensor.shape, tensor.dtype);
 }
@@ -90,6 +91,18 @@ LibTorchTensor LibTorch::float_cummin(const LibTorchTensor& tensor, std::size_t 
 }
 LibTorchTensor LibTorch::float_cummax(const LibTorchTensor& tensor, std::size_t dim) {
   return along_dim(OpId::float_cummax, tensor, dim);
+}
+LibTorchTensor LibTorch::int_cumsum(const LibTorchTensor& tensor, std::size_t dim) {
+  return along_dim(OpId::int_cumsum, tensor, dim);
+}
+LibTorchTensor LibTorch::int_cumprod(const LibTorchTensor& tensor, std::size_t dim) {
+  return along_dim(OpId::int_cumprod, tensor, dim);
+}
+LibTorchTensor LibTorch::int_cummin(const LibTorchTensor& tensor, std::size_t dim) {
+  return along_dim(OpId::int_cummin, tensor, dim);
+}
+LibTorchTensor LibTorch::int_cummax(const LibTorchTensor& tensor, std::size_t dim) {
+  return along_dim(OpId::int_cummax, tensor, dim);
 }
 LibTorchTensor LibTorch::float_prod(const LibTorchTensor& tensor) { return reduce_all(OpId::float_prod, tensor); }
 LibTorchTensor LibTorch::float_prod_dim(const LibTorchTensor& tensor, std::size_t dim) {

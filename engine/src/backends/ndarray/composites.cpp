@@ -13,18 +13,17 @@ NdArrayTensor NdArray::float_cross(const NdArrayTensor& lhs, const NdArrayTensor
   return composite::cross<NdArray>(lhs, rhs, dim);
 }
 
-NdArrayTensor NdArray::float_sort(const NdArrayTensor& tensor, std::size_t dim, bool descending) {
-  return composite::sort<NdArray>(tensor, dim, descending);
-}
-NdArrayTensor NdArray::float_topk(const NdArrayTensor& tensor, std::size_t dim, std::size_t k) {
-  return composite::topk<NdArray>(tensor, dim, k);
-}
 
 NdArrayTensor NdArray::float_scatter_nd(const NdArrayTensor& tensor, const NdArrayTensor& indices, const NdArrayTensor& values,
                                         IndexingUpdateOp update) {
   return composite::scatter_nd<NdArray>(tensor, indices, values, update);
 }
 
+// The float_ and int_ sort and topk: one composite each, gathering at their kind's positions.
+CROSSGRAD_KIND_MEMBER(NdArray, float_sort, Sort, composite::sort<NdArray>)
+CROSSGRAD_KIND_MEMBER(NdArray, int_sort, Sort, composite::sort<NdArray>)
+CROSSGRAD_KIND_MEMBER(NdArray, float_topk, TopK, composite::topk<NdArray>)
+CROSSGRAD_KIND_MEMBER(NdArray, int_topk, TopK, composite::topk<NdArray>)
 
 // Note [One layout kernel for every kind] (kind_members.hpp).
 CROSSGRAD_KIND_MEMBERS(NdArray, transpose, Unary, composite::transpose<NdArray>)

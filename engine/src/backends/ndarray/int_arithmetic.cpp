@@ -292,5 +292,11 @@ NdArrayTensor NdArray::int_clamp_max(const NdArrayTensor& tensor, double max) {
 NdArrayTensor NdArray::int_square(const NdArrayTensor& tensor) {
   return int_unary(tensor, "int_square", []<class I>(I x) { return wrapping_mul<I>(x, x); });
 }
+NdArrayTensor NdArray::int_powi(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
+  return int_binary<false>(lhs, rhs, "int_powi", []<class I>(I a, I b) { return wrapping_pow<I>(a, b); });
+}
+NdArrayTensor NdArray::int_powi_scalar(const NdArrayTensor& tensor, double scalar) {
+  return int_with_scalar(tensor, scalar, "int_powi_scalar", []<class I>(I x, I s) { return wrapping_pow<I>(x, s); });
+}
 
 }  // namespace crossgrad::backends

@@ -1,19 +1,26 @@
-// NdArray: batched matmul with broadcast batch dims.
+// NdArray: batched matmul with broadcast batch dims, float and int (int_matmul: every product and
+// sum wraps modulo 2^width, so any order of the sum gives the same bits).
 #include "common.hpp"
+#include "../kind_members.hpp"
+
+#include <crossgrad/core/int_arithmetic.hpp>
+
+#include <type_traits>
 
 namespace crossgrad::backends {
+namespace {
 
 using ndarray_detail::make_tensor;
 using ndarray_detail::StridedWalk;
-using ndarray_detail::with_float_type;
 
-NdArrayTensor NdArray::float_matmul(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
-  rules::check_float_dtype(lhs.dtype, "float_matmul");
-  rules::check_float_dtype(rhs.dtype, "float_matmul");
-  rules::check_same_dtype(lhs.dtype, rhs.dtype, "float_matmul");
-  const rules::MatmulPlan plan = rules::plan_matmul(lhs.shape, rhs.shape);
+NdArrayTensor matmul_values(const NdArrayTensor& lhs, const NdArrayTensor& rhs, OpId op) {
+  const std::string_view name = op_info(op).name;
+  rules::check_kind_dtype(lhs.dtype, operand_category(op), name);
+  rules::check_kind_dtype(rhs.dtype, operand_category(op), name);
+  rules::check_same_dtype(lhs.dtype, rhs.dtype, name);
+  const rules::MatmulPlan plan = rules::plan_matmul(lhs.shape, rhs.shape, name);
   NdArrayTensor out = make_tensor(plan.out, lhs.dtype);
-  with_float_type(lhs.dtype, [&]<class T>(T) {
+  host::with_number_type(lhs.dtype, [&]<class T>(T) {
     const std::size_t m = plan.m, k = plan.k, n = plan.n;
     const T* a = lhs.data<T>();
     const T* b = rhs.data<T>();
@@ -32,7 +39,10 @@ NdArrayTensor NdArray::float_matmul(const NdArrayTensor& lhs, const NdArrayTenso
         for (std::size_t j = 0; j < n; ++j) {
           // Accumulated in T in order p = 0..k-1, so k = 0 gives exactly 0.
           T acc = T(0);
-          for (std::size_t p = 0; p < k; ++p) acc += am[i * k + p] * bm[p * n + j];
+          for (std::size_t p = 0; p < k; ++p) {
+            if constexpr (std::is_integral_v<T>) acc = wrapping_add<T>(acc, wrapping_mul<T>(am[i * k + p], bm[p * n + j]));
+            else acc += am[i * k + p] * bm[p * n + j];
+          }
           om[i * n + j] = acc;
         }
       }
@@ -40,5 +50,10 @@ NdArrayTensor NdArray::float_matmul(const NdArrayTensor& lhs, const NdArrayTenso
   });
   return out;
 }
+
+}  // namespace
+
+CROSSGRAD_KIND_MEMBER(NdArray, float_matmul, Binary, matmul_values)
+CROSSGRAD_KIND_MEMBER(NdArray, int_matmul, Binary, matmul_values)
 
 }  // namespace crossgrad::backends

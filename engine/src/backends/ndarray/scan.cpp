@@ -1,7 +1,10 @@
-// NdArray: cumsum, cumprod, cummin and cummax along one dim, in the tensor's dtype (docs/OPS.md):
-// y_0 = x_0 and y_r = step(y_{r-1}, x_r) in index order, so every rounding step is fixed and the
-// other backends can match these bits by keeping the same order along each lane.
+// NdArray: cumsum, cumprod, cummin and cummax along one dim, float and int, in the tensor's dtype
+// (docs/OPS.md "Scans"): y_0 = x_0 and y_r = step(y_{r-1}, x_r) in index order, so every rounding
+// step is fixed and the other backends can match these bits by keeping the same order along each
+// lane. The float_ and int_ members share the loop and its steps (host::ScanSum ...).
 #include "common.hpp"
+
+#include <crossgrad/backends/host_formulas.hpp>
 
 #include <string_view>
 
@@ -9,17 +12,17 @@ namespace crossgrad::backends {
 namespace {
 
 using ndarray_detail::make_tensor;
-using ndarray_detail::with_float_type;
 
 template <class Step>
-NdArrayTensor scan_along(const NdArrayTensor& tensor, std::size_t dim, std::string_view op, Step step) {
-  rules::check_float_dtype(tensor.dtype, op);
-  rules::check_dim(dim, tensor.shape.rank(), op);
+NdArrayTensor scan_along(const NdArrayTensor& tensor, std::size_t dim, OpId op, Step step) {
+  const std::string_view name = op_info(op).name;
+  rules::check_kind_dtype(tensor.dtype, operand_category(op), name);
+  rules::check_dim(dim, tensor.shape.rank(), name);
   NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
   const rules::DimSplit split = rules::split_at_dim(tensor.shape, dim);
   const std::size_t outer = split.outer, len = split.len, inner = split.inner;
-  with_float_type(tensor.dtype, [&]<class T>(T) {
+  host::with_number_type(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     T* o = out.mutable_data<T>();
     for (std::size_t i = 0; i < outer; ++i) {
@@ -39,20 +42,18 @@ NdArrayTensor scan_along(const NdArrayTensor& tensor, std::size_t dim, std::stri
 
 }  // namespace
 
-NdArrayTensor NdArray::float_cumsum(const NdArrayTensor& tensor, std::size_t dim) {
-  return scan_along(tensor, dim, "float_cumsum", [](auto acc, auto v) { return acc + v; });
-}
-NdArrayTensor NdArray::float_cumprod(const NdArrayTensor& tensor, std::size_t dim) {
-  return scan_along(tensor, dim, "float_cumprod", [](auto acc, auto v) { return acc * v; });
-}
-
-// The running extreme takes x_r on a tie (so the sign of a zero and the gradient's position are
-// the later element's) and on a NaN; once the extreme is NaN no number replaces it.
-NdArrayTensor NdArray::float_cummin(const NdArrayTensor& tensor, std::size_t dim) {
-  return scan_along(tensor, dim, "float_cummin", [](auto acc, auto v) { return v <= acc || v != v ? v : acc; });
-}
-NdArrayTensor NdArray::float_cummax(const NdArrayTensor& tensor, std::size_t dim) {
-  return scan_along(tensor, dim, "float_cummax", [](auto acc, auto v) { return v >= acc || v != v ? v : acc; });
-}
+#define CROSSGRAD_NDARRAY_SCAN(name, Step)                                         \
+  NdArrayTensor NdArray::name(const NdArrayTensor& tensor, std::size_t dim) {      \
+    return scan_along(tensor, dim, OpId::name, host::Step{});                      \
+  }
+CROSSGRAD_NDARRAY_SCAN(float_cumsum, ScanSum)
+CROSSGRAD_NDARRAY_SCAN(float_cumprod, ScanProd)
+CROSSGRAD_NDARRAY_SCAN(float_cummin, ScanMin)
+CROSSGRAD_NDARRAY_SCAN(float_cummax, ScanMax)
+CROSSGRAD_NDARRAY_SCAN(int_cumsum, ScanSum)
+CROSSGRAD_NDARRAY_SCAN(int_cumprod, ScanProd)
+CROSSGRAD_NDARRAY_SCAN(int_cummin, ScanMin)
+CROSSGRAD_NDARRAY_SCAN(int_cummax, ScanMax)
+#undef CROSSGRAD_NDARRAY_SCAN
 
 }  // namespace crossgrad::backends

@@ -1,7 +1,8 @@
-// NdArray float_argsort and float_argtopk (float_sort and float_topk gather through them,
+// NdArray float_ and int_ argsort and argtopk (sort and topk gather through them,
 // composites.cpp): each lane along dim copied out, its positions stable-sorted by
 // host::sorts_before (docs/OPS.md, "Sorting"), the first k written as I64.
 #include "common.hpp"
+#include "../kind_members.hpp"
 
 #include <crossgrad/backends/host_formulas.hpp>
 
@@ -15,14 +16,13 @@ namespace crossgrad::backends {
 namespace {
 
 using ndarray_detail::make_tensor;
-using ndarray_detail::with_float_type;
 
 NdArrayTensor sorted_positions(const NdArrayTensor& tensor, std::size_t dim, bool descending, std::size_t k,
                                const Shape& out_shape) {
   NdArrayTensor out = make_tensor(out_shape, DType::I64);
   if (out.num_elements() == 0) return out;
   const rules::DimSplit split = rules::split_at_dim(tensor.shape, dim);
-  with_float_type(tensor.dtype, [&]<class T>(T) {
+  host::with_number_type(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     std::int64_t* o = out.mutable_data<std::int64_t>();
     std::vector<T> lane(split.len);
@@ -43,16 +43,21 @@ NdArrayTensor sorted_positions(const NdArrayTensor& tensor, std::size_t dim, boo
   return out;
 }
 
-}  // namespace
-
-NdArrayTensor NdArray::float_argsort(const NdArrayTensor& tensor, std::size_t dim, bool descending) {
-  rules::check_sort(tensor.shape, tensor.dtype, dim, "float_argsort");
+NdArrayTensor argsort_positions(const NdArrayTensor& tensor, std::size_t dim, bool descending, OpId op) {
+  rules::check_sort(tensor.shape, tensor.dtype, operand_category(op), dim, op_info(op).name);
   return sorted_positions(tensor, dim, descending, tensor.shape[dim], tensor.shape);
 }
 
-NdArrayTensor NdArray::float_argtopk(const NdArrayTensor& tensor, std::size_t dim, std::size_t k) {
-  const Shape out = rules::check_topk(tensor.shape, tensor.dtype, dim, k, "float_argtopk");
+NdArrayTensor argtopk_positions(const NdArrayTensor& tensor, std::size_t dim, std::size_t k, OpId op) {
+  const Shape out = rules::check_topk(tensor.shape, tensor.dtype, operand_category(op), dim, k, op_info(op).name);
   return sorted_positions(tensor, dim, /*descending=*/true, k, out);
 }
+
+}  // namespace
+
+CROSSGRAD_KIND_MEMBER(NdArray, float_argsort, Sort, argsort_positions)
+CROSSGRAD_KIND_MEMBER(NdArray, int_argsort, Sort, argsort_positions)
+CROSSGRAD_KIND_MEMBER(NdArray, float_argtopk, TopK, argtopk_positions)
+CROSSGRAD_KIND_MEMBER(NdArray, int_argtopk, TopK, argtopk_positions)
 
 }  // namespace crossgrad::backends

@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace crossgrad::backends::cuda_detail {
@@ -246,12 +247,21 @@ __global__ void __launch_bounds__(kThreads) softmax_kernel(const T* __restrict__
 enum class ScanStep { Sum, Prod, Min, Max };
 
 // One step of a scan: NdArray's (a running extreme takes v on a tie or a NaN; a NaN extreme stays).
+// Ints (int_cumsum ...): the sum and product wrap (core/int_arithmetic.hpp), the extremes keep
+// the first of equal values (the same value).
 template <ScanStep kStep, class T>
 __host__ __device__ inline T scan_step(T acc, T v) {
-  if constexpr (kStep == ScanStep::Sum) return acc + v;
-  if constexpr (kStep == ScanStep::Prod) return acc * v;
-  if constexpr (kStep == ScanStep::Min) return v <= acc || v != v ? v : acc;
-  if constexpr (kStep == ScanStep::Max) return v >= acc || v != v ? v : acc;
+  if constexpr (std::is_integral_v<T>) {
+    if constexpr (kStep == ScanStep::Sum) return wrapping_add<T>(acc, v);
+    if constexpr (kStep == ScanStep::Prod) return wrapping_mul<T>(acc, v);
+    if constexpr (kStep == ScanStep::Min) return v < acc ? v : acc;
+    if constexpr (kStep == ScanStep::Max) return v > acc ? v : acc;
+  } else {
+    if constexpr (kStep == ScanStep::Sum) return acc + v;
+    if constexpr (kStep == ScanStep::Prod) return acc * v;
+    if constexpr (kStep == ScanStep::Min) return v <= acc || v != v ? v : acc;
+    if constexpr (kStep == ScanStep::Max) return v >= acc || v != v ? v : acc;
+  }
 }
 
 // Along each slice, in T and index order: y_0 = x_0, y_r = scan_step(y_{r-1}, x_r), the NdArray
@@ -405,9 +415,13 @@ __global__ void __launch_bounds__(kThreads) scatter_kernel(const T* __restrict__
 // it descending; NaNs equal, -0 equal to +0.
 template <class T>
 __host__ __device__ inline bool sorts_before(T a, T b, bool descending) {
-  const bool a_nan = a != a, b_nan = b != b;
-  if (descending) return !b_nan && (a_nan || a > b);
-  return !a_nan && (b_nan || a < b);
+  if constexpr (std::is_integral_v<T>) {
+    return descending ? a > b : a < b;  // int_argsort: no NaN
+  } else {
+    const bool a_nan = a != a, b_nan = b != b;
+    if (descending) return !b_nan && (a_nan || a > b);
+    return !a_nan && (b_nan || a < b);
+  }
 }
 
 // x is [outer, len, inner], out [outer, k, inner]. One thread per element x[o, r, i]: its place in

@@ -10,6 +10,7 @@
 #include "kernel_support.cuh"
 
 #include <limits>
+#include <type_traits>
 
 namespace crossgrad::backends::cuda_detail {
 
@@ -433,6 +434,12 @@ __device__ inline float mul_rn(float a, float b) { return __fmul_rn(a, b); }
 __device__ inline double mul_rn(double a, double b) { return __dmul_rn(a, b); }
 __device__ inline float add_rn(float a, float b) { return __fadd_rn(a, b); }
 __device__ inline double add_rn(double a, double b) { return __dadd_rn(a, b); }
+// int_matmul runs this kernel on the unsigned type of the width: products and sums wrap modulo
+// 2^width (defined in unsigned arithmetic; narrow types promote to int, where 255 * 255 fits).
+template <class U>
+__device__ inline U add_rn(U a, U b) requires std::is_unsigned_v<U> { return static_cast<U>(a + b); }
+template <class U>
+__device__ inline U mul_rn(U a, U b) requires std::is_unsigned_v<U> { return static_cast<U>(a * b); }
 
 template <class T>
 __global__ void __launch_bounds__(cuda_detail::kThreads)

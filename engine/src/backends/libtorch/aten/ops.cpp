@@ -452,15 +452,19 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     // in index order (crossgrad's order); the top k are the first k of the stable descending sort
     // (at::topk does not promise which of equal elements it keeps, nor their order).
     case OpId::float_argsort:
-    case OpId::float_sort: {
+    case OpId::float_sort:
+    case OpId::int_argsort:
+    case OpId::int_sort: {
       auto [values, positions] = at::sort(in(c, 0), /*stable=*/true, integer(c, 0), /*descending=*/integer(c, 1) != 0);
-      return op == OpId::float_sort ? values : positions;
+      return op == OpId::float_sort || op == OpId::int_sort ? values : positions;
     }
     case OpId::float_argtopk:
-    case OpId::float_topk: {
+    case OpId::float_topk:
+    case OpId::int_argtopk:
+    case OpId::int_topk: {
       const int64_t dim = integer(c, 0);
       auto [values, positions] = at::sort(in(c, 0), /*stable=*/true, dim, /*descending=*/true);
-      return (op == OpId::float_topk ? values : positions).narrow(dim, 0, integer(c, 1)).contiguous();
+      return (op == OpId::float_topk || op == OpId::int_topk ? values : positions).narrow(dim, 0, integer(c, 1)).contiguous();
     }
     // The int ops (docs/OPS.md "Integer arithmetic"): ATen wraps add, sub, mul, neg and abs, its
     // "trunc" division truncates and its remainder takes the divisor's sign, as crossgrad's rules.
@@ -586,6 +590,18 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::int_clamp_min:
     case OpId::int_clamp_max: return at::clamp(in(c, 0), at::Scalar(integer(c, 0)), at::Scalar(integer(c, 1)));
     case OpId::int_square: return at::mul(in(c, 0), in(c, 0));
+    // Integer scans in the tensor's dtype (ATen's default promotes ints to I64): wrapping sums and
+    // products; the extremes compare.
+    case OpId::int_cumsum: return at::cumsum(in(c, 0), integer(c, 0), in(c, 0).scalar_type());
+    case OpId::int_cumprod: return at::cumprod(in(c, 0), integer(c, 0), in(c, 0).scalar_type());
+    case OpId::int_cummin: return std::get<0>(at::cummin(in(c, 0), integer(c, 0)));
+    case OpId::int_cummax: return std::get<0>(at::cummax(in(c, 0), integer(c, 0)));
+    case OpId::int_matmul: return at::matmul(in(c, 0), in(c, 1));  // ranks >= 2 (checked)
+    // ATen's integer pow is crossgrad's (wrapping; a negative exponent truncates the true power).
+    // The scalar form goes through a tensor exponent: ATen refuses a negative scalar exponent of
+    // an int tensor.
+    case OpId::int_powi: return at::pow(in(c, 0), in(c, 1));
+    case OpId::int_powi_scalar: return at::pow(in(c, 0), at::full_like(in(c, 0), integer(c, 0)));
     case OpId::bool_not: return at::logical_not(in(c, 0));
     case OpId::bool_and: return at::logical_and(in(c, 0), in(c, 1));
     case OpId::bool_or: return at::logical_or(in(c, 0), in(c, 1));
