@@ -380,7 +380,7 @@ CG_PROP(IntBoolResults, IntAndBoolOpsStayOffTheGraph, 200, ()) {
   // mask of trues picks it (mask_where), position 0 along dim 0 (gather), every row (gather_nd).
   args.shape = r_shape;
   for (std::size_t d = 0; d < r_shape.size(); ++d) args.axes.push_back(d);
-  if (moves_elements(op.id)) {
+  if (moves_elements(op.id) || takes_index_tensor(op.sig) || takes_mask(op.sig)) {
     if (op_stem(op.id) == "flip") args.axes = {0};
     args.times = 1;
     args.size = 1;
@@ -393,6 +393,20 @@ CG_PROP(IntBoolResults, IntAndBoolOpsStayOffTheGraph, 200, ()) {
     if (op.sig == OpSig::GatherNd) operands.push_back(Dispatch::int_from_data(TensorData::from_i64(rows, Shape{rows.size(), 1}), device));
     if (op.sig == OpSig::Gather) {  // every element from position 0 along dim 0
       operands.push_back(Dispatch::int_from_data(TensorData::from_i64(std::vector<std::int64_t>(count(r_shape), 0), Shape(r_shape)), device));
+    }
+    // The index updates: every row along dim 0 once (select_add / select_or), every element to
+    // position 0 along dim 0 (scatter), every row (scatter_nd), all true (mask_fill); second as the
+    // values, of r's shape each time.
+    if (op.sig == OpSig::SelectAssign) operands.push_back(Dispatch::int_from_data(TensorData::from_i64(rows, Shape{rows.size()}), device));
+    if (op.sig == OpSig::ScatterNd) operands.push_back(Dispatch::int_from_data(TensorData::from_i64(rows, Shape{rows.size(), 1}), device));
+    if (op.sig == OpSig::Scatter || op.sig == OpSig::ScatterUpdate) {
+      operands.push_back(Dispatch::int_from_data(TensorData::from_i64(std::vector<std::int64_t>(count(r_shape), 0), Shape(r_shape)), device));
+    }
+    if (op.sig == OpSig::SelectAssign || op.sig == OpSig::Scatter || op.sig == OpSig::ScatterUpdate || op.sig == OpSig::ScatterNd) {
+      operands.push_back(second);
+    }
+    if (op.sig == OpSig::MaskFill) {
+      operands.push_back(Dispatch::bool_from_data(TensorData::from_bool(std::vector<bool>(count(r_shape), true), Shape(r_shape)), device));
     }
     if (op.sig == OpSig::MaskWhere || op.sig == OpSig::MaskSelect) {  // mask_where takes second where true
       operands.push_back(Dispatch::bool_from_data(TensorData::from_bool(std::vector<bool>(count(r_shape), true), Shape(r_shape)), device));
@@ -417,12 +431,16 @@ CG_PROP(IntBoolResults, IntAndBoolOpsStayOffTheGraph, 200, ()) {
   const DispatchTensor f = op.result == OpKind::Int ? Dispatch::int_into_float(y, dtype) : Dispatch::bool_into_float(y, dtype);
   const std::optional<std::uint64_t> f_id = og::node_of(f.kind);
   if (!f_id || *f_id == *og::node_of(v.kind)) RC_FAIL(where + "\nthe conversion is not a fresh tracked leaf: " + debug(f.kind));
-  const std::vector<double> f_values = Dispatch::float_into_data(f).to_f64();
-  // A layout op's result (transpose, unfold, cat) and int_matmul's column seen in r's order and
-  // shape when it has r's element count, so that it broadcasts against v as r does.
-  const bool keeps_count = moves_elements(op.id) || op.id == OpId::int_matmul;
-  const std::vector<std::size_t>& g_shape = keeps_count && count(y_shape) == count(r_shape) ? r_shape : y_shape;
-  const DispatchTensor fg = g_shape == y_shape ? f : Dispatch::float_reshape(f, Shape(g_shape));
+  // A layout op's result (transpose, unfold, cat), an index update's and int_matmul's column seen in
+  // r's order and shape when it has r's element count, so that it broadcasts against v as r does;
+  // argwhere's [n, rank] coordinates, of no shape related to v's, as their sum.
+  const bool keeps_count = moves_elements(op.id) || takes_index_tensor(op.sig) || takes_mask(op.sig) || op.id == OpId::int_matmul;
+  const bool summed = op.id == OpId::bool_argwhere;
+  const std::vector<std::size_t> g_shape = summed                                             ? std::vector<std::size_t>{1}
+                                           : keeps_count && count(y_shape) == count(r_shape) ? r_shape
+                                                                                             : y_shape;
+  const DispatchTensor fg = summed ? Dispatch::float_sum(f) : g_shape == y_shape ? f : Dispatch::float_reshape(f, Shape(g_shape));
+  const std::vector<double> f_values = Dispatch::float_into_data(fg).to_f64();
 
   const Gradients grads = Dispatch::backward(Dispatch::float_sum(Dispatch::float_add(Dispatch::float_mul(v, fg), fg)));
   if (grads.size() != 2) RC_FAIL(where + "\nexpected 2 gradient entries (v and f), got " + std::to_string(grads.size()));

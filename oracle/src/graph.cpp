@@ -484,6 +484,16 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::bool_gather_nd:
     case Op::bool_mask_where:
     case Op::bool_mask_select:
+    case Op::int_select_assign:
+    case Op::int_select_add:
+    case Op::int_scatter_add:
+    case Op::int_scatter:
+    case Op::int_scatter_nd:
+    case Op::int_mask_fill:
+    case Op::bool_select_or:
+    case Op::bool_scatter_or:
+    case Op::bool_mask_fill:
+    case Op::bool_argwhere:
     case Op::int_cumsum:
     case Op::int_cumprod:
     case Op::int_cummin:
@@ -980,6 +990,15 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::bool_gather_nd:
     case Op::bool_mask_where:
     case Op::bool_mask_select:
+    case Op::int_select_assign:
+    case Op::int_select_add:
+    case Op::int_scatter_add:
+    case Op::int_scatter:
+    case Op::int_scatter_nd:
+    case Op::int_mask_fill:
+    case Op::bool_select_or:
+    case Op::bool_scatter_or:
+    case Op::bool_mask_fill:
     case Op::int_argsort:
     case Op::int_sort:
     case Op::int_argtopk:

@@ -235,6 +235,16 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::bool_gather_nd:
     case Op::bool_mask_where:
     case Op::bool_mask_select:
+    case Op::int_select_assign:
+    case Op::int_select_add:
+    case Op::int_scatter_add:
+    case Op::int_scatter:
+    case Op::int_scatter_nd:
+    case Op::int_mask_fill:
+    case Op::bool_select_or:
+    case Op::bool_scatter_or:
+    case Op::bool_mask_fill:
+    case Op::bool_argwhere:
     case Op::int_cumsum:
     case Op::int_cumprod:
     case Op::int_cummin:
@@ -889,6 +899,16 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::bool_gather_nd:
     case Op::bool_mask_where:
     case Op::bool_mask_select:
+    case Op::int_select_assign:
+    case Op::int_select_add:
+    case Op::int_scatter_add:
+    case Op::int_scatter:
+    case Op::int_scatter_nd:
+    case Op::int_mask_fill:
+    case Op::bool_select_or:
+    case Op::bool_scatter_or:
+    case Op::bool_mask_fill:
+    case Op::bool_argwhere:
     case Op::int_cumsum:
     case Op::int_cumprod:
     case Op::int_cummin:

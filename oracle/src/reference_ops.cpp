@@ -1326,6 +1326,113 @@ HostArray moved(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
   return int_array(placed.shape, in.front().dtype, std::move(out));
 }
 
+// The int and bool forms of the index updates (int_select_add, int_scatter, int_scatter_nd,
+// int_mask_fill; bool_select_or, bool_scatter_or, bool_mask_fill): the kind checks, then the
+// float op on F64 copies of the operands (the other float dtype where an int operand has another
+// int dtype) for every shape, index and dtype rule, whose panics are the int op's; then the exact
+// result on the integers: each value combined into its target in the float op's order (Add and Mul
+// modulo 2^width, Min and Max keeping the target on a tie; for Bool, or), a fill converted as every
+// int scalar (a Bool fill is true when nonzero).
+Wide combined(IndexingUpdateOp update, Wide target, Wide value, DType d) {
+  switch (update) {
+    case IndexingUpdateOp::Assign: return value;
+    case IndexingUpdateOp::Add: return wrap(target + value, d);
+    case IndexingUpdateOp::Mul: return wrap(target * value, d);
+    case IndexingUpdateOp::Min: return value < target ? value : target;
+    case IndexingUpdateOp::Max: return value > target ? value : target;
+  }
+  return target;
+}
+
+HostArray updated_in_kind(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
+  const OpInfo& info = op_info(op);
+  const bool is_bool = info.operand == OpKind::Bool;
+  const bool index_operand = takes_index_tensor(info.sig) || takes_mask(info.sig);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (index_operand && i == 1) continue;
+    const bool of_kind = is_bool ? in[i].dtype == DType::Bool : is_int_dtype(in[i].dtype);
+    if (!of_kind) invalid("op-kind-mismatch");
+  }
+  std::vector<HostArray> shadow = in;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (index_operand && i == 1) continue;
+    shadow[i].dtype = in[i].dtype == in.front().dtype ? DType::F64 : DType::F32;
+    shadow[i].exact.clear();
+  }
+  OpId twin = OpId::float_select_add;
+  if (info.sig == OpSig::Scatter) twin = OpId::float_scatter_add;
+  if (info.sig == OpSig::ScatterUpdate) twin = OpId::float_scatter;
+  if (info.sig == OpSig::ScatterNd) twin = OpId::float_scatter_nd;
+  if (info.sig == OpSig::MaskFill) twin = OpId::float_mask_fill;
+  OpArgs untracked = a;
+  untracked.tracked = false;  // int and bool ops have no gradient, so every update is allowed
+  (void)evaluate(twin, shadow, untracked);
+
+  const DType d = is_bool ? DType::U8 : in[0].dtype;
+  const auto exact = [&](const HostArray& h) {
+    return is_bool ? std::vector<std::int64_t>(h.values.begin(), h.values.end()) : int_values(h);
+  };
+  const HostArray& x = in[0];
+  std::vector<std::int64_t> out;
+  Dims shape = x.shape;
+  if (info.sig == OpSig::MaskFill) {
+    const Wide fill = is_bool ? Wide(a.scalar != 0) : Wide(int_scalar_in(a.scalar, d));
+    shape = broadcast(x.shape, in[1].shape);
+    const std::vector<std::int64_t> xs = exact(x);
+    for (std::size_t f = 0; f < count(shape); ++f) {
+      const Dims c = coords(f, shape);
+      out.push_back(in[1].values[broadcast_offset(c, in[1].shape)] != 0 ? std::int64_t(fill) : xs[broadcast_offset(c, x.shape)]);
+    }
+  } else {
+    out = exact(x);
+    const std::vector<std::int64_t> v = exact(in[2]);
+    const IndexingUpdateOp update = is_bool ? IndexingUpdateOp::Max
+                                    : info.sig == OpSig::ScatterUpdate || info.sig == OpSig::ScatterNd ? a.update
+                                                                                                       : IndexingUpdateOp::Add;
+    const auto apply = [&](std::size_t target, std::size_t from) { out[target] = std::int64_t(combined(update, out[target], v[from], d)); };
+    if (info.sig == OpSig::SelectAssign) {
+      const Dims idx = index_values(in[1], x.shape[a.dim]);
+      Dims selected = x.shape;
+      selected[a.dim] = idx.size();
+      const Around o(x.shape, a.dim), s(selected, a.dim);
+      for (std::size_t i = 0; i < o.outer; ++i) {
+        for (std::size_t j = 0; j < idx.size(); ++j) {
+          for (std::size_t r = 0; r < o.inner; ++r) apply(o.at(i, idx[j], r), s.at(i, j, r));
+        }
+      }
+    } else if (info.sig == OpSig::ScatterNd) {
+      const Dims offsets = nd_row_offsets(shadow[0], in[1]);
+      const std::size_t block = offsets.empty() ? 0 : v.size() / offsets.size();
+      for (std::size_t m = 0; m < offsets.size(); ++m) {
+        for (std::size_t e = 0; e < block; ++e) apply(offsets[m] + e, m * block + e);
+      }
+    } else {  // Scatter, ScatterUpdate
+      const Dims idx = index_values(in[1], x.shape[a.dim]);
+      for (std::size_t f = 0; f < idx.size(); ++f) apply(offset_with(x.shape, in[1].shape, f, a.dim, idx[f]), f);
+    }
+  }
+  if (is_bool) {
+    HostArray b = make(shape, DType::Bool);
+    for (std::size_t i = 0; i < out.size(); ++i) b.values[i] = out[i] != 0 ? 1 : 0;
+    return b;
+  }
+  return int_array(shape, d, std::move(out));
+}
+
+// bool_argwhere: the coordinates of every true element in row-major order, one row each: I64
+// [n, rank].
+HostArray argwhere(const HostArray& x) {
+  if (x.dtype != DType::Bool) invalid("op-kind-mismatch");
+  std::vector<std::int64_t> out;
+  std::size_t n = 0;
+  for (std::size_t f = 0; f < x.values.size(); ++f) {
+    if (x.values[f] == 0) continue;
+    for (std::size_t c : coords(f, x.shape)) out.push_back(static_cast<std::int64_t>(c));
+    ++n;
+  }
+  return int_array({n, x.shape.size()}, DType::I64, std::move(out));
+}
+
 // One formula per registry op. No default: a new op fails to compile here (-Werror=switch-enum).
 HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
   switch (op) {
@@ -1553,6 +1660,16 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
       return int_binary(in[0], in[1], false, [d = in[0].dtype](Wide x, Wide e) { return int_power(x, e, d); });
     case OpId::int_powi_scalar:
       return int_scalar_op(in[0], a.scalar, false, [d = in[0].dtype](Wide x, Wide e) { return int_power(x, e, d); });
+    case OpId::int_select_assign:
+    case OpId::int_select_add:
+    case OpId::int_scatter_add:
+    case OpId::int_scatter:
+    case OpId::int_scatter_nd:
+    case OpId::int_mask_fill:
+    case OpId::bool_select_or:
+    case OpId::bool_scatter_or:
+    case OpId::bool_mask_fill: return updated_in_kind(op, in, a);
+    case OpId::bool_argwhere: return argwhere(in[0]);
     case OpId::bool_not: {
       if (in[0].dtype != DType::Bool) invalid("op-kind-mismatch");
       HostArray out = make(in[0].shape, DType::Bool);

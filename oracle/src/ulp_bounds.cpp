@@ -211,6 +211,16 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::bool_gather_nd:
     case OpId::bool_mask_where:
     case OpId::bool_mask_select:
+    case OpId::int_select_assign:
+    case OpId::int_select_add:
+    case OpId::int_scatter_add:
+    case OpId::int_scatter:
+    case OpId::int_scatter_nd:
+    case OpId::int_mask_fill:
+    case OpId::bool_select_or:
+    case OpId::bool_scatter_or:
+    case OpId::bool_mask_fill:
+    case OpId::bool_argwhere:
     case OpId::int_cumsum:
     case OpId::int_cumprod:
     case OpId::int_cummin:

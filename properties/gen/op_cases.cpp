@@ -560,11 +560,12 @@ void gen_cat(OpCase& c, bool bad) {
 
 void gen_float_case(OpCase& c, bool bad);
 void rekind(OpCase& c, bool bad);
-// Int ops whose operands are shaped as their float twin's (sorting's dim and k, matmul's
-// matrices), not as an elementwise op's.
+// Int and bool ops whose operands are shaped as their float twin's (sorting's dim and k, matmul's
+// matrices, the index updates' indices, values and masks), not as an elementwise op's.
 bool takes_float_case(OpId op) {
   const OpSig sig = op_info(op).sig;
-  return sig == OpSig::Sort || sig == OpSig::TopK || op_stem(op) == "matmul";
+  return sig == OpSig::Sort || sig == OpSig::TopK || op_stem(op) == "matmul" || sig == OpSig::SelectAssign ||
+         sig == OpSig::Scatter || sig == OpSig::ScatterUpdate || sig == OpSig::ScatterNd || sig == OpSig::MaskFill;
 }
 
 }  // namespace
@@ -577,8 +578,9 @@ OpCase op_case(OpId op) {
   c.tracked = *rc::gen::arbitrary<bool>();
   c.dtype = *rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64});
   const bool bad = chance(5);
-  // The int and bool ops: the layout ops, sorting and int_matmul as their float twin's case in the
-  // kind (rekind), the others (arithmetic, comparisons, reductions, scans, powi) from gen_int_bool.
+  // The int and bool ops: the layout ops, sorting, int_matmul and the index updates as their float
+  // twin's case in the kind (rekind), the others (arithmetic, comparisons, reductions, scans, powi,
+  // argwhere) from gen_int_bool.
   if (info.operand != OpKind::Float && info.sig != OpSig::ToDType) {
     if (moves_elements(op) || takes_float_case(op)) {
       gen_float_case(c, bad);

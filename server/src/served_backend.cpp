@@ -228,11 +228,13 @@ class Table final : public TensorTable {
 
   // Note [Results larger than their operands]
   // store_new admits a result against the session's bytes once it exists, which bounds the
-  // allocation while a result is no larger than what the session already holds. Five kinds of op
+  // allocation while a result is no larger than what the session already holds. Seven kinds of op
   // can make more than that from small or empty operands: broadcasting binary ops ([n,1] with
-  // [1,m]), matmul ([n,0] x [0,m] gives n x m zeros), reductions along an empty dim ([n,0] summed
-  // over dim 1 gives n values), select along an empty dim and gather_nd (indices [n, 0] name the
-  // whole tensor n times). (The fuzzer's session of 1 MiB once
+  // [1,m]) and the masked ops (mask_where, mask_fill broadcast too), matmul ([n,0] x [0,m] gives
+  // n x m zeros), reductions along an empty dim ([n,0] summed over dim 1 gives n values), select
+  // along an empty dim, gather_nd (indices [n, 0] name the whole tensor n times) and argwhere (up
+  // to rank I64 coordinates per Bool byte: admitted at that bound, the count of trues being
+  // unknown until it runs). (The fuzzer's session of 1 MiB once
   // had 15 GB allocated for the sum of an empty [1936224768, 0] tensor over dim 1.) Their result
   // size is worked out from the operands' shapes and admitted before they run. A shape the op
   // itself refuses is left to the op, so its own panic is the one reported.
@@ -270,6 +272,21 @@ class Table final : public TensorTable {
         std::vector<std::size_t> dims = B::shape(t).dims();
         dims[dim] = B::shape(std::get<2>(args).get()).num_elements();
         return bytes_of(Shape(std::move(dims)), B::dtype(t));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef>>) {
+        // argwhere: up to one I64 row of rank coordinates per element (a Bool byte each).
+        if (op_stem(op) != "argwhere") return std::nullopt;
+        const Shape& shape = B::shape(std::get<0>(args).get());
+        return tensor_bytes(Shape{shape.num_elements(), std::max<std::size_t>(shape.rank(), 1)}, DType::I64);
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, double>>) {
+        // mask_fill: the tensor and the mask broadcast ([n, 1] with [1, m]).
+        const T& t = std::get<0>(args).get();
+        return bytes_of(rules::broadcast_shapes(B::shape(t), B::shape(std::get<1>(args).get()), info.name), B::dtype(t));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, CRef>>) {
+        // mask_where: the tensor, the mask and the value broadcast.
+        if (op_stem(op) != "mask_where") return std::nullopt;
+        const T& t = std::get<0>(args).get();
+        const Shape tm = rules::broadcast_shapes(B::shape(t), B::shape(std::get<1>(args).get()), info.name);
+        return bytes_of(rules::broadcast_shapes(tm, B::shape(std::get<2>(args).get()), info.name), B::dtype(t));
       }
     } catch (const Panic&) {
       return std::nullopt;

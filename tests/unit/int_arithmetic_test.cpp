@@ -334,6 +334,13 @@ TYPED_TEST(IntArithmetic, SortOrdersValuesWithTiesInIndexOrder) {
     EXPECT_EQ(ints_of(Dispatch::int_argsort(ints_on(d, {kI64Max, kI64Max - 1, kI64Min}, DType::I64), 0, false), DType::I64),
               (std::vector<std::int64_t>{2, 1, 0}));
     EXPECT_PANIC(Dispatch::int_topk(i8, 0, 6), "topk-k", "int_topk needs k of at most 5, the size of dim 0, got 6.");
+    // Burn's two-result forms pair the values with their positions.
+    const auto [sorted, positions] = Dispatch::int_sort_with_indices(i8, 0, true);
+    EXPECT_EQ(ints_of(sorted, DType::I8), (std::vector<std::int64_t>{127, 3, 3, -1, -128}));
+    EXPECT_EQ(ints_of(positions, DType::I64), (std::vector<std::int64_t>{4, 0, 2, 1, 3}));
+    const auto [top, top_positions] = Dispatch::int_topk_with_indices(i8, 0, 2);
+    EXPECT_EQ(ints_of(top, DType::I8), (std::vector<std::int64_t>{127, 3}));
+    EXPECT_EQ(ints_of(top_positions, DType::I64), (std::vector<std::int64_t>{4, 0}));
   }
 }
 
@@ -351,6 +358,77 @@ TYPED_TEST(IntArithmetic, MatmulWrapsEveryProductAndSum) {
     const DispatchTensor r = Dispatch::int_from_data(TensorData::from_i32({}, Shape{0, 3}), d);
     EXPECT_EQ(ints_of(Dispatch::int_matmul(l, r), DType::I32), (std::vector<std::int64_t>(6, 0)));
     EXPECT_PANIC(Dispatch::int_matmul(big, big), "matmul-inner-dim", "int_matmul needs the inner dims to agree, got shapes [1, 2] and [1, 2].");
+  }
+}
+
+// The index updates of the int kind (docs/OPS.md "Integer arithmetic"): the float op's order, each
+// combination wrapping.
+TYPED_TEST(IntArithmetic, IndexUpdatesWrapAndCombineInIndexOrder) {
+  for (const DispatchDevice& d : devices_of(plain_device<TypeParam>())) {
+    const auto i8 = [&](std::vector<std::int8_t> v, Shape shape) { return Dispatch::int_from_data(TensorData::from_i8(std::move(v), std::move(shape)), d); };
+    const auto i64 = [&](std::vector<std::int64_t> v) { return ints_on(d, v, DType::I64); };
+    // Row 0 gets 100, then 28: 100 + 100 = 200 -> -56, -56 + 28 = -28.
+    const DispatchTensor x = i8({100, 1, 2, 3}, Shape{2, 2});
+    const DispatchTensor rows = i64({0, 0});
+    const DispatchTensor values = i8({100, 0, 28, 0}, Shape{2, 2});
+    EXPECT_EQ(ints_of(Dispatch::int_select_add(x, 0, rows, values), DType::I8), (std::vector<std::int64_t>{-28, 1, 2, 3}));
+    EXPECT_EQ(ints_of(Dispatch::int_select_assign(x, 0, rows, values), DType::I8), (std::vector<std::int64_t>{-28, 1, 2, 3}));
+    // MAX + 1 + 1 wraps to MIN + 1.
+    EXPECT_EQ(ints_of(Dispatch::int_scatter_add(i64({kI64Max, 0}), 0, i64({0, 0, 1}), i64({1, 1, 5})), DType::I64),
+              (std::vector<std::int64_t>{kI64Min + 1, 5}));
+    // U8 Mul: 16 * 16 = 256 -> 0, then 0 * 2; Min and Max compare; the last Assign wins.
+    const DispatchTensor u8 = ints_on(d, {16, 3}, DType::U8);
+    EXPECT_EQ(ints_of(Dispatch::int_scatter(u8, 0, i64({0, 0}), ints_on(d, {16, 2}, DType::U8), IndexingUpdateOp::Mul), DType::U8),
+              (std::vector<std::int64_t>{0, 3}));
+    const DispatchTensor i32 = ints_on(d, {5, 5}, DType::I32);
+    const DispatchTensor picks = ints_on(d, {-7, 9, 4}, DType::I32);
+    EXPECT_EQ(ints_of(Dispatch::int_scatter(i32, 0, i64({0, 1, 1}), picks, IndexingUpdateOp::Min), DType::I32), (std::vector<std::int64_t>{-7, 4}));
+    EXPECT_EQ(ints_of(Dispatch::int_scatter(i32, 0, i64({0, 1, 1}), picks, IndexingUpdateOp::Max), DType::I32), (std::vector<std::int64_t>{5, 9}));
+    EXPECT_EQ(ints_of(Dispatch::int_scatter(i32, 0, i64({0, 1, 1}), picks, IndexingUpdateOp::Assign), DType::I32), (std::vector<std::int64_t>{-7, 4}));
+    // Row 1 named twice: 3 + 127 = 130 -> -126, then -126 + 1 = -125.
+    EXPECT_EQ(ints_of(Dispatch::int_scatter_nd(i8({1, 2, 3, 4}, Shape{2, 2}), Dispatch::int_from_data(TensorData::from_i64({1, 1}, Shape{2, 1}), d),
+                                               i8({127, 0, 1, 0}, Shape{2, 2}), IndexingUpdateOp::Add),
+                      DType::I8),
+              (std::vector<std::int64_t>{1, 2, -125, 4}));
+    EXPECT_PANIC(Dispatch::int_select_add(x, 0, i64({0, 2}), values), "index-out-of-range", "int_select_add got index 2 for dim 0 of size 2.");
+    EXPECT_PANIC(Dispatch::int_scatter_add(i64({1, 2}), 0, i64({0}), ints_on(d, {1}, DType::I32)), "dtype-mismatch",
+                 "int_scatter_add needs operands of one dtype, got I64 and I32.");
+  }
+}
+
+TYPED_TEST(IntArithmetic, BoolUpdatesOrAndMaskFillConvertsItsScalar) {
+  for (const DispatchDevice& d : devices_of(plain_device<TypeParam>())) {
+    const auto bools = [&](std::vector<bool> v) { const Shape s{v.size()}; return Dispatch::bool_from_data(TensorData::from_bool(std::move(v), s), d); };
+    const auto truths = [](const DispatchTensor& t) { return Dispatch::bool_into_data(t).to_bool(); };
+    const DispatchTensor i64s = ints_on(d, {0, 0, 2}, DType::I64);
+    EXPECT_EQ(truths(Dispatch::bool_select_or(bools({false, true, false}), 0, i64s, bools({false, true, false}))),
+              (std::vector<bool>{true, true, false}));
+    // Position 1 gets true then false: or keeps true (an Assign would not).
+    EXPECT_EQ(truths(Dispatch::bool_scatter_or(bools({false, false}), 0, ints_on(d, {1, 1, 0}, DType::I64), bools({true, false, false}))),
+              (std::vector<bool>{false, true}));
+    const DispatchTensor mask = bools({true, false, true});
+    const DispatchTensor u8 = ints_on(d, {1, 2, 3}, DType::U8);
+    EXPECT_EQ(ints_of(Dispatch::int_mask_fill(u8, mask, 300), DType::U8), (std::vector<std::int64_t>{44, 2, 44}));
+    EXPECT_EQ(ints_of(Dispatch::int_mask_fill(u8, mask, -1), DType::U8), (std::vector<std::int64_t>{255, 2, 255}));
+    EXPECT_EQ(ints_of(Dispatch::int_mask_fill(u8, mask, NAN), DType::U8), (std::vector<std::int64_t>{0, 2, 0}));
+    const DispatchTensor b = bools({false, false, true});
+    EXPECT_EQ(truths(Dispatch::bool_mask_fill(b, mask, 0.5)), (std::vector<bool>{true, false, true}));
+    EXPECT_EQ(truths(Dispatch::bool_mask_fill(b, mask, -0.0)), (std::vector<bool>{false, false, false}));
+    EXPECT_EQ(truths(Dispatch::bool_mask_fill(b, mask, NAN)), (std::vector<bool>{true, false, true}));
+  }
+}
+
+TYPED_TEST(IntArithmetic, ArgwhereListsTrueCoordinatesInRowMajorOrder) {
+  for (const DispatchDevice& d : devices_of(plain_device<TypeParam>())) {
+    const DispatchTensor m = Dispatch::bool_from_data(TensorData::from_bool({false, true, true, true}, Shape{2, 2}), d);
+    const TensorData where = Dispatch::int_into_data(Dispatch::bool_argwhere(m));
+    EXPECT_EQ(where.shape(), (Shape{3, 2}));
+    EXPECT_EQ(where.to_i64(), (std::vector<std::int64_t>{0, 1, 1, 0, 1, 1}));
+    const TensorData none = Dispatch::int_into_data(Dispatch::bool_argwhere(Dispatch::bool_from_data(TensorData::from_bool({false, false}, Shape{1, 2}), d)));
+    EXPECT_EQ(none.shape(), (Shape{0, 2}));
+    EXPECT_EQ(none.dtype(), DType::I64);
+    const TensorData scalar = Dispatch::int_into_data(Dispatch::bool_argwhere(Dispatch::bool_from_data(TensorData::from_bool({true}, Shape{}), d)));
+    EXPECT_EQ(scalar.shape(), (Shape{1, 0}));
   }
 }
 

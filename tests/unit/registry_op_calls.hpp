@@ -217,6 +217,16 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::int_matmul: return Dispatch::int_matmul(x, Dispatch::int_transpose(int_divisor(x)));
     case OpId::int_powi: return Dispatch::int_powi(x, int_divisor(x));
     case OpId::int_powi_scalar: return Dispatch::int_powi_scalar(x, 3);
+    case OpId::int_select_assign: return Dispatch::int_select_assign(x, 1, indices, int_divisor(x));
+    case OpId::int_select_add: return Dispatch::int_select_add(x, 1, indices, int_divisor(x));
+    case OpId::int_scatter_add: return Dispatch::int_scatter_add(x, 1, per_element_indices(x, OpKind::Int), int_divisor(x));
+    case OpId::int_scatter: return Dispatch::int_scatter(x, 1, per_element_indices(x, OpKind::Int), int_divisor(x), IndexingUpdateOp::Max);
+    case OpId::int_scatter_nd: return Dispatch::int_scatter_nd(x, row_indices(x, OpKind::Int), int_divisor(x), IndexingUpdateOp::Add);
+    case OpId::int_mask_fill: return Dispatch::int_mask_fill(x, mask_of(x, OpKind::Int), -7);
+    case OpId::bool_select_or: return Dispatch::bool_select_or(x, 1, indices, Dispatch::bool_not(x));
+    case OpId::bool_scatter_or: return Dispatch::bool_scatter_or(x, 1, per_element_indices(x, OpKind::Bool), Dispatch::bool_not(x));
+    case OpId::bool_mask_fill: return Dispatch::bool_mask_fill(x, mask_of(x, OpKind::Bool), 1);
+    case OpId::bool_argwhere: return Dispatch::bool_argwhere(x);
     case OpId::float_abs: return Dispatch::float_abs(x);
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);

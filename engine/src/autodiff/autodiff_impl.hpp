@@ -113,50 +113,14 @@ AutodiffTensor<B> Autodiff<B>::from_data(const TensorData& data, const Device& d
 #define CROSSGRAD_AD_DEFINE_Backward(name, Sig, Operand)
 #define CROSSGRAD_AD_DEFINE_None(name, Sig, Operand) CROSSGRAD_AD_NONE_##Operand(name, Sig)
 #define CROSSGRAD_AD_NONE_Float(name, Sig) CROSSGRAD_PP_CAT(CROSSGRAD_AD_NONE_, CROSSGRAD_SIG_CLASS_##Sig)(name, Sig)
-// Int and bool receivers are B's primitives already: the op is B's, with no node (Burn's
-// Autodiff<B> forwards its int and bool ops the same way).
-#define CROSSGRAD_AD_NONE_Int(name, Sig) CROSSGRAD_PP_CAT(CROSSGRAD_AD_INNER_, CROSSGRAD_SIG_CLASS_##Sig)(name, Sig)
+// Int and bool receivers are B's primitives already: the op is B's with every argument forwarded
+// and no node (Burn's Autodiff<B> forwards its int and bool ops the same way).
+#define CROSSGRAD_AD_NONE_Int(name, Sig)                                                        \
+  template <class B>                                                                           \
+  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
+    return B::name(CROSSGRAD_SIG_ARGS_##Sig);                                                  \
+  }
 #define CROSSGRAD_AD_NONE_Bool(name, Sig) CROSSGRAD_AD_NONE_Int(name, Sig)
-#define CROSSGRAD_AD_INNER_MAP(name, Sig)                                                       \
-  template <class B>                                                                           \
-  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
-    return B::name(tensor CROSSGRAD_SIG_EXTRA_##Sig);                                          \
-  }
-#define CROSSGRAD_AD_INNER_ZIP(name, Sig)                                                       \
-  template <class B>                                                                           \
-  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
-    return B::name(lhs, rhs);                                                                  \
-  }
-#define CROSSGRAD_AD_INNER_SELECT(name, Sig)                                                    \
-  template <class B>                                                                           \
-  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
-    return B::name(tensor, dim, indices);                                                      \
-  }
-#define CROSSGRAD_AD_INNER_ZIP_RANGES(name, Sig)                                                \
-  template <class B>                                                                           \
-  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
-    return B::name(tensor, ranges, values);                                                    \
-  }
-#define CROSSGRAD_AD_INNER_GATHER_ND(name, Sig)                                                 \
-  template <class B>                                                                           \
-  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
-    return B::name(tensor, indices);                                                           \
-  }
-#define CROSSGRAD_AD_INNER_MASKED(name, Sig)                                                    \
-  template <class B>                                                                           \
-  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
-    return B::name(tensor, mask, value);                                                       \
-  }
-#define CROSSGRAD_AD_INNER_MASK_SELECT(name, Sig)                                               \
-  template <class B>                                                                           \
-  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
-    return B::name(tensor, mask);                                                              \
-  }
-#define CROSSGRAD_AD_INNER_CAT(name, Sig)                                                       \
-  template <class B>                                                                           \
-  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Primitive {         \
-    return B::name(tensors, dim);                                                              \
-  }
 #define CROSSGRAD_AD_NONE_MAP(name, Sig)                                                        \
   template <class B>                                                                           \
   auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Tensor, Primitive)->Primitive {            \

@@ -230,19 +230,46 @@ typename B::Tensor gather_nd(const typename B::Tensor& t, const typename B::Tens
 // index row.
 template <class B>
 typename B::Tensor scatter_nd(const typename B::Tensor& t, const typename B::Tensor& indices,
-                              const typename B::Tensor& values, IndexingUpdateOp update) {
-  constexpr std::string_view op = "float_scatter_nd";
-  rules::check_float_dtype(B::dtype(t), op);
+                              const typename B::Tensor& values, IndexingUpdateOp update, OpId id) {
+  const std::string_view op = op_info(id).name;
+  const OpKind kind = op_info(id).operand;
+  rules::check_kind_dtype(B::dtype(t), operand_category(id), op);
   const Shape shape = B::shape(t);
   const IndexRows plan = index_rows<B>(shape, indices, op);
-  rules::check_assign_values(plan.gathered, B::shape(values), B::dtype(t), B::dtype(values), op);
+  rules::check_assign_values(plan.gathered, B::shape(values), B::dtype(t), B::dtype(values), op, operand_category(id));
   std::vector<std::int64_t> at(plan.at.size() * plan.row);
   for (std::size_t m = 0; m < plan.at.size(); ++m) std::fill_n(at.begin() + static_cast<std::ptrdiff_t>(m * plan.row), plan.row, plan.at[m]);
   const Shape rows{plan.at.size(), plan.row};
   const typename B::Tensor index = B::from_data(TensorData::from_i64(std::move(at), rows), B::device(t));
-  return B::float_reshape(B::float_scatter(B::float_reshape(t, Shape{plan.rows, plan.row}), 0, index,
-                                           B::float_reshape(values, rows), update),
-                          shape);
+  const typename B::Tensor scattered = kind == OpKind::Int
+                                           ? B::int_scatter(B::int_reshape(t, Shape{plan.rows, plan.row}), 0, index,
+                                                            B::int_reshape(values, rows), update)
+                                           : B::float_scatter(B::float_reshape(t, Shape{plan.rows, plan.row}), 0, index,
+                                                              B::float_reshape(values, rows), update);
+  return kind_moves::reshape<B>(kind, scattered, shape);
+}
+
+// bool_argwhere: the coordinates of every true element in row-major order, one row each (I64
+// [n, rank]); the mask is read on the host, as mask_select's: the result's length depends on it.
+template <class B>
+typename B::Tensor argwhere(const typename B::Tensor& t, OpId id) {
+  rules::check_kind_dtype(B::dtype(t), operand_category(id), op_info(id).name);
+  const Shape shape = B::shape(t);
+  const std::vector<bool> m = B::into_data(t).to_bool();
+  std::vector<std::int64_t> at;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (!m[i]) continue;
+    std::size_t rest = i;
+    const std::size_t first = at.size();
+    at.resize(first + shape.rank());
+    for (std::size_t d = shape.rank(); d-- > 0;) {
+      at[first + d] = static_cast<std::int64_t>(rest % shape[d]);
+      rest /= shape[d];
+    }
+    ++n;
+  }
+  return B::from_data(TensorData::from_i64(std::move(at), Shape{n, shape.rank()}), B::device(t));
 }
 
 // mask_select's picks: the row-major positions where the mask holds true, as an index tensor on

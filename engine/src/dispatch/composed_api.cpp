@@ -41,6 +41,16 @@ std::pair<DispatchTensor, DispatchTensor> Dispatch::int_min_dim_with_indices(con
   DispatchTensor values = int_min_dim(tensor, dim);
   return {std::move(values), int_argmin(tensor, dim)};
 }
+std::pair<DispatchTensor, DispatchTensor> Dispatch::int_sort_with_indices(const DispatchTensor& tensor, std::size_t dim,
+                                                                          bool descending) {
+  DispatchTensor values = int_sort(tensor, dim, descending);
+  return {std::move(values), int_argsort(tensor, dim, descending)};
+}
+std::pair<DispatchTensor, DispatchTensor> Dispatch::int_topk_with_indices(const DispatchTensor& tensor, std::size_t dim,
+                                                                          std::size_t k) {
+  DispatchTensor values = int_topk(tensor, dim, k);
+  return {std::move(values), int_argtopk(tensor, dim, k)};
+}
 
 // t == true is t and t == false is !t (t != v the other way round). The kind is checked here, under
 // the function's own name, so that both values of the constant refuse a non-Bool tensor alike

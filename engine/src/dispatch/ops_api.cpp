@@ -16,16 +16,16 @@ using namespace dispatch_detail;
   return indexed_op<false, PrimitiveKind::Int, PrimitiveKind::Operand>(#name, tensor, indices, nullptr,               \
                     [&]<class Be>(const auto& x, const auto& i) { return Be::name(x, dim, i); });
 #define CROSSGRAD_DISPATCH_BODY_ASSIGN(name, Sig, Operand, Result) \
-  return indexed_op<true>(#name, tensor, indices, &values,               \
+  return indexed_op<true, PrimitiveKind::Int, PrimitiveKind::Operand>(#name, tensor, indices, &values,               \
                     [&]<class Be>(const auto& x, const auto& i, const auto& v) { return Be::name(x, dim, i, v); });
 #define CROSSGRAD_DISPATCH_BODY_ASSIGN_UPDATE(name, Sig, Operand, Result) \
-  return indexed_op<true>(#name, tensor, indices, &values,               \
+  return indexed_op<true, PrimitiveKind::Int, PrimitiveKind::Operand>(#name, tensor, indices, &values,               \
                     [&]<class Be>(const auto& x, const auto& i, const auto& v) { return Be::name(x, dim, i, v, update); });
 #define CROSSGRAD_DISPATCH_BODY_GATHER_ND(name, Sig, Operand, Result) \
   return indexed_op<false, PrimitiveKind::Int, PrimitiveKind::Operand>(#name, tensor, indices, nullptr,               \
                     [&]<class Be>(const auto& x, const auto& i) { return Be::name(x, i); });
 #define CROSSGRAD_DISPATCH_BODY_SCATTER_ND(name, Sig, Operand, Result) \
-  return indexed_op<true>(#name, tensor, indices, &values,               \
+  return indexed_op<true, PrimitiveKind::Int, PrimitiveKind::Operand>(#name, tensor, indices, &values,               \
                     [&]<class Be>(const auto& x, const auto& i, const auto& v) { return Be::name(x, i, v, update); });
 #define CROSSGRAD_DISPATCH_BODY_ZIP_DIM(name, Sig, Operand, Result) \
   return zip_op<PrimitiveKind::Float, PrimitiveKind::Result>(#name, lhs, rhs, [&]<class Be>(const auto& x, const auto& y) { return Be::name(x, y, dim); });
@@ -35,7 +35,7 @@ using namespace dispatch_detail;
   return indexed_op<true, PrimitiveKind::Bool, PrimitiveKind::Operand>(#name, tensor, mask, &value,                               \
                     [&]<class Be>(const auto& x, const auto& m, const auto& v) { return Be::name(x, m, v); });
 #define CROSSGRAD_DISPATCH_BODY_MASK_FILL(name, Sig, Operand, Result)                                  \
-  return indexed_op<false, PrimitiveKind::Bool>(#name, tensor, mask, nullptr,                             \
+  return indexed_op<false, PrimitiveKind::Bool, PrimitiveKind::Operand>(#name, tensor, mask, nullptr,                             \
                     [&]<class Be>(const auto& x, const auto& m) { return Be::name(x, m, value); });
 #define CROSSGRAD_DISPATCH_BODY_MASK_SELECT(name, Sig, Operand, Result)                                \
   return indexed_op<false, PrimitiveKind::Bool, PrimitiveKind::Operand>(#name, tensor, mask, nullptr,                             \

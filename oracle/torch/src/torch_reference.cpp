@@ -323,7 +323,18 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_select: return at::index_select(t[0], d, t[1]);
     // crossgrad's select_assign adds each selected slice in index order: ATen's index_add.
     case OpId::float_select_assign:
-    case OpId::float_select_add: return at::index_add(t[0], d, t[1], t[2]);
+    case OpId::float_select_add:
+    case OpId::int_select_assign:
+    case OpId::int_select_add: return at::index_add(t[0], d, t[1], t[2]);
+    // Bool or: the count of trues in I64, then nonzero (a U8 count could wrap to 0).
+    case OpId::bool_select_or: return at::index_add(t[0].to(at::kLong), d, t[1], t[2].to(at::kLong)).ne(0);
+    case OpId::bool_scatter_or: return at::scatter_add(t[0].to(at::kLong), d, t[1].to(at::kLong), t[2].to(at::kLong)).ne(0);
+    // mask_fill's scalar converted as an int op's (wrapping into the dtype); a Bool fill is true
+    // when nonzero.
+    case OpId::int_mask_fill: return at::where(t[1].to(at::kBool), scalar_in_dtype(t[0], a.scalar), t[0]);
+    case OpId::bool_mask_fill: return at::where(t[1].to(at::kBool), at::scalar_tensor(a.scalar != 0, at::kBool), t[0]);
+    // The coordinates of every true element, row-major: ATen's nonzero.
+    case OpId::bool_argwhere: return at::nonzero(t[0]);
     // Burn's composition (PyTorch's hardsigmoid fixes alpha = 1/6, beta = 1/2 and has a strict
     // gradient at the kinks); clamp's gradient includes its bounds, as crossgrad's rule.
     case OpId::hard_sigmoid: return at::clamp(at::add(at::mul(t[0], a.alpha), a.beta), 0.0, 1.0);
@@ -374,11 +385,14 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::int_gather:
     case OpId::bool_gather:
     case OpId::float_gather: return at::gather(t[0], d, t[1].to(at::kLong));
+    case OpId::int_scatter_add:
     case OpId::float_scatter_add: return at::scatter_add(t[0], d, t[1].to(at::kLong), t[2]);
+    case OpId::int_scatter:
     case OpId::float_scatter: return scatter_with(t[0], d, t[1].to(at::kLong), t[2], a.update);
     case OpId::int_gather_nd:
     case OpId::bool_gather_nd:
     case OpId::float_gather_nd: return gather_nd(t[0], t[1]);
+    case OpId::int_scatter_nd:
     case OpId::float_scatter_nd: return scatter_nd(t[0], t[1], t[2], a.update);
     // On a contiguous copy: libtorch 1.13's masked_select backward (masked_scatter_ into
     // zeros_like(x)) fills a non-contiguous x in memory order, so the gradient of a transposed-back

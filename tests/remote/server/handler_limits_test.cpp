@@ -92,6 +92,22 @@ TEST_F(HandlerTest, ResultsLargerThanTheirOperandsAreRefusedBeforeTheyRun) {
   proto::OpCall select = op(session, code(OpId::float_select), {column, picks});
   select.add_dims(1);
   refused(select, "float_select");
+  // Every kind's: the int and bool reductions along an empty dim, int_matmul of empty operands.
+  const std::uint64_t empty_ints = upload_ok(session, TensorData::from_i64({}, Shape{std::size_t{1} << 33, 0}));
+  for (OpId id : {OpId::int_sum_dim, OpId::int_prod_dim, OpId::int_max_dim, OpId::int_argmin, OpId::int_any_dim}) {
+    proto::OpCall reduce = op(session, code(id), {empty_ints});
+    reduce.add_dims(1);
+    refused(reduce, std::string(op_info(id).name).c_str());
+  }
+  const std::uint64_t int_lhs = upload_ok(session, TensorData::from_i32({}, Shape{n, 0}));
+  const std::uint64_t int_rhs = upload_ok(session, TensorData::from_i32({}, Shape{0, n}));
+  refused(op(session, code(OpId::int_matmul), {int_lhs, int_rhs}), "int_matmul");
+  // The masked ops broadcast too: [2^17, 1] under a [1, 2^17] mask.
+  const std::uint64_t mask_row = upload_ok(session, TensorData::from_bool(std::vector<bool>(n, true), Shape{1, n}));
+  proto::OpCall fill = op(session, code(OpId::float_mask_fill), {column, mask_row});
+  fill.add_scalars(0.5);
+  refused(fill, "float_mask_fill");
+  refused(op(session, code(OpId::float_mask_where), {column, mask_row, column}), "float_mask_where");
   // The same ops on shapes the op refuses still give the op's own answer, not the limit.
   const std::uint64_t three = upload_ok(session, TensorData::from_f32({1, 2, 3}, Shape{3}));
   proto::TensorReply reply;

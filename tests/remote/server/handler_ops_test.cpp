@@ -58,18 +58,35 @@ TensorData receiver(OpKind kind) {
   return floats(Shape{3, 3}, 0, 1);
 }
 
+// Float values as a tensor of the receiver's kind (the index updates' values): I64 toward zero,
+// Bool true where nonzero.
+TensorData of_kind(OpKind kind, const TensorData& floats) {
+  const std::vector<double> v = floats.to_f64();
+  if (kind == OpKind::Int) {
+    std::vector<std::int64_t> ints(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) ints[i] = static_cast<std::int64_t>(v[i]);
+    return TensorData::from_i64(std::move(ints), floats.shape());
+  }
+  if (kind == OpKind::Bool) {
+    std::vector<bool> truths(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) truths[i] = v[i] != 0;
+    return TensorData::from_bool(std::move(truths), floats.shape());
+  }
+  return floats;
+}
+
 std::vector<Args> arguments(const OpInfo& info) {
   const TensorData a = receiver(info.operand);
   const TensorData b = floats(Shape{3, 3}, 0.5f, -0.25f);
   const TensorData row = floats(Shape{3}, 2.0f, 1.0f);
   const TensorData idx = TensorData::from_i64({2, 0}, Shape{2});
-  const TensorData values = floats(Shape{2, 3}, 7.0f, 0.5f);
+  const TensorData values = of_kind(info.operand, floats(Shape{2, 3}, 7.0f, 0.5f));
   const TensorData mask = TensorData::from_bool({true, false, false, true, true, false, false, false, true}, Shape{3, 3});
   const TensorData mask_row = TensorData::from_bool({false, true, true}, Shape{3});
   const TensorData gather_idx = TensorData::from_i64({2, 2, 0, 1, 1, 0}, Shape{3, 2});
-  const TensorData gather_values = floats(Shape{3, 2}, -3.0f, 1.5f);
+  const TensorData gather_values = of_kind(info.operand, floats(Shape{3, 2}, -3.0f, 1.5f));
   const TensorData nd_idx = TensorData::from_i64({2, 0, 2}, Shape{3, 1});
-  const TensorData values_3x3 = floats(Shape{3, 3}, 4.0f, -0.5f);
+  const TensorData values_3x3 = of_kind(info.operand, floats(Shape{3, 3}, 4.0f, -0.5f));
   switch (info.sig) {
     case OpSig::Unary:
       return {{.tensors = {a}, .label = "[3, 3]"}};

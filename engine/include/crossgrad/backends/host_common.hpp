@@ -51,11 +51,13 @@ decltype(auto) with_int_type(DType dtype, F&& f) {
   panic(PanicId::Unreachable);
 }
 
-// Calls f(T{}) with T the C++ type of a float or int dtype (the ops whose float and int forms
-// share one kernel: scans, sorting). Callers check the dtype first.
+// Calls f(T{}) with T the C++ type of the dtype's elements: float, double, the int types, and
+// uint8_t for Bool (bytes 0 / 1). For the ops whose kinds share one kernel that reads the values
+// (scans, sorting, the index updates); callers check the dtype against the op's kind first.
 template <class F>
-decltype(auto) with_number_type(DType dtype, F&& f) {
+decltype(auto) with_element_type(DType dtype, F&& f) {
   if (dtype == DType::F32 || dtype == DType::F64) return with_float_type(dtype, std::forward<F>(f));
+  if (dtype == DType::Bool) return std::forward<F>(f)(std::uint8_t{});
   return with_int_type(dtype, std::forward<F>(f));
 }
 

@@ -86,10 +86,15 @@ struct Dispatch {
                                                                            std::size_t k);
   static std::pair<DispatchTensor, DispatchTensor> float_max_dim_with_indices(const DispatchTensor& tensor, std::size_t dim);
   static std::pair<DispatchTensor, DispatchTensor> float_min_dim_with_indices(const DispatchTensor& tensor, std::size_t dim);
-  // Burn's int_ forms, (int_max_dim, int_argmax) and (int_min_dim, int_argmin): the int
-  // reductions take the first extreme in index order, so both halves name the same element.
+  // Burn's int_ forms, (int_max_dim, int_argmax), (int_min_dim, int_argmin), (int_sort,
+  // int_argsort) and (int_topk, int_argtopk): the int reductions take the first extreme in index
+  // order and the int sort is stable, so both halves name the same element.
   static std::pair<DispatchTensor, DispatchTensor> int_max_dim_with_indices(const DispatchTensor& tensor, std::size_t dim);
   static std::pair<DispatchTensor, DispatchTensor> int_min_dim_with_indices(const DispatchTensor& tensor, std::size_t dim);
+  static std::pair<DispatchTensor, DispatchTensor> int_sort_with_indices(const DispatchTensor& tensor, std::size_t dim,
+                                                                         bool descending);
+  static std::pair<DispatchTensor, DispatchTensor> int_topk_with_indices(const DispatchTensor& tensor, std::size_t dim,
+                                                                         std::size_t k);
   // More of Burn's names, each a composition of registry ops (docs/OPS.md "Composed ops"):
   // float_greater_elem is float_greater_scalar; float_powi_scalar is float_powf_scalar with the
   // scalar converted as Rust's `as i64` (toward zero, NaN to 0, saturating); float_powi is

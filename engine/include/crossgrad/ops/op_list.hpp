@@ -265,7 +265,17 @@
   X(int_topk, int_topk, TopK, Int, Int, None) \
   X(int_matmul, int_matmul, Binary, Int, Int, None) \
   X(int_powi, int_powi, Binary, Int, Int, None) \
-  X(int_powi_scalar, int_powi_scalar, Scalar, Int, Int, None)
+  X(int_powi_scalar, int_powi_scalar, Scalar, Int, Int, None) \
+  X(int_select_assign, int_select_assign, SelectAssign, Int, Int, None) \
+  X(int_select_add, int_select_add, SelectAssign, Int, Int, None) \
+  X(int_scatter_add, int_scatter_add, Scatter, Int, Int, None) \
+  X(int_scatter, int_scatter, ScatterUpdate, Int, Int, None) \
+  X(int_scatter_nd, int_scatter_nd, ScatterNd, Int, Int, None) \
+  X(int_mask_fill, int_mask_fill, MaskFill, Int, Int, None) \
+  X(bool_select_or, bool_select_or, SelectAssign, Bool, Bool, None) \
+  X(bool_scatter_or, bool_scatter_or, Scatter, Bool, Bool, None) \
+  X(bool_mask_fill, bool_mask_fill, MaskFill, Bool, Bool, None) \
+  X(bool_argwhere, bool_argwhere, Unary, Bool, Int, None)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the

@@ -13,16 +13,15 @@ CudaTensor Cuda::float_cross(const CudaTensor& lhs, const CudaTensor& rhs, std::
   return composite::cross<Cuda>(lhs, rhs, dim);
 }
 
-
-CudaTensor Cuda::float_scatter_nd(const CudaTensor& tensor, const CudaTensor& indices, const CudaTensor& values, IndexingUpdateOp update) {
-  return composite::scatter_nd<Cuda>(tensor, indices, values, update);
-}
-
-// The float_ and int_ sort and topk: one composite each, gathering at their kind's positions.
+// The float_ and int_ sort, topk and scatter_nd: one composite each, calling the ops of their kind;
+// bool_argwhere reads the mask on the host.
 CROSSGRAD_KIND_MEMBER(Cuda, float_sort, Sort, composite::sort<Cuda>)
 CROSSGRAD_KIND_MEMBER(Cuda, int_sort, Sort, composite::sort<Cuda>)
 CROSSGRAD_KIND_MEMBER(Cuda, float_topk, TopK, composite::topk<Cuda>)
 CROSSGRAD_KIND_MEMBER(Cuda, int_topk, TopK, composite::topk<Cuda>)
+CROSSGRAD_KIND_MEMBER(Cuda, float_scatter_nd, ScatterNd, composite::scatter_nd<Cuda>)
+CROSSGRAD_KIND_MEMBER(Cuda, int_scatter_nd, ScatterNd, composite::scatter_nd<Cuda>)
+CROSSGRAD_KIND_MEMBER(Cuda, bool_argwhere, Unary, composite::argwhere<Cuda>)
 
 // Note [One layout kernel for every kind] (kind_members.hpp).
 CROSSGRAD_KIND_MEMBERS(Cuda, transpose, Unary, composite::transpose<Cuda>)

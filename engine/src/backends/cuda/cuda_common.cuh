@@ -103,10 +103,12 @@ decltype(auto) with_float_type(DType dtype, Fn&& fn) {
   return fn(double{});
 }
 
-// Calls fn(T{}) with T the C++ type of a float or int dtype (the ops whose float and int forms
-// share a kernel: scans, sorting). Callers check the dtype first.
+// Calls fn(T{}) with T the C++ type of the dtype's elements (uint8_t for Bool: bytes 0 / 1), for
+// the ops whose kinds share a kernel that reads the values (scans, sorting, the index updates).
+// Callers check the dtype against the op's kind first.
 template <class Fn>
-decltype(auto) with_number_type(DType dtype, Fn&& fn) {
+decltype(auto) with_element_type(DType dtype, Fn&& fn) {
+  if (dtype == DType::Bool) return fn(std::uint8_t{});
   if (dtype == DType::F32) return fn(float{});
   if (dtype == DType::F64) return fn(double{});
   if (dtype == DType::I64) return fn(std::int64_t{});

@@ -1,7 +1,7 @@
 // Cuda backend: ops that pick elements by index: slice, permute and expand of every kind (one
-// strided gather each, gather_kernel in kernels.cuh), cat (one copy per piece), select
-// and float_select_assign / float_select_add, float_gather and float_scatter_add / float_scatter
-// (dim_kernels.cuh).
+// strided gather each, gather_kernel in kernels.cuh), cat (one copy per piece), select, gather,
+// select_assign / select_add / select_or and scatter_add / scatter_or / scatter of every kind the
+// registry names (dim_kernels.cuh).
 // Pure copies and, for the assigns, additions in the spec's j order: bit-identical to NdArray.
 //
 // Note [Cuda index validation]
@@ -181,18 +181,21 @@ CROSSGRAD_KIND_MEMBERS(Cuda, select, Select, select_elements)
 
 namespace {
 
-// select_assign and select_add: the same op under Burn's two names.
+// select_assign and select_add: the same op under Burn's two names, for floats and ints (which
+// wrap); bool_select_or ors (add_of_kind).
 CudaTensor select_add(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices, const CudaTensor& values_in,
-                      const char* op) {
+                      OpId id) {
+  const char* op = op_info(id).name.data();  // op names are string literals: NUL-terminated
+  const DTypeCategory kind = operand_category(id);
   // The spec's order: select's checks (dtype, rank, every index value), then the values' shape,
   // then their dtype.
-  rules::check_float_dtype(tensor.dtype, op);
+  rules::check_kind_dtype(tensor.dtype, kind, op);
   rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, op);
   const std::size_t len = tensor.shape[dim];
   const std::vector<std::int64_t> idx = checked_indices(indices, dim, len, op);
   const std::size_t k = idx.size();
   rules::check_assign_values(rules::selected_shape(tensor.shape, dim, k), values_in.shape, tensor.dtype,
-                             values_in.dtype, op);
+                             values_in.dtype, op, kind);
   CudaTensor out = make_tensor(tensor.shape, tensor.dtype, tensor.dev);
   const std::size_t n = out.shape.num_elements();
   if (n == 0) return out;
@@ -212,11 +215,13 @@ CudaTensor select_add(const CudaTensor& tensor, std::size_t dim, const CudaTenso
   const CudaTensor values = on_device(values_in, tensor.dev);
   const std::shared_ptr<CudaBuffer> first_dev = upload(first, device);
   const std::shared_ptr<CudaBuffer> js_dev = upload(js, device);
-  with_float_type(tensor.dtype, [&](auto zero) {
+  with_element_type(tensor.dtype, [&](auto zero) {
     using T = decltype(zero);
-    select_assign_kernel<T><<<grid_for(n, device), kThreads, 0, activate(device)>>>(
-        data_of<T>(tensor), data_of<T>(values), static_cast<const std::int64_t*>(first_dev->data()),
-        static_cast<const std::int64_t*>(js_dev->data()), data_of<T>(out), n, k, len, l.inner);
+    with_update(add_of_kind(kind == DTypeCategory::Bool), [&](auto how) {
+      select_assign_kernel<T, decltype(how)::value><<<grid_for(n, device), kThreads, 0, activate(device)>>>(
+          data_of<T>(tensor), data_of<T>(values), static_cast<const std::int64_t*>(first_dev->data()),
+          static_cast<const std::int64_t*>(js_dev->data()), data_of<T>(out), n, k, len, l.inner);
+    });
     check_launch(op);
   });
   return out;
@@ -224,14 +229,11 @@ CudaTensor select_add(const CudaTensor& tensor, std::size_t dim, const CudaTenso
 
 }  // namespace
 
-CudaTensor Cuda::float_select_assign(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices,
-                                     const CudaTensor& values) {
-  return select_add(tensor, dim, indices, values, "float_select_assign");
-}
-CudaTensor Cuda::float_select_add(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices,
-                                  const CudaTensor& values) {
-  return select_add(tensor, dim, indices, values, "float_select_add");
-}
+CROSSGRAD_KIND_MEMBER(Cuda, float_select_assign, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(Cuda, float_select_add, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(Cuda, int_select_assign, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(Cuda, int_select_add, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(Cuda, bool_select_or, SelectAssign, select_add)
 
 namespace {
 
@@ -262,14 +264,17 @@ CudaTensor gather_elements(const CudaTensor& tensor, std::size_t dim, const Cuda
 CROSSGRAD_KIND_MEMBERS(Cuda, gather, Gather, gather_elements)
 
 namespace {
-// scatter_add and scatter: a copy of the tensor, then each value combined into its target by `update`.
+// scatter_add and scatter: a copy of the tensor, then each value combined into its target by
+// `update`; floats, ints (wrapping) and, for bool_scatter_or, Bool bytes by or.
 CudaTensor scatter(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices, const CudaTensor& values_in,
-                   IndexingUpdateOp update, const char* op) {
-  rules::check_float_dtype(tensor.dtype, op);
+                   IndexingUpdateOp update, OpId id) {
+  const char* op = op_info(id).name.data();
+  const DTypeCategory kind = operand_category(id);
+  rules::check_kind_dtype(tensor.dtype, kind, op);
   rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, op);
   const std::size_t len = tensor.shape[dim];
   const std::vector<std::int64_t> idx = checked_indices(indices, dim, len, op);
-  rules::check_assign_values(indices.shape, values_in.shape, tensor.dtype, values_in.dtype, op);
+  rules::check_assign_values(indices.shape, values_in.shape, tensor.dtype, values_in.dtype, op, kind);
   CudaTensor out = make_tensor(tensor.shape, tensor.dtype, tensor.dev);
   const std::size_t n = out.shape.num_elements();
   if (n == 0) return out;
@@ -283,7 +288,7 @@ CudaTensor scatter(const CudaTensor& tensor, std::size_t dim, const CudaTensor& 
   const std::size_t lanes = l.outer * l.inner;
   const CudaTensor values = on_device(values_in, tensor.dev);
   const std::shared_ptr<CudaBuffer> idx_dev = upload(idx, device);
-  with_float_type(tensor.dtype, [&](auto zero) {
+  with_element_type(tensor.dtype, [&](auto zero) {
     using T = decltype(zero);
     with_update(update, [&](auto how) {
       scatter_kernel<T, decltype(how)::value><<<grid_for(lanes, device), kThreads, 0, stream>>>(
@@ -294,16 +299,16 @@ CudaTensor scatter(const CudaTensor& tensor, std::size_t dim, const CudaTensor& 
   });
   return out;
 }
+
+CudaTensor scatter_add(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices, const CudaTensor& values, OpId id) {
+  return scatter(tensor, dim, indices, values, add_of_kind(operand_category(id) == DTypeCategory::Bool), id);
+}
 }  // namespace
 
-CudaTensor Cuda::float_scatter_add(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices,
-                                   const CudaTensor& values) {
-  return scatter(tensor, dim, indices, values, IndexingUpdateOp::Add, "float_scatter_add");
-}
-
-CudaTensor Cuda::float_scatter(const CudaTensor& tensor, std::size_t dim, const CudaTensor& indices,
-                               const CudaTensor& values, IndexingUpdateOp update) {
-  return scatter(tensor, dim, indices, values, update, "float_scatter");
-}
+CROSSGRAD_KIND_MEMBER(Cuda, float_scatter_add, Scatter, scatter_add)
+CROSSGRAD_KIND_MEMBER(Cuda, int_scatter_add, Scatter, scatter_add)
+CROSSGRAD_KIND_MEMBER(Cuda, bool_scatter_or, Scatter, scatter_add)
+CROSSGRAD_KIND_MEMBER(Cuda, float_scatter, ScatterUpdate, scatter)
+CROSSGRAD_KIND_MEMBER(Cuda, int_scatter, ScatterUpdate, scatter)
 
 }  // namespace crossgrad::backends

@@ -1,4 +1,4 @@
-// Cuda backend: float_mask_where and float_mask_fill, one strided walk of the broadcast result
+// Cuda backend: mask_where and mask_fill of every kind, one strided walk of the broadcast result
 // (mask_kernel in dim_kernels.cuh): pure copies of the chosen elements, bit-identical to NdArray.
 #include "map_kernels.cuh"
 #include "../kind_members.hpp"
@@ -30,13 +30,14 @@ CudaTensor masked(const CudaTensor& tensor, const CudaTensor& mask_in, const Cud
                                 value_in ? rules::broadcast_strides(value.shape, out_shape)
                                          : std::vector<std::size_t>(out_shape.rank(), 0)});
   const int device = tensor.dev.index;
-  // mask_where moves elements of any kind as bits; mask_fill writes its scalar in the float dtype.
+  // mask_where moves elements of any kind as bits; mask_fill writes its scalar as an element of
+  // the tensor's kind (fill_element).
   const auto run = [&](auto zero) {
     using T = decltype(zero);
     const cudaStream_t stream = activate(device);
     const unsigned blocks = grid_for(n, device);
     const T* v = value_in ? data_of<T>(value) : nullptr;
-    const T f = static_cast<T>(fill);
+    const T f = value_in ? T{} : fill_element<T>(fill, tensor.dtype == DType::Bool);
     if (n <= (std::size_t{1} << 31)) {
       mask_kernel<T><<<blocks, kThreads, 0, stream>>>(data_of<T>(tensor), data_of<std::uint8_t>(mask), v, f,
                                                       data_of<T>(out), static_cast<std::uint32_t>(n),
@@ -49,20 +50,21 @@ CudaTensor masked(const CudaTensor& tensor, const CudaTensor& mask_in, const Cud
     check_launch(name);
   };
   if (value_in) with_element_bits(tensor.dtype, run);
-  else with_float_type(tensor.dtype, run);
+  else with_element_type(tensor.dtype, run);
   return out;
 }
 
 CudaTensor mask_where_elements(const CudaTensor& tensor, const CudaTensor& mask, const CudaTensor& value, OpId op) {
   return masked(tensor, mask, &value, 0.0, op);
 }
+CudaTensor mask_fill_elements(const CudaTensor& tensor, const CudaTensor& mask, double value, OpId op) {
+  return masked(tensor, mask, nullptr, value, op);
+}
 
 }  // namespace
 
-CudaTensor Cuda::float_mask_fill(const CudaTensor& tensor, const CudaTensor& mask, double value) {
-  return masked(tensor, mask, nullptr, value, OpId::float_mask_fill);
-}
 // Note [One layout kernel for every kind] (kind_members.hpp).
 CROSSGRAD_KIND_MEMBERS(Cuda, mask_where, MaskWhere, mask_where_elements)
+CROSSGRAD_KIND_MEMBERS(Cuda, mask_fill, MaskFill, mask_fill_elements)
 
 }  // namespace crossgrad::backends

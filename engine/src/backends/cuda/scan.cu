@@ -23,7 +23,7 @@ CudaTensor scan_along(const CudaTensor& tensor, std::size_t dim, OpId op) {
   const DimLayout l = dim_layout(tensor.shape.dims(), dim);
   const std::size_t slices = l.outer * l.inner;
   const int device = tensor.dev.index;
-  with_number_type(tensor.dtype, [&](auto zero) {
+  with_element_type(tensor.dtype, [&](auto zero) {
     using T = decltype(zero);
     scan_kernel<T, kStep><<<grid_for(slices, device), kThreads, 0, activate(device)>>>(
         data_of<T>(tensor), data_of<T>(out), slices, l.len, l.inner);

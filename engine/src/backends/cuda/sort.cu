@@ -20,7 +20,7 @@ CudaTensor sorted_positions(const CudaTensor& tensor, std::size_t dim, bool desc
   const DimLayout l = dim_layout(tensor.shape.dims(), dim);
   const std::size_t n = tensor.shape.num_elements();
   const int device = tensor.dev.index;
-  with_number_type(tensor.dtype, [&](auto zero) {
+  with_element_type(tensor.dtype, [&](auto zero) {
     using T = decltype(zero);
     rank_sort_kernel<T><<<grid_for(n, device), kThreads, 0, activate(device)>>>(
         data_of<T>(tensor), data_of<std::int64_t>(out), n, l.len, l.inner, k, descending);

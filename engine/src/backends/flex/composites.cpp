@@ -13,11 +13,13 @@ FlexTensor Flex::float_cross(const FlexTensor& lhs, const FlexTensor& rhs, std::
   return composite::cross<Flex>(lhs, rhs, dim);
 }
 
-// The float_ and int_ sort and topk: one composite each, gathering at their kind's positions.
+// The float_ and int_ sort and topk: one composite each, gathering at their kind's positions;
+// bool_argwhere reads the mask on the host.
 CROSSGRAD_KIND_MEMBER(Flex, float_sort, Sort, composite::sort<Flex>)
 CROSSGRAD_KIND_MEMBER(Flex, int_sort, Sort, composite::sort<Flex>)
 CROSSGRAD_KIND_MEMBER(Flex, float_topk, TopK, composite::topk<Flex>)
 CROSSGRAD_KIND_MEMBER(Flex, int_topk, TopK, composite::topk<Flex>)
+CROSSGRAD_KIND_MEMBER(Flex, bool_argwhere, Unary, composite::argwhere<Flex>)
 
 // Note [One layout kernel for every kind] (kind_members.hpp).
 CROSSGRAD_KIND_MEMBERS(Flex, transpose, Unary, composite::transpose<Flex>)

@@ -1,5 +1,5 @@
-// Flex indexing ops: float_cat, float_slice, float_select, float_select_assign / float_select_add,
-// float_gather, float_scatter_add / float_scatter, float_scatter_nd. Each views its
+// Flex indexing ops: cat, slice, select, select_assign / select_add / select_or, gather,
+// scatter_add / scatter_or / scatter, scatter_nd, of every kind the registry names. Each views its
 // tensors as [outer, dim, inner] (inner: the elements after the dim, contiguous), so the copies
 // are whole runs of `inner` elements (memcpy); float_slice is the strided gather of
 // Note [Flex strided gather] from the first kept element.
@@ -168,14 +168,16 @@ CROSSGRAD_KIND_MEMBERS(Flex, select, Select, select_elements)
 
 namespace {
 
-// select_assign and select_add: the same op under Burn's two names.
-FlexTensor select_add(const FlexTensor& t, std::size_t dim, const FlexTensor& indices, const FlexTensor& values,
-                      std::string_view op) {
-  rules::check_float_dtype(t.dtype, op);
+// select_assign and select_add: the same op under Burn's two names, for floats and ints (which
+// wrap); bool_select_or ors (add_of_kind).
+FlexTensor select_add(const FlexTensor& t, std::size_t dim, const FlexTensor& indices, const FlexTensor& values, OpId id) {
+  const std::string_view op = op_info(id).name;
+  const DTypeCategory kind = operand_category(id);
+  rules::check_kind_dtype(t.dtype, kind, op);
   rules::check_select(t.shape, dim, indices.shape, indices.dtype, op);
   const std::vector<std::int64_t> idx = checked_indices(indices, dim, t.shape[dim], op);
   const std::size_t k = idx.size();
-  rules::check_assign_values(rules::selected_shape(t.shape, dim, k), values.shape, t.dtype, values.dtype, op);
+  rules::check_assign_values(rules::selected_shape(t.shape, dim, k), values.shape, t.dtype, values.dtype, op, kind);
   FlexTensor out = flex::make_tensor(t.shape, t.dtype);
   const std::size_t n = t.num_elements();
   if (n == 0) return out;
@@ -190,20 +192,22 @@ FlexTensor select_add(const FlexTensor& t, std::size_t dim, const FlexTensor& in
   const std::size_t chunks = (inner + kChunk - 1) / kChunk;
   const std::size_t per_task = std::max<std::size_t>(k * std::min(inner, kChunk), 1);
   const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / per_task);
-  flex::with_float_type(t.dtype, [&](auto zero) {
+  host::with_element_type(t.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* v = values.data<T>();
     T* o_data = out.mutable_data<T>();
-    flex::parallel_range(split.outer * chunks, grain, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t task = begin; task < end; ++task) {
-        const std::size_t o = task / chunks, lo = (task % chunks) * kChunk;
-        const std::size_t width = std::min(kChunk, inner - lo);
-        for (std::size_t j = 0; j < k; ++j) {
-          T* dst = o_data + (o * d + static_cast<std::size_t>(idx[j])) * inner + lo;
-          const T* src = v + (o * k + j) * inner + lo;
-          for (std::size_t i = 0; i < width; ++i) dst[i] = dst[i] + src[i];
+    with_update(add_of_kind(kind == DTypeCategory::Bool), [&](auto how) {
+      flex::parallel_range(split.outer * chunks, grain, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t task = begin; task < end; ++task) {
+          const std::size_t o = task / chunks, lo = (task % chunks) * kChunk;
+          const std::size_t width = std::min(kChunk, inner - lo);
+          for (std::size_t j = 0; j < k; ++j) {
+            T* dst = o_data + (o * d + static_cast<std::size_t>(idx[j])) * inner + lo;
+            const T* src = v + (o * k + j) * inner + lo;
+            for (std::size_t i = 0; i < width; ++i) dst[i] = apply_update(how.value, dst[i], src[i]);
+          }
         }
-      }
+      });
     });
   });
   return out;
@@ -211,14 +215,11 @@ FlexTensor select_add(const FlexTensor& t, std::size_t dim, const FlexTensor& in
 
 }  // namespace
 
-FlexTensor Flex::float_select_assign(const FlexTensor& t, std::size_t dim, const FlexTensor& indices,
-                                     const FlexTensor& values) {
-  return select_add(t, dim, indices, values, "float_select_assign");
-}
-FlexTensor Flex::float_select_add(const FlexTensor& t, std::size_t dim, const FlexTensor& indices,
-                                  const FlexTensor& values) {
-  return select_add(t, dim, indices, values, "float_select_add");
-}
+CROSSGRAD_KIND_MEMBER(Flex, float_select_assign, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(Flex, float_select_add, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(Flex, int_select_assign, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(Flex, int_select_add, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(Flex, bool_select_or, SelectAssign, select_add)
 
 namespace {
 
@@ -264,13 +265,16 @@ FlexTensor gather_elements(const FlexTensor& t, std::size_t dim, const FlexTenso
 CROSSGRAD_KIND_MEMBERS(Flex, gather, Gather, gather_elements)
 
 namespace {
-// scatter_add and scatter: out = t, then each value combined into its target by `update`.
+// scatter_add and scatter: out = t, then each value combined into its target by `update`; floats,
+// ints (wrapping) and, for bool_scatter_or, Bool bytes by or.
 FlexTensor scatter(const FlexTensor& t, std::size_t dim, const FlexTensor& indices, const FlexTensor& values,
-                   IndexingUpdateOp update, std::string_view op) {
-  rules::check_float_dtype(t.dtype, op);
+                   IndexingUpdateOp update, OpId id) {
+  const std::string_view op = op_info(id).name;
+  const DTypeCategory kind = operand_category(id);
+  rules::check_kind_dtype(t.dtype, kind, op);
   rules::check_gather(t.shape, dim, indices.shape, indices.dtype, op);
   check_index_values(indices, dim, t.shape[dim], op);
-  rules::check_assign_values(indices.shape, values.shape, t.dtype, values.dtype, op);
+  rules::check_assign_values(indices.shape, values.shape, t.dtype, values.dtype, op, kind);
   FlexTensor out = flex::make_tensor(t.shape, t.dtype);
   const std::size_t n = t.num_elements();
   if (n == 0) return out;
@@ -284,7 +288,7 @@ FlexTensor scatter(const FlexTensor& t, std::size_t dim, const FlexTensor& indic
   const std::size_t chunks = (inner + kChunk - 1) / kChunk;
   const std::size_t per_task = std::max<std::size_t>(k * std::min(inner, kChunk), 1);
   const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / per_task);
-  flex::with_float_type(t.dtype, [&](auto zero) {
+  host::with_element_type(t.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* v = values.data<T>();
     T* y = out.mutable_data<T>();
@@ -311,27 +315,28 @@ FlexTensor scatter(const FlexTensor& t, std::size_t dim, const FlexTensor& indic
   });
   return out;
 }
+
+FlexTensor scatter_add(const FlexTensor& t, std::size_t dim, const FlexTensor& indices, const FlexTensor& values, OpId id) {
+  return scatter(t, dim, indices, values, add_of_kind(operand_category(id) == DTypeCategory::Bool), id);
+}
 }  // namespace
 
-FlexTensor Flex::float_scatter_add(const FlexTensor& t, std::size_t dim, const FlexTensor& indices,
-                                   const FlexTensor& values) {
-  return scatter(t, dim, indices, values, IndexingUpdateOp::Add, "float_scatter_add");
-}
+CROSSGRAD_KIND_MEMBER(Flex, float_scatter_add, Scatter, scatter_add)
+CROSSGRAD_KIND_MEMBER(Flex, int_scatter_add, Scatter, scatter_add)
+CROSSGRAD_KIND_MEMBER(Flex, bool_scatter_or, Scatter, scatter_add)
+CROSSGRAD_KIND_MEMBER(Flex, float_scatter, ScatterUpdate, scatter)
+CROSSGRAD_KIND_MEMBER(Flex, int_scatter, ScatterUpdate, scatter)
 
-FlexTensor Flex::float_scatter(const FlexTensor& t, std::size_t dim, const FlexTensor& indices, const FlexTensor& values,
-                               IndexingUpdateOp update) {
-  return scatter(t, dim, indices, values, update, "float_scatter");
-}
-
+namespace {
 // scatter_nd's rows (Note [Index rows of gather_nd and scatter_nd], the checks shared with every
 // backend) updated in place of the composite's per-element index tensor: tasks over column chunks
 // of a row, index rows in order within a task, so a row named twice is updated in index order.
-FlexTensor Flex::float_scatter_nd(const FlexTensor& t, const FlexTensor& indices, const FlexTensor& values,
-                                  IndexingUpdateOp update) {
-  constexpr std::string_view op = "float_scatter_nd";
-  rules::check_float_dtype(t.dtype, op);
+FlexTensor scatter_nd(const FlexTensor& t, const FlexTensor& indices, const FlexTensor& values, IndexingUpdateOp update,
+                      OpId id) {
+  const std::string_view op = op_info(id).name;
+  rules::check_kind_dtype(t.dtype, operand_category(id), op);
   const composite::IndexRows plan = composite::index_rows<Flex>(t.shape, indices, op);
-  rules::check_assign_values(plan.gathered, values.shape, t.dtype, values.dtype, op);
+  rules::check_assign_values(plan.gathered, values.shape, t.dtype, values.dtype, op, operand_category(id));
   FlexTensor out = flex::make_tensor(t.shape, t.dtype);
   const std::size_t n = t.num_elements();
   if (n == 0) return out;
@@ -341,7 +346,7 @@ FlexTensor Flex::float_scatter_nd(const FlexTensor& t, const FlexTensor& indices
   constexpr std::size_t kChunk = flex::kTuning.reduce_column_chunk;
   const std::size_t chunks = (row + kChunk - 1) / kChunk;
   const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / std::max<std::size_t>(rows * std::min(row, kChunk), 1));
-  flex::with_float_type(t.dtype, [&](auto zero) {
+  host::with_element_type(t.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* v = values.data<T>();
     T* y = out.mutable_data<T>();
@@ -360,5 +365,10 @@ FlexTensor Flex::float_scatter_nd(const FlexTensor& t, const FlexTensor& indices
   });
   return out;
 }
+
+}  // namespace
+
+CROSSGRAD_KIND_MEMBER(Flex, float_scatter_nd, ScatterNd, scatter_nd)
+CROSSGRAD_KIND_MEMBER(Flex, int_scatter_nd, ScatterNd, scatter_nd)
 
 }  // namespace crossgrad::backends

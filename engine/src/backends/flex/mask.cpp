@@ -94,22 +94,29 @@ FlexTensor mask_where_elements(const FlexTensor& tensor, const FlexTensor& mask,
 // Note [One layout kernel for every kind] (kind_members.hpp).
 CROSSGRAD_KIND_MEMBERS(Flex, mask_where, MaskWhere, mask_where_elements)
 
-FlexTensor Flex::float_mask_fill(const FlexTensor& tensor, const FlexTensor& mask, double value) {
-  constexpr std::string_view op = "float_mask_fill";
-  const Shape out_shape = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, nullptr, tensor.dtype, op);
+namespace {
+
+// The scalar as an element of the tensor's kind (fill_element): float_, int_ and bool_mask_fill.
+FlexTensor mask_fill_elements(const FlexTensor& tensor, const FlexTensor& mask, double value, OpId op) {
+  const Shape out_shape = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, nullptr, tensor.dtype,
+                                              op_info(op).name, operand_category(op));
   FlexTensor out = flex::make_tensor(out_shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
   const Shape* shapes[3] = {&tensor.shape, &mask.shape, nullptr};
-  flex::with_float_type(tensor.dtype, [&](auto zero) {
+  host::with_element_type(tensor.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* x = tensor.data<T>();
     const std::uint8_t* m = mask.data<std::uint8_t>();
-    const T fill = static_cast<T>(value);
+    const T fill = fill_element<T>(value, tensor.dtype == DType::Bool);
     masked_select(out_shape, shapes, out.mutable_data<T>(),
                   [&](std::size_t i, std::size_t j, std::size_t) { return m[j] != 0 ? fill : x[i]; });
   });
   return out;
 }
+
+}  // namespace
+
+CROSSGRAD_KIND_MEMBERS(Flex, mask_fill, MaskFill, mask_fill_elements)
 
 // mask_select without the composite's host index list: the mask's bytes are counted per block in
 // parallel, the counts' prefix sums give each block its place in the result, then each block

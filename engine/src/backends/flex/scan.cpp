@@ -78,7 +78,7 @@ FlexTensor scan_along(const FlexTensor& t, std::size_t dim, OpId op, Step step) 
   FlexTensor out = flex::make_tensor(t.shape, t.dtype);
   if (out.num_elements() == 0) return out;
   const rules::DimSplit split = rules::split_at_dim(t.shape, dim);
-  host::with_number_type(t.dtype, [&](auto zero) {
+  host::with_element_type(t.dtype, [&](auto zero) {
     using T = decltype(zero);
     if (split.inner == 1) scan_rows(t.data<T>(), out.mutable_data<T>(), split.outer, split.len, step);
     else scan_columns(t.data<T>(), out.mutable_data<T>(), split.outer, split.len, split.inner, step);

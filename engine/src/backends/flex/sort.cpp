@@ -68,7 +68,7 @@ void sort_lanes(const FlexTensor& t, std::size_t dim, bool descending, std::size
 FlexTensor sorted_positions(const FlexTensor& t, std::size_t dim, bool descending, std::size_t k, const Shape& shape) {
   FlexTensor out = flex::make_tensor(shape, DType::I64);
   if (out.num_elements() == 0) return out;
-  host::with_number_type(t.dtype, [&](auto zero) { sort_lanes<decltype(zero)>(t, dim, descending, k, out); });
+  host::with_element_type(t.dtype, [&](auto zero) { sort_lanes<decltype(zero)>(t, dim, descending, k, out); });
   return out;
 }
 

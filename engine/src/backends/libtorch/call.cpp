@@ -109,7 +109,9 @@ LibTorchTensor run_with_empty_operand(const Call& call, const Shape& shape, DTyp
     return run(rest, shape, dtype);
   }
   if ((op == OpId::float_select_assign || op == OpId::float_select_add || op == OpId::float_scatter_add || op == OpId::float_scatter ||
-       op == OpId::float_slice_assign || op == OpId::int_slice_assign || op == OpId::bool_slice_assign) &&
+       op == OpId::float_slice_assign || op == OpId::int_slice_assign || op == OpId::bool_slice_assign ||
+       op == OpId::int_select_assign || op == OpId::int_select_add || op == OpId::int_scatter_add || op == OpId::int_scatter ||
+       op == OpId::bool_select_or || op == OpId::bool_scatter_or) &&
       !is_empty(call.inputs[0])) {
     // No index (no block): nothing is added or replaced, the result is the receiver (tensors are
     // never written in place).

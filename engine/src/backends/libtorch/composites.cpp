@@ -13,10 +13,11 @@ LibTorchTensor LibTorch::float_cross(const LibTorchTensor& lhs, const LibTorchTe
   return composite::cross<LibTorch>(lhs, rhs, dim);
 }
 
-LibTorchTensor LibTorch::float_scatter_nd(const LibTorchTensor& tensor, const LibTorchTensor& indices, const LibTorchTensor& values, IndexingUpdateOp update) {
-  return composite::scatter_nd<LibTorch>(tensor, indices, values, update);
-}
-
+// The float_ and int_ scatter_nd: one composite, calling the scatter of its kind; bool_argwhere
+// reads the mask on the host.
+CROSSGRAD_KIND_MEMBER(LibTorch, float_scatter_nd, ScatterNd, composite::scatter_nd<LibTorch>)
+CROSSGRAD_KIND_MEMBER(LibTorch, int_scatter_nd, ScatterNd, composite::scatter_nd<LibTorch>)
+CROSSGRAD_KIND_MEMBER(LibTorch, bool_argwhere, Unary, composite::argwhere<LibTorch>)
 
 // Note [One layout kernel for every kind] (kind_members.hpp).
 CROSSGRAD_KIND_MEMBERS(LibTorch, transpose, Unary, composite::transpose<LibTorch>)

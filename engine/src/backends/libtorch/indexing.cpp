@@ -1,8 +1,12 @@
-// LibTorch: cat, slice, select, select_assign / select_add, gather, scatter_add, mask_where, mask_fill. Index values are checked here, on their host copy,
+// LibTorch: cat, slice, select, select_assign / select_add / select_or, gather, scatter_add /
+// scatter_or / scatter, mask_where, mask_fill, of every kind the registry names. Index values are checked here, on their host copy,
 // in index order (the first bad one is reported), before ATen sees them: ATen would wrap negative
 // indices, which crossgrad rejects.
 #include "plugin.hpp"
 #include "../kind_members.hpp"
+
+#include <crossgrad/backends/host_common.hpp>
+#include <crossgrad/core/indexing_update.hpp>
 
 #include <cstdint>
 
@@ -62,28 +66,27 @@ LibTorchTensor select_elements(const LibTorchTensor& tensor, std::size_t dim, co
 
 namespace {
 
-// select_assign and select_add: the same op under Burn's two names.
-LibTorchTensor select_add(OpId id, const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices,
-                          const LibTorchTensor& values) {
+// select_assign and select_add: the same op under Burn's two names, float and int;
+// bool_select_or.
+LibTorchTensor select_add(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices,
+                          const LibTorchTensor& values, OpId id) {
   const std::string_view op = op_info(id).name;
-  rules::check_float_dtype(tensor.dtype, op);
+  const DTypeCategory kind = operand_category(id);
+  rules::check_kind_dtype(tensor.dtype, kind, op);
   rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, op);
   const std::size_t k = checked_index_count(indices, dim, tensor.shape[dim], op);
-  rules::check_assign_values(rules::selected_shape(tensor.shape, dim, k), values.shape, tensor.dtype, values.dtype, op);
+  rules::check_assign_values(rules::selected_shape(tensor.shape, dim, k), values.shape, tensor.dtype, values.dtype, op, kind);
   return libtorch::run(Call{op_code(id), {&tensor, &indices, &values}, {}, {static_cast<int64_t>(dim)}}, tensor.shape,
                        tensor.dtype);
 }
 
 }  // namespace
 
-LibTorchTensor LibTorch::float_select_assign(const LibTorchTensor& tensor, std::size_t dim,
-                                             const LibTorchTensor& indices, const LibTorchTensor& values) {
-  return select_add(OpId::float_select_assign, tensor, dim, indices, values);
-}
-LibTorchTensor LibTorch::float_select_add(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices,
-                                          const LibTorchTensor& values) {
-  return select_add(OpId::float_select_add, tensor, dim, indices, values);
-}
+CROSSGRAD_KIND_MEMBER(LibTorch, float_select_assign, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(LibTorch, float_select_add, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(LibTorch, int_select_assign, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(LibTorch, int_select_add, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(LibTorch, bool_select_or, SelectAssign, select_add)
 
 namespace {
 
@@ -130,32 +133,48 @@ LibTorchTensor mask_where_elements(const LibTorchTensor& tensor, const LibTorchT
 CROSSGRAD_KIND_MEMBERS(LibTorch, gather, Gather, gather_elements)
 CROSSGRAD_KIND_MEMBERS(LibTorch, mask_where, MaskWhere, mask_where_elements)
 
-LibTorchTensor LibTorch::float_scatter_add(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices,
-                                           const LibTorchTensor& values) {
-  rules::check_float_dtype(tensor.dtype, "float_scatter_add");
-  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, "float_scatter_add");
-  checked_index_count(indices, dim, tensor.shape[dim], "float_scatter_add");
-  rules::check_assign_values(indices.shape, values.shape, tensor.dtype, values.dtype, "float_scatter_add");
-  return libtorch::run(
-      Call{op_code(OpId::float_scatter_add), {&tensor, &indices, &values}, {}, {static_cast<int64_t>(dim)}},
-      tensor.shape, tensor.dtype);
-}
+namespace {
 
-LibTorchTensor LibTorch::float_scatter(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices,
-                                       const LibTorchTensor& values, IndexingUpdateOp update) {
-  rules::check_float_dtype(tensor.dtype, "float_scatter");
-  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, "float_scatter");
-  checked_index_count(indices, dim, tensor.shape[dim], "float_scatter");
-  rules::check_assign_values(indices.shape, values.shape, tensor.dtype, values.dtype, "float_scatter");
-  return libtorch::run(Call{op_code(OpId::float_scatter), {&tensor, &indices, &values}, {},
+// scatter_add / scatter_or / scatter of every kind the registry names; the update travels as an
+// integer (scatter_add's and scatter_or's are implied by the op).
+LibTorchTensor scatter(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices,
+                       const LibTorchTensor& values, IndexingUpdateOp update, OpId id) {
+  const std::string_view op = op_info(id).name;
+  const DTypeCategory kind = operand_category(id);
+  rules::check_kind_dtype(tensor.dtype, kind, op);
+  rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, op);
+  checked_index_count(indices, dim, tensor.shape[dim], op);
+  rules::check_assign_values(indices.shape, values.shape, tensor.dtype, values.dtype, op, kind);
+  return libtorch::run(Call{op_code(id), {&tensor, &indices, &values}, {},
                             {static_cast<int64_t>(dim), static_cast<int64_t>(update)}},
                        tensor.shape, tensor.dtype);
 }
-
-LibTorchTensor LibTorch::float_mask_fill(const LibTorchTensor& tensor, const LibTorchTensor& mask, double value) {
-  Shape out = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, nullptr, tensor.dtype,
-                                  "float_mask_fill");
-  return libtorch::run(Call{op_code(OpId::float_mask_fill), {&tensor, &mask}, {value}, {}}, std::move(out), tensor.dtype);
+LibTorchTensor scatter_add(const LibTorchTensor& tensor, std::size_t dim, const LibTorchTensor& indices,
+                           const LibTorchTensor& values, OpId id) {
+  return scatter(tensor, dim, indices, values, IndexingUpdateOp::Add, id);
 }
+
+// The fill arrives as a double for floats (rounded to the dtype by ATen, as every float scalar) and
+// as the converted element (fill_element, an int64) for ints and Bool.
+LibTorchTensor mask_fill_elements(const LibTorchTensor& tensor, const LibTorchTensor& mask, double value, OpId id) {
+  Shape out = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, nullptr, tensor.dtype,
+                                  op_info(id).name, operand_category(id));
+  const bool is_bool = tensor.dtype == DType::Bool;
+  const std::int64_t element = operand_category(id) == DTypeCategory::Float
+                                   ? 0
+                                   : host::with_element_type(tensor.dtype, [&](auto zero) {
+                                       return static_cast<std::int64_t>(fill_element<decltype(zero)>(value, is_bool));
+                                     });
+  return libtorch::run(Call{op_code(id), {&tensor, &mask}, {value}, {element}}, std::move(out), tensor.dtype);
+}
+
+}  // namespace
+
+CROSSGRAD_KIND_MEMBER(LibTorch, float_scatter_add, Scatter, scatter_add)
+CROSSGRAD_KIND_MEMBER(LibTorch, int_scatter_add, Scatter, scatter_add)
+CROSSGRAD_KIND_MEMBER(LibTorch, bool_scatter_or, Scatter, scatter_add)
+CROSSGRAD_KIND_MEMBER(LibTorch, float_scatter, ScatterUpdate, scatter)
+CROSSGRAD_KIND_MEMBER(LibTorch, int_scatter, ScatterUpdate, scatter)
+CROSSGRAD_KIND_MEMBERS(LibTorch, mask_fill, MaskFill, mask_fill_elements)
 
 }  // namespace crossgrad::backends

@@ -13,17 +13,15 @@ NdArrayTensor NdArray::float_cross(const NdArrayTensor& lhs, const NdArrayTensor
   return composite::cross<NdArray>(lhs, rhs, dim);
 }
 
-
-NdArrayTensor NdArray::float_scatter_nd(const NdArrayTensor& tensor, const NdArrayTensor& indices, const NdArrayTensor& values,
-                                        IndexingUpdateOp update) {
-  return composite::scatter_nd<NdArray>(tensor, indices, values, update);
-}
-
-// The float_ and int_ sort and topk: one composite each, gathering at their kind's positions.
+// The float_ and int_ sort, topk and scatter_nd: one composite each, calling the ops of their kind;
+// bool_argwhere reads the mask on the host.
 CROSSGRAD_KIND_MEMBER(NdArray, float_sort, Sort, composite::sort<NdArray>)
 CROSSGRAD_KIND_MEMBER(NdArray, int_sort, Sort, composite::sort<NdArray>)
 CROSSGRAD_KIND_MEMBER(NdArray, float_topk, TopK, composite::topk<NdArray>)
 CROSSGRAD_KIND_MEMBER(NdArray, int_topk, TopK, composite::topk<NdArray>)
+CROSSGRAD_KIND_MEMBER(NdArray, float_scatter_nd, ScatterNd, composite::scatter_nd<NdArray>)
+CROSSGRAD_KIND_MEMBER(NdArray, int_scatter_nd, ScatterNd, composite::scatter_nd<NdArray>)
+CROSSGRAD_KIND_MEMBER(NdArray, bool_argwhere, Unary, composite::argwhere<NdArray>)
 
 // Note [One layout kernel for every kind] (kind_members.hpp).
 CROSSGRAD_KIND_MEMBERS(NdArray, transpose, Unary, composite::transpose<NdArray>)

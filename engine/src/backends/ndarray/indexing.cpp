@@ -1,5 +1,6 @@
 // NdArray: ops that pick or place parts of a tensor: cat, slice, select, select_assign /
-// select_add, gather, scatter_add, scatter (gather_nd and scatter_nd: composites.cpp).
+// select_add / select_or, gather, scatter_add / scatter_or, scatter (gather_nd and scatter_nd:
+// composites.cpp).
 // Every op views tensors as [outer, len, inner] around the dim it works on: outer is the product
 // of the dims before it, inner of the dims after it, and element (i, r, j) is at
 // (i * len + r) * inner + j.
@@ -123,20 +124,24 @@ CROSSGRAD_KIND_MEMBERS(NdArray, select, Select, select_elements)
 
 namespace {
 
-// select_assign and select_add: the same op under Burn's two names.
+// select_assign and select_add: the same op under Burn's two names, for floats and ints (which
+// wrap); bool_select_or ors (add_of_kind).
 NdArrayTensor select_add(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices,
-                         const NdArrayTensor& values, std::string_view op) {
-  rules::check_float_dtype(tensor.dtype, op);
+                         const NdArrayTensor& values, OpId id) {
+  const std::string_view op = op_info(id).name;
+  const DTypeCategory kind = operand_category(id);
+  rules::check_kind_dtype(tensor.dtype, kind, op);
   rules::check_select(tensor.shape, dim, indices.shape, indices.dtype, op);
   const std::size_t size = tensor.shape[dim];
   const std::vector<std::size_t> idx = checked_indices(indices, dim, size, op);
   const std::size_t k = idx.size();
-  rules::check_assign_values(rules::selected_shape(tensor.shape, dim, k), values.shape, tensor.dtype, values.dtype, op);
+  rules::check_assign_values(rules::selected_shape(tensor.shape, dim, k), values.shape, tensor.dtype, values.dtype, op, kind);
   NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
   const rules::DimSplit split = rules::split_at_dim(tensor.shape, dim);
   const std::size_t outer = split.outer, inner = split.inner;
-  with_float_type(tensor.dtype, [&]<class T>(T) {
+  const IndexingUpdateOp add = add_of_kind(kind == DTypeCategory::Bool);
+  host::with_element_type(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     const T* v = values.data<T>();
     T* o = out.mutable_data<T>();
@@ -147,7 +152,8 @@ NdArrayTensor select_add(const NdArrayTensor& tensor, std::size_t dim, const NdA
     for (std::size_t i = 0; i < outer; ++i) {
       for (std::size_t j = 0; j < k; ++j) {
         for (std::size_t r = 0; r < inner; ++r) {
-          o[(i * size + idx[j]) * inner + r] += v[(i * k + j) * inner + r];
+          T& target = o[(i * size + idx[j]) * inner + r];
+          target = apply_update(add, target, v[(i * k + j) * inner + r]);
         }
       }
     }
@@ -157,15 +163,11 @@ NdArrayTensor select_add(const NdArrayTensor& tensor, std::size_t dim, const NdA
 
 }  // namespace
 
-NdArrayTensor NdArray::float_select_assign(const NdArrayTensor& tensor, std::size_t dim,
-                                           const NdArrayTensor& indices,
-                                           const NdArrayTensor& values) {
-  return select_add(tensor, dim, indices, values, "float_select_assign");
-}
-NdArrayTensor NdArray::float_select_add(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices,
-                                        const NdArrayTensor& values) {
-  return select_add(tensor, dim, indices, values, "float_select_add");
-}
+CROSSGRAD_KIND_MEMBER(NdArray, float_select_assign, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(NdArray, float_select_add, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(NdArray, int_select_assign, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(NdArray, int_select_add, SelectAssign, select_add)
+CROSSGRAD_KIND_MEMBER(NdArray, bool_select_or, SelectAssign, select_add)
 
 namespace {
 
@@ -203,19 +205,21 @@ CROSSGRAD_KIND_MEMBERS(NdArray, gather, Gather, gather_elements)
 namespace {
 // A copy of x, then out[i, idx[i, j, r], r] = update(out[.], values[i, j, r]) in row-major order
 // of idx, so duplicates along a lane combine in increasing j (every backend rounds the same way,
-// and the last Assign wins).
+// and the last Assign wins). Floats, ints (wrapping) and, for bool_scatter_or, Bool bytes by or.
 NdArrayTensor scatter(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices,
-                      const NdArrayTensor& values, IndexingUpdateOp update, std::string_view op) {
-  rules::check_float_dtype(tensor.dtype, op);
+                      const NdArrayTensor& values, IndexingUpdateOp update, OpId id) {
+  const std::string_view op = op_info(id).name;
+  const DTypeCategory kind = operand_category(id);
+  rules::check_kind_dtype(tensor.dtype, kind, op);
   rules::check_gather(tensor.shape, dim, indices.shape, indices.dtype, op);
   const std::size_t size = tensor.shape[dim];
   const std::vector<std::size_t> idx = checked_indices(indices, dim, size, op);
-  rules::check_assign_values(indices.shape, values.shape, tensor.dtype, values.dtype, op);
+  rules::check_assign_values(indices.shape, values.shape, tensor.dtype, values.dtype, op, kind);
   NdArrayTensor out = make_tensor(tensor.shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
   const rules::DimSplit split = rules::split_at_dim(indices.shape, dim);
   const std::size_t outer = split.outer, k = split.len, inner = split.inner;
-  with_float_type(tensor.dtype, [&]<class T>(T) {
+  host::with_element_type(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     const T* v = values.data<T>();
     T* o = out.mutable_data<T>();
@@ -235,16 +239,17 @@ NdArrayTensor scatter(const NdArrayTensor& tensor, std::size_t dim, const NdArra
   });
   return out;
 }
+
+NdArrayTensor scatter_add(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices,
+                          const NdArrayTensor& values, OpId id) {
+  return scatter(tensor, dim, indices, values, add_of_kind(operand_category(id) == DTypeCategory::Bool), id);
+}
 }  // namespace
 
-NdArrayTensor NdArray::float_scatter_add(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices,
-                                         const NdArrayTensor& values) {
-  return scatter(tensor, dim, indices, values, IndexingUpdateOp::Add, "float_scatter_add");
-}
-
-NdArrayTensor NdArray::float_scatter(const NdArrayTensor& tensor, std::size_t dim, const NdArrayTensor& indices,
-                                     const NdArrayTensor& values, IndexingUpdateOp update) {
-  return scatter(tensor, dim, indices, values, update, "float_scatter");
-}
+CROSSGRAD_KIND_MEMBER(NdArray, float_scatter_add, Scatter, scatter_add)
+CROSSGRAD_KIND_MEMBER(NdArray, int_scatter_add, Scatter, scatter_add)
+CROSSGRAD_KIND_MEMBER(NdArray, bool_scatter_or, Scatter, scatter_add)
+CROSSGRAD_KIND_MEMBER(NdArray, float_scatter, ScatterUpdate, scatter)
+CROSSGRAD_KIND_MEMBER(NdArray, int_scatter, ScatterUpdate, scatter)
 
 }  // namespace crossgrad::backends

@@ -1,5 +1,6 @@
-// NdArray: mask_where and mask_fill, element by element over the NumPy broadcast of their operands
-// (docs/OPS.md): out = mask ? value : tensor, the chosen element's bits copied unchanged.
+// NdArray: mask_where and mask_fill of every kind, element by element over the NumPy broadcast of
+// their operands (docs/OPS.md): out = mask ? value : tensor, the chosen element's bits copied
+// unchanged (mask_fill's scalar converted to the kind's element first).
 #include "common.hpp"
 #include "../kind_members.hpp"
 
@@ -39,15 +40,18 @@ NdArrayTensor mask_where_elements(const NdArrayTensor& tensor, const NdArrayTens
 // Note [One layout kernel for every kind] (kind_members.hpp).
 CROSSGRAD_KIND_MEMBERS(NdArray, mask_where, MaskWhere, mask_where_elements)
 
-NdArrayTensor NdArray::float_mask_fill(const NdArrayTensor& tensor, const NdArrayTensor& mask, double value) {
-  constexpr std::string_view op = "float_mask_fill";
-  const Shape out_shape = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, nullptr, tensor.dtype, op);
+namespace {
+
+// The scalar as an element of the tensor's kind (fill_element): float_, int_ and bool_mask_fill.
+NdArrayTensor mask_fill_elements(const NdArrayTensor& tensor, const NdArrayTensor& mask, double value, OpId op) {
+  const Shape out_shape = rules::check_masked(tensor.shape, tensor.dtype, mask.shape, mask.dtype, nullptr, tensor.dtype,
+                                              op_info(op).name, operand_category(op));
   NdArrayTensor out = make_tensor(out_shape, tensor.dtype);
   if (out.num_elements() == 0) return out;
-  with_float_type(tensor.dtype, [&]<class T>(T) {
+  host::with_element_type(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     const std::uint8_t* m = mask.data<std::uint8_t>();
-    const T fill = static_cast<T>(value);  // the scalar rounded to the dtype, as every scalar op's
+    const T fill = fill_element<T>(value, tensor.dtype == DType::Bool);
     T* o = out.mutable_data<T>();
     StridedWalk<2> walk(out_shape);
     walk.set_broadcast(0, tensor.shape);
@@ -56,5 +60,9 @@ NdArrayTensor NdArray::float_mask_fill(const NdArrayTensor& tensor, const NdArra
   });
   return out;
 }
+
+}  // namespace
+
+CROSSGRAD_KIND_MEMBERS(NdArray, mask_fill, MaskFill, mask_fill_elements)
 
 }  // namespace crossgrad::backends

@@ -20,7 +20,7 @@ NdArrayTensor matmul_values(const NdArrayTensor& lhs, const NdArrayTensor& rhs, 
   rules::check_same_dtype(lhs.dtype, rhs.dtype, name);
   const rules::MatmulPlan plan = rules::plan_matmul(lhs.shape, rhs.shape, name);
   NdArrayTensor out = make_tensor(plan.out, lhs.dtype);
-  host::with_number_type(lhs.dtype, [&]<class T>(T) {
+  host::with_element_type(lhs.dtype, [&]<class T>(T) {
     const std::size_t m = plan.m, k = plan.k, n = plan.n;
     const T* a = lhs.data<T>();
     const T* b = rhs.data<T>();

@@ -22,7 +22,7 @@ NdArrayTensor scan_along(const NdArrayTensor& tensor, std::size_t dim, OpId op, 
   if (out.num_elements() == 0) return out;
   const rules::DimSplit split = rules::split_at_dim(tensor.shape, dim);
   const std::size_t outer = split.outer, len = split.len, inner = split.inner;
-  host::with_number_type(tensor.dtype, [&]<class T>(T) {
+  host::with_element_type(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     T* o = out.mutable_data<T>();
     for (std::size_t i = 0; i < outer; ++i) {

@@ -22,7 +22,7 @@ NdArrayTensor sorted_positions(const NdArrayTensor& tensor, std::size_t dim, boo
   NdArrayTensor out = make_tensor(out_shape, DType::I64);
   if (out.num_elements() == 0) return out;
   const rules::DimSplit split = rules::split_at_dim(tensor.shape, dim);
-  host::with_number_type(tensor.dtype, [&]<class T>(T) {
+  host::with_element_type(tensor.dtype, [&]<class T>(T) {
     const T* x = tensor.data<T>();
     std::int64_t* o = out.mutable_data<std::int64_t>();
     std::vector<T> lane(split.len);

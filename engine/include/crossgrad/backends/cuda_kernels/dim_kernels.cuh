@@ -345,8 +345,9 @@ __global__ void __launch_bounds__(kThreads) select_kernel(const T* __restrict__ 
 // each thread owns one output element (o, r, i) and adds the values of the j with index[j] == r,
 // in increasing j. Those j are given in CSR form, built on the host: the j of position r are
 // js[first[r] .. first[r + 1]), ascending. So every element sees exactly the additions of the
-// sequential loop, in its order: bit-identical to it.
-template <class T>
+// sequential loop, in its order: bit-identical to it. Update is Add (ints wrap), or Max for the
+// Bool bytes of bool_select_or.
+template <class T, IndexingUpdateOp Update = IndexingUpdateOp::Add>
 __global__ void __launch_bounds__(kThreads) select_assign_kernel(const T* __restrict__ x, const T* __restrict__ values,
                                                                  const std::int64_t* __restrict__ first,
                                                                  const std::int64_t* __restrict__ js,
@@ -361,7 +362,7 @@ __global__ void __launch_bounds__(kThreads) select_assign_kernel(const T* __rest
     T acc = x[t];
     const std::int64_t end = first[r + 1];
     for (std::int64_t p = first[r]; p < end; ++p) {
-      acc += values[(o * k + static_cast<std::uint64_t>(js[p])) * inner + i];
+      acc = apply_update(Update, acc, values[(o * k + static_cast<std::uint64_t>(js[p])) * inner + i]);
     }
     out[t] = acc;
   }

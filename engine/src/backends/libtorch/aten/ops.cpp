@@ -292,22 +292,37 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::float_select: return at::index_select(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong));
     case OpId::float_select_assign:
     case OpId::float_select_add:
-      // Adds, as Burn's select_assign does; index_add_ adds duplicates in index order on the CPU.
+    case OpId::int_select_assign:
+    case OpId::int_select_add:
+      // Adds, as Burn's select_assign does (ints wrap); index_add_ adds duplicates in index order on
+      // the CPU.
       return in(c, 0).clone().index_add_(integer(c, 0), in(c, 1).to(at::kLong), in(c, 2));
+    // Or: a count of trues in I64 (no wrap), then nonzero.
+    case OpId::bool_select_or:
+      return in(c, 0).to(at::kLong).index_add_(integer(c, 0), in(c, 1).to(at::kLong), in(c, 2).to(at::kLong)).ne(0);
     // The chosen element unchanged (a bool mask, NumPy broadcasting of all three), the fill value
     // rounded to the tensor's dtype first.
     case OpId::int_mask_where:
     case OpId::bool_mask_where:
     case OpId::float_mask_where: return at::where(in(c, 1), in(c, 2), in(c, 0));
     case OpId::float_mask_fill: return at::where(in(c, 1), in_dtype(in(c, 0), scalar(c, 0)), in(c, 0));
+    // The fill already an element of the dtype (fill_element), as an integer.
+    case OpId::int_mask_fill:
+    case OpId::bool_mask_fill:
+      return at::where(in(c, 1), at::scalar_tensor(integer(c, 0), at::TensorOptions().dtype(at::kLong)).to(in(c, 0).scalar_type()),
+                       in(c, 0));
     case OpId::int_gather:
     case OpId::bool_gather:
     case OpId::float_gather: return at::gather(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong));
     // On the CPU each lane's index is walked in increasing order: duplicates add in crossgrad's order.
-    case OpId::float_scatter_add: return at::scatter_add(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong), in(c, 2));
+    case OpId::float_scatter_add:
+    case OpId::int_scatter_add: return at::scatter_add(in(c, 0), integer(c, 0), in(c, 1).to(at::kLong), in(c, 2));
+    case OpId::bool_scatter_or:
+      return at::scatter_add(in(c, 0).to(at::kLong), integer(c, 0), in(c, 1).to(at::kLong), in(c, 2).to(at::kLong)).ne(0);
     // float_scatter: ATen's scatter (Assign) and scatter_reduce with the receiver included (Mul, Min,
     // Max: NaN propagates, a tie keeps the receiver's element), walked like scatter_add.
-    case OpId::float_scatter: {
+    case OpId::float_scatter:
+    case OpId::int_scatter: {
       const at::Tensor index = in(c, 1).to(at::kLong);
       switch (static_cast<IndexingUpdateOp>(integer(c, 1))) {
         case IndexingUpdateOp::Assign: return at::scatter(in(c, 0), integer(c, 0), index, in(c, 2));
