@@ -9,11 +9,10 @@
 
 namespace crossgrad::testing_support {
 
-// The device of a receiver of any kind (Dispatch::float_device takes floats: an int or bool
-// receiver is converted first; the conversion stays on the device, tracked alike).
+// The device of a receiver of any kind (an autodiff device for a tracked one).
 inline DispatchDevice device_of(const DispatchTensor& x, OpKind kind) {
-  if (kind == OpKind::Int) return Dispatch::float_device(Dispatch::int_into_float(x, DType::F32));
-  if (kind == OpKind::Bool) return Dispatch::float_device(Dispatch::bool_into_float(x, DType::F32));
+  if (kind == OpKind::Int) return Dispatch::int_device(x);
+  if (kind == OpKind::Bool) return Dispatch::bool_device(x);
   return Dispatch::float_device(x);
 }
 
