@@ -295,20 +295,36 @@ HostArray permuted(const HostArray& x, const Dims& axes) {
   return out;
 }
 
+// The shapes of [batch.., m, k] x [batch'.., k, n] (float_matmul, int_matmul): matmul-rank,
+// matmul-inner-dim, then the batch dims' broadcast.
+struct MatmulShapes {
+  std::size_t m, k, n;
+  Dims a_batch, b_batch, batch, shape;
+};
+MatmulShapes matmul_shapes(const Dims& a, const Dims& b) {
+  if (a.size() < 2 || b.size() < 2) invalid("matmul-rank");
+  MatmulShapes s;
+  s.m = a[a.size() - 2];
+  s.k = a.back();
+  s.n = b.back();
+  if (s.k != b[b.size() - 2]) invalid("matmul-inner-dim");
+  s.a_batch = Dims(a.begin(), a.end() - 2);
+  s.b_batch = Dims(b.begin(), b.end() - 2);
+  s.batch = broadcast(s.a_batch, s.b_batch);
+  s.shape = s.batch;
+  s.shape.push_back(s.m);
+  s.shape.push_back(s.n);
+  return s;
+}
+
 HostArray matmul(const HostArray& a, const HostArray& b) {
   require_float(a.dtype);
   require_float(b.dtype);
   require_same(a.dtype, b.dtype);
-  if (a.shape.size() < 2 || b.shape.size() < 2) invalid("matmul-rank");
-  const std::size_t m = a.shape[a.shape.size() - 2], k = a.shape.back();
-  const std::size_t k2 = b.shape[b.shape.size() - 2], n = b.shape.back();
-  if (k != k2) invalid("matmul-inner-dim");
-  const Dims a_batch(a.shape.begin(), a.shape.end() - 2), b_batch(b.shape.begin(), b.shape.end() - 2);
-  const Dims batch = broadcast(a_batch, b_batch);
-  Dims shape = batch;
-  shape.push_back(m);
-  shape.push_back(n);
-  HostArray out = make(shape, a.dtype);
+  const MatmulShapes ms = matmul_shapes(a.shape, b.shape);
+  const std::size_t m = ms.m, k = ms.k, n = ms.n;
+  const Dims &a_batch = ms.a_batch, &b_batch = ms.b_batch, &batch = ms.batch;
+  HostArray out = make(ms.shape, a.dtype);
   with_t(a.dtype, [&]<class T>(T) {
     for (std::size_t bi = 0; bi < count(batch) && m * n > 0; ++bi) {
       const Dims c = coords(bi, batch);
@@ -1228,15 +1244,9 @@ HostArray int_matmul(const HostArray& a, const HostArray& b) {
   require_int(a.dtype);
   require_int(b.dtype);
   require_same(a.dtype, b.dtype);
-  if (a.shape.size() < 2 || b.shape.size() < 2) invalid("matmul-rank");
-  const std::size_t m = a.shape[a.shape.size() - 2], k = a.shape.back();
-  const std::size_t k2 = b.shape[b.shape.size() - 2], n = b.shape.back();
-  if (k != k2) invalid("matmul-inner-dim");
-  const Dims a_batch(a.shape.begin(), a.shape.end() - 2), b_batch(b.shape.begin(), b.shape.end() - 2);
-  const Dims batch = broadcast(a_batch, b_batch);
-  Dims shape = batch;
-  shape.push_back(m);
-  shape.push_back(n);
+  const MatmulShapes ms = matmul_shapes(a.shape, b.shape);
+  const std::size_t m = ms.m, k = ms.k, n = ms.n;
+  const Dims &a_batch = ms.a_batch, &b_batch = ms.b_batch, &batch = ms.batch, &shape = ms.shape;
   const std::vector<std::int64_t> x = int_values(a), y = int_values(b);
   std::vector<std::int64_t> out(count(shape));
   for (std::size_t bi = 0; bi < count(batch) && m * n > 0; ++bi) {

@@ -170,7 +170,11 @@ inline rc::Gen<oracle::GraphSpec> matmul_graph(Values mode) {
                      rc::gen::inRange<std::size_t>(1, 5), rc::gen::inRange<std::size_t>(1, 4), rc::gen::inRange<std::size_t>(0, 3),
                      rc::gen::inRange<int>(0, 4)),
       [mode](const auto& t) {
-        const auto [b, dtype, m, k, n, batch, broadcast] = t;
+        // Copies, not the bindings themselves, go into the lambda below (clang 14 cannot capture a
+        // structured binding).
+        const auto [b_, dtype_, m, k, n, batch, broadcast] = t;
+        const std::size_t b = b_;
+        const DType dtype = dtype_;
         std::vector<std::size_t> lhs{m, k}, rhs{k, n};
         // Batch layouts: 0 both [batch], 1 lhs [1] against rhs [batch], 2 rhs without batch dims,
         // 3 lhs [batch] against rhs [1] — each side broadcast in turn.

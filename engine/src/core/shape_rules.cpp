@@ -100,6 +100,14 @@ MatmulPlan plan_matmul(const Shape& lhs, const Shape& rhs, std::string_view op) 
   return plan;
 }
 
+MatmulPlan check_matmul(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DType rhs_dtype, DTypeCategory kind,
+                        std::string_view op) {
+  check_kind_dtype(lhs_dtype, kind, op);
+  check_kind_dtype(rhs_dtype, kind, op);
+  check_same_dtype(lhs_dtype, rhs_dtype, op);
+  return plan_matmul(lhs, rhs, op);
+}
+
 void check_dim(std::size_t dim, std::size_t rank, std::string_view op) {
   if (dim >= rank) {
     panic(PanicId::DimOutOfRange,

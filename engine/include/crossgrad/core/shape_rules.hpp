@@ -38,6 +38,10 @@ struct MatmulPlan {
 };
 // Panics matmul-rank, matmul-inner-dim, broadcast-mismatch (batch dims).
 MatmulPlan plan_matmul(const Shape& lhs, const Shape& rhs, std::string_view op);
+// float_matmul / int_matmul (`kind`): both operands of the kind (unsupported-dtype), of one dtype
+// (dtype-mismatch), then plan_matmul's checks. Every backend's matmul starts here.
+MatmulPlan check_matmul(const Shape& lhs, DType lhs_dtype, const Shape& rhs, DType rhs_dtype, DTypeCategory kind,
+                        std::string_view op);
 
 // Panics dim-out-of-range.
 void check_dim(std::size_t dim, std::size_t rank, std::string_view op);

@@ -17,10 +17,8 @@ namespace crossgrad::backends {
 
 using namespace cuda_detail;  // this backend's internals (cuda_common.cuh, kernels.cuh)
 CudaTensor Cuda::float_matmul(const CudaTensor& lhs_in, const CudaTensor& rhs_in) {
-  rules::check_float_dtype(lhs_in.dtype, "float_matmul");
-  rules::check_float_dtype(rhs_in.dtype, "float_matmul");
-  rules::check_same_dtype(lhs_in.dtype, rhs_in.dtype, "float_matmul");
-  const rules::MatmulPlan plan = rules::plan_matmul(lhs_in.shape, rhs_in.shape, "float_matmul");
+  const rules::MatmulPlan plan =
+      rules::check_matmul(lhs_in.shape, lhs_in.dtype, rhs_in.shape, rhs_in.dtype, DTypeCategory::Float, "float_matmul");
   const CudaTensor rhs = cuda_detail::on_device(rhs_in, lhs_in.dev);
   const CudaTensor& lhs = lhs_in;
   CudaTensor out = make_tensor(plan.out, lhs.dtype, lhs.dev);
@@ -73,10 +71,8 @@ CudaTensor Cuda::float_matmul(const CudaTensor& lhs_in, const CudaTensor& rhs_in
 // wrapping sums in any order are NdArray's bits). No tiled path: int matmul is not a throughput op
 // here.
 CudaTensor Cuda::int_matmul(const CudaTensor& lhs_in, const CudaTensor& rhs_in) {
-  rules::check_int_dtype(lhs_in.dtype, "int_matmul");
-  rules::check_int_dtype(rhs_in.dtype, "int_matmul");
-  rules::check_same_dtype(lhs_in.dtype, rhs_in.dtype, "int_matmul");
-  const rules::MatmulPlan plan = rules::plan_matmul(lhs_in.shape, rhs_in.shape, "int_matmul");
+  const rules::MatmulPlan plan =
+      rules::check_matmul(lhs_in.shape, lhs_in.dtype, rhs_in.shape, rhs_in.dtype, DTypeCategory::Int, "int_matmul");
   const CudaTensor rhs = cuda_detail::on_device(rhs_in, lhs_in.dev);
   const CudaTensor& lhs = lhs_in;
   CudaTensor out = make_tensor(plan.out, lhs.dtype, lhs.dev);

@@ -39,10 +39,8 @@ std::vector<std::pair<std::size_t, std::size_t>> batch_offsets(const rules::Matm
 }  // namespace
 
 FlexTensor Flex::float_matmul(const FlexTensor& lhs, const FlexTensor& rhs) {
-  rules::check_float_dtype(lhs.dtype, "float_matmul");
-  rules::check_float_dtype(rhs.dtype, "float_matmul");
-  rules::check_same_dtype(lhs.dtype, rhs.dtype, "float_matmul");
-  const rules::MatmulPlan plan = rules::plan_matmul(lhs.shape, rhs.shape, "float_matmul");
+  const rules::MatmulPlan plan =
+      rules::check_matmul(lhs.shape, lhs.dtype, rhs.shape, rhs.dtype, DTypeCategory::Float, "float_matmul");
   FlexTensor out = flex::make_tensor(plan.out, lhs.dtype);
   if (out.num_elements() == 0) return out;
   const std::size_t m = plan.m, k = plan.k, n = plan.n;
@@ -72,10 +70,7 @@ FlexTensor Flex::float_matmul(const FlexTensor& lhs, const FlexTensor& rhs) {
 }
 
 FlexTensor Flex::int_matmul(const FlexTensor& lhs, const FlexTensor& rhs) {
-  rules::check_int_dtype(lhs.dtype, "int_matmul");
-  rules::check_int_dtype(rhs.dtype, "int_matmul");
-  rules::check_same_dtype(lhs.dtype, rhs.dtype, "int_matmul");
-  const rules::MatmulPlan plan = rules::plan_matmul(lhs.shape, rhs.shape, "int_matmul");
+  const rules::MatmulPlan plan = rules::check_matmul(lhs.shape, lhs.dtype, rhs.shape, rhs.dtype, DTypeCategory::Int, "int_matmul");
   FlexTensor out = flex::make_tensor(plan.out, lhs.dtype);
   if (out.num_elements() == 0) return out;
   const std::size_t m = plan.m, k = plan.k, n = plan.n;

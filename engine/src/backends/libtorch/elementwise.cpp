@@ -132,10 +132,7 @@ LibTorchTensor LibTorch::float_clamp(const LibTorchTensor& tensor, double min, d
 namespace {
 LibTorchTensor matmul(OpId op, const LibTorchTensor& lhs, const LibTorchTensor& rhs) {
   const std::string_view name = op_info(op).name;
-  rules::check_kind_dtype(lhs.dtype, operand_category(op), name);
-  rules::check_kind_dtype(rhs.dtype, operand_category(op), name);
-  rules::check_same_dtype(lhs.dtype, rhs.dtype, name);
-  rules::MatmulPlan plan = rules::plan_matmul(lhs.shape, rhs.shape, name);
+  rules::MatmulPlan plan = rules::check_matmul(lhs.shape, lhs.dtype, rhs.shape, rhs.dtype, operand_category(op), name);
   return libtorch::run(Call{op_code(op), {&lhs, &rhs}, {}, {}}, std::move(plan.out), lhs.dtype);
 }
 }  // namespace

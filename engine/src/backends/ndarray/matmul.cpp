@@ -15,10 +15,7 @@ using ndarray_detail::StridedWalk;
 
 NdArrayTensor matmul_values(const NdArrayTensor& lhs, const NdArrayTensor& rhs, OpId op) {
   const std::string_view name = op_info(op).name;
-  rules::check_kind_dtype(lhs.dtype, operand_category(op), name);
-  rules::check_kind_dtype(rhs.dtype, operand_category(op), name);
-  rules::check_same_dtype(lhs.dtype, rhs.dtype, name);
-  const rules::MatmulPlan plan = rules::plan_matmul(lhs.shape, rhs.shape, name);
+  const rules::MatmulPlan plan = rules::check_matmul(lhs.shape, lhs.dtype, rhs.shape, rhs.dtype, operand_category(op), name);
   NdArrayTensor out = make_tensor(plan.out, lhs.dtype);
   host::with_element_type(lhs.dtype, [&]<class T>(T) {
     const std::size_t m = plan.m, k = plan.k, n = plan.n;
