@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <limits>
 #include <sstream>
 
@@ -52,9 +53,40 @@ double largest_finite(const HostArray& h) {
 // An upper bound on |d result / d operand| over the elements, for the terms a broadcast
 // operand's gradient sums (their sum may cancel, so the summed gradient's size says nothing):
 // 1 (add, sub), the other operand (mul), 1 / |b| and |y| / |b| (div), else the operands and result.
-double largest_partial(OpId op, const std::vector<HostArray>& operands, const HostArray& value) {
+// The largest product of max(1, |x|) over the finite elements of a lane along dim (every element
+// for float_prod): no product of a lane's elements with some left out is larger, so it bounds
+// prod's and cumprod's partials even where the lane's own product is 0 (a zero in the lane:
+// cumprod's gradient at the zero sums products of the elements after it, which can cancel).
+double largest_lane_product(const HostArray& x, std::optional<std::size_t> dim) {
+  std::size_t outer = 1, len = x.values.size(), inner = 1;
+  if (dim && *dim < x.shape.size()) {
+    outer = 1;
+    for (std::size_t d = 0; d < *dim; ++d) outer *= x.shape[d];
+    len = x.shape[*dim];
+    inner = 1;
+    for (std::size_t d = *dim + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
+  }
+  double best = 1;
+  for (std::size_t a = 0; a < outer; ++a) {
+    for (std::size_t b = 0; b < inner; ++b) {
+      double p = 1;
+      for (std::size_t r = 0; r < len; ++r) {
+        const double v = x.values[(a * len + r) * inner + b];
+        if (std::isfinite(v)) p *= std::max(1.0, std::fabs(v));
+      }
+      best = std::max(best, p);
+    }
+  }
+  return best;
+}
+
+double largest_partial(OpId op, const std::vector<HostArray>& operands, const OpArgs& args, const HostArray& value) {
   double m = std::max(1.0, largest_finite(value));
   for (const HostArray& h : operands) m = std::max(m, largest_finite(h));
+  if (!operands.empty() && op == OpId::float_prod) m = std::max(m, largest_lane_product(operands[0], std::nullopt));
+  if (!operands.empty() && (op == OpId::float_cumprod || op == OpId::float_prod_dim)) {
+    m = std::max(m, largest_lane_product(operands[0], args.dim));
+  }
   if (op == OpId::float_div && operands.size() == 2) {
     double smallest = std::numeric_limits<double>::infinity();
     for (double b : operands[1].values) if (b != 0 && std::isfinite(b)) smallest = std::min(smallest, std::fabs(b));
@@ -152,7 +184,7 @@ std::optional<std::string> judge_against_torch(OpId op, const std::vector<HostAr
     Bound grad_bound = bound;
     if (!bound.exact || folded > 1) {
       const Bound sum = bound_for(OpId::float_sum, dtype, std::max<std::size_t>(1, folded),
-                                  largest_finite(cot) * largest_partial(op, operands, ref.value));
+                                  largest_finite(cot) * largest_partial(op, operands, args, ref.value));
       grad_bound.exact = false;
       grad_bound.rel = 2 * bound.rel + sum.rel + 4 * epsilon_of(dtype);
       grad_bound.abs = 2 * bound.abs + sum.abs;
