@@ -605,6 +605,156 @@ TEST_P(FlexMatchesNdArray, PermuteMatchesNdArray) {
   EXPECT_EQ(Flex::into_data(t).to_f32(), (std::vector<float>{1, 4, 2, 5, 3, 6}));
 }
 
+// swap_dims runs the strided gather's tile transpose (8x8 register blocks of 4-byte elements, 4x4
+// of 8-byte ones under AVX2, a plain loop for 1-byte ones and ragged edges): every element size,
+// sizes that are and are not multiples of the blocks and of the cache tile, NaN payloads and -0
+// moved bit for bit.
+TEST_P(FlexMatchesNdArray, SwapDimsMatchesNdArrayOnEveryElementSize) {
+  struct SwapCase {
+    Shape shape;
+    std::size_t dim0, dim1;
+  };
+  const std::size_t tile = flex::kTuning.transpose_tile;
+  const std::vector<SwapCase> cases = {
+      {Shape{37, 45}, 0, 1},        {Shape{2 * tile, 3 * tile}, 1, 0}, {Shape{2, tile + 9, 8}, 1, 2},
+      {Shape{3, 16, 24}, 0, 2},     {Shape{5, 3, 33, 8}, 1, 3},        {kLarge, 0, 1},
+      {Shape{4, 1, 7}, 0, 2},       {Shape{6, 0, 5}, 0, 2},            {Shape{9, 8}, 1, 1}};
+  unsigned seed = 760;
+  for (const SwapCase& c : cases) {
+    const std::string what = shape_str(c.shape) + " dims " + std::to_string(c.dim0) + "," + std::to_string(c.dim1);
+    for (DType dt : kFloatTypes) {
+      const TensorData d = random_data(dt, c.shape, seed++);
+      expect_same_as_ndarray([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::float_swap_dims(on<B>(d), c.dim0, c.dim1));
+      }, std::string("float_swap_dims ") + crossgrad::dtype_name(dt).data() + " " + what);
+    }
+    const std::size_t n = c.shape.num_elements();
+    std::vector<std::int64_t> i64(n);
+    std::vector<std::int32_t> i32(n);
+    std::vector<std::int8_t> i8(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      i64[i] = static_cast<std::int64_t>(i * 0x9E3779B97F4A7C15ull);
+      i32[i] = static_cast<std::int32_t>(i * 2654435761u);
+      i8[i] = static_cast<std::int8_t>(i * 37);
+    }
+    for (const TensorData& d : {TensorData::from_i64(i64, c.shape), TensorData::from_i32(i32, c.shape),
+                                TensorData::from_i8(i8, c.shape)}) {
+      expect_same_as_ndarray([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::int_swap_dims(on<B>(d), c.dim0, c.dim1));
+      }, std::string("int_swap_dims ") + crossgrad::dtype_name(d.dtype()).data() + " " + what);
+    }
+  }
+}
+
+// int_cumsum along the innermost dim steps eight rows side by side through a buffer of 64-column
+// blocks: row lengths around the block, power-of-two lengths (rows a multiple of 4 KiB apart), a
+// group of fewer than eight rows at the end, and wrapping sums.
+TEST_P(FlexMatchesNdArray, IntScansAlongRowsMatchNdArray) {
+  unsigned seed = 990;
+  for (const Shape& shape : {Shape{8, 64}, Shape{16, 65}, Shape{11, 128}, Shape{9, 1}, Shape{3, 130}, Shape{17, 512}}) {
+    std::mt19937 rng(seed++);
+    std::uniform_int_distribution<std::int64_t> big(std::numeric_limits<std::int64_t>::min() / 2,
+                                                    std::numeric_limits<std::int64_t>::max() / 2);
+    std::vector<std::int64_t> v(shape.num_elements());
+    for (auto& x : v) x = big(rng);
+    const TensorData d = TensorData::from_i64(v, shape);
+    const std::string what = shape_str(shape);
+    expect_same_as_ndarray([&](auto tag) {
+      using B = typename decltype(tag)::type;
+      return B::into_data(B::int_cumsum(on<B>(d), 1));
+    }, "int_cumsum " + what);
+    expect_same_as_ndarray([&](auto tag) {
+      using B = typename decltype(tag)::type;
+      return B::into_data(B::int_cummax(on<B>(d), 1));
+    }, "int_cummax " + what);
+  }
+}
+
+// The int reductions along a dim that is not innermost fold blocks of columns row by row (under
+// AVX2 in a copy of their own): every reduction, every int width, lanes with ties (the first
+// extreme and its index), MIN (abs(MIN) is MIN), wrapping sums and products, column counts around
+// the 256-column block, and an empty dim. Whole-tensor any / all past one 64K block, decided by
+// the first block or only by a later one.
+TEST_P(FlexMatchesNdArray, IntReductionsAlongEveryDimMatchNdArray) {
+  struct DimCase {
+    Shape shape;
+    std::size_t dim;
+  };
+  const std::vector<DimCase> cases = {{Shape{5, 300, 7}, 1}, {Shape{5, 300, 7}, 0}, {Shape{3, 4, 600}, 1},
+                                      {Shape{33, 257}, 0},   {Shape{6, 5}, 1},      {Shape{2, 0, 5}, 1}};
+  unsigned seed = 1200;
+  for (const DimCase& c : cases) {
+    const std::size_t n = c.shape.num_elements();
+    std::mt19937 rng(seed++);
+    std::uniform_int_distribution<int> pick(0, 9);
+    std::vector<std::int64_t> i64(n);
+    std::vector<std::int32_t> i32(n);
+    std::vector<std::int8_t> i8(n);
+    std::vector<std::uint8_t> u8(n);
+    std::vector<bool> bits(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const int p = pick(rng);
+      // Mostly small values (ties), some at the ends of the dtype, some zeros (any / all).
+      i64[i] = p == 0 ? std::numeric_limits<std::int64_t>::min() : p == 1 ? std::numeric_limits<std::int64_t>::max() : p - 5;
+      i32[i] = p == 0 ? std::numeric_limits<std::int32_t>::min() : static_cast<std::int32_t>(rng() % 7) - 3;
+      i8[i] = static_cast<std::int8_t>(rng());
+      u8[i] = static_cast<std::uint8_t>(p == 9 ? 0 : rng());
+      bits[i] = p != 3;
+    }
+    const std::string what = shape_str(c.shape) + " dim " + std::to_string(c.dim);
+    for (const TensorData& d : {TensorData::from_i64(i64, c.shape), TensorData::from_i32(i32, c.shape),
+                                TensorData::from_i8(i8, c.shape), TensorData::from_u8(u8, c.shape)}) {
+      const std::string dt = crossgrad::dtype_name(d.dtype()).data();
+#define CG_INT_DIM(op)                                                           \
+  expect_same_as_ndarray([&](auto tag) {                                         \
+    using B = typename decltype(tag)::type;                                      \
+    return B::into_data(B::op(on<B>(d), c.dim));                             \
+  }, #op " " + dt + " " + what);
+      CG_INT_DIM(int_sum_dim)
+      CG_INT_DIM(int_prod_dim)
+      CG_INT_DIM(int_any_dim)
+      CG_INT_DIM(int_all_dim)
+      if (c.shape[c.dim] != 0) {
+        CG_INT_DIM(int_mean_dim)
+        CG_INT_DIM(int_max_dim)
+        CG_INT_DIM(int_min_dim)
+        CG_INT_DIM(int_argmax)
+        CG_INT_DIM(int_argmin)
+        CG_INT_DIM(int_max_abs_dim)
+      }
+#undef CG_INT_DIM
+    }
+    const TensorData b = TensorData::from_bool(bits, c.shape);
+    for (const bool any : {true, false}) {
+      expect_same_as_ndarray([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        const auto t = on<B>(b);
+        return B::into_data(any ? B::bool_any_dim(t, c.dim) : B::bool_all_dim(t, c.dim));
+      }, std::string(any ? "bool_any_dim " : "bool_all_dim ") + what);
+    }
+  }
+  // Whole tensors of 3 x 64K: the first block decides any (a 1 in it) and all (a 0 in it), or
+  // only the last block does.
+  const std::size_t big = 3 * (std::size_t{1} << 16);
+  for (const std::size_t at : {std::size_t{5}, big - 2}) {
+    std::vector<std::int64_t> zeros(big, 0), ones(big, 1);
+    zeros[at] = 7;
+    ones[at] = 0;
+    for (const auto& v : {zeros, ones}) {
+      const TensorData d = TensorData::from_i64(v, Shape{big});
+      for (const bool any : {true, false}) {
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          const auto t = on<B>(d);
+          return B::into_data(any ? B::int_any(t) : B::int_all(t));
+        }, std::string(any ? "int_any" : "int_all") + " of " + std::to_string(big) + ", the odd one at " + std::to_string(at));
+      }
+    }
+  }
+}
+
 // cumsum and cumprod fold each lane in T in index order on both backends: the same bits, NaN
 // payloads aside (an add of two NaNs may return either).
 TEST_P(FlexMatchesNdArray, CumsumAndCumprodMatchNdArray) {

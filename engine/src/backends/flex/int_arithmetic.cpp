@@ -3,10 +3,12 @@
 // (not, and, or, xor, equal, not_equal, bool_into_int). Same element rules as every backend
 // (core/int_arithmetic.hpp, docs/OPS.md "Integer arithmetic"); flat loops split over the pool for
 // same-shape operands and the scalar forms, broadcast rows (broadcast_rows.hpp) otherwise. The
-// loops are plain so the compiler vectorises add, sub, mul and the bool ops; division has no
-// vector instruction on x86 and stays one element at a time.
+// loops are plain so the compiler vectorises them, under AVX2 in a copy of its own (Note [Flex
+// loops compiled twice], isa_loops.hpp); division has no vector instruction on x86 and stays one
+// element at a time.
 #include "broadcast_rows.hpp"
 #include "common.hpp"
+#include "isa_loops.hpp"
 #include "thread_pool.hpp"
 
 #include <crossgrad/core/int_arithmetic.hpp>
@@ -32,12 +34,16 @@ void zip_elements(const FlexTensor& lhs, const FlexTensor& rhs, FlexTensor& out,
   O* o = out.mutable_data<O>();
   if (lhs.shape == rhs.shape) {
     parallel_range(out.num_elements(), kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
-      // restrict: a byte-sized output (Bool, U8, I8) may alias anything as far as C++ knows, which
-      // stops the loop's vectorisation (int_greater 1K took 2x NdArray's time without it).
-      const E* __restrict x = a;
-      const E* __restrict y = b;
-      O* __restrict z = o;
-      for (std::size_t i = begin; i < end; ++i) z[i] = op(x[i], y[i]);
+      flex::run_loop([&] {
+        // restrict: a byte-sized output (Bool, U8, I8) may alias anything as far as C++ knows, which
+        // stops the loop's vectorisation (int_greater 1K took 2x NdArray's time without it). The
+        // bounds are copied too: read through the closure, they could change with every store.
+        const E* __restrict x = a;
+        const E* __restrict y = b;
+        O* __restrict z = o;
+        const std::size_t lo = begin, hi = end;
+        for (std::size_t i = lo; i < hi; ++i) z[i] = op(x[i], y[i]);
+      });
     });
     return;
   }
@@ -46,18 +52,20 @@ void zip_elements(const FlexTensor& lhs, const FlexTensor& rhs, FlexTensor& out,
                                [&](std::size_t lo, std::size_t ls, std::size_t ro, std::size_t rs, std::size_t at, std::size_t n) {
                                  const E* x = a + lo;
                                  const E* y = b + ro;
-                                 O* z = o + at;
-                                 if (ls == 1 && rs == 1) {
-                                   for (std::size_t i = 0; i < n; ++i) z[i] = op(x[i], y[i]);
-                                 } else if (ls == 1 && rs == 0) {
-                                   const E c = y[0];
-                                   for (std::size_t i = 0; i < n; ++i) z[i] = op(x[i], c);
-                                 } else if (ls == 0 && rs == 1) {
-                                   const E c = x[0];
-                                   for (std::size_t i = 0; i < n; ++i) z[i] = op(c, y[i]);
-                                 } else {
-                                   for (std::size_t i = 0; i < n; ++i) z[i] = op(x[i * ls], y[i * rs]);
-                                 }
+                                 O* __restrict z = o + at;
+                                 flex::run_loop([&] {
+                                   if (ls == 1 && rs == 1) {
+                                     for (std::size_t i = 0; i < n; ++i) z[i] = op(x[i], y[i]);
+                                   } else if (ls == 1 && rs == 0) {
+                                     const E c = y[0];
+                                     for (std::size_t i = 0; i < n; ++i) z[i] = op(x[i], c);
+                                   } else if (ls == 0 && rs == 1) {
+                                     const E c = x[0];
+                                     for (std::size_t i = 0; i < n; ++i) z[i] = op(c, y[i]);
+                                   } else {
+                                     for (std::size_t i = 0; i < n; ++i) z[i] = op(x[i * ls], y[i * rs]);
+                                   }
+                                 });
                                });
 }
 
@@ -91,9 +99,12 @@ void map_elements(const FlexTensor& in, FlexTensor& out, F f) {
   const E* x = in.data<E>();
   O* o = out.mutable_data<O>();
   parallel_range(in.num_elements(), kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
-    const E* __restrict from = x;  // as in zip_elements
-    O* __restrict to = o;
-    for (std::size_t i = begin; i < end; ++i) to[i] = f(from[i]);
+    flex::run_loop([&] {
+      const E* __restrict from = x;  // as in zip_elements
+      O* __restrict to = o;
+      const std::size_t lo = begin, hi = end;
+      for (std::size_t i = lo; i < hi; ++i) to[i] = f(from[i]);
+    });
   });
 }
 

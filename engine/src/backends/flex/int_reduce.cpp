@@ -1,9 +1,12 @@
 // Flex: the int reductions and bool_any / bool_all, with the lane rule every backend shares
-// (core/int_arithmetic.hpp reduce_lane). Along a dim the lanes are split over the pool. Over every
+// (core/int_arithmetic.hpp reduce_lane). Along the innermost dim the lanes are split over the
+// pool; along another, blocks of columns are (reduce_columns), under AVX2 in a copy of their own
+// (Note [Flex loops compiled twice]). Over every
 // element the wrapped sum and product, the extremes and any / all are associative, so blocks are
 // folded in parallel and their partial results folded again (same value as one pass); the mean
 // divides the whole sum once.
 #include "common.hpp"
+#include "isa_loops.hpp"
 #include "thread_pool.hpp"
 
 #include <crossgrad/core/int_arithmetic.hpp>
@@ -29,6 +32,12 @@ template <class I>
 std::int64_t reduce_all(const I* x, std::size_t n, IntReduce r) {
   constexpr std::size_t kBlock = 1 << 16;
   if (n <= kBlock) return reduce_lane<I>(x, n, 1, r);
+  if (r == IntReduce::Any || r == IntReduce::All) {
+    // The first block alone usually decides (a non-zero for any, a zero for all), as NdArray's one
+    // early-exit pass does; only a tensor it does not decide goes to the pool.
+    const std::int64_t first = reduce_lane<I>(x, kBlock, 1, r);
+    if (first == (r == IntReduce::Any ? 1 : 0)) return first;
+  }
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
   std::vector<I> partial(blocks);
   parallel_range(blocks, 1, [&](std::size_t begin, std::size_t end) {
@@ -40,6 +49,101 @@ std::int64_t reduce_all(const I* x, std::size_t n, IntReduce r) {
   const std::int64_t folded = reduce_lane<I>(partial.data(), blocks, 1, combining(r));
   if (r != IntReduce::Mean) return folded;
   return static_cast<std::int64_t>(static_cast<I>(folded)) / static_cast<std::int64_t>(n);
+}
+
+// Lanes along a dim that is not innermost (inner > 1) are columns: walking one down touches a
+// line per element. Instead a task takes [outer, column chunk] and folds the len rows into a row
+// of accumulators, each lane still in index order (the first extreme and its index stay the
+// first), so the values are reduce_lane's.
+template <class I, class O>
+void reduce_columns(const I* x, O* o, const rules::DimSplit& s, IntReduce r) {
+  constexpr std::size_t kChunk = 256;
+  const std::size_t chunks = (s.inner + kChunk - 1) / kChunk;
+  const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / std::max<std::size_t>(1, s.len * std::min(s.inner, kChunk)));
+  parallel_range(s.outer * chunks, grain, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t task = begin; task < end; ++task) {
+      const std::size_t a = task / chunks, lo = (task % chunks) * kChunk;
+      flex::run_loop([&] {
+        // Locals, not the closure's references, so that the stores below cannot change them.
+        const I* const base = x + a * s.len * s.inner + lo;
+        O* const dst = o + a * s.inner + lo;
+        const std::size_t w = std::min(kChunk, s.inner - lo), rows = s.len, inner = s.inner;
+        I acc[kChunk];
+        std::int64_t at[kChunk];
+        switch (r) {
+          case IntReduce::Sum:
+          case IntReduce::Mean:
+          case IntReduce::Prod: {
+            const bool prod = r == IntReduce::Prod;
+            for (std::size_t i = 0; i < w; ++i) acc[i] = prod ? I{1} : I{0};
+            for (std::size_t k = 0; k < rows; ++k) {
+              const I* row = base + k * inner;
+              if (prod) for (std::size_t i = 0; i < w; ++i) acc[i] = wrapping_mul<I>(acc[i], row[i]);
+              else for (std::size_t i = 0; i < w; ++i) acc[i] = wrapping_add<I>(acc[i], row[i]);
+            }
+            const auto len = static_cast<std::int64_t>(rows);
+            for (std::size_t i = 0; i < w; ++i) {
+              dst[i] = static_cast<O>(r == IntReduce::Mean ? static_cast<std::int64_t>(acc[i]) / len : static_cast<std::int64_t>(acc[i]));
+            }
+            return;
+          }
+          case IntReduce::Max:
+          case IntReduce::Min:
+          case IntReduce::MaxAbs: {
+            const bool abs = r == IntReduce::MaxAbs, min = r == IntReduce::Min;
+            for (std::size_t i = 0; i < w; ++i) acc[i] = abs ? wrapping_abs<I>(base[i]) : base[i];
+            for (std::size_t k = 1; k < rows; ++k) {
+              const I* row = base + k * inner;
+              if (min) for (std::size_t i = 0; i < w; ++i) acc[i] = row[i] < acc[i] ? row[i] : acc[i];
+              else if (abs) for (std::size_t i = 0; i < w; ++i) acc[i] = wrapping_abs<I>(row[i]) > acc[i] ? wrapping_abs<I>(row[i]) : acc[i];
+              else for (std::size_t i = 0; i < w; ++i) acc[i] = row[i] > acc[i] ? row[i] : acc[i];
+            }
+            for (std::size_t i = 0; i < w; ++i) dst[i] = static_cast<O>(static_cast<std::int64_t>(acc[i]));
+            return;
+          }
+          case IntReduce::ArgMax:
+          case IntReduce::ArgMin: {
+            const bool max = r == IntReduce::ArgMax;
+            for (std::size_t i = 0; i < w; ++i) {
+              acc[i] = base[i];
+              at[i] = 0;
+            }
+            for (std::size_t k = 1; k < rows; ++k) {
+              const I* row = base + k * inner;
+              const auto kk = static_cast<std::int64_t>(k);
+              for (std::size_t i = 0; i < w; ++i) {
+                const bool better = max ? row[i] > acc[i] : row[i] < acc[i];
+                acc[i] = better ? row[i] : acc[i];
+                at[i] = better ? kk : at[i];
+              }
+            }
+            for (std::size_t i = 0; i < w; ++i) dst[i] = static_cast<O>(at[i]);
+            return;
+          }
+          case IntReduce::Any:
+          case IntReduce::All: {
+            const bool any = r == IntReduce::Any;
+            for (std::size_t i = 0; i < w; ++i) acc[i] = any ? I{0} : I{1};
+            // Every kCheck rows, stop once every lane is decided (all 1 for any, all 0 for all), as
+            // the lane-by-lane scan stops at a lane's first deciding element.
+            constexpr std::size_t kCheck = 8;
+            for (std::size_t k0 = 0; k0 < rows; k0 += kCheck) {
+              for (std::size_t k = k0; k < std::min(rows, k0 + kCheck); ++k) {
+                const I* row = base + k * inner;
+                if (any) for (std::size_t i = 0; i < w; ++i) acc[i] = static_cast<I>(acc[i] | static_cast<I>(row[i] != I{0}));
+                else for (std::size_t i = 0; i < w; ++i) acc[i] = static_cast<I>(acc[i] & static_cast<I>(row[i] != I{0}));
+              }
+              I undecided = 0;
+              for (std::size_t i = 0; i < w; ++i) undecided = static_cast<I>(undecided | static_cast<I>(acc[i] == (any ? I{0} : I{1})));
+              if (undecided == I{0}) break;
+            }
+            for (std::size_t i = 0; i < w; ++i) dst[i] = static_cast<O>(acc[i] != I{0});
+            return;
+          }
+        }
+      });
+    }
+  });
 }
 
 FlexTensor int_reduce(const FlexTensor& tensor, const std::size_t* dim, IntReduce r, std::string_view name) {
@@ -55,6 +159,10 @@ FlexTensor int_reduce(const FlexTensor& tensor, const std::size_t* dim, IntReduc
         return;
       }
       const rules::DimSplit s = rules::split_at_dim(tensor.shape, *dim);
+      if (s.inner > 1 && s.len > 0) {
+        reduce_columns<I, O>(x, o, s, r);
+        return;
+      }
       const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / std::max<std::size_t>(1, s.len));
       parallel_range(s.outer * s.inner, grain, [&](std::size_t begin, std::size_t end) {
         for (std::size_t lane = begin; lane < end; ++lane) {

@@ -11,6 +11,7 @@
 #include <crossgrad/backends/flex_tuning.hpp>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace crossgrad::backends::flex {
 
@@ -52,9 +53,24 @@ struct RowKernels {
   // acc[j] += in[r * ld + j] for r < rows, j < n, in double, adding the rows in order.
   void (*accumulate_rows)(const T* in, std::size_t ld, std::size_t rows, double* acc, std::size_t n);
 };
+// A tile transpose of elements moved as bits (4 or 8 bytes): b[r * ldb + c] = a[c * lda + r] for
+// r < rows, c < cols. The permute / swap_dims copies of Note [Flex strided gather] run it on each
+// cache tile; the AVX2 versions move 8x8 (4x4) blocks through registers, where the plain loop
+// reads one element per strided load.
+template <class U>
+using TransposeTile = void (*)(const U* a, std::size_t lda, U* b, std::size_t ldb, std::size_t rows, std::size_t cols);
+// The plain loop: the portable table's entry, and the AVX2 one's edges (any element size).
+template <class U>
+inline void transpose_tile(const U* a, std::size_t lda, U* b, std::size_t ldb, std::size_t rows, std::size_t cols) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t c = 0; c < cols; ++c) b[r * ldb + c] = a[c * lda + r];
+  }
+}
 struct RowKernelTable {
   RowKernels<float> f32;
   RowKernels<double> f64;
+  TransposeTile<std::uint32_t> transpose32;
+  TransposeTile<std::uint64_t> transpose64;
 };
 const RowKernelTable& portable_row_kernels();
 const RowKernelTable& avx2_row_kernels();  // only call when the CPU supports AVX2 and FMA

@@ -25,6 +25,7 @@
 #include "kernels.hpp"
 #include "scalar_ops.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -142,13 +143,12 @@ template <class T> FLEX_AVX2 inline typename Lanes<T>::reg normal_magnitude(type
   return and_(ge(a, set1(std::numeric_limits<T>::min())), le(a, set1(std::numeric_limits<T>::max())));
 }
 
-// One block of Lanes<T>::n elements: the vector value where it stands, libm's elsewhere. Reads
-// every input before writing, so in == out works.
+// One block of Lanes<T>::n elements whose vector value y is computed: y where it stands, libm's
+// value elsewhere. Reads every input before writing, so in == out works.
 template <class T, class Op>
-FLEX_AVX2 inline void block(const Op& op, const T* in, T* out) {
+FLEX_AVX2 inline void finish(const Op& op, const T* in, typename Lanes<T>::reg y, T* out) {
   using L = Lanes<T>;
   const typename L::reg x = load(in);
-  const typename L::reg y = op.value(x);
   const int stands = mask_bits(op.stands(x, y));
   if (stands == L::all) {
     store(out, y);
@@ -163,10 +163,30 @@ FLEX_AVX2 inline void block(const Op& op, const T* in, T* out) {
 }
 
 template <class T, class Op>
+FLEX_AVX2 inline void block(const Op& op, const T* in, T* out) {
+  finish(op, in, op.value(load(in)), out);
+}
+
+// An op whose vector values come from SLEEF in batches (op.values: one shim call for up to
+// kBatch vectors, into a buffer), finished vector by vector.
+template <class Op, class T>
+concept BatchedValues = requires(const Op& op, const T* in, T* out) { op.values(in, out, std::size_t{1}); };
+
+template <class T, class Op>
 FLEX_AVX2 void map_lanes(const Op& op, const T* in, T* out, std::size_t n) {
   constexpr std::size_t w = Lanes<T>::n;
   std::size_t i = 0;
-  for (; i + w <= n; i += w) block(op, in + i, out + i);
+  if constexpr (BatchedValues<Op, T>) {
+    constexpr std::size_t kBatch = 32;
+    alignas(32) T ys[kBatch * w];
+    while (i + w <= n) {
+      const std::size_t vectors = std::min(kBatch, (n - i) / w);
+      op.values(in + i, ys, vectors);
+      for (std::size_t v = 0; v < vectors; ++v, i += w) finish(op, in + i, op.adjust(load(in + i), load(ys + v * w)), out + i);
+    }
+  } else {
+    for (; i + w <= n; i += w) block(op, in + i, out + i);
+  }
   if (i < n) {  // zero-padded: the padding's values are computed and dropped
     T pad_in[w] = {}, pad_out[w];
     std::memcpy(pad_in, in + i, (n - i) * sizeof(T));
@@ -175,11 +195,23 @@ FLEX_AVX2 void map_lanes(const Op& op, const T* in, T* out, std::size_t n) {
   }
 }
 
+// The batch shims of sleef_shim.hpp for float and double behind one name.
+#define FLEX_SLEEF_MANY(name)                                                                           \
+  inline void name##_many(const float* in, float* out, std::size_t v) { sleef::name##_many8(in, out, v); } \
+  inline void name##_many(const double* in, double* out, std::size_t v) { sleef::name##_many4(in, out, v); }
+FLEX_SLEEF_MANY(exp)
+FLEX_SLEEF_MANY(log)
+FLEX_SLEEF_MANY(log1p)
+FLEX_SLEEF_MANY(tanh)
+#undef FLEX_SLEEF_MANY
+
 // exp (F64 only in the table): stands where the result is normal and finite.
 template <class T>
 struct Exp {
   using reg = typename Lanes<T>::reg;
   FLEX_AVX2 reg value(reg x) const { return sleef_exp(x); }
+  void values(const T* in, T* out, std::size_t vectors) const { exp_many(in, out, vectors); }
+  FLEX_AVX2 reg adjust(reg, reg y) const { return y; }
   FLEX_AVX2 reg stands(reg x, reg) const { return and_(ge(x, set1(Lanes<T>::exp_lo)), le(x, set1(Lanes<T>::exp_hi))); }
   T scalar(T x) const { return std::exp(x); }
 };
@@ -190,6 +222,8 @@ template <class T>
 struct Log {
   using reg = typename Lanes<T>::reg;
   FLEX_AVX2 reg value(reg x) const { return sleef_log(x); }
+  void values(const T* in, T* out, std::size_t vectors) const { log_many(in, out, vectors); }
+  FLEX_AVX2 reg adjust(reg, reg y) const { return y; }
   FLEX_AVX2 reg stands(reg x, reg) const { return or_(normal_magnitude<T>(x), lt(x, set1(T(0)))); }
   T scalar(T x) const { return std::log(x); }
 };
@@ -200,6 +234,8 @@ template <class T>
 struct Log1p {
   using reg = typename Lanes<T>::reg;
   FLEX_AVX2 reg value(reg x) const { return sleef_log1p(x); }
+  void values(const T* in, T* out, std::size_t vectors) const { log1p_many(in, out, vectors); }
+  FLEX_AVX2 reg adjust(reg, reg y) const { return y; }
   FLEX_AVX2 reg stands(reg x, reg) const {
     const reg in_domain = and_(gt(x, set1(T(-1))), le(x, set1(Lanes<T>::log1p_hi)));
     const reg normal_or_zero = or_(ge(abs_of<T>(x), set1(std::numeric_limits<T>::min())), eq(x, set1(T(0))));
@@ -213,6 +249,8 @@ template <class T>
 struct Tanh {
   using reg = typename Lanes<T>::reg;
   FLEX_AVX2 reg value(reg x) const { return sleef_tanh(x); }
+  void values(const T* in, T* out, std::size_t vectors) const { tanh_many(in, out, vectors); }
+  FLEX_AVX2 reg adjust(reg, reg y) const { return y; }
   FLEX_AVX2 reg stands(reg x, reg) const { return le(abs_of<T>(x), set1(std::numeric_limits<T>::max())); }
   T scalar(T x) const { return std::tanh(x); }
 };
@@ -313,8 +351,13 @@ struct SleefUnary {
       sleef::kUnary4[static_cast<std::size_t>(f)](b, b);
       y = _mm256_load_pd(b);
     }
-    return select(outside_domain(x), set1(std::numeric_limits<T>::quiet_NaN()), y);
+    return adjust(x, y);
   }
+  void values(const T* in, T* out, std::size_t vectors) const {
+    if constexpr (sizeof(T) == 4) sleef::kUnaryMany8[static_cast<std::size_t>(f)](in, out, vectors);
+    else sleef::kUnaryMany4[static_cast<std::size_t>(f)](in, out, vectors);
+  }
+  FLEX_AVX2 reg adjust(reg x, reg y) const { return select(outside_domain(x), set1(std::numeric_limits<T>::quiet_NaN()), y); }
   // Arguments outside the domain (NaN excluded): their NaN stays in the vector, as log's does, so
   // that data mostly outside it (acosh of values below 1) does not send every lane to libm.
   FLEX_AVX2 reg outside_domain(reg x) const {

@@ -60,6 +60,8 @@ void accumulate_rows(const T* in, std::size_t ld, std::size_t rows, double* acc,
 constexpr RowKernelTable kPortableRows{
     {row_times_matrix<float>, dot<float>, accumulate_rows<float>},
     {row_times_matrix<double>, dot<double>, accumulate_rows<double>},
+    transpose_tile<std::uint32_t>,
+    transpose_tile<std::uint64_t>,
 };
 
 }  // namespace

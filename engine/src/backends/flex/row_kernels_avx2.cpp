@@ -146,12 +146,65 @@ FLEX_AVX2 void accumulate_rows(const T* in, std::size_t ld, std::size_t rows, do
   }
 }
 
+// 8x8 blocks of 4-byte elements: A's rows a + k * lda (k < 8) hold block row k; b's rows
+// b + j * ldb get its column j. The unpack / shuffle / lane-swap network moves bits, so NaN payloads
+// and -0 stay as they are.
+FLEX_AVX2 void transpose8x8(const std::uint32_t* a, std::size_t lda, std::uint32_t* b, std::size_t ldb) {
+  const auto* fa = reinterpret_cast<const float*>(a);
+  auto* fb = reinterpret_cast<float*>(b);
+  const __m256 r0 = _mm256_loadu_ps(fa), r1 = _mm256_loadu_ps(fa + lda), r2 = _mm256_loadu_ps(fa + 2 * lda),
+               r3 = _mm256_loadu_ps(fa + 3 * lda), r4 = _mm256_loadu_ps(fa + 4 * lda), r5 = _mm256_loadu_ps(fa + 5 * lda),
+               r6 = _mm256_loadu_ps(fa + 6 * lda), r7 = _mm256_loadu_ps(fa + 7 * lda);
+  const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),
+               t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+               t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+               s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE),
+               s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+               s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  _mm256_storeu_ps(fb, _mm256_permute2f128_ps(s0, s4, 0x20));
+  _mm256_storeu_ps(fb + ldb, _mm256_permute2f128_ps(s1, s5, 0x20));
+  _mm256_storeu_ps(fb + 2 * ldb, _mm256_permute2f128_ps(s2, s6, 0x20));
+  _mm256_storeu_ps(fb + 3 * ldb, _mm256_permute2f128_ps(s3, s7, 0x20));
+  _mm256_storeu_ps(fb + 4 * ldb, _mm256_permute2f128_ps(s0, s4, 0x31));
+  _mm256_storeu_ps(fb + 5 * ldb, _mm256_permute2f128_ps(s1, s5, 0x31));
+  _mm256_storeu_ps(fb + 6 * ldb, _mm256_permute2f128_ps(s2, s6, 0x31));
+  _mm256_storeu_ps(fb + 7 * ldb, _mm256_permute2f128_ps(s3, s7, 0x31));
+}
+
+// 4x4 blocks of 8-byte elements, the same way.
+FLEX_AVX2 void transpose4x4(const std::uint64_t* a, std::size_t lda, std::uint64_t* b, std::size_t ldb) {
+  const auto* da = reinterpret_cast<const double*>(a);
+  auto* db = reinterpret_cast<double*>(b);
+  const __m256d r0 = _mm256_loadu_pd(da), r1 = _mm256_loadu_pd(da + lda), r2 = _mm256_loadu_pd(da + 2 * lda),
+                r3 = _mm256_loadu_pd(da + 3 * lda);
+  const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1), t2 = _mm256_unpacklo_pd(r2, r3),
+                t3 = _mm256_unpackhi_pd(r2, r3);
+  _mm256_storeu_pd(db, _mm256_permute2f128_pd(t0, t2, 0x20));
+  _mm256_storeu_pd(db + ldb, _mm256_permute2f128_pd(t1, t3, 0x20));
+  _mm256_storeu_pd(db + 2 * ldb, _mm256_permute2f128_pd(t0, t2, 0x31));
+  _mm256_storeu_pd(db + 3 * ldb, _mm256_permute2f128_pd(t1, t3, 0x31));
+}
+
+// kernels.hpp's TransposeTile: whole W x W blocks through `block`, the ragged edges by the plain loop.
+template <class U, std::size_t W, void (*Block)(const U*, std::size_t, U*, std::size_t)>
+FLEX_AVX2 void transpose_blocks(const U* a, std::size_t lda, U* b, std::size_t ldb, std::size_t rows, std::size_t cols) {
+  const std::size_t full_rows = rows - rows % W, full_cols = cols - cols % W;
+  for (std::size_t r = 0; r < full_rows; r += W) {
+    for (std::size_t c = 0; c < full_cols; c += W) Block(a + c * lda + r, lda, b + r * ldb + c, ldb);
+  }
+  if (full_cols < cols) transpose_tile(a + full_cols * lda, lda, b + full_cols, ldb, full_rows, cols - full_cols);
+  if (full_rows < rows) transpose_tile(a + full_rows, lda, b + full_rows * ldb, ldb, rows - full_rows, cols);
+}
+
 }  // namespace
 
 const RowKernelTable& avx2_row_kernels() {
   static const RowKernelTable table{
       {row_times_matrix<float>, dot<float>, accumulate_rows<float>},
       {row_times_matrix<double>, dot<double>, accumulate_rows<double>},
+      transpose_blocks<std::uint32_t, 8, transpose8x8>,
+      transpose_blocks<std::uint64_t, 4, transpose4x4>,
   };
   return table;
 }

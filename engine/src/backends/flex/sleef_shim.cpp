@@ -31,6 +31,29 @@ void pow4(const double* in, double p, double* out) {
   _mm256_storeu_pd(out, Sleef_powd4_u10avx2(_mm256_loadu_pd(in), _mm256_set1_pd(p)));
 }
 
+// The batches: a plain loop, so nothing but this file's own functions is emitted with AVX2.
+#define CROSSGRAD_SLEEF_MANY(name, f8, f4)                                                    \
+  void name##_many8(const float* in, float* out, std::size_t vectors) {                       \
+    for (std::size_t v = 0; v < vectors; ++v) _mm256_storeu_ps(out + 8 * v, f8(_mm256_loadu_ps(in + 8 * v)));  \
+  }                                                                                           \
+  void name##_many4(const double* in, double* out, std::size_t vectors) {                     \
+    for (std::size_t v = 0; v < vectors; ++v) _mm256_storeu_pd(out + 4 * v, f4(_mm256_loadu_pd(in + 4 * v)));  \
+  }
+CROSSGRAD_SLEEF_MANY(exp, Sleef_expf8_u10avx2, Sleef_expd4_u10avx2)
+CROSSGRAD_SLEEF_MANY(log, Sleef_logf8_u10avx2, Sleef_logd4_u10avx2)
+CROSSGRAD_SLEEF_MANY(log1p, Sleef_log1pf8_u10avx2, Sleef_log1pd4_u10avx2)
+CROSSGRAD_SLEEF_MANY(tanh, Sleef_tanhf8_u10avx2, Sleef_tanhd4_u10avx2)
+#define CROSSGRAD_SLEEF_UNARY_MANY(name) CROSSGRAD_SLEEF_MANY(name, Sleef_##name##f8_u10avx2, Sleef_##name##d4_u10avx2)
+CROSSGRAD_FLEX_UNARY_MATH(CROSSGRAD_SLEEF_UNARY_MANY)
+#undef CROSSGRAD_SLEEF_UNARY_MANY
+#undef CROSSGRAD_SLEEF_MANY
+#define CROSSGRAD_SLEEF_MANY_ENTRY8(name) name##_many8,
+#define CROSSGRAD_SLEEF_MANY_ENTRY4(name) name##_many4,
+const VectorMany8 kUnaryMany8[kUnaryMathOps] = {CROSSGRAD_FLEX_UNARY_MATH(CROSSGRAD_SLEEF_MANY_ENTRY8)};
+const VectorMany4 kUnaryMany4[kUnaryMathOps] = {CROSSGRAD_FLEX_UNARY_MATH(CROSSGRAD_SLEEF_MANY_ENTRY4)};
+#undef CROSSGRAD_SLEEF_MANY_ENTRY8
+#undef CROSSGRAD_SLEEF_MANY_ENTRY4
+
 #define CROSSGRAD_SLEEF_UNARY(name)                                                                          \
   void name##8(const float* in, float* out) { _mm256_storeu_ps(out, Sleef_##name##f8_u10avx2(_mm256_loadu_ps(in))); } \
   void name##4(const double* in, double* out) { _mm256_storeu_pd(out, Sleef_##name##d4_u10avx2(_mm256_loadu_pd(in))); }

@@ -8,12 +8,14 @@
 //   - innermost stride 1: each output row is one memcpy of a contiguous input run;
 //   - innermost stride 0: each output row is one repeated value;
 //   - otherwise, when another dim has stride 1 (a permute moving the input's innermost dim):
-//     a cache-blocked transpose between that dim and the innermost one;
+//     a cache-blocked transpose between that dim and the innermost one, each tile through the
+//     kernel table's transpose (8x8 / 4x4 register blocks under AVX2);
 //   - otherwise a strided element loop.
 // Elements move as unsigned integers of their size, so every bit pattern (NaN payloads, -0) is
 // kept. Work is split over the pool by output rows (or tile rows); below the element-wise grain
 // it stays on the calling thread.
 #include "common.hpp"
+#include "kernels.hpp"
 #include "thread_pool.hpp"
 
 #include <algorithm>
@@ -87,6 +89,9 @@ void gather_transposed(const U* in, U* out, const std::vector<GatherDim>& dims, 
   std::size_t other_count = 1;
   for (const GatherDim& g : others) other_count *= g.size;
   const std::size_t rows = dims[p].size, row_out = out_stride[p];
+  TransposeTile<U> tile = transpose_tile<U>;
+  if constexpr (sizeof(U) == 4) tile = row_kernel_table().transpose32;
+  if constexpr (sizeof(U) == 8) tile = row_kernel_table().transpose64;
   const std::size_t tiles = (rows + kTile - 1) / kTile;
   const std::size_t grain = std::max<std::size_t>(1, kElementwiseGrain / (kTile * last.size));
   parallel_range(other_count * tiles, grain, [&](std::size_t begin, std::size_t end) {
@@ -101,11 +106,8 @@ void gather_transposed(const U* in, U* out, const std::vector<GatherDim>& dims, 
       const std::size_t r0 = (task % tiles) * kTile, r1 = std::min(rows, r0 + kTile);
       for (std::size_t c0 = 0; c0 < last.size; c0 += kTile) {
         const std::size_t c1 = std::min(last.size, c0 + kTile);
-        for (std::size_t r = r0; r < r1; ++r) {
-          const U* src = in + in_base + r;
-          U* dst = out + out_base + r * row_out;
-          for (std::size_t c = c0; c < c1; ++c) dst[c] = src[c * last.stride];
-        }
+        tile(in + in_base + r0 + c0 * last.stride, last.stride, out + out_base + r0 * row_out + c0, row_out, r1 - r0,
+             c1 - c0);
       }
     }
   });
