@@ -683,7 +683,8 @@ TEST_P(FlexMatchesNdArray, IntReductionsAlongEveryDimMatchNdArray) {
     std::size_t dim;
   };
   const std::vector<DimCase> cases = {{Shape{5, 300, 7}, 1}, {Shape{5, 300, 7}, 0}, {Shape{3, 4, 600}, 1},
-                                      {Shape{33, 257}, 0},   {Shape{6, 5}, 1},      {Shape{2, 0, 5}, 1}};
+                                      {Shape{33, 257}, 0},   {Shape{6, 5}, 1},      {Shape{2, 0, 5}, 1},
+                                      {Shape{7, 301}, 1},    {Shape{4, 3, 33}, 2},  {Shape{3, 0}, 1}};
   unsigned seed = 1200;
   for (const DimCase& c : cases) {
     const std::size_t n = c.shape.num_elements();
@@ -725,6 +726,21 @@ TEST_P(FlexMatchesNdArray, IntReductionsAlongEveryDimMatchNdArray) {
         CG_INT_DIM(int_max_abs_dim)
       }
 #undef CG_INT_DIM
+      // The same data reduced whole (one contiguous lane).
+#define CG_INT_ALL(op)                                 \
+  expect_same_as_ndarray([&](auto tag) {               \
+    using B = typename decltype(tag)::type;            \
+    return B::into_data(B::op(on<B>(d)));              \
+  }, #op " " + dt + " " + shape_str(c.shape));
+      CG_INT_ALL(int_sum)
+      CG_INT_ALL(int_prod)
+      if (n != 0) {
+        CG_INT_ALL(int_mean)
+        CG_INT_ALL(int_max)
+        CG_INT_ALL(int_min)
+        CG_INT_ALL(int_max_abs)
+      }
+#undef CG_INT_ALL
     }
     const TensorData b = TensorData::from_bool(bits, c.shape);
     for (const bool any : {true, false}) {
@@ -736,8 +752,26 @@ TEST_P(FlexMatchesNdArray, IntReductionsAlongEveryDimMatchNdArray) {
     }
   }
   // Whole tensors of 3 x 64K: the first block decides any (a 1 in it) and all (a 0 in it), or
-  // only the last block does.
+  // only the last block does; the other reductions fold blocks and then the blocks' results.
   const std::size_t big = 3 * (std::size_t{1} << 16);
+  {
+    std::mt19937 rng(1299);
+    std::vector<std::int64_t> v(big + 5);
+    for (auto& x : v) x = static_cast<std::int64_t>(rng() % 1000) - 500;
+    v[big - 7] = std::numeric_limits<std::int64_t>::min();
+    const TensorData d = TensorData::from_i64(v, Shape{big + 5});
+#define CG_INT_WHOLE(op)                      \
+  expect_same_as_ndarray([&](auto tag) {      \
+    using B = typename decltype(tag)::type;   \
+    return B::into_data(B::op(on<B>(d)));     \
+  }, #op " of " + std::to_string(big + 5));
+    CG_INT_WHOLE(int_sum)
+    CG_INT_WHOLE(int_mean)
+    CG_INT_WHOLE(int_max)
+    CG_INT_WHOLE(int_min)
+    CG_INT_WHOLE(int_max_abs)
+#undef CG_INT_WHOLE
+  }
   for (const std::size_t at : {std::size_t{5}, big - 2}) {
     std::vector<std::int64_t> zeros(big, 0), ones(big, 1);
     zeros[at] = 7;

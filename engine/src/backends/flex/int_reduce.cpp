@@ -1,5 +1,6 @@
 // Flex: the int reductions and bool_any / bool_all, with the lane rule every backend shares
-// (core/int_arithmetic.hpp reduce_lane). Along the innermost dim the lanes are split over the
+// (core/int_arithmetic.hpp reduce_lane). Along the innermost dim the lanes (fold_contiguous: the
+// same values with no branch on the data, so that they vectorise) are split over the
 // pool; along another, blocks of columns are (reduce_columns), under AVX2 in a copy of their own
 // (Note [Flex loops compiled twice]). Over every
 // element the wrapped sum and product, the extremes and any / all are associative, so blocks are
@@ -28,10 +29,68 @@ DType storage_int_type(DType dtype) { return dtype == DType::Bool ? DType::U8 : 
 // reach here).
 IntReduce combining(IntReduce r) { return r == IntReduce::Mean ? IntReduce::Sum : r; }
 
+// One contiguous lane, reduce_lane's value with no branch on the data where one is not needed,
+// so that the loops vectorise (under AVX2 when the caller runs in run_loop): the extremes as a
+// running select, their index as the first element equal to the extreme (ints have no NaN), any /
+// all as reduce_lane's own loop, which stops at the first deciding element.
+// The index of the first element equal to v, which x holds.
+template <class I>
+std::int64_t first_equal(const I* x, I v) {
+  std::size_t at = 0;
+  while (x[at] != v) ++at;
+  return static_cast<std::int64_t>(at);
+}
+
+template <class I>
+std::int64_t fold_contiguous(const I* x, std::size_t len, IntReduce r) {
+  switch (r) {
+    case IntReduce::Sum:
+    case IntReduce::Mean: {
+      I acc = I{0};
+      for (std::size_t k = 0; k < len; ++k) acc = wrapping_add<I>(acc, x[k]);
+      if (r == IntReduce::Sum) return static_cast<std::int64_t>(acc);
+      return static_cast<std::int64_t>(acc) / static_cast<std::int64_t>(len);
+    }
+    case IntReduce::Prod: {
+      I acc = I{1};
+      for (std::size_t k = 0; k < len; ++k) acc = wrapping_mul<I>(acc, x[k]);
+      return static_cast<std::int64_t>(acc);
+    }
+    case IntReduce::Max:
+    case IntReduce::ArgMax: {
+      I best = x[0];
+      for (std::size_t k = 1; k < len; ++k) best = x[k] > best ? x[k] : best;
+      return r == IntReduce::Max ? static_cast<std::int64_t>(best) : first_equal(x, best);
+    }
+    case IntReduce::Min:
+    case IntReduce::ArgMin: {
+      I best = x[0];
+      for (std::size_t k = 1; k < len; ++k) best = x[k] < best ? x[k] : best;
+      return r == IntReduce::Min ? static_cast<std::int64_t>(best) : first_equal(x, best);
+    }
+    case IntReduce::MaxAbs: {
+      I best = wrapping_abs<I>(x[0]);
+      for (std::size_t k = 1; k < len; ++k) {
+        const I v = wrapping_abs<I>(x[k]);
+        best = v > best ? v : best;
+      }
+      return static_cast<std::int64_t>(best);
+    }
+    case IntReduce::Any:
+    case IntReduce::All:
+      return reduce_lane<I>(x, len, 1, r);
+  }
+  return 0;
+}
+
 template <class I>
 std::int64_t reduce_all(const I* x, std::size_t n, IntReduce r) {
   constexpr std::size_t kBlock = 1 << 16;
-  if (n <= kBlock) return reduce_lane<I>(x, n, 1, r);
+  std::int64_t whole = 0;
+  if (n <= kBlock) {
+    flex::run_loop([&] { whole = fold_contiguous<I>(x, n, r); });
+    return whole;
+  }
   if (r == IntReduce::Any || r == IntReduce::All) {
     // The first block alone usually decides (a non-zero for any, a zero for all), as NdArray's one
     // early-exit pass does; only a tensor it does not decide goes to the pool.
@@ -43,7 +102,7 @@ std::int64_t reduce_all(const I* x, std::size_t n, IntReduce r) {
   parallel_range(blocks, 1, [&](std::size_t begin, std::size_t end) {
     for (std::size_t k = begin; k < end; ++k) {
       const std::size_t from = k * kBlock, len = std::min(kBlock, n - from);
-      partial[k] = static_cast<I>(reduce_lane<I>(x + from, len, 1, combining(r)));
+      flex::run_loop([&] { partial[k] = static_cast<I>(fold_contiguous<I>(x + from, len, combining(r))); });
     }
   });
   const std::int64_t folded = reduce_lane<I>(partial.data(), blocks, 1, combining(r));
@@ -164,11 +223,14 @@ FlexTensor int_reduce(const FlexTensor& tensor, const std::size_t* dim, IntReduc
         return;
       }
       const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / std::max<std::size_t>(1, s.len));
+      // inner == 1 (or an empty dim): each lane is one contiguous row.
       parallel_range(s.outer * s.inner, grain, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t lane = begin; lane < end; ++lane) {
-          const std::size_t a = lane / s.inner, b = lane % s.inner;
-          o[lane] = static_cast<O>(reduce_lane<I>(x + a * s.len * s.inner + b, s.len, s.inner, r));
-        }
+        flex::run_loop([&] {
+          const std::size_t len = s.len, first = begin, last = end;
+          for (std::size_t lane = first; lane < last; ++lane) {
+            o[lane] = static_cast<O>(len == 0 ? reduce_lane<I>(x, 0, 1, r) : fold_contiguous<I>(x + lane * len, len, r));
+          }
+        });
       });
     });
   });
