@@ -20,7 +20,8 @@
 //
 // The kernels are written once for float and double over the overloads below; each carries its
 // op's bound from kMathUlps (flex_testing.hpp), the oracle's, in a static_assert. SLEEF itself is
-// called through sleef_shim.cpp, one vector at a time through memory (that file says why).
+// called through sleef_shim.cpp, through memory (that file says why): the kernels with a
+// `values` member hand it up to 32 vectors per call, the rest (pow, the padded tail) one at a time.
 // Without SLEEF (or off x86) the AVX2 table takes the portable table's libm loops.
 #include "kernels.hpp"
 #include "scalar_ops.hpp"
