@@ -29,10 +29,6 @@ DType storage_int_type(DType dtype) { return dtype == DType::Bool ? DType::U8 : 
 // reach here).
 IntReduce combining(IntReduce r) { return r == IntReduce::Mean ? IntReduce::Sum : r; }
 
-// One contiguous lane, reduce_lane's value with no branch on the data where one is not needed,
-// so that the loops vectorise (under AVX2 when the caller runs in run_loop): the extremes as a
-// running select, their index as the first element equal to the extreme (ints have no NaN), any /
-// all as reduce_lane's own loop, which stops at the first deciding element.
 // The index of the first element equal to v, which x holds.
 template <class I>
 std::int64_t first_equal(const I* x, I v) {
@@ -41,6 +37,10 @@ std::int64_t first_equal(const I* x, I v) {
   return static_cast<std::int64_t>(at);
 }
 
+// One contiguous lane, reduce_lane's value with no branch on the data where one is not needed,
+// so that the loops vectorise (under AVX2 when the caller runs in run_loop): the extremes as a
+// running select, their index as the first element equal to the extreme (ints have no NaN), any /
+// all as reduce_lane's own loop, which stops at the first deciding element.
 template <class I>
 std::int64_t fold_contiguous(const I* x, std::size_t len, IntReduce r) {
   switch (r) {
