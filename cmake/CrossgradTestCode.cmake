@@ -13,3 +13,16 @@ function(crossgrad_test_code target)
       $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<NOT:$<CONFIG:Debug>>>:${CROSSGRAD_TEST_CODE_OPT}>)
   endif()
 endfunction()
+
+# crossgrad_test_pch(target headers...): the headers every test file of `target` includes, parsed
+# once into a precompiled header instead of once per file: parsing them alone takes ~2.5 s of a
+# unit test file's 8-20 s. Measured on the default build: unit_test_objects 453 -> 359 s of
+# compile time, property_test_objects 246 -> 227 s. (Test code at -O0 would save more to compile,
+# 453 -> 294 s, but made unit_tests run 4x longer, 37 -> 150 s.) CROSSGRAD_TEST_PCH=OFF turns it
+# off; the coverage preset does, so that header code is mapped as it was without one.
+option(CROSSGRAD_TEST_PCH "Precompile the headers test files share" ON)
+function(crossgrad_test_pch target)
+  if(CROSSGRAD_TEST_PCH)
+    target_precompile_headers(${target} PRIVATE ${ARGN})
+  endif()
+endfunction()
