@@ -651,6 +651,64 @@ TEST_P(FlexMatchesNdArray, SwapDimsMatchesNdArrayOnEveryElementSize) {
 // int_cumsum along the innermost dim steps eight rows side by side through a buffer of 64-column
 // blocks: row lengths around the block, power-of-two lengths (rows a multiple of 4 KiB apart), a
 // group of fewer than eight rows at the end, and wrapping sums.
+// A lane whose extreme is one element, at every position of lanes around the lengths where a
+// reduction's loop changes shape (a vector's width, several vectors of accumulators, a tail, the
+// 64K blocks the pool folds): an extreme or a factor dropped or counted twice by any part of the
+// loop changes the result. The product's lane is +-1 with a single 3.
+TEST_P(FlexMatchesNdArray, IntExtremesAndProductsSeeEveryPositionOfALane) {
+  const auto check = [&]<class I>(DType dtype, I big, I small, I background_low) {
+    const std::size_t block = std::size_t{1} << 16;
+    for (const std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{31}, std::size_t{32}, std::size_t{33},
+                                std::size_t{255}, std::size_t{256}, std::size_t{257}, std::size_t{300}, block + 300}) {
+      std::vector<std::size_t> positions;
+      if (n <= 300) {
+        for (std::size_t p = 0; p < n; ++p) positions.push_back(p);
+      } else {
+        positions = {0, 129, block - 1, block, n - 1};
+      }
+      for (const std::size_t p : positions) {
+        std::vector<I> lane(n), factors(n);
+        for (std::size_t k = 0; k < n; ++k) {
+          lane[k] = static_cast<I>(background_low + static_cast<I>(k % 5));
+          factors[k] = static_cast<I>(std::is_signed_v<I> && k % 3 == 1 ? -1 : 1);
+        }
+        lane[p] = big;
+        factors[p] = 3;
+        const std::size_t q = (p * 7 + 3) % n;
+        if (q != p) lane[q] = small;
+        const std::string what = std::string(dtype_name(dtype)) + " n " + std::to_string(n) + " at " + std::to_string(p);
+        const auto data = [&](std::vector<I> v) {
+          if constexpr (std::is_same_v<I, std::int64_t>) return TensorData::from_i64(std::move(v), Shape{n});
+          else if constexpr (std::is_same_v<I, std::int32_t>) return TensorData::from_i32(std::move(v), Shape{n});
+          else if constexpr (std::is_same_v<I, std::int8_t>) return TensorData::from_i8(std::move(v), Shape{n});
+          else return TensorData::from_u8(std::move(v), Shape{n});
+        };
+        const TensorData x = data(lane), f = data(factors);
+#define CG_LANE(expr, data)                                    \
+  expect_same_as_ndarray([&](auto tag) {                       \
+    using B = typename decltype(tag)::type;                    \
+    const auto t = on<B>(data);                                \
+    return B::into_data(expr);                                 \
+  }, #expr " " + what);
+        CG_LANE(B::int_max(t), x)
+        CG_LANE(B::int_min(t), x)
+        CG_LANE(B::int_max_abs(t), x)
+        CG_LANE(B::int_argmax(t, 0), x)
+        CG_LANE(B::int_argmin(t, 0), x)
+        CG_LANE(B::int_max_dim(t, 0), x)
+        CG_LANE(B::int_prod(t), f)
+        CG_LANE(B::int_prod_dim(t, 0), f)
+#undef CG_LANE
+      }
+    }
+  };
+  // The extreme's |x| is the unique largest too (max_abs); U8's smallest is 0 under a background of 1..5.
+  check.operator()<std::int64_t>(DType::I64, std::int64_t{1} << 40, -(std::int64_t{1} << 39), -2);
+  check.operator()<std::int32_t>(DType::I32, 100000, -90000, -2);
+  check.operator()<std::int8_t>(DType::I8, 100, -90, -2);
+  check.operator()<std::uint8_t>(DType::U8, 200, 0, 1);
+}
+
 TEST_P(FlexMatchesNdArray, IntScansAlongRowsMatchNdArray) {
   unsigned seed = 990;
   for (const Shape& shape : {Shape{8, 64}, Shape{16, 65}, Shape{11, 128}, Shape{9, 1}, Shape{3, 130}, Shape{17, 512}}) {
