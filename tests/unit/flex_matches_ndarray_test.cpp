@@ -334,6 +334,37 @@ TEST_P(FlexMatchesNdArray, MaxAbsProdAnyAllAlongADimMatchNdArray) {
   }
 }
 
+// any_dim / all_dim down columns: each lane has at most one deciding element (all: one zero among
+// nonzeros, a NaN among them counting as nonzero; any: one nonzero among zeros), at a row that
+// differs from lane to lane and from the rows where a blocked scan checks whether it may stop, and
+// every 5th lane has none; lanes decided by their first element sit beside lanes decided last.
+TEST_P(FlexMatchesNdArray, AnyAllDimFindTheOneDecidingElementOfEachColumn) {
+  for (const bool all : {false, true}) {
+    for (const std::size_t outer : {std::size_t{1}, std::size_t{2}}) {
+      for (const std::size_t len : {std::size_t{1}, std::size_t{2}, std::size_t{9}, std::size_t{17}, std::size_t{40}}) {
+        for (const std::size_t inner : {std::size_t{3}, std::size_t{257}, std::size_t{600}}) {
+          const Shape shape = outer == 1 ? Shape{len, inner} : Shape{outer, len, inner};
+          const std::size_t dim = outer == 1 ? 0 : 1;
+          std::vector<float> v(outer * len * inner, all ? 1.5f : 0.0f);
+          for (std::size_t i = 0; i < outer; ++i) {
+            for (std::size_t j = 0; j < inner; ++j) {
+              const std::size_t at = (i * 3 + j * 7) % len;
+              if (j % 5 != 4) v[(i * len + at) * inner + j] = all ? 0.0f : -2.0f;
+              if (all && j % 11 == 0) v[(i * len + (at + 1) % len) * inner + j] = std::numeric_limits<float>::quiet_NaN();
+            }
+          }
+          const TensorData d = TensorData::from_f32(v, shape);
+          const std::string what = std::string(all ? "all_dim " : "any_dim ") + shape_str(shape);
+          expect_same_as_ndarray([&](auto tag) {
+            using B = typename decltype(tag)::type;
+            return B::into_data(all ? B::float_all_dim(on<B>(d), dim) : B::float_any_dim(on<B>(d), dim));
+          }, what);
+        }
+      }
+    }
+  }
+}
+
 TEST_P(FlexMatchesNdArray, WholeTensorReductionsMatchNdArray) {
   // Past 2 * sum_block elements Flex scans fixed blocks in parallel and combines their kept
   // elements; the blocked scan must keep the sequential scan's element (first NaN, first of ties).

@@ -292,6 +292,37 @@ FlexTensor truth_reduce(const FlexTensor& t, std::optional<std::size_t> dim, boo
       if (len == 1) std::replace(o, o + lanes, std::uint8_t{2}, static_cast<std::uint8_t>(all ? 1 : 0));
       return;
     }
+    if (inner > 1) {
+      // Lanes down columns: walking one lane touches a cache line per element, so a task takes a
+      // block of columns row by row instead (as int_reduce.cpp's reduce_columns), and stops once
+      // every lane of its block is decided, checked every kCheck rows.
+      constexpr std::size_t kChunk = 256, kCheck = 8;
+      const std::size_t chunks = (inner + kChunk - 1) / kChunk;
+      const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / (len * std::min(inner, kChunk)));
+      flex::parallel_range(split.outer * chunks, grain, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t task = begin; task < end; ++task) {
+          const std::size_t i = task / chunks, lo = (task % chunks) * kChunk, w = std::min(kChunk, inner - lo);
+          const T* const base = x + i * len * inner + lo;
+          std::uint8_t* const oi = o + i * inner + lo;
+          // open[j]: lane j is still undecided (all: no zero yet; any: no nonzero yet).
+          std::uint8_t open[kChunk];
+          std::size_t still_open = 0;
+          for (std::size_t j = 0; j < w; ++j) still_open += open[j] = oi[j] == 2 ? 1 : 0;
+          for (std::size_t k0 = 1; k0 < len && still_open != 0; k0 += kCheck) {
+            for (std::size_t k = k0; k < std::min(len, k0 + kCheck); ++k) {
+              const T* const row = base + k * inner;
+              for (std::size_t j = 0; j < w; ++j) open[j] &= ((row[j] != T(0)) == all) ? 1 : 0;
+            }
+            still_open = 0;
+            for (std::size_t j = 0; j < w; ++j) still_open += open[j];
+          }
+          for (std::size_t j = 0; j < w; ++j) {
+            if (oi[j] == 2) oi[j] = (open[j] != 0) == all ? 1 : 0;
+          }
+        }
+      });
+      return;
+    }
     const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / len);
     flex::parallel_range(lanes, grain, [&](std::size_t begin, std::size_t end) {
       for (std::size_t lane = begin; lane < end; ++lane) {
