@@ -740,6 +740,35 @@ TEST_P(FlexMatchesNdArray, IntExtremesAndProductsSeeEveryPositionOfALane) {
   check.operator()<std::uint8_t>(DType::U8, 200, 0, 1);
 }
 
+// int_powi_scalar's blocks of 256 elements take the exponent's bits in turn: every bit pattern
+// from 0 up (the last multiply skipped, squarings unused), negative exponents (per element), and
+// lengths around the block.
+TEST_P(FlexMatchesNdArray, IntPowiScalarMatchesNdArrayForEveryExponent) {
+  std::mt19937 rng(4242);
+  for (const std::size_t n : {std::size_t{1}, std::size_t{255}, std::size_t{256}, std::size_t{257}, std::size_t{700}}) {
+    std::vector<std::int64_t> i64(n);
+    std::vector<std::int32_t> i32(n);
+    std::vector<std::int8_t> i8(n);
+    std::vector<std::uint8_t> u8(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto r = static_cast<std::int64_t>(rng() % 11) - 5;
+      i64[i] = i % 7 == 0 ? static_cast<std::int64_t>(rng()) : r;
+      i32[i] = static_cast<std::int32_t>(r);
+      i8[i] = static_cast<std::int8_t>(rng());
+      u8[i] = static_cast<std::uint8_t>(rng());
+    }
+    for (const TensorData& d : {TensorData::from_i64(i64, Shape{n}), TensorData::from_i32(i32, Shape{n}),
+                                TensorData::from_i8(i8, Shape{n}), TensorData::from_u8(u8, Shape{n})}) {
+      for (const double e : {0.0, 1.0, 2.0, 3.0, 5.0, 6.0, 7.0, 8.0, 13.0, 31.0, 63.0, -1.0, -2.0}) {
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::int_powi_scalar(on<B>(d), e));
+        }, "int_powi_scalar " + std::string(dtype_name(d.dtype())) + " n " + std::to_string(n) + " ^ " + std::to_string(e));
+      }
+    }
+  }
+}
+
 TEST_P(FlexMatchesNdArray, IntScansAlongRowsMatchNdArray) {
   unsigned seed = 990;
   for (const Shape& shape : {Shape{8, 64}, Shape{16, 65}, Shape{11, 128}, Shape{9, 1}, Shape{3, 130}, Shape{17, 512}}) {

@@ -13,9 +13,11 @@
 
 #include <crossgrad/core/int_arithmetic.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 namespace crossgrad::backends {
@@ -326,8 +328,51 @@ FlexTensor Flex::int_square(const FlexTensor& tensor) {
 FlexTensor Flex::int_powi(const FlexTensor& lhs, const FlexTensor& rhs) {
   return int_binary<false>(lhs, rhs, "int_powi", []<class I>(I a, I b) { return wrapping_pow<I>(a, b); });
 }
+// x^s for one s >= 0 (wrapping_pow's squaring): per element, the loop over s's bits kept every
+// element's multiplies in one dependent chain, unvectorised (1M I64 elements at 7: 2.0 ms, LibTorch
+// 1.5). Here each block of kPowBlock elements takes the bits in turn, each step a vectorised pass
+// over the block; the products are wrapping_pow's, in its order. A negative s (0, 1 or -1 by the
+// base) stays per element.
 FlexTensor Flex::int_powi_scalar(const FlexTensor& tensor, double scalar) {
-  return int_with_scalar(tensor, scalar, "int_powi_scalar", []<class I>(I x, I s) { return wrapping_pow<I>(x, s); });
+  rules::check_int_dtype(tensor.dtype, "int_powi_scalar");
+  FlexTensor out = make_tensor(tensor.shape, tensor.dtype);
+  with_int_type(tensor.dtype, [&]<class I>(I) {
+    const I s = int_scalar<I>(scalar);
+    if constexpr (std::is_signed_v<I>) {
+      if (s < I{0}) {
+        map_elements<I, I>(tensor, out, [&](I x) { return wrapping_pow<I>(x, s); });
+        return;
+      }
+    }
+    constexpr std::size_t kPowBlock = 256;
+    const I* x = tensor.data<I>();
+    I* o = out.mutable_data<I>();
+    parallel_range(tensor.num_elements(), kElementwiseGrain, [&](std::size_t begin, std::size_t end) {
+      flex::run_loop([&] {
+        const I* const from = x;
+        I* const to = o;
+        const IntBits<I> bits = static_cast<IntBits<I>>(s);
+        I base[kPowBlock];
+        for (std::size_t lo = begin; lo < end; lo += kPowBlock) {
+          const std::size_t w = std::min(kPowBlock, end - lo);
+          I* const result = to + lo;
+          for (std::size_t i = 0; i < w; ++i) {
+            base[i] = from[lo + i];
+            result[i] = I{1};
+          }
+          for (IntBits<I> e = bits; e != 0; e >>= 1) {
+            if ((e & 1u) != 0) {
+              for (std::size_t i = 0; i < w; ++i) result[i] = wrapping_mul<I>(result[i], base[i]);
+            }
+            if ((e >> 1) != 0) {
+              for (std::size_t i = 0; i < w; ++i) base[i] = wrapping_mul<I>(base[i], base[i]);
+            }
+          }
+        }
+      });
+    });
+  });
+  return out;
 }
 
 }  // namespace crossgrad::backends
