@@ -39,11 +39,11 @@ std::int64_t first_equal(const I* x, I v) {
 }
 
 // fold_lanes(x, len, step, value): value(x[0]) folded with value(every later element) by step,
-// through four vectors' worth of independent accumulators folded together at the end. One accumulator makes every step
-// wait for the previous one (an I64 max is a compare and a select, not vectorised: 38 us per 64K
-// elements); four vectors of them vectorise and overlap (16 us; I32 6.1 -> 3.3 us, I8 1.6 -> 0.9).
-// The reorder is exact for what it folds: max / min of ints (no NaN, ties are equal values) and
-// the wrapped sum and product (a commutative ring modulo 2^width).
+// through four vectors' worth of independent accumulators folded together at the end. With one
+// accumulator every step waits for the previous one (an I64 max is a compare and a select, not
+// vectorised: 38 us per 64K elements); four vectors of them vectorise and overlap (16 us; I32
+// 6.1 -> 3.3 us, I8 1.6 -> 0.9). The reorder is exact for what it folds: max / min of ints (no
+// NaN; tied elements are equal values) and the wrapped product (a commutative ring mod 2^width).
 template <class I, class Step, class Value = std::identity>
 I fold_lanes(const I* x, std::size_t len, Step step, Value value = {}) {
   constexpr std::size_t kLanes = 4 * 32 / sizeof(I);

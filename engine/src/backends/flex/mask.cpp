@@ -47,7 +47,6 @@ class BroadcastCursor {
   std::size_t offset_[N] = {};
 };
 
-// pick(i, j, k): element i of the tensor, j of the mask, k of the value operand chosen per element.
 // m != 0 ? a : b, with no branch on integer lanes: there GCC kept a branch per element (1-byte
 // lanes: bool_mask_fill of 1M elements 3.3 ms) where float lanes became a blend.
 template <class T>
@@ -61,12 +60,13 @@ T chosen_by(std::uint8_t m, T a, T b) {
   }
 }
 
-// same(begin, end) does elements [begin, end) when no operand broadcasts, from the operands' own
-// pointers: a loop that reads them through pick's captured references could not keep them in
-// registers (a store might change them), and its select became a branch on the mask, mispredicted
-// on a random one (mask_fill of 1M floats: 3.7 ms). Copied into locals (a closure's members are
-// memory a store might change too), under AVX2 (Note [Flex loops compiled twice]), it is a
-// vectorised blend.
+// pick(i, j, k): element i of the tensor, j of the mask, k of the value operand chosen per element.
+// same_shape_loop(begin, end) does elements [begin, end) when no operand broadcasts, from the
+// operands' own pointers: a loop that read them through pick's captured references could not keep
+// them in registers (a store might change them), and its select became a branch on the mask,
+// mispredicted on a random one (mask_fill of 1M floats: 3.7 ms). Copied into locals (a closure's
+// members are memory a store might change too) and run under AVX2 (Note [Flex loops compiled
+// twice]), it is a vectorised blend.
 template <class T, class Pick, class Same>
 void masked_select(const Shape& out_shape, const Shape* (&shapes)[3], T* out, Pick pick, Same same_shape_loop) {
   const std::size_t n = out_shape.num_elements();
