@@ -19,8 +19,8 @@ endfunction()
 # unit test file's 8-20 s. Measured by building unit_test_objects and property_test_objects with
 # it off and then on, one after the other on the same 2-vCPU VM (-j2): 307 -> 281 s wall, 577 ->
 # 520 s of CPU. (Test code at -O0 would save more to compile, but made unit_tests run 4x longer,
-# 37 -> 150 s.) CROSSGRAD_TEST_PCH=OFF turns it
-# off; the coverage preset does, so that header code is mapped as it was without one.
+# 37 -> 150 s.) CROSSGRAD_TEST_PCH=OFF turns it off; the coverage preset does, so that header
+# code is mapped as it was without one.
 option(CROSSGRAD_TEST_PCH "Precompile the headers test files share" ON)
 function(crossgrad_test_pch target)
   if(CROSSGRAD_TEST_PCH)
