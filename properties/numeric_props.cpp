@@ -516,6 +516,37 @@ TEST(Numeric, GradientBoundsCountTheTermsBackwardSums) {
       << "an error of 1e-8 is still caught";
 }
 
+// A backward partial that is a function of its operand moves with that operand's error: F32
+// v3 = sinh(v0) + sin(sinh(v0)) at v0 = -15, where sinh(-15) = -1.6e6 has an ulp of 0.125 and SLEEF
+// (Flex) and glibc (the reference) differ by one; cos(sinh x) moves by up to that, and cosh(x) =
+// 1.6e6 multiplies it: gradients 2,774,230.75 and 2,619,269 (ops_differential_fuzzer; corpus
+// regress-diff-sin-gradient-of-an-argument-rounded-at-its-size). At a moderate argument the partial
+// is known to a few eps and a gradient 1 % off is still caught.
+TEST(Numeric, GradientBoundsCountTheOperandErrorOfASmoothPartial) {
+  using O = og::Op;
+  const std::vector<og::OpSpec> ops = {step(O::float_sinh, 0, 0), step(O::float_sin, 1, 0), step(O::float_add, 1, 2)};
+  const og::GraphSpec huge = f32_graph({2}, {-15, -15}, ops);
+  const og::Conditioning huge_c = og::conditioning_of(huge, reference_values(huge));
+  EXPECT_GT(huge_c.gradient_rel, 0.05) << "sinh(-15) is known to about 0.2; |cos| is at most 1";
+  const TensorData want = TensorData::from_f64({2619269, 2619269}, Shape{2});
+  const TensorData flex = TensorData::from_f64({2774230.75, 2619269}, Shape{2});
+  EXPECT_NE(og::value_mismatch(want, flex, og::scaled_graph_bound(huge, want)), std::nullopt)
+      << "the graph bound alone fails the other rounding of sinh";
+  EXPECT_EQ(og::value_mismatch(want, flex, og::graph_gradient_bound(huge, want, huge_c, 0)), std::nullopt);
+
+  const og::GraphSpec moderate = f32_graph({2}, {-1.5, 0.75}, ops);
+  const og::Conditioning moderate_c = og::conditioning_of(moderate, reference_values(moderate));
+  EXPECT_GT(moderate_c.gradient_rel, 0.0);
+  EXPECT_LT(moderate_c.gradient_rel, 1e-5);
+  const og::GraphGradients grads = og::graph_gradients_on(moderate, og::reference_backend(), DType::F32);
+  const TensorData right = Dispatch::float_into_data(*Dispatch::grad(grads.run.leaves[0], grads.grads));
+  std::vector<double> off = right.to_f64();
+  off[0] *= 1.01;
+  EXPECT_NE(og::value_mismatch(right, TensorData::from_f64(off, Shape{2}), og::graph_gradient_bound(moderate, right, moderate_c, 0)),
+            std::nullopt)
+      << "a gradient 1 % off is caught";
+}
+
 // A divisor that the root reads and that is known to no better than its distance to 0 (a cancelled
 // sum) may be 0 on one correct backend and a residue on another: F64 v4 = sum(mean_dim(v0) - v0)
 // with v0 holding 3.4e38 is 0.0625 in NdArray's order and exactly 0 in Flex's, so Flex's forward

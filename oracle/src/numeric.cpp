@@ -1103,6 +1103,45 @@ double uncertainty_in_size(const std::vector<double>& x, double e) {
   return size > 0 ? e / size : std::numeric_limits<double>::infinity();
 }
 
+// How far, relative to its size, the partial of a smooth unary op moves when its operand is known
+// only to within e: the partial is a function of the operand, so it moves by up to e times the
+// second derivative. Negligible for an operand that carries a few roundings of its own size, but
+// not for one whose rounding is large in absolute terms: F32 sin(sinh(x)) + sinh(x) at x = -15,
+// where sinh(x) = -1.6e6 has an ulp of 0.125, and the cos(sinh x) backward multiplies by cosh(x)
+// = 1.6e6 moved by 1 ulp between SLEEF (Flex) and glibc: gradients 2,774,230.75 and 2,619,269
+// (ops_differential_fuzzer; regress-diff-sin-gradient-of-an-argument-rounded-at-its-size).
+// Where |f''/f'| is bounded (exp 1, sinh |tanh| <= 1, tanh 2, atan 2|u| / (1 + u^2) <= 1, asinh
+// <= 1/2, sigmoid |1 - 2 s| <= 1, log_sigmoid s <= 1) the partial's relative change is at most that
+// bound times e; erf's is 2 |u| e. sin, cos, cosh and gelu have partials that pass through 0, so
+// their change is taken in absolute terms (|f''| is at most 1 for sin and cos, cosh(u) for cosh,
+// 0.8 for gelu) against the largest partial, as the mul rule takes the other operand's error
+// against its size.
+double partial_uncertainty(Op op, const std::vector<double>& a, double e) {
+  if (e == 0) return 0;
+  const auto against_largest_partial = [&a, e](double curvature, auto partial) {
+    const double size = max_of(a, partial);
+    return size > 0 ? e * curvature / size : std::numeric_limits<double>::infinity();
+  };
+  if (op == Op::float_exp || op == Op::float_sinh || op == Op::float_atan || op == Op::float_asinh || op == Op::sigmoid ||
+      op == Op::log_sigmoid) {
+    return e;
+  }
+  if (op == Op::float_tanh) return 2 * e;
+  if (op == Op::float_erf) return 2 * max_abs(a) * e;
+  if (op == Op::float_sin) return against_largest_partial(1, [](double u) { return std::cos(u); });
+  if (op == Op::float_cos) return against_largest_partial(1, [](double u) { return std::sin(u); });
+  if (op == Op::float_cosh) {
+    const double curvature = max_of(a, [e](double u) { return std::cosh(std::fabs(u) + e); });
+    return against_largest_partial(curvature, [](double u) { return std::sinh(u); });
+  }
+  if (op == Op::gelu) {
+    return against_largest_partial(0.8, [](double u) {
+      return 0.5 * std::erfc(-u / std::numbers::sqrt2) + u * std::exp(-0.5 * u * u) / std::sqrt(2 * std::numbers::pi);
+    });
+  }
+  return 0;
+}
+
 // Whether a value known to within e may sit on the other side of, or on, x + shift = 0 on some
 // backend: where x + shift is 0, or known to no better than its own size.
 bool may_reach_zero(const std::vector<double>& x, double e, double shift = 0) {
@@ -1328,6 +1367,7 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     } else if (op.op == Op::float_powf_scalar && op.scalar < 1) {
       c.gradient_rel += std::fabs(op.scalar - 1) * relative_uncertainty(a, e[op.lhs]);
     }
+    c.gradient_rel += partial_uncertainty(op.op, a, e[op.lhs]);
   }
   return c;
 }
