@@ -1213,7 +1213,8 @@ bool near_a_jump(Op op, const std::vector<double>& x, double e) {
 // (largest_partials; sums and matmul count each of their terms). Values are compared within
 // twice that on top of the graph bound. Gradients are compared with the relative uncertainty of
 // every value a backward formula divides by (div's divisor, twice: a / b^2; log's and log1p's
-// argument; sqrt's result; x^p's argument for p < 1) added to the bound's relative part; where a
+// argument; sqrt's result; x^p's argument for p < 1), and of every partial a smooth op computes
+// from its operand (sin's cos(u), ...: partial_uncertainty), added to the bound's relative part; where a
 // divisor is known to no better than its own size the gradients are not compared at all: one
 // backend may compute it as exactly 0 (a later 10-minute run: v9 = sum(mean_dim(v0) - v0), then
 // v12 / v9; Flex's gradient NaN, the reference's 0). Normal graphs are unaffected: their values
