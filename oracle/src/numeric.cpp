@@ -1107,9 +1107,9 @@ double uncertainty_in_size(const std::vector<double>& x, double e) {
 // only to within e: the partial is a function of the operand, so it moves by up to e times the
 // second derivative. Negligible for an operand that carries a few roundings of its own size, but
 // not for one whose rounding is large in absolute terms: F32 sin(sinh(x)) + sinh(x) at x = -15,
-// where sinh(x) = -1.6e6 has an ulp of 0.125, and the cos(sinh x) backward multiplies by cosh(x)
-// = 1.6e6 moved by 1 ulp between SLEEF (Flex) and glibc: gradients 2,774,230.75 and 2,619,269
-// (ops_differential_fuzzer; regress-diff-sin-gradient-of-an-argument-rounded-at-its-size).
+// where sinh(x) = -1.6e6 has an ulp of 0.125 and SLEEF (Flex) and glibc differ by one; backward
+// multiplies cos(sinh x), moved by up to that, by cosh(x) = 1.6e6: gradients 2,774,230.75 and
+// 2,619,269 (ops_differential_fuzzer; regress-diff-sin-gradient-of-an-argument-rounded-at-its-size).
 // Where |f''/f'| is bounded (exp 1, sinh |tanh| <= 1, tanh 2, atan 2|u| / (1 + u^2) <= 1, asinh
 // <= 1/2, sigmoid |1 - 2 s| <= 1, log_sigmoid s <= 1) the partial's relative change is at most that
 // bound times e; erf's is 2 |u| e. sin, cos, cosh and gelu have partials that pass through 0, so
