@@ -66,10 +66,17 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_MaskSelect(f) f(a.x, a.indices)
 #define CROSSGRAD_BENCH_CALL_Cat(f) f(a.pieces, a.dim)
 
+// One registry op on B, called with its Sig's arguments. A plain function pointer, not the lambda's
+// own type: register_op is then compiled once per backend instead of once per op and backend,
+// which took this file from 137 s to 18 s of compile time with gcc. The timed loop pays one indirect call
+// per iteration, the same for every backend (bench/performance-notes.md).
+template <class B>
+using OpCall = typename B::Tensor (*)(const OpArgs<B>&);
+
 // Registers `op` on B with the first argument family the op accepts (a tiny trial call that
 // raises no panic). An op no family fits stops the suite: a new Sig needs its family in op_args.hpp.
-template <class B, class Call>
-void register_op(const OpInfo& op, Call call) {
+template <class B>
+void register_op(const OpInfo& op, OpCall<B> call) {
   if (std::find(std::begin(kHandWritten), std::end(kHandWritten), op.id) != std::end(kHandWritten)) return;
   for (const ArgFamily<B>& family : arg_families<B>(op)) {
     try {
@@ -99,7 +106,7 @@ void register_op(const OpInfo& op, Call call) {
 template <class B>
 void register_registry_ops() {
 #define CROSSGRAD_X(name, method, Sig, Operand, Result, Rule) \
-  register_op<B>(op_info(OpId::name), [](const OpArgs<B>& a) { return CROSSGRAD_BENCH_CALL_##Sig(B::name); });
+  register_op<B>(op_info(OpId::name), [](const OpArgs<B>& a) -> typename B::Tensor { return CROSSGRAD_BENCH_CALL_##Sig(B::name); });
   CROSSGRAD_OPS(CROSSGRAD_X)
 #undef CROSSGRAD_X
 }
