@@ -17,9 +17,7 @@ inline std::size_t backend_count() { return kKnownBackendCount; }
 // backend is not built here.
 inline DispatchDevice backend_device(std::size_t backend, std::optional<Device> device = std::nullopt) {
   std::optional<DispatchDevice> out;
-  for_each_backend([&]<class B>() {
-    if (registry_index_of<B>() == backend) out = DispatchDevice::of<B>(device ? *device : B::default_device());
-  });
+  with_backend_at(backend, [&]<class B>() { out = DispatchDevice::of<B>(device ? *device : B::default_device()); });
   if (!out) throw std::logic_error("fuzz: backend " + std::to_string(backend) + " is not built here");
   return *out;
 }
@@ -30,9 +28,7 @@ inline std::string backend_name(std::size_t backend) { return std::string(kKnown
 // tensor_data_fuzzer asks once per backend per input.
 inline bool backend_available(std::size_t backend) {
   bool available = false;
-  for_each_backend([&]<class B>() {
-    if (registry_index_of<B>() == backend) available = B::is_available();
-  });
+  with_backend_at(backend, [&]<class B>() { available = B::is_available(); });
   return available;
 }
 inline bool backend_is_cpu_only(std::size_t backend) {

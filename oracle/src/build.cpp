@@ -19,15 +19,12 @@ struct Overloaded : Fs... {
 template <class... Fs>
 Overloaded(Fs...) -> Overloaded<Fs...>;
 
-// Calls f.template operator()<B>() for the backend with registry index `index`.
+// f.template operator()<B>()'s result for the backend with registry index `index` (Note [Registry
+// indices do not depend on the build]).
 template <class R, class F>
 R with_backend(std::size_t index, F&& f) {
-  // Registry indices are the known-backend list's (Note [Registry indices do not depend on the
-  // build]), not positions among the backends this build compiled.
   std::optional<R> result;
-  for_each_backend([&]<class B>() {
-    if (registry_index_of<B>() == index) result.emplace(f.template operator()<B>());
-  });
+  with_backend_at(index, [&]<class B>() { result.emplace(f.template operator()<B>()); });
   if (!result) throw std::out_of_range("oracle: no backend with registry index " + std::to_string(index));
   return std::move(*result);
 }

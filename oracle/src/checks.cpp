@@ -44,8 +44,8 @@ Failure probe_usable(Gradients& grads) {
     grads.register_grad(id, std::move(*t));
   }
   std::optional<AnyTensor> probe;
-  for_each_backend([&]<class B>() {  // by registry index, not position among the built backends
-    if (registry_index_of<B>() == reference_backend()) probe.emplace(B::from_data(TensorData::from_f32({1.0f}, Shape{1}), B::default_device()));
+  with_backend_at(reference_backend(), [&]<class B>() {
+    probe.emplace(B::from_data(TensorData::from_f32({1.0f}, Shape{1}), B::default_device()));
   });
   const NodeId fresh = next_node_id();
   grads.register_grad(fresh, *probe);

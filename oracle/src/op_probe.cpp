@@ -38,9 +38,9 @@ std::string dispatch_name(Op op) { return std::string(op_name(op)); }
 
 DispatchDevice device_for(std::size_t backend, bool tracked, bool nested) {
   std::optional<DispatchDevice> d;
-  for_each_backend([&]<class B>() {  // by registry index, not position among the built backends
-    if (registry_index_of<B>() == backend) d = DispatchDevice::of<B>(B::default_device());
-  });
+  if (!with_backend_at(backend, [&]<class B>() { d = DispatchDevice::of<B>(B::default_device()); })) {
+    throw std::logic_error("oracle: an op probe names backend " + std::to_string(backend) + ", which is not built here");
+  }
   DispatchDevice out = *d;
   if (nested) out = DispatchDevice::Autodiff(std::move(out));
   if (tracked || nested) out = DispatchDevice::Autodiff(std::move(out));

@@ -113,6 +113,20 @@ void for_each_backend(F&& f) {
 #undef CROSSGRAD_X
 }
 
+// Calls f.template operator()<B>() for the backend B at registry index `index` and returns true;
+// returns false without calling f when that backend is not built here (Note [Registry indices do
+// not depend on the build]).
+template <class F>
+bool with_backend_at(std::size_t index, F&& f) {
+  bool found = false;
+  for_each_backend([&]<class B>() {
+    if (registry_index_of<B>() != index) return;
+    f.template operator()<B>();
+    found = true;
+  });
+  return found;
+}
+
 // Runtime view of the registry for tools, generators and reports.
 struct BackendInfo {
   std::size_t index = 0;  // registry index: position in CROSSGRAD_KNOWN_BACKENDS
