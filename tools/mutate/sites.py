@@ -358,15 +358,20 @@ def _must_not_fall_off(fn_cursor) -> bool:
 
 
 def compile_args(entry, source_root):
-    """The compile_commands.json entry's flags for libclang: no compiler, output or source."""
+    """The compile_commands.json entry's flags for libclang: no compiler, output or source, and no
+    precompiled header (CMake's `-include .../cmake_pch.hxx`): clang's driver would pick up GCC's
+    cmake_pch.hxx.gch beside it and fail to read it, and each file includes what it needs."""
     argv = shlex.split(entry["command"]) if "command" in entry else list(entry["arguments"])
     out, skip = [], False
-    for a in argv[1:]:
+    for i, a in enumerate(argv[1:], start=1):
         if skip:
             skip = False
             continue
         if a in ("-o", "-c"):
             skip = a == "-o"
+            continue
+        if a == "-include" and i + 1 < len(argv) and argv[i + 1].endswith("cmake_pch.hxx"):
+            skip = True
             continue
         if a == entry["file"] or a.endswith((".cpp", ".cc")):
             continue
