@@ -68,8 +68,8 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 
 // One registry op on B, called with its Sig's arguments. A plain function pointer, not the lambda's
 // own type: register_op is then compiled once per backend instead of once per op and backend,
-// which took this file from 137 s to 18 s of compile time with gcc. The timed loop pays one indirect call
-// per iteration, the same for every backend (bench/performance-notes.md).
+// which took this file from 137 s to 18 s of compile time with gcc. The timed loop pays one
+// indirect call per iteration, the same for every backend (bench/performance-notes.md).
 template <class B>
 using OpCall = typename B::Tensor (*)(const OpArgs<B>&);
 
