@@ -65,6 +65,10 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_ScatterNd(f) f(a.x, a.indices, a.values, a.update)
 #define CROSSGRAD_BENCH_CALL_MaskSelect(f) f(a.x, a.indices)
 #define CROSSGRAD_BENCH_CALL_Cat(f) f(a.pieces, a.dim)
+#define CROSSGRAD_BENCH_CALL_AvgPool2d(f) f(a.x, a.avg_pool2d)
+#define CROSSGRAD_BENCH_CALL_AvgPool2dBackward(f) f(a.x, a.y, a.avg_pool2d)
+#define CROSSGRAD_BENCH_CALL_AdaptivePool2d(f) f(a.x, a.output_size)
+#define CROSSGRAD_BENCH_CALL_AdaptivePool2dBackward(f) f(a.x, a.y)
 
 // One registry op on B, called with its Sig's arguments. A plain function pointer, not the lambda's
 // own type: register_op is then compiled once per backend instead of once per op and backend,

@@ -30,6 +30,8 @@ struct OpArgs {
   std::vector<std::size_t> axes;
   std::vector<Range> ranges;
   IndexingUpdateOp update = IndexingUpdateOp::Add;
+  AvgPool2dOptions avg_pool2d;  // AvgPool2d, AvgPool2dBackward
+  Size2 output_size{1, 1};      // AdaptivePool2d
   double input_bytes = 0;  // bytes the op reads (GB/s counts these plus the result's)
 };
 
@@ -96,6 +98,23 @@ typename B::Tensor mask_tensor(const Shape& shape, unsigned seed) {
   std::vector<bool> v(shape.num_elements());
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = (rng() & 1) != 0;
   return B::from_data(TensorData::from_bool(std::move(v), shape), B::default_device());
+}
+
+// The pooling benchmarks' inputs, by BenchSize::n: ResNet-50's first pooling (64 channels of 112x112,
+// batch 8) and a stage-4 map (512 channels of 14x14); the last entry is the acceptance trial's.
+struct PoolCase {
+  Shape input;
+  AvgPool2dOptions options;  // avg_pool2d
+  Size2 output_size;         // adaptive_avg_pool2d
+  const char* label;
+};
+inline const std::vector<PoolCase>& pool_cases() {
+  static const std::vector<PoolCase> cases = {
+      {Shape{8, 64, 112, 112}, AvgPool2dOptions{{3, 3}, {2, 2}, {1, 1}, true, false}, Size2{7, 7}, "8x64x112x112"},
+      {Shape{8, 512, 14, 14}, AvgPool2dOptions{{2, 2}, {2, 2}, {0, 0}, true, false}, Size2{1, 1}, "8x512x14x14"},
+      {Shape{1, 2, 5, 5}, AvgPool2dOptions{{3, 3}, {2, 2}, {1, 1}, true, false}, Size2{2, 2}, "trial"},
+  };
+  return cases;
 }
 
 inline std::string square_label(const BenchSize& s) { return std::to_string(s.n) + "x" + std::to_string(s.n); }
@@ -327,6 +346,29 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  }
                  return a;
                }}};
+    case OpSig::AvgPool2d:
+    case OpSig::AvgPool2dBackward:
+    case OpSig::AdaptivePool2d:
+    case OpSig::AdaptivePool2dBackward: {
+      // The forward ops read x; the backward passes x and the gradient of the forward's output.
+      const bool backward = op.sig == OpSig::AvgPool2dBackward || op.sig == OpSig::AdaptivePool2dBackward;
+      const bool adaptive = op.sig == OpSig::AdaptivePool2d || op.sig == OpSig::AdaptivePool2dBackward;
+      return {{{{0, 0}, {1, 0}}, {2, 0}, [](const BenchSize& s) { return std::string(pool_cases()[s.n].label); },
+               [=](const BenchSize& s) {
+                 const PoolCase& c = pool_cases()[s.n];
+                 OpArgs<B> a;
+                 receiver(c.input, a);
+                 a.avg_pool2d = c.options;
+                 a.output_size = c.output_size;
+                 if (backward) {
+                   const Shape out = adaptive ? B::shape(B::adaptive_avg_pool2d(a.x, c.output_size))
+                                              : B::shape(B::avg_pool2d(a.x, c.options));
+                   a.y = operand_tensor<B>(kind, out, 2);
+                   a.input_bytes += bytes_of<B>(a.y);
+                 }
+                 return a;
+               }}};
+    }
     case OpSig::Cat:
       return {{squares, {4, 0}, square_label, [=](const BenchSize& s) {  // two squares along dim 0
                  OpArgs<B> a;

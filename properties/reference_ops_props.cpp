@@ -56,12 +56,6 @@ TensorData download(OpKind kind, const DispatchTensor& t) {
   throw std::logic_error("download: unknown kind");
 }
 
-double largest_finite(const og::HostArray& h) {
-  double m = 0;
-  for (double v : h.values) if (std::isfinite(v)) m = std::fmax(m, std::fabs(v));
-  return m;
-}
-
 // Bit for bit, NaN as a class (which NaN payload an op returns is not fixed by C++).
 bool same_bits(double x, double y) {
   if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
@@ -98,8 +92,7 @@ void check_case(const gen::OpCase& c) {
   } else {
     g = got_data.to_f64();
   }
-  const double magnitude = largest_finite(c.operands.empty() ? og::HostArray{} : c.operands[0]) *
-                           (c.op == OpId::float_matmul ? largest_finite(c.operands[1]) : 1.0);
+  const double magnitude = og::reference_magnitude(c.op, c.operands);
   const DType dtype = c.operands.empty() ? c.dtype : c.operands[0].dtype;
   const og::Bound bound = og::bound_for_receiver(c.op, dtype, og::reference_reduction_length(c.op, c.operands, c.args),
                                                  magnitude, c.operands.empty() ? std::vector<double>{} : c.operands[0].values);

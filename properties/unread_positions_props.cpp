@@ -251,6 +251,32 @@ UnreadCase unfold_case(DType d) {
   return c;
 }
 
+// avg_pool2d: with a stride past the kernel, the rows and columns between windows (and those past
+// the last floor-mode window) are in no window. No padding: a window's cells are then input cells.
+UnreadCase avg_pool2d_case(DType d) {
+  UnreadCase c;
+  AvgPool2dOptions& o = c.args.avg_pool2d;
+  const Dims s{pick(1, 2), pick(1, 2), pick(1, 7), pick(1, 7)};
+  std::vector<bool> covered[2];
+  for (std::size_t k = 0; k < 2; ++k) {
+    const std::size_t len = s[2 + k];
+    o.kernel_size[k] = pick(1, std::min<std::size_t>(2, len));
+    o.stride[k] = pick(1, 4);
+    covered[k].assign(len, false);
+    for (std::size_t w = 0; w <= (len - o.kernel_size[k]) / o.stride[k]; ++w) {
+      for (std::size_t j = 0; j < o.kernel_size[k]; ++j) covered[k][w * o.stride[k] + j] = true;
+    }
+  }
+  o.count_include_pad = pick(0, 1) == 1;
+  c.unread.resize(og::element_count(s));
+  for (std::size_t i = 0; i < c.unread.size(); ++i) {
+    const Dims at = coords(i, s);
+    c.unread[i] = !covered[0][at[2]] || !covered[1][at[3]];
+  }
+  c.operands = {filled(s, d, c.unread, kAnySpecial)};
+  return c;
+}
+
 // float_slice_assign: the receiver's elements inside the block are replaced, not read; the values
 // (of the block's shape) are all read.
 UnreadCase slice_assign_case(DType d) {
@@ -455,6 +481,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_mask_where: return mask_where_case;
     case OpId::float_mask_select: return mask_select_case;
     case OpId::float_unfold: return unfold_case;
+    case OpId::avg_pool2d: return avg_pool2d_case;
     case OpId::float_slice_assign: return slice_assign_case;
     case OpId::hard_sigmoid: return hard_sigmoid_case;
     case OpId::float_mask_fill: return mask_fill_case;
@@ -697,6 +724,10 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_any_dim:
     case OpId::float_all:
     case OpId::float_all_dim:
+    // adaptive_avg_pool2d's windows cover the input; the backward passes have no gradient.
+    case OpId::adaptive_avg_pool2d:
+    case OpId::avg_pool2d_backward:
+    case OpId::adaptive_avg_pool2d_backward:
       return std::nullopt;
   }
   return std::nullopt;

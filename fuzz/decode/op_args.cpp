@@ -46,6 +46,29 @@ std::size_t size_value(std::size_t code, std::size_t codes) {
 bool is_op(const OpArgsCase &c) { return c.op_code < kOpCount; }
 const OpInfo &op_of(const OpArgsCase &c) { return kOps[c.op_code]; }
 
+AvgPool2dOptions avg_pool2d_options(const OpArgsCase &c) {
+  AvgPool2dOptions o;
+  o.kernel_size = {c.window[0], c.window[1]};
+  o.stride = {c.window[2], c.window[3]};
+  o.padding = {c.window[4], c.window[5]};
+  o.count_include_pad = c.count_include_pad;
+  o.ceil_mode = c.ceil_mode;
+  return o;
+}
+
+std::vector<std::size_t> pool_grad_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
+  const std::vector<std::size_t> &x = c.tensors[0].shape;
+  std::vector<std::size_t> out = x;
+  if (op_of(c).sig == OpSig::AvgPool2dBackward) {
+    if (const auto shape = oracle::avg_pool2d_shape(x, avg_pool2d_options(c))) out = *shape;
+  } else if (x.size() == 4) {
+    out = {x[0], x[1], c.output_size[0], c.output_size[1]};
+  }
+  if (mode == ShapeMode::Derived && !out.empty()) ++out[0];
+  return out;
+}
+
+
 std::vector<std::size_t> binary_rhs_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
   std::vector<std::size_t> s = c.tensors[0].shape;
   if (mode == ShapeMode::Derived && s.size() >= 2) std::swap(s[s.size() - 1], s[s.size() - 2]);
@@ -234,6 +257,8 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   for (std::size_t axis : c.axes) a.axes.push_back(size_value(axis, kAxisCodes));
   for (const auto &[start, end] : c.ranges)
     a.ranges.push_back(Range{size_value(start, kBoundCodes), size_value(end, kBoundCodes)});
+  a.avg_pool2d = avg_pool2d_options(c);
+  a.output_size = c.output_size;
   return call;
 }
 
@@ -332,6 +357,18 @@ std::string describe(const OpArgsCase &c) {
     case OpSig::ScatterUpdate:
       os << "\n  dim " << size_text(size_value(c.dim, kDimCodes)) << ", update "
          << indexing_update_name(kIndexingUpdateOps[c.update % std::size(kIndexingUpdateOps)]);
+      break;
+    case OpSig::AvgPool2d:
+    case OpSig::AvgPool2dBackward: {
+      const AvgPool2dOptions o = avg_pool2d_options(c);
+      const auto pair = [](const Size2 &v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; };
+      os << "\n  kernel_size " << pair(o.kernel_size) << ", stride " << pair(o.stride) << ", padding "
+         << pair(o.padding) << (o.count_include_pad ? ", count_include_pad" : "") << (o.ceil_mode ? ", ceil_mode" : "");
+      break;
+    }
+    case OpSig::AdaptivePool2d:
+    case OpSig::AdaptivePool2dBackward:
+      os << "\n  output_size [" << c.output_size[0] << ", " << c.output_size[1] << "]";
       break;
     case OpSig::GatherNd:
       break;

@@ -14,6 +14,7 @@
 #include <crossgrad/ops/op_list.hpp>
 #include <crossgrad/oracle/graph.hpp>
 #include <crossgrad/oracle/reference_ops.hpp>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -89,6 +90,10 @@ struct OpArgsCase {
   std::size_t dtype = 0;                     // ToDType target: index into all_dtypes()
   std::vector<std::size_t> axes;             // axis codes
   std::vector<std::pair<std::size_t, std::size_t>> ranges;  // bound codes
+  // AvgPool2d, AvgPool2dBackward: kernel_size, stride, padding ([h, w] each), counts 0..kDimChoices-1.
+  std::array<std::size_t, 6> window{};
+  bool count_include_pad = false, ceil_mode = false;
+  Size2 output_size{};  // AdaptivePool2d (and the derived gradient of AdaptivePool2dBackward): counts
   friend bool operator==(const OpArgsCase &, const OpArgsCase &) = default;
 };
 
@@ -149,6 +154,21 @@ std::vector<std::size_t> scatter_values_shape(const OpArgsCase &c, ShapeMode mod
 std::vector<std::size_t> block_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 std::vector<std::size_t> nd_index_shape(const OpArgsCase &c);
 std::vector<std::size_t> nd_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
+// A pooling's gradient (AvgPool2dBackward, AdaptivePool2dBackward): LikeFirst the forward output's
+// shape (the receiver's when the forward is invalid), Derived that with its batch one larger.
+std::vector<std::size_t> pool_grad_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
+AvgPool2dOptions avg_pool2d_options(const OpArgsCase &c);
+
+template <class Io>
+void pool_window(Io &io, OpArgsCase &c) {
+  for (std::size_t &v : c.window) io.pick(v, kDimChoices);
+  io.flag(c.count_include_pad);
+  io.flag(c.ceil_mode);
+}
+template <class Io>
+void output_size(Io &io, OpArgsCase &c) {
+  for (std::size_t &v : c.output_size) io.pick(v, kDimChoices);
+}
 
 template <class Io>
 void index_tensor(Io &io, OpArgsCase &c) {
@@ -327,6 +347,20 @@ void schema(Io &io, OpArgsCase &c) {
     case OpSig::MaskFill:
       mask_tensor(io, c);
       io.pick(c.scalar, kFloatCodes);
+      break;
+    case OpSig::AvgPool2d:
+      pool_window(io, c);
+      break;
+    case OpSig::AvgPool2dBackward:
+      pool_window(io, c);
+      later_tensor(io, c, 1, kFloatCodes, &pool_grad_shape);
+      break;
+    case OpSig::AdaptivePool2d:
+      output_size(io, c);
+      break;
+    case OpSig::AdaptivePool2dBackward:
+      output_size(io, c);
+      later_tensor(io, c, 1, kFloatCodes, &pool_grad_shape);
       break;
     case OpSig::Cat: {
       io.pick(c.dim, kDimCodes);

@@ -96,6 +96,10 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
 #define CROSSGRAD_OPARGS_CALL_ScatterNd(f) f(in.tensors[0], *in.indices, in.tensors[1], a.update)
 #define CROSSGRAD_OPARGS_CALL_MaskSelect(f) f(in.tensors[0], *in.indices)
 #define CROSSGRAD_OPARGS_CALL_Cat(f) f(in.tensors, a.dim)
+#define CROSSGRAD_OPARGS_CALL_AvgPool2d(f) f(in.tensors[0], a.avg_pool2d)
+#define CROSSGRAD_OPARGS_CALL_AvgPool2dBackward(f) f(in.tensors[0], in.tensors[1], a.avg_pool2d)
+#define CROSSGRAD_OPARGS_CALL_AdaptivePool2d(f) f(in.tensors[0], a.output_size)
+#define CROSSGRAD_OPARGS_CALL_AdaptivePool2dBackward(f) f(in.tensors[0], in.tensors[1])
 
 DispatchTensor dispatch(OpId op, const Call &in) {
   const oracle::OpArgs &a = in.args;

@@ -381,6 +381,14 @@ class Run {
         return Reads{2, 0, 0, false, false};
       case OpSig::Cat:
         return Reads{-1, 0, 1, false, false};
+      case OpSig::AvgPool2d:  // kernel_size, stride, padding (2 each), count_include_pad, ceil_mode
+        return Reads{1, 0, 8, false, false};
+      case OpSig::AvgPool2dBackward:
+        return Reads{2, 0, 8, false, false};
+      case OpSig::AdaptivePool2d:  // output_size
+        return Reads{1, 0, 2, false, false};
+      case OpSig::AdaptivePool2dBackward:
+        return Reads{2, 0, 0, false, false};
     }
     return std::nullopt;
   }

@@ -860,6 +860,42 @@ Candidates candidates(OpSig sig, DType dtype) {
               {with(given, index_arg({4}, {1, 0, 1, 0}), {}), with(like, index_arg({2, 3}, {1, 0, 0, 1, 1, 0}), {}, 0),
                with(like, index_arg({2, 3}, {1, 0, 0, 1, 1, 0}), {2, 2})}};
     }
+    // A [1, 2, 5, 5] input; the window array is kernel_size, stride, padding ([h, w] each).
+    case OpSig::AvgPool2d:
+    case OpSig::AvgPool2dBackward: {
+      const bool backward = sig == OpSig::AvgPool2dBackward;
+      auto with = [backward](std::vector<std::size_t> x, std::array<std::size_t, 6> window, bool include_pad, bool ceil,
+                             oa::ShapeMode grad = oa::ShapeMode::LikeFirst) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors[0] = arg(x);
+          c.window = window;
+          c.count_include_pad = include_pad;
+          c.ceil_mode = ceil;
+          if (backward) second(c, grad, oa::pool_grad_shape(c, grad, 1));
+        };
+      };
+      Candidates out{{with({1, 2, 5, 5}, {3, 3, 2, 2, 1, 1}, true, false), with({1, 2, 5, 5}, {2, 3, 2, 1, 1, 0}, false, true)},
+                     {with({2, 3}, {1, 1, 1, 1, 0, 0}, true, false), with({1, 2, 5, 5}, {0, 2, 1, 1, 0, 0}, true, false),
+                      with({1, 2, 5, 5}, {2, 2, 0, 1, 0, 0}, true, false), with({1, 2, 5, 5}, {3, 3, 1, 1, 2, 0}, true, false),
+                      with({1, 1, 2, 2}, {5, 1, 1, 1, 1, 0}, true, false)}};
+      if (backward) out.invalid.push_back(with({1, 2, 5, 5}, {3, 3, 2, 2, 1, 1}, true, false, oa::ShapeMode::Derived));
+      return out;
+    }
+    case OpSig::AdaptivePool2d:
+    case OpSig::AdaptivePool2dBackward: {
+      const bool backward = sig == OpSig::AdaptivePool2dBackward;
+      auto with = [backward](std::vector<std::size_t> x, Size2 out, oa::ShapeMode grad = oa::ShapeMode::LikeFirst) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors[0] = arg(x);
+          c.output_size = out;
+          if (backward) second(c, grad, oa::pool_grad_shape(c, grad, 1));
+        };
+      };
+      Candidates out{{with({1, 2, 5, 5}, {2, 3}), with({2, 1, 3, 4}, {1, 1})},
+                     {with({2, 3}, {1, 1}), with({1, 2, 5, 5}, {0, 2}), with({1, 1, 0, 4}, {2, 2})}};
+      if (backward) out.invalid.push_back(with({1, 2, 5, 5}, {2, 3}, oa::ShapeMode::Derived));
+      return out;
+    }
     case OpSig::Cat:
       return {{[](auto &c) {
                 cat_pieces(c, 1, {{2, 3}, {2, 1}});
@@ -899,7 +935,10 @@ void op_args_seeds() {
         for (const ArgEdit &edit : candidates(op.sig, dtype).valid) {
           oa::OpArgsCase c = op_args_case(op, b, tracked, dtype);
           edit(c);
-          if (!reference_panic(c).empty()) continue;
+          // A backward pass's tracked seed is its refusal (not-differentiable) of valid arguments.
+          const std::string panic = reference_panic(c);
+          const bool refused = tracked && op.rule == OpRule::NotDifferentiable && panic == "not-differentiable";
+          if (!panic.empty() && !refused) continue;
           emit(T, "op-" + name + "-" + bname(b) + (tracked ? "-tracked" : "-plain"), c);
           found = true;
           break;
@@ -1068,6 +1107,10 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::ToDType) c.dtype.code = static_cast<std::size_t>(DType::F64);
     if (op.sig == OpSig::Axes) c.dims = {1, 0};
     if (op.sig == OpSig::Ranges) c.ranges = {{0, 2}, {1, 3}};
+    if (op.sig == OpSig::AvgPool2dBackward || op.sig == OpSig::AdaptivePool2dBackward) c.operands = {f, f};
+    if (op.sig == OpSig::AvgPool2d || op.sig == OpSig::AvgPool2dBackward) c.dims = {1, 1, 1, 1, 0, 0, 1, 0};
+    if (op.sig == OpSig::AdaptivePool2d) c.dims = {1, 1};
+    if (op.sig == OpSig::AdaptivePool2dBackward) c.dims = {};
     r.into(recent(0));
     r.close();
     emit(T, "op-" + std::string(op.name), r.c);

@@ -2,6 +2,7 @@
 #include <crossgrad/oracle/graph.hpp>
 #include <crossgrad/oracle/gradient_fit.hpp>
 #include <crossgrad/oracle/registry.hpp>
+#include <crossgrad/oracle/reference_ops.hpp>
 #include <crossgrad/oracle/render.hpp>
 
 #include <crossgrad/dispatch/dispatch.hpp>
@@ -98,6 +99,10 @@ bool has_dim(Op op) {
     case OpSig::MaskWhere:
     case OpSig::MaskFill:
     case OpSig::Affine:
+    case OpSig::AvgPool2d:  // the options come from dim1
+    case OpSig::AvgPool2dBackward:
+    case OpSig::AdaptivePool2d:
+    case OpSig::AdaptivePool2dBackward:
       return false;
   }
   return false;
@@ -122,7 +127,12 @@ bool has_dim1(Op op) {
     case OpSig::GatherNd:       // k and the coordinates
     case OpSig::ScatterNd:      // the update and the coordinates
     case OpSig::MaskSelect:     // the mask's pattern
+    case OpSig::AvgPool2d:      // the options
+    case OpSig::AdaptivePool2d: // the output size
       return true;
+    case OpSig::AvgPool2dBackward:  // never a graph step (Rule NotDifferentiable)
+    case OpSig::AdaptivePool2dBackward:
+      return false;
     case OpSig::Affine:
     case OpSig::BinaryDim:
     case OpSig::RangesAssign:  // the block is rhs's size at the end of dim
@@ -204,7 +214,24 @@ struct StepArgs {
   std::vector<bool> mask;                // mask_where, mask_fill: of the result's shape
   std::vector<std::size_t> axes;
   std::vector<std::size_t> expand_to;
+  AvgPool2dOptions avg_pool2d;  // avg_pool2d (graph.hpp)
+  Size2 output_size{1, 1};      // adaptive_avg_pool2d
 };
+
+// avg_pool2d's options from a step's dim1 (< kAvgPool2dSteps after normalisation; graph.hpp).
+constexpr std::size_t kAvgPool2dSteps = 3 * 3 * 2 * 2 * 2 * 2 * 2;
+AvgPool2dOptions avg_pool2d_of(std::size_t dim1) {
+  AvgPool2dOptions o;
+  o.kernel_size = {1 + dim1 % 3, 1 + dim1 / 3 % 3};
+  o.stride = {1 + dim1 / 9 % 2, 1 + dim1 / 18 % 2};
+  const bool padded = dim1 / 36 % 2 == 1;
+  o.padding = {padded ? o.kernel_size[0] / 2 : 0, padded ? o.kernel_size[1] / 2 : 0};
+  o.count_include_pad = dim1 / 72 % 2 == 0;
+  o.ceil_mode = dim1 / 144 % 2 == 1;
+  return o;
+}
+constexpr std::size_t kAdaptivePool2dSteps = 9;
+Size2 output_size_of(std::size_t dim1) { return {1 + dim1 % 3, 1 + dim1 / 3 % 3}; }
 
 bool same_except(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t dim) {
   if (a.size() != b.size()) return false;
@@ -314,6 +341,8 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   }
   a.expand_to.push_back(2);
   for (std::size_t d = 0; d < rank; ++d) a.expand_to.push_back(d == op.dim && lhs[d] == 1 ? 3 : lhs[d]);
+  a.avg_pool2d = avg_pool2d_of(op.dim1);
+  a.output_size = output_size_of(op.dim1);
   return a;
 }
 
@@ -363,6 +392,15 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::bitwise_left_shift:
     case Op::bitwise_right_shift:
       return broadcast_shape(lhs, rhs);
+    case Op::avg_pool2d: return avg_pool2d_shape(lhs, avg_pool2d_of(op.dim1));
+    case Op::adaptive_avg_pool2d: {
+      if (lhs.size() != 4 || lhs[2] == 0 || lhs[3] == 0) return std::nullopt;
+      const Size2 out = output_size_of(op.dim1);
+      return std::vector<std::size_t>{lhs[0], lhs[1], out[0], out[1]};
+    }
+    case Op::avg_pool2d_backward:  // never graph steps (Rule NotDifferentiable)
+    case Op::adaptive_avg_pool2d_backward:
+      return std::nullopt;
     case Op::float_matmul: {
       if (lhs.size() < 2 || rhs.size() < 2) return std::nullopt;
       if (lhs[lhs.size() - 1] != rhs[rhs.size() - 2]) return std::nullopt;
@@ -689,6 +727,14 @@ std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& l
   if (is_hop(op.op)) return 1;  // a move sums nothing
   if (op.op == Op::float_matmul) return lhs.empty() ? 1 : lhs.back();
   if (op.op == Op::float_sum || op.op == Op::float_mean || op.op == Op::float_prod) return element_count(lhs);
+  if (op.op == Op::avg_pool2d) {
+    const AvgPool2dOptions o = avg_pool2d_of(op.dim1);
+    return o.kernel_size[0] * o.kernel_size[1];
+  }
+  if (op.op == Op::adaptive_avg_pool2d && lhs.size() == 4) {
+    const Size2 out = output_size_of(op.dim1);
+    return ((lhs[2] + out[0] - 1) / out[0] + 1) * ((lhs[3] + out[1] - 1) / out[1] + 1);
+  }
   if (op.op == Op::float_sum_dim || op.op == Op::float_mean_dim || op.op == Op::float_prod_dim || op.op == Op::softmax ||
       op.op == Op::log_softmax || op.op == Op::softmin || op.op == Op::float_cumsum || op.op == Op::float_cumprod) {
     return op.dim < lhs.size() ? lhs[op.dim] : 1;
@@ -749,6 +795,10 @@ GraphSpec normalized(GraphSpec graph) {
       op.dim1 %= 6;  // size 1 + dim1 % 3, step 1 + dim1 / 3
     } else if (op.op == Op::float_sort) {
       op.dim1 %= 2;  // descending when 1
+    } else if (op.op == Op::avg_pool2d) {
+      op.dim1 %= kAvgPool2dSteps;
+    } else if (op.op == Op::adaptive_avg_pool2d) {
+      op.dim1 %= kAdaptivePool2dSteps;
     } else if (op.dim < rank) {
       const std::size_t size = shapes[op.lhs][op.dim];
       op.dim1 = op.op == Op::float_slice ? op.dim1 % (size + 1) : (size ? op.dim1 % size : 0);
@@ -925,7 +975,16 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
   case Op::name:                        \
     return Dispatch::name(lhs, rhs, op.dim);
 #define CROSSGRAD_APPLY_Cat(name)
+#define CROSSGRAD_APPLY_AvgPool2d(name)
+#define CROSSGRAD_APPLY_AvgPool2dBackward(name)
+#define CROSSGRAD_APPLY_AdaptivePool2d(name)
+#define CROSSGRAD_APPLY_AdaptivePool2dBackward(name)
     CROSSGRAD_OPS(CROSSGRAD_APPLY)
+    case Op::avg_pool2d: return Dispatch::avg_pool2d(lhs, args().avg_pool2d);
+    case Op::adaptive_avg_pool2d: return Dispatch::adaptive_avg_pool2d(lhs, args().output_size);
+    case Op::avg_pool2d_backward:
+    case Op::adaptive_avg_pool2d_backward:
+      throw std::logic_error("apply_op: a backward pass is never a graph step");
     // Ops with structured arguments, by the conventions of graph.hpp (OpSpec).
     case Op::float_reshape: return Dispatch::float_reshape(lhs, Shape{element_count(Dispatch::float_into_data(lhs).shape().dims())});
     case Op::float_clamp: return Dispatch::float_clamp(lhs, clamp_min(op), clamp_max(op));

@@ -315,7 +315,12 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_sum_dim:
     case Op::float_mean_dim:
     case Op::float_cumsum:
-    case Op::float_matmul: {
+    case Op::float_matmul:
+    // Window sums (then one division each), and their backward passes: sums of shares g / count.
+    case Op::avg_pool2d:
+    case Op::avg_pool2d_backward:
+    case Op::adaptive_avg_pool2d:
+    case Op::adaptive_avg_pool2d_backward: {
       const double n = static_cast<double>(reduction_length == 0 ? 1 : reduction_length);
       Bound b{2 * n * n * eps * magnitude + tiny, 4 * eps, false};
       // Terms near the top of the range: one order overflows where another does not.
@@ -757,6 +762,10 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_mean:
     case Op::float_sum_dim:
     case Op::float_mean_dim:
+    case Op::avg_pool2d:  // means: each partial 1 / count at most
+    case Op::avg_pool2d_backward:
+    case Op::adaptive_avg_pool2d:
+    case Op::adaptive_avg_pool2d_backward:
     case Op::float_max_dim:
     case Op::float_min_dim:
     case Op::float_max:
@@ -1031,7 +1040,8 @@ NoisyObjective objective_with_noise(const NormalizedGraph& ng, const GraphRun& r
     const std::size_t length = std::max<std::size_t>(1, reduction_length(op, shapes[op.lhs]));
     const double walk = std::sqrt(static_cast<double>(length));
     const bool sum_of_lhs = op.op == Op::float_sum || op.op == Op::float_sum_dim;
-    const bool mean_of_lhs = op.op == Op::float_mean || op.op == Op::float_mean_dim;
+    const bool mean_of_lhs = op.op == Op::float_mean || op.op == Op::float_mean_dim || op.op == Op::avg_pool2d ||
+                             op.op == Op::adaptive_avg_pool2d;
     if (sum_of_lhs || mean_of_lhs) {
       double terms = 0;
       for (double v : values[op.lhs]) terms += std::fabs(v);

@@ -733,6 +733,185 @@ HostArray unfold(const HostArray& x, std::size_t dim, std::size_t size, std::siz
   return out;
 }
 
+// ---- 2-D pooling (docs/OPS.md "Module ops") -------------------------------------------------------
+// From the definition, over the padded grid: the input padded by p on each side is a grid of
+// in + 2p cells per dim whose cells p .. p + in - 1 are the input's. Output o's window covers grid
+// cells o * s .. o * s + k - 1 that exist (ceil_mode's last window may overhang the grid: the
+// overhang is no cell). count_include_pad divides by the window's grid cells, else by its input
+// cells. Options are checked in the engine's order (unsupported-dtype, module-input-rank,
+// module-option-zero for kernel_size then stride, pool-padding, pool-kernel-too-large).
+
+// Output positions along one dim: floor mode keeps the windows wholly in the grid; ceil mode also
+// the next one, if the window before it stops short of the grid's end and it starts before the
+// right padding.
+std::size_t pooled_positions(std::size_t in, std::size_t k, std::size_t s, std::size_t p, bool ceil_mode) {
+  const std::size_t grid = in + 2 * p;
+  std::size_t n = 0;
+  for (;; ++n) {
+    const std::size_t start = n * s;
+    if (start + k <= grid) continue;
+    const bool overhang = ceil_mode && start < in + p && n > 0 && (n - 1) * s + k < grid;
+    if (!overhang) break;
+  }
+  return n;
+}
+
+struct PoolGrid {
+  std::size_t planes = 0, in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+};
+
+PoolGrid check_avg_pool2d(const HostArray& x, const AvgPool2dOptions& o) {
+  require_float(x.dtype);
+  if (x.shape.size() != 4) invalid("module-input-rank");
+  for (const Size2* v : {&o.kernel_size, &o.stride}) {
+    if ((*v)[0] == 0 || (*v)[1] == 0) invalid("module-option-zero");
+  }
+  if (2 * o.padding[0] > o.kernel_size[0] || 2 * o.padding[1] > o.kernel_size[1]) invalid("pool-padding");
+  if (x.shape[2] + 2 * o.padding[0] < o.kernel_size[0] || x.shape[3] + 2 * o.padding[1] < o.kernel_size[1]) {
+    invalid("pool-kernel-too-large");
+  }
+  PoolGrid g;
+  g.planes = x.shape[0] * x.shape[1];
+  g.in_h = x.shape[2];
+  g.in_w = x.shape[3];
+  g.out_h = pooled_positions(g.in_h, o.kernel_size[0], o.stride[0], o.padding[0], o.ceil_mode);
+  g.out_w = pooled_positions(g.in_w, o.kernel_size[1], o.stride[1], o.padding[1], o.ceil_mode);
+  return g;
+}
+
+// Calls cell(input_offset) for each input cell of output (plane, oh, ow)'s window in row-major
+// order, and returns the divisor.
+template <class F>
+std::size_t avg_window(const PoolGrid& g, const AvgPool2dOptions& o, std::size_t plane, std::size_t oh, std::size_t ow,
+                       F cell) {
+  std::size_t grid_cells = 0, input_cells = 0;
+  for (std::size_t i = 0; i < o.kernel_size[0]; ++i) {
+    const std::size_t r = oh * o.stride[0] + i;
+    if (r >= g.in_h + 2 * o.padding[0]) continue;
+    for (std::size_t j = 0; j < o.kernel_size[1]; ++j) {
+      const std::size_t c = ow * o.stride[1] + j;
+      if (c >= g.in_w + 2 * o.padding[1]) continue;
+      ++grid_cells;
+      if (r < o.padding[0] || r >= o.padding[0] + g.in_h || c < o.padding[1] || c >= o.padding[1] + g.in_w) continue;
+      ++input_cells;
+      cell((plane * g.in_h + (r - o.padding[0])) * g.in_w + (c - o.padding[1]));
+    }
+  }
+  return o.count_include_pad ? grid_cells : input_cells;
+}
+
+HostArray avg_pool2d(const HostArray& x, const AvgPool2dOptions& o) {
+  const PoolGrid g = check_avg_pool2d(x, o);
+  HostArray out = make({x.shape[0], x.shape[1], g.out_h, g.out_w}, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    std::size_t f = 0;
+    for (std::size_t plane = 0; plane < g.planes; ++plane) {
+      for (std::size_t oh = 0; oh < g.out_h; ++oh) {
+        for (std::size_t ow = 0; ow < g.out_w; ++ow) {
+          T sum = T(0);
+          const std::size_t n = avg_window(g, o, plane, oh, ow, [&](std::size_t at) { sum += static_cast<T>(x.values[at]); });
+          out.values[f++] = in_t<T>(sum / static_cast<T>(n));
+        }
+      }
+    }
+  });
+  return out;
+}
+
+// Each output's gradient g / divisor goes to every input cell of its window, outputs in row-major
+// order, in T.
+HostArray avg_pool2d_backward(const HostArray& x, const HostArray& grad, const AvgPool2dOptions& o) {
+  require_float(x.dtype);
+  require_float(grad.dtype);
+  require_same(x.dtype, grad.dtype);
+  const PoolGrid g = check_avg_pool2d(x, o);
+  if (grad.shape != Dims{x.shape[0], x.shape[1], g.out_h, g.out_w}) invalid("pool-grad-shape");
+  HostArray out = make(x.shape, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    std::vector<T> dx(out.values.size(), T(0));
+    std::size_t f = 0;
+    for (std::size_t plane = 0; plane < g.planes; ++plane) {
+      for (std::size_t oh = 0; oh < g.out_h; ++oh) {
+        for (std::size_t ow = 0; ow < g.out_w; ++ow, ++f) {
+          std::vector<std::size_t> cells;
+          const std::size_t n = avg_window(g, o, plane, oh, ow, [&](std::size_t at) { cells.push_back(at); });
+          const T share = static_cast<T>(grad.values[f]) / static_cast<T>(n);
+          for (std::size_t at : cells) dx[at] += share;
+        }
+      }
+    }
+    for (std::size_t i = 0; i < dx.size(); ++i) out.values[i] = in_t<T>(dx[i]);
+  });
+  return out;
+}
+
+// adaptive_avg_pool2d: output o of `out` along a dim of `in` averages input cells
+// floor(o in / out) .. ceil((o + 1) in / out) - 1.
+std::pair<std::size_t, std::size_t> adaptive_cells(std::size_t o, std::size_t in, std::size_t out) {
+  // o * in exactly, then one rounded division: integral quotients stay exact, others are at least
+  // 1 / out from an integer, far beyond the rounding.
+  const double n = static_cast<double>(out);
+  return {static_cast<std::size_t>(std::floor(static_cast<double>(o * in) / n)),
+          static_cast<std::size_t>(std::ceil(static_cast<double>((o + 1) * in) / n))};
+}
+
+// The windows of an adaptive pooling of x to out_h x out_w: f(plane, oh, ow, cells) per output.
+template <class F>
+void adaptive_windows(const HostArray& x, std::size_t out_h, std::size_t out_w, F f) {
+  const std::size_t planes = x.shape[0] * x.shape[1], in_h = x.shape[2], in_w = x.shape[3];
+  for (std::size_t plane = 0; plane < planes; ++plane) {
+    for (std::size_t oh = 0; oh < out_h; ++oh) {
+      const auto [h0, h1] = adaptive_cells(oh, in_h, out_h);
+      for (std::size_t ow = 0; ow < out_w; ++ow) {
+        const auto [w0, w1] = adaptive_cells(ow, in_w, out_w);
+        std::vector<std::size_t> cells;
+        for (std::size_t h = h0; h < h1; ++h) {
+          for (std::size_t w = w0; w < w1; ++w) cells.push_back((plane * in_h + h) * in_w + w);
+        }
+        f(cells);
+      }
+    }
+  }
+}
+
+HostArray adaptive_avg_pool2d(const HostArray& x, const Size2& output_size) {
+  require_float(x.dtype);
+  if (x.shape.size() != 4) invalid("module-input-rank");
+  if (output_size[0] == 0 || output_size[1] == 0) invalid("module-option-zero");
+  if (x.shape[2] == 0 || x.shape[3] == 0) invalid("pool-empty-input");
+  HostArray out = make({x.shape[0], x.shape[1], output_size[0], output_size[1]}, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    std::size_t f = 0;
+    adaptive_windows(x, output_size[0], output_size[1], [&](const std::vector<std::size_t>& cells) {
+      T sum = T(0);
+      for (std::size_t at : cells) sum += static_cast<T>(x.values[at]);
+      out.values[f++] = in_t<T>(sum / static_cast<T>(cells.size()));
+    });
+  });
+  return out;
+}
+
+HostArray adaptive_avg_pool2d_backward(const HostArray& x, const HostArray& grad) {
+  require_float(x.dtype);
+  require_float(grad.dtype);
+  require_same(x.dtype, grad.dtype);
+  if (x.shape.size() != 4 || grad.shape.size() != 4) invalid("module-input-rank");
+  if (grad.shape[0] != x.shape[0] || grad.shape[1] != x.shape[1]) invalid("pool-grad-shape");
+  if (grad.shape[2] == 0 || grad.shape[3] == 0) invalid("module-option-zero");
+  if (x.shape[2] == 0 || x.shape[3] == 0) invalid("pool-empty-input");
+  HostArray out = make(x.shape, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    std::vector<T> dx(out.values.size(), T(0));
+    std::size_t f = 0;
+    adaptive_windows(x, grad.shape[2], grad.shape[3], [&](const std::vector<std::size_t>& cells) {
+      const T share = static_cast<T>(grad.values[f++]) / static_cast<T>(cells.size());
+      for (std::size_t at : cells) dx[at] += share;
+    });
+    for (std::size_t i = 0; i < dx.size(); ++i) out.values[i] = in_t<T>(dx[i]);
+  });
+  return out;
+}
+
 // sort / argsort / topk / argtopk (docs/OPS.md, "Sorting"): the place of element r of a lane is
 // the number of elements of the lane that come before it, where a comes before b when it orders
 // first (ascending: a < b, every number before NaN; descending the reverse, NaN first) or when the
@@ -1779,6 +1958,10 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::float_gather_nd: return gather_nd(in[0], in[1]);
     case OpId::float_scatter_nd: return untracked_update(scatter_nd(in[0], in[1], in[2], a.update), a);
     case OpId::float_mask_select: return mask_select(in[0], in[1]);
+    case OpId::avg_pool2d: return avg_pool2d(in[0], a.avg_pool2d);
+    case OpId::avg_pool2d_backward: return avg_pool2d_backward(in[0], in[1], a.avg_pool2d);
+    case OpId::adaptive_avg_pool2d: return adaptive_avg_pool2d(in[0], a.output_size);
+    case OpId::adaptive_avg_pool2d_backward: return adaptive_avg_pool2d_backward(in[0], in[1]);
     case OpId::float_cummin: return cumulative_extreme(in[0], a.dim, false);
     case OpId::float_cummax: return cumulative_extreme(in[0], a.dim, true);
     case OpId::float_permute: return permute(in[0], a.axes);
@@ -1885,6 +2068,8 @@ ReferenceResult reference_op(OpId op, const std::vector<HostArray>& operands, co
   if (!is_op_code(op)) throw std::logic_error("reference_op: not a registry op");
   r.kind = op_info(op).result;
   try {
+    // A backward pass refuses an autodiff device before any argument check (Burn's Autodiff<B>).
+    if (args.tracked && op_info(op).rule == OpRule::NotDifferentiable) invalid("not-differentiable");
     r.value = evaluate(op, operands, args);
   } catch (const Invalid& e) {
     r.panic_id = e.id;
@@ -1892,11 +2077,36 @@ ReferenceResult reference_op(OpId op, const std::vector<HostArray>& operands, co
   return r;
 }
 
+std::optional<std::vector<std::size_t>> avg_pool2d_shape(const std::vector<std::size_t>& x, const AvgPool2dOptions& options) {
+  HostArray shape_only;  // check_avg_pool2d reads the shape and dtype only
+  shape_only.shape = x;
+  try {
+    const PoolGrid g = check_avg_pool2d(shape_only, options);
+    return std::vector<std::size_t>{x[0], x[1], g.out_h, g.out_w};
+  } catch (const Invalid&) {
+    return std::nullopt;
+  }
+}
+
 bool differentiable(OpId op, const OpArgs& args) {
   if (!is_op_code(op) || op_info(op).rule != OpRule::Backward) return false;
   const OpSig sig = op_info(op).sig;
   if (sig != OpSig::ScatterUpdate && sig != OpSig::ScatterNd) return true;
   return args.update == IndexingUpdateOp::Assign || args.update == IndexingUpdateOp::Add;
+}
+
+double reference_magnitude(OpId op, const std::vector<HostArray>& operands) {
+  const auto largest_finite = [&](std::size_t i) {
+    double m = 0;
+    if (i >= operands.size()) return m;
+    for (double v : operands[i].values) {
+      if (std::isfinite(v)) m = std::fmax(m, std::fabs(v));
+    }
+    return m;
+  };
+  if (op == OpId::float_matmul) return largest_finite(0) * largest_finite(1);
+  if (op == OpId::avg_pool2d_backward || op == OpId::adaptive_avg_pool2d_backward) return largest_finite(1);
+  return largest_finite(0);
 }
 
 std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& operands, const OpArgs& args) {
@@ -1935,6 +2145,26 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
     case OpSig::MaskSelect:
     case OpSig::Cat:
       return 1;
+    // The most cells one output averages (forward), or one input's gradient gathers (backward:
+    // at most ceil(k / s) windows per dim overlap a cell).
+    case OpSig::AvgPool2d:
+    case OpSig::AvgPool2dBackward: {
+      const AvgPool2dOptions& o = args.avg_pool2d;
+      if (op == OpId::avg_pool2d) return std::max<std::size_t>(1, o.kernel_size[0] * o.kernel_size[1]);
+      const auto overlap = [](std::size_t k, std::size_t s) { return s == 0 ? k : (k + s - 1) / s; };
+      return std::max<std::size_t>(1, overlap(o.kernel_size[0], o.stride[0]) * overlap(o.kernel_size[1], o.stride[1]));
+    }
+    case OpSig::AdaptivePool2d:
+    case OpSig::AdaptivePool2dBackward: {
+      if (shape.size() != 4) return 1;
+      const Size2 out = op == OpId::adaptive_avg_pool2d || operands.size() < 2 || operands[1].shape.size() != 4
+                            ? args.output_size
+                            : Size2{operands[1].shape[2], operands[1].shape[3]};
+      const auto widest = [](std::size_t in, std::size_t o) { return o == 0 ? 1 : (in + o - 1) / o + 1; };
+      const auto overlap = [](std::size_t in, std::size_t o) { return in == 0 ? 1 : (o + in - 1) / in + 1; };
+      if (op == OpId::adaptive_avg_pool2d) return widest(shape[2], out[0]) * widest(shape[3], out[1]);
+      return overlap(shape[2], out[0]) * overlap(shape[3], out[1]);
+    }
   }
   return 1;
 }

@@ -102,6 +102,10 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_mean:
     case OpId::float_sum_dim:
     case OpId::float_mean_dim:
+    case OpId::avg_pool2d:  // sums of windows (numeric.cpp's accumulation bound)
+    case OpId::avg_pool2d_backward:
+    case OpId::adaptive_avg_pool2d:
+    case OpId::adaptive_avg_pool2d_backward:
     case OpId::float_reshape:
     case OpId::float_swap_dims:
     case OpId::float_cast:

@@ -598,6 +598,56 @@ OpCase op_case(OpId op) {
 
 namespace {
 
+// avg_pool2d / avg_pool2d_backward: x [N, C, H, W] and options that fit it (kernel 1..3, stride
+// 1..3, padding up to half the kernel, H and W at least the kernel less the padding); faults, one
+// each: x of rank 3 (module-input-rank), a kernel or stride of 0 (module-option-zero), padding past
+// half the kernel (pool-padding), a kernel past the padded input (pool-kernel-too-large), for the
+// backward pass a gradient of another shape (pool-grad-shape).
+void gen_avg_pool2d(OpCase& c, bool bad, bool backward) {
+  AvgPool2dOptions& o = c.args.avg_pool2d;
+  Dims x{pick(0, 2), pick(1, 2), 0, 0};
+  if (!chance(6)) x[0] = std::max<std::size_t>(x[0], 1);  // an empty batch now and then
+  for (std::size_t d = 0; d < 2; ++d) {
+    o.kernel_size[d] = pick(1, 3);
+    o.stride[d] = pick(1, 3);
+    o.padding[d] = pick(0, o.kernel_size[d] / 2);
+    const std::size_t least = o.kernel_size[d] > 2 * o.padding[d] ? o.kernel_size[d] - 2 * o.padding[d] : 1;
+    x[2 + d] = pick(std::max<std::size_t>(least, 1), 6);
+  }
+  o.count_include_pad = chance(2);
+  o.ceil_mode = chance(2);
+  const int fault = bad ? static_cast<int>(pick(0, backward ? 4 : 3)) : -1;
+  const std::size_t d = pick(0, 1);
+  if (fault == 0) x.erase(x.begin());
+  if (fault == 1) (chance(2) ? o.kernel_size : o.stride)[d] = 0;
+  if (fault == 2) o.padding[d] = o.kernel_size[d] / 2 + 1;
+  if (fault == 3) o.kernel_size[d] = x[2 + d] + 2 * o.padding[d] + 1, o.padding[d] = 0;
+  c.operands = {floats(x, c.dtype)};
+  if (!backward) return;
+  Dims g = og::avg_pool2d_shape(x, o).value_or(x);
+  if (fault == 4) g[pick(2, 3)] += 1;
+  c.operands.push_back(floats(g, c.dtype));
+}
+
+// adaptive_avg_pool2d / its backward pass: x [N, C, 1..7, 1..7] to 1..5 x 1..5 (larger than the
+// input too); faults: x of rank 3, an output size of 0 (module-option-zero; from the gradient's last
+// dims in the backward pass), x of height or width 0 (pool-empty-input), a gradient of another
+// batch (pool-grad-shape).
+void gen_adaptive_avg_pool2d(OpCase& c, bool bad, bool backward) {
+  Dims x{pick(1, 2), pick(1, 2), pick(1, 7), pick(1, 7)};
+  Size2& out = c.args.output_size;
+  out = {pick(1, 5), pick(1, 5)};
+  const int fault = bad ? static_cast<int>(pick(0, backward ? 3 : 2)) : -1;
+  if (fault == 0) x.erase(x.begin());
+  if (fault == 1) out[pick(0, 1)] = 0;
+  if (fault == 2) x[pick(2, 3)] = 0;
+  c.operands = {floats(x, c.dtype)};
+  if (!backward) return;
+  Dims g{x[0], x.size() > 1 ? x[1] : 1, out[0], out[1]};
+  if (fault == 3) g[0] += 1;
+  c.operands.push_back(floats(g, c.dtype));
+}
+
 void gen_float_case(OpCase& c, bool bad) {
   const OpId op = c.op;
   const OpInfo& info = op_info(op);
@@ -755,6 +805,10 @@ void gen_float_case(OpCase& c, bool bad) {
       break;
     }
     case OpSig::Cat: gen_cat(c, bad); break;
+    case OpSig::AvgPool2d: gen_avg_pool2d(c, bad, false); break;
+    case OpSig::AvgPool2dBackward: gen_avg_pool2d(c, bad, true); break;
+    case OpSig::AdaptivePool2d: gen_adaptive_avg_pool2d(c, bad, false); break;
+    case OpSig::AdaptivePool2dBackward: gen_adaptive_avg_pool2d(c, bad, true); break;
   }
 }
 
@@ -837,6 +891,18 @@ std::string describe(const OpCase& c) {
     case OpSig::RangesAssign:
       s += "\n  ranges";
       for (const Range& r : a.ranges) s += " [" + std::to_string(r.start) + ", " + std::to_string(r.end) + ")";
+      break;
+    case OpSig::AvgPool2d:
+    case OpSig::AvgPool2dBackward: {
+      const AvgPool2dOptions& o = a.avg_pool2d;
+      const auto pair = [](const Size2& v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; };
+      s += "\n  kernel_size " + pair(o.kernel_size) + " stride " + pair(o.stride) + " padding " + pair(o.padding) +
+           (o.count_include_pad ? " count_include_pad" : "") + (o.ceil_mode ? " ceil_mode" : "");
+      break;
+    }
+    case OpSig::AdaptivePool2d:
+    case OpSig::AdaptivePool2dBackward:
+      s += "\n  output_size [" + std::to_string(a.output_size[0]) + ", " + std::to_string(a.output_size[1]) + "]";
       break;
   }
   return s;

@@ -57,6 +57,10 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
 #define CG_CALL_ScatterNd(name) Dispatch::name(t[0], t[1], t[2], a.update)
 #define CG_CALL_MaskSelect(name) Dispatch::name(t[0], t[1])
 #define CG_CALL_Cat(name) Dispatch::name(t, a.dim)
+#define CG_CALL_AvgPool2d(name) Dispatch::name(t[0], a.avg_pool2d)
+#define CG_CALL_AvgPool2dBackward(name) Dispatch::name(t[0], t[1], a.avg_pool2d)
+#define CG_CALL_AdaptivePool2d(name) Dispatch::name(t[0], a.output_size)
+#define CG_CALL_AdaptivePool2dBackward(name) Dispatch::name(t[0], t[1])
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
   switch (op) {
 #define CG_CALL_CASE(name, method, Sig, Operand, Result, Rule) \

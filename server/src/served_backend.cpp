@@ -197,6 +197,10 @@ class Table final : public TensorTable {
         return reader.dtype();
       } else if constexpr (std::is_same_v<D, std::vector<Range>>) {
         return reader.ranges();
+      } else if constexpr (std::is_same_v<D, Size2>) {
+        return reader.size2();
+      } else if constexpr (std::is_same_v<D, AvgPool2dOptions>) {
+        return reader.avg_pool2d_options();
       } else {
         static_assert(kAlwaysFalse<D>, "a backend parameter type the wire does not carry");
       }

@@ -17,38 +17,7 @@
 #include <tuple>
 #include <vector>
 
-namespace emu_seq {
-struct dim3 {
-  unsigned x = 1, y = 1, z = 1;
-};
-inline dim3 thread_index, block_index, block_dim, grid_dim;
-
-// Runs kernel() for every thread of a grid x block launch, one at a time.
-inline void launch(unsigned blocks, unsigned threads, const std::function<void()>& kernel) {
-  grid_dim = {blocks, 1, 1};
-  block_dim = {threads, 1, 1};
-  for (unsigned b = 0; b < blocks; ++b) {
-    for (unsigned t = 0; t < threads; ++t) {
-      block_index = {b, 0, 0};
-      thread_index = {t, 0, 0};
-      kernel();
-    }
-  }
-}
-}  // namespace emu_seq
-
-#define __global__
-#define __device__
-#define __host__
-#define __launch_bounds__(...)
-#define __shared__ static
-#define threadIdx (::emu_seq::thread_index)
-#define blockIdx (::emu_seq::block_index)
-#define blockDim (::emu_seq::block_dim)
-#define gridDim (::emu_seq::grid_dim)
-// Only in kernel_support.cuh's block sums, which these kernels do not use.
-#define __syncthreads() ((void)0)
-#define __shfl_down_sync(mask, v, offset) (v)
+#include "cuda_sequential_emulation.hpp"
 // expf/exp/logf/log for dim_exp and dim_log: the C library's, in the global namespace.
 #include <math.h>
 

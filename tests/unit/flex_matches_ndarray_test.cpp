@@ -1280,6 +1280,48 @@ void check_softmax(const TensorData& d, std::size_t dim, bool log, const std::st
   }
 }
 
+// ---- module ops ----------------------------------------------------------------------------------
+
+// Pooling: enough planes for several tasks at 4 threads; windows that overlap, skip cells, overhang
+// under ceil_mode; NaN and infinities among the values. Same bits: each plane's arithmetic and order
+// are NdArray's.
+TEST_P(FlexMatchesNdArray, PoolingMatchesNdArray) {
+  const crossgrad::AvgPool2dOptions options[] = {{{3, 3}, {2, 2}, {1, 1}, true, false}, {{2, 3}, {3, 1}, {1, 0}, false, true},
+                                      {{1, 1}, {2, 2}, {0, 0}, true, false}, {{3, 2}, {1, 2}, {0, 1}, false, false}};
+  const Shape shapes[] = {Shape{3, 50, 17, 23}, Shape{1, 2, 5, 4}, Shape{0, 3, 6, 6}};
+  unsigned seed = 1;
+  for (DType dt : kFloatTypes) {
+    for (const Shape& s : shapes) {
+      const TensorData d = random_data(dt, s, seed++);
+      for (const crossgrad::AvgPool2dOptions& o : options) {
+        const std::string what = shape_str(s) + " k" + std::to_string(o.kernel_size[0]) + "x" + std::to_string(o.kernel_size[1]);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::avg_pool2d(on<B>(d), o));
+        }, "avg_pool2d " + what);
+        const TensorData g = random_data(dt, NdArray::shape(NdArray::avg_pool2d(on<NdArray>(d), o)), seed++);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::avg_pool2d_backward(on<B>(d), on<B>(g), o));
+        }, "avg_pool2d_backward " + what);
+      }
+      if (s[2] == 0 || s[3] == 0) continue;
+      for (const crossgrad::Size2 out : {crossgrad::Size2{7, 5}, crossgrad::Size2{1, 1}, crossgrad::Size2{s[2] + 3, s[3]}}) {
+        const std::string what = shape_str(s) + " to " + std::to_string(out[0]) + "x" + std::to_string(out[1]);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::adaptive_avg_pool2d(on<B>(d), out));
+        }, "adaptive_avg_pool2d " + what);
+        const TensorData g = random_data(dt, Shape{s[0], s[1], out[0], out[1]}, seed++);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::adaptive_avg_pool2d_backward(on<B>(d), on<B>(g)));
+        }, "adaptive_avg_pool2d_backward " + what);
+      }
+    }
+  }
+}
+
 TEST_P(FlexMatchesNdArray, SoftmaxAndLogSoftmaxCloseToNdArrayAndFormula) {
   unsigned seed = 1000;
   std::vector<DimCase> cases = dim_cases();

@@ -135,6 +135,17 @@ void check_op(const OpInfo& op, const Case& c) {
     if (auto id = og::node_of(t->kind)) known_ids.insert(*id);
   }
 
+  // A backward pass refuses an autodiff device (Rule NotDifferentiable), as Burn's Autodiff<B>.
+  if (op.rule == OpRule::NotDifferentiable && c.tracked) {
+    try {
+      call(op.id, x, other, c);
+      ADD_FAILURE() << "no panic on an autodiff device";
+    } catch (const Panic& p) {
+      EXPECT_EQ(p.id(), PanicId::NotDifferentiable) << p.message();
+      EXPECT_EQ(p.message(), "Can't differentiate " + std::string(op.name) + ".");
+    }
+    return;
+  }
   const DispatchTensor r = call(op.id, x, other, c);
 
   EXPECT_EQ(og::backend_of(r.kind), c.backend.index) << "result on another backend: " << debug(r.kind);
@@ -160,6 +171,9 @@ void check_op(const OpInfo& op, const Case& c) {
     }
     case OpRule::None:
       EXPECT_FALSE(og::node_of(r.kind).has_value()) << "an Int/Bool result carries a node: " << debug(r.kind);
+      break;
+    case OpRule::NotDifferentiable:  // refused above
+      ADD_FAILURE() << "a tracked call of a backward pass returned";
       break;
     case OpRule::Leaf: {
       const auto id = og::node_of(r.kind);
@@ -190,7 +204,8 @@ TEST(OpRegistry, TableIsInOpIdOrder) {
 }
 
 // The Rule follows from the kinds (op_list.hpp's Note): Backward iff Float -> Float; None iff the
-// result is Int or Bool; Leaf iff an Int/Bool receiver gives a Float result.
+// result is Int or Bool; Leaf iff an Int/Bool receiver gives a Float result; NotDifferentiable only
+// for the backward passes (Float -> Float).
 TEST(OpRegistry, RuleAgreesWithOperandAndResultKinds) {
   for (const OpInfo& op : kOps) {
     SCOPED_TRACE(std::string(op.name));
@@ -205,6 +220,11 @@ TEST(OpRegistry, RuleAgreesWithOperandAndResultKinds) {
       case OpRule::Leaf:
         EXPECT_NE(op.operand, OpKind::Float);
         EXPECT_EQ(op.result, OpKind::Float);
+        break;
+      case OpRule::NotDifferentiable:  // a backward pass: float gradients in, a float gradient out
+        EXPECT_EQ(op.operand, OpKind::Float);
+        EXPECT_EQ(op.result, OpKind::Float);
+        EXPECT_TRUE(op.name.ends_with("_backward")) << "only backward passes refuse differentiation";
         break;
     }
   }

@@ -167,6 +167,38 @@ std::map<std::string, Trigger> triggers() {
                                  },
                                  "float_gather_nd needs indices whose last dim is at most the tensor's rank 2, got indices of shape [1, 3].",
                                  ""};
+  t["module-input-rank"] = {[] { Dispatch::avg_pool2d(nd_f32(std::vector<float>(6), {2, 3}), AvgPool2dOptions{}); },
+                            "avg_pool2d needs a 4-D input [batch, channels, height, width], got shape [2, 3].", ""};
+  t["module-option-zero"] = {[] {
+                               Dispatch::avg_pool2d(nd_f32(std::vector<float>(16), {1, 1, 4, 4}),
+                                                    AvgPool2dOptions{{2, 2}, {0, 1}, {0, 0}, true, false});
+                             },
+                             "avg_pool2d needs stride of at least 1 in every dim, got [0, 1].", ""};
+  t["pool-padding"] = {[] {
+                         Dispatch::avg_pool2d(nd_f32(std::vector<float>(16), {1, 1, 4, 4}),
+                                              AvgPool2dOptions{{2, 2}, {1, 1}, {2, 0}, true, false});
+                       },
+                       "avg_pool2d needs padding of at most half the kernel size, got padding [2, 0] for kernel_size [2, 2].", ""};
+  t["pool-kernel-too-large"] = {[] {
+                                  Dispatch::avg_pool2d(nd_f32(std::vector<float>(4), {1, 1, 2, 2}),
+                                                       AvgPool2dOptions{{3, 3}, {1, 1}, {1, 0}, true, false});
+                                },
+                                "avg_pool2d needs kernel_size of at most the padded input's size [4, 2], got [3, 3].", ""};
+  t["pool-empty-input"] = {[] { Dispatch::adaptive_avg_pool2d(nd_f32({}, {1, 1, 0, 4}), {2, 2}); },
+                           "adaptive_avg_pool2d needs an input with at least 1 element in each pooled dim, got shape [1, 1, 0, 4].",
+                           ""};
+  t["pool-grad-shape"] = {[] {
+                            Dispatch::avg_pool2d_backward(nd_f32(std::vector<float>(16), {1, 1, 4, 4}),
+                                                          nd_f32(std::vector<float>(9), {1, 1, 3, 3}),
+                                                          AvgPool2dOptions{{2, 2}, {2, 2}, {0, 0}, true, false});
+                          },
+                          "avg_pool2d_backward needs a gradient of the output's shape [1, 1, 2, 2], got [1, 1, 3, 3].", ""};
+  t["not-differentiable"] = {[] {
+                               const DispatchDevice tracked = DispatchDevice::Autodiff(DispatchDevice::NdArray());
+                               const DispatchTensor x = Dispatch::float_from_data(TensorData::from_f32({1, 2, 3, 4}, {1, 1, 2, 2}), tracked);
+                               Dispatch::adaptive_avg_pool2d_backward(x, x);
+                             },
+                             "Can't differentiate adaptive_avg_pool2d_backward.", ""};
   t["mask-select-shape"] = {[] {
                                Dispatch::float_mask_select(nd_f32(std::vector<float>(6), {2, 3}),
                                                            Dispatch::bool_from_data(TensorData::from_bool({true, false, true}, {3}),

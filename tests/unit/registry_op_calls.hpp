@@ -226,6 +226,16 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::bool_scatter_or: return Dispatch::bool_scatter_or(x, 1, per_element_indices(x, OpKind::Bool), Dispatch::bool_not(x));
     case OpId::bool_mask_fill: return Dispatch::bool_mask_fill(x, mask_of(x, OpKind::Bool), 1);
     case OpId::bool_argwhere: return Dispatch::bool_argwhere(x);
+    // The module ops read [batch, channels, h, w]: the receiver's 6 elements as one 2x3 plane, or
+    // as two 3x1 planes where the gradient (`other`, 6 elements too) must fit the output.
+    case OpId::avg_pool2d:
+      return Dispatch::avg_pool2d(Dispatch::float_reshape(x, {1, 1, 2, 3}), AvgPool2dOptions{{2, 2}, {1, 2}, {1, 1}, false, true});
+    case OpId::avg_pool2d_backward:
+      return Dispatch::avg_pool2d_backward(Dispatch::float_reshape(x, {1, 2, 3, 1}), Dispatch::float_reshape(other, {1, 2, 3, 1}),
+                                           AvgPool2dOptions{{3, 1}, {1, 1}, {1, 0}, false, false});
+    case OpId::adaptive_avg_pool2d: return Dispatch::adaptive_avg_pool2d(Dispatch::float_reshape(x, {1, 1, 2, 3}), {1, 2});
+    case OpId::adaptive_avg_pool2d_backward:
+      return Dispatch::adaptive_avg_pool2d_backward(Dispatch::float_reshape(x, {1, 1, 2, 3}), Dispatch::float_reshape(other, {1, 1, 3, 2}));
     case OpId::float_abs: return Dispatch::float_abs(x);
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);

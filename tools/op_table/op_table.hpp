@@ -50,6 +50,7 @@ inline std::string_view rule_text(OpRule rule) {
     case OpRule::Backward: return "yes";
     case OpRule::None: return "none";
     case OpRule::Leaf: return "new leaf";
+    case OpRule::NotDifferentiable: return "refused (a backward pass)";
   }
   return "?";
 }

@@ -26,6 +26,10 @@
   CROSSGRAD_TENSOR_RESULT_##Result method(const Tensor& rhs) const {    \
     return CROSSGRAD_TENSOR_RESULT_##Result(Dispatch::name(inner_, rhs.inner_)); \
   }
+#define CROSSGRAD_TENSOR_METHOD_ZIP_WITH(name, method, Sig, Result)                                    \
+  CROSSGRAD_TENSOR_RESULT_##Result method(const Tensor& grad CROSSGRAD_SIG_TAIL_##Sig) const {         \
+    return CROSSGRAD_TENSOR_RESULT_##Result(Dispatch::name(inner_, grad.inner_ CROSSGRAD_SIG_EXTRA_##Sig)); \
+  }
 #define CROSSGRAD_TENSOR_METHOD_SELECT(name, method, Sig, Result)                            \
   Tensor method(std::size_t dim, const DispatchTensor& indices) const {                       \
     return Tensor(Dispatch::name(inner_, dim, indices));                                      \

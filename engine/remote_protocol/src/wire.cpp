@@ -101,6 +101,21 @@ bool ArgReader::flag() {
   return ::crossgrad::kIndexingUpdateOps[value];
 }
 
+::crossgrad::Size2 ArgReader::size2() {
+  const std::size_t first = dim();
+  return {first, dim()};
+}
+
+::crossgrad::AvgPool2dOptions ArgReader::avg_pool2d_options() {
+  ::crossgrad::AvgPool2dOptions o;
+  o.kernel_size = size2();
+  o.stride = size2();
+  o.padding = size2();
+  o.count_include_pad = flag();
+  o.ceil_mode = flag();
+  return o;
+}
+
 std::vector<std::size_t> ArgReader::remaining_dims() {
   std::vector<std::size_t> out(call_.dims().begin() + dims_, call_.dims().end());
   dims_ = call_.dims_size();

@@ -2,6 +2,7 @@
 // Definitions of Autodiff<B>'s members. Included only by instantiate.cpp, which instantiates them
 // once per registered backend; everything else sees the declarations in autodiff.hpp.
 #include <crossgrad/autodiff/autodiff.hpp>
+#include <crossgrad/core/module_rules.hpp>
 #include <crossgrad/core/panic.hpp>
 #include <crossgrad/core/shape_rules.hpp>
 
@@ -14,6 +15,10 @@
 
 namespace crossgrad {
 namespace autodiff_detail {
+
+// Marks a member's parameters used (the generated members that only panic).
+template <class... A>
+void unused(const A&...) {}
 
 // Sums a broadcast gradient back to the shape of the operand it flows to.
 template <class B>
@@ -135,6 +140,13 @@ AutodiffTensor<B> Autodiff<B>::from_data(const TensorData& data, const Device& d
   template <class B>                                                                           \
   auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Primitive, Primitive)->Tensor {            \
     return from_inner(B::name(tensor CROSSGRAD_SIG_EXTRA_##Sig));                              \
+  }
+// A backward pass itself (Rule NotDifferentiable): refused on an autodiff device, as Burn's.
+#define CROSSGRAD_AD_DEFINE_NotDifferentiable(name, Sig, Operand)                                     \
+  template <class B>                                                                           \
+  auto Autodiff<B>::name CROSSGRAD_SIG_PARAMS_##Sig(Tensor, Primitive)->Tensor {               \
+    autodiff_detail::unused(CROSSGRAD_SIG_ARGS_##Sig);                                         \
+    rules::not_differentiable(#name);                                                          \
   }
 CROSSGRAD_OPS(CROSSGRAD_AD_DEFINE)
 #undef CROSSGRAD_AD_DEFINE

@@ -3,6 +3,7 @@
 #include "autodiff/backward_rules.hpp"
 #include "autodiff/backward_rules_indexing.hpp"
 #include "autodiff/backward_rules_math.hpp"
+#include "autodiff/backward_rules_module.hpp"
 #include "autodiff/backward_rules_scan.hpp"
 
 namespace crossgrad {

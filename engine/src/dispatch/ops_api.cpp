@@ -40,6 +40,9 @@ using namespace dispatch_detail;
 #define CROSSGRAD_DISPATCH_BODY_MASK_SELECT(name, Sig, Operand, Result)                                \
   return indexed_op<false, PrimitiveKind::Bool, PrimitiveKind::Operand>(#name, tensor, mask, nullptr,                             \
                     [&]<class Be>(const auto& x, const auto& m) { return Be::name(x, m); });
+#define CROSSGRAD_DISPATCH_BODY_ZIP_WITH(name, Sig, Operand, Result)                                   \
+  return zip_op<PrimitiveKind::Operand, PrimitiveKind::Result>(                                         \
+      #name, tensor, grad, [&]<class Be>(const auto& x, const auto& g) { return Be::name(x, g CROSSGRAD_SIG_EXTRA_##Sig); });
 #define CROSSGRAD_DISPATCH_BODY_CAT(name, Sig, Operand, Result) \
   return list_op<PrimitiveKind::Operand>(#name, tensors, [&]<class Be>(const auto& xs) { return Be::name(xs, dim); });
 

@@ -480,6 +480,19 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::float_any_dim: return at::any(t[0], d, /*keepdim=*/true);
     case OpId::float_all: return at::all(t[0]).reshape({1});
     case OpId::float_all_dim: return at::all(t[0], d, /*keepdim=*/true);
+    case OpId::avg_pool2d:
+    case OpId::avg_pool2d_backward: {
+      const AvgPool2dOptions& o = a.avg_pool2d;
+      const auto ints = [](const Size2& v) { return std::vector<std::int64_t>{std::int64_t(v[0]), std::int64_t(v[1])}; };
+      if (op == OpId::avg_pool2d) {
+        return at::avg_pool2d(t[0], ints(o.kernel_size), ints(o.stride), ints(o.padding), o.ceil_mode, o.count_include_pad);
+      }
+      return at::avg_pool2d_backward(t[1], t[0], ints(o.kernel_size), ints(o.stride), ints(o.padding), o.ceil_mode,
+                                     o.count_include_pad, c10::nullopt);
+    }
+    case OpId::adaptive_avg_pool2d:
+      return at::adaptive_avg_pool2d(t[0], {std::int64_t(a.output_size[0]), std::int64_t(a.output_size[1])});
+    case OpId::adaptive_avg_pool2d_backward: return at::_adaptive_avg_pool2d_backward(t[1], t[0]);
   }
   throw std::logic_error("torch_reference: not a registry op");
 }

@@ -87,6 +87,8 @@ std::vector<Args> arguments(const OpInfo& info) {
   const TensorData gather_values = of_kind(info.operand, floats(Shape{3, 2}, -3.0f, 1.5f));
   const TensorData nd_idx = TensorData::from_i64({2, 0, 2}, Shape{3, 1});
   const TensorData values_3x3 = of_kind(info.operand, floats(Shape{3, 3}, 4.0f, -0.5f));
+  const TensorData image = floats(Shape{1, 2, 4, 3}, 1.5f, -0.75f);  // the module ops' [batch, channels, h, w]
+  const TensorData image_grad_k3s2 = floats(Shape{1, 2, 2, 2}, 0.5f, 2.0f);
   switch (info.sig) {
     case OpSig::Unary:
       return {{.tensors = {a}, .label = "[3, 3]"}};
@@ -160,6 +162,18 @@ std::vector<Args> arguments(const OpInfo& info) {
       return {{.tensors = {a, nd_idx}, .label = "rows [[2], [0], [2]]"}};
     case OpSig::ScatterNd:
       return {{.tensors = {a, nd_idx, values_3x3}, .dims = {2}, .label = "rows [[2], [0], [2]] Mul"}};
+    // The options travel as dims: kernel_size, stride, padding, count_include_pad, ceil_mode.
+    case OpSig::AvgPool2d:
+      return {{.tensors = {image}, .dims = {2, 2, 1, 1, 1, 1, 0, 1}, .label = "k2 s1 p1 ceil"},
+              {.tensors = {image}, .dims = {3, 3, 2, 2, 1, 1, 1, 0}, .label = "k3 s2 p1"},
+              {.tensors = {a}, .dims = {2, 2, 1, 1, 0, 0, 1, 0}, .label = "a [3, 3] input"}};
+    case OpSig::AvgPool2dBackward:
+      return {{.tensors = {image, image_grad_k3s2}, .dims = {3, 3, 2, 2, 1, 1, 1, 0}, .label = "k3 s2 p1"},
+              {.tensors = {image, image}, .dims = {3, 3, 2, 2, 1, 1, 1, 0}, .label = "a gradient of another shape"}};
+    case OpSig::AdaptivePool2d:
+      return {{.tensors = {image}, .dims = {2, 3}, .label = "to 2x3"}, {.tensors = {image}, .dims = {0, 3}, .label = "to 0x3"}};
+    case OpSig::AdaptivePool2dBackward:
+      return {{.tensors = {image, image_grad_k3s2}, .label = "from 2x2"}, {.tensors = {a, b}, .label = "[3, 3] input"}};
     case OpSig::Cat: {
       const TensorData& second = info.operand == OpKind::Float ? b : a;  // a piece of the receiver's kind
       return {{.tensors = {a, second}, .dims = {0}, .label = "dim 0"}, {.tensors = {a, second}, .dims = {1}, .label = "dim 1"}};
@@ -197,6 +211,16 @@ struct LocalArgs {
       return args.shape;
     } else if constexpr (std::is_same_v<D, DType>) {
       return args.dtype;
+    } else if constexpr (std::is_same_v<D, Size2>) {
+      const Size2 v{args.dims.at(next_dim), args.dims.at(next_dim + 1)};
+      next_dim += 2;
+      return v;
+    } else if constexpr (std::is_same_v<D, AvgPool2dOptions>) {
+      AvgPool2dOptions o;
+      for (Size2* v : {&o.kernel_size, &o.stride, &o.padding}) *v = get<Size2>();
+      o.count_include_pad = get<bool>();
+      o.ceil_mode = get<bool>();
+      return o;
     } else {
       static_assert(std::is_same_v<D, std::vector<Range>>);
       return args.ranges;

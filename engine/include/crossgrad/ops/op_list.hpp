@@ -30,6 +30,9 @@
 //            Leaf: the result of a tracked receiver is a new tracked leaf, not connected to any
 //                  graph (int/bool -> float conversions: an int or bool tensor never carries a
 //                  graph, so nothing can re-enter one through it).
+//            NotDifferentiable: the op is itself a backward pass (a module op's: avg_pool2d_backward);
+//                  on an autodiff device it panics not-differentiable, tracked or not, as Burn's
+//                  Autodiff<B> does. Its gradient comes from backward() on the forward op.
 //
 // Only appended: OpId's value is the op's code in stored inputs (fuzz corpora, counterexamples).
 #define CROSSGRAD_OPS(X)                                                           \
@@ -275,7 +278,11 @@
   X(bool_select_or, bool_select_or, SelectAssign, Bool, Bool, None) \
   X(bool_scatter_or, bool_scatter_or, Scatter, Bool, Bool, None) \
   X(bool_mask_fill, bool_mask_fill, MaskFill, Bool, Bool, None) \
-  X(bool_argwhere, bool_argwhere, Unary, Bool, Int, None)
+  X(bool_argwhere, bool_argwhere, Unary, Bool, Int, None) \
+  X(avg_pool2d, avg_pool2d, AvgPool2d, Float, Float, Backward) \
+  X(avg_pool2d_backward, avg_pool2d_backward, AvgPool2dBackward, Float, Float, NotDifferentiable) \
+  X(adaptive_avg_pool2d, adaptive_avg_pool2d, AdaptivePool2d, Float, Float, Backward) \
+  X(adaptive_avg_pool2d_backward, adaptive_avg_pool2d_backward, AdaptivePool2dBackward, Float, Float, NotDifferentiable)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -290,7 +297,10 @@
 // tensor of its backend (slice_assign). ASSIGN_UPDATE: ASSIGN's operands and an IndexingUpdateOp
 // (float_scatter). GATHER_ND / SCATTER_ND: a receiver, an int index tensor whose last dim indexes
 // the receiver's leading dims and, for SCATTER_ND, a values tensor and an IndexingUpdateOp.
-// MASK_SELECT: a receiver and a Bool mask of its shape (float_mask_select). MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
+// MASK_SELECT: a receiver and a Bool mask of its shape (float_mask_select). ZIP_WITH: two tensors
+// of one backend that need not broadcast (a module op's input and its output's gradient), then the
+// CROSSGRAD_SIG_EXTRA_<Sig> arguments. The module ops' options are structs (Note [Module ops],
+// core/module_options.hpp). MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
 // a scalar.
 #define CROSSGRAD_SIG_PARAMS_Unary(T, I) (const T& tensor)
 #define CROSSGRAD_SIG_PARAMS_Binary(T, I) (const T& lhs, const T& rhs)
@@ -325,6 +335,11 @@
   (const T& tensor, const I& indices, const T& values, ::crossgrad::IndexingUpdateOp update)
 #define CROSSGRAD_SIG_PARAMS_MaskSelect(T, I) (const T& tensor, const I& mask)
 #define CROSSGRAD_SIG_PARAMS_Cat(T, I) (const std::vector<T>& tensors, std::size_t dim)
+#define CROSSGRAD_SIG_PARAMS_AvgPool2d(T, I) (const T& tensor, const ::crossgrad::AvgPool2dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_AvgPool2dBackward(T, I) \
+  (const T& tensor, const T& grad, const ::crossgrad::AvgPool2dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_AdaptivePool2d(T, I) (const T& tensor, const ::crossgrad::Size2& output_size)
+#define CROSSGRAD_SIG_PARAMS_AdaptivePool2dBackward(T, I) (const T& tensor, const T& grad)
 
 #define CROSSGRAD_SIG_CLASS_Unary MAP
 #define CROSSGRAD_SIG_CLASS_Binary ZIP
@@ -354,8 +369,12 @@
 #define CROSSGRAD_SIG_CLASS_ScatterNd SCATTER_ND
 #define CROSSGRAD_SIG_CLASS_MaskSelect MASK_SELECT
 #define CROSSGRAD_SIG_CLASS_Cat CAT
+#define CROSSGRAD_SIG_CLASS_AvgPool2d MAP
+#define CROSSGRAD_SIG_CLASS_AvgPool2dBackward ZIP_WITH
+#define CROSSGRAD_SIG_CLASS_AdaptivePool2d MAP
+#define CROSSGRAD_SIG_CLASS_AdaptivePool2dBackward ZIP_WITH
 
-// The arguments after the receiver, for MAP signatures.
+// The arguments after the receiver, for MAP signatures (after the second tensor, for ZIP_WITH).
 #define CROSSGRAD_SIG_EXTRA_Unary
 #define CROSSGRAD_SIG_EXTRA_Scalar , scalar
 #define CROSSGRAD_SIG_EXTRA_Bounds , min, max
@@ -370,8 +389,13 @@
 #define CROSSGRAD_SIG_EXTRA_Window , dim, size, step
 #define CROSSGRAD_SIG_EXTRA_Sort , dim, descending
 #define CROSSGRAD_SIG_EXTRA_TopK , dim, k
+#define CROSSGRAD_SIG_EXTRA_AvgPool2d , options
+#define CROSSGRAD_SIG_EXTRA_AvgPool2dBackward , options
+#define CROSSGRAD_SIG_EXTRA_AdaptivePool2d , output_size
+#define CROSSGRAD_SIG_EXTRA_AdaptivePool2dBackward
 
-// The parameters after the receiver, for MAP signatures (Tensor methods).
+// The parameters after the receiver, for MAP signatures (Tensor methods); after the second
+// tensor, for ZIP_WITH.
 #define CROSSGRAD_SIG_TAIL_Unary ()
 #define CROSSGRAD_SIG_TAIL_Scalar (double scalar)
 #define CROSSGRAD_SIG_TAIL_Bounds (double min, double max)
@@ -386,6 +410,10 @@
 #define CROSSGRAD_SIG_TAIL_Window (std::size_t dim, std::size_t size, std::size_t step)
 #define CROSSGRAD_SIG_TAIL_Sort (std::size_t dim, bool descending)
 #define CROSSGRAD_SIG_TAIL_TopK (std::size_t dim, std::size_t k)
+#define CROSSGRAD_SIG_TAIL_AvgPool2d (const ::crossgrad::AvgPool2dOptions& options)
+#define CROSSGRAD_SIG_TAIL_AvgPool2dBackward , const ::crossgrad::AvgPool2dOptions& options
+#define CROSSGRAD_SIG_TAIL_AdaptivePool2d (const ::crossgrad::Size2& output_size)
+#define CROSSGRAD_SIG_TAIL_AdaptivePool2dBackward
 
 // Every parameter of a Sig by name, in order (a call forwarding all of them).
 #define CROSSGRAD_SIG_ARGS_Unary tensor
@@ -416,6 +444,10 @@
 #define CROSSGRAD_SIG_ARGS_ScatterNd tensor, indices, values, update
 #define CROSSGRAD_SIG_ARGS_MaskSelect tensor, mask
 #define CROSSGRAD_SIG_ARGS_Cat tensors, dim
+#define CROSSGRAD_SIG_ARGS_AvgPool2d tensor, options
+#define CROSSGRAD_SIG_ARGS_AvgPool2dBackward tensor, grad, options
+#define CROSSGRAD_SIG_ARGS_AdaptivePool2d tensor, output_size
+#define CROSSGRAD_SIG_ARGS_AdaptivePool2dBackward tensor, grad
 
 // Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
 #define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
@@ -423,6 +455,7 @@
 
 #include <crossgrad/core/dtype.hpp>
 #include <crossgrad/core/indexing_update.hpp>
+#include <crossgrad/core/module_options.hpp>
 #include <crossgrad/core/shape.hpp>
 
 #include <array>
@@ -441,14 +474,15 @@ enum class OpId : std::uint8_t {
 };
 
 #define CROSSGRAD_OP_SIGS(X) \
-  X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window) X(BinaryDim) X(Sort) X(TopK) X(RangesAssign) X(ScatterUpdate) X(GatherNd) X(ScatterNd) X(MaskSelect)
+  X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window) X(BinaryDim) X(Sort) X(TopK) X(RangesAssign) X(ScatterUpdate) X(GatherNd) X(ScatterNd) X(MaskSelect) \
+  X(AvgPool2d) X(AvgPool2dBackward) X(AdaptivePool2d) X(AdaptivePool2dBackward)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)
 #undef CROSSGRAD_X
 };
 enum class OpKind { Float, Int, Bool };
-enum class OpRule { Backward, None, Leaf };
+enum class OpRule { Backward, None, Leaf, NotDifferentiable };
 
 struct OpInfo {
   OpId id;

@@ -67,7 +67,10 @@ bool is_hop(Op op);
 // scalar and beta = 1/2; repeat_dim repeats dim 1 + dim1 % 3 times; unfold takes windows of
 // 1 + dim1 % 3 every 1 + (dim1 % 6) / 3 along dim; mask_where / mask_fill / mask_select take a
 // mask true at every third element from dim1 % 3;
-// expand prepends a dim of 2 and widens a size-1 dim `dim` to 3.
+// expand prepends a dim of 2 and widens a size-1 dim `dim` to 3; avg_pool2d takes kernel_size
+// {1 + dim1 % 3, 1 + dim1 / 3 % 3}, stride {1 + dim1 / 9 % 2, 1 + dim1 / 18 % 2}, half the kernel as
+// padding when dim1 / 36 is odd, count_include_pad when dim1 / 72 is even and ceil_mode when
+// dim1 / 144 is odd; adaptive_avg_pool2d pools to {1 + dim1 % 3, 1 + dim1 / 3 % 3}.
 struct OpSpec {
   Op op = Op::float_neg;
   std::size_t lhs = 0;

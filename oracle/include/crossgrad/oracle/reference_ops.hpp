@@ -57,11 +57,13 @@ struct OpArgs {
   bool descending = false;                         // Sort (argsort, sort), with dim
   std::size_t k = 0;                               // TopK (argtopk, topk), with dim
   IndexingUpdateOp update = IndexingUpdateOp::Assign;  // ScatterUpdate (with dim), ScatterNd
+  AvgPool2dOptions avg_pool2d;                      // AvgPool2d, AvgPool2dBackward
+  Size2 output_size{1, 1};                          // AdaptivePool2d
   bool tracked = false;  // the operands are on an autodiff device: Mul, Min and Max scatters panic
                          // scatter-update-gradient once their other checks pass
 };
 
-// The operands, by Sig: Binary and BinaryDim {lhs, rhs}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
+// The operands, by Sig: Binary and BinaryDim {lhs, rhs}; AvgPool2dBackward and AdaptivePool2dBackward {x, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
 // SelectAssign, Scatter, ScatterUpdate and ScatterNd {tensor, indices, values}; MaskWhere {tensor, mask, value}; MaskSelect {tensor, mask}; MaskFill {tensor, mask} (the
 // fill value is OpArgs::scalar); Cat the list (possibly empty); every other Sig {tensor}.
 struct ReferenceResult {
@@ -70,9 +72,17 @@ struct ReferenceResult {
   OpKind kind = OpKind::Float;
 };
 ReferenceResult reference_op(OpId op, const std::vector<HostArray>& operands, const OpArgs& args);
+// avg_pool2d's result shape for an input of shape x, by the oracle's own rule (reference_ops.cpp);
+// nullopt when the options or the shape are invalid.
+std::optional<std::vector<std::size_t>> avg_pool2d_shape(const std::vector<std::size_t>& x, const AvgPool2dOptions& options);
 // Whether the op has a backward rule with these arguments: its registry rule is Backward and, for
 // float_scatter / float_scatter_nd, the update is Assign or Add (scatter-update-gradient otherwise).
 bool differentiable(OpId op, const OpArgs& args);
+
+// The largest finite |value| an op's float result is computed from, the magnitude its bound scales
+// with: operand 0's, times operand 1's for matmul, and operand 1's (the output's gradient) for the
+// backward passes avg_pool2d_backward / adaptive_avg_pool2d_backward.
+double reference_magnitude(OpId op, const std::vector<HostArray>& operands);
 
 // Elements summed into each output element (bound_for's reduction_length): matmul k, sum/mean all,
 // the *_dim reductions and softmax the size of dim, 1 elsewhere. Arguments assumed valid.

@@ -12,6 +12,8 @@
 //   double                       -> scalars         std::size_t               -> dims
 //   std::vector<std::size_t>     -> dims (all)      Shape                     -> shape
 //   DType                        -> dtype           std::vector<Range>        -> ranges
+//   Size2                        -> dims (2)        AvgPool2dOptions          -> dims (8: kernel_size,
+//                                                      stride, padding, count_include_pad, ceil_mode)
 // The client calls put_args(call, args...) with the op's arguments; the server walks the served
 // backend's function type with an ArgReader, which throws WireError when an argument is missing or
 // one is left over (finish()), so a call whose shape does not fit the op's Sig is INVALID_ARGUMENT.
@@ -19,6 +21,7 @@
 
 #include <crossgrad/core/dtype.hpp>
 #include <crossgrad/core/indexing_update.hpp>
+#include <crossgrad/core/module_options.hpp>
 #include <crossgrad/core/shape.hpp>
 #include <crossgrad/core/tensor_data.hpp>
 
@@ -95,6 +98,17 @@ inline void put_arg(proto::OpCall& call, ::crossgrad::IndexingUpdateOp update) {
 inline void put_arg(proto::OpCall& call, const std::vector<std::size_t>& dims) {
   for (std::size_t d : dims) call.add_dims(d);
 }
+inline void put_arg(proto::OpCall& call, const ::crossgrad::Size2& size) {
+  call.add_dims(size[0]);
+  call.add_dims(size[1]);
+}
+inline void put_arg(proto::OpCall& call, const ::crossgrad::AvgPool2dOptions& o) {
+  put_arg(call, o.kernel_size);
+  put_arg(call, o.stride);
+  put_arg(call, o.padding);
+  put_arg(call, o.count_include_pad);
+  put_arg(call, o.ceil_mode);
+}
 inline void put_arg(proto::OpCall& call, const ::crossgrad::Shape& shape) {
   put_shape(shape, call.mutable_shape());
 }
@@ -135,6 +149,8 @@ class ArgReader {
   bool flag();                                      // the next dim, 0 or 1 (WireError otherwise)
   ::crossgrad::IndexingUpdateOp update();           // the next dim, an update's code (WireError otherwise)
   std::vector<std::size_t> remaining_dims();        // all the rest (Axes)
+  ::crossgrad::Size2 size2();                       // the next two dims
+  ::crossgrad::AvgPool2dOptions avg_pool2d_options();  // the next eight dims (put_arg's order)
   ::crossgrad::Shape shape();                       // the whole shape field
   ::crossgrad::DType dtype();                       // the dtype field
   std::vector<::crossgrad::Range> ranges();         // the whole ranges field

@@ -621,6 +621,17 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::bool_and: return at::logical_and(in(c, 0), in(c, 1));
     case OpId::bool_or: return at::logical_or(in(c, 0), in(c, 1));
     case OpId::bool_xor: return at::logical_xor(in(c, 0), in(c, 1));
+    // The pooling options arrive as ints: kernel_size, stride, padding (2 each), count_include_pad,
+    // ceil_mode (pool_ints, libtorch/pool.cpp).
+    case OpId::avg_pool2d:
+      return at::avg_pool2d(in(c, 0), {integer(c, 0), integer(c, 1)}, {integer(c, 2), integer(c, 3)},
+                            {integer(c, 4), integer(c, 5)}, integer(c, 7) != 0, integer(c, 6) != 0);
+    case OpId::avg_pool2d_backward:
+      return at::avg_pool2d_backward(in(c, 1), in(c, 0), {integer(c, 0), integer(c, 1)}, {integer(c, 2), integer(c, 3)},
+                                     {integer(c, 4), integer(c, 5)}, integer(c, 7) != 0, integer(c, 6) != 0,
+                                     c10::nullopt);
+    case OpId::adaptive_avg_pool2d: return at::adaptive_avg_pool2d(in(c, 0), {integer(c, 0), integer(c, 1)});
+    case OpId::adaptive_avg_pool2d_backward: return at::_adaptive_avg_pool2d_backward(in(c, 1), in(c, 0));
   }
   throw std::invalid_argument("unknown op code");
 }

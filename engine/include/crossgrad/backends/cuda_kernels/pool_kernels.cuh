@@ -1,0 +1,133 @@
+#pragma once
+// Device kernels of the Cuda backend's module ops (Note [Module ops]): avg_pool2d,
+// adaptive_avg_pool2d and their backward passes; the launchers are in engine/src/backends/cuda/pool.cu.
+// Device code only, as kernels.cuh, so tests/unit/cuda_pool_kernels_emulation_test.cpp runs these
+// very templates on the CPU. Not engine API.
+//
+// The forward kernels give one thread to each output element and sum its window row by row, as
+// NdArray does. The backward kernels give one thread to each *input* element and gather, with no
+// atomics, the shares g / count of the windows that contain it, in the output row-major order in
+// which NdArray (and PyTorch's CPU kernel) scatter them: the same additions in the same order, so
+// the same bits.
+#include "kernel_support.cuh"
+
+#include <crossgrad/core/module_options.hpp>
+
+#include <cstdint>
+
+namespace crossgrad::backends::cuda_detail {
+
+// The sizes of one pooling, passed by value to the kernels (one plane: in_h x in_w -> out_h x out_w).
+struct PoolGeometry {
+  std::int64_t planes = 0;
+  std::int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  std::int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  bool count_include_pad = true;
+};
+
+// avg_pool2d: y[plane, oh, ow] = sum of the window / its count.
+template <class T>
+__global__ void __launch_bounds__(kThreads) avg_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y,
+                                                              PoolGeometry g) {
+  const std::int64_t total = g.planes * g.out_h * g.out_w;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
+    const std::int64_t ow = t % g.out_w;
+    const std::int64_t oh = (t / g.out_w) % g.out_h;
+    const std::int64_t plane = t / (g.out_w * g.out_h);
+    const PoolWindow wh = pool_window(oh, g.in_h, g.kernel_h, g.stride_h, g.pad_h, g.count_include_pad);
+    const PoolWindow ww = pool_window(ow, g.in_w, g.kernel_w, g.stride_w, g.pad_w, g.count_include_pad);
+    const T* p = x + plane * g.in_h * g.in_w;
+    T sum = T(0);
+    for (std::int64_t h = wh.start; h < wh.end; ++h) {
+      for (std::int64_t w = ww.start; w < ww.end; ++w) sum += p[h * g.in_w + w];
+    }
+    y[t] = sum / static_cast<T>(wh.count * ww.count);
+  }
+}
+
+// avg_pool2d_backward: dx[plane, h, w] = sum over the windows containing (h, w) of g / count.
+// The windows of output row oh start at oh * stride - pad, so only oh in [lo, hi] can contain h.
+template <class T>
+__global__ void __launch_bounds__(kThreads) avg_pool2d_backward_kernel(const T* __restrict__ grad,
+                                                                       T* __restrict__ dx, PoolGeometry g) {
+  const std::int64_t total = g.planes * g.in_h * g.in_w;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
+    const std::int64_t w = t % g.in_w;
+    const std::int64_t h = (t / g.in_w) % g.in_h;
+    const std::int64_t plane = t / (g.in_w * g.in_h);
+    const T* gp = grad + plane * g.out_h * g.out_w;
+    const std::int64_t reach_h = h + g.pad_h - g.kernel_h + 1;  // the first window start that still reaches h
+    const std::int64_t reach_w = w + g.pad_w - g.kernel_w + 1;
+    const std::int64_t oh_lo = reach_h <= 0 ? 0 : (reach_h + g.stride_h - 1) / g.stride_h;
+    const std::int64_t ow_lo = reach_w <= 0 ? 0 : (reach_w + g.stride_w - 1) / g.stride_w;
+    const std::int64_t oh_hi = (h + g.pad_h) / g.stride_h < g.out_h - 1 ? (h + g.pad_h) / g.stride_h : g.out_h - 1;
+    const std::int64_t ow_hi = (w + g.pad_w) / g.stride_w < g.out_w - 1 ? (w + g.pad_w) / g.stride_w : g.out_w - 1;
+    T acc = T(0);
+    for (std::int64_t oh = oh_lo; oh <= oh_hi; ++oh) {
+      const PoolWindow wh = pool_window(oh, g.in_h, g.kernel_h, g.stride_h, g.pad_h, g.count_include_pad);
+      if (h < wh.start || h >= wh.end) continue;
+      for (std::int64_t ow = ow_lo; ow <= ow_hi; ++ow) {
+        const PoolWindow ww = pool_window(ow, g.in_w, g.kernel_w, g.stride_w, g.pad_w, g.count_include_pad);
+        if (w < ww.start || w >= ww.end) continue;
+        acc += gp[oh * g.out_w + ow] / static_cast<T>(wh.count * ww.count);
+      }
+    }
+    dx[t] = acc;
+  }
+}
+
+// adaptive_avg_pool2d: y[plane, oh, ow] = the mean of the window [start, end) of each dim.
+template <class T>
+__global__ void __launch_bounds__(kThreads) adaptive_avg_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y,
+                                                                       PoolGeometry g) {
+  const std::int64_t total = g.planes * g.out_h * g.out_w;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
+    const std::int64_t ow = t % g.out_w;
+    const std::int64_t oh = (t / g.out_w) % g.out_h;
+    const std::int64_t plane = t / (g.out_w * g.out_h);
+    const std::int64_t h0 = adaptive_start(oh, g.in_h, g.out_h), h1 = adaptive_end(oh, g.in_h, g.out_h);
+    const std::int64_t w0 = adaptive_start(ow, g.in_w, g.out_w), w1 = adaptive_end(ow, g.in_w, g.out_w);
+    const T* p = x + plane * g.in_h * g.in_w;
+    T sum = T(0);
+    for (std::int64_t h = h0; h < h1; ++h) {
+      for (std::int64_t w = w0; w < w1; ++w) sum += p[h * g.in_w + w];
+    }
+    y[t] = sum / static_cast<T>((h1 - h0) * (w1 - w0));
+  }
+}
+
+// adaptive_avg_pool2d_backward: dx[plane, h, w] = sum over the windows containing (h, w) of
+// g / count. Window oh ends at ceil((oh + 1) in / out) > h exactly when oh >= floor(h out / in), and
+// starts only grow with oh: the windows containing h are a run from there.
+template <class T>
+__global__ void __launch_bounds__(kThreads) adaptive_avg_pool2d_backward_kernel(const T* __restrict__ grad,
+                                                                                T* __restrict__ dx, PoolGeometry g) {
+  const std::int64_t total = g.planes * g.in_h * g.in_w;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
+    const std::int64_t w = t % g.in_w;
+    const std::int64_t h = (t / g.in_w) % g.in_h;
+    const std::int64_t plane = t / (g.in_w * g.in_h);
+    const T* gp = grad + plane * g.out_h * g.out_w;
+    const std::int64_t oh_lo = (h * g.out_h) / g.in_h;
+    const std::int64_t ow_lo = (w * g.out_w) / g.in_w;
+    T acc = T(0);
+    for (std::int64_t oh = oh_lo; oh < g.out_h; ++oh) {
+      const std::int64_t h0 = adaptive_start(oh, g.in_h, g.out_h), h1 = adaptive_end(oh, g.in_h, g.out_h);
+      if (h0 > h) break;  // starts only grow with oh
+      if (h >= h1) continue;
+      for (std::int64_t ow = ow_lo; ow < g.out_w; ++ow) {
+        const std::int64_t w0 = adaptive_start(ow, g.in_w, g.out_w), w1 = adaptive_end(ow, g.in_w, g.out_w);
+        if (w0 > w) break;
+        if (w >= w1) continue;
+        acc += gp[oh * g.out_w + ow] / static_cast<T>((h1 - h0) * (w1 - w0));
+      }
+    }
+    dx[t] = acc;
+  }
+}
+
+}  // namespace crossgrad::backends::cuda_detail

@@ -1,0 +1,44 @@
+#pragma once
+// The argument rules of the module ops (Note [Module ops], core/module_options.hpp): every backend
+// calls the plan_* of its op before any kernel runs, so bad options raise the same catalog panic
+// everywhere, and its kernels walk the returned plan.
+#include <crossgrad/core/dtype.hpp>
+#include <crossgrad/core/module_options.hpp>
+#include <crossgrad/core/shape.hpp>
+
+#include <cstddef>
+#include <string_view>
+
+namespace crossgrad::rules {
+
+// A 2-D pooling over an input [batch, channels, in_h, in_w] viewed as `planes` = batch * channels
+// planes of in_h x in_w, each pooled to out_h x out_w. `out` is the forward result's shape.
+struct Pool2dPlan {
+  Shape out;
+  std::size_t planes = 0;
+  std::size_t in_h = 0, in_w = 0;
+  std::size_t out_h = 0, out_w = 0;
+};
+
+// avg_pool2d(x, options), in this order: x a float tensor (unsupported-dtype), of rank 4
+// (module-input-rank), kernel_size and stride at least 1 in each dim (module-option-zero), padding
+// at most half the kernel (pool-padding), the padded input at least the kernel (pool-kernel-too-large).
+// The output size per dim is PyTorch's: (in + 2 padding - kernel) / stride + 1, rounded up under
+// ceil_mode, less the last window when it would start in the right padding.
+Pool2dPlan plan_avg_pool2d(const Shape& x, DType dtype, const AvgPool2dOptions& options);
+// avg_pool2d_backward(x, grad, options): grad of x's dtype (dtype-mismatch), then plan_avg_pool2d's
+// checks, then grad of the forward output's shape (pool-grad-shape).
+Pool2dPlan plan_avg_pool2d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype,
+                                    const AvgPool2dOptions& options);
+// adaptive_avg_pool2d(x, output_size): a float rank-4 x, output_size at least 1 in each dim
+// (module-option-zero), x at least 1 in each pooled dim (pool-empty-input).
+Pool2dPlan plan_adaptive_avg_pool2d(const Shape& x, DType dtype, const Size2& output_size);
+// adaptive_avg_pool2d_backward(x, grad): the output size is grad's last two dims; grad of x's dtype,
+// rank 4, x's batch and channels (pool-grad-shape), then plan_adaptive_avg_pool2d's checks.
+Pool2dPlan plan_adaptive_avg_pool2d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype);
+
+// Raised by Autodiff<B> for the ops that are themselves backward passes (Rule NotDifferentiable),
+// as Burn's Autodiff<B> does: not-differentiable.
+[[noreturn]] void not_differentiable(std::string_view op);
+
+}  // namespace crossgrad::rules

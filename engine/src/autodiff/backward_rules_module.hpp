@@ -1,0 +1,26 @@
+#pragma once
+// The module ops' backward rules (Note [Module ops]): each forward op's gradient is its backend's
+// backward entry point, as in Burn's Autodiff<B> (avg_pool2d -> B::avg_pool2d_backward). Included by
+// instantiate.cpp only.
+#include "autodiff/autodiff_impl.hpp"
+
+namespace crossgrad {
+using autodiff_detail::record;
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::avg_pool2d(const Tensor& x, const AvgPool2dOptions& options) {
+  const Primitive px = x.primitive;
+  return record<B>(B::avg_pool2d(px, options), {&x}, [px, options](const Primitive& g) {
+    return std::vector<Primitive>{B::avg_pool2d_backward(px, g, options)};
+  });
+}
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::adaptive_avg_pool2d(const Tensor& x, const Size2& output_size) {
+  const Primitive px = x.primitive;
+  return record<B>(B::adaptive_avg_pool2d(px, output_size), {&x}, [px](const Primitive& g) {
+    return std::vector<Primitive>{B::adaptive_avg_pool2d_backward(px, g)};
+  });
+}
+
+}  // namespace crossgrad

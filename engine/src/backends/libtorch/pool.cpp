@@ -1,0 +1,47 @@
+// LibTorch: avg_pool2d, adaptive_avg_pool2d and their backward passes, ATen's own (aten/ops.cpp),
+// after the shared rules::plan_* checks.
+#include "plugin.hpp"
+
+#include <crossgrad/core/module_rules.hpp>
+
+namespace crossgrad::backends {
+namespace {
+
+using libtorch::Call;
+using libtorch::op_code;
+
+// AvgPool2dOptions as the plugin reads them: kernel_size, stride, padding, count_include_pad, ceil_mode.
+std::vector<int64_t> pool_ints(const AvgPool2dOptions& o) {
+  return {static_cast<int64_t>(o.kernel_size[0]), static_cast<int64_t>(o.kernel_size[1]),
+          static_cast<int64_t>(o.stride[0]),      static_cast<int64_t>(o.stride[1]),
+          static_cast<int64_t>(o.padding[0]),     static_cast<int64_t>(o.padding[1]),
+          o.count_include_pad ? 1 : 0,            o.ceil_mode ? 1 : 0};
+}
+
+}  // namespace
+
+LibTorchTensor LibTorch::avg_pool2d(const LibTorchTensor& x, const AvgPool2dOptions& options) {
+  const rules::Pool2dPlan p = rules::plan_avg_pool2d(x.shape, x.dtype, options);
+  return libtorch::run(Call{op_code(OpId::avg_pool2d), {&x}, {}, pool_ints(options)}, p.out, x.dtype);
+}
+
+LibTorchTensor LibTorch::avg_pool2d_backward(const LibTorchTensor& x, const LibTorchTensor& grad,
+                                             const AvgPool2dOptions& options) {
+  rules::plan_avg_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype, options);
+  return libtorch::run(Call{op_code(OpId::avg_pool2d_backward), {&x, &grad}, {}, pool_ints(options)}, x.shape,
+                       x.dtype);
+}
+
+LibTorchTensor LibTorch::adaptive_avg_pool2d(const LibTorchTensor& x, const Size2& output_size) {
+  const rules::Pool2dPlan p = rules::plan_adaptive_avg_pool2d(x.shape, x.dtype, output_size);
+  return libtorch::run(Call{op_code(OpId::adaptive_avg_pool2d), {&x}, {},
+                            {static_cast<int64_t>(output_size[0]), static_cast<int64_t>(output_size[1])}},
+                       p.out, x.dtype);
+}
+
+LibTorchTensor LibTorch::adaptive_avg_pool2d_backward(const LibTorchTensor& x, const LibTorchTensor& grad) {
+  rules::plan_adaptive_avg_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype);
+  return libtorch::run(Call{op_code(OpId::adaptive_avg_pool2d_backward), {&x, &grad}, {}, {}}, x.shape, x.dtype);
+}
+
+}  // namespace crossgrad::backends

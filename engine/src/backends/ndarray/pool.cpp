@@ -1,0 +1,128 @@
+// NdArray: the 2-D average poolings and their backward passes, as plain loops from the definition
+// (docs/OPS.md "Module ops"): each output averages its window (core/module_options.hpp), summed
+// row by row in the tensor's dtype; each input's gradient sums g / count over the windows that
+// contain it, in output row-major order (the order in which PyTorch's CPU kernel scatters them).
+#include <crossgrad/core/module_rules.hpp>
+
+#include "common.hpp"
+
+#include <cstdint>
+
+namespace crossgrad::backends {
+namespace {
+
+using ndarray_detail::make_tensor;
+using ndarray_detail::with_float_type;
+
+using Index = std::int64_t;
+
+// Calls f(plane, x_plane_offset, y_plane_offset) for each of the plan's planes.
+template <class F>
+void for_each_plane(const rules::Pool2dPlan& p, F f) {
+  for (std::size_t c = 0; c < p.planes; ++c) f(c * p.in_h * p.in_w, c * p.out_h * p.out_w);
+}
+
+}  // namespace
+
+NdArrayTensor NdArray::avg_pool2d(const NdArrayTensor& x, const AvgPool2dOptions& o) {
+  const rules::Pool2dPlan p = rules::plan_avg_pool2d(x.shape, x.dtype, o);
+  NdArrayTensor out = make_tensor(p.out, x.dtype);
+  with_float_type(x.dtype, [&]<class T>(T) {
+    const T* in = x.data<T>();
+    T* y = out.mutable_data<T>();
+    for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
+      for (Index oh = 0; oh < Index(p.out_h); ++oh) {
+        const PoolWindow wh = pool_window(oh, Index(p.in_h), Index(o.kernel_size[0]), Index(o.stride[0]),
+                                          Index(o.padding[0]), o.count_include_pad);
+        for (Index ow = 0; ow < Index(p.out_w); ++ow) {
+          const PoolWindow ww = pool_window(ow, Index(p.in_w), Index(o.kernel_size[1]), Index(o.stride[1]),
+                                            Index(o.padding[1]), o.count_include_pad);
+          T sum = T(0);
+          for (Index h = wh.start; h < wh.end; ++h) {
+            for (Index w = ww.start; w < ww.end; ++w) sum += in[xo + std::size_t(h) * p.in_w + std::size_t(w)];
+          }
+          y[yo + std::size_t(oh) * p.out_w + std::size_t(ow)] = sum / static_cast<T>(wh.count * ww.count);
+        }
+      }
+    });
+  });
+  return out;
+}
+
+NdArrayTensor NdArray::avg_pool2d_backward(const NdArrayTensor& x, const NdArrayTensor& grad,
+                                           const AvgPool2dOptions& o) {
+  const rules::Pool2dPlan p = rules::plan_avg_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype, o);
+  NdArrayTensor out = make_tensor(x.shape, x.dtype);
+  with_float_type(x.dtype, [&]<class T>(T) {
+    const T* g = grad.data<T>();
+    T* dx = out.mutable_data<T>();
+    for (std::size_t i = 0; i < out.num_elements(); ++i) dx[i] = T(0);
+    for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
+      for (Index oh = 0; oh < Index(p.out_h); ++oh) {
+        const PoolWindow wh = pool_window(oh, Index(p.in_h), Index(o.kernel_size[0]), Index(o.stride[0]),
+                                          Index(o.padding[0]), o.count_include_pad);
+        for (Index ow = 0; ow < Index(p.out_w); ++ow) {
+          const PoolWindow ww = pool_window(ow, Index(p.in_w), Index(o.kernel_size[1]), Index(o.stride[1]),
+                                            Index(o.padding[1]), o.count_include_pad);
+          const T share = g[yo + std::size_t(oh) * p.out_w + std::size_t(ow)] / static_cast<T>(wh.count * ww.count);
+          for (Index h = wh.start; h < wh.end; ++h) {
+            for (Index w = ww.start; w < ww.end; ++w) dx[xo + std::size_t(h) * p.in_w + std::size_t(w)] += share;
+          }
+        }
+      }
+    });
+  });
+  return out;
+}
+
+NdArrayTensor NdArray::adaptive_avg_pool2d(const NdArrayTensor& x, const Size2& output_size) {
+  const rules::Pool2dPlan p = rules::plan_adaptive_avg_pool2d(x.shape, x.dtype, output_size);
+  NdArrayTensor out = make_tensor(p.out, x.dtype);
+  with_float_type(x.dtype, [&]<class T>(T) {
+    const T* in = x.data<T>();
+    T* y = out.mutable_data<T>();
+    for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
+      for (Index oh = 0; oh < Index(p.out_h); ++oh) {
+        const Index h0 = adaptive_start(oh, Index(p.in_h), Index(p.out_h));
+        const Index h1 = adaptive_end(oh, Index(p.in_h), Index(p.out_h));
+        for (Index ow = 0; ow < Index(p.out_w); ++ow) {
+          const Index w0 = adaptive_start(ow, Index(p.in_w), Index(p.out_w));
+          const Index w1 = adaptive_end(ow, Index(p.in_w), Index(p.out_w));
+          T sum = T(0);
+          for (Index h = h0; h < h1; ++h) {
+            for (Index w = w0; w < w1; ++w) sum += in[xo + std::size_t(h) * p.in_w + std::size_t(w)];
+          }
+          y[yo + std::size_t(oh) * p.out_w + std::size_t(ow)] = sum / static_cast<T>((h1 - h0) * (w1 - w0));
+        }
+      }
+    });
+  });
+  return out;
+}
+
+NdArrayTensor NdArray::adaptive_avg_pool2d_backward(const NdArrayTensor& x, const NdArrayTensor& grad) {
+  const rules::Pool2dPlan p = rules::plan_adaptive_avg_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype);
+  NdArrayTensor out = make_tensor(x.shape, x.dtype);
+  with_float_type(x.dtype, [&]<class T>(T) {
+    const T* g = grad.data<T>();
+    T* dx = out.mutable_data<T>();
+    for (std::size_t i = 0; i < out.num_elements(); ++i) dx[i] = T(0);
+    for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
+      for (Index oh = 0; oh < Index(p.out_h); ++oh) {
+        const Index h0 = adaptive_start(oh, Index(p.in_h), Index(p.out_h));
+        const Index h1 = adaptive_end(oh, Index(p.in_h), Index(p.out_h));
+        for (Index ow = 0; ow < Index(p.out_w); ++ow) {
+          const Index w0 = adaptive_start(ow, Index(p.in_w), Index(p.out_w));
+          const Index w1 = adaptive_end(ow, Index(p.in_w), Index(p.out_w));
+          const T share = g[yo + std::size_t(oh) * p.out_w + std::size_t(ow)] / static_cast<T>((h1 - h0) * (w1 - w0));
+          for (Index h = h0; h < h1; ++h) {
+            for (Index w = w0; w < w1; ++w) dx[xo + std::size_t(h) * p.in_w + std::size_t(w)] += share;
+          }
+        }
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace crossgrad::backends
