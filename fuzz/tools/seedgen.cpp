@@ -1108,7 +1108,8 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::Axes) c.dims = {1, 0};
     if (op.sig == OpSig::Ranges) c.ranges = {{0, 2}, {1, 3}};
     if (op.sig == OpSig::AvgPool2dBackward || op.sig == OpSig::AdaptivePool2dBackward) c.operands = {f, f};
-    if (op.sig == OpSig::AvgPool2d || op.sig == OpSig::AvgPool2dBackward) c.dims = {1, 1, 1, 1, 0, 0, 1, 0};
+    // At most six dims are stored; `fit` pads the two flags with 0 (false).
+    if (op.sig == OpSig::AvgPool2d || op.sig == OpSig::AvgPool2dBackward) c.dims = {2, 2, 1, 1, 0, 0};
     if (op.sig == OpSig::AdaptivePool2d) c.dims = {1, 1};
     if (op.sig == OpSig::AdaptivePool2dBackward) c.dims = {};
     r.into(recent(0));

@@ -199,4 +199,48 @@ inline rc::Gen<oracle::GraphSpec> matmul_graph(Values mode) {
       });
 }
 
+// The module ops (graph steps whose Sig is a module op's, e.g. avg_pool2d): one on a leaf
+// [batch, channels, h, w] of 1..2 x 1..3 x 1..7 x 1..7, with its options drawn over the whole
+// range the graph convention names (dim1, graph.hpp), then maybe tanh of it (a root that is not
+// linear in the pooled values). Steps whose options do not fit the leaf are turned into neg by
+// normalized(), so the generator redraws until the module op survives.
+inline const std::vector<oracle::Op>& module_ops() {
+  static const std::vector<oracle::Op> ops = [] {
+    std::vector<oracle::Op> out;
+    for (oracle::Op op : oracle::all_ops()) {
+      const OpSig sig = op_info(op).sig;
+      if (sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d) out.push_back(op);
+    }
+    return out;
+  }();
+  return ops;
+}
+inline rc::Gen<oracle::GraphSpec> module_graph(Values mode) {
+  return rc::gen::suchThat(
+      rc::gen::mapcat(
+          rc::gen::tuple(backend(), rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64}), rc::gen::elementOf(module_ops()),
+                         rc::gen::inRange<std::size_t>(1, 3), rc::gen::inRange<std::size_t>(1, 4), rc::gen::inRange<std::size_t>(1, 8),
+                         rc::gen::inRange<std::size_t>(1, 8), rc::gen::inRange<std::size_t>(0, 288), rc::gen::arbitrary<bool>()),
+          [mode](const auto& t) {
+            const auto [b_, dtype_, op_, n, c, h, w, dim1_, tanh_] = t;
+            const std::size_t b = b_, dim1 = dim1_;
+            const DType dtype = dtype_;
+            const oracle::Op op = op_;
+            const bool tanh = tanh_;
+            const std::vector<std::size_t> shape{n, c, h, w};
+            auto value = mode == Values::Positive ? positive_value() : float_value(false);
+            return rc::gen::map(rc::gen::container<std::vector<double>>(oracle::element_count(shape), value), [=](std::vector<double> v) {
+              oracle::GraphSpec g;
+              g.backend = b;
+              g.dtype = dtype;
+              g.leaf_shapes = {shape};
+              g.leaf_values = {std::move(v)};
+              g.ops = {oracle::OpSpec{op, 0, 0, 1.0, 0, dim1}};
+              if (tanh) g.ops.push_back(oracle::OpSpec{oracle::Op::float_tanh, 1, 0, 1.0, 0, 0});
+              return oracle::normalized(g);
+            });
+          }),
+      [](const oracle::GraphSpec& g) { return g.ops[0].op != oracle::Op::float_neg; });
+}
+
 }  // namespace crossgrad::properties::gen

@@ -142,6 +142,11 @@ TYPED_TEST(PoolOps, BadArgumentsPanicInOrder) {
   EXPECT_PANIC(Dispatch::avg_pool2d_backward(x, g64, pool({0, 0}, {2, 2}, {0, 0}, true, false)), "dtype-mismatch",
                "avg_pool2d_backward needs operands of one dtype, got F32 and F64.");
   const DispatchTensor g = tensor_on(device, {1, 2, 3, 4}, DType::F32, {1, 1, 2, 2});
+  // The forward's checks name the backward pass that was called.
+  EXPECT_PANIC(Dispatch::avg_pool2d_backward(x, g, pool({2, 0}, {1, 1}, {0, 0}, true, false)), "module-option-zero",
+               "avg_pool2d_backward needs kernel_size of at least 1 in every dim, got [2, 0].");
+  EXPECT_PANIC(Dispatch::avg_pool2d_backward(flat, g, pool({2, 2}, {1, 1}, {0, 0}, true, false)), "module-input-rank",
+               "avg_pool2d_backward needs a 4-D input [batch, channels, height, width], got shape [2, 2].");
   EXPECT_PANIC(Dispatch::avg_pool2d_backward(x, g, pool({2, 2}, {1, 1}, {0, 0}, true, false)), "pool-grad-shape",
                "avg_pool2d_backward needs a gradient of the output's shape [1, 1, 3, 3], got [1, 1, 2, 2].");
   EXPECT_PANIC(Dispatch::adaptive_avg_pool2d_backward(x, tensor_on(device, {1, 2}, DType::F32, {2, 1, 1, 1})),

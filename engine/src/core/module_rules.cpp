@@ -47,10 +47,8 @@ Pool2dPlan plan_of(const Shape& x, std::size_t out_h, std::size_t out_w) {
   return p;
 }
 
-}  // namespace
-
-Pool2dPlan plan_avg_pool2d(const Shape& x, DType dtype, const AvgPool2dOptions& o) {
-  constexpr std::string_view op = "avg_pool2d";
+// avg_pool2d's checks, naming `op` (avg_pool2d, or the backward pass that was called).
+Pool2dPlan plan_avg(const Shape& x, DType dtype, const AvgPool2dOptions& o, std::string_view op) {
   check_float_dtype(dtype, op);
   check_rank4(x, op, "input");
   check_at_least_one(o.kernel_size, "kernel_size", op);
@@ -70,11 +68,17 @@ Pool2dPlan plan_avg_pool2d(const Shape& x, DType dtype, const AvgPool2dOptions& 
                  pooled_size(x[3], o.kernel_size[1], o.stride[1], o.padding[1], o.ceil_mode));
 }
 
+}  // namespace
+
+Pool2dPlan plan_avg_pool2d(const Shape& x, DType dtype, const AvgPool2dOptions& options) {
+  return plan_avg(x, dtype, options, "avg_pool2d");
+}
+
 Pool2dPlan plan_avg_pool2d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype,
                                     const AvgPool2dOptions& options) {
   constexpr std::string_view op = "avg_pool2d_backward";
   check_grad_dtype(x_dtype, grad_dtype, op);
-  Pool2dPlan p = plan_avg_pool2d(x, x_dtype, options);
+  Pool2dPlan p = plan_avg(x, x_dtype, options, op);
   if (grad != p.out) {
     panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
   }
