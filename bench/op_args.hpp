@@ -32,6 +32,7 @@ struct OpArgs {
   IndexingUpdateOp update = IndexingUpdateOp::Add;
   AvgPool2dOptions avg_pool2d;  // AvgPool2d, AvgPool2dBackward
   Size2 output_size{1, 1};      // AdaptivePool2d
+  MaxPool2dOptions max_pool2d;  // MaxPool2d, MaxPool2dBackward
   double input_bytes = 0;  // bytes the op reads (GB/s counts these plus the result's)
 };
 
@@ -104,7 +105,7 @@ typename B::Tensor mask_tensor(const Shape& shape, unsigned seed) {
 // batch 8) and a stage-4 map (512 channels of 14x14); the last entry is the acceptance trial's.
 struct PoolCase {
   Shape input;
-  AvgPool2dOptions options;  // avg_pool2d
+  AvgPool2dOptions options;  // avg_pool2d; max_pool2d takes its kernel_size, stride and padding
   Size2 output_size;         // adaptive_avg_pool2d
   const char* label;
 };
@@ -349,10 +350,15 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
     case OpSig::AvgPool2d:
     case OpSig::AvgPool2dBackward:
     case OpSig::AdaptivePool2d:
-    case OpSig::AdaptivePool2dBackward: {
-      // The forward ops read x; the backward passes x and the gradient of the forward's output.
-      const bool backward = op.sig == OpSig::AvgPool2dBackward || op.sig == OpSig::AdaptivePool2dBackward;
+    case OpSig::AdaptivePool2dBackward:
+    case OpSig::MaxPool2d:
+    case OpSig::MaxPool2dBackward: {
+      // The forward ops read x; the backward passes x, the gradient of the forward's output and
+      // (max) the forward's indices.
+      const bool backward = op.sig == OpSig::AvgPool2dBackward || op.sig == OpSig::AdaptivePool2dBackward ||
+                            op.sig == OpSig::MaxPool2dBackward;
       const bool adaptive = op.sig == OpSig::AdaptivePool2d || op.sig == OpSig::AdaptivePool2dBackward;
+      const bool max = op.sig == OpSig::MaxPool2d || op.sig == OpSig::MaxPool2dBackward;
       return {{{{0, 0}, {1, 0}}, {2, 0}, [](const BenchSize& s) { return std::string(pool_cases()[s.n].label); },
                [=](const BenchSize& s) {
                  const PoolCase& c = pool_cases()[s.n];
@@ -360,11 +366,17 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  receiver(c.input, a);
                  a.avg_pool2d = c.options;
                  a.output_size = c.output_size;
+                 a.max_pool2d = MaxPool2dOptions{c.options.kernel_size, c.options.stride, c.options.padding, {1, 1}, false};
                  if (backward) {
                    const Shape out = adaptive ? B::shape(B::adaptive_avg_pool2d(a.x, c.output_size))
+                                     : max    ? B::shape(B::max_pool2d(a.x, a.max_pool2d))
                                               : B::shape(B::avg_pool2d(a.x, c.options));
                    a.y = operand_tensor<B>(kind, out, 2);
                    a.input_bytes += bytes_of<B>(a.y);
+                   if (max) {
+                     a.indices = B::max_pool2d_indices(a.x, a.max_pool2d);
+                     a.input_bytes += bytes_of<B>(a.indices);
+                   }
                  }
                  return a;
                }}};

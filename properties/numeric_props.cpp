@@ -602,7 +602,7 @@ TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {
       g.dtype = dtype;
       // The module ops read [batch, channels, h, w]: the same six values as two 1x3 planes.
       const OpSig sig = op_info(op).sig;
-      const bool image = sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d;
+      const bool image = sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d;
       g.leaf_shapes = {image ? std::vector<std::size_t>{1, 2, 1, 3} : std::vector<std::size_t>{2, 3}, {3, 2}};
       g.leaf_values = {{0.5, 1, 1.5, 2, 2.5, 3}, {0.25, 0.5, 0.75, 1, 1.25, 1.5}};
       g.ops = {og::OpSpec{op, 0, og::is_binary(op) && op != og::Op::float_matmul ? 0u : 1u, 2.0, 1, 0}};

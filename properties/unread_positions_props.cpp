@@ -728,6 +728,11 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::adaptive_avg_pool2d:
     case OpId::avg_pool2d_backward:
     case OpId::adaptive_avg_pool2d_backward:
+    // max_pool2d reads every cell of its windows (a NaN anywhere wins); its indices and backward
+    // pass have no gradient.
+    case OpId::max_pool2d:
+    case OpId::max_pool2d_indices:
+    case OpId::max_pool2d_with_indices_backward:
       return std::nullopt;
   }
   return std::nullopt;

@@ -56,11 +56,23 @@ AvgPool2dOptions avg_pool2d_options(const OpArgsCase &c) {
   return o;
 }
 
+MaxPool2dOptions max_pool2d_options(const OpArgsCase &c) {
+  MaxPool2dOptions o;
+  o.kernel_size = {c.window[0], c.window[1]};
+  o.stride = {c.window[2], c.window[3]};
+  o.padding = {c.window[4], c.window[5]};
+  o.dilation = c.dilation;
+  o.ceil_mode = c.ceil_mode;
+  return o;
+}
+
 std::vector<std::size_t> pool_grad_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
   const std::vector<std::size_t> &x = c.tensors[0].shape;
   std::vector<std::size_t> out = x;
   if (op_of(c).sig == OpSig::AvgPool2dBackward) {
     if (const auto shape = oracle::avg_pool2d_shape(x, avg_pool2d_options(c))) out = *shape;
+  } else if (op_of(c).sig == OpSig::MaxPool2dBackward) {
+    if (const auto shape = oracle::max_pool2d_shape(x, max_pool2d_options(c))) out = *shape;
   } else if (x.size() == 4) {
     out = {x[0], x[1], c.output_size[0], c.output_size[1]};
   }
@@ -258,6 +270,7 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   for (const auto &[start, end] : c.ranges)
     a.ranges.push_back(Range{size_value(start, kBoundCodes), size_value(end, kBoundCodes)});
   a.avg_pool2d = avg_pool2d_options(c);
+  a.max_pool2d = max_pool2d_options(c);
   a.output_size = c.output_size;
   return call;
 }
@@ -370,6 +383,14 @@ std::string describe(const OpArgsCase &c) {
     case OpSig::AdaptivePool2dBackward:
       os << "\n  output_size [" << c.output_size[0] << ", " << c.output_size[1] << "]";
       break;
+    case OpSig::MaxPool2d:
+    case OpSig::MaxPool2dBackward: {
+      const MaxPool2dOptions o = max_pool2d_options(c);
+      const auto pair = [](const Size2 &v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; };
+      os << "\n  kernel_size " << pair(o.kernel_size) << ", stride " << pair(o.stride) << ", padding " << pair(o.padding)
+         << ", dilation " << pair(o.dilation) << (o.ceil_mode ? ", ceil_mode" : "");
+      break;
+    }
     case OpSig::GatherNd:
       break;
     case OpSig::ScatterNd:

@@ -94,6 +94,7 @@ struct OpArgsCase {
   std::array<std::size_t, 6> window{};
   bool count_include_pad = false, ceil_mode = false;
   Size2 output_size{};  // AdaptivePool2d (and the derived gradient of AdaptivePool2dBackward): counts
+  Size2 dilation{};     // MaxPool2d, MaxPool2dBackward (with window[] and ceil_mode): counts
   friend bool operator==(const OpArgsCase &, const OpArgsCase &) = default;
 };
 
@@ -158,12 +159,33 @@ std::vector<std::size_t> nd_values_shape(const OpArgsCase &c, ShapeMode mode, st
 // shape (the receiver's when the forward is invalid), Derived that with its batch one larger.
 std::vector<std::size_t> pool_grad_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 AvgPool2dOptions avg_pool2d_options(const OpArgsCase &c);
+MaxPool2dOptions max_pool2d_options(const OpArgsCase &c);
 
 template <class Io>
 void pool_window(Io &io, OpArgsCase &c) {
   for (std::size_t &v : c.window) io.pick(v, kDimChoices);
   io.flag(c.count_include_pad);
   io.flag(c.ceil_mode);
+}
+template <class Io>
+void max_pool_window(Io &io, OpArgsCase &c) {
+  for (std::size_t &v : c.window) io.pick(v, kDimChoices);
+  for (std::size_t &v : c.dilation) io.pick(v, kDimChoices);
+  io.flag(c.ceil_mode);
+}
+// max_pool2d_with_indices_backward's indices: an explicit shape, the gradient's (LikeFirst), or it
+// with its batch one larger (Derived); values from the int table (0..7 are cells of small planes).
+template <class Io>
+void pool_index_tensor(Io &io, OpArgsCase &c) {
+  io.pick(c.int_dtype, std::size(kIntDTypes));
+  io.pick_enum(c.index_mode, static_cast<std::size_t>(ShapeMode::kCount));
+  if (c.index_mode == ShapeMode::Explicit) {
+    shape(io, c.indices.shape, kMaxRank);
+  } else if constexpr (Io::reading) {
+    c.indices.shape = c.tensors.size() > 1 ? c.tensors[1].shape : std::vector<std::size_t>{};
+    if (c.index_mode == ShapeMode::Derived && !c.indices.shape.empty()) ++c.indices.shape[0];
+  }
+  codes(io, c.indices, kIntCodes);
 }
 template <class Io>
 void output_size(Io &io, OpArgsCase &c) {
@@ -357,6 +379,14 @@ void schema(Io &io, OpArgsCase &c) {
       break;
     case OpSig::AdaptivePool2d:
       output_size(io, c);
+      break;
+    case OpSig::MaxPool2d:
+      max_pool_window(io, c);
+      break;
+    case OpSig::MaxPool2dBackward:
+      max_pool_window(io, c);
+      later_tensor(io, c, 1, kFloatCodes, &pool_grad_shape);
+      pool_index_tensor(io, c);
       break;
     case OpSig::AdaptivePool2dBackward:
       output_size(io, c);

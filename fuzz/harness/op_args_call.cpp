@@ -100,6 +100,8 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
 #define CROSSGRAD_OPARGS_CALL_AvgPool2dBackward(f) f(in.tensors[0], in.tensors[1], a.avg_pool2d)
 #define CROSSGRAD_OPARGS_CALL_AdaptivePool2d(f) f(in.tensors[0], a.output_size)
 #define CROSSGRAD_OPARGS_CALL_AdaptivePool2dBackward(f) f(in.tensors[0], in.tensors[1])
+#define CROSSGRAD_OPARGS_CALL_MaxPool2d(f) f(in.tensors[0], a.max_pool2d)
+#define CROSSGRAD_OPARGS_CALL_MaxPool2dBackward(f) f(in.tensors[0], in.tensors[1], *in.indices, a.max_pool2d)
 
 DispatchTensor dispatch(OpId op, const Call &in) {
   const oracle::OpArgs &a = in.args;

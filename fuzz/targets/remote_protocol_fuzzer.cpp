@@ -389,6 +389,10 @@ class Run {
         return Reads{1, 0, 2, false, false};
       case OpSig::AdaptivePool2dBackward:
         return Reads{2, 0, 0, false, false};
+      case OpSig::MaxPool2d:  // kernel_size, stride, padding, dilation (2 each), ceil_mode
+        return Reads{1, 0, 9, false, false};
+      case OpSig::MaxPool2dBackward:  // x, grad, indices
+        return Reads{3, 0, 9, false, false};
     }
     return std::nullopt;
   }

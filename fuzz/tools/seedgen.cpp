@@ -881,6 +881,41 @@ Candidates candidates(OpSig sig, DType dtype) {
       if (backward) out.invalid.push_back(with({1, 2, 5, 5}, {3, 3, 2, 2, 1, 1}, true, false, oa::ShapeMode::Derived));
       return out;
     }
+    // max_pool2d: the window array is kernel_size, stride, padding; then dilation. The backward
+    // pass takes the forward's indices from the fill (0: every gradient to the plane's first cell).
+    case OpSig::MaxPool2d:
+    case OpSig::MaxPool2dBackward: {
+      const bool backward = sig == OpSig::MaxPool2dBackward;
+      auto with = [backward](std::vector<std::size_t> x, std::array<std::size_t, 6> window, Size2 dilation, bool ceil,
+                             oa::ShapeMode grad = oa::ShapeMode::LikeFirst,
+                             oa::ArgTensor indices = {}, oa::ShapeMode index_mode = oa::ShapeMode::LikeFirst) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors[0] = arg(x);
+          c.window = window;
+          c.dilation = dilation;
+          c.ceil_mode = ceil;
+          if (!backward) return;
+          second(c, grad, oa::pool_grad_shape(c, grad, 1));
+          c.index_mode = index_mode;
+          c.indices = indices;
+          if (index_mode != oa::ShapeMode::Explicit) {
+            c.indices.shape = c.tensors[1].shape;
+            if (index_mode == oa::ShapeMode::Derived) ++c.indices.shape[0];
+          }
+        };
+      };
+      Candidates out{{with({1, 2, 5, 5}, {3, 3, 2, 2, 1, 1}, {1, 1}, false), with({1, 2, 5, 5}, {2, 2, 1, 2, 1, 0}, {2, 1}, true)},
+                     {with({2, 3}, {1, 1, 1, 1, 0, 0}, {1, 1}, false), with({1, 2, 5, 5}, {2, 2, 1, 1, 0, 0}, {1, 0}, false),
+                      with({1, 2, 5, 5}, {3, 3, 1, 1, 2, 0}, {1, 1}, false), with({1, 1, 2, 2}, {2, 1, 1, 1, 0, 0}, {2, 1}, false),
+                      with({1, 1, 1, 1}, {2, 1, 1, 1, 1, 0}, {2, 1}, false)}};
+      if (backward) {
+        out.invalid.push_back(with({1, 2, 5, 5}, {3, 3, 2, 2, 1, 1}, {1, 1}, false, oa::ShapeMode::Derived));
+        out.invalid.push_back(with({1, 2, 5, 5}, {3, 3, 2, 2, 1, 1}, {1, 1}, false, oa::ShapeMode::LikeFirst, {}, oa::ShapeMode::Derived));
+        out.invalid.push_back(with({1, 1, 2, 2}, {2, 2, 1, 1, 0, 0}, {1, 1}, false, oa::ShapeMode::LikeFirst,
+                                   index_arg({1, 1, 1, 1}, {7}), oa::ShapeMode::Explicit));
+      }
+      return out;
+    }
     case OpSig::AdaptivePool2d:
     case OpSig::AdaptivePool2dBackward: {
       const bool backward = sig == OpSig::AdaptivePool2dBackward;
@@ -1112,6 +1147,8 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::AvgPool2d || op.sig == OpSig::AvgPool2dBackward) c.dims = {2, 2, 1, 1, 0, 0};
     if (op.sig == OpSig::AdaptivePool2d) c.dims = {1, 1};
     if (op.sig == OpSig::AdaptivePool2dBackward) c.dims = {};
+    if (op.sig == OpSig::MaxPool2dBackward) c.operands = {f, f, i};
+    if (op.sig == OpSig::MaxPool2d || op.sig == OpSig::MaxPool2dBackward) c.dims = {2, 2, 1, 1, 0, 0};  // fit: dilation 0 0, no ceil
     r.into(recent(0));
     r.close();
     emit(T, "op-" + std::string(op.name), r.c);
@@ -1134,10 +1171,9 @@ void remote_protocol_seeds() {
   {
     Rpcs r = three_tensors();
     r.call(kCode999, {f});
-    // The last code of the op code space, past the registry's ops (63 until the registry passed 63
-    // ops, 127 until it passed 127; op#63 and op#127 became registry ops).
-    static_assert(kOpCount < rp::kOpCodes - rp::kSpecialOpCodes - 1);
-    r.call(rp::kOpCodes - 1, {f});
+    // The first wire code past the registry's ops, as a raw code: the decoder's op field holds
+    // exactly the registry (251 ops) and its special codes since the pooling ops landed.
+    r.call(kRawOpCode, {f}).op.raw = static_cast<std::uint32_t>(kOpCount);
     r.call(kRawOpCode, {f}).op.raw = 0xffffffffu;
     r.call(kRawOpCode, {f}).op.raw = 1003;
     r.call(static_cast<std::size_t>(OpId::float_add), {f}, false);

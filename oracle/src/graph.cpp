@@ -101,6 +101,8 @@ bool has_dim(Op op) {
     case OpSig::Affine:
     case OpSig::AvgPool2d:  // the options come from dim1
     case OpSig::AvgPool2dBackward:
+    case OpSig::MaxPool2d:
+    case OpSig::MaxPool2dBackward:
     case OpSig::AdaptivePool2d:
     case OpSig::AdaptivePool2dBackward:
       return false;
@@ -129,9 +131,11 @@ bool has_dim1(Op op) {
     case OpSig::MaskSelect:     // the mask's pattern
     case OpSig::AvgPool2d:      // the options
     case OpSig::AdaptivePool2d: // the output size
+    case OpSig::MaxPool2d:      // the options
       return true;
     case OpSig::AvgPool2dBackward:  // never a graph step (Rule NotDifferentiable)
     case OpSig::AdaptivePool2dBackward:
+    case OpSig::MaxPool2dBackward:
       return false;
     case OpSig::Affine:
     case OpSig::BinaryDim:
@@ -215,6 +219,7 @@ struct StepArgs {
   std::vector<std::size_t> axes;
   std::vector<std::size_t> expand_to;
   AvgPool2dOptions avg_pool2d;  // avg_pool2d (graph.hpp)
+  MaxPool2dOptions max_pool2d;  // max_pool2d
   Size2 output_size{1, 1};      // adaptive_avg_pool2d
 };
 
@@ -228,6 +233,20 @@ AvgPool2dOptions avg_pool2d_of(std::size_t dim1) {
   o.padding = {padded ? o.kernel_size[0] / 2 : 0, padded ? o.kernel_size[1] / 2 : 0};
   o.count_include_pad = dim1 / 72 % 2 == 0;
   o.ceil_mode = dim1 / 144 % 2 == 1;
+  return o;
+}
+// max_pool2d's: kernel_size {1 + dim1 % 3, 1 + dim1 / 3 % 3}, stride {1 + dim1 / 9 % 2, ...}, half the
+// kernel as padding when dim1 / 36 is odd, dilation {1 + dim1 / 72 % 2, 1 + dim1 / 144 % 2}, ceil_mode
+// when dim1 / 288 is odd.
+constexpr std::size_t kMaxPool2dSteps = 3 * 3 * 2 * 2 * 2 * 2 * 2 * 2;
+MaxPool2dOptions max_pool2d_of(std::size_t dim1) {
+  MaxPool2dOptions o;
+  o.kernel_size = {1 + dim1 % 3, 1 + dim1 / 3 % 3};
+  o.stride = {1 + dim1 / 9 % 2, 1 + dim1 / 18 % 2};
+  o.dilation = {1 + dim1 / 72 % 2, 1 + dim1 / 144 % 2};
+  const bool padded = dim1 / 36 % 2 == 1;
+  for (std::size_t d = 0; d < 2; ++d) o.padding[d] = padded ? o.kernel_size[d] / 2 : 0;
+  o.ceil_mode = dim1 / 288 % 2 == 1;
   return o;
 }
 constexpr std::size_t kAdaptivePool2dSteps = 9;
@@ -342,6 +361,7 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   a.expand_to.push_back(2);
   for (std::size_t d = 0; d < rank; ++d) a.expand_to.push_back(d == op.dim && lhs[d] == 1 ? 3 : lhs[d]);
   a.avg_pool2d = avg_pool2d_of(op.dim1);
+  a.max_pool2d = max_pool2d_of(op.dim1);
   a.output_size = output_size_of(op.dim1);
   return a;
 }
@@ -398,8 +418,11 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
       const Size2 out = output_size_of(op.dim1);
       return std::vector<std::size_t>{lhs[0], lhs[1], out[0], out[1]};
     }
-    case Op::avg_pool2d_backward:  // never graph steps (Rule NotDifferentiable)
+    case Op::max_pool2d: return max_pool2d_shape(lhs, max_pool2d_of(op.dim1));
+    case Op::avg_pool2d_backward:  // never graph steps (Rule NotDifferentiable; an Int result)
     case Op::adaptive_avg_pool2d_backward:
+    case Op::max_pool2d_indices:
+    case Op::max_pool2d_with_indices_backward:
       return std::nullopt;
     case Op::float_matmul: {
       if (lhs.size() < 2 || rhs.size() < 2) return std::nullopt;
@@ -731,6 +754,7 @@ std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& l
     const AvgPool2dOptions o = avg_pool2d_of(op.dim1);
     return o.kernel_size[0] * o.kernel_size[1];
   }
+  if (op.op == Op::max_pool2d_with_indices_backward) return 1;  // never a graph step
   if (op.op == Op::adaptive_avg_pool2d && lhs.size() == 4) {
     const Size2 out = output_size_of(op.dim1);
     return ((lhs[2] + out[0] - 1) / out[0] + 1) * ((lhs[3] + out[1] - 1) / out[1] + 1);
@@ -799,6 +823,8 @@ GraphSpec normalized(GraphSpec graph) {
       op.dim1 %= kAvgPool2dSteps;
     } else if (op.op == Op::adaptive_avg_pool2d) {
       op.dim1 %= kAdaptivePool2dSteps;
+    } else if (op.op == Op::max_pool2d) {
+      op.dim1 %= kMaxPool2dSteps;
     } else if (op.dim < rank) {
       const std::size_t size = shapes[op.lhs][op.dim];
       op.dim1 = op.op == Op::float_slice ? op.dim1 % (size + 1) : (size ? op.dim1 % size : 0);
@@ -979,12 +1005,17 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_AvgPool2dBackward(name)
 #define CROSSGRAD_APPLY_AdaptivePool2d(name)
 #define CROSSGRAD_APPLY_AdaptivePool2dBackward(name)
+#define CROSSGRAD_APPLY_MaxPool2d(name)
+#define CROSSGRAD_APPLY_MaxPool2dBackward(name)
     CROSSGRAD_OPS(CROSSGRAD_APPLY)
+    case Op::max_pool2d: return Dispatch::max_pool2d(lhs, args().max_pool2d);
     case Op::avg_pool2d: return Dispatch::avg_pool2d(lhs, args().avg_pool2d);
     case Op::adaptive_avg_pool2d: return Dispatch::adaptive_avg_pool2d(lhs, args().output_size);
+    case Op::max_pool2d_indices:
+    case Op::max_pool2d_with_indices_backward:
     case Op::avg_pool2d_backward:
     case Op::adaptive_avg_pool2d_backward:
-      throw std::logic_error("apply_op: a backward pass is never a graph step");
+      throw std::logic_error("apply_op: a backward pass or an Int result is never a graph step");
     // Ops with structured arguments, by the conventions of graph.hpp (OpSpec).
     case Op::float_reshape: return Dispatch::float_reshape(lhs, Shape{element_count(Dispatch::float_into_data(lhs).shape().dims())});
     case Op::float_clamp: return Dispatch::float_clamp(lhs, clamp_min(op), clamp_max(op));

@@ -132,6 +132,8 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_gather_nd:
     case Op::float_scatter_nd:
     case Op::float_mask_select:  // copies
+    case Op::max_pool2d:         // copies the kept cell
+    case Op::max_pool2d_indices:  // an Int result
     // Integer and bool arithmetic has one exact result (docs/OPS.md "Integer arithmetic").
     case Op::int_add:
     case Op::int_sub:
@@ -320,7 +322,8 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::avg_pool2d:
     case Op::avg_pool2d_backward:
     case Op::adaptive_avg_pool2d:
-    case Op::adaptive_avg_pool2d_backward: {
+    case Op::adaptive_avg_pool2d_backward:
+    case Op::max_pool2d_with_indices_backward: {
       const double n = static_cast<double>(reduction_length == 0 ? 1 : reduction_length);
       Bound b{2 * n * n * eps * magnitude + tiny, 4 * eps, false};
       // Terms near the top of the range: one order overflows where another does not.
@@ -766,6 +769,9 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::avg_pool2d_backward:
     case Op::adaptive_avg_pool2d:
     case Op::adaptive_avg_pool2d_backward:
+    case Op::max_pool2d:  // a copy of one input
+    case Op::max_pool2d_indices:
+    case Op::max_pool2d_with_indices_backward:
     case Op::float_max_dim:
     case Op::float_min_dim:
     case Op::float_max:
@@ -1041,7 +1047,7 @@ NoisyObjective objective_with_noise(const NormalizedGraph& ng, const GraphRun& r
     const double walk = std::sqrt(static_cast<double>(length));
     const bool sum_of_lhs = op.op == Op::float_sum || op.op == Op::float_sum_dim;
     const bool mean_of_lhs = op.op == Op::float_mean || op.op == Op::float_mean_dim || op.op == Op::avg_pool2d ||
-                             op.op == Op::adaptive_avg_pool2d;
+                             op.op == Op::adaptive_avg_pool2d;  // (max_pool2d copies: one rounding-free value)
     if (sum_of_lhs || mean_of_lhs) {
       double terms = 0;
       for (double v : values[op.lhs]) terms += std::fabs(v);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -840,6 +841,107 @@ HostArray avg_pool2d_backward(const HostArray& x, const HostArray& grad, const A
         }
       }
     }
+    for (std::size_t i = 0; i < dx.size(); ++i) out.values[i] = in_t<T>(dx[i]);
+  });
+  return out;
+}
+
+// max_pool2d: output o's window holds cells o * stride + i * dilation of the padded grid, i < k,
+// where they are input cells; scanned row by row, a cell is kept when greater than the kept value
+// or NaN, starting from -inf at the window's first input cell (PyTorch's rule): the first of equal
+// maxima, the last NaN. Checked as avg_pool2d with dilation (module-option-zero after stride), the
+// span dilation (k - 1) + 1 in the kernel's place against the padded input, and every window
+// reaching an input cell (pool-empty-window).
+PoolGrid check_max_pool2d(const HostArray& x, const MaxPool2dOptions& o) {
+  require_float(x.dtype);
+  if (x.shape.size() != 4) invalid("module-input-rank");
+  for (const Size2* v : {&o.kernel_size, &o.stride, &o.dilation}) {
+    if ((*v)[0] == 0 || (*v)[1] == 0) invalid("module-option-zero");
+  }
+  const Size2 span{o.dilation[0] * (o.kernel_size[0] - 1) + 1, o.dilation[1] * (o.kernel_size[1] - 1) + 1};
+  if (2 * o.padding[0] > o.kernel_size[0] || 2 * o.padding[1] > o.kernel_size[1]) invalid("pool-padding");
+  if (x.shape[2] + 2 * o.padding[0] < span[0] || x.shape[3] + 2 * o.padding[1] < span[1]) invalid("pool-kernel-too-large");
+  PoolGrid g;
+  g.planes = x.shape[0] * x.shape[1];
+  g.in_h = x.shape[2];
+  g.in_w = x.shape[3];
+  g.out_h = pooled_positions(g.in_h, span[0], o.stride[0], o.padding[0], o.ceil_mode);
+  g.out_w = pooled_positions(g.in_w, span[1], o.stride[1], o.padding[1], o.ceil_mode);
+  // Every window must reach an input cell (grid cells padding .. padding + in - 1).
+  for (std::size_t d = 0; d < 2; ++d) {
+    const std::size_t in = x.shape[2 + d], outputs = d == 0 ? g.out_h : g.out_w;
+    for (std::size_t out = 0; out < outputs && in > 0; ++out) {
+      bool reaches = false;
+      for (std::size_t i = 0; i < o.kernel_size[d]; ++i) {
+        const std::size_t cell = out * o.stride[d] + i * o.dilation[d];
+        reaches = reaches || (cell >= o.padding[d] && cell < o.padding[d] + in);
+      }
+      if (!reaches) invalid("pool-empty-window");
+    }
+  }
+  return g;
+}
+
+// The kept cell of output (plane, oh, ow), as an index into the plane.
+std::size_t max_cell(const HostArray& x, const PoolGrid& g, const MaxPool2dOptions& o, std::size_t plane, std::size_t oh,
+                     std::size_t ow) {
+  std::optional<std::size_t> kept;
+  double kept_value = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < o.kernel_size[0]; ++i) {
+    const std::size_t r = oh * o.stride[0] + i * o.dilation[0];
+    if (r < o.padding[0] || r >= o.padding[0] + g.in_h) continue;
+    for (std::size_t j = 0; j < o.kernel_size[1]; ++j) {
+      const std::size_t c = ow * o.stride[1] + j * o.dilation[1];
+      if (c < o.padding[1] || c >= o.padding[1] + g.in_w) continue;
+      const std::size_t at = (r - o.padding[0]) * g.in_w + (c - o.padding[1]);
+      const double v = x.values[plane * g.in_h * g.in_w + at];
+      if (!kept) kept = at;  // the window's first input cell, holding -inf until a value beats it
+      if (v > kept_value || std::isnan(v)) {
+        kept_value = v;
+        kept = at;
+      }
+    }
+  }
+  return kept.value_or(0);
+}
+
+HostArray max_pool2d(const HostArray& x, const MaxPool2dOptions& o, bool indices) {
+  const PoolGrid g = check_max_pool2d(x, o);
+  HostArray out = make({x.shape[0], x.shape[1], g.out_h, g.out_w}, indices ? DType::I64 : x.dtype);
+  std::size_t f = 0;
+  for (std::size_t plane = 0; plane < g.planes; ++plane) {
+    for (std::size_t oh = 0; oh < g.out_h; ++oh) {
+      for (std::size_t ow = 0; ow < g.out_w; ++ow) {
+        const std::size_t at = max_cell(x, g, o, plane, oh, ow);
+        out.values[f++] = indices ? static_cast<double>(at) : x.values[plane * g.in_h * g.in_w + at];
+      }
+    }
+  }
+  return out;
+}
+
+// Each output's gradient added, in T, to the cell its index names, outputs in row-major order.
+// Checks: float x, grad of its dtype, max_pool2d's, grad of the output's shape (pool-grad-shape),
+// indices I64 / I32 (unsupported-dtype) of grad's shape (pool-indices-shape), then each index, in
+// order, within the plane (index-out-of-range).
+HostArray max_pool2d_backward(const HostArray& x, const HostArray& indices, const HostArray& grad, const MaxPool2dOptions& o) {
+  require_float(x.dtype);
+  require_float(grad.dtype);
+  require_same(x.dtype, grad.dtype);
+  const PoolGrid g = check_max_pool2d(x, o);
+  if (grad.shape != Dims{x.shape[0], x.shape[1], g.out_h, g.out_w}) invalid("pool-grad-shape");
+  if (indices.dtype != DType::I64 && indices.dtype != DType::I32) invalid("unsupported-dtype");
+  if (indices.shape != grad.shape) invalid("pool-indices-shape");
+  const std::vector<std::int64_t> at = int_values(indices);
+  const std::size_t plane = g.in_h * g.in_w;
+  for (std::int64_t i : at) {
+    if (i < 0 || static_cast<std::size_t>(i) >= plane) invalid("index-out-of-range");
+  }
+  HostArray out = make(x.shape, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    std::vector<T> dx(out.values.size(), T(0));
+    const std::size_t outputs = g.out_h * g.out_w;
+    for (std::size_t f = 0; f < grad.values.size(); ++f) dx[f / outputs * plane + static_cast<std::size_t>(at[f])] += static_cast<T>(grad.values[f]);
     for (std::size_t i = 0; i < dx.size(); ++i) out.values[i] = in_t<T>(dx[i]);
   });
   return out;
@@ -1962,6 +2064,9 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::avg_pool2d_backward: return avg_pool2d_backward(in[0], in[1], a.avg_pool2d);
     case OpId::adaptive_avg_pool2d: return adaptive_avg_pool2d(in[0], a.output_size);
     case OpId::adaptive_avg_pool2d_backward: return adaptive_avg_pool2d_backward(in[0], in[1]);
+    case OpId::max_pool2d: return max_pool2d(in[0], a.max_pool2d, false);
+    case OpId::max_pool2d_indices: return max_pool2d(in[0], a.max_pool2d, true);
+    case OpId::max_pool2d_with_indices_backward: return max_pool2d_backward(in[0], in[1], in[2], a.max_pool2d);
     case OpId::float_cummin: return cumulative_extreme(in[0], a.dim, false);
     case OpId::float_cummax: return cumulative_extreme(in[0], a.dim, true);
     case OpId::float_permute: return permute(in[0], a.axes);
@@ -2088,6 +2193,17 @@ std::optional<std::vector<std::size_t>> avg_pool2d_shape(const std::vector<std::
   }
 }
 
+std::optional<std::vector<std::size_t>> max_pool2d_shape(const std::vector<std::size_t>& x, const MaxPool2dOptions& options) {
+  HostArray shape_only;
+  shape_only.shape = x;
+  try {
+    const PoolGrid g = check_max_pool2d(shape_only, options);
+    return std::vector<std::size_t>{x[0], x[1], g.out_h, g.out_w};
+  } catch (const Invalid&) {
+    return std::nullopt;
+  }
+}
+
 bool differentiable(OpId op, const OpArgs& args) {
   if (!is_op_code(op) || op_info(op).rule != OpRule::Backward) return false;
   const OpSig sig = op_info(op).sig;
@@ -2106,6 +2222,7 @@ double reference_magnitude(OpId op, const std::vector<HostArray>& operands) {
   };
   if (op == OpId::float_matmul) return largest_finite(0) * largest_finite(1);
   if (op == OpId::avg_pool2d_backward || op == OpId::adaptive_avg_pool2d_backward) return largest_finite(1);
+  if (op == OpId::max_pool2d_with_indices_backward) return largest_finite(2);  // {x, indices, grad}
   return largest_finite(0);
 }
 
@@ -2154,6 +2271,12 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
       const auto overlap = [](std::size_t k, std::size_t s) { return s == 0 ? k : (k + s - 1) / s; };
       return std::max<std::size_t>(1, overlap(o.kernel_size[0], o.stride[0]) * overlap(o.kernel_size[1], o.stride[1]));
     }
+    // max_pool2d copies; its backward pass sums the gradients sent to one cell: at most every
+    // output of the plane (any index may name any cell).
+    case OpSig::MaxPool2d:
+      return 1;
+    case OpSig::MaxPool2dBackward:
+      return operands.size() > 2 && operands[2].shape.size() == 4 ? std::max<std::size_t>(1, operands[2].shape[2] * operands[2].shape[3]) : 1;
     case OpSig::AdaptivePool2d:
     case OpSig::AdaptivePool2dBackward: {
       if (shape.size() != 4) return 1;

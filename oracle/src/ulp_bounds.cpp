@@ -106,6 +106,9 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::avg_pool2d_backward:
     case OpId::adaptive_avg_pool2d:
     case OpId::adaptive_avg_pool2d_backward:
+    case OpId::max_pool2d:
+    case OpId::max_pool2d_indices:
+    case OpId::max_pool2d_with_indices_backward:
     case OpId::float_reshape:
     case OpId::float_swap_dims:
     case OpId::float_cast:

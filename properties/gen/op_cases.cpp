@@ -648,6 +648,55 @@ void gen_adaptive_avg_pool2d(OpCase& c, bool bad, bool backward) {
   c.operands.push_back(floats(g, c.dtype));
 }
 
+// max_pool2d / max_pool2d_indices / max_pool2d_with_indices_backward: x [N, C, H, W] with options
+// that fit (kernel 1..3, stride 1..3, dilation 1..2, padding up to half the kernel; a window that
+// reaches no input cell is the pool-empty-window case, left to the oracle); values drawn
+// tie-prone (floats()), so equal maxima and NaNs decide the indices. The backward pass takes the
+// forward's indices (oracle), or now and then any cells of the plane (gradients sent anywhere).
+// Faults: x of rank 3, a dilation of 0, padding past half the span, the span past the padded input,
+// for the backward pass a gradient of another shape, indices of another shape, an index past the
+// plane, I8 indices.
+void gen_max_pool2d(OpCase& c, bool bad, bool backward) {
+  MaxPool2dOptions& o = c.args.max_pool2d;
+  Dims x{pick(1, 2), pick(1, 2), 0, 0};
+  for (std::size_t d = 0; d < 2; ++d) {
+    o.kernel_size[d] = pick(1, 3);
+    o.stride[d] = pick(1, 3);
+    o.dilation[d] = pick(1, 2);
+    const std::size_t span = o.dilation[d] * (o.kernel_size[d] - 1) + 1;
+    o.padding[d] = pick(0, o.kernel_size[d] / 2);
+    const std::size_t least = span > 2 * o.padding[d] ? span - 2 * o.padding[d] : 1;
+    x[2 + d] = pick(std::max<std::size_t>(least, 1), 6);
+  }
+  o.ceil_mode = chance(2);
+  const int fault = bad ? static_cast<int>(pick(0, backward ? 7 : 3)) : -1;
+  const std::size_t d = pick(0, 1);
+  if (fault == 0) x.erase(x.begin());
+  if (fault == 1) o.dilation[d] = 0;
+  if (fault == 2) o.padding[d] = o.kernel_size[d] / 2 + 1;
+  if (fault == 3) o.kernel_size[d] = x[2 + d] + 2 * o.padding[d] + 1;
+  c.operands = {floats(x, c.dtype)};
+  if (!backward) return;
+  const std::optional<Dims> out = x.size() == 4 ? og::max_pool2d_shape(x, o) : std::nullopt;
+  Dims g = out.value_or(x);
+  if (fault == 4) g[pick(2, 3)] += 1;
+  og::HostArray indices;
+  if (out && fault < 0 && !chance(4)) {
+    const og::ReferenceResult r = og::reference_op(OpId::max_pool2d_indices, {c.operands[0]}, c.args);
+    indices = r.panic_id ? og::HostArray{g, DType::I64, std::vector<double>(og::element_count(g), 0.0)} : r.value;
+  } else {
+    const std::size_t plane = x.size() == 4 ? x[2] * x[3] : 1;
+    indices = og::HostArray{g, DType::I64, std::vector<double>(og::element_count(g))};
+    for (double& v : indices.values) v = static_cast<double>(pick(0, plane - 1));
+  }
+  if (fault == 5) indices.shape.push_back(1);
+  if (fault == 6 && !indices.values.empty()) indices.values[pick(0, indices.values.size() - 1)] = static_cast<double>(x[2] * x[3]);
+  if (fault == 7) indices.dtype = DType::I8;
+  if (chance(3) && indices.dtype == DType::I64) indices.dtype = DType::I32;
+  c.operands.push_back(indices);
+  c.operands.push_back(floats(g, c.dtype));
+}
+
 void gen_float_case(OpCase& c, bool bad) {
   const OpId op = c.op;
   const OpInfo& info = op_info(op);
@@ -809,6 +858,8 @@ void gen_float_case(OpCase& c, bool bad) {
     case OpSig::AvgPool2dBackward: gen_avg_pool2d(c, bad, true); break;
     case OpSig::AdaptivePool2d: gen_adaptive_avg_pool2d(c, bad, false); break;
     case OpSig::AdaptivePool2dBackward: gen_adaptive_avg_pool2d(c, bad, true); break;
+    case OpSig::MaxPool2d: gen_max_pool2d(c, bad, false); break;
+    case OpSig::MaxPool2dBackward: gen_max_pool2d(c, bad, true); break;
   }
 }
 
@@ -904,6 +955,14 @@ std::string describe(const OpCase& c) {
     case OpSig::AdaptivePool2dBackward:
       s += "\n  output_size [" + std::to_string(a.output_size[0]) + ", " + std::to_string(a.output_size[1]) + "]";
       break;
+    case OpSig::MaxPool2d:
+    case OpSig::MaxPool2dBackward: {
+      const MaxPool2dOptions& o = a.max_pool2d;
+      const auto pair = [](const Size2& v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; };
+      s += "\n  kernel_size " + pair(o.kernel_size) + " stride " + pair(o.stride) + " padding " + pair(o.padding) +
+           " dilation " + pair(o.dilation) + (o.ceil_mode ? " ceil_mode" : "");
+      break;
+    }
   }
   return s;
 }

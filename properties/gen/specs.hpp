@@ -209,7 +209,7 @@ inline const std::vector<oracle::Op>& module_ops() {
     std::vector<oracle::Op> out;
     for (oracle::Op op : oracle::all_ops()) {
       const OpSig sig = op_info(op).sig;
-      if (sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d) out.push_back(op);
+      if (sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d) out.push_back(op);
     }
     return out;
   }();
@@ -220,7 +220,7 @@ inline rc::Gen<oracle::GraphSpec> module_graph(Values mode) {
       rc::gen::mapcat(
           rc::gen::tuple(backend(), rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64}), rc::gen::elementOf(module_ops()),
                          rc::gen::inRange<std::size_t>(1, 3), rc::gen::inRange<std::size_t>(1, 4), rc::gen::inRange<std::size_t>(1, 8),
-                         rc::gen::inRange<std::size_t>(1, 8), rc::gen::inRange<std::size_t>(0, 288), rc::gen::arbitrary<bool>()),
+                         rc::gen::inRange<std::size_t>(1, 8), rc::gen::inRange<std::size_t>(0, 576), rc::gen::arbitrary<bool>()),
           [mode](const auto& t) {
             const auto [b_, dtype_, op_, n, c, h, w, dim1_, tanh_] = t;
             const std::size_t b = b_, dim1 = dim1_;

@@ -61,6 +61,8 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
 #define CG_CALL_AvgPool2dBackward(name) Dispatch::name(t[0], t[1], a.avg_pool2d)
 #define CG_CALL_AdaptivePool2d(name) Dispatch::name(t[0], a.output_size)
 #define CG_CALL_AdaptivePool2dBackward(name) Dispatch::name(t[0], t[1])
+#define CG_CALL_MaxPool2d(name) Dispatch::name(t[0], a.max_pool2d)
+#define CG_CALL_MaxPool2dBackward(name) Dispatch::name(t[0], t[2], t[1], a.max_pool2d)  // {x, indices, grad}
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
   switch (op) {
 #define CG_CALL_CASE(name, method, Sig, Operand, Result, Rule) \

@@ -201,6 +201,8 @@ class Table final : public TensorTable {
         return reader.size2();
       } else if constexpr (std::is_same_v<D, AvgPool2dOptions>) {
         return reader.avg_pool2d_options();
+      } else if constexpr (std::is_same_v<D, MaxPool2dOptions>) {
+        return reader.max_pool2d_options();
       } else {
         static_assert(kAlwaysFalse<D>, "a backend parameter type the wire does not carry");
       }

@@ -185,4 +185,71 @@ TEST(CudaPoolKernelsEmulation, AdaptiveAvgPool2dAndItsBackwardFollowTheWindows) 
   }
 }
 
+// max_pool2d_kernel (values and indices) against a scan written here: cells o * stride - padding +
+// i * dilation that are input cells, row by row, kept when greater or NaN from -inf at the first
+// one; then max_pool2d_backward_kernel against a scatter in output order, with indices anywhere in
+// the plane.
+TEST(CudaPoolKernelsEmulation, MaxPool2dScansAndScattersAsTheDefinition) {
+  struct MaxCase {
+    std::int64_t planes, in_h, in_w, k_h, k_w, s_h, s_w, p_h, p_w, d_h, d_w;
+    bool ceil_mode;
+  };
+  const MaxCase cases[] = {{2, 5, 7, 3, 3, 2, 2, 1, 1, 1, 1, false}, {1, 6, 6, 2, 2, 1, 1, 1, 1, 2, 2, false},
+                           {3, 4, 5, 2, 3, 3, 2, 0, 1, 1, 1, true},  {1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, false}};
+  for (const MaxCase& c : cases) {
+    const std::int64_t span_h = c.d_h * (c.k_h - 1) + 1, span_w = c.d_w * (c.k_w - 1) + 1;
+    const std::int64_t out_h = positions(c.in_h, span_h, c.s_h, c.p_h, c.ceil_mode);
+    const std::int64_t out_w = positions(c.in_w, span_w, c.s_w, c.p_w, c.ceil_mode);
+    std::vector<float> x = coarse(static_cast<std::size_t>(c.planes * c.in_h * c.in_w), 13);
+    for (std::size_t i = 3; i < x.size(); i += 11) x[i] = std::numeric_limits<float>::quiet_NaN();
+    const crossgrad::MaxPoolWindow w{c.in_h, c.in_w, c.k_h, c.k_w, c.s_h, c.s_w, c.p_h, c.p_w, c.d_h, c.d_w};
+    const std::size_t outputs = static_cast<std::size_t>(c.planes * out_h * out_w);
+    std::vector<float> y(outputs, -1.0f);
+    std::vector<std::int64_t> at(outputs, -1);
+    emu_seq::launch(kBlocks, kBlockThreads,
+                    [&] { max_pool2d_kernel<float, false>(x.data(), y.data(), nullptr, c.planes, out_h, out_w, w); });
+    emu_seq::launch(kBlocks, kBlockThreads,
+                    [&] { max_pool2d_kernel<float, true>(x.data(), nullptr, at.data(), c.planes, out_h, out_w, w); });
+    std::size_t f = 0;
+    for (std::int64_t plane = 0; plane < c.planes; ++plane) {
+      for (std::int64_t oh = 0; oh < out_h; ++oh) {
+        for (std::int64_t ow = 0; ow < out_w; ++ow, ++f) {
+          std::int64_t kept = -1;
+          float kept_value = -std::numeric_limits<float>::infinity();
+          for (std::int64_t i = 0; i < c.k_h; ++i) {
+            const std::int64_t h = oh * c.s_h - c.p_h + i * c.d_h;
+            if (h < 0 || h >= c.in_h) continue;
+            for (std::int64_t j = 0; j < c.k_w; ++j) {
+              const std::int64_t col = ow * c.s_w - c.p_w + j * c.d_w;
+              if (col < 0 || col >= c.in_w) continue;
+              const float v = x[static_cast<std::size_t>((plane * c.in_h + h) * c.in_w + col)];
+              if (kept < 0) kept = h * c.in_w + col;
+              if (v > kept_value || std::isnan(v)) {
+                kept_value = v;
+                kept = h * c.in_w + col;
+              }
+            }
+          }
+          EXPECT_EQ(at[f], kept) << "output " << f;
+          EXPECT_TRUE(same_bits(y[f], x[static_cast<std::size_t>(plane * c.in_h * c.in_w + kept)])) << "output " << f;
+        }
+      }
+    }
+    // The backward scatter, with indices anywhere in the plane (repeats included).
+    const std::int64_t plane_size = c.in_h * c.in_w;
+    std::vector<std::int32_t> indices(outputs);
+    for (std::size_t i = 0; i < outputs; ++i) indices[i] = static_cast<std::int32_t>((i * 7) % static_cast<std::size_t>(plane_size));
+    const std::vector<float> grad = coarse(outputs, 17);
+    std::vector<float> dx(x.size(), -1.0f), want(x.size(), 0.0f);
+    emu_seq::launch(kBlocks, kBlockThreads, [&] {
+      max_pool2d_backward_kernel<float, std::int32_t>(grad.data(), indices.data(), dx.data(), c.planes, plane_size,
+                                                      out_h * out_w);
+    });
+    for (std::size_t o = 0; o < outputs; ++o) {
+      want[o / static_cast<std::size_t>(out_h * out_w) * static_cast<std::size_t>(plane_size) + static_cast<std::size_t>(indices[o])] += grad[o];
+    }
+    for (std::size_t i = 0; i < dx.size(); ++i) EXPECT_TRUE(same_bits(dx[i], want[i])) << "cell " << i;
+  }
+}
+
 }  // namespace

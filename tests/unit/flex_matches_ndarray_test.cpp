@@ -9,6 +9,7 @@
 // values carry NaN, +-inf, +-0 and subnormals; every test runs with 1 and 4 planned threads and
 // both kernel tables. A few results are also checked against values worked out by hand from the
 // spec, and every panic of the new ops is raised with the same id and message as NdArray's.
+#include <crossgrad/oracle/reference_ops.hpp>
 #include <crossgrad/backends/flex.hpp>
 #include <crossgrad/backends/flex_testing.hpp>
 #include <crossgrad/backends/flex_tuning.hpp>
@@ -1304,6 +1305,25 @@ TEST_P(FlexMatchesNdArray, PoolingMatchesNdArray) {
           using B = typename decltype(tag)::type;
           return B::into_data(B::avg_pool2d_backward(on<B>(d), on<B>(g), o));
         }, "avg_pool2d_backward " + what);
+      }
+      for (const crossgrad::AvgPool2dOptions& a : options) {
+        const crossgrad::MaxPool2dOptions o{a.kernel_size, a.stride, a.padding, {1 + a.stride[0] % 2, 1}, a.ceil_mode};
+        if (!crossgrad::oracle::max_pool2d_shape(s.dims(), o)) continue;
+        const std::string what = shape_str(s) + " max k" + std::to_string(o.kernel_size[0]) + "x" + std::to_string(o.kernel_size[1]);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::max_pool2d(on<B>(d), o));
+        }, "max_pool2d " + what);
+        const TensorData at = NdArray::into_data(NdArray::max_pool2d_indices(on<NdArray>(d), o));
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::max_pool2d_indices(on<B>(d), o));
+        }, "max_pool2d_indices " + what);
+        const TensorData g = random_data(dt, at.shape(), seed++);
+        expect_same_as_ndarray([&](auto tag) {
+          using B = typename decltype(tag)::type;
+          return B::into_data(B::max_pool2d_with_indices_backward(on<B>(d), on<B>(g), on<B>(at), o));
+        }, "max_pool2d_with_indices_backward " + what);
       }
       if (s[2] == 0 || s[3] == 0) continue;
       for (const crossgrad::Size2 out : {crossgrad::Size2{7, 5}, crossgrad::Size2{1, 1}, crossgrad::Size2{s[2] + 3, s[3]}}) {

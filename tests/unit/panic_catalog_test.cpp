@@ -199,6 +199,20 @@ std::map<std::string, Trigger> triggers() {
                                Dispatch::adaptive_avg_pool2d_backward(x, x);
                              },
                              "Can't differentiate adaptive_avg_pool2d_backward.", ""};
+  t["pool-indices-shape"] = {[] {
+                               Dispatch::max_pool2d_with_indices_backward(
+                                   nd_f32(std::vector<float>(16), {1, 1, 4, 4}), nd_f32(std::vector<float>(4), {1, 1, 2, 2}),
+                                   Dispatch::int_from_data(TensorData::from_i64({0, 1}, {1, 1, 2, 1}), DispatchDevice::NdArray()),
+                                   MaxPool2dOptions{{2, 2}, {2, 2}, {0, 0}, {1, 1}, false});
+                             },
+                             "max_pool2d_with_indices_backward needs indices of the gradient's shape [1, 1, 2, 2], got [1, 1, 2, 1].",
+                             ""};
+  t["pool-empty-window"] = {[] {
+                              Dispatch::max_pool2d(nd_f32({1}, {1, 1, 1, 1}), MaxPool2dOptions{{2, 1}, {1, 1}, {1, 0}, {2, 1}, false});
+                            },
+                            "max_pool2d has a window with no input cell along dim 2: kernel_size [2, 1], dilation [2, 1] and "
+                            "padding [1, 0] step over its 1 cells.",
+                            ""};
   t["mask-select-shape"] = {[] {
                                Dispatch::float_mask_select(nd_f32(std::vector<float>(6), {2, 3}),
                                                            Dispatch::bool_from_data(TensorData::from_bool({true, false, true}, {3}),

@@ -346,7 +346,8 @@ std::map<std::string, Examples> examples() {
                              "avg pool2d needs a 4-D input [batch, channels, height, width], got shape [2, 3]."}};
   e["module-option-zero"] = {"{op} needs {option} of at least 1 in every dim, got {value}.",
                              {"avg_pool2d needs kernel_size of at least 1 in every dim, got [0, 3].",
-                              "adaptive_avg_pool2d needs output_size of at least 1 in every dim, got [2, 0]."},
+                              "adaptive_avg_pool2d needs output_size of at least 1 in every dim, got [2, 0].",
+                              "max_pool2d needs dilation of at least 1 in every dim, got [1, 0]."},
                              {"avg_pool2d needs kernel_size of at least 1 in every dim, got [0, 3]",
                               "avg_pool2d needs padding of at least 1 in every dim, got [0, 3].",
                               "avg_pool2d needs kernel_size of at least 1 in every dim, got (0, 3).",
@@ -379,6 +380,16 @@ std::map<std::string, Examples> examples() {
                              {"Can't differentiate avg_pool2d_backward.", "Can't differentiate adaptive_avg_pool2d_backward."},
                              {"Can't differentiate avg_pool2d_backward", "Cannot differentiate avg_pool2d_backward.",
                               "Can't differentiate avg pool 2d backward.", "can't differentiate avg_pool2d_backward."}};
+  e["pool-indices-shape"] = {"{op} needs indices of the gradient's shape {expected}, got {got}.",
+                             {"max_pool2d_with_indices_backward needs indices of the gradient's shape [1, 1, 2, 2], got [1, 1, 2, 1]."},
+                             {"max_pool2d_with_indices_backward needs indices of the gradient's shape [1, 1, 2, 2], got [1, 1, 2, 1]",
+                              "max_pool2d_with_indices_backward needs indices of the gradients shape [1, 1, 2, 2], got [1, 1, 2, 1].",
+                              "max_pool2d_with_indices_backward needs indices of the gradient's shape (1, 1, 2, 2), got [1, 1, 2, 1]."}};
+  e["pool-empty-window"] = {"{op} has a window with no input cell along dim {dim}: kernel_size {kernel}, dilation {dilation} and padding {padding} step over its {size} cells.",
+                            {"max_pool2d has a window with no input cell along dim 2: kernel_size [2, 1], dilation [2, 1] and padding [1, 0] step over its 1 cells."},
+                            {"max_pool2d has a window with no input cell along dim 2: kernel_size [2, 1], dilation [2, 1] and padding [1, 0] step over its 1 cells",
+                             "max_pool2d has a window with no input cell along dim x: kernel_size [2, 1], dilation [2, 1] and padding [1, 0] step over its 1 cells.",
+                             "max_pool2d has a window without input cells along dim 2: kernel_size [2, 1], dilation [2, 1] and padding [1, 0] step over its 1 cells."}};
   e["mask-select-shape"] = {"{op} needs a mask of the tensor's shape {expected}, got {got}.",
                             {"float_mask_select needs a mask of the tensor's shape [2, 3], got [3].",
                              "float_mask_select needs a mask of the tensor's shape [], got [1]."},

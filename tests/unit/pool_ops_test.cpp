@@ -1,10 +1,12 @@
-// The 2-D average poolings (docs/OPS.md "Module ops"): avg_pool2d and adaptive_avg_pool2d on every
+// The 2-D poolings (docs/OPS.md "Module ops"): avg_pool2d, adaptive_avg_pool2d and max_pool2d on every
 // backend, plain and tracked, against values worked out here from the definition (windows over the
 // padded grid, the two divisors, ceil_mode's last window), their gradients through Autodiff<B>
 // (Burn's backward entry points), the backward passes called directly, their argument panics in
 // the documented order, and the refusal of the backward passes on an autodiff device.
 #include "test_support.hpp"
 
+#include <cmath>
+#include <cstdint>
 #include <vector>
 
 namespace crossgrad {
@@ -103,6 +105,89 @@ TYPED_TEST(PoolOps, AdaptiveAvgPool2dAveragesOverlappingWindows) {
     const Gradients g = Dispatch::backward(Dispatch::float_sum(Dispatch::float_mul(y, c)));
     EXPECT_EQ(values(*Dispatch::grad(x, g)), (std::vector<double>{1, 3, 2, 1, 3, 2}));
   }
+}
+
+MaxPool2dOptions max_pool(Size2 kernel, Size2 stride, Size2 padding, Size2 dilation, bool ceil_mode) {
+  return MaxPool2dOptions{kernel, stride, padding, dilation, ceil_mode};
+}
+
+std::vector<std::int64_t> cells(const DispatchTensor& indices) { return Dispatch::int_into_data(indices).to_i64(); }
+
+TYPED_TEST(PoolOps, MaxPool2dKeepsTheFirstMaximumAndTheLastNan) {
+  for (const DispatchDevice& device : {plain_device<TypeParam>(), autodiff_device<TypeParam>()}) {
+    for (const DType dt : kDtypes) {
+      // 1..16 in 4x4, windows of 2 every 2: the bottom-right cell of each.
+      const DispatchTensor y = counting(device, dt, 4, 4);
+      const MaxPool2dOptions k2 = max_pool({2, 2}, {2, 2}, {0, 0}, {1, 1}, false);
+      EXPECT_EQ(values(Dispatch::max_pool2d(y, k2)), (std::vector<double>{6, 8, 14, 16}));
+      EXPECT_EQ(cells(Dispatch::max_pool2d_indices(y, k2)), (std::vector<std::int64_t>{5, 7, 13, 15}));
+      const auto [kept, at] = Dispatch::max_pool2d_with_indices(y, k2);
+      EXPECT_EQ(values(kept), (std::vector<double>{6, 8, 14, 16}));
+      EXPECT_EQ(cells(at), (std::vector<std::int64_t>{5, 7, 13, 15}));
+      // Dilation 2: a window of 2x2 cells spanning 3x3; padding 1 skips the padded cells.
+      const MaxPool2dOptions dilated = max_pool({2, 2}, {1, 1}, {1, 1}, {2, 2}, false);
+      EXPECT_EQ(Dispatch::float_shape(Dispatch::max_pool2d(y, dilated)), (Shape{1, 1, 4, 4}));
+      EXPECT_EQ(cells(Dispatch::max_pool2d_indices(y, dilated))[0], 5);  // cells 0, 2, 8, 10 of the grid: (1, 1) wins
+      // Ties: the first of equal values in row-major order (-0 then +0: the -0 is kept); NaNs: the
+      // last one (PyTorch's scan: a NaN replaces whatever was kept).
+      const DispatchTensor t = tensor_on(device, {-0.0, 0.0, 3, 3, NAN, 1, NAN, 2}, dt, {1, 2, 2, 2});
+      const MaxPool2dOptions whole = max_pool({2, 2}, {1, 1}, {0, 0}, {1, 1}, false);
+      EXPECT_EQ(cells(Dispatch::max_pool2d_indices(t, whole)), (std::vector<std::int64_t>{2, 2}));
+      const DispatchTensor zeros = tensor_on(device, {-0.0, 0.0, -1, -1}, dt, {1, 1, 2, 2});
+      const std::vector<double> z = values(Dispatch::max_pool2d(zeros, whole));
+      EXPECT_TRUE(z[0] == 0 && std::signbit(z[0]));
+      const DispatchTensor nans = tensor_on(device, {1, NAN, 5, NAN}, dt, {1, 1, 2, 2});
+      EXPECT_EQ(cells(Dispatch::max_pool2d_indices(nans, whole)), (std::vector<std::int64_t>{3}));
+      EXPECT_TRUE(std::isnan(values(Dispatch::max_pool2d(nans, whole))[0]));
+      // All -inf: the window's first input cell.
+      const DispatchTensor low = tensor_on(device, {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, dt, {1, 1, 2, 2});
+      EXPECT_EQ(cells(Dispatch::max_pool2d_indices(low, max_pool({2, 2}, {1, 1}, {1, 1}, {1, 1}, false))),
+                (std::vector<std::int64_t>{0, 0, 1, 0, 0, 1, 2, 2, 3}));
+    }
+  }
+}
+
+TYPED_TEST(PoolOps, MaxPool2dGradientGoesToEachWindowsMaximum) {
+  const DispatchDevice device = autodiff_device<TypeParam>();
+  for (const DType dt : kDtypes) {
+    // 3x3, windows of 2 every 1: the 9 in the centre is every window's maximum and gets all four.
+    const DispatchTensor x = tensor_on(device, {1, 2, 3, 4, 9, 5, 6, 7, 8}, dt, {1, 1, 3, 3});
+    const DispatchTensor y = Dispatch::max_pool2d(x, max_pool({2, 2}, {1, 1}, {0, 0}, {1, 1}, false));
+    EXPECT_EQ(values(y), (std::vector<double>{9, 9, 9, 9}));
+    const DispatchTensor c = tensor_on(device, {1, 2, 4, 8}, dt, {1, 1, 2, 2});
+    const Gradients g = Dispatch::backward(Dispatch::float_sum(Dispatch::float_mul(y, c)));
+    EXPECT_EQ(values(*Dispatch::grad(x, g)), (std::vector<double>{0, 0, 0, 0, 15, 0, 0, 0, 0}));
+  }
+  // Called directly, any cells of the plane: each output's gradient goes where its index says.
+  const DispatchDevice plain = plain_device<TypeParam>();
+  const DispatchTensor x = counting(plain, DType::F32, 2, 2);
+  const DispatchTensor g = tensor_on(plain, {1, 2, 4, 8}, DType::F32, {1, 1, 2, 2});
+  const DispatchTensor at = Dispatch::int_from_data(TensorData::from_i32({3, 3, 0, 1}, Shape{1, 1, 2, 2}), plain);
+  EXPECT_EQ(values(Dispatch::max_pool2d_with_indices_backward(x, g, at, max_pool({1, 1}, {1, 1}, {0, 0}, {1, 1}, false))),
+            (std::vector<double>{4, 8, 0, 3}));
+  const DispatchTensor far = Dispatch::int_from_data(TensorData::from_i64({0, 4, -1, 0}, Shape{1, 1, 2, 2}), plain);
+  EXPECT_PANIC(Dispatch::max_pool2d_with_indices_backward(x, g, far, max_pool({1, 1}, {1, 1}, {0, 0}, {1, 1}, false)),
+               "index-out-of-range", "max_pool2d_with_indices_backward got index 4 for dim 2 of size 4.");
+  const DispatchTensor row = Dispatch::int_from_data(TensorData::from_i64({0, 1}, Shape{1, 1, 1, 2}), plain);
+  EXPECT_PANIC(Dispatch::max_pool2d_with_indices_backward(x, g, row, max_pool({1, 1}, {1, 1}, {0, 0}, {1, 1}, false)),
+               "pool-indices-shape", "max_pool2d_with_indices_backward needs indices of the gradient's shape [1, 1, 2, 2], got [1, 1, 1, 2].");
+  EXPECT_PANIC(Dispatch::max_pool2d(x, max_pool({2, 2}, {1, 1}, {0, 0}, {0, 1}, false)), "module-option-zero",
+               "max_pool2d needs dilation of at least 1 in every dim, got [0, 1].");
+  // The span dilation (k - 1) + 1 = 3 is what the padded input is held to; padding, PyTorch's rule,
+  // to half the kernel_size; every window must reach the input.
+  EXPECT_PANIC(Dispatch::max_pool2d(x, max_pool({2, 2}, {1, 1}, {0, 0}, {2, 1}, false)), "pool-kernel-too-large",
+               "max_pool2d needs kernel_size of at most the padded input's size [2, 2], got [3, 2].");
+  EXPECT_PANIC(Dispatch::max_pool2d(x, max_pool({2, 2}, {1, 1}, {2, 0}, {3, 1}, false)), "pool-padding",
+               "max_pool2d needs padding of at most half the kernel size, got padding [2, 0] for kernel_size [2, 2].");
+  EXPECT_PANIC(Dispatch::max_pool2d(counting(plain, DType::F32, 1, 2), max_pool({2, 1}, {1, 1}, {1, 0}, {2, 1}, false)),
+               "pool-empty-window",
+               "max_pool2d has a window with no input cell along dim 2: kernel_size [2, 1], dilation [2, 1] and padding [1, 0] "
+               "step over its 1 cells.");
+  EXPECT_PANIC(Dispatch::max_pool2d_with_indices_backward(Dispatch::float_detach(counting(autodiff_device<TypeParam>(), DType::F32, 2, 2)),
+                                                          Dispatch::float_detach(tensor_on(autodiff_device<TypeParam>(), {1, 2, 4, 8}, DType::F32, {1, 1, 2, 2})),
+                                                          Dispatch::int_from_data(TensorData::from_i64({0, 1, 2, 3}, Shape{1, 1, 2, 2}), autodiff_device<TypeParam>()),
+                                                          max_pool({1, 1}, {1, 1}, {0, 0}, {1, 1}, false)),
+               "not-differentiable", "Can't differentiate max_pool2d_with_indices_backward.");
 }
 
 TYPED_TEST(PoolOps, BackwardPassesAreCallableOnPlainTensors) {

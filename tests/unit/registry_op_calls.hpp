@@ -234,6 +234,15 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
       return Dispatch::avg_pool2d_backward(Dispatch::float_reshape(x, {1, 2, 3, 1}), Dispatch::float_reshape(other, {1, 2, 3, 1}),
                                            AvgPool2dOptions{{3, 1}, {1, 1}, {1, 0}, false, false});
     case OpId::adaptive_avg_pool2d: return Dispatch::adaptive_avg_pool2d(Dispatch::float_reshape(x, {1, 1, 2, 3}), {1, 2});
+    case OpId::max_pool2d:
+      return Dispatch::max_pool2d(Dispatch::float_reshape(x, {1, 1, 2, 3}), MaxPool2dOptions{{2, 2}, {1, 1}, {1, 1}, {1, 2}, true});
+    case OpId::max_pool2d_indices:
+      return Dispatch::max_pool2d_indices(Dispatch::float_reshape(x, {1, 1, 2, 3}), MaxPool2dOptions{{2, 2}, {1, 1}, {1, 1}, {1, 2}, true});
+    case OpId::max_pool2d_with_indices_backward:  // two 3x1 planes, windows of 3 (padding 1): one output per cell
+      return Dispatch::max_pool2d_with_indices_backward(
+          Dispatch::float_reshape(x, {1, 2, 3, 1}), Dispatch::float_reshape(other, {1, 2, 3, 1}),
+          Dispatch::int_from_data(TensorData::from_i64({1, 1, 2, 0, 2, 2}, Shape{1, 2, 3, 1}), device_of(x, OpKind::Float)),
+          MaxPool2dOptions{{3, 1}, {1, 1}, {1, 0}, {1, 1}, false});
     case OpId::adaptive_avg_pool2d_backward:
       return Dispatch::adaptive_avg_pool2d_backward(Dispatch::float_reshape(x, {1, 1, 2, 3}), Dispatch::float_reshape(other, {1, 1, 3, 2}));
     case OpId::float_abs: return Dispatch::float_abs(x);

@@ -30,6 +30,10 @@
   CROSSGRAD_TENSOR_RESULT_##Result method(const Tensor& grad CROSSGRAD_SIG_TAIL_##Sig) const {         \
     return CROSSGRAD_TENSOR_RESULT_##Result(Dispatch::name(inner_, grad.inner_ CROSSGRAD_SIG_EXTRA_##Sig)); \
   }
+#define CROSSGRAD_TENSOR_METHOD_INDEXED_WITH(name, method, Sig, Result)                                     \
+  Tensor method(const Tensor& grad, const DispatchTensor& indices CROSSGRAD_SIG_TAIL_##Sig) const {             \
+    return Tensor(Dispatch::name(inner_, grad.inner_, indices CROSSGRAD_SIG_EXTRA_##Sig));                     \
+  }
 #define CROSSGRAD_TENSOR_METHOD_SELECT(name, method, Sig, Result)                            \
   Tensor method(std::size_t dim, const DispatchTensor& indices) const {                       \
     return Tensor(Dispatch::name(inner_, dim, indices));                                      \
@@ -119,6 +123,9 @@ class Tensor {
   }
   std::pair<Tensor, DispatchTensor> min_dim_with_indices(std::size_t dim) const {
     return wrap(Dispatch::float_min_dim_with_indices(inner_, dim));
+  }
+  std::pair<Tensor, DispatchTensor> max_pool2d_with_indices(const MaxPool2dOptions& options) const {
+    return wrap(Dispatch::max_pool2d_with_indices(inner_, options));
   }
 
   // Composed ops (docs/OPS.md "Composed ops").

@@ -116,6 +116,16 @@ bool ArgReader::flag() {
   return o;
 }
 
+::crossgrad::MaxPool2dOptions ArgReader::max_pool2d_options() {
+  ::crossgrad::MaxPool2dOptions o;
+  o.kernel_size = size2();
+  o.stride = size2();
+  o.padding = size2();
+  o.dilation = size2();
+  o.ceil_mode = flag();
+  return o;
+}
+
 std::vector<std::size_t> ArgReader::remaining_dims() {
   std::vector<std::size_t> out(call_.dims().begin() + dims_, call_.dims().end());
   dims_ = call_.dims_size();

@@ -23,4 +23,14 @@ AutodiffTensor<B> Autodiff<B>::adaptive_avg_pool2d(const Tensor& x, const Size2&
   });
 }
 
+// The gradient goes to the cell each window's maximum came from (max_pool2d_indices, computed when
+// backward runs: a forward that is never differentiated does not pay for them).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::max_pool2d(const Tensor& x, const MaxPool2dOptions& options) {
+  const Primitive px = x.primitive;
+  return record<B>(B::max_pool2d(px, options), {&x}, [px, options](const Primitive& g) {
+    return std::vector<Primitive>{B::max_pool2d_with_indices_backward(px, g, B::max_pool2d_indices(px, options), options)};
+  });
+}
+
 }  // namespace crossgrad

@@ -47,28 +47,81 @@ Pool2dPlan plan_of(const Shape& x, std::size_t out_h, std::size_t out_w) {
   return p;
 }
 
-// avg_pool2d's checks, naming `op` (avg_pool2d, or the backward pass that was called).
-Pool2dPlan plan_avg(const Shape& x, DType dtype, const AvgPool2dOptions& o, std::string_view op) {
+// The pooling checks shared by avg and max: the rank, kernel_size, stride (and dilation for max),
+// padding against the window's span, the padded input against the span.
+Pool2dPlan plan_window(const Shape& x, DType dtype, const Size2& kernel, const Size2& stride, const Size2& padding,
+                       const Size2* dilation, bool ceil_mode, std::string_view op) {
   check_float_dtype(dtype, op);
   check_rank4(x, op, "input");
-  check_at_least_one(o.kernel_size, "kernel_size", op);
-  check_at_least_one(o.stride, "stride", op);
+  check_at_least_one(kernel, "kernel_size", op);
+  check_at_least_one(stride, "stride", op);
+  if (dilation != nullptr) check_at_least_one(*dilation, "dilation", op);
+  const Size2 span{dilation ? (*dilation)[0] * (kernel[0] - 1) + 1 : kernel[0],
+                   dilation ? (*dilation)[1] * (kernel[1] - 1) + 1 : kernel[1]};
+  // PyTorch's rule, for max_pool2d too: half the kernel_size, not of the dilated span.
   for (int d = 0; d < 2; ++d) {
-    if (o.padding[d] > o.kernel_size[d] / 2) {
-      panic(PanicId::PoolPadding,
-            {{"op", std::string(op)}, {"padding", size2(o.padding)}, {"kernel", size2(o.kernel_size)}});
+    if (padding[d] > kernel[d] / 2) {
+      panic(PanicId::PoolPadding, {{"op", std::string(op)}, {"padding", size2(padding)}, {"kernel", size2(kernel)}});
     }
   }
-  const Size2 padded{x[2] + 2 * o.padding[0], x[3] + 2 * o.padding[1]};
-  if (padded[0] < o.kernel_size[0] || padded[1] < o.kernel_size[1]) {
-    panic(PanicId::PoolKernelTooLarge,
-          {{"op", std::string(op)}, {"padded", size2(padded)}, {"kernel", size2(o.kernel_size)}});
+  const Size2 padded{x[2] + 2 * padding[0], x[3] + 2 * padding[1]};
+  if (padded[0] < span[0] || padded[1] < span[1]) {
+    panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", size2(padded)}, {"kernel", size2(span)}});
   }
-  return plan_of(x, pooled_size(x[2], o.kernel_size[0], o.stride[0], o.padding[0], o.ceil_mode),
-                 pooled_size(x[3], o.kernel_size[1], o.stride[1], o.padding[1], o.ceil_mode));
+  Pool2dPlan p = plan_of(x, pooled_size(x[2], span[0], stride[0], padding[0], ceil_mode),
+                         pooled_size(x[3], span[1], stride[1], padding[1], ceil_mode));
+  // With dilation, a window's cells can step over the input altogether (kernel 2, dilation 2,
+  // padding 1 on a size of 1: cells -1 and 1): it has no maximum (PyTorch returns -inf and an index
+  // outside the plane there).
+  if (dilation != nullptr) {
+    for (int d = 0; d < 2; ++d) {
+      const std::size_t in = x[2 + d], outputs = d == 0 ? p.out_h : p.out_w;
+      for (std::size_t o = 0; o < outputs && in > 0; ++o) {
+        const long long first = static_cast<long long>(o * stride[d]) - static_cast<long long>(padding[d]);
+        const long long step = static_cast<long long>((*dilation)[d]);
+        const long long i = first < 0 ? (-first + step - 1) / step : 0;  // the first cell at or past 0
+        if (i < static_cast<long long>(kernel[d]) && first + i * step < static_cast<long long>(in)) continue;
+        panic(PanicId::PoolEmptyWindow, {{"op", std::string(op)},
+                                         {"dim", std::to_string(2 + d)},
+                                         {"kernel", size2(kernel)},
+                                         {"dilation", size2(*dilation)},
+                                         {"padding", size2(padding)},
+                                         {"size", std::to_string(in)}});
+      }
+    }
+  }
+  return p;
+}
+
+// avg_pool2d's checks, naming `op` (avg_pool2d, or the backward pass that was called).
+Pool2dPlan plan_avg(const Shape& x, DType dtype, const AvgPool2dOptions& o, std::string_view op) {
+  return plan_window(x, dtype, o.kernel_size, o.stride, o.padding, nullptr, o.ceil_mode, op);
 }
 
 }  // namespace
+
+Pool2dPlan plan_max_pool2d(const Shape& x, DType dtype, const MaxPool2dOptions& o, std::string_view op) {
+  return plan_window(x, dtype, o.kernel_size, o.stride, o.padding, &o.dilation, o.ceil_mode, op);
+}
+
+Pool2dPlan plan_max_pool2d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype,
+                                    const Shape& indices, DType indices_dtype, const MaxPool2dOptions& options) {
+  constexpr std::string_view op = "max_pool2d_with_indices_backward";
+  check_grad_dtype(x_dtype, grad_dtype, op);
+  Pool2dPlan p = plan_max_pool2d(x, x_dtype, options, op);
+  if (grad != p.out) {
+    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
+  }
+  check_index_dtype(indices_dtype, op);
+  if (indices != grad) {
+    panic(PanicId::PoolIndicesShape, {{"op", std::string(op)}, {"expected", grad.to_string()}, {"got", indices.to_string()}});
+  }
+  return p;
+}
+
+void pool_index_out_of_range(long long index, std::size_t plane_size) {
+  index_out_of_range("max_pool2d_with_indices_backward", index, 2, plane_size);
+}
 
 Pool2dPlan plan_avg_pool2d(const Shape& x, DType dtype, const AvgPool2dOptions& options) {
   return plan_avg(x, dtype, options, "avg_pool2d");

@@ -17,6 +17,11 @@ std::pair<DispatchTensor, DispatchTensor> Dispatch::float_sort_with_indices(cons
   DispatchTensor values = float_sort(tensor, dim, descending);
   return {std::move(values), float_argsort(tensor, dim, descending)};
 }
+std::pair<DispatchTensor, DispatchTensor> Dispatch::max_pool2d_with_indices(const DispatchTensor& tensor,
+                                                                            const MaxPool2dOptions& options) {
+  DispatchTensor values = max_pool2d(tensor, options);
+  return {std::move(values), max_pool2d_indices(tensor, options)};
+}
 std::pair<DispatchTensor, DispatchTensor> Dispatch::float_topk_with_indices(const DispatchTensor& tensor,
                                                                             std::size_t dim, std::size_t k) {
   DispatchTensor values = float_topk(tensor, dim, k);

@@ -493,6 +493,19 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::adaptive_avg_pool2d:
       return at::adaptive_avg_pool2d(t[0], {std::int64_t(a.output_size[0]), std::int64_t(a.output_size[1])});
     case OpId::adaptive_avg_pool2d_backward: return at::_adaptive_avg_pool2d_backward(t[1], t[0]);
+    case OpId::max_pool2d:
+    case OpId::max_pool2d_indices:
+    case OpId::max_pool2d_with_indices_backward: {
+      const MaxPool2dOptions& o = a.max_pool2d;
+      const auto ints = [](const Size2& v) { return std::vector<std::int64_t>{std::int64_t(v[0]), std::int64_t(v[1])}; };
+      if (op == OpId::max_pool2d_with_indices_backward) {  // {x, indices, grad}
+        return at::max_pool2d_with_indices_backward(t[2], t[0], ints(o.kernel_size), ints(o.stride), ints(o.padding),
+                                                    ints(o.dilation), o.ceil_mode, t[1].to(at::kLong));
+      }
+      auto [values, positions] = at::max_pool2d_with_indices(t[0], ints(o.kernel_size), ints(o.stride), ints(o.padding),
+                                                             ints(o.dilation), o.ceil_mode);
+      return op == OpId::max_pool2d ? values : positions;
+    }
   }
   throw std::logic_error("torch_reference: not a registry op");
 }

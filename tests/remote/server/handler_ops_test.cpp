@@ -174,6 +174,15 @@ std::vector<Args> arguments(const OpInfo& info) {
       return {{.tensors = {image}, .dims = {2, 3}, .label = "to 2x3"}, {.tensors = {image}, .dims = {0, 3}, .label = "to 0x3"}};
     case OpSig::AdaptivePool2dBackward:
       return {{.tensors = {image, image_grad_k3s2}, .label = "from 2x2"}, {.tensors = {a, b}, .label = "[3, 3] input"}};
+    // kernel_size, stride, padding, dilation, ceil_mode.
+    case OpSig::MaxPool2d:
+      return {{.tensors = {image}, .dims = {3, 3, 2, 2, 1, 1, 1, 1, 0}, .label = "k3 s2 p1"},
+              {.tensors = {image}, .dims = {2, 2, 1, 1, 1, 1, 2, 1, 1}, .label = "k2 dilation 2x1 ceil"}};
+    case OpSig::MaxPool2dBackward:
+      return {{.tensors = {image, image_grad_k3s2, TensorData::from_i64({0, 4, 9, 11, 2, 2, 10, 5}, Shape{1, 2, 2, 2})},
+               .dims = {3, 3, 2, 2, 1, 1, 1, 1, 0}, .label = "k3 s2 p1"},
+              {.tensors = {image, image_grad_k3s2, TensorData::from_i64({0, 4, 9, 12, 2, 2, 10, 5}, Shape{1, 2, 2, 2})},
+               .dims = {3, 3, 2, 2, 1, 1, 1, 1, 0}, .label = "an index past the plane"}};
     case OpSig::Cat: {
       const TensorData& second = info.operand == OpKind::Float ? b : a;  // a piece of the receiver's kind
       return {{.tensors = {a, second}, .dims = {0}, .label = "dim 0"}, {.tensors = {a, second}, .dims = {1}, .label = "dim 1"}};
@@ -219,6 +228,11 @@ struct LocalArgs {
       AvgPool2dOptions o;
       for (Size2* v : {&o.kernel_size, &o.stride, &o.padding}) *v = get<Size2>();
       o.count_include_pad = get<bool>();
+      o.ceil_mode = get<bool>();
+      return o;
+    } else if constexpr (std::is_same_v<D, MaxPool2dOptions>) {
+      MaxPool2dOptions o;
+      for (Size2* v : {&o.kernel_size, &o.stride, &o.padding, &o.dilation}) *v = get<Size2>();
       o.ceil_mode = get<bool>();
       return o;
     } else {

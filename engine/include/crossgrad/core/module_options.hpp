@@ -29,6 +29,17 @@ struct AvgPool2dOptions {
   bool operator==(const AvgPool2dOptions&) const = default;
 };
 
+// max_pool2d, max_pool2d_indices, max_pool2d_with_indices_backward (Burn's arguments, in Burn's
+// order). A window of kernel_size cells every dilation cells spans dilation (kernel_size - 1) + 1.
+struct MaxPool2dOptions {
+  Size2 kernel_size{1, 1};
+  Size2 stride{1, 1};
+  Size2 padding{0, 0};
+  Size2 dilation{1, 1};
+  bool ceil_mode = false;
+  bool operator==(const MaxPool2dOptions&) const = default;
+};
+
 // One pooled dim of one output position: the input range [start, end) it averages (never empty
 // once the options passed rules::plan_avg_pool2d) and the count it divides by.
 struct PoolWindow {
@@ -54,6 +65,35 @@ CROSSGRAD_HOST_DEVICE inline std::int64_t adaptive_start(std::int64_t o, std::in
 }
 CROSSGRAD_HOST_DEVICE inline std::int64_t adaptive_end(std::int64_t o, std::int64_t in, std::int64_t out) {
   return ((o + 1) * in + out - 1) / out;
+}
+
+// max_pool2d's scan of one window (output oh, ow) of one plane of in_h x in_w cells, rows and columns
+// every dilation cells from o * stride - padding, padding cells skipped: PyTorch's rule, a cell
+// replaces the kept one when it is greater or NaN, from -inf at the window's first input cell. So
+// the first of equal maxima is kept (-0 before +0 as they come), and of several NaNs the last.
+// Returns the kept cell's index in the plane (h * in_w + w); every window has an input cell once
+// the options passed rules::plan_max_pool2d.
+struct MaxPoolWindow {
+  std::int64_t in_h, in_w, kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+};
+template <class T>
+CROSSGRAD_HOST_DEVICE std::int64_t max_pool_argmax(const T* plane, const MaxPoolWindow& g, std::int64_t oh, std::int64_t ow) {
+  std::int64_t h0 = oh * g.stride_h - g.pad_h, w0 = ow * g.stride_w - g.pad_w;
+  const std::int64_t h_end = h0 + (g.kernel_h - 1) * g.dilation_h + 1, w_end = w0 + (g.kernel_w - 1) * g.dilation_w + 1;
+  while (h0 < 0) h0 += g.dilation_h;
+  while (w0 < 0) w0 += g.dilation_w;
+  std::int64_t best = h0 * g.in_w + w0;
+  T kept = -static_cast<T>(__builtin_huge_val());
+  for (std::int64_t h = h0; h < h_end && h < g.in_h; h += g.dilation_h) {
+    for (std::int64_t w = w0; w < w_end && w < g.in_w; w += g.dilation_w) {
+      const T v = plane[h * g.in_w + w];
+      if (v > kept || v != v) {
+        kept = v;
+        best = h * g.in_w + w;
+      }
+    }
+  }
+  return best;
 }
 
 }  // namespace crossgrad

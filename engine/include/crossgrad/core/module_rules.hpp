@@ -37,6 +37,21 @@ Pool2dPlan plan_adaptive_avg_pool2d(const Shape& x, DType dtype, const Size2& ou
 // rank 4, x's batch and channels (pool-grad-shape), then plan_adaptive_avg_pool2d's checks.
 Pool2dPlan plan_adaptive_avg_pool2d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype);
 
+// max_pool2d(x, options) and max_pool2d_indices: avg_pool2d's checks with dilation (at least 1,
+// module-option-zero, after stride; padding at most half the kernel_size, PyTorch's rule) and the
+// window's span dilation (kernel - 1) + 1 in the kernel's place against the padded input, then
+// every window reaching an input cell (pool-empty-window).
+Pool2dPlan plan_max_pool2d(const Shape& x, DType dtype, const MaxPool2dOptions& options, std::string_view op);
+// max_pool2d_with_indices_backward(x, grad, indices, options): grad of x's dtype, the forward's
+// checks, grad of the output's shape (pool-grad-shape), indices I64 or I32 (unsupported-dtype) of
+// grad's shape (pool-indices-shape). The index values (each below in_h * in_w) are the kernel's to
+// check as it reads them (index-out-of-range).
+Pool2dPlan plan_max_pool2d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype,
+                                    const Shape& indices, DType indices_dtype, const MaxPool2dOptions& options);
+// An index of max_pool2d_with_indices_backward outside the plane of in_h * in_w cells: index-out-of-range
+// for dim 2 (the plane, flattened row-major).
+[[noreturn]] void pool_index_out_of_range(long long index, std::size_t plane_size);
+
 // Raised by Autodiff<B> for the ops that are themselves backward passes (Rule NotDifferentiable),
 // as Burn's Autodiff<B> does: not-differentiable.
 [[noreturn]] void not_differentiable(std::string_view op);

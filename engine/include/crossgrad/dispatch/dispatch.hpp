@@ -86,6 +86,9 @@ struct Dispatch {
                                                                            std::size_t k);
   static std::pair<DispatchTensor, DispatchTensor> float_max_dim_with_indices(const DispatchTensor& tensor, std::size_t dim);
   static std::pair<DispatchTensor, DispatchTensor> float_min_dim_with_indices(const DispatchTensor& tensor, std::size_t dim);
+  // Burn's max_pool2d_with_indices: (max_pool2d, max_pool2d_indices), which scan the same windows.
+  static std::pair<DispatchTensor, DispatchTensor> max_pool2d_with_indices(const DispatchTensor& tensor,
+                                                                           const MaxPool2dOptions& options);
   // Burn's int_ forms, (int_max_dim, int_argmax), (int_min_dim, int_argmin), (int_sort,
   // int_argsort) and (int_topk, int_argtopk): the int reductions take the first extreme in index
   // order and the int sort is stable, so both halves name the same element.

@@ -282,7 +282,10 @@
   X(avg_pool2d, avg_pool2d, AvgPool2d, Float, Float, Backward) \
   X(avg_pool2d_backward, avg_pool2d_backward, AvgPool2dBackward, Float, Float, NotDifferentiable) \
   X(adaptive_avg_pool2d, adaptive_avg_pool2d, AdaptivePool2d, Float, Float, Backward) \
-  X(adaptive_avg_pool2d_backward, adaptive_avg_pool2d_backward, AdaptivePool2dBackward, Float, Float, NotDifferentiable)
+  X(adaptive_avg_pool2d_backward, adaptive_avg_pool2d_backward, AdaptivePool2dBackward, Float, Float, NotDifferentiable) \
+  X(max_pool2d, max_pool2d, MaxPool2d, Float, Float, Backward) \
+  X(max_pool2d_indices, max_pool2d_indices, MaxPool2d, Float, Int, None) \
+  X(max_pool2d_with_indices_backward, max_pool2d_with_indices_backward, MaxPool2dBackward, Float, Float, NotDifferentiable)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -299,6 +302,8 @@
 // the receiver's leading dims and, for SCATTER_ND, a values tensor and an IndexingUpdateOp.
 // MASK_SELECT: a receiver and a Bool mask of its shape (float_mask_select). ZIP_WITH: two tensors
 // of one backend that need not broadcast (a module op's input and its output's gradient), then the
+// CROSSGRAD_SIG_EXTRA_<Sig> arguments. INDEXED_WITH: a receiver, a second float tensor, an Int
+// index tensor (max_pool2d_with_indices_backward: x, the gradient, the indices), then the
 // CROSSGRAD_SIG_EXTRA_<Sig> arguments. The module ops' options are structs (Note [Module ops],
 // core/module_options.hpp). MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
 // a scalar.
@@ -340,6 +345,9 @@
   (const T& tensor, const T& grad, const ::crossgrad::AvgPool2dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_AdaptivePool2d(T, I) (const T& tensor, const ::crossgrad::Size2& output_size)
 #define CROSSGRAD_SIG_PARAMS_AdaptivePool2dBackward(T, I) (const T& tensor, const T& grad)
+#define CROSSGRAD_SIG_PARAMS_MaxPool2d(T, I) (const T& tensor, const ::crossgrad::MaxPool2dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_MaxPool2dBackward(T, I) \
+  (const T& tensor, const T& grad, const I& indices, const ::crossgrad::MaxPool2dOptions& options)
 
 #define CROSSGRAD_SIG_CLASS_Unary MAP
 #define CROSSGRAD_SIG_CLASS_Binary ZIP
@@ -373,6 +381,8 @@
 #define CROSSGRAD_SIG_CLASS_AvgPool2dBackward ZIP_WITH
 #define CROSSGRAD_SIG_CLASS_AdaptivePool2d MAP
 #define CROSSGRAD_SIG_CLASS_AdaptivePool2dBackward ZIP_WITH
+#define CROSSGRAD_SIG_CLASS_MaxPool2d MAP
+#define CROSSGRAD_SIG_CLASS_MaxPool2dBackward INDEXED_WITH
 
 // The arguments after the receiver, for MAP signatures (after the second tensor, for ZIP_WITH).
 #define CROSSGRAD_SIG_EXTRA_Unary
@@ -393,6 +403,8 @@
 #define CROSSGRAD_SIG_EXTRA_AvgPool2dBackward , options
 #define CROSSGRAD_SIG_EXTRA_AdaptivePool2d , output_size
 #define CROSSGRAD_SIG_EXTRA_AdaptivePool2dBackward
+#define CROSSGRAD_SIG_EXTRA_MaxPool2d , options
+#define CROSSGRAD_SIG_EXTRA_MaxPool2dBackward , options
 
 // The parameters after the receiver, for MAP signatures (Tensor methods); after the second
 // tensor, for ZIP_WITH.
@@ -414,6 +426,8 @@
 #define CROSSGRAD_SIG_TAIL_AvgPool2dBackward , const ::crossgrad::AvgPool2dOptions& options
 #define CROSSGRAD_SIG_TAIL_AdaptivePool2d (const ::crossgrad::Size2& output_size)
 #define CROSSGRAD_SIG_TAIL_AdaptivePool2dBackward
+#define CROSSGRAD_SIG_TAIL_MaxPool2d (const ::crossgrad::MaxPool2dOptions& options)
+#define CROSSGRAD_SIG_TAIL_MaxPool2dBackward , const ::crossgrad::MaxPool2dOptions& options
 
 // Every parameter of a Sig by name, in order (a call forwarding all of them).
 #define CROSSGRAD_SIG_ARGS_Unary tensor
@@ -448,6 +462,8 @@
 #define CROSSGRAD_SIG_ARGS_AvgPool2dBackward tensor, grad, options
 #define CROSSGRAD_SIG_ARGS_AdaptivePool2d tensor, output_size
 #define CROSSGRAD_SIG_ARGS_AdaptivePool2dBackward tensor, grad
+#define CROSSGRAD_SIG_ARGS_MaxPool2d tensor, options
+#define CROSSGRAD_SIG_ARGS_MaxPool2dBackward tensor, grad, indices, options
 
 // Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
 #define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
@@ -475,7 +491,7 @@ enum class OpId : std::uint8_t {
 
 #define CROSSGRAD_OP_SIGS(X) \
   X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window) X(BinaryDim) X(Sort) X(TopK) X(RangesAssign) X(ScatterUpdate) X(GatherNd) X(ScatterNd) X(MaskSelect) \
-  X(AvgPool2d) X(AvgPool2dBackward) X(AdaptivePool2d) X(AdaptivePool2dBackward)
+  X(AvgPool2d) X(AvgPool2dBackward) X(AdaptivePool2d) X(AdaptivePool2dBackward) X(MaxPool2d) X(MaxPool2dBackward)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)
@@ -543,7 +559,7 @@ std::string_view op_sig_name(OpSig sig);
 constexpr bool takes_mask(OpSig sig) { return sig == OpSig::MaskWhere || sig == OpSig::MaskFill || sig == OpSig::MaskSelect; }
 constexpr bool takes_index_tensor(OpSig sig) {
   return sig == OpSig::Select || sig == OpSig::SelectAssign || sig == OpSig::Gather || sig == OpSig::Scatter ||
-         sig == OpSig::ScatterUpdate || sig == OpSig::GatherNd || sig == OpSig::ScatterNd;
+         sig == OpSig::ScatterUpdate || sig == OpSig::GatherNd || sig == OpSig::ScatterNd || sig == OpSig::MaxPool2dBackward;
 }
 std::string_view op_kind_name(OpKind kind);
 

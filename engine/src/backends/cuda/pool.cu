@@ -1,4 +1,4 @@
-// Cuda backend: avg_pool2d, adaptive_avg_pool2d and their backward passes (Note [Module ops]); the
+// Cuda backend: avg_pool2d, adaptive_avg_pool2d, max_pool2d and their backward passes (Note [Module ops]); the
 // kernels are in <crossgrad/backends/cuda_kernels/pool_kernels.cuh>, the checks are the shared
 // rules::plan_* run before any launch.
 #include "map_kernels.cuh"
@@ -83,6 +83,77 @@ CudaTensor Cuda::adaptive_avg_pool2d_backward(const CudaTensor& x, const CudaTen
                   using T = decltype(zero);
                   adaptive_avg_pool2d_backward_kernel<T><<<grid, kThreads, 0, stream>>>(data_of<T>(grad), dx, g);
                 });
+}
+
+namespace {
+
+MaxPoolWindow max_window(const rules::Pool2dPlan& p, const MaxPool2dOptions& o) {
+  const auto i = [](std::size_t v) { return static_cast<std::int64_t>(v); };
+  return MaxPoolWindow{i(p.in_h),      i(p.in_w),      i(o.kernel_size[0]), i(o.kernel_size[1]), i(o.stride[0]),
+                       i(o.stride[1]), i(o.padding[0]), i(o.padding[1]),    i(o.dilation[0]),    i(o.dilation[1])};
+}
+
+CudaTensor max_pool(const CudaTensor& x, const MaxPool2dOptions& o, const char* name, bool indices) {
+  const rules::Pool2dPlan p = rules::plan_max_pool2d(x.shape, x.dtype, o, name);
+  CudaTensor out = make_tensor(p.out, indices ? DType::I64 : x.dtype, x.dev);
+  if (p.out.num_elements() == 0) return out;
+  const int device = x.dev.index;
+  const MaxPoolWindow w = max_window(p, o);
+  const auto planes = static_cast<std::int64_t>(p.planes), oh = static_cast<std::int64_t>(p.out_h),
+             ow = static_cast<std::int64_t>(p.out_w);
+  with_float_type(x.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const unsigned grid = grid_for(p.out.num_elements(), device);
+    if (indices) {
+      max_pool2d_kernel<T, true><<<grid, kThreads, 0, activate(device)>>>(data_of<T>(x), nullptr, data_of<std::int64_t>(out),
+                                                                        planes, oh, ow, w);
+    } else {
+      max_pool2d_kernel<T, false><<<grid, kThreads, 0, activate(device)>>>(data_of<T>(x), data_of<T>(out), nullptr, planes,
+                                                                         oh, ow, w);
+    }
+    check_launch(name);
+  });
+  return out;
+}
+
+}  // namespace
+
+CudaTensor Cuda::max_pool2d(const CudaTensor& x, const MaxPool2dOptions& options) {
+  return max_pool(x, options, "max_pool2d", false);
+}
+
+CudaTensor Cuda::max_pool2d_indices(const CudaTensor& x, const MaxPool2dOptions& options) {
+  return max_pool(x, options, "max_pool2d_indices", true);
+}
+
+// The indices are read on the host first (a copy back), so that a bad one panics as on the CPU
+// backends, naming the first in row-major order.
+CudaTensor Cuda::max_pool2d_with_indices_backward(const CudaTensor& x, const CudaTensor& grad, const CudaTensor& indices,
+                                                  const MaxPool2dOptions& options) {
+  const rules::Pool2dPlan p =
+      rules::plan_max_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype, indices.shape, indices.dtype, options);
+  CudaTensor out = make_tensor(x.shape, x.dtype, x.dev);
+  if (x.shape.num_elements() == 0) return out;
+  const std::size_t plane = p.in_h * p.in_w;
+  for (std::int64_t at : Cuda::into_data(indices).to_i64()) {
+    if (at < 0 || static_cast<std::size_t>(at) >= plane) rules::pool_index_out_of_range(at, plane);
+  }
+  const int device = x.dev.index;
+  with_float_type(x.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const auto planes = static_cast<std::int64_t>(p.planes);
+    const auto outputs = static_cast<std::int64_t>(p.out_h * p.out_w);
+    const unsigned grid = grid_for(p.planes, device);
+    if (indices.dtype == DType::I64) {
+      max_pool2d_backward_kernel<T, std::int64_t><<<grid, kThreads, 0, activate(device)>>>(
+          data_of<T>(grad), data_of<std::int64_t>(indices), data_of<T>(out), planes, static_cast<std::int64_t>(plane), outputs);
+    } else {
+      max_pool2d_backward_kernel<T, std::int32_t><<<grid, kThreads, 0, activate(device)>>>(
+          data_of<T>(grad), data_of<std::int32_t>(indices), data_of<T>(out), planes, static_cast<std::int64_t>(plane), outputs);
+    }
+    check_launch("max_pool2d_with_indices_backward");
+  });
+  return out;
 }
 
 }  // namespace crossgrad::backends

@@ -44,4 +44,42 @@ LibTorchTensor LibTorch::adaptive_avg_pool2d_backward(const LibTorchTensor& x, c
   return libtorch::run(Call{op_code(OpId::adaptive_avg_pool2d_backward), {&x, &grad}, {}, {}}, x.shape, x.dtype);
 }
 
+namespace {
+
+// MaxPool2dOptions as the plugin reads them: kernel_size, stride, padding, dilation, ceil_mode.
+std::vector<int64_t> max_pool_ints(const MaxPool2dOptions& o) {
+  std::vector<int64_t> out;
+  for (const Size2* v : {&o.kernel_size, &o.stride, &o.padding, &o.dilation}) {
+    out.push_back(static_cast<int64_t>((*v)[0]));
+    out.push_back(static_cast<int64_t>((*v)[1]));
+  }
+  out.push_back(o.ceil_mode ? 1 : 0);
+  return out;
+}
+
+}  // namespace
+
+LibTorchTensor LibTorch::max_pool2d(const LibTorchTensor& x, const MaxPool2dOptions& options) {
+  const rules::Pool2dPlan p = rules::plan_max_pool2d(x.shape, x.dtype, options, "max_pool2d");
+  return libtorch::run(Call{op_code(OpId::max_pool2d), {&x}, {}, max_pool_ints(options)}, p.out, x.dtype);
+}
+
+LibTorchTensor LibTorch::max_pool2d_indices(const LibTorchTensor& x, const MaxPool2dOptions& options) {
+  const rules::Pool2dPlan p = rules::plan_max_pool2d(x.shape, x.dtype, options, "max_pool2d_indices");
+  return libtorch::run(Call{op_code(OpId::max_pool2d_indices), {&x}, {}, max_pool_ints(options)}, p.out, DType::I64);
+}
+
+// The indices are read on the host first, so that a bad one panics as on the other backends.
+LibTorchTensor LibTorch::max_pool2d_with_indices_backward(const LibTorchTensor& x, const LibTorchTensor& grad,
+                                                          const LibTorchTensor& indices, const MaxPool2dOptions& options) {
+  const rules::Pool2dPlan p =
+      rules::plan_max_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype, indices.shape, indices.dtype, options);
+  const std::size_t plane = p.in_h * p.in_w;
+  for (std::int64_t at : libtorch::to_host(indices).to_i64()) {
+    if (at < 0 || static_cast<std::size_t>(at) >= plane) rules::pool_index_out_of_range(at, plane);
+  }
+  return libtorch::run(Call{op_code(OpId::max_pool2d_with_indices_backward), {&x, &grad, &indices}, {}, max_pool_ints(options)},
+                       x.shape, x.dtype);
+}
+
 }  // namespace crossgrad::backends

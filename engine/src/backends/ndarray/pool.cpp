@@ -1,11 +1,13 @@
-// NdArray: the 2-D average poolings and their backward passes, as plain loops from the definition
-// (docs/OPS.md "Module ops"): each output averages its window (core/module_options.hpp), summed
-// row by row in the tensor's dtype; each input's gradient sums g / count over the windows that
-// contain it, in output row-major order (the order in which PyTorch's CPU kernel scatters them).
+// NdArray: the 2-D poolings (average, adaptive average, max) and their backward passes, as plain
+// loops from the definition (docs/OPS.md "Module ops"): each output averages its window
+// (core/module_options.hpp), summed row by row in the tensor's dtype, or keeps its maximum
+// (max_pool_argmax); each input's gradient sums what the outputs send it, in output row-major order
+// (the order in which PyTorch's CPU kernels scatter them).
 #include <crossgrad/core/module_rules.hpp>
 
 #include "common.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace crossgrad::backends {
@@ -120,6 +122,74 @@ NdArrayTensor NdArray::adaptive_avg_pool2d_backward(const NdArrayTensor& x, cons
           }
         }
       }
+    });
+  });
+  return out;
+}
+
+namespace {
+
+MaxPoolWindow max_window(const rules::Pool2dPlan& p, const MaxPool2dOptions& o) {
+  return MaxPoolWindow{Index(p.in_h),         Index(p.in_w),         Index(o.kernel_size[0]), Index(o.kernel_size[1]),
+                       Index(o.stride[0]),    Index(o.stride[1]),    Index(o.padding[0]),     Index(o.padding[1]),
+                       Index(o.dilation[0]),  Index(o.dilation[1])};
+}
+
+// Each output's window scanned (max_pool_argmax): its value, or (indices) its cell in the plane.
+NdArrayTensor max_pool(const NdArrayTensor& x, const MaxPool2dOptions& o, std::string_view op, bool indices) {
+  const rules::Pool2dPlan p = rules::plan_max_pool2d(x.shape, x.dtype, o, op);
+  NdArrayTensor out = make_tensor(p.out, indices ? DType::I64 : x.dtype);
+  const MaxPoolWindow g = max_window(p, o);
+  with_float_type(x.dtype, [&]<class T>(T) {
+    const T* in = x.data<T>();
+    for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
+      for (Index oh = 0; oh < Index(p.out_h); ++oh) {
+        for (Index ow = 0; ow < Index(p.out_w); ++ow) {
+          const Index at = max_pool_argmax(in + xo, g, oh, ow);
+          const std::size_t o_at = yo + std::size_t(oh) * p.out_w + std::size_t(ow);
+          if (indices) {
+            out.template mutable_data<std::int64_t>()[o_at] = at;
+          } else {
+            out.template mutable_data<T>()[o_at] = in[xo + std::size_t(at)];
+          }
+        }
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace
+
+NdArrayTensor NdArray::max_pool2d(const NdArrayTensor& x, const MaxPool2dOptions& options) {
+  return max_pool(x, options, "max_pool2d", false);
+}
+
+NdArrayTensor NdArray::max_pool2d_indices(const NdArrayTensor& x, const MaxPool2dOptions& options) {
+  return max_pool(x, options, "max_pool2d_indices", true);
+}
+
+// Each output's gradient added to the cell its index names, outputs in row-major order (PyTorch's
+// CPU order); an index outside the plane panics index-out-of-range as it is read.
+NdArrayTensor NdArray::max_pool2d_with_indices_backward(const NdArrayTensor& x, const NdArrayTensor& grad, const NdArrayTensor& indices,
+                                                     const MaxPool2dOptions& options) {
+  const rules::Pool2dPlan p =
+      rules::plan_max_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype, indices.shape, indices.dtype, options);
+  NdArrayTensor out = make_tensor(x.shape, x.dtype);
+  const std::size_t plane = p.in_h * p.in_w;
+  with_float_type(x.dtype, [&]<class T>(T) {
+    const T* g = grad.data<T>();
+    T* dx = out.mutable_data<T>();
+    host::with_int_type(indices.dtype, [&]<class I>(I) {
+      const I* idx = indices.data<I>();
+      for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
+        std::fill(dx + xo, dx + xo + plane, T(0));
+        for (std::size_t o = yo; o < yo + p.out_h * p.out_w; ++o) {
+          const long long at = static_cast<long long>(idx[o]);
+          if (at < 0 || static_cast<std::size_t>(at) >= plane) rules::pool_index_out_of_range(at, plane);
+          dx[xo + static_cast<std::size_t>(at)] += g[o];
+        }
+      });
     });
   });
   return out;

@@ -70,7 +70,9 @@ bool is_hop(Op op);
 // expand prepends a dim of 2 and widens a size-1 dim `dim` to 3; avg_pool2d takes kernel_size
 // {1 + dim1 % 3, 1 + dim1 / 3 % 3}, stride {1 + dim1 / 9 % 2, 1 + dim1 / 18 % 2}, half the kernel as
 // padding when dim1 / 36 is odd, count_include_pad when dim1 / 72 is even and ceil_mode when
-// dim1 / 144 is odd; adaptive_avg_pool2d pools to {1 + dim1 % 3, 1 + dim1 / 3 % 3}.
+// dim1 / 144 is odd; adaptive_avg_pool2d pools to {1 + dim1 % 3, 1 + dim1 / 3 % 3}; max_pool2d takes
+// avg_pool2d's kernel_size, stride and padding rule (half the kernel), dilation {1 + dim1 / 72 % 2,
+// 1 + dim1 / 144 % 2} and ceil_mode when dim1 / 288 is odd.
 struct OpSpec {
   Op op = Op::float_neg;
   std::size_t lhs = 0;

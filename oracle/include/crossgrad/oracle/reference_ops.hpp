@@ -59,11 +59,13 @@ struct OpArgs {
   IndexingUpdateOp update = IndexingUpdateOp::Assign;  // ScatterUpdate (with dim), ScatterNd
   AvgPool2dOptions avg_pool2d;                      // AvgPool2d, AvgPool2dBackward
   Size2 output_size{1, 1};                          // AdaptivePool2d
+  MaxPool2dOptions max_pool2d;                      // MaxPool2d, MaxPool2dBackward
   bool tracked = false;  // the operands are on an autodiff device: Mul, Min and Max scatters panic
                          // scatter-update-gradient once their other checks pass
 };
 
-// The operands, by Sig: Binary and BinaryDim {lhs, rhs}; AvgPool2dBackward and AdaptivePool2dBackward {x, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
+// The operands, by Sig: Binary and BinaryDim {lhs, rhs}; AvgPool2dBackward and AdaptivePool2dBackward {x, grad};
+// MaxPool2dBackward {x, indices, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
 // SelectAssign, Scatter, ScatterUpdate and ScatterNd {tensor, indices, values}; MaskWhere {tensor, mask, value}; MaskSelect {tensor, mask}; MaskFill {tensor, mask} (the
 // fill value is OpArgs::scalar); Cat the list (possibly empty); every other Sig {tensor}.
 struct ReferenceResult {
@@ -75,6 +77,7 @@ ReferenceResult reference_op(OpId op, const std::vector<HostArray>& operands, co
 // avg_pool2d's result shape for an input of shape x, by the oracle's own rule (reference_ops.cpp);
 // nullopt when the options or the shape are invalid.
 std::optional<std::vector<std::size_t>> avg_pool2d_shape(const std::vector<std::size_t>& x, const AvgPool2dOptions& options);
+std::optional<std::vector<std::size_t>> max_pool2d_shape(const std::vector<std::size_t>& x, const MaxPool2dOptions& options);
 // Whether the op has a backward rule with these arguments: its registry rule is Backward and, for
 // float_scatter / float_scatter_nd, the update is Assign or Add (scatter-update-gradient otherwise).
 bool differentiable(OpId op, const OpArgs& args);

@@ -1,6 +1,6 @@
 #pragma once
 // Device kernels of the Cuda backend's module ops (Note [Module ops]): avg_pool2d,
-// adaptive_avg_pool2d and their backward passes; the launchers are in engine/src/backends/cuda/pool.cu.
+// adaptive_avg_pool2d, max_pool2d (values and indices) and their backward passes; the launchers are in engine/src/backends/cuda/pool.cu.
 // Device code only, as kernels.cuh, so tests/unit/cuda_pool_kernels_emulation_test.cpp runs these
 // very templates on the CPU. Not engine API.
 //
@@ -127,6 +127,44 @@ __global__ void __launch_bounds__(kThreads) adaptive_avg_pool2d_backward_kernel(
       }
     }
     dx[t] = acc;
+  }
+}
+
+// max_pool2d (kIndices: max_pool2d_indices): one thread per output, the window scanned by the
+// engine's one definition (max_pool_argmax).
+template <class T, bool kIndices>
+__global__ void __launch_bounds__(kThreads) max_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y,
+                                                              std::int64_t* __restrict__ at, std::int64_t planes,
+                                                              std::int64_t out_h, std::int64_t out_w, MaxPoolWindow w) {
+  const std::int64_t total = planes * out_h * out_w;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
+    const std::int64_t ow = t % out_w;
+    const std::int64_t oh = (t / out_w) % out_h;
+    const T* plane = x + (t / (out_w * out_h)) * w.in_h * w.in_w;
+    const std::int64_t best = max_pool_argmax(plane, w, oh, ow);
+    if constexpr (kIndices) {
+      at[t] = best;
+    } else {
+      y[t] = plane[best];
+    }
+  }
+}
+
+// max_pool2d_with_indices_backward: one thread per plane adds each output's gradient to the cell
+// its index names, outputs in row-major order: NdArray's additions in NdArray's order, for any
+// indices the host has checked to lie in the plane (not only each window's maximum), without
+// atomics. Parallel over planes only (batch x channels).
+template <class T, class I>
+__global__ void __launch_bounds__(kThreads) max_pool2d_backward_kernel(const T* __restrict__ grad,
+                                                                       const I* __restrict__ indices, T* __restrict__ dx,
+                                                                       std::int64_t planes, std::int64_t plane_size,
+                                                                       std::int64_t outputs) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t p = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; p < planes; p += stride) {
+    T* d = dx + p * plane_size;
+    for (std::int64_t c = 0; c < plane_size; ++c) d[c] = T(0);
+    for (std::int64_t o = p * outputs; o < (p + 1) * outputs; ++o) d[static_cast<std::int64_t>(indices[o])] += grad[o];
   }
 }
 

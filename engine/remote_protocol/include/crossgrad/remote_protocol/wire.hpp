@@ -14,6 +14,7 @@
 //   DType                        -> dtype           std::vector<Range>        -> ranges
 //   Size2                        -> dims (2)        AvgPool2dOptions          -> dims (8: kernel_size,
 //                                                      stride, padding, count_include_pad, ceil_mode)
+//   MaxPool2dOptions             -> dims (9: kernel_size, stride, padding, dilation, ceil_mode)
 // The client calls put_args(call, args...) with the op's arguments; the server walks the served
 // backend's function type with an ArgReader, which throws WireError when an argument is missing or
 // one is left over (finish()), so a call whose shape does not fit the op's Sig is INVALID_ARGUMENT.
@@ -102,6 +103,13 @@ inline void put_arg(proto::OpCall& call, const ::crossgrad::Size2& size) {
   call.add_dims(size[0]);
   call.add_dims(size[1]);
 }
+inline void put_arg(proto::OpCall& call, const ::crossgrad::MaxPool2dOptions& o) {
+  put_arg(call, o.kernel_size);
+  put_arg(call, o.stride);
+  put_arg(call, o.padding);
+  put_arg(call, o.dilation);
+  put_arg(call, o.ceil_mode);
+}
 inline void put_arg(proto::OpCall& call, const ::crossgrad::AvgPool2dOptions& o) {
   put_arg(call, o.kernel_size);
   put_arg(call, o.stride);
@@ -151,6 +159,7 @@ class ArgReader {
   std::vector<std::size_t> remaining_dims();        // all the rest (Axes)
   ::crossgrad::Size2 size2();                       // the next two dims
   ::crossgrad::AvgPool2dOptions avg_pool2d_options();  // the next eight dims (put_arg's order)
+  ::crossgrad::MaxPool2dOptions max_pool2d_options();  // the next nine dims (put_arg's order)
   ::crossgrad::Shape shape();                       // the whole shape field
   ::crossgrad::DType dtype();                       // the dtype field
   std::vector<::crossgrad::Range> ranges();         // the whole ranges field

@@ -632,6 +632,18 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
                                      c10::nullopt);
     case OpId::adaptive_avg_pool2d: return at::adaptive_avg_pool2d(in(c, 0), {integer(c, 0), integer(c, 1)});
     case OpId::adaptive_avg_pool2d_backward: return at::_adaptive_avg_pool2d_backward(in(c, 1), in(c, 0));
+    // max_pool2d: kernel_size, stride, padding, dilation (2 each), ceil_mode (max_pool_ints, libtorch/pool.cpp).
+    case OpId::max_pool2d:
+    case OpId::max_pool2d_indices: {
+      auto [values, positions] = at::max_pool2d_with_indices(in(c, 0), {integer(c, 0), integer(c, 1)}, {integer(c, 2), integer(c, 3)},
+                                                             {integer(c, 4), integer(c, 5)}, {integer(c, 6), integer(c, 7)},
+                                                             integer(c, 8) != 0);
+      return op == OpId::max_pool2d ? values : positions;
+    }
+    case OpId::max_pool2d_with_indices_backward:
+      return at::max_pool2d_with_indices_backward(in(c, 1), in(c, 0), {integer(c, 0), integer(c, 1)}, {integer(c, 2), integer(c, 3)},
+                                                  {integer(c, 4), integer(c, 5)}, {integer(c, 6), integer(c, 7)},
+                                                  integer(c, 8) != 0, in(c, 2).to(at::kLong));
   }
   throw std::invalid_argument("unknown op code");
 }
