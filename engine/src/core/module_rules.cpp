@@ -110,11 +110,13 @@ Pool2dPlan plan_max_pool2d_backward(const Shape& x, DType x_dtype, const Shape& 
   check_grad_dtype(x_dtype, grad_dtype, op);
   Pool2dPlan p = plan_max_pool2d(x, x_dtype, options, op);
   if (grad != p.out) {
-    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
+    panic(PanicId::PoolGradShape,
+          {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
   }
   check_index_dtype(indices_dtype, op);
   if (indices != grad) {
-    panic(PanicId::PoolIndicesShape, {{"op", std::string(op)}, {"expected", grad.to_string()}, {"got", indices.to_string()}});
+    panic(PanicId::PoolIndicesShape,
+          {{"op", std::string(op)}, {"expected", grad.to_string()}, {"got", indices.to_string()}});
   }
   return p;
 }
@@ -133,7 +135,8 @@ Pool2dPlan plan_avg_pool2d_backward(const Shape& x, DType x_dtype, const Shape& 
   check_grad_dtype(x_dtype, grad_dtype, op);
   Pool2dPlan p = plan_avg(x, x_dtype, options, op);
   if (grad != p.out) {
-    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
+    panic(PanicId::PoolGradShape,
+          {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
   }
   return p;
 }
@@ -154,7 +157,8 @@ Pool2dPlan plan_adaptive_avg_pool2d_backward(const Shape& x, DType x_dtype, cons
   check_rank4(grad, op, "gradient");
   if (grad[0] != x[0] || grad[1] != x[1]) {
     const Shape expected{x[0], x[1], grad[2], grad[3]};
-    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", expected.to_string()}, {"got", grad.to_string()}});
+    panic(PanicId::PoolGradShape,
+          {{"op", std::string(op)}, {"expected", expected.to_string()}, {"got", grad.to_string()}});
   }
   check_at_least_one(Size2{grad[2], grad[3]}, "output_size", op);
   if (x[2] == 0 || x[3] == 0) panic(PanicId::PoolEmptyInput, {{"op", std::string(op)}, {"shape", x.to_string()}});

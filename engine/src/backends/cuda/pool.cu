@@ -89,8 +89,8 @@ namespace {
 
 MaxPoolWindow max_window(const rules::Pool2dPlan& p, const MaxPool2dOptions& o) {
   const auto i = [](std::size_t v) { return static_cast<std::int64_t>(v); };
-  return MaxPoolWindow{i(p.in_h),      i(p.in_w),      i(o.kernel_size[0]), i(o.kernel_size[1]), i(o.stride[0]),
-                       i(o.stride[1]), i(o.padding[0]), i(o.padding[1]),    i(o.dilation[0]),    i(o.dilation[1])};
+  return MaxPoolWindow{i(p.in_h),      i(p.in_w),       i(o.kernel_size[0]), i(o.kernel_size[1]), i(o.stride[0]),
+                       i(o.stride[1]), i(o.padding[0]), i(o.padding[1]),     i(o.dilation[0]),    i(o.dilation[1])};
 }
 
 CudaTensor max_pool(const CudaTensor& x, const MaxPool2dOptions& o, const char* name, bool indices) {
@@ -105,11 +105,11 @@ CudaTensor max_pool(const CudaTensor& x, const MaxPool2dOptions& o, const char* 
     using T = decltype(zero);
     const unsigned grid = grid_for(p.out.num_elements(), device);
     if (indices) {
-      max_pool2d_kernel<T, true><<<grid, kThreads, 0, activate(device)>>>(data_of<T>(x), nullptr, data_of<std::int64_t>(out),
-                                                                        planes, oh, ow, w);
+      max_pool2d_kernel<T, true><<<grid, kThreads, 0, activate(device)>>>(
+          data_of<T>(x), nullptr, data_of<std::int64_t>(out), planes, oh, ow, w);
     } else {
-      max_pool2d_kernel<T, false><<<grid, kThreads, 0, activate(device)>>>(data_of<T>(x), data_of<T>(out), nullptr, planes,
-                                                                         oh, ow, w);
+      max_pool2d_kernel<T, false>
+          <<<grid, kThreads, 0, activate(device)>>>(data_of<T>(x), data_of<T>(out), nullptr, planes, oh, ow, w);
     }
     check_launch(name);
   });
@@ -128,8 +128,8 @@ CudaTensor Cuda::max_pool2d_indices(const CudaTensor& x, const MaxPool2dOptions&
 
 // The indices are read on the host first (a copy back), so that a bad one panics as on the CPU
 // backends, naming the first in row-major order.
-CudaTensor Cuda::max_pool2d_with_indices_backward(const CudaTensor& x, const CudaTensor& grad, const CudaTensor& indices,
-                                                  const MaxPool2dOptions& options) {
+CudaTensor Cuda::max_pool2d_with_indices_backward(const CudaTensor& x, const CudaTensor& grad,
+                                                  const CudaTensor& indices, const MaxPool2dOptions& options) {
   const rules::Pool2dPlan p =
       rules::plan_max_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype, indices.shape, indices.dtype, options);
   CudaTensor out = make_tensor(x.shape, x.dtype, x.dev);
@@ -145,11 +145,13 @@ CudaTensor Cuda::max_pool2d_with_indices_backward(const CudaTensor& x, const Cud
     const auto outputs = static_cast<std::int64_t>(p.out_h * p.out_w);
     const unsigned grid = grid_for(p.planes, device);
     if (indices.dtype == DType::I64) {
-      max_pool2d_backward_kernel<T, std::int64_t><<<grid, kThreads, 0, activate(device)>>>(
-          data_of<T>(grad), data_of<std::int64_t>(indices), data_of<T>(out), planes, static_cast<std::int64_t>(plane), outputs);
+      max_pool2d_backward_kernel<T, std::int64_t>
+          <<<grid, kThreads, 0, activate(device)>>>(data_of<T>(grad), data_of<std::int64_t>(indices), data_of<T>(out),
+                                                    planes, static_cast<std::int64_t>(plane), outputs);
     } else {
-      max_pool2d_backward_kernel<T, std::int32_t><<<grid, kThreads, 0, activate(device)>>>(
-          data_of<T>(grad), data_of<std::int32_t>(indices), data_of<T>(out), planes, static_cast<std::int64_t>(plane), outputs);
+      max_pool2d_backward_kernel<T, std::int32_t>
+          <<<grid, kThreads, 0, activate(device)>>>(data_of<T>(grad), data_of<std::int32_t>(indices), data_of<T>(out),
+                                                    planes, static_cast<std::int64_t>(plane), outputs);
     }
     check_launch("max_pool2d_with_indices_backward");
   });

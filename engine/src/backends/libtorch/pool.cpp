@@ -12,10 +12,14 @@ using libtorch::op_code;
 
 // AvgPool2dOptions as the plugin reads them: kernel_size, stride, padding, count_include_pad, ceil_mode.
 std::vector<int64_t> pool_ints(const AvgPool2dOptions& o) {
-  return {static_cast<int64_t>(o.kernel_size[0]), static_cast<int64_t>(o.kernel_size[1]),
-          static_cast<int64_t>(o.stride[0]),      static_cast<int64_t>(o.stride[1]),
-          static_cast<int64_t>(o.padding[0]),     static_cast<int64_t>(o.padding[1]),
-          o.count_include_pad ? 1 : 0,            o.ceil_mode ? 1 : 0};
+  return {static_cast<int64_t>(o.kernel_size[0]),
+          static_cast<int64_t>(o.kernel_size[1]),
+          static_cast<int64_t>(o.stride[0]),
+          static_cast<int64_t>(o.stride[1]),
+          static_cast<int64_t>(o.padding[0]),
+          static_cast<int64_t>(o.padding[1]),
+          o.count_include_pad ? 1 : 0,
+          o.ceil_mode ? 1 : 0};
 }
 
 }  // namespace
@@ -28,13 +32,14 @@ LibTorchTensor LibTorch::avg_pool2d(const LibTorchTensor& x, const AvgPool2dOpti
 LibTorchTensor LibTorch::avg_pool2d_backward(const LibTorchTensor& x, const LibTorchTensor& grad,
                                              const AvgPool2dOptions& options) {
   rules::plan_avg_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype, options);
-  return libtorch::run(Call{op_code(OpId::avg_pool2d_backward), {&x, &grad}, {}, pool_ints(options)}, x.shape,
-                       x.dtype);
+  return libtorch::run(Call{op_code(OpId::avg_pool2d_backward), {&x, &grad}, {}, pool_ints(options)}, x.shape, x.dtype);
 }
 
 LibTorchTensor LibTorch::adaptive_avg_pool2d(const LibTorchTensor& x, const Size2& output_size) {
   const rules::Pool2dPlan p = rules::plan_adaptive_avg_pool2d(x.shape, x.dtype, output_size);
-  return libtorch::run(Call{op_code(OpId::adaptive_avg_pool2d), {&x}, {},
+  return libtorch::run(Call{op_code(OpId::adaptive_avg_pool2d),
+                            {&x},
+                            {},
                             {static_cast<int64_t>(output_size[0]), static_cast<int64_t>(output_size[1])}},
                        p.out, x.dtype);
 }
@@ -71,15 +76,17 @@ LibTorchTensor LibTorch::max_pool2d_indices(const LibTorchTensor& x, const MaxPo
 
 // The indices are read on the host first, so that a bad one panics as on the other backends.
 LibTorchTensor LibTorch::max_pool2d_with_indices_backward(const LibTorchTensor& x, const LibTorchTensor& grad,
-                                                          const LibTorchTensor& indices, const MaxPool2dOptions& options) {
+                                                          const LibTorchTensor& indices,
+                                                          const MaxPool2dOptions& options) {
   const rules::Pool2dPlan p =
       rules::plan_max_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype, indices.shape, indices.dtype, options);
   const std::size_t plane = p.in_h * p.in_w;
   for (std::int64_t at : libtorch::to_host(indices).to_i64()) {
     if (at < 0 || static_cast<std::size_t>(at) >= plane) rules::pool_index_out_of_range(at, plane);
   }
-  return libtorch::run(Call{op_code(OpId::max_pool2d_with_indices_backward), {&x, &grad, &indices}, {}, max_pool_ints(options)},
-                       x.shape, x.dtype);
+  return libtorch::run(
+      Call{op_code(OpId::max_pool2d_with_indices_backward), {&x, &grad, &indices}, {}, max_pool_ints(options)}, x.shape,
+      x.dtype);
 }
 
 }  // namespace crossgrad::backends

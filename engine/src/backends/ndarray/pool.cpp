@@ -1,198 +1,41 @@
-// NdArray: the 2-D poolings (average, adaptive average, max) and their backward passes, as plain
-// loops from the definition (docs/OPS.md "Module ops"): each output averages its window
-// (core/module_options.hpp), summed row by row in the tensor's dtype, or keeps its maximum
-// (max_pool_argmax); each input's gradient sums what the outputs send it, in output row-major order
-// (the order in which PyTorch's CPU kernels scatter them).
-#include <crossgrad/core/module_rules.hpp>
+// NdArray: the 2-D poolings (docs/OPS.md "Module ops"), the host kernels of host_pool.hpp with the
+// planes taken in order on the calling thread: the reference Flex is compared with bit for bit.
+#include <crossgrad/backends/ndarray.hpp>
 
-#include "common.hpp"
-
-#include <algorithm>
-#include <cstdint>
+#include "backends/host_pool.hpp"
 
 namespace crossgrad::backends {
 namespace {
 
-using ndarray_detail::make_tensor;
-using ndarray_detail::with_float_type;
-
-using Index = std::int64_t;
-
-// Calls f(plane, x_plane_offset, y_plane_offset) for each of the plan's planes.
-template <class F>
-void for_each_plane(const rules::Pool2dPlan& p, F f) {
+// Every [batch, channels] plane in order.
+constexpr auto kEachPlane = [](const rules::Pool2dPlan& p, const auto& f) {
   for (std::size_t c = 0; c < p.planes; ++c) f(c * p.in_h * p.in_w, c * p.out_h * p.out_w);
-}
+};
 
 }  // namespace
 
-NdArrayTensor NdArray::avg_pool2d(const NdArrayTensor& x, const AvgPool2dOptions& o) {
-  const rules::Pool2dPlan p = rules::plan_avg_pool2d(x.shape, x.dtype, o);
-  NdArrayTensor out = make_tensor(p.out, x.dtype);
-  with_float_type(x.dtype, [&]<class T>(T) {
-    const T* in = x.data<T>();
-    T* y = out.mutable_data<T>();
-    for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
-      for (Index oh = 0; oh < Index(p.out_h); ++oh) {
-        const PoolWindow wh = pool_window(oh, Index(p.in_h), Index(o.kernel_size[0]), Index(o.stride[0]),
-                                          Index(o.padding[0]), o.count_include_pad);
-        for (Index ow = 0; ow < Index(p.out_w); ++ow) {
-          const PoolWindow ww = pool_window(ow, Index(p.in_w), Index(o.kernel_size[1]), Index(o.stride[1]),
-                                            Index(o.padding[1]), o.count_include_pad);
-          T sum = T(0);
-          for (Index h = wh.start; h < wh.end; ++h) {
-            for (Index w = ww.start; w < ww.end; ++w) sum += in[xo + std::size_t(h) * p.in_w + std::size_t(w)];
-          }
-          y[yo + std::size_t(oh) * p.out_w + std::size_t(ow)] = sum / static_cast<T>(wh.count * ww.count);
-        }
-      }
-    });
-  });
-  return out;
+NdArrayTensor NdArray::avg_pool2d(const NdArrayTensor& x, const AvgPool2dOptions& options) {
+  return host_pool::avg_pool2d(x, options, kEachPlane);
 }
-
 NdArrayTensor NdArray::avg_pool2d_backward(const NdArrayTensor& x, const NdArrayTensor& grad,
-                                           const AvgPool2dOptions& o) {
-  const rules::Pool2dPlan p = rules::plan_avg_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype, o);
-  NdArrayTensor out = make_tensor(x.shape, x.dtype);
-  with_float_type(x.dtype, [&]<class T>(T) {
-    const T* g = grad.data<T>();
-    T* dx = out.mutable_data<T>();
-    for (std::size_t i = 0; i < out.num_elements(); ++i) dx[i] = T(0);
-    for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
-      for (Index oh = 0; oh < Index(p.out_h); ++oh) {
-        const PoolWindow wh = pool_window(oh, Index(p.in_h), Index(o.kernel_size[0]), Index(o.stride[0]),
-                                          Index(o.padding[0]), o.count_include_pad);
-        for (Index ow = 0; ow < Index(p.out_w); ++ow) {
-          const PoolWindow ww = pool_window(ow, Index(p.in_w), Index(o.kernel_size[1]), Index(o.stride[1]),
-                                            Index(o.padding[1]), o.count_include_pad);
-          const T share = g[yo + std::size_t(oh) * p.out_w + std::size_t(ow)] / static_cast<T>(wh.count * ww.count);
-          for (Index h = wh.start; h < wh.end; ++h) {
-            for (Index w = ww.start; w < ww.end; ++w) dx[xo + std::size_t(h) * p.in_w + std::size_t(w)] += share;
-          }
-        }
-      }
-    });
-  });
-  return out;
+                                           const AvgPool2dOptions& options) {
+  return host_pool::avg_pool2d_backward(x, grad, options, kEachPlane);
 }
-
 NdArrayTensor NdArray::adaptive_avg_pool2d(const NdArrayTensor& x, const Size2& output_size) {
-  const rules::Pool2dPlan p = rules::plan_adaptive_avg_pool2d(x.shape, x.dtype, output_size);
-  NdArrayTensor out = make_tensor(p.out, x.dtype);
-  with_float_type(x.dtype, [&]<class T>(T) {
-    const T* in = x.data<T>();
-    T* y = out.mutable_data<T>();
-    for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
-      for (Index oh = 0; oh < Index(p.out_h); ++oh) {
-        const Index h0 = adaptive_start(oh, Index(p.in_h), Index(p.out_h));
-        const Index h1 = adaptive_end(oh, Index(p.in_h), Index(p.out_h));
-        for (Index ow = 0; ow < Index(p.out_w); ++ow) {
-          const Index w0 = adaptive_start(ow, Index(p.in_w), Index(p.out_w));
-          const Index w1 = adaptive_end(ow, Index(p.in_w), Index(p.out_w));
-          T sum = T(0);
-          for (Index h = h0; h < h1; ++h) {
-            for (Index w = w0; w < w1; ++w) sum += in[xo + std::size_t(h) * p.in_w + std::size_t(w)];
-          }
-          y[yo + std::size_t(oh) * p.out_w + std::size_t(ow)] = sum / static_cast<T>((h1 - h0) * (w1 - w0));
-        }
-      }
-    });
-  });
-  return out;
+  return host_pool::adaptive_avg_pool2d(x, output_size, kEachPlane);
 }
-
 NdArrayTensor NdArray::adaptive_avg_pool2d_backward(const NdArrayTensor& x, const NdArrayTensor& grad) {
-  const rules::Pool2dPlan p = rules::plan_adaptive_avg_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype);
-  NdArrayTensor out = make_tensor(x.shape, x.dtype);
-  with_float_type(x.dtype, [&]<class T>(T) {
-    const T* g = grad.data<T>();
-    T* dx = out.mutable_data<T>();
-    for (std::size_t i = 0; i < out.num_elements(); ++i) dx[i] = T(0);
-    for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
-      for (Index oh = 0; oh < Index(p.out_h); ++oh) {
-        const Index h0 = adaptive_start(oh, Index(p.in_h), Index(p.out_h));
-        const Index h1 = adaptive_end(oh, Index(p.in_h), Index(p.out_h));
-        for (Index ow = 0; ow < Index(p.out_w); ++ow) {
-          const Index w0 = adaptive_start(ow, Index(p.in_w), Index(p.out_w));
-          const Index w1 = adaptive_end(ow, Index(p.in_w), Index(p.out_w));
-          const T share = g[yo + std::size_t(oh) * p.out_w + std::size_t(ow)] / static_cast<T>((h1 - h0) * (w1 - w0));
-          for (Index h = h0; h < h1; ++h) {
-            for (Index w = w0; w < w1; ++w) dx[xo + std::size_t(h) * p.in_w + std::size_t(w)] += share;
-          }
-        }
-      }
-    });
-  });
-  return out;
+  return host_pool::adaptive_avg_pool2d_backward(x, grad, kEachPlane);
 }
-
-namespace {
-
-MaxPoolWindow max_window(const rules::Pool2dPlan& p, const MaxPool2dOptions& o) {
-  return MaxPoolWindow{Index(p.in_h),         Index(p.in_w),         Index(o.kernel_size[0]), Index(o.kernel_size[1]),
-                       Index(o.stride[0]),    Index(o.stride[1]),    Index(o.padding[0]),     Index(o.padding[1]),
-                       Index(o.dilation[0]),  Index(o.dilation[1])};
-}
-
-// Each output's window scanned (max_pool_argmax): its value, or (indices) its cell in the plane.
-NdArrayTensor max_pool(const NdArrayTensor& x, const MaxPool2dOptions& o, std::string_view op, bool indices) {
-  const rules::Pool2dPlan p = rules::plan_max_pool2d(x.shape, x.dtype, o, op);
-  NdArrayTensor out = make_tensor(p.out, indices ? DType::I64 : x.dtype);
-  const MaxPoolWindow g = max_window(p, o);
-  with_float_type(x.dtype, [&]<class T>(T) {
-    const T* in = x.data<T>();
-    for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
-      for (Index oh = 0; oh < Index(p.out_h); ++oh) {
-        for (Index ow = 0; ow < Index(p.out_w); ++ow) {
-          const Index at = max_pool_argmax(in + xo, g, oh, ow);
-          const std::size_t o_at = yo + std::size_t(oh) * p.out_w + std::size_t(ow);
-          if (indices) {
-            out.template mutable_data<std::int64_t>()[o_at] = at;
-          } else {
-            out.template mutable_data<T>()[o_at] = in[xo + std::size_t(at)];
-          }
-        }
-      }
-    });
-  });
-  return out;
-}
-
-}  // namespace
-
 NdArrayTensor NdArray::max_pool2d(const NdArrayTensor& x, const MaxPool2dOptions& options) {
-  return max_pool(x, options, "max_pool2d", false);
+  return host_pool::max_pool2d(x, options, "max_pool2d", false, kEachPlane);
 }
-
 NdArrayTensor NdArray::max_pool2d_indices(const NdArrayTensor& x, const MaxPool2dOptions& options) {
-  return max_pool(x, options, "max_pool2d_indices", true);
+  return host_pool::max_pool2d(x, options, "max_pool2d_indices", true, kEachPlane);
 }
-
-// Each output's gradient added to the cell its index names, outputs in row-major order (PyTorch's
-// CPU order); an index outside the plane panics index-out-of-range as it is read.
-NdArrayTensor NdArray::max_pool2d_with_indices_backward(const NdArrayTensor& x, const NdArrayTensor& grad, const NdArrayTensor& indices,
-                                                     const MaxPool2dOptions& options) {
-  const rules::Pool2dPlan p =
-      rules::plan_max_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype, indices.shape, indices.dtype, options);
-  NdArrayTensor out = make_tensor(x.shape, x.dtype);
-  const std::size_t plane = p.in_h * p.in_w;
-  with_float_type(x.dtype, [&]<class T>(T) {
-    const T* g = grad.data<T>();
-    T* dx = out.mutable_data<T>();
-    host::with_int_type(indices.dtype, [&]<class I>(I) {
-      const I* idx = indices.data<I>();
-      for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
-        std::fill(dx + xo, dx + xo + plane, T(0));
-        for (std::size_t o = yo; o < yo + p.out_h * p.out_w; ++o) {
-          const long long at = static_cast<long long>(idx[o]);
-          if (at < 0 || static_cast<std::size_t>(at) >= plane) rules::pool_index_out_of_range(at, plane);
-          dx[xo + static_cast<std::size_t>(at)] += g[o];
-        }
-      });
-    });
-  });
-  return out;
+NdArrayTensor NdArray::max_pool2d_with_indices_backward(const NdArrayTensor& x, const NdArrayTensor& grad,
+                                                        const NdArrayTensor& indices, const MaxPool2dOptions& options) {
+  return host_pool::max_pool2d_with_indices_backward(x, grad, indices, options, kEachPlane);
 }
 
 }  // namespace crossgrad::backends

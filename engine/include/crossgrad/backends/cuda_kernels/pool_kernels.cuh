@@ -1,14 +1,15 @@
 #pragma once
 // Device kernels of the Cuda backend's module ops (Note [Module ops]): avg_pool2d,
-// adaptive_avg_pool2d, max_pool2d (values and indices) and their backward passes; the launchers are in engine/src/backends/cuda/pool.cu.
-// Device code only, as kernels.cuh, so tests/unit/cuda_pool_kernels_emulation_test.cpp runs these
-// very templates on the CPU. Not engine API.
+// adaptive_avg_pool2d, max_pool2d (values and indices) and their backward passes; the launchers are in
+// engine/src/backends/cuda/pool.cu. Device code only, as kernels.cuh, so
+// tests/unit/cuda_pool_kernels_emulation_test.cpp runs these very templates on the CPU. Not engine API.
 //
-// The forward kernels give one thread to each output element and sum its window row by row, as
-// NdArray does. The backward kernels give one thread to each *input* element and gather, with no
-// atomics, the shares g / count of the windows that contain it, in the output row-major order in
-// which NdArray (and PyTorch's CPU kernel) scatter them: the same additions in the same order, so
-// the same bits.
+// The forward kernels give one thread to each output element and sum (or scan) its window row by
+// row, as NdArray does. The average poolings' backward kernels give one thread to each *input*
+// element and gather, with no atomics, the shares g / count of the windows that contain it, in the
+// output row-major order in which NdArray (and PyTorch's CPU kernel) scatter them: the same
+// additions in the same order, so the same bits. max_pool2d's backward pass, whose indices may name
+// any cell, scatters with one thread per plane.
 #include "kernel_support.cuh"
 
 #include <crossgrad/core/module_options.hpp>
@@ -27,8 +28,8 @@ struct PoolGeometry {
 
 // avg_pool2d: y[plane, oh, ow] = sum of the window / its count.
 template <class T>
-__global__ void __launch_bounds__(kThreads) avg_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y,
-                                                              PoolGeometry g) {
+__global__ void __launch_bounds__(kThreads)
+    avg_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y, PoolGeometry g) {
   const std::int64_t total = g.planes * g.out_h * g.out_w;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
@@ -49,8 +50,8 @@ __global__ void __launch_bounds__(kThreads) avg_pool2d_kernel(const T* __restric
 // avg_pool2d_backward: dx[plane, h, w] = sum over the windows containing (h, w) of g / count.
 // The windows of output row oh start at oh * stride - pad, so only oh in [lo, hi] can contain h.
 template <class T>
-__global__ void __launch_bounds__(kThreads) avg_pool2d_backward_kernel(const T* __restrict__ grad,
-                                                                       T* __restrict__ dx, PoolGeometry g) {
+__global__ void __launch_bounds__(kThreads)
+    avg_pool2d_backward_kernel(const T* __restrict__ grad, T* __restrict__ dx, PoolGeometry g) {
   const std::int64_t total = g.planes * g.in_h * g.in_w;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
@@ -80,8 +81,8 @@ __global__ void __launch_bounds__(kThreads) avg_pool2d_backward_kernel(const T* 
 
 // adaptive_avg_pool2d: y[plane, oh, ow] = the mean of the window [start, end) of each dim.
 template <class T>
-__global__ void __launch_bounds__(kThreads) adaptive_avg_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y,
-                                                                       PoolGeometry g) {
+__global__ void __launch_bounds__(kThreads)
+    adaptive_avg_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y, PoolGeometry g) {
   const std::int64_t total = g.planes * g.out_h * g.out_w;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
@@ -103,8 +104,8 @@ __global__ void __launch_bounds__(kThreads) adaptive_avg_pool2d_kernel(const T* 
 // g / count. Window oh ends at ceil((oh + 1) in / out) > h exactly when oh >= floor(h out / in), and
 // starts only grow with oh: the windows containing h are a run from there.
 template <class T>
-__global__ void __launch_bounds__(kThreads) adaptive_avg_pool2d_backward_kernel(const T* __restrict__ grad,
-                                                                                T* __restrict__ dx, PoolGeometry g) {
+__global__ void __launch_bounds__(kThreads)
+    adaptive_avg_pool2d_backward_kernel(const T* __restrict__ grad, T* __restrict__ dx, PoolGeometry g) {
   const std::int64_t total = g.planes * g.in_h * g.in_w;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
@@ -133,9 +134,9 @@ __global__ void __launch_bounds__(kThreads) adaptive_avg_pool2d_backward_kernel(
 // max_pool2d (kIndices: max_pool2d_indices): one thread per output, the window scanned by the
 // engine's one definition (max_pool_argmax).
 template <class T, bool kIndices>
-__global__ void __launch_bounds__(kThreads) max_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y,
-                                                              std::int64_t* __restrict__ at, std::int64_t planes,
-                                                              std::int64_t out_h, std::int64_t out_w, MaxPoolWindow w) {
+__global__ void __launch_bounds__(kThreads)
+    max_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y, std::int64_t* __restrict__ at, std::int64_t planes,
+                      std::int64_t out_h, std::int64_t out_w, MaxPoolWindow w) {
   const std::int64_t total = planes * out_h * out_w;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
@@ -156,10 +157,9 @@ __global__ void __launch_bounds__(kThreads) max_pool2d_kernel(const T* __restric
 // indices the host has checked to lie in the plane (not only each window's maximum), without
 // atomics. Parallel over planes only (batch x channels).
 template <class T, class I>
-__global__ void __launch_bounds__(kThreads) max_pool2d_backward_kernel(const T* __restrict__ grad,
-                                                                       const I* __restrict__ indices, T* __restrict__ dx,
-                                                                       std::int64_t planes, std::int64_t plane_size,
-                                                                       std::int64_t outputs) {
+__global__ void __launch_bounds__(kThreads)
+    max_pool2d_backward_kernel(const T* __restrict__ grad, const I* __restrict__ indices, T* __restrict__ dx,
+                               std::int64_t planes, std::int64_t plane_size, std::int64_t outputs) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t p = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; p < planes; p += stride) {
     T* d = dx + p * plane_size;
