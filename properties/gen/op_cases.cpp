@@ -576,6 +576,9 @@ OpCase op_case(OpId op) {
   c.op = op;
   c.backend = *gen::backend();
   c.tracked = *rc::gen::arbitrary<bool>();
+  // A backward pass on an autodiff device is refused before anything else (not-differentiable):
+  // one case in eight says so, the rest compare values.
+  if (info.rule == OpRule::NotDifferentiable) c.tracked = chance(8);
   c.dtype = *rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64});
   const bool bad = chance(5);
   // The int and bool ops: the layout ops, sorting, int_matmul and the index updates as their float

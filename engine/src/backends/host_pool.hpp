@@ -178,7 +178,8 @@ Tensor max_pool2d_with_indices_backward(const Tensor& x, const Tensor& grad, con
     T* dx = out.template mutable_data<T>();
     host::with_int_type(indices.dtype, [&]<class I>(I) {
       const I* idx = indices.template data<I>();
-      for (std::size_t o = 0; o < indices.num_elements(); ++o) {
+      const std::size_t count = indices.num_elements();  // a product over the dims: not per element
+      for (std::size_t o = 0; o < count; ++o) {
         const long long at = static_cast<long long>(idx[o]);
         if (at < 0 || static_cast<std::size_t>(at) >= plane) rules::pool_index_out_of_range(at, plane);
       }
