@@ -740,7 +740,8 @@ HostArray unfold(const HostArray& x, std::size_t dim, std::size_t size, std::siz
 // cells o * s .. o * s + k - 1 that exist (ceil_mode's last window may overhang the grid: the
 // overhang is no cell). count_include_pad divides by the window's grid cells, else by its input
 // cells. Options are checked in the engine's order (unsupported-dtype, module-input-rank,
-// module-option-zero for kernel_size then stride, pool-padding, pool-kernel-too-large).
+// module-option-zero for kernel_size then stride, pool-empty-input for an empty height or width,
+// pool-padding, pool-kernel-too-large).
 
 // Output positions along one dim: floor mode keeps the windows wholly in the grid; ceil mode also
 // the next one, if the window before it stops short of the grid's end and it starts before the
@@ -767,6 +768,7 @@ PoolGrid check_avg_pool2d(const HostArray& x, const AvgPool2dOptions& o) {
   for (const Size2* v : {&o.kernel_size, &o.stride}) {
     if ((*v)[0] == 0 || (*v)[1] == 0) invalid("module-option-zero");
   }
+  if (x.shape[2] == 0 || x.shape[3] == 0) invalid("pool-empty-input");  // windows of padding only
   if (2 * o.padding[0] > o.kernel_size[0] || 2 * o.padding[1] > o.kernel_size[1]) invalid("pool-padding");
   if (x.shape[2] + 2 * o.padding[0] < o.kernel_size[0] || x.shape[3] + 2 * o.padding[1] < o.kernel_size[1]) {
     invalid("pool-kernel-too-large");
@@ -858,6 +860,7 @@ PoolGrid check_max_pool2d(const HostArray& x, const MaxPool2dOptions& o) {
   for (const Size2* v : {&o.kernel_size, &o.stride, &o.dilation}) {
     if ((*v)[0] == 0 || (*v)[1] == 0) invalid("module-option-zero");
   }
+  if (x.shape[2] == 0 || x.shape[3] == 0) invalid("pool-empty-input");
   const Size2 span{o.dilation[0] * (o.kernel_size[0] - 1) + 1, o.dilation[1] * (o.kernel_size[1] - 1) + 1};
   if (2 * o.padding[0] > o.kernel_size[0] || 2 * o.padding[1] > o.kernel_size[1]) invalid("pool-padding");
   if (x.shape[2] + 2 * o.padding[0] < span[0] || x.shape[3] + 2 * o.padding[1] < span[1]) invalid("pool-kernel-too-large");
@@ -870,7 +873,7 @@ PoolGrid check_max_pool2d(const HostArray& x, const MaxPool2dOptions& o) {
   // Every window must reach an input cell (grid cells padding .. padding + in - 1).
   for (std::size_t d = 0; d < 2; ++d) {
     const std::size_t in = x.shape[2 + d], outputs = d == 0 ? g.out_h : g.out_w;
-    for (std::size_t out = 0; out < outputs && in > 0; ++out) {
+    for (std::size_t out = 0; out < outputs; ++out) {
       bool reaches = false;
       for (std::size_t i = 0; i < o.kernel_size[d]; ++i) {
         const std::size_t cell = out * o.stride[d] + i * o.dilation[d];

@@ -220,6 +220,12 @@ TYPED_TEST(PoolOps, BadArgumentsPanicInOrder) {
                "avg_pool2d needs kernel_size of at most the padded input's size [6, 6], got [3, 7].");
   EXPECT_PANIC(Dispatch::adaptive_avg_pool2d(x, {0, 1}), "module-option-zero",
                "adaptive_avg_pool2d needs output_size of at least 1 in every dim, got [0, 1].");
+  // An empty height or width, even where padding would make windows (of padding only).
+  const DispatchTensor no_rows = tensor_on(device, {}, DType::F32, {1, 1, 0, 4});
+  EXPECT_PANIC(Dispatch::avg_pool2d(no_rows, pool({2, 3}, {2, 2}, {1, 1}, true, false)), "pool-empty-input",
+               "avg_pool2d needs an input with at least 1 element in each pooled dim, got shape [1, 1, 0, 4].");
+  EXPECT_PANIC(Dispatch::max_pool2d_indices(no_rows, MaxPool2dOptions{{2, 3}, {2, 2}, {1, 1}, {1, 1}, false}),
+               "pool-empty-input", "max_pool2d_indices needs an input with at least 1 element in each pooled dim, got shape [1, 1, 0, 4].");
   EXPECT_PANIC(Dispatch::adaptive_avg_pool2d(tensor_on(device, {}, DType::F32, {1, 1, 3, 0}), {1, 1}), "pool-empty-input",
                "adaptive_avg_pool2d needs an input with at least 1 element in each pooled dim, got shape [1, 1, 3, 0].");
   // The backward passes: the gradient's dtype, then the forward's checks, then its shape.

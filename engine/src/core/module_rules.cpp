@@ -56,6 +56,9 @@ Pool2dPlan plan_window(const Shape& x, DType dtype, const Size2& kernel, const S
   check_at_least_one(kernel, "kernel_size", op);
   check_at_least_one(stride, "stride", op);
   if (dilation != nullptr) check_at_least_one(*dilation, "dilation", op);
+  // PyTorch's rule: with padding an empty height or width still has windows, of padding only
+  // (an average of nothing: 0 / 0; no maximum).
+  if (x[2] == 0 || x[3] == 0) panic(PanicId::PoolEmptyInput, {{"op", std::string(op)}, {"shape", x.to_string()}});
   const Size2 span{dilation ? (*dilation)[0] * (kernel[0] - 1) + 1 : kernel[0],
                    dilation ? (*dilation)[1] * (kernel[1] - 1) + 1 : kernel[1]};
   // PyTorch's rule, for max_pool2d too: half the kernel_size, not of the dilated span.
@@ -76,7 +79,7 @@ Pool2dPlan plan_window(const Shape& x, DType dtype, const Size2& kernel, const S
   if (dilation != nullptr) {
     for (int d = 0; d < 2; ++d) {
       const std::size_t in = x[2 + d], outputs = d == 0 ? p.out_h : p.out_w;
-      for (std::size_t o = 0; o < outputs && in > 0; ++o) {
+      for (std::size_t o = 0; o < outputs; ++o) {
         const long long first = static_cast<long long>(o * stride[d]) - static_cast<long long>(padding[d]);
         const long long step = static_cast<long long>((*dilation)[d]);
         const long long i = first < 0 ? (-first + step - 1) / step : 0;  // the first cell at or past 0

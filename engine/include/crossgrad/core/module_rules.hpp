@@ -21,8 +21,9 @@ struct Pool2dPlan {
 };
 
 // avg_pool2d(x, options), in this order: x a float tensor (unsupported-dtype), of rank 4
-// (module-input-rank), kernel_size and stride at least 1 in each dim (module-option-zero), padding
-// at most half the kernel (pool-padding), the padded input at least the kernel (pool-kernel-too-large).
+// (module-input-rank), kernel_size and stride at least 1 in each dim (module-option-zero), x at least
+// 1 in height and width (pool-empty-input), padding at most half the kernel (pool-padding), the
+// padded input at least the kernel (pool-kernel-too-large).
 // The output size per dim is PyTorch's: (in + 2 padding - kernel) / stride + 1, rounded up under
 // ceil_mode, less the last window when it would start in the right padding.
 Pool2dPlan plan_avg_pool2d(const Shape& x, DType dtype, const AvgPool2dOptions& options);
