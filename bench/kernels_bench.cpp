@@ -71,6 +71,8 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_AdaptivePool2dBackward(f) f(a.x, a.y)
 #define CROSSGRAD_BENCH_CALL_MaxPool2d(f) f(a.x, a.max_pool2d)
 #define CROSSGRAD_BENCH_CALL_MaxPool2dBackward(f) f(a.x, a.y, a.indices, a.max_pool2d)
+#define CROSSGRAD_BENCH_CALL_Embedding(f) f(a.x, a.indices)
+#define CROSSGRAD_BENCH_CALL_EmbeddingBackward(f) f(a.x, a.y, a.indices)
 
 // One registry op on B, called with its Sig's arguments. A plain function pointer, not the lambda's
 // own type: register_op is then compiled once per backend instead of once per op and backend,

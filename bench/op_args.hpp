@@ -381,6 +381,24 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  return a;
                }}};
     }
+    case OpSig::Embedding:
+    case OpSig::EmbeddingBackward:
+      // A token table read at a batch of sequences (size 0: 1,000 x 64 at [8, 64]; size 1: a
+      // 32,000 x 512 vocabulary at [32, 128]); the backward pass adds the output's gradient back.
+      return {{{{0, 0}, {1, 0}}, {0, 0}, [](const BenchSize& s) { return std::string(s.n == 0 ? "1000x64@8x64" : "32000x512@32x128"); },
+               [=](const BenchSize& s) {
+                 const Shape table = s.n == 0 ? Shape{1000, 64} : Shape{32000, 512};
+                 const Shape positions = s.n == 0 ? Shape{8, 64} : Shape{32, 128};
+                 OpArgs<B> a;
+                 receiver(table, a);
+                 a.indices = index_tensor<B>(positions, table[0], 3);
+                 a.input_bytes += bytes_of<B>(a.indices);
+                 if (op.sig == OpSig::EmbeddingBackward) {
+                   a.y = operand_tensor<B>(kind, Shape{positions[0], positions[1], table[1]}, 2);
+                   a.input_bytes += bytes_of<B>(a.y);
+                 }
+                 return a;
+               }}};
     case OpSig::Cat:
       return {{squares, {4, 0}, square_label, [=](const BenchSize& s) {  // two squares along dim 0
                  OpArgs<B> a;

@@ -201,6 +201,23 @@ UnreadCase gather_nd_case(DType d) {
   return c;
 }
 
+// embedding: the table rows no index names are not read; indices [b, s] drawn from the rows
+// (repeats included), the table [rows, d] of 1..4 x 1..4.
+UnreadCase embedding_case(DType d) {
+  const Dims s{pick(1, 4), pick(1, 4)};
+  const Dims positions{pick(1, 2), pick(1, 3)};
+  UnreadCase c;
+  c.unread.assign(og::element_count(s), true);
+  std::vector<double> idx;
+  for (std::size_t p = 0; p < og::element_count(positions); ++p) {
+    const std::size_t row = pick(0, s[0] - 1);
+    idx.push_back(static_cast<double>(row));
+    for (std::size_t j = 0; j < s[1]; ++j) c.unread[row * s[1] + j] = false;
+  }
+  c.operands = {filled(s, d, c.unread, kAnySpecial), og::HostArray{positions, DType::I64, idx}};
+  return c;
+}
+
 // float_mask_where / float_mask_fill: where the mask is true the receiver is not read (the value
 // or the fill is taken); mask and value have the receiver's shape.
 UnreadCase masked_case(DType d, bool with_value) {
@@ -477,6 +494,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_select: return select_case;
     case OpId::float_gather: return gather_case;
     case OpId::float_gather_nd: return gather_nd_case;
+    case OpId::embedding: return embedding_case;
     case OpId::float_scatter: return scatter_assign_case;
     case OpId::float_mask_where: return mask_where_case;
     case OpId::float_mask_select: return mask_select_case;
@@ -733,6 +751,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::max_pool2d:
     case OpId::max_pool2d_indices:
     case OpId::max_pool2d_with_indices_backward:
+    case OpId::embedding_backward:  // no gradient (a backward pass)
       return std::nullopt;
   }
   return std::nullopt;

@@ -125,6 +125,15 @@ std::vector<std::size_t> scatter_values_shape(const OpArgsCase &c, ShapeMode, st
 
 std::vector<std::size_t> nd_index_shape(const OpArgsCase &c) { return {c.index_size, c.k}; }
 
+std::vector<std::size_t> embedding_grad_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
+  const std::vector<std::size_t> &w = c.tensors[0].shape;
+  const std::vector<std::size_t> &idx = c.indices.shape;
+  std::vector<std::size_t> out = w;
+  if (w.size() == 2 && idx.size() == 2) out = {idx[0], idx[1], w[1]};
+  if (mode == ShapeMode::Derived && !out.empty()) ++out[0];
+  return out;
+}
+
 // The indices' shape without its last dim, then the receiver's dims from k on (when k fits).
 std::vector<std::size_t> nd_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
   const std::vector<std::size_t> &x = c.tensors[0].shape, &i = c.indices.shape;
@@ -392,6 +401,8 @@ std::string describe(const OpArgsCase &c) {
       break;
     }
     case OpSig::GatherNd:
+    case OpSig::Embedding:
+    case OpSig::EmbeddingBackward:
       break;
     case OpSig::ScatterNd:
       os << "\n  update " << indexing_update_name(kIndexingUpdateOps[c.update % std::size(kIndexingUpdateOps)]);

@@ -158,6 +158,9 @@ std::vector<std::size_t> nd_values_shape(const OpArgsCase &c, ShapeMode mode, st
 // A pooling's gradient (AvgPool2dBackward, AdaptivePool2dBackward): LikeFirst the forward output's
 // shape (the receiver's when the forward is invalid), Derived that with its batch one larger.
 std::vector<std::size_t> pool_grad_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
+// embedding_backward's gradient: the forward output's shape [indices[0], indices[1], weights[1]]
+// (the weights' shape when either rank is not 2), with its first dim one larger under Derived.
+std::vector<std::size_t> embedding_grad_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 AvgPool2dOptions avg_pool2d_options(const OpArgsCase &c);
 MaxPool2dOptions max_pool2d_options(const OpArgsCase &c);
 
@@ -391,6 +394,13 @@ void schema(Io &io, OpArgsCase &c) {
     case OpSig::AdaptivePool2dBackward:
       output_size(io, c);
       later_tensor(io, c, 1, kFloatCodes, &pool_grad_shape);
+      break;
+    case OpSig::Embedding:
+      index_tensor(io, c);
+      break;
+    case OpSig::EmbeddingBackward:
+      index_tensor(io, c);
+      later_tensor(io, c, 1, kFloatCodes, &embedding_grad_shape);
       break;
     case OpSig::Cat: {
       io.pick(c.dim, kDimCodes);

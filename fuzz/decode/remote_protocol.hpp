@@ -113,14 +113,16 @@ std::uint32_t dtype_value(const DTypeField &d);
 
 // An op code, in a fixed space so a code means the same whatever ops the registry gains: codes
 // 0..127 are registry ops 0..127, 128..132 FLOAT_FULL, QUANTIZE, DEQUANTIZE (1000..1002), 999 and
-// any 32-bit value (kRawOpCode), and 133..255 registry ops 128..250 (a code past the registry's
+// any 32-bit value (kRawOpCode), and 133..511 registry ops 128..506 (a code past the registry's
 // last op is an unknown code). The first 64 codes were ops until the registry passed 64 ops, the
 // first 128 until it passed 128; the second block of ops follows the specials so that no code below
-// 133 changed meaning (stored inputs with a byte of 133 or more were re-encoded).
+// 133 changed meaning (stored inputs with a byte of 133 or more were re-encoded). One byte until
+// the registry passed 251 ops, two since (low byte first): every stored input was re-encoded then,
+// each code keeping its value.
 inline constexpr std::size_t kLowOpCodes = 128;
 inline constexpr std::size_t kSpecialOpCodes = 5;
 inline constexpr std::size_t kRawOpCode = kLowOpCodes + kSpecialOpCodes - 1;
-inline constexpr std::size_t kOpCodes = 256;
+inline constexpr std::size_t kOpCodes = 512;
 static_assert(::crossgrad::kOpCount <= kOpCodes - kSpecialOpCodes, "grow kOpCodes (and re-encode stored inputs)");
 // The code that names registry op `op` (an OpId value).
 constexpr std::size_t op_field_code(std::size_t op) { return op < kLowOpCodes ? op : op + kSpecialOpCodes; }

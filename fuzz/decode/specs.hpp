@@ -122,8 +122,8 @@ void dispatch_spec(Io &io, oracle::DispatchSpec &s) {
     s.checkpointing = static_cast<CheckpointingStrategy>(c - 1);
 }
 
-// Op code 127 (oracle::kHopOp, the last reserved code; 63 while the code space was 64) is a hop: value lhs moves to the backend
-// named by the rhs byte (modulo the known backends, by the oracle's normalized()); the target is a
+// Op code 511 (oracle::kHopOp, the last reserved code; 63, 127 and 255 in the smaller code
+// spaces) is a hop: value lhs moves to the backend named by the rhs byte (modulo the known backends, by the oracle's normalized()); the target is a
 // backend use like any backend byte, so a hop to a backend this machine lacks makes the scenario
 // "not applicable here" (never remapped). Before hops, code 63 decoded as float_neg of lhs; no
 // stored input held one when they came (measured, issue 14).

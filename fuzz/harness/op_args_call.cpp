@@ -102,6 +102,8 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
 #define CROSSGRAD_OPARGS_CALL_AdaptivePool2dBackward(f) f(in.tensors[0], in.tensors[1])
 #define CROSSGRAD_OPARGS_CALL_MaxPool2d(f) f(in.tensors[0], a.max_pool2d)
 #define CROSSGRAD_OPARGS_CALL_MaxPool2dBackward(f) f(in.tensors[0], in.tensors[1], *in.indices, a.max_pool2d)
+#define CROSSGRAD_OPARGS_CALL_Embedding(f) f(in.tensors[0], *in.indices)
+#define CROSSGRAD_OPARGS_CALL_EmbeddingBackward(f) f(in.tensors[0], in.tensors[1], *in.indices)
 
 DispatchTensor dispatch(OpId op, const Call &in) {
   const oracle::OpArgs &a = in.args;

@@ -393,6 +393,10 @@ class Run {
         return Reads{1, 0, 9, false, false};
       case OpSig::MaxPool2dBackward:  // x, grad, indices
         return Reads{3, 0, 9, false, false};
+      case OpSig::Embedding:  // weights, indices
+        return Reads{2, 0, 0, false, false};
+      case OpSig::EmbeddingBackward:  // weights, grad, indices
+        return Reads{3, 0, 0, false, false};
     }
     return std::nullopt;
   }

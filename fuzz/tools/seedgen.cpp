@@ -931,6 +931,28 @@ Candidates candidates(OpSig sig, DType dtype) {
       if (backward) out.invalid.push_back(with({1, 2, 5, 5}, {2, 3}, oa::ShapeMode::Derived));
       return out;
     }
+    // A [4, 3] table read at [2, 3] indices with repeats (row 3 three times: its gradient adds
+    // three rows); faults: a rank-1 table or index, an index past the table, a negative index, a
+    // gradient one batch too large.
+    case OpSig::Embedding:
+    case OpSig::EmbeddingBackward: {
+      const bool backward = sig == OpSig::EmbeddingBackward;
+      auto with = [backward](std::vector<std::size_t> w, oa::ArgTensor indices, std::size_t int_dtype = 0,
+                             oa::ShapeMode grad = oa::ShapeMode::LikeFirst) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors[0] = arg(w);
+          c.indices = indices;
+          c.int_dtype = int_dtype;
+          if (backward) second(c, grad, oa::embedding_grad_shape(c, grad, 1));
+        };
+      };
+      const oa::ArgTensor rows = index_arg({2, 3}, {0, 3, 1, 3, 3, 2});
+      Candidates out{{with({4, 3}, rows), with({4, 3}, index_arg({1, 2}, {2, 2}), 1), with({3, 0}, index_arg({2, 1}, {1, 0}))},
+                     {with({4}, rows), with({4, 3}, index_arg({5}, {0, 3, 1, 3, 2})),
+                      with({4, 3}, index_arg({2, 3}, {0, 3, 1, 4, 3, 2})), with({4, 3}, index_arg({1, 2}, {1, -1}))}};
+      if (backward) out.invalid.push_back(with({4, 3}, rows, 0, oa::ShapeMode::Derived));
+      return out;
+    }
     case OpSig::Cat:
       return {{[](auto &c) {
                 cat_pieces(c, 1, {{2, 3}, {2, 1}});
@@ -1148,6 +1170,9 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::AdaptivePool2d) c.dims = {1, 1};
     if (op.sig == OpSig::AdaptivePool2dBackward) c.dims = {};
     if (op.sig == OpSig::MaxPool2dBackward) c.operands = {f, f, i};
+    if (op.sig == OpSig::Embedding) c.operands = {f, i};
+    if (op.sig == OpSig::EmbeddingBackward) c.operands = {f, f, i};
+    if (op.sig == OpSig::Embedding || op.sig == OpSig::EmbeddingBackward) c.dims = {};
     if (op.sig == OpSig::MaxPool2d || op.sig == OpSig::MaxPool2dBackward) c.dims = {2, 2, 1, 1, 0, 0};  // fit: dilation 0 0, no ceil
     r.into(recent(0));
     r.close();

@@ -105,6 +105,8 @@ bool has_dim(Op op) {
     case OpSig::MaxPool2dBackward:
     case OpSig::AdaptivePool2d:
     case OpSig::AdaptivePool2dBackward:
+    case OpSig::Embedding:  // the indices come from dim1
+    case OpSig::EmbeddingBackward:
       return false;
   }
   return false;
@@ -132,10 +134,12 @@ bool has_dim1(Op op) {
     case OpSig::AvgPool2d:      // the options
     case OpSig::AdaptivePool2d: // the output size
     case OpSig::MaxPool2d:      // the options
+    case OpSig::Embedding:      // the indices
       return true;
     case OpSig::AvgPool2dBackward:  // never a graph step (Rule NotDifferentiable)
     case OpSig::AdaptivePool2dBackward:
     case OpSig::MaxPool2dBackward:
+    case OpSig::EmbeddingBackward:
       return false;
     case OpSig::Affine:
     case OpSig::BinaryDim:
@@ -340,6 +344,12 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
       }
     }
   }
+  // embedding: indices [2, 3] on a table of rank 2 with rows, position p at row (dim1 + p / 2) % rows
+  // (pairs of positions read one row, so its gradient adds two terms).
+  if (op.op == Op::embedding && rank == 2 && lhs[0] > 0) {
+    a.index_shape = {2, 3};
+    for (std::size_t p = 0; p < 6; ++p) a.indices.push_back(static_cast<std::int64_t>((op.dim1 + p / 2) % lhs[0]));
+  }
   if (a.index_shape.empty()) a.index_shape = {a.indices.size()};
   // The mask has the result's shape (lhs's, broadcast with rhs for mask_where), true at every third
   // element from dim1 (0, 1 or 2).
@@ -419,10 +429,14 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
       return std::vector<std::size_t>{lhs[0], lhs[1], out[0], out[1]};
     }
     case Op::max_pool2d: return max_pool2d_shape(lhs, max_pool2d_of(op.dim1));
+    case Op::embedding:  // args_of's indices [2, 3]: a table with rows
+      if (lhs.size() != 2 || lhs[0] == 0) return std::nullopt;
+      return std::vector<std::size_t>{2, 3, lhs[1]};
     case Op::avg_pool2d_backward:  // never graph steps (Rule NotDifferentiable; an Int result)
     case Op::adaptive_avg_pool2d_backward:
     case Op::max_pool2d_indices:
     case Op::max_pool2d_with_indices_backward:
+    case Op::embedding_backward:
       return std::nullopt;
     case Op::float_matmul: {
       if (lhs.size() < 2 || rhs.size() < 2) return std::nullopt;
@@ -1007,12 +1021,16 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_AdaptivePool2dBackward(name)
 #define CROSSGRAD_APPLY_MaxPool2d(name)
 #define CROSSGRAD_APPLY_MaxPool2dBackward(name)
+#define CROSSGRAD_APPLY_Embedding(name)
+#define CROSSGRAD_APPLY_EmbeddingBackward(name)
     CROSSGRAD_OPS(CROSSGRAD_APPLY)
     case Op::max_pool2d: return Dispatch::max_pool2d(lhs, args().max_pool2d);
     case Op::avg_pool2d: return Dispatch::avg_pool2d(lhs, args().avg_pool2d);
     case Op::adaptive_avg_pool2d: return Dispatch::adaptive_avg_pool2d(lhs, args().output_size);
+    case Op::embedding: return Dispatch::embedding(lhs, indices());
     case Op::max_pool2d_indices:
     case Op::max_pool2d_with_indices_backward:
+    case Op::embedding_backward:
     case Op::avg_pool2d_backward:
     case Op::adaptive_avg_pool2d_backward:
       throw std::logic_error("apply_op: a backward pass or an Int result is never a graph step");

@@ -106,6 +106,7 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::int_into_float:
     case Op::float_into_int:  // an exact rule (toward zero, saturating)
     case Op::float_gather:
+    case Op::embedding:  // a copy of a row
     case Op::float_mask_where:
     case Op::float_mask_fill:
     case Op::float_repeat_dim:
@@ -323,7 +324,8 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::avg_pool2d_backward:
     case Op::adaptive_avg_pool2d:
     case Op::adaptive_avg_pool2d_backward:
-    case Op::max_pool2d_with_indices_backward: {
+    case Op::max_pool2d_with_indices_backward:
+    case Op::embedding_backward: {  // each row sums its positions' gradients
       const double n = static_cast<double>(reduction_length == 0 ? 1 : reduction_length);
       Bound b{2 * n * n * eps * magnitude + tiny, 4 * eps, false};
       // Terms near the top of the range: one order overflows where another does not.
@@ -772,6 +774,8 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::max_pool2d:  // a copy of one input
     case Op::max_pool2d_indices:
     case Op::max_pool2d_with_indices_backward:
+    case Op::embedding:  // a copy of a row; its backward pass sums
+    case Op::embedding_backward:
     case Op::float_max_dim:
     case Op::float_min_dim:
     case Op::float_max:

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -950,6 +951,57 @@ HostArray max_pool2d_backward(const HostArray& x, const HostArray& indices, cons
   return out;
 }
 
+// embedding's checks, in the engine's documented order (docs/OPS.md "Module ops"): float weights
+// of rank 2, I64 / I32 indices of rank 2; for the backward pass first grad of the weights' dtype
+// and, after these, grad of the output's shape [batch, seq_length, d_model]; then every index, in
+// row-major order, within the table's rows (negative ones are not wrapped).
+std::vector<std::size_t> embedding_rows(const HostArray& weights, const HostArray& indices, const HostArray* grad) {
+  require_float(weights.dtype);
+  if (grad != nullptr) {
+    require_float(grad->dtype);
+    require_same(weights.dtype, grad->dtype);
+  }
+  if (weights.shape.size() != 2) invalid("module-input-rank");
+  if (indices.dtype != DType::I64 && indices.dtype != DType::I32) invalid("unsupported-dtype");
+  if (indices.shape.size() != 2) invalid("module-input-rank");
+  if (grad != nullptr && grad->shape != Dims{indices.shape[0], indices.shape[1], weights.shape[1]}) {
+    invalid("pool-grad-shape");
+  }
+  std::vector<std::size_t> rows;
+  for (double v : indices.values) {
+    if (!(v >= 0) || v >= static_cast<double>(weights.shape[0])) invalid("index-out-of-range");
+    rows.push_back(static_cast<std::size_t>(v));
+  }
+  return rows;
+}
+
+// Position q of the flattened indices is a copy of row indices[q] of the table.
+HostArray embedding(const HostArray& weights, const HostArray& indices) {
+  const std::vector<std::size_t> rows = embedding_rows(weights, indices, nullptr);
+  const std::size_t d = weights.shape[1];
+  HostArray out = make({indices.shape[0], indices.shape[1], d}, weights.dtype);
+  for (std::size_t q = 0; q < rows.size(); ++q) {
+    for (std::size_t c = 0; c < d; ++c) out.values[q * d + c] = weights.values[rows[q] * d + c];
+  }
+  return out;
+}
+
+// Row r of the result: the gradients of the positions whose index is r, added in T from 0 in
+// position order (zero for a row no position reads).
+HostArray embedding_backward(const HostArray& weights, const HostArray& indices, const HostArray& grad) {
+  const std::vector<std::size_t> rows = embedding_rows(weights, indices, &grad);
+  const std::size_t d = weights.shape[1];
+  HostArray out = make(weights.shape, weights.dtype);
+  with_t(weights.dtype, [&]<class T>(T) {
+    std::vector<T> dw(out.values.size(), T(0));
+    for (std::size_t q = 0; q < rows.size(); ++q) {
+      for (std::size_t c = 0; c < d; ++c) dw[rows[q] * d + c] += static_cast<T>(grad.values[q * d + c]);
+    }
+    for (std::size_t i = 0; i < dw.size(); ++i) out.values[i] = in_t<T>(dw[i]);
+  });
+  return out;
+}
+
 // adaptive_avg_pool2d: output o of `out` along a dim of `in` averages input cells
 // floor(o in / out) .. ceil((o + 1) in / out) - 1.
 std::pair<std::size_t, std::size_t> adaptive_cells(std::size_t o, std::size_t in, std::size_t out) {
@@ -1589,7 +1641,7 @@ HostArray moved(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
   const OpKind kind = op_info(op).operand;
   // in[1] is an index tensor or a Bool mask: read, never moved.
   const OpSig sig = op_info(op).sig;
-  const bool index_operand = sig == OpSig::Select || sig == OpSig::Gather || sig == OpSig::GatherNd ||
+  const bool index_operand = sig == OpSig::Select || sig == OpSig::Gather || sig == OpSig::GatherNd || sig == OpSig::Embedding ||
                              sig == OpSig::MaskWhere || sig == OpSig::MaskSelect;
   const auto moves = [&](std::size_t i) { return !(index_operand && i == 1); };
   for (std::size_t i = 0; i < in.size(); ++i) {
@@ -2070,6 +2122,8 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::max_pool2d: return max_pool2d(in[0], a.max_pool2d, false);
     case OpId::max_pool2d_indices: return max_pool2d(in[0], a.max_pool2d, true);
     case OpId::max_pool2d_with_indices_backward: return max_pool2d_backward(in[0], in[1], in[2], a.max_pool2d);
+    case OpId::embedding: return embedding(in[0], in[1]);
+    case OpId::embedding_backward: return embedding_backward(in[0], in[1], in[2]);
     case OpId::float_cummin: return cumulative_extreme(in[0], a.dim, false);
     case OpId::float_cummax: return cumulative_extreme(in[0], a.dim, true);
     case OpId::float_permute: return permute(in[0], a.axes);
@@ -2225,7 +2279,9 @@ double reference_magnitude(OpId op, const std::vector<HostArray>& operands) {
   };
   if (op == OpId::float_matmul) return largest_finite(0) * largest_finite(1);
   if (op == OpId::avg_pool2d_backward || op == OpId::adaptive_avg_pool2d_backward) return largest_finite(1);
-  if (op == OpId::max_pool2d_with_indices_backward) return largest_finite(2);  // {x, indices, grad}
+  if (op == OpId::max_pool2d_with_indices_backward || op == OpId::embedding_backward) {
+    return largest_finite(2);  // {x or weights, indices, grad}
+  }
   return largest_finite(0);
 }
 
@@ -2278,6 +2334,16 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
     // output of the plane (any index may name any cell).
     case OpSig::MaxPool2d:
       return 1;
+    case OpSig::Embedding:  // a copy
+      return 1;
+    // The most positions one row gathers (indices {weights, indices, grad}).
+    case OpSig::EmbeddingBackward: {
+      if (operands.size() < 2) return 1;
+      std::map<double, std::size_t> uses;
+      std::size_t most = 1;
+      for (double v : operands[1].values) most = std::max(most, ++uses[v]);
+      return most;
+    }
     case OpSig::MaxPool2dBackward:
       return operands.size() > 2 && operands[2].shape.size() == 4 ? std::max<std::size_t>(1, operands[2].shape[2] * operands[2].shape[3]) : 1;
     case OpSig::AdaptivePool2d:

@@ -109,6 +109,8 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::max_pool2d:
     case OpId::max_pool2d_indices:
     case OpId::max_pool2d_with_indices_backward:
+    case OpId::embedding:
+    case OpId::embedding_backward:
     case OpId::float_reshape:
     case OpId::float_swap_dims:
     case OpId::float_cast:

@@ -700,6 +700,35 @@ void gen_max_pool2d(OpCase& c, bool bad, bool backward) {
   c.operands.push_back(floats(g, c.dtype));
 }
 
+// embedding / embedding_backward: a table [n, d] (n 1..6, d 0..4) read at indices [b, s] (0..3
+// each) drawn from the rows with repeats (a row's gradient then adds several positions), I64 or
+// I32. Faults: a table of rank 1 or 3, indices of rank 1, an index past the table, a negative
+// index, I8 indices, for the backward pass a gradient of another shape. Operands {weights,
+// indices} and, backward, grad last ({weights, indices, grad}, the oracle's order).
+void gen_embedding(OpCase& c, bool bad, bool backward) {
+  Dims w{pick(1, 6), pick(0, 4)};
+  Dims idx{pick(0, 3), pick(0, 3)};
+  const int fault = bad ? static_cast<int>(pick(0, backward ? 6 : 5)) : -1;
+  og::HostArray indices{idx, chance(3) ? DType::I32 : DType::I64, std::vector<double>(og::element_count(idx))};
+  for (double& v : indices.values) v = static_cast<double>(pick(0, w[0] - 1));
+  if (fault == 0) w.erase(w.begin() + static_cast<std::ptrdiff_t>(pick(0, 1)));
+  if (fault == 1) w.push_back(pick(1, 2));
+  if (fault == 2) indices.shape = {og::element_count(idx)};
+  if (fault == 3 || fault == 4) {
+    if (indices.values.empty()) {
+      indices.shape = {1, 1};
+      indices.values = {0.0};
+    }
+    indices.values[pick(0, indices.values.size() - 1)] = fault == 3 ? static_cast<double>(w[0]) : -1.0;
+  }
+  if (fault == 5) indices.dtype = DType::I8;
+  c.operands = {floats(w, c.dtype), indices};
+  if (!backward) return;
+  Dims g{idx[0], idx[1], w.size() > 1 ? w[1] : 1};
+  if (fault == 6) g[pick(0, 2)] += 1;
+  c.operands.push_back(floats(g, c.dtype));
+}
+
 void gen_float_case(OpCase& c, bool bad) {
   const OpId op = c.op;
   const OpInfo& info = op_info(op);
@@ -863,6 +892,8 @@ void gen_float_case(OpCase& c, bool bad) {
     case OpSig::AdaptivePool2dBackward: gen_adaptive_avg_pool2d(c, bad, true); break;
     case OpSig::MaxPool2d: gen_max_pool2d(c, bad, false); break;
     case OpSig::MaxPool2dBackward: gen_max_pool2d(c, bad, true); break;
+    case OpSig::Embedding: gen_embedding(c, bad, false); break;
+    case OpSig::EmbeddingBackward: gen_embedding(c, bad, true); break;
   }
 }
 
@@ -936,7 +967,9 @@ std::string describe(const OpCase& c) {
     case OpSig::ScatterUpdate:
       s += "\n  dim " + std::to_string(a.dim) + " update " + std::string(indexing_update_name(a.update));
       break;
-    case OpSig::GatherNd: break;
+    case OpSig::GatherNd:
+    case OpSig::Embedding:
+    case OpSig::EmbeddingBackward: break;
     case OpSig::ScatterNd: s += "\n  update " + std::string(indexing_update_name(a.update)); break;
     case OpSig::ToShape: s += "\n  shape " + show(a.shape); break;
     case OpSig::ToDType: s += "\n  dtype " + og::render_dtype(a.dtype); break;

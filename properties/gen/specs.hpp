@@ -200,8 +200,9 @@ inline rc::Gen<oracle::GraphSpec> matmul_graph(Values mode) {
 }
 
 // The module ops (graph steps whose Sig is a module op's, e.g. avg_pool2d): one on a leaf
-// [batch, channels, h, w] of 1..2 x 1..3 x 1..7 x 1..7, with its options drawn over the whole
-// range the graph convention names (dim1, graph.hpp), then maybe tanh of it (a root that is not
+// [batch, channels, h, w] of 1..2 x 1..3 x 1..7 x 1..7 (embedding: a table [h, w]), with its
+// options (embedding: its indices) drawn over the whole range the graph convention names (dim1,
+// graph.hpp), then maybe tanh of it (a root that is not
 // linear in the pooled values). Steps whose options do not fit the leaf are turned into neg by
 // normalized(), so the generator redraws until the module op survives.
 inline const std::vector<oracle::Op>& module_ops() {
@@ -209,7 +210,9 @@ inline const std::vector<oracle::Op>& module_ops() {
     std::vector<oracle::Op> out;
     for (oracle::Op op : oracle::all_ops()) {
       const OpSig sig = op_info(op).sig;
-      if (sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d) out.push_back(op);
+      if (sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d || sig == OpSig::Embedding) {
+        out.push_back(op);
+      }
     }
     return out;
   }();
@@ -227,7 +230,8 @@ inline rc::Gen<oracle::GraphSpec> module_graph(Values mode) {
             const DType dtype = dtype_;
             const oracle::Op op = op_;
             const bool tanh = tanh_;
-            const std::vector<std::size_t> shape{n, c, h, w};
+            const std::vector<std::size_t> shape =
+                op_info(op).sig == OpSig::Embedding ? std::vector<std::size_t>{h, w} : std::vector<std::size_t>{n, c, h, w};
             auto value = mode == Values::Positive ? positive_value() : float_value(false);
             return rc::gen::map(rc::gen::container<std::vector<double>>(oracle::element_count(shape), value), [=](std::vector<double> v) {
               oracle::GraphSpec g;

@@ -63,6 +63,8 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
 #define CG_CALL_AdaptivePool2dBackward(name) Dispatch::name(t[0], t[1])
 #define CG_CALL_MaxPool2d(name) Dispatch::name(t[0], a.max_pool2d)
 #define CG_CALL_MaxPool2dBackward(name) Dispatch::name(t[0], t[2], t[1], a.max_pool2d)  // {x, indices, grad}
+#define CG_CALL_Embedding(name) Dispatch::name(t[0], t[1])
+#define CG_CALL_EmbeddingBackward(name) Dispatch::name(t[0], t[2], t[1])  // {weights, indices, grad}
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
   switch (op) {
 #define CG_CALL_CASE(name, method, Sig, Operand, Result, Rule) \

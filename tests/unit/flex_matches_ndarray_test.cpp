@@ -1342,6 +1342,36 @@ TEST_P(FlexMatchesNdArray, PoolingMatchesNdArray) {
   }
 }
 
+// Tables small and large (Flex splits the positions forward and the columns backward across its
+// threads), indices drawn with many repeats so each row's gradient adds up several positions.
+TEST_P(FlexMatchesNdArray, EmbeddingMatchesNdArray) {
+  struct Case {
+    Shape table, positions;
+  };
+  const Case cases[] = {{Shape{5, 3}, Shape{2, 4}}, {Shape{64, 300}, Shape{16, 40}}, {Shape{7, 2000}, Shape{3, 50}},
+                        {Shape{4, 0}, Shape{2, 2}}, {Shape{3, 8}, Shape{0, 5}}};
+  unsigned seed = 500;
+  for (DType dt : kFloatTypes) {
+    for (const Case& c : cases) {
+      const TensorData w = random_data(dt, c.table, seed++);
+      std::mt19937 rng(seed++);
+      std::vector<std::int64_t> rows(c.positions.num_elements());
+      for (auto& r : rows) r = static_cast<std::int64_t>(rng() % c.table[0]);
+      const TensorData idx = TensorData::from_i64(rows, c.positions);
+      const std::string what = shape_str(c.table) + " at " + shape_str(c.positions);
+      expect_same_as_ndarray([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::embedding(on<B>(w), on<B>(idx)));
+      }, "embedding " + what);
+      const TensorData g = random_data(dt, Shape{c.positions[0], c.positions[1], c.table[1]}, seed++);
+      expect_same_as_ndarray_any_nan([&](auto tag) {
+        using B = typename decltype(tag)::type;
+        return B::into_data(B::embedding_backward(on<B>(w), on<B>(g), on<B>(idx)));
+      }, "embedding_backward " + what);
+    }
+  }
+}
+
 TEST_P(FlexMatchesNdArray, SoftmaxAndLogSoftmaxCloseToNdArrayAndFormula) {
   unsigned seed = 1000;
   std::vector<DimCase> cases = dim_cases();

@@ -338,7 +338,9 @@ std::map<std::string, Examples> examples() {
                                  "float gather_nd needs indices whose last dim is at most the tensor's rank 2, got indices of shape [1, 3]."}};
   e["module-input-rank"] = {"{op} needs a {rank}-D {operand} {layout}, got shape {shape}.",
                             {"avg_pool2d needs a 4-D input [batch, channels, height, width], got shape [2, 3].",
-                             "adaptive_avg_pool2d_backward needs a 4-D gradient [batch, channels, height, width], got shape []."},
+                             "adaptive_avg_pool2d_backward needs a 4-D gradient [batch, channels, height, width], got shape [].",
+                             "embedding needs a 2-D weight [n_embeddings, d_model], got shape [3].",
+                             "embedding_backward needs a 2-D index [batch, seq_length], got shape [2, 1, 1]."},
                             {"avg_pool2d needs a 4-D input [batch, channels, height, width], got shape [2, 3]",
                              "avg_pool2d needs a four-D input [batch, channels, height, width], got shape [2, 3].",
                              "avg_pool2d needs a 4-D tensor [batch, channels, height, width], got shape [2, 3].",

@@ -245,6 +245,14 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
           MaxPool2dOptions{{3, 1}, {1, 1}, {1, 0}, {1, 1}, false});
     case OpId::adaptive_avg_pool2d_backward:
       return Dispatch::adaptive_avg_pool2d_backward(Dispatch::float_reshape(x, {1, 1, 2, 3}), Dispatch::float_reshape(other, {1, 1, 3, 2}));
+    // The receiver as a [3, 2] table read at rows [[2, 0, 2]] (row 2 twice: its gradient adds two).
+    case OpId::embedding:
+      return Dispatch::embedding(Dispatch::float_reshape(x, {3, 2}),
+                                 Dispatch::int_from_data(TensorData::from_i64({2, 0, 2}, Shape{1, 3}), device_of(x, OpKind::Float)));
+    case OpId::embedding_backward:
+      return Dispatch::embedding_backward(
+          Dispatch::float_reshape(x, {3, 2}), Dispatch::float_reshape(other, {1, 3, 2}),
+          Dispatch::int_from_data(TensorData::from_i64({2, 0, 2}, Shape{1, 3}), device_of(x, OpKind::Float)));
     case OpId::float_abs: return Dispatch::float_abs(x);
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);

@@ -33,4 +33,14 @@ AutodiffTensor<B> Autodiff<B>::max_pool2d(const Tensor& x, const MaxPool2dOption
   });
 }
 
+// The gradient of the table is the positions' gradients added to the rows they read
+// (B::embedding_backward); the indices get none.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::embedding(const Tensor& weights, const Primitive& indices) {
+  const Primitive pw = weights.primitive;
+  return record<B>(B::embedding(pw, indices), {&weights}, [pw, indices](const Primitive& g) {
+    return std::vector<Primitive>{B::embedding_backward(pw, g, indices)};
+  });
+}
+
 }  // namespace crossgrad

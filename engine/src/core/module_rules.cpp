@@ -48,7 +48,7 @@ Pool2dPlan plan_of(const Shape& x, std::size_t out_h, std::size_t out_w) {
 }
 
 // The pooling checks shared by avg and max: the rank, kernel_size, stride (and dilation for max),
-// padding against the window's span, the padded input against the span.
+// padding against half the kernel_size, the padded input against the window's (dilated) span.
 Pool2dPlan plan_window(const Shape& x, DType dtype, const Size2& kernel, const Size2& stride, const Size2& padding,
                        const Size2* dilation, bool ceil_mode, std::string_view op) {
   check_float_dtype(dtype, op);
@@ -166,6 +166,52 @@ Pool2dPlan plan_adaptive_avg_pool2d_backward(const Shape& x, DType x_dtype, cons
   check_at_least_one(Size2{grad[2], grad[3]}, "output_size", op);
   if (x[2] == 0 || x[3] == 0) panic(PanicId::PoolEmptyInput, {{"op", std::string(op)}, {"shape", x.to_string()}});
   return plan_of(x, grad[2], grad[3]);
+}
+
+namespace {
+
+void check_rank2(const Shape& shape, std::string_view op, std::string_view operand, std::string_view layout) {
+  if (shape.rank() == 2) return;
+  panic(PanicId::ModuleInputRank, {{"op", std::string(op)},
+                                   {"operand", std::string(operand)},
+                                   {"rank", "2"},
+                                   {"layout", std::string(layout)},
+                                   {"shape", shape.to_string()}});
+}
+
+EmbeddingPlan plan_embedding_named(const Shape& weights, DType weights_dtype, const Shape& indices, DType indices_dtype,
+                                   std::string_view op) {
+  check_float_dtype(weights_dtype, op);
+  check_rank2(weights, op, "weight", "[n_embeddings, d_model]");
+  check_index_dtype(indices_dtype, op);
+  check_rank2(indices, op, "index", "[batch, seq_length]");
+  EmbeddingPlan p;
+  p.n_embeddings = weights[0];
+  p.d_model = weights[1];
+  p.positions = indices[0] * indices[1];
+  p.out = Shape{indices[0], indices[1], weights[1]};
+  return p;
+}
+
+}  // namespace
+
+EmbeddingPlan plan_embedding(const Shape& weights, DType weights_dtype, const Shape& indices, DType indices_dtype) {
+  return plan_embedding_named(weights, weights_dtype, indices, indices_dtype, "embedding");
+}
+
+EmbeddingPlan plan_embedding_backward(const Shape& weights, DType weights_dtype, const Shape& grad, DType grad_dtype,
+                                      const Shape& indices, DType indices_dtype) {
+  constexpr std::string_view op = "embedding_backward";
+  check_grad_dtype(weights_dtype, grad_dtype, op);
+  EmbeddingPlan p = plan_embedding_named(weights, weights_dtype, indices, indices_dtype, op);
+  if (grad != p.out) {
+    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
+  }
+  return p;
+}
+
+void embedding_index_out_of_range(std::string_view op, long long index, std::size_t n_embeddings) {
+  index_out_of_range(op, index, 0, n_embeddings);
 }
 
 void not_differentiable(std::string_view op) { panic(PanicId::NotDifferentiable, {{"op", std::string(op)}}); }

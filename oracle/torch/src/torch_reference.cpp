@@ -506,6 +506,10 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
                                                              ints(o.dilation), o.ceil_mode);
       return op == OpId::max_pool2d ? values : positions;
     }
+    case OpId::embedding: return at::embedding(t[0], t[1].to(at::kLong));
+    case OpId::embedding_backward:  // {weights, indices, grad}
+      return at::embedding_dense_backward(t[2], t[1].to(at::kLong), t[0].size(0), /*padding_idx=*/-1,
+                                          /*scale_grad_by_freq=*/false);
   }
   throw std::logic_error("torch_reference: not a registry op");
 }

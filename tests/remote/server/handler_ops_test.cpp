@@ -183,6 +183,14 @@ std::vector<Args> arguments(const OpInfo& info) {
                .dims = {3, 3, 2, 2, 1, 1, 1, 1, 0}, .label = "k3 s2 p1"},
               {.tensors = {image, image_grad_k3s2, TensorData::from_i64({0, 4, 9, 12, 2, 2, 10, 5}, Shape{1, 2, 2, 2})},
                .dims = {3, 3, 2, 2, 1, 1, 1, 1, 0}, .label = "an index past the plane"}};
+    // The [3, 3] table a read at [1, 2] indices; the gradient is the output's shape [1, 2, 3].
+    case OpSig::Embedding:
+      return {{.tensors = {a, TensorData::from_i64({2, 0}, Shape{1, 2})}, .label = "rows [[2, 0]]"},
+              {.tensors = {a, TensorData::from_i64({2, 3}, Shape{1, 2})}, .label = "a row past the table"}};
+    case OpSig::EmbeddingBackward:
+      return {{.tensors = {a, TensorData::from_f32({1, 2, 3, 4, 5, 6}, Shape{1, 2, 3}), TensorData::from_i64({2, 2}, Shape{1, 2})},
+               .label = "row 2 twice"},
+              {.tensors = {a, b, TensorData::from_i64({2, 0}, Shape{1, 2})}, .label = "a gradient of another shape"}};
     case OpSig::Cat: {
       const TensorData& second = info.operand == OpKind::Float ? b : a;  // a piece of the receiver's kind
       return {{.tensors = {a, second}, .dims = {0}, .label = "dim 0"}, {.tensors = {a, second}, .dims = {1}, .label = "dim 1"}};

@@ -53,6 +53,26 @@ Pool2dPlan plan_max_pool2d_backward(const Shape& x, DType x_dtype, const Shape& 
 // for dim 2 (the plane, flattened row-major).
 [[noreturn]] void pool_index_out_of_range(long long index, std::size_t plane_size);
 
+// embedding(weights, indices): a table weights [n_embeddings, d_model] read at the positions of
+// indices [batch, seq_length]; `out` is [batch, seq_length, d_model] (Burn's layout).
+struct EmbeddingPlan {
+  Shape out;
+  std::size_t n_embeddings = 0, d_model = 0;
+  std::size_t positions = 0;  // batch * seq_length
+};
+// embedding(weights, indices), in this order: weights a float tensor (unsupported-dtype) of rank 2
+// (module-input-rank), indices I64 or I32 (unsupported-dtype) of rank 2 (module-input-rank). The index
+// values are the kernels' to check, all of them before anything is written
+// (embedding_index_out_of_range).
+EmbeddingPlan plan_embedding(const Shape& weights, DType weights_dtype, const Shape& indices, DType indices_dtype);
+// embedding_backward(weights, grad, indices): grad of the weights' dtype (dtype-mismatch), then
+// plan_embedding's checks, then grad of the forward output's shape (pool-grad-shape).
+EmbeddingPlan plan_embedding_backward(const Shape& weights, DType weights_dtype, const Shape& grad, DType grad_dtype,
+                                      const Shape& indices, DType indices_dtype);
+// An index of embedding / embedding_backward outside 0..n_embeddings-1: index-out-of-range for dim 0
+// of the weights (negative indices are not wrapped).
+[[noreturn]] void embedding_index_out_of_range(std::string_view op, long long index, std::size_t n_embeddings);
+
 // Raised by Autodiff<B> for the ops that are themselves backward passes (Rule NotDifferentiable),
 // as Burn's Autodiff<B> does: not-differentiable.
 [[noreturn]] void not_differentiable(std::string_view op);

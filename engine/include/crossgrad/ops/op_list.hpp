@@ -285,7 +285,9 @@
   X(adaptive_avg_pool2d_backward, adaptive_avg_pool2d_backward, AdaptivePool2dBackward, Float, Float, NotDifferentiable) \
   X(max_pool2d, max_pool2d, MaxPool2d, Float, Float, Backward) \
   X(max_pool2d_indices, max_pool2d_indices, MaxPool2d, Float, Int, None) \
-  X(max_pool2d_with_indices_backward, max_pool2d_with_indices_backward, MaxPool2dBackward, Float, Float, NotDifferentiable)
+  X(max_pool2d_with_indices_backward, max_pool2d_with_indices_backward, MaxPool2dBackward, Float, Float, NotDifferentiable) \
+  X(embedding, embedding, Embedding, Float, Float, Backward) \
+  X(embedding_backward, embedding_backward, EmbeddingBackward, Float, Float, NotDifferentiable)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -298,12 +300,14 @@
 // one position per element (the receiver's rank and, outside dim, its sizes) for the others.
 // ZIP_DIM: two tensors of one backend and a dim. ZIP_RANGES: a receiver, ranges and a values
 // tensor of its backend (slice_assign). ASSIGN_UPDATE: ASSIGN's operands and an IndexingUpdateOp
-// (float_scatter). GATHER_ND / SCATTER_ND: a receiver, an int index tensor whose last dim indexes
-// the receiver's leading dims and, for SCATTER_ND, a values tensor and an IndexingUpdateOp.
+// (float_scatter). GATHER_ND / SCATTER_ND: a receiver, an int index tensor (whose last dim indexes
+// the receiver's leading dims; embedding's: rows of its table) and, for SCATTER_ND, a values
+// tensor and an IndexingUpdateOp.
 // MASK_SELECT: a receiver and a Bool mask of its shape (float_mask_select). ZIP_WITH: two tensors
 // of one backend that need not broadcast (a module op's input and its output's gradient), then the
 // CROSSGRAD_SIG_EXTRA_<Sig> arguments. INDEXED_WITH: a receiver, a second float tensor, an Int
-// index tensor (max_pool2d_with_indices_backward: x, the gradient, the indices), then the
+// index tensor (max_pool2d_with_indices_backward: x, the gradient, the indices; embedding_backward:
+// the weights, the gradient, the indices), then the
 // CROSSGRAD_SIG_EXTRA_<Sig> arguments. The module ops' options are structs (Note [Module ops],
 // core/module_options.hpp). MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
 // a scalar.
@@ -348,6 +352,8 @@
 #define CROSSGRAD_SIG_PARAMS_MaxPool2d(T, I) (const T& tensor, const ::crossgrad::MaxPool2dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_MaxPool2dBackward(T, I) \
   (const T& tensor, const T& grad, const I& indices, const ::crossgrad::MaxPool2dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_Embedding(T, I) (const T& tensor, const I& indices)
+#define CROSSGRAD_SIG_PARAMS_EmbeddingBackward(T, I) (const T& tensor, const T& grad, const I& indices)
 
 #define CROSSGRAD_SIG_CLASS_Unary MAP
 #define CROSSGRAD_SIG_CLASS_Binary ZIP
@@ -383,6 +389,8 @@
 #define CROSSGRAD_SIG_CLASS_AdaptivePool2dBackward ZIP_WITH
 #define CROSSGRAD_SIG_CLASS_MaxPool2d MAP
 #define CROSSGRAD_SIG_CLASS_MaxPool2dBackward INDEXED_WITH
+#define CROSSGRAD_SIG_CLASS_Embedding GATHER_ND
+#define CROSSGRAD_SIG_CLASS_EmbeddingBackward INDEXED_WITH
 
 // The arguments after the receiver, for MAP signatures (after the second tensor, for ZIP_WITH).
 #define CROSSGRAD_SIG_EXTRA_Unary
@@ -405,6 +413,7 @@
 #define CROSSGRAD_SIG_EXTRA_AdaptivePool2dBackward
 #define CROSSGRAD_SIG_EXTRA_MaxPool2d , options
 #define CROSSGRAD_SIG_EXTRA_MaxPool2dBackward , options
+#define CROSSGRAD_SIG_EXTRA_EmbeddingBackward
 
 // The parameters after the receiver, for MAP signatures (Tensor methods); after the second
 // tensor, for ZIP_WITH.
@@ -428,6 +437,7 @@
 #define CROSSGRAD_SIG_TAIL_AdaptivePool2dBackward
 #define CROSSGRAD_SIG_TAIL_MaxPool2d (const ::crossgrad::MaxPool2dOptions& options)
 #define CROSSGRAD_SIG_TAIL_MaxPool2dBackward , const ::crossgrad::MaxPool2dOptions& options
+#define CROSSGRAD_SIG_TAIL_EmbeddingBackward
 
 // Every parameter of a Sig by name, in order (a call forwarding all of them).
 #define CROSSGRAD_SIG_ARGS_Unary tensor
@@ -464,6 +474,8 @@
 #define CROSSGRAD_SIG_ARGS_AdaptivePool2dBackward tensor, grad
 #define CROSSGRAD_SIG_ARGS_MaxPool2d tensor, options
 #define CROSSGRAD_SIG_ARGS_MaxPool2dBackward tensor, grad, indices, options
+#define CROSSGRAD_SIG_ARGS_Embedding tensor, indices
+#define CROSSGRAD_SIG_ARGS_EmbeddingBackward tensor, grad, indices
 
 // Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
 #define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
@@ -483,7 +495,7 @@
 namespace crossgrad {
 
 // Op identity, in registry order.
-enum class OpId : std::uint8_t {
+enum class OpId : std::uint16_t {
 #define CROSSGRAD_X(name, method, Sig, Operand, Result, Rule) name,
   CROSSGRAD_OPS(CROSSGRAD_X)
 #undef CROSSGRAD_X
@@ -491,7 +503,8 @@ enum class OpId : std::uint8_t {
 
 #define CROSSGRAD_OP_SIGS(X) \
   X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window) X(BinaryDim) X(Sort) X(TopK) X(RangesAssign) X(ScatterUpdate) X(GatherNd) X(ScatterNd) X(MaskSelect) \
-  X(AvgPool2d) X(AvgPool2dBackward) X(AdaptivePool2d) X(AdaptivePool2dBackward) X(MaxPool2d) X(MaxPool2dBackward)
+  X(AvgPool2d) X(AvgPool2dBackward) X(AdaptivePool2d) X(AdaptivePool2dBackward) X(MaxPool2d) X(MaxPool2dBackward) \
+  X(Embedding) X(EmbeddingBackward)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)
@@ -559,7 +572,8 @@ std::string_view op_sig_name(OpSig sig);
 constexpr bool takes_mask(OpSig sig) { return sig == OpSig::MaskWhere || sig == OpSig::MaskFill || sig == OpSig::MaskSelect; }
 constexpr bool takes_index_tensor(OpSig sig) {
   return sig == OpSig::Select || sig == OpSig::SelectAssign || sig == OpSig::Gather || sig == OpSig::Scatter ||
-         sig == OpSig::ScatterUpdate || sig == OpSig::GatherNd || sig == OpSig::ScatterNd || sig == OpSig::MaxPool2dBackward;
+         sig == OpSig::ScatterUpdate || sig == OpSig::GatherNd || sig == OpSig::ScatterNd || sig == OpSig::MaxPool2dBackward ||
+         sig == OpSig::Embedding || sig == OpSig::EmbeddingBackward;
 }
 std::string_view op_kind_name(OpKind kind);
 

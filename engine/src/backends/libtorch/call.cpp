@@ -75,6 +75,8 @@ LibTorchTensor run_with_empty_operand(const Call& call, const Shape& shape, DTyp
     return filled(shape, empty_reduction(op), dtype);
   }
   if (op == OpId::float_prod || op == OpId::float_prod_dim) return filled(shape, 1.0, dtype);  // empty products
+  // No position (or no gradient) sends anything to the table's rows.
+  if (op == OpId::embedding_backward) return filled(shape, 0.0, dtype);
   if (op == OpId::float_any || op == OpId::float_any_dim || op == OpId::float_all || op == OpId::float_all_dim) {
     // any of nothing is false, all of nothing is true, in Bool bytes.
     const bool all = op == OpId::float_all || op == OpId::float_all_dim;

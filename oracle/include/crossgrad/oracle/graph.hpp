@@ -35,10 +35,11 @@ bool is_binary(Op op);
 // Stored op codes (fuzz inputs): the code is the OpId value; codes past the registry's last op are
 // reserved for ops appended later (Note [The op registry]) and decode as not an op.
 // 64 until issue 36's comparisons took the registry past 63 ops, 128 until issue 37's int ops took
-// it past 127: 256 since (the hop moved from 63 to 127 to 255; stored inputs whose op byte was 127
-// or more, or an old reserved code, were re-encoded, see the commits). One byte: the registry must
-// stay below 255 ops, or the code takes two bytes and every stored input is re-encoded.
-inline constexpr std::size_t kOpCodeSpace = 256;
+// it past 127, 256 until issue 38's convolutions took it past 251: 512 since, two bytes (low byte
+// first, io.hpp), so a stored code below 256 reads as the byte it was followed by a zero. The hop
+// moved from 63 to 127 to 255 to 511; each growth re-encoded every stored input (see the commits:
+// decoded under the old width, written under the new one, matched by fuzz/scripts/corpus-meaning).
+inline constexpr std::size_t kOpCodeSpace = 512;
 static_assert(::crossgrad::kOpCount <= kOpCodeSpace, "grow kOpCodeSpace (and re-encode stored inputs)");
 
 // A hop (CONTRACT section 7): a graph step that moves value `lhs` to backend `rhs` (a registry
@@ -72,7 +73,8 @@ bool is_hop(Op op);
 // padding when dim1 / 36 is odd, count_include_pad when dim1 / 72 is even and ceil_mode when
 // dim1 / 144 is odd; adaptive_avg_pool2d pools to {1 + dim1 % 3, 1 + dim1 / 3 % 3}; max_pool2d takes
 // avg_pool2d's kernel_size, stride and padding rule (half the kernel), dilation {1 + dim1 / 72 % 2,
-// 1 + dim1 / 144 % 2} and ceil_mode when dim1 / 288 is odd.
+// 1 + dim1 / 144 % 2} and ceil_mode when dim1 / 288 is odd; embedding reads a rank-2 lhs (the
+// table) at indices [2, 3], position p at row (dim1 + p / 2) % rows.
 struct OpSpec {
   Op op = Op::float_neg;
   std::size_t lhs = 0;

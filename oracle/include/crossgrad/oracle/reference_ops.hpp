@@ -65,7 +65,7 @@ struct OpArgs {
 };
 
 // The operands, by Sig: Binary and BinaryDim {lhs, rhs}; AvgPool2dBackward and AdaptivePool2dBackward {x, grad};
-// MaxPool2dBackward {x, indices, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
+// MaxPool2dBackward {x, indices, grad}; Embedding {weights, indices}; EmbeddingBackward {weights, indices, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
 // SelectAssign, Scatter, ScatterUpdate and ScatterNd {tensor, indices, values}; MaskWhere {tensor, mask, value}; MaskSelect {tensor, mask}; MaskFill {tensor, mask} (the
 // fill value is OpArgs::scalar); Cat the list (possibly empty); every other Sig {tensor}.
 struct ReferenceResult {
@@ -83,8 +83,8 @@ std::optional<std::vector<std::size_t>> max_pool2d_shape(const std::vector<std::
 bool differentiable(OpId op, const OpArgs& args);
 
 // The largest finite |value| an op's float result is computed from, the magnitude its bound scales
-// with: operand 0's, times operand 1's for matmul, and operand 1's (the output's gradient) for the
-// backward passes avg_pool2d_backward / adaptive_avg_pool2d_backward.
+// with: operand 0's, times operand 1's for matmul, and the output's gradient's for the module ops'
+// backward passes.
 double reference_magnitude(OpId op, const std::vector<HostArray>& operands);
 
 // Elements summed into each output element (bound_for's reduction_length): matmul k, sum/mean all,

@@ -644,6 +644,11 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       return at::max_pool2d_with_indices_backward(in(c, 1), in(c, 0), {integer(c, 0), integer(c, 1)}, {integer(c, 2), integer(c, 3)},
                                                   {integer(c, 4), integer(c, 5)}, {integer(c, 6), integer(c, 7)},
                                                   integer(c, 8) != 0, in(c, 2).to(at::kLong));
+    // embedding: weights, indices; embedding_backward: weights, grad, indices (libtorch/embedding.cpp).
+    case OpId::embedding: return at::embedding(in(c, 0), in(c, 1).to(at::kLong));
+    case OpId::embedding_backward:
+      return at::embedding_dense_backward(in(c, 1), in(c, 2).to(at::kLong), in(c, 0).size(0), /*padding_idx=*/-1,
+                                          /*scale_grad_by_freq=*/false);
   }
   throw std::invalid_argument("unknown op code");
 }
