@@ -31,7 +31,7 @@ NdArrayTensor int_binary(const NdArrayTensor& lhs, const NdArrayTensor& rhs, std
     const I* b = rhs.data<I>();
     if constexpr (Divides) {
       if (out_shape.num_elements() != 0) {
-        for (std::size_t i = 0; i < rhs.num_elements(); ++i) {
+        for (std::size_t i = 0, n = rhs.num_elements(); i < n; ++i) {
           if (b[i] == I{0}) rules::int_division_by_zero(name);
         }
       }
@@ -52,7 +52,7 @@ NdArrayTensor int_unary(const NdArrayTensor& tensor, std::string_view name, Op o
   with_int_type(tensor.dtype, [&]<class I>(I) {
     const I* x = tensor.data<I>();
     I* o = out.mutable_data<I>();
-    for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = op(x[i]);
+    for (std::size_t i = 0, n = tensor.num_elements(); i < n; ++i) o[i] = op(x[i]);
   });
   return out;
 }
@@ -66,7 +66,7 @@ NdArrayTensor int_with_scalar(const NdArrayTensor& tensor, double scalar, std::s
     const I s = int_scalar<I>(scalar);
     const I* x = tensor.data<I>();
     I* o = out.mutable_data<I>();
-    for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = op(x[i], s);
+    for (std::size_t i = 0, n = tensor.num_elements(); i < n; ++i) o[i] = op(x[i], s);
   });
   return out;
 }
@@ -97,7 +97,7 @@ NdArrayTensor int_compare_scalar(const NdArrayTensor& tensor, double scalar, std
     const I s = int_scalar<I>(scalar);
     const I* x = tensor.data<I>();
     auto* o = out.mutable_data<std::uint8_t>();
-    for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = pred(x[i], s) ? 1 : 0;
+    for (std::size_t i = 0, n = tensor.num_elements(); i < n; ++i) o[i] = pred(x[i], s) ? 1 : 0;
   });
   return out;
 }
@@ -168,7 +168,7 @@ NdArrayTensor NdArray::bool_not(const NdArrayTensor& tensor) {
   NdArrayTensor out = make_tensor(tensor.shape, DType::Bool);
   const auto* x = tensor.data<std::uint8_t>();
   auto* o = out.mutable_data<std::uint8_t>();
-  for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = x[i] == 0 ? 1 : 0;
+  for (std::size_t i = 0, n = tensor.num_elements(); i < n; ++i) o[i] = x[i] == 0 ? 1 : 0;
   return out;
 }
 NdArrayTensor NdArray::bool_and(const NdArrayTensor& lhs, const NdArrayTensor& rhs) {
@@ -245,7 +245,7 @@ NdArrayTensor NdArray::int_cast(const NdArrayTensor& tensor, DType dtype) {
     with_int_type(dtype, [&]<class J>(J) {
       const I* x = tensor.data<I>();
       J* o = out.mutable_data<J>();
-      for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = static_cast<J>(x[i]);
+      for (std::size_t i = 0, n = tensor.num_elements(); i < n; ++i) o[i] = static_cast<J>(x[i]);
     });
   });
   return out;
@@ -256,7 +256,7 @@ NdArrayTensor NdArray::bool_into_int(const NdArrayTensor& tensor, DType dtype) {
   with_int_type(dtype, [&]<class J>(J) {
     const auto* x = tensor.data<std::uint8_t>();
     J* o = out.mutable_data<J>();
-    for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = x[i] != 0 ? J{1} : J{0};
+    for (std::size_t i = 0, n = tensor.num_elements(); i < n; ++i) o[i] = x[i] != 0 ? J{1} : J{0};
   });
   return out;
 }
@@ -272,7 +272,7 @@ NdArrayTensor clamped(const NdArrayTensor& tensor, Bounds bounds) {
     const I lo = range.first, hi = range.second;
     const I* x = tensor.data<I>();
     I* o = out.mutable_data<I>();
-    for (std::size_t i = 0; i < tensor.num_elements(); ++i) o[i] = x[i] < lo ? lo : (x[i] > hi ? hi : x[i]);
+    for (std::size_t i = 0, n = tensor.num_elements(); i < n; ++i) o[i] = x[i] < lo ? lo : (x[i] > hi ? hi : x[i]);
   });
   return out;
 }
