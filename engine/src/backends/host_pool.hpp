@@ -26,20 +26,19 @@ Tensor make(Shape shape, DType dtype) {
   return Tensor{HostTensor::empty(std::move(shape), dtype)};
 }
 
-template <class Tensor, class Planes>
-Tensor avg_pool2d(const Tensor& x, const AvgPool2dOptions& o, const Planes& for_each_plane) {
-  const rules::Pool2dPlan p = rules::plan_avg_pool2d(x.shape, x.dtype, o);
+// The mean poolings' loops, written once for avg_pool2d and adaptive_avg_pool2d: `windows(d, o)`
+// is output o's PoolWindow along dim d (0 height, 1 width), its count the divisor's factor.
+template <class Tensor, class Planes, class Windows>
+Tensor mean_pool(const Tensor& x, const rules::Pool2dPlan& p, const Windows& windows, const Planes& for_each_plane) {
   Tensor out = make<Tensor>(p.out, x.dtype);
   with_float_type(x.dtype, [&]<class T>(T) {
     const T* in = x.template data<T>();
     T* y = out.template mutable_data<T>();
     for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
       for (Index oh = 0; oh < Index(p.out_h); ++oh) {
-        const PoolWindow wh = pool_window(oh, Index(p.in_h), Index(o.kernel_size[0]), Index(o.stride[0]),
-                                          Index(o.padding[0]), o.count_include_pad);
+        const PoolWindow wh = windows(0, oh);
         for (Index ow = 0; ow < Index(p.out_w); ++ow) {
-          const PoolWindow ww = pool_window(ow, Index(p.in_w), Index(o.kernel_size[1]), Index(o.stride[1]),
-                                            Index(o.padding[1]), o.count_include_pad);
+          const PoolWindow ww = windows(1, ow);
           T sum = T(0);
           for (Index h = wh.start; h < wh.end; ++h) {
             for (Index w = ww.start; w < ww.end; ++w) sum += in[xo + std::size_t(h) * p.in_w + std::size_t(w)];
@@ -52,10 +51,10 @@ Tensor avg_pool2d(const Tensor& x, const AvgPool2dOptions& o, const Planes& for_
   return out;
 }
 
-template <class Tensor, class Planes>
-Tensor avg_pool2d_backward(const Tensor& x, const Tensor& grad, const AvgPool2dOptions& o,
-                           const Planes& for_each_plane) {
-  const rules::Pool2dPlan p = rules::plan_avg_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype, o);
+// Each output's share g / divisor added to every cell of its window, outputs in row-major order.
+template <class Tensor, class Planes, class Windows>
+Tensor mean_pool_backward(const Tensor& x, const Tensor& grad, const rules::Pool2dPlan& p, const Windows& windows,
+                          const Planes& for_each_plane) {
   Tensor out = make<Tensor>(x.shape, x.dtype);
   with_float_type(x.dtype, [&]<class T>(T) {
     const T* g = grad.template data<T>();
@@ -63,11 +62,9 @@ Tensor avg_pool2d_backward(const Tensor& x, const Tensor& grad, const AvgPool2dO
     for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
       std::fill(dx + xo, dx + xo + p.in_h * p.in_w, T(0));
       for (Index oh = 0; oh < Index(p.out_h); ++oh) {
-        const PoolWindow wh = pool_window(oh, Index(p.in_h), Index(o.kernel_size[0]), Index(o.stride[0]),
-                                          Index(o.padding[0]), o.count_include_pad);
+        const PoolWindow wh = windows(0, oh);
         for (Index ow = 0; ow < Index(p.out_w); ++ow) {
-          const PoolWindow ww = pool_window(ow, Index(p.in_w), Index(o.kernel_size[1]), Index(o.stride[1]),
-                                            Index(o.padding[1]), o.count_include_pad);
+          const PoolWindow ww = windows(1, ow);
           const T share = g[yo + std::size_t(oh) * p.out_w + std::size_t(ow)] / static_cast<T>(wh.count * ww.count);
           for (Index h = wh.start; h < wh.end; ++h) {
             for (Index w = ww.start; w < ww.end; ++w) dx[xo + std::size_t(h) * p.in_w + std::size_t(w)] += share;
@@ -79,56 +76,46 @@ Tensor avg_pool2d_backward(const Tensor& x, const Tensor& grad, const AvgPool2dO
   return out;
 }
 
+// avg_pool2d's windows: cut at the padded edge, then at the input's (pool_window).
+inline auto avg_windows(const rules::Pool2dPlan& p, const AvgPool2dOptions& o) {
+  return [&p, &o](int d, Index at) {
+    return pool_window(at, Index(d == 0 ? p.in_h : p.in_w), Index(o.kernel_size[d]), Index(o.stride[d]),
+                       Index(o.padding[d]), o.count_include_pad);
+  };
+}
+
+// adaptive_avg_pool2d's windows: cells floor(o in / out) .. ceil((o + 1) in / out) - 1.
+inline auto adaptive_windows(const rules::Pool2dPlan& p) {
+  return [&p](int d, Index at) {
+    const Index in = Index(d == 0 ? p.in_h : p.in_w), out = Index(d == 0 ? p.out_h : p.out_w);
+    const Index start = adaptive_start(at, in, out), end = adaptive_end(at, in, out);
+    return PoolWindow{start, end, end - start};
+  };
+}
+
+template <class Tensor, class Planes>
+Tensor avg_pool2d(const Tensor& x, const AvgPool2dOptions& o, const Planes& for_each_plane) {
+  const rules::Pool2dPlan p = rules::plan_avg_pool2d(x.shape, x.dtype, o);
+  return mean_pool(x, p, avg_windows(p, o), for_each_plane);
+}
+
+template <class Tensor, class Planes>
+Tensor avg_pool2d_backward(const Tensor& x, const Tensor& grad, const AvgPool2dOptions& o,
+                           const Planes& for_each_plane) {
+  const rules::Pool2dPlan p = rules::plan_avg_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype, o);
+  return mean_pool_backward(x, grad, p, avg_windows(p, o), for_each_plane);
+}
+
 template <class Tensor, class Planes>
 Tensor adaptive_avg_pool2d(const Tensor& x, const Size2& output_size, const Planes& for_each_plane) {
   const rules::Pool2dPlan p = rules::plan_adaptive_avg_pool2d(x.shape, x.dtype, output_size);
-  Tensor out = make<Tensor>(p.out, x.dtype);
-  with_float_type(x.dtype, [&]<class T>(T) {
-    const T* in = x.template data<T>();
-    T* y = out.template mutable_data<T>();
-    for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
-      for (Index oh = 0; oh < Index(p.out_h); ++oh) {
-        const Index h0 = adaptive_start(oh, Index(p.in_h), Index(p.out_h));
-        const Index h1 = adaptive_end(oh, Index(p.in_h), Index(p.out_h));
-        for (Index ow = 0; ow < Index(p.out_w); ++ow) {
-          const Index w0 = adaptive_start(ow, Index(p.in_w), Index(p.out_w));
-          const Index w1 = adaptive_end(ow, Index(p.in_w), Index(p.out_w));
-          T sum = T(0);
-          for (Index h = h0; h < h1; ++h) {
-            for (Index w = w0; w < w1; ++w) sum += in[xo + std::size_t(h) * p.in_w + std::size_t(w)];
-          }
-          y[yo + std::size_t(oh) * p.out_w + std::size_t(ow)] = sum / static_cast<T>((h1 - h0) * (w1 - w0));
-        }
-      }
-    });
-  });
-  return out;
+  return mean_pool(x, p, adaptive_windows(p), for_each_plane);
 }
 
 template <class Tensor, class Planes>
 Tensor adaptive_avg_pool2d_backward(const Tensor& x, const Tensor& grad, const Planes& for_each_plane) {
   const rules::Pool2dPlan p = rules::plan_adaptive_avg_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype);
-  Tensor out = make<Tensor>(x.shape, x.dtype);
-  with_float_type(x.dtype, [&]<class T>(T) {
-    const T* g = grad.template data<T>();
-    T* dx = out.template mutable_data<T>();
-    for_each_plane(p, [&](std::size_t xo, std::size_t yo) {
-      std::fill(dx + xo, dx + xo + p.in_h * p.in_w, T(0));
-      for (Index oh = 0; oh < Index(p.out_h); ++oh) {
-        const Index h0 = adaptive_start(oh, Index(p.in_h), Index(p.out_h));
-        const Index h1 = adaptive_end(oh, Index(p.in_h), Index(p.out_h));
-        for (Index ow = 0; ow < Index(p.out_w); ++ow) {
-          const Index w0 = adaptive_start(ow, Index(p.in_w), Index(p.out_w));
-          const Index w1 = adaptive_end(ow, Index(p.in_w), Index(p.out_w));
-          const T share = g[yo + std::size_t(oh) * p.out_w + std::size_t(ow)] / static_cast<T>((h1 - h0) * (w1 - w0));
-          for (Index h = h0; h < h1; ++h) {
-            for (Index w = w0; w < w1; ++w) dx[xo + std::size_t(h) * p.in_w + std::size_t(w)] += share;
-          }
-        }
-      }
-    });
-  });
-  return out;
+  return mean_pool_backward(x, grad, p, adaptive_windows(p), for_each_plane);
 }
 
 inline MaxPoolWindow max_window(const rules::Pool2dPlan& p, const MaxPool2dOptions& o) {

@@ -128,6 +128,12 @@ void pool_index_out_of_range(long long index, std::size_t plane_size) {
   index_out_of_range("max_pool2d_with_indices_backward", index, 2, plane_size);
 }
 
+void check_pool_indices(std::span<const std::int64_t> indices, std::size_t plane_size) {
+  for (const std::int64_t at : indices) {
+    if (at < 0 || static_cast<std::uint64_t>(at) >= plane_size) pool_index_out_of_range(at, plane_size);
+  }
+}
+
 Pool2dPlan plan_avg_pool2d(const Shape& x, DType dtype, const AvgPool2dOptions& options) {
   return plan_avg(x, dtype, options, "avg_pool2d");
 }
@@ -212,6 +218,12 @@ EmbeddingPlan plan_embedding_backward(const Shape& weights, DType weights_dtype,
 
 void embedding_index_out_of_range(std::string_view op, long long index, std::size_t n_embeddings) {
   index_out_of_range(op, index, 0, n_embeddings);
+}
+
+void check_embedding_indices(std::span<const std::int64_t> indices, std::size_t n_embeddings, std::string_view op) {
+  for (const std::int64_t at : indices) {
+    if (at < 0 || static_cast<std::uint64_t>(at) >= n_embeddings) embedding_index_out_of_range(op, at, n_embeddings);
+  }
 }
 
 void not_differentiable(std::string_view op) { panic(PanicId::NotDifferentiable, {{"op", std::string(op)}}); }

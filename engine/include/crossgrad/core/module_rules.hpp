@@ -7,6 +7,8 @@
 #include <crossgrad/core/shape.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <span>
 #include <string_view>
 
 namespace crossgrad::rules {
@@ -52,6 +54,9 @@ Pool2dPlan plan_max_pool2d_backward(const Shape& x, DType x_dtype, const Shape& 
 // An index of max_pool2d_with_indices_backward outside the plane of in_h * in_w cells: index-out-of-range
 // for dim 2 (the plane, flattened row-major).
 [[noreturn]] void pool_index_out_of_range(long long index, std::size_t plane_size);
+// The same check over indices read back as I64 (Cuda and LibTorch copy them to the host first): the
+// first one outside the plane, in row-major order, panics.
+void check_pool_indices(std::span<const std::int64_t> indices, std::size_t plane_size);
 
 // embedding(weights, indices): a table weights [n_embeddings, d_model] read at the positions of
 // indices [batch, seq_length]; `out` is [batch, seq_length, d_model] (Burn's layout).
@@ -72,6 +77,8 @@ EmbeddingPlan plan_embedding_backward(const Shape& weights, DType weights_dtype,
 // An index of embedding / embedding_backward outside 0..n_embeddings-1: index-out-of-range for dim 0
 // of the weights (negative indices are not wrapped).
 [[noreturn]] void embedding_index_out_of_range(std::string_view op, long long index, std::size_t n_embeddings);
+// The same check over indices read back as I64 (Cuda, LibTorch): the first outside the table panics.
+void check_embedding_indices(std::span<const std::int64_t> indices, std::size_t n_embeddings, std::string_view op);
 
 // Raised by Autodiff<B> for the ops that are themselves backward passes (Rule NotDifferentiable),
 // as Burn's Autodiff<B> does: not-differentiable.

@@ -12,14 +12,6 @@ using namespace cuda_detail;  // this backend's internals (cuda_common.cuh, kern
 
 namespace {
 
-void check_rows(const CudaTensor& indices, std::size_t n_embeddings, std::string_view op) {
-  for (std::int64_t at : Cuda::into_data(indices).to_i64()) {
-    if (at < 0 || static_cast<unsigned long long>(at) >= n_embeddings) {
-      rules::embedding_index_out_of_range(op, at, n_embeddings);
-    }
-  }
-}
-
 // f(I{}) with I the C++ type of the I64 or I32 indices (plan_embedding has checked the dtype).
 template <class F>
 void with_index_type(DType dtype, F&& f) {
@@ -34,7 +26,7 @@ void with_index_type(DType dtype, F&& f) {
 
 CudaTensor Cuda::embedding(const CudaTensor& weights, const CudaTensor& indices) {
   const rules::EmbeddingPlan p = rules::plan_embedding(weights.shape, weights.dtype, indices.shape, indices.dtype);
-  check_rows(indices, p.n_embeddings, "embedding");
+  rules::check_embedding_indices(Cuda::into_data(indices).to_i64(), p.n_embeddings, "embedding");
   CudaTensor out = make_tensor(p.out, weights.dtype, weights.dev);
   if (p.out.num_elements() == 0) return out;
   const int device = weights.dev.index;
@@ -54,7 +46,7 @@ CudaTensor Cuda::embedding(const CudaTensor& weights, const CudaTensor& indices)
 CudaTensor Cuda::embedding_backward(const CudaTensor& weights, const CudaTensor& grad, const CudaTensor& indices) {
   const rules::EmbeddingPlan p = rules::plan_embedding_backward(weights.shape, weights.dtype, grad.shape, grad.dtype,
                                                                 indices.shape, indices.dtype);
-  check_rows(indices, p.n_embeddings, "embedding_backward");
+  rules::check_embedding_indices(Cuda::into_data(indices).to_i64(), p.n_embeddings, "embedding_backward");
   CudaTensor out = make_tensor(weights.shape, weights.dtype, weights.dev);
   if (weights.shape.num_elements() == 0) return out;
   const int device = weights.dev.index;

@@ -135,9 +135,7 @@ CudaTensor Cuda::max_pool2d_with_indices_backward(const CudaTensor& x, const Cud
   CudaTensor out = make_tensor(x.shape, x.dtype, x.dev);
   if (x.shape.num_elements() == 0) return out;
   const std::size_t plane = p.in_h * p.in_w;
-  for (std::int64_t at : Cuda::into_data(indices).to_i64()) {
-    if (at < 0 || static_cast<std::size_t>(at) >= plane) rules::pool_index_out_of_range(at, plane);
-  }
+  rules::check_pool_indices(Cuda::into_data(indices).to_i64(), plane);
   const int device = x.dev.index;
   with_float_type(x.dtype, [&](auto zero) {
     using T = decltype(zero);

@@ -11,19 +11,11 @@ namespace {
 using libtorch::Call;
 using libtorch::op_code;
 
-void check_rows(const LibTorchTensor& indices, std::size_t n_embeddings, std::string_view op) {
-  for (std::int64_t at : libtorch::to_host(indices).to_i64()) {
-    if (at < 0 || static_cast<unsigned long long>(at) >= n_embeddings) {
-      rules::embedding_index_out_of_range(op, at, n_embeddings);
-    }
-  }
-}
-
 }  // namespace
 
 LibTorchTensor LibTorch::embedding(const LibTorchTensor& weights, const LibTorchTensor& indices) {
   const rules::EmbeddingPlan p = rules::plan_embedding(weights.shape, weights.dtype, indices.shape, indices.dtype);
-  check_rows(indices, p.n_embeddings, "embedding");
+  rules::check_embedding_indices(libtorch::to_host(indices).to_i64(), p.n_embeddings, "embedding");
   return libtorch::run(Call{op_code(OpId::embedding), {&weights, &indices}, {}, {}}, p.out, weights.dtype);
 }
 
@@ -31,7 +23,7 @@ LibTorchTensor LibTorch::embedding_backward(const LibTorchTensor& weights, const
                                             const LibTorchTensor& indices) {
   const rules::EmbeddingPlan p = rules::plan_embedding_backward(weights.shape, weights.dtype, grad.shape, grad.dtype,
                                                                 indices.shape, indices.dtype);
-  check_rows(indices, p.n_embeddings, "embedding_backward");
+  rules::check_embedding_indices(libtorch::to_host(indices).to_i64(), p.n_embeddings, "embedding_backward");
   return libtorch::run(Call{op_code(OpId::embedding_backward), {&weights, &grad, &indices}, {}, {}}, weights.shape,
                        weights.dtype);
 }

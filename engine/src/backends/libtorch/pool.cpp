@@ -81,9 +81,7 @@ LibTorchTensor LibTorch::max_pool2d_with_indices_backward(const LibTorchTensor& 
   const rules::Pool2dPlan p =
       rules::plan_max_pool2d_backward(x.shape, x.dtype, grad.shape, grad.dtype, indices.shape, indices.dtype, options);
   const std::size_t plane = p.in_h * p.in_w;
-  for (std::int64_t at : libtorch::to_host(indices).to_i64()) {
-    if (at < 0 || static_cast<std::size_t>(at) >= plane) rules::pool_index_out_of_range(at, plane);
-  }
+  rules::check_pool_indices(libtorch::to_host(indices).to_i64(), plane);
   return libtorch::run(
       Call{op_code(OpId::max_pool2d_with_indices_backward), {&x, &grad, &indices}, {}, max_pool_ints(options)}, x.shape,
       x.dtype);

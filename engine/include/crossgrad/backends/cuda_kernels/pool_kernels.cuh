@@ -26,18 +26,36 @@ struct PoolGeometry {
   bool count_include_pad = true;
 };
 
-// avg_pool2d: y[plane, oh, ow] = sum of the window / its count.
-template <class T>
-__global__ void __launch_bounds__(kThreads)
-    avg_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y, PoolGeometry g) {
+// The windows of output o along dim d (0 height, 1 width): avg_pool2d's, cut at the padded edge and
+// then at the input's, and adaptive_avg_pool2d's, cells floor(o in / out) .. ceil((o + 1) in / out) - 1.
+struct AvgWindows {
+  PoolGeometry g;
+  CROSSGRAD_HOST_DEVICE PoolWindow operator()(int d, std::int64_t o) const {
+    return d == 0 ? pool_window(o, g.in_h, g.kernel_h, g.stride_h, g.pad_h, g.count_include_pad)
+                  : pool_window(o, g.in_w, g.kernel_w, g.stride_w, g.pad_w, g.count_include_pad);
+  }
+};
+struct AdaptiveWindows {
+  PoolGeometry g;
+  CROSSGRAD_HOST_DEVICE PoolWindow operator()(int d, std::int64_t o) const {
+    const std::int64_t in = d == 0 ? g.in_h : g.in_w, out = d == 0 ? g.out_h : g.out_w;
+    const std::int64_t start = adaptive_start(o, in, out), end = adaptive_end(o, in, out);
+    return PoolWindow{start, end, end - start};
+  }
+};
+
+// y[plane, oh, ow] = the sum of its window, row by row, / the product of the windows' counts:
+// avg_pool2d and adaptive_avg_pool2d, one thread per output.
+template <class T, class Windows>
+__device__ void mean_pool(const T* __restrict__ x, T* __restrict__ y, const PoolGeometry& g, Windows windows) {
   const std::int64_t total = g.planes * g.out_h * g.out_w;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
     const std::int64_t ow = t % g.out_w;
     const std::int64_t oh = (t / g.out_w) % g.out_h;
     const std::int64_t plane = t / (g.out_w * g.out_h);
-    const PoolWindow wh = pool_window(oh, g.in_h, g.kernel_h, g.stride_h, g.pad_h, g.count_include_pad);
-    const PoolWindow ww = pool_window(ow, g.in_w, g.kernel_w, g.stride_w, g.pad_w, g.count_include_pad);
+    const PoolWindow wh = windows(0, oh);
+    const PoolWindow ww = windows(1, ow);
     const T* p = x + plane * g.in_h * g.in_w;
     T sum = T(0);
     for (std::int64_t h = wh.start; h < wh.end; ++h) {
@@ -45,6 +63,18 @@ __global__ void __launch_bounds__(kThreads)
     }
     y[t] = sum / static_cast<T>(wh.count * ww.count);
   }
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    avg_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y, PoolGeometry g) {
+  mean_pool(x, y, g, AvgWindows{g});
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    adaptive_avg_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y, PoolGeometry g) {
+  mean_pool(x, y, g, AdaptiveWindows{g});
 }
 
 // avg_pool2d_backward: dx[plane, h, w] = sum over the windows containing (h, w) of g / count.
@@ -76,27 +106,6 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
     dx[t] = acc;
-  }
-}
-
-// adaptive_avg_pool2d: y[plane, oh, ow] = the mean of the window [start, end) of each dim.
-template <class T>
-__global__ void __launch_bounds__(kThreads)
-    adaptive_avg_pool2d_kernel(const T* __restrict__ x, T* __restrict__ y, PoolGeometry g) {
-  const std::int64_t total = g.planes * g.out_h * g.out_w;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
-    const std::int64_t ow = t % g.out_w;
-    const std::int64_t oh = (t / g.out_w) % g.out_h;
-    const std::int64_t plane = t / (g.out_w * g.out_h);
-    const std::int64_t h0 = adaptive_start(oh, g.in_h, g.out_h), h1 = adaptive_end(oh, g.in_h, g.out_h);
-    const std::int64_t w0 = adaptive_start(ow, g.in_w, g.out_w), w1 = adaptive_end(ow, g.in_w, g.out_w);
-    const T* p = x + plane * g.in_h * g.in_w;
-    T sum = T(0);
-    for (std::int64_t h = h0; h < h1; ++h) {
-      for (std::int64_t w = w0; w < w1; ++w) sum += p[h * g.in_w + w];
-    }
-    y[t] = sum / static_cast<T>((h1 - h0) * (w1 - w0));
   }
 }
 
