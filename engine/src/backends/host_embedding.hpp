@@ -16,7 +16,8 @@
 
 namespace crossgrad::backends::host_embedding {
 
-// Each index read as a row of weights [n_embeddings, d_model]: f(position, row).
+// Every index checked against the table's rows, in row-major order (the first outside panics), then
+// f(indices, count) with the indices as their own type.
 template <class Tensor, class F>
 void with_rows(const Tensor& indices, std::size_t n_embeddings, std::string_view op, F&& f) {
   host::with_int_type(indices.dtype, [&]<class I>(I) {
