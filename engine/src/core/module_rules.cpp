@@ -9,13 +9,20 @@ namespace {
 
 std::string size2(const Size2& s) { return "[" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + "]"; }
 
-void check_rank4(const Shape& shape, std::string_view op, std::string_view operand) {
-  if (shape.rank() == 4) return;
+// module-input-rank unless `shape` has the op's rank; `layout` names its dims.
+void check_rank(const Shape& shape, std::size_t rank, std::string_view layout, std::string_view op,
+                std::string_view operand) {
+  if (shape.rank() == rank) return;
   panic(PanicId::ModuleInputRank, {{"op", std::string(op)},
                                    {"operand", std::string(operand)},
-                                   {"rank", "4"},
-                                   {"layout", "[batch, channels, height, width]"},
+                                   {"rank", std::to_string(rank)},
+                                   {"layout", std::string(layout)},
                                    {"shape", shape.to_string()}});
+}
+
+// The poolings' input and gradient: [batch, channels, height, width].
+void check_rank4(const Shape& shape, std::string_view op, std::string_view operand) {
+  check_rank(shape, 4, "[batch, channels, height, width]", op, operand);
 }
 
 void check_at_least_one(const Size2& value, std::string_view option, std::string_view op) {
@@ -176,21 +183,12 @@ Pool2dPlan plan_adaptive_avg_pool2d_backward(const Shape& x, DType x_dtype, cons
 
 namespace {
 
-void check_rank2(const Shape& shape, std::string_view op, std::string_view operand, std::string_view layout) {
-  if (shape.rank() == 2) return;
-  panic(PanicId::ModuleInputRank, {{"op", std::string(op)},
-                                   {"operand", std::string(operand)},
-                                   {"rank", "2"},
-                                   {"layout", std::string(layout)},
-                                   {"shape", shape.to_string()}});
-}
-
 EmbeddingPlan plan_embedding_named(const Shape& weights, DType weights_dtype, const Shape& indices, DType indices_dtype,
                                    std::string_view op) {
   check_float_dtype(weights_dtype, op);
-  check_rank2(weights, op, "weight", "[n_embeddings, d_model]");
+  check_rank(weights, 2, "[n_embeddings, d_model]", op, "weight");
   check_index_dtype(indices_dtype, op);
-  check_rank2(indices, op, "index", "[batch, seq_length]");
+  check_rank(indices, 2, "[batch, seq_length]", op, "index");
   EmbeddingPlan p;
   p.n_embeddings = weights[0];
   p.d_model = weights[1];

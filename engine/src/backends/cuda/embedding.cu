@@ -12,14 +12,17 @@ using namespace cuda_detail;  // this backend's internals (cuda_common.cuh, kern
 
 namespace {
 
-// f(I{}) with I the C++ type of the I64 or I32 indices (plan_embedding has checked the dtype).
+// f(T{}, I{}) with T the table's float type and I the C++ type of the I64 or I32 indices
+// (plan_embedding has checked both dtypes).
 template <class F>
-void with_index_type(DType dtype, F&& f) {
-  if (dtype == DType::I64) {
-    f(std::int64_t{});
-  } else {
-    f(std::int32_t{});
-  }
+void with_types(DType weights, DType indices, F&& f) {
+  with_float_type(weights, [&](auto zero) {
+    if (indices == DType::I64) {
+      f(zero, std::int64_t{});
+    } else {
+      f(zero, std::int32_t{});
+    }
+  });
 }
 
 }  // namespace
@@ -30,16 +33,14 @@ CudaTensor Cuda::embedding(const CudaTensor& weights, const CudaTensor& indices)
   CudaTensor out = make_tensor(p.out, weights.dtype, weights.dev);
   if (p.out.num_elements() == 0) return out;
   const int device = weights.dev.index;
-  with_float_type(weights.dtype, [&](auto zero) {
+  with_types(weights.dtype, indices.dtype, [&](auto zero, auto index) {
     using T = decltype(zero);
-    with_index_type(indices.dtype, [&](auto index) {
-      using I = decltype(index);
-      embedding_kernel<T, I><<<grid_for(p.out.num_elements(), device), kThreads, 0, activate(device)>>>(
-          data_of<T>(weights), data_of<I>(indices), data_of<T>(out), static_cast<std::int64_t>(p.positions),
-          static_cast<std::int64_t>(p.d_model));
-    });
-    check_launch("embedding");
+    using I = decltype(index);
+    embedding_kernel<T, I><<<grid_for(p.out.num_elements(), device), kThreads, 0, activate(device)>>>(
+        data_of<T>(weights), data_of<I>(indices), data_of<T>(out), static_cast<std::int64_t>(p.positions),
+        static_cast<std::int64_t>(p.d_model));
   });
+  check_launch("embedding");
   return out;
 }
 
@@ -50,16 +51,14 @@ CudaTensor Cuda::embedding_backward(const CudaTensor& weights, const CudaTensor&
   CudaTensor out = make_tensor(weights.shape, weights.dtype, weights.dev);
   if (weights.shape.num_elements() == 0) return out;
   const int device = weights.dev.index;
-  with_float_type(weights.dtype, [&](auto zero) {
+  with_types(weights.dtype, indices.dtype, [&](auto zero, auto index) {
     using T = decltype(zero);
-    with_index_type(indices.dtype, [&](auto index) {
-      using I = decltype(index);
-      embedding_backward_kernel<T, I><<<grid_for(p.d_model, device), kThreads, 0, activate(device)>>>(
-          data_of<T>(grad), data_of<I>(indices), data_of<T>(out), static_cast<std::int64_t>(p.positions),
-          static_cast<std::int64_t>(p.n_embeddings), static_cast<std::int64_t>(p.d_model));
-    });
-    check_launch("embedding_backward");
+    using I = decltype(index);
+    embedding_backward_kernel<T, I><<<grid_for(p.d_model, device), kThreads, 0, activate(device)>>>(
+        data_of<T>(grad), data_of<I>(indices), data_of<T>(out), static_cast<std::int64_t>(p.positions),
+        static_cast<std::int64_t>(p.n_embeddings), static_cast<std::int64_t>(p.d_model));
   });
+  check_launch("embedding_backward");
   return out;
 }
 
