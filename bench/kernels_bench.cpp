@@ -73,6 +73,10 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_MaxPool2dBackward(f) f(a.x, a.y, a.indices, a.max_pool2d)
 #define CROSSGRAD_BENCH_CALL_Embedding(f) f(a.x, a.indices)
 #define CROSSGRAD_BENCH_CALL_EmbeddingBackward(f) f(a.x, a.y, a.indices)
+#define CROSSGRAD_BENCH_CALL_Linear(f) f(a.x, a.y, std::make_optional(a.values))
+#define CROSSGRAD_BENCH_CALL_LinearXBackward(f) f(a.x, a.y)
+#define CROSSGRAD_BENCH_CALL_LinearWeightBackward(f) f(a.x, a.y)
+#define CROSSGRAD_BENCH_CALL_LinearBiasBackward(f) f(a.x)
 
 // One registry op on B, called with its Sig's arguments. A plain function pointer, not the lambda's
 // own type: register_op is then compiled once per backend instead of once per op and backend,

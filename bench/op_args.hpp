@@ -399,6 +399,35 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  }
                  return a;
                }}};
+    case OpSig::Linear:
+    case OpSig::LinearXBackward:
+    case OpSig::LinearWeightBackward:
+    case OpSig::LinearBiasBackward:
+      // A transformer's projection, x [batch, seq, d_input] @ weight [d_input, d_output] + bias
+      // (size 0: [8, 16, 64] -> 64; size 1: [4, 128, 512] -> 512; trial: [1, 2, 3] -> 2); the
+      // backward passes take the output's gradient. x / weight / bias / grad are a.x, a.y, a.values
+      // and a.y or a.x by the op's operand order.
+      return {{{{0, 0}, {1, 0}}, {2, 0},
+               [](const BenchSize& s) { return std::string(s.n == 0 ? "8x16x64@64x64" : "4x128x512@512x512"); },
+               [=](const BenchSize& s) {
+                 const std::size_t batch = s.n == 0 ? 8 : s.n == 1 ? 4 : 1, seq = s.n == 0 ? 16 : s.n == 1 ? 128 : 2,
+                                   d_in = s.n == 0 ? 64 : s.n == 1 ? 512 : 3, d_out = s.n == 0 ? 64 : s.n == 1 ? 512 : 2;
+                 const Shape x{batch, seq, d_in}, w{d_in, d_out}, g{batch, seq, d_out};
+                 OpArgs<B> a;
+                 if (op.sig == OpSig::LinearBiasBackward) {  // grad
+                   receiver(g, a);
+                   return a;
+                 }
+                 // linear: x, weight, bias; linear_x_backward: weight, grad; linear_weight_backward: x, grad.
+                 receiver(op.sig == OpSig::LinearXBackward ? w : x, a);
+                 a.y = operand_tensor<B>(kind, op.sig == OpSig::Linear ? w : g, 2);
+                 a.input_bytes += bytes_of<B>(a.y);
+                 if (op.sig == OpSig::Linear) {
+                   a.values = operand_tensor<B>(kind, Shape{d_out}, 3);
+                   a.input_bytes += bytes_of<B>(a.values);
+                 }
+                 return a;
+               }}};
     case OpSig::Cat:
       return {{squares, {4, 0}, square_label, [=](const BenchSize& s) {  // two squares along dim 0
                  OpArgs<B> a;

@@ -527,6 +527,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_mul:
     case OpId::float_div:
     case OpId::float_matmul:
+    case OpId::linear:
     case OpId::float_neg:
     case OpId::float_exp:
     case OpId::float_log:
@@ -752,6 +753,9 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::max_pool2d_indices:
     case OpId::max_pool2d_with_indices_backward:
     case OpId::embedding_backward:  // no gradient (a backward pass)
+    case OpId::linear_x_backward:
+    case OpId::linear_weight_backward:
+    case OpId::linear_bias_backward:
       return std::nullopt;
   }
   return std::nullopt;

@@ -134,6 +134,24 @@ std::vector<std::size_t> embedding_grad_shape(const OpArgsCase &c, ShapeMode mod
   return out;
 }
 
+std::vector<std::size_t> linear_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k) {
+  const std::vector<std::size_t> &first = c.tensors[0].shape;
+  const std::size_t bump = mode == ShapeMode::Derived ? 1 : 0;
+  const std::size_t last = first.empty() ? 1 : first.back();
+  const OpSig sig = op_of(c).sig;
+  if (sig == OpSig::Linear && k == 1) return {last + bump, 3};
+  if (sig == OpSig::Linear) {
+    const std::vector<std::size_t> &w = c.tensors[1].shape;
+    return {(w.size() == 2 ? w[1] : 3) + bump};
+  }
+  if (sig == OpSig::LinearXBackward) return {2, (first.size() == 2 ? first[1] : 1) + bump};  // {weight, grad}
+  // LinearWeightBackward {x, grad}.
+  std::vector<std::size_t> g(first.begin(), first.empty() ? first.end() : first.end() - 1);
+  g.push_back(3);
+  g.front() += bump;
+  return g;
+}
+
 // The indices' shape without its last dim, then the receiver's dims from k on (when k fits).
 std::vector<std::size_t> nd_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
   const std::vector<std::size_t> &x = c.tensors[0].shape, &i = c.indices.shape;
@@ -403,6 +421,12 @@ std::string describe(const OpArgsCase &c) {
     case OpSig::GatherNd:
     case OpSig::Embedding:
     case OpSig::EmbeddingBackward:
+    case OpSig::LinearXBackward:
+    case OpSig::LinearWeightBackward:
+    case OpSig::LinearBiasBackward:
+      break;
+    case OpSig::Linear:
+      os << (c.tensors.size() > 2 ? "\n  with a bias" : "\n  no bias");
       break;
     case OpSig::ScatterNd:
       os << "\n  update " << indexing_update_name(kIndexingUpdateOps[c.update % std::size(kIndexingUpdateOps)]);

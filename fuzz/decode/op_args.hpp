@@ -161,6 +161,11 @@ std::vector<std::size_t> pool_grad_shape(const OpArgsCase &c, ShapeMode mode, st
 // embedding_backward's gradient: the forward output's shape [indices[0], indices[1], weights[1]]
 // (the weights' shape when either rank is not 2), with its first dim one larger under Derived.
 std::vector<std::size_t> embedding_grad_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
+// linear's and its backward passes' later operands (Linear: the weight [x's last dim, 3], then the
+// bias [the weight's d_output]; LinearXBackward: the gradient [2, the weight's d_output];
+// LinearWeightBackward: the gradient, x's leading dims and 3). Derived makes one dim one larger:
+// the size the operands share, or the gradient's first (a gradient that does not fit).
+std::vector<std::size_t> linear_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 AvgPool2dOptions avg_pool2d_options(const OpArgsCase &c);
 MaxPool2dOptions max_pool2d_options(const OpArgsCase &c);
 
@@ -401,6 +406,22 @@ void schema(Io &io, OpArgsCase &c) {
     case OpSig::EmbeddingBackward:
       index_tensor(io, c);
       later_tensor(io, c, 1, kFloatCodes, &embedding_grad_shape);
+      break;
+    case OpSig::Linear: {
+      later_tensor(io, c, 1, kFloatCodes, &linear_operand_shape);
+      bool bias = c.tensors.size() > 2;  // Burn's Option: a flag, then the tensor
+      io.flag(bias);
+      if (bias) later_tensor(io, c, 2, kFloatCodes, &linear_operand_shape);
+      if constexpr (Io::reading) {
+        if (!bias) c.tensors.resize(2);
+      }
+      break;
+    }
+    case OpSig::LinearXBackward:
+    case OpSig::LinearWeightBackward:
+      later_tensor(io, c, 1, kFloatCodes, &linear_operand_shape);
+      break;
+    case OpSig::LinearBiasBackward:
       break;
     case OpSig::Cat: {
       io.pick(c.dim, kDimCodes);

@@ -104,6 +104,11 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
 #define CROSSGRAD_OPARGS_CALL_MaxPool2dBackward(f) f(in.tensors[0], in.tensors[1], *in.indices, a.max_pool2d)
 #define CROSSGRAD_OPARGS_CALL_Embedding(f) f(in.tensors[0], *in.indices)
 #define CROSSGRAD_OPARGS_CALL_EmbeddingBackward(f) f(in.tensors[0], in.tensors[1], *in.indices)
+#define CROSSGRAD_OPARGS_CALL_Linear(f) \
+  f(in.tensors[0], in.tensors[1], in.tensors.size() > 2 ? std::optional<DispatchTensor>(in.tensors[2]) : std::nullopt)
+#define CROSSGRAD_OPARGS_CALL_LinearXBackward(f) f(in.tensors[0], in.tensors[1])
+#define CROSSGRAD_OPARGS_CALL_LinearWeightBackward(f) f(in.tensors[0], in.tensors[1])
+#define CROSSGRAD_OPARGS_CALL_LinearBiasBackward(f) f(in.tensors[0])
 
 DispatchTensor dispatch(OpId op, const Call &in) {
   const oracle::OpArgs &a = in.args;

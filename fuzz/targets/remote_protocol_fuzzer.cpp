@@ -397,6 +397,13 @@ class Run {
         return Reads{2, 0, 0, false, false};
       case OpSig::EmbeddingBackward:  // weights, grad, indices
         return Reads{3, 0, 0, false, false};
+      case OpSig::Linear:  // x, weight, the bias flag (a dim; op_call adds the bias when it is 1)
+        return Reads{2, 0, 1, false, false};
+      case OpSig::LinearXBackward:  // weight, grad
+      case OpSig::LinearWeightBackward:  // x, grad
+        return Reads{2, 0, 0, false, false};
+      case OpSig::LinearBiasBackward:  // grad
+        return Reads{1, 0, 0, false, false};
     }
     return std::nullopt;
   }
@@ -419,6 +426,7 @@ class Run {
         if (r->operands < 0 && operands.empty()) operands.push_back(recent);
         scalars.resize(static_cast<std::size_t>(r->scalars), 1.0);
         if (r->dims >= 0) dims.resize(static_cast<std::size_t>(r->dims), 0);
+        if (op == static_cast<std::uint32_t>(OpId::linear) && dims[0] == 1) operands.resize(3, recent);
         if (!r->shape) shape.clear();
         if (!r->ranges) ranges.clear();
       }

@@ -304,7 +304,7 @@ void ops_seeds() {
                       binary ? std::vector<std::vector<std::size_t>>{{2, 3}, {3, 2}}
                              : std::vector<std::vector<std::size_t>>{{2, 3}},
                       {op(o, 0, 1, 2.0, 1, 0), op(Op::float_sum, 2)}, DType::F64);
-      if (binary && o != Op::float_matmul) c.graph.leaf_shapes[1] = {2, 3};
+      if (binary && o != Op::float_matmul && o != Op::linear) c.graph.leaf_shapes[1] = {2, 3};
       if (o == Op::float_log || o == Op::float_sqrt || o == Op::float_powf_scalar) c.graph.leaf_values[0] = {0.5, 1, 1.5, 2, 2.5, 3};
       c.finite_differences = true;
       emit(T, "op-" + std::string(oracle::op_name(o)) + "-" + bname(b), c);
@@ -953,6 +953,50 @@ Candidates candidates(OpSig sig, DType dtype) {
       if (backward) out.invalid.push_back(with({4, 3}, rows, 0, oa::ShapeMode::Derived));
       return out;
     }
+    // linear: x [..., d_input] times a weight [d_input, d_output], with a bias or none; an empty
+    // x's row (d_input 0: the bias alone) and no rows at all. Faults: a scalar x, a rank-1 weight
+    // or rank-2 bias, a weight or bias one size off.
+    case OpSig::Linear: {
+      auto with = [](std::vector<std::size_t> x, oa::ShapeMode w, std::vector<std::size_t> w_shape, bool bias,
+                     oa::ShapeMode b = oa::ShapeMode::LikeFirst, std::vector<std::size_t> b_shape = {}) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors[0] = arg(x);
+          second(c, w, w == oa::ShapeMode::Explicit ? w_shape : oa::linear_operand_shape(c, w, 1));
+          if (!bias) return;
+          c.tensors.resize(3);
+          c.tensors[2] = arg(b == oa::ShapeMode::Explicit ? b_shape : oa::linear_operand_shape(c, b, 2));
+          c.modes.push_back(b);
+        };
+      };
+      const oa::ShapeMode like = oa::ShapeMode::LikeFirst, derived = oa::ShapeMode::Derived,
+                          given = oa::ShapeMode::Explicit;
+      return {{with({2, 3}, like, {}, true), with({2, 2, 3}, given, {3, 2}, false), with({3}, like, {}, true),
+               with({2, 0}, like, {}, true), with({0, 3}, like, {}, false)},
+              {with({}, given, {1, 2}, false), with({2, 3}, derived, {}, false), with({2, 3}, like, {}, true, derived),
+               with({2, 3}, given, {3}, false), with({2, 3}, like, {}, true, given, {3, 3})}};
+    }
+    case OpSig::LinearXBackward:
+    case OpSig::LinearWeightBackward: {
+      const bool x_grad = sig == OpSig::LinearXBackward;
+      auto with = [](std::vector<std::size_t> first, oa::ShapeMode g, std::vector<std::size_t> g_shape = {}) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors[0] = arg(first);
+          second(c, g, g == oa::ShapeMode::Explicit ? g_shape : oa::linear_operand_shape(c, g, 1));
+        };
+      };
+      const oa::ShapeMode like = oa::ShapeMode::LikeFirst, derived = oa::ShapeMode::Derived,
+                          given = oa::ShapeMode::Explicit;
+      if (x_grad) {  // {weight, grad}
+        return {{with({3, 4}, like), with({3, 4}, given, {2, 2, 4}), with({3, 0}, like), with({3, 2}, given, {2})},
+                {with({3, 4}, derived), with({4}, given, {2, 4}), with({3, 4}, given, {})}};
+      }
+      return {{with({2, 3}, like), with({2, 2, 3}, like), with({0, 3}, like), with({3}, given, {4})},  // {x, grad}
+              {with({2, 3}, derived), with({}, given, {3}), with({2, 3}, given, {3, 3})}};
+    }
+    case OpSig::LinearBiasBackward:
+      return {{[](auto &c) { c.tensors[0] = arg({2, 3}); }, [](auto &c) { c.tensors[0] = arg({2, 2, 4}); },
+               [](auto &c) { c.tensors[0] = arg({0, 3}); }, [](auto &c) { c.tensors[0] = arg({3}); }},
+              {[](auto &c) { c.tensors[0] = arg({}); }}};
     case OpSig::Cat:
       return {{[](auto &c) {
                 cat_pieces(c, 1, {{2, 3}, {2, 1}});
@@ -1173,6 +1217,13 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::Embedding) c.operands = {f, i};
     if (op.sig == OpSig::EmbeddingBackward) c.operands = {f, f, i};
     if (op.sig == OpSig::Embedding || op.sig == OpSig::EmbeddingBackward) c.dims = {};
+    if (op.sig == OpSig::Linear) {  // x, weight and a bias (the flag 1)
+      c.operands = {f, f, f};
+      c.dims = {1};
+    }
+    if (op.sig == OpSig::LinearXBackward || op.sig == OpSig::LinearWeightBackward) c.operands = {f, f};
+    if (op.sig == OpSig::LinearXBackward || op.sig == OpSig::LinearWeightBackward || op.sig == OpSig::LinearBiasBackward)
+      c.dims = {};
     if (op.sig == OpSig::MaxPool2d || op.sig == OpSig::MaxPool2dBackward) c.dims = {2, 2, 1, 1, 0, 0};  // fit: dilation 0 0, no ceil
     r.into(recent(0));
     r.close();

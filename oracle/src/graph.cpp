@@ -55,7 +55,7 @@ bool is_binary(Op op) {
   const OpSig sig = op_info(op).sig;
   return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign || sig == OpSig::Scatter ||
          sig == OpSig::ScatterUpdate || sig == OpSig::ScatterNd || sig == OpSig::MaskWhere || sig == OpSig::BinaryDim ||
-         sig == OpSig::RangesAssign;
+         sig == OpSig::RangesAssign || sig == OpSig::Linear;
 }
 
 namespace {
@@ -107,6 +107,10 @@ bool has_dim(Op op) {
     case OpSig::AdaptivePool2dBackward:
     case OpSig::Embedding:  // the indices come from dim1
     case OpSig::EmbeddingBackward:
+    case OpSig::Linear:  // x @ rhs, no bias
+    case OpSig::LinearXBackward:
+    case OpSig::LinearWeightBackward:
+    case OpSig::LinearBiasBackward:
       return false;
   }
   return false;
@@ -140,7 +144,11 @@ bool has_dim1(Op op) {
     case OpSig::AdaptivePool2dBackward:
     case OpSig::MaxPool2dBackward:
     case OpSig::EmbeddingBackward:
+    case OpSig::LinearXBackward:
+    case OpSig::LinearWeightBackward:
+    case OpSig::LinearBiasBackward:
       return false;
+    case OpSig::Linear:  // x @ rhs: no arguments
     case OpSig::Affine:
     case OpSig::BinaryDim:
     case OpSig::RangesAssign:  // the block is rhs's size at the end of dim
@@ -437,7 +445,17 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::max_pool2d_indices:
     case Op::max_pool2d_with_indices_backward:
     case Op::embedding_backward:
+    case Op::linear_x_backward:
+    case Op::linear_weight_backward:
+    case Op::linear_bias_backward:
       return std::nullopt;
+    // linear(x, rhs) without a bias: x [..., d_input], rhs the weight [d_input, d_output].
+    case Op::linear: {
+      if (lhs.empty() || rhs.size() != 2 || lhs.back() != rhs[0]) return std::nullopt;
+      std::vector<std::size_t> out(lhs.begin(), lhs.end() - 1);
+      out.push_back(rhs[1]);
+      return out;
+    }
     case Op::float_matmul: {
       if (lhs.size() < 2 || rhs.size() < 2) return std::nullopt;
       if (lhs[lhs.size() - 1] != rhs[rhs.size() - 2]) return std::nullopt;
@@ -762,7 +780,7 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
 
 std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& lhs) {
   if (is_hop(op.op)) return 1;  // a move sums nothing
-  if (op.op == Op::float_matmul) return lhs.empty() ? 1 : lhs.back();
+  if (op.op == Op::float_matmul || op.op == Op::linear) return lhs.empty() ? 1 : lhs.back();
   if (op.op == Op::float_sum || op.op == Op::float_mean || op.op == Op::float_prod) return element_count(lhs);
   if (op.op == Op::avg_pool2d) {
     const AvgPool2dOptions o = avg_pool2d_of(op.dim1);
@@ -1023,11 +1041,19 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_MaxPool2dBackward(name)
 #define CROSSGRAD_APPLY_Embedding(name)
 #define CROSSGRAD_APPLY_EmbeddingBackward(name)
+#define CROSSGRAD_APPLY_Linear(name)
+#define CROSSGRAD_APPLY_LinearXBackward(name)
+#define CROSSGRAD_APPLY_LinearWeightBackward(name)
+#define CROSSGRAD_APPLY_LinearBiasBackward(name)
     CROSSGRAD_OPS(CROSSGRAD_APPLY)
     case Op::max_pool2d: return Dispatch::max_pool2d(lhs, args().max_pool2d);
     case Op::avg_pool2d: return Dispatch::avg_pool2d(lhs, args().avg_pool2d);
     case Op::adaptive_avg_pool2d: return Dispatch::adaptive_avg_pool2d(lhs, args().output_size);
     case Op::embedding: return Dispatch::embedding(lhs, indices());
+    case Op::linear: return Dispatch::linear(lhs, rhs, std::nullopt);
+    case Op::linear_x_backward:
+    case Op::linear_weight_backward:
+    case Op::linear_bias_backward:
     case Op::max_pool2d_indices:
     case Op::max_pool2d_with_indices_backward:
     case Op::embedding_backward:

@@ -319,6 +319,10 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_mean_dim:
     case Op::float_cumsum:
     case Op::float_matmul:
+    case Op::linear:  // products summed, then the bias added
+    case Op::linear_x_backward:
+    case Op::linear_weight_backward:
+    case Op::linear_bias_backward:
     // Window sums (then one division each), and their backward passes: sums of shares g / count.
     case Op::avg_pool2d:
     case Op::avg_pool2d_backward:
@@ -417,7 +421,7 @@ Bound bound_for_inputs(const OpSpec& op, DType dtype, const TensorData& lhs, con
     return m;
   };
   double magnitude = largest_finite(lhs);
-  if (op.op == Op::float_matmul) magnitude *= largest_finite(rhs);
+  if (op.op == Op::float_matmul || op.op == Op::linear) magnitude *= largest_finite(rhs);
   return bound_for_receiver(op.op, dtype, reduction_length(op, lhs.shape().dims()), magnitude, lhs.to_f64());
 }
 
@@ -635,7 +639,10 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
       d.lhs = max_of(b, [](double x) { return 1 / x; });
       d.rhs = max_abs(y) * d.lhs;  // |a / b^2| = |a / b| / |b|
       break;
-    case Op::float_matmul: d = {max_abs(b), max_abs(a)}; break;
+    case Op::float_matmul:
+    case Op::linear:
+      d = {max_abs(b), max_abs(a)};
+      break;
     case Op::float_exp: d.lhs = max_abs(y); break;
     case Op::float_log: d.lhs = max_of(a, [](double x) { return 1 / x; }); break;
     case Op::float_log1p: d.lhs = max_of(a, [](double x) { return 1 / (1 + x); }); break;
@@ -776,6 +783,9 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::max_pool2d_with_indices_backward:
     case Op::embedding:  // a copy of a row; its backward pass sums
     case Op::embedding_backward:
+    case Op::linear_x_backward:  // never graph steps (Rule NotDifferentiable)
+    case Op::linear_weight_backward:
+    case Op::linear_bias_backward:
     case Op::float_max_dim:
     case Op::float_min_dim:
     case Op::float_max:
@@ -1295,7 +1305,7 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     const auto carried = [](double partial, double error) { return error == 0 ? 0.0 : partial * error; };
     const std::size_t n = reduction_length(op, shapes[op.lhs]);
     // Each of the n terms' errors reaches the output (a product's through its own partial).
-    const bool sums_terms = op.op == Op::float_sum || op.op == Op::float_sum_dim || op.op == Op::float_matmul ||
+    const bool sums_terms = op.op == Op::float_sum || op.op == Op::float_sum_dim || op.op == Op::float_matmul || op.op == Op::linear ||
                             op.op == Op::float_prod || op.op == Op::float_prod_dim;
     double propagated = carried(d.lhs, e[op.lhs]) + (binary ? carried(d.rhs, e[op.rhs]) : 0.0);
     if (sums_terms) propagated *= static_cast<double>(std::max<std::size_t>(n, 1));
@@ -1307,7 +1317,7 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     }
     // The op's own error.
     double magnitude = max_abs(a);
-    if (op.op == Op::float_matmul) magnitude *= max_abs(b);
+    if (op.op == Op::float_matmul || op.op == Op::linear) magnitude *= max_abs(b);
     const Bound own = bound_for(op.op, g.dtype, n, magnitude);
     const double local = own.exact ? (rounds_once(op.op) ? eps * max_abs(y) : 0.0) : own.abs + own.rel * max_abs(y);
     e[out] = local + propagated;
@@ -1362,7 +1372,7 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     // and v0 holding 3.4e38: the sum's terms of +-1.7e38 cancel to 0.0625 in NdArray's order and
     // to 0 in Flex's, so the gradients -v12 / v9^2 differ by 1 % (ops_differential_fuzzer in the
     // OSS-Fuzz build smoke; regress-gradient-numerator-is-a-cancelled-residue).
-    if (op.op == Op::float_mul || op.op == Op::float_matmul) {
+    if (op.op == Op::float_mul || op.op == Op::float_matmul || op.op == Op::linear) {
       c.gradient_rel += uncertainty_in_size(a, e[op.lhs]) + uncertainty_in_size(b, e[op.rhs]);
     } else if (op.op == Op::float_div) {
       c.gradient_rel += uncertainty_in_size(a, e[op.lhs]);

@@ -1002,6 +1002,107 @@ HostArray embedding_backward(const HostArray& weights, const HostArray& indices,
   return out;
 }
 
+// linear's checks, in the engine's documented order (docs/OPS.md "Module ops"): float operands of
+// one dtype, x of rank at least 1, a rank-2 weight [d_input, d_output] and a rank-1 bias, then the
+// sizes they share.
+void require_linear(const HostArray& x, const HostArray& weight, const HostArray* bias) {
+  require_float(x.dtype);
+  require_same(x.dtype, weight.dtype);
+  if (bias != nullptr) require_same(x.dtype, bias->dtype);
+  if (x.shape.empty()) invalid("module-input-scalar");
+  if (weight.shape.size() != 2) invalid("module-input-rank");
+  if (bias != nullptr && bias->shape.size() != 1) invalid("module-input-rank");
+  if (x.shape.back() != weight.shape[0]) invalid("module-dim-mismatch");
+  if (bias != nullptr && bias->shape[0] != weight.shape[1]) invalid("module-dim-mismatch");
+}
+
+// A shape's dims but the last, then `last`.
+Dims with_last(const Dims& shape, std::size_t last) {
+  Dims out(shape.begin(), shape.end() - 1);
+  out.push_back(last);
+  return out;
+}
+
+// y[r, j] = sum over p of x[r, p] w[p, j], in T from 0 in p order; then + bias[j] in T. The rows r
+// are x's leading dims, flattened.
+HostArray linear(const HostArray& x, const HostArray& weight, const HostArray* bias) {
+  require_linear(x, weight, bias);
+  const std::size_t k = weight.shape[0], n = weight.shape[1];
+  HostArray out = make(with_last(x.shape, n), x.dtype);
+  const std::size_t rows = n == 0 ? 0 : out.values.size() / n;
+  with_t(x.dtype, [&]<class T>(T) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t j = 0; j < n; ++j) {
+        T acc = T(0);
+        for (std::size_t p = 0; p < k; ++p) acc += static_cast<T>(x.values[r * k + p]) * static_cast<T>(weight.values[p * n + j]);
+        if (bias != nullptr) acc += static_cast<T>(bias->values[j]);
+        out.values[r * n + j] = in_t<T>(acc);
+      }
+    }
+  });
+  return out;
+}
+
+// dx[r, i] = sum over j of g[r, j] w[i, j].
+HostArray linear_x_backward(const HostArray& weight, const HostArray& grad) {
+  require_float(weight.dtype);
+  require_same(weight.dtype, grad.dtype);
+  if (weight.shape.size() != 2) invalid("module-input-rank");
+  if (grad.shape.empty()) invalid("module-input-scalar");
+  if (grad.shape.back() != weight.shape[1]) invalid("module-dim-mismatch");
+  const std::size_t d_in = weight.shape[0], n = weight.shape[1];
+  HostArray out = make(with_last(grad.shape, d_in), weight.dtype);
+  const std::size_t rows = d_in == 0 ? 0 : out.values.size() / d_in;
+  with_t(weight.dtype, [&]<class T>(T) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t i = 0; i < d_in; ++i) {
+        T acc = T(0);
+        for (std::size_t j = 0; j < n; ++j) acc += static_cast<T>(grad.values[r * n + j]) * static_cast<T>(weight.values[i * n + j]);
+        out.values[r * d_in + i] = in_t<T>(acc);
+      }
+    }
+  });
+  return out;
+}
+
+// dw[i, j] = sum over the rows r of x[r, i] g[r, j]; grad must be linear's output shape for x.
+HostArray linear_weight_backward(const HostArray& x, const HostArray& grad) {
+  require_float(x.dtype);
+  require_same(x.dtype, grad.dtype);
+  if (x.shape.empty() || grad.shape.empty()) invalid("module-input-scalar");
+  if (grad.shape != with_last(x.shape, grad.shape.back())) invalid("pool-grad-shape");
+  const std::size_t d_in = x.shape.back(), n = grad.shape.back();
+  const std::size_t rows = d_in == 0 ? (n == 0 ? 0 : grad.values.size() / n) : x.values.size() / d_in;
+  HostArray out = make({d_in, n}, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    for (std::size_t i = 0; i < d_in; ++i) {
+      for (std::size_t j = 0; j < n; ++j) {
+        T acc = T(0);
+        for (std::size_t r = 0; r < rows; ++r) acc += static_cast<T>(x.values[r * d_in + i]) * static_cast<T>(grad.values[r * n + j]);
+        out.values[i * n + j] = in_t<T>(acc);
+      }
+    }
+  });
+  return out;
+}
+
+// db[j] = sum over the rows r of g[r, j].
+HostArray linear_bias_backward(const HostArray& grad) {
+  require_float(grad.dtype);
+  if (grad.shape.empty()) invalid("module-input-scalar");
+  const std::size_t n = grad.shape.back();
+  const std::size_t rows = n == 0 ? 0 : grad.values.size() / n;
+  HostArray out = make({n}, grad.dtype);
+  with_t(grad.dtype, [&]<class T>(T) {
+    for (std::size_t j = 0; j < n; ++j) {
+      T acc = T(0);
+      for (std::size_t r = 0; r < rows; ++r) acc += static_cast<T>(grad.values[r * n + j]);
+      out.values[j] = in_t<T>(acc);
+    }
+  });
+  return out;
+}
+
 // adaptive_avg_pool2d: output o of `out` along a dim of `in` averages input cells
 // floor(o in / out) .. ceil((o + 1) in / out) - 1.
 std::pair<std::size_t, std::size_t> adaptive_cells(std::size_t o, std::size_t in, std::size_t out) {
@@ -2124,6 +2225,10 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::max_pool2d_with_indices_backward: return max_pool2d_backward(in[0], in[1], in[2], a.max_pool2d);
     case OpId::embedding: return embedding(in[0], in[1]);
     case OpId::embedding_backward: return embedding_backward(in[0], in[1], in[2]);
+    case OpId::linear: return linear(in[0], in[1], in.size() > 2 ? &in[2] : nullptr);
+    case OpId::linear_x_backward: return linear_x_backward(in[0], in[1]);
+    case OpId::linear_weight_backward: return linear_weight_backward(in[0], in[1]);
+    case OpId::linear_bias_backward: return linear_bias_backward(in[0]);
     case OpId::float_cummin: return cumulative_extreme(in[0], a.dim, false);
     case OpId::float_cummax: return cumulative_extreme(in[0], a.dim, true);
     case OpId::float_permute: return permute(in[0], a.axes);
@@ -2277,7 +2382,10 @@ double reference_magnitude(OpId op, const std::vector<HostArray>& operands) {
     }
     return m;
   };
-  if (op == OpId::float_matmul) return largest_finite(0) * largest_finite(1);
+  if (op == OpId::float_matmul || op == OpId::linear_x_backward || op == OpId::linear_weight_backward) {
+    return largest_finite(0) * largest_finite(1);
+  }
+  if (op == OpId::linear) return std::fmax(largest_finite(0) * largest_finite(1), largest_finite(2));
   if (op == OpId::avg_pool2d_backward || op == OpId::adaptive_avg_pool2d_backward) return largest_finite(1);
   if (op == OpId::max_pool2d_with_indices_backward || op == OpId::embedding_backward) {
     return largest_finite(2);  // {x or weights, indices, grad}
@@ -2344,6 +2452,15 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
       for (double v : operands[1].values) most = std::max(most, ++uses[v]);
       return most;
     }
+    // linear sums d_input products and the bias; its backward passes d_output products (x) and
+    // the rows (weight, bias).
+    case OpSig::Linear:
+      return shape.empty() ? 1 : shape.back() + (operands.size() > 2 ? 1 : 0);
+    case OpSig::LinearXBackward:
+      return operands.size() > 1 && !operands[1].shape.empty() ? std::max<std::size_t>(1, operands[1].shape.back()) : 1;
+    case OpSig::LinearWeightBackward:
+    case OpSig::LinearBiasBackward:
+      return shape.empty() || shape.back() == 0 ? 1 : std::max<std::size_t>(1, count(shape) / shape.back());
     case OpSig::MaxPool2dBackward:
       return operands.size() > 2 && operands[2].shape.size() == 4 ? std::max<std::size_t>(1, operands[2].shape[2] * operands[2].shape[3]) : 1;
     case OpSig::AdaptivePool2d:

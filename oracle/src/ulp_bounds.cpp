@@ -98,6 +98,10 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::float_hypot:
     case OpId::prelu:
     case OpId::float_matmul:
+    case OpId::linear:
+    case OpId::linear_x_backward:
+    case OpId::linear_weight_backward:
+    case OpId::linear_bias_backward:
     case OpId::float_sum:
     case OpId::float_mean:
     case OpId::float_sum_dim:

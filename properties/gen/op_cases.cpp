@@ -729,6 +729,35 @@ void gen_embedding(OpCase& c, bool bad, bool backward) {
   c.operands.push_back(floats(g, c.dtype));
 }
 
+// linear and its backward passes over x [lead..., d_input], weight [d_input, d_output] and a bias
+// (half the time), every size 0..4. Faults: a scalar x or gradient, a weight of rank 1 or 3, a
+// bias of rank 2, d_input or d_output one off, a gradient with other leading dims.
+void gen_linear(OpCase& c, bool bad) {
+  const OpSig sig = op_info(c.op).sig;
+  Dims lead(pick(0, 2));
+  for (std::size_t& d : lead) d = pick(0, 3);
+  const std::size_t d_in = pick(0, 4), d_out = pick(0, 4);
+  Dims x = lead, w{d_in, d_out}, b{d_out}, g = lead;
+  x.push_back(d_in);
+  g.push_back(d_out);
+  const int fault = bad ? static_cast<int>(pick(0, 4)) : -1;
+  if (fault == 0) (sig == OpSig::Linear || sig == OpSig::LinearWeightBackward ? x : g).clear();
+  if (fault == 1) w = chance(2) ? Dims{d_in} : Dims{d_in, d_out, 1};
+  if (fault == 2) b.push_back(1);
+  if (fault == 3) (chance(2) ? w[0] : w[1]) += 1;
+  if (fault == 4) (chance(2) ? g.front() : b[0]) += 1;
+  if (sig == OpSig::Linear) {
+    c.operands = {floats(x, c.dtype), floats(w, c.dtype)};
+    if (fault == 2 || fault == 4 || chance(2)) c.operands.push_back(floats(b, c.dtype));
+  } else if (sig == OpSig::LinearXBackward) {
+    c.operands = {floats(w, c.dtype), floats(g, c.dtype)};
+  } else if (sig == OpSig::LinearWeightBackward) {
+    c.operands = {floats(x, c.dtype), floats(g, c.dtype)};
+  } else {
+    c.operands = {floats(g, c.dtype)};
+  }
+}
+
 void gen_float_case(OpCase& c, bool bad) {
   const OpId op = c.op;
   const OpInfo& info = op_info(op);
@@ -894,6 +923,10 @@ void gen_float_case(OpCase& c, bool bad) {
     case OpSig::MaxPool2dBackward: gen_max_pool2d(c, bad, true); break;
     case OpSig::Embedding: gen_embedding(c, bad, false); break;
     case OpSig::EmbeddingBackward: gen_embedding(c, bad, true); break;
+    case OpSig::Linear:
+    case OpSig::LinearXBackward:
+    case OpSig::LinearWeightBackward:
+    case OpSig::LinearBiasBackward: gen_linear(c, bad); break;
   }
 }
 
@@ -969,7 +1002,11 @@ std::string describe(const OpCase& c) {
       break;
     case OpSig::GatherNd:
     case OpSig::Embedding:
-    case OpSig::EmbeddingBackward: break;
+    case OpSig::EmbeddingBackward:
+    case OpSig::Linear:  // the bias is operand 2 when there is one
+    case OpSig::LinearXBackward:
+    case OpSig::LinearWeightBackward:
+    case OpSig::LinearBiasBackward: break;
     case OpSig::ScatterNd: s += "\n  update " + std::string(indexing_update_name(a.update)); break;
     case OpSig::ToShape: s += "\n  shape " + show(a.shape); break;
     case OpSig::ToDType: s += "\n  dtype " + og::render_dtype(a.dtype); break;

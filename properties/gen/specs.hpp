@@ -163,7 +163,8 @@ inline rc::Gen<oracle::GraphSpec> graph(Values mode, const std::vector<oracle::O
   return rc::gen::mapcat(backend(), [=](std::size_t b) { return graph_on(b, mode, ops, max_ops); });
 }
 
-// lhs [batch.., m, k] x rhs [batch'.., k, n] with broadcast batch dims, then maybe more ops.
+// lhs [batch.., m, k] x rhs [batch'.., k, n] with broadcast batch dims, then maybe tanh. When rhs
+// has no batch dims the product is linear(lhs, rhs) half the time (the module op without a bias).
 inline rc::Gen<oracle::GraphSpec> matmul_graph(Values mode) {
   return rc::gen::mapcat(
       rc::gen::tuple(backend(), rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64}), rc::gen::inRange<std::size_t>(1, 4),
@@ -185,14 +186,15 @@ inline rc::Gen<oracle::GraphSpec> matmul_graph(Values mode) {
         auto value = mode == Values::Positive ? positive_value() : float_value(false);
         return rc::gen::map(rc::gen::tuple(rc::gen::container<std::vector<double>>(oracle::element_count(lhs), value),
                                            rc::gen::container<std::vector<double>>(oracle::element_count(rhs), value),
-                                           rc::gen::arbitrary<bool>()),
+                                           rc::gen::arbitrary<bool>(), rc::gen::arbitrary<bool>()),
                             [=](const auto& v) {
                               oracle::GraphSpec g;
                               g.backend = b;
                               g.dtype = dtype;
                               g.leaf_shapes = {lhs, rhs};
                               g.leaf_values = {std::get<0>(v), std::get<1>(v)};
-                              g.ops = {oracle::OpSpec{oracle::Op::float_matmul, 0, 1, 1.0, 0, 0}};
+                              const bool linear = rhs.size() == 2 && std::get<3>(v);
+                              g.ops = {oracle::OpSpec{linear ? oracle::Op::linear : oracle::Op::float_matmul, 0, 1, 1.0, 0, 0}};
                               if (std::get<2>(v)) g.ops.push_back(oracle::OpSpec{oracle::Op::float_tanh, 2, 0, 1.0, 0, 0});
                               return oracle::normalized(g);
                             });

@@ -65,6 +65,10 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
 #define CG_CALL_MaxPool2dBackward(name) Dispatch::name(t[0], t[2], t[1], a.max_pool2d)  // {x, indices, grad}
 #define CG_CALL_Embedding(name) Dispatch::name(t[0], t[1])
 #define CG_CALL_EmbeddingBackward(name) Dispatch::name(t[0], t[2], t[1])  // {weights, indices, grad}
+#define CG_CALL_Linear(name) Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt)
+#define CG_CALL_LinearXBackward(name) Dispatch::name(t[0], t[1])
+#define CG_CALL_LinearWeightBackward(name) Dispatch::name(t[0], t[1])
+#define CG_CALL_LinearBiasBackward(name) Dispatch::name(t[0])
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
   switch (op) {
 #define CG_CALL_CASE(name, method, Sig, Operand, Result, Rule) \

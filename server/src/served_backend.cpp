@@ -6,6 +6,7 @@
 
 #include <crossgrad/backends/host_tensor.hpp>
 #include <crossgrad/backends/registry.hpp>
+#include <crossgrad/core/module_rules.hpp>
 #include <crossgrad/core/shape_rules.hpp>
 #include <crossgrad/ops/op_list.hpp>
 
@@ -175,6 +176,10 @@ class Table final : public TensorTable {
         const T& tensor = table.lookup(reader.operand());
         if (tensors_read++ == 0) check_receiver(B::dtype(tensor));
         return std::cref(tensor);
+      } else if constexpr (std::is_same_v<D, std::optional<T>>) {
+        // linear's bias: a copy of the table's handle (a shared buffer), or none.
+        const std::optional<std::uint64_t> handle = reader.optional_operand();
+        return handle ? std::optional<T>(table.lookup(*handle)) : std::optional<T>();
       } else if constexpr (std::is_same_v<D, std::vector<T>>) {
         std::vector<T> tensors;
         for (std::uint64_t h : reader.remaining_operands()) tensors.push_back(table.lookup(h));
@@ -259,6 +264,9 @@ class Table final : public TensorTable {
         const Shape& a = B::shape(std::get<0>(args).get());
         const Shape& b = B::shape(std::get<1>(args).get());
         // gather_nd's rows may each name the whole tensor (indices [n, 0]).
+        const DType da = B::dtype(std::get<0>(args).get()), db = B::dtype(std::get<1>(args).get());
+        if (op == OpId::linear_x_backward) return bytes_of(rules::plan_linear_x_backward(a, da, b, db).out, da);
+        if (op == OpId::linear_weight_backward) return bytes_of(rules::plan_linear_weight_backward(a, da, b, db).out, da);
         const Shape out = op_stem(op) == "matmul"      ? rules::plan_matmul(a, b, info.name).out
                           : op_stem(op) == "gather_nd" ? rules::check_gather_nd(a, b, B::dtype(std::get<1>(args).get()), info.name)
                                                        : rules::broadcast_shapes(a, b, info.name);
@@ -279,6 +287,11 @@ class Table final : public TensorTable {
         dims[dim] = B::shape(std::get<2>(args).get()).num_elements();
         return bytes_of(Shape(std::move(dims)), B::dtype(t));
       } else if constexpr (std::is_same_v<Args, std::tuple<CRef>>) {
+        // linear_bias_backward: d_output sums of possibly empty columns.
+        if (op == OpId::linear_bias_backward) {
+          const T& g = std::get<0>(args).get();
+          return bytes_of(rules::plan_linear_bias_backward(B::shape(g), B::dtype(g)).out, B::dtype(g));
+        }
         // argwhere: up to one I64 row of rank coordinates per element (a Bool byte each).
         if (op_stem(op) != "argwhere") return std::nullopt;
         const Shape& shape = B::shape(std::get<0>(args).get());
@@ -287,6 +300,15 @@ class Table final : public TensorTable {
         // mask_fill: the tensor and the mask broadcast ([n, 1] with [1, m]).
         const T& t = std::get<0>(args).get();
         return bytes_of(rules::broadcast_shapes(B::shape(t), B::shape(std::get<1>(args).get()), info.name), B::dtype(t));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, std::optional<T>>>) {
+        // linear: x [n, 0] and weight [0, m] make n x m values.
+        const T& x = std::get<0>(args).get();
+        const T& w = std::get<1>(args).get();
+        const std::optional<T>& b = std::get<2>(args);
+        const Shape bias_shape = b ? B::shape(*b) : Shape{};
+        const rules::LinearPlan p = rules::plan_linear(B::shape(x), B::dtype(x), B::shape(w), B::dtype(w),
+                                                       b ? &bias_shape : nullptr, b ? B::dtype(*b) : B::dtype(x));
+        return bytes_of(p.out, B::dtype(x));
       } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, CRef>>) {
         // mask_where: the tensor, the mask and the value broadcast.
         if (op_stem(op) != "mask_where") return std::nullopt;

@@ -169,6 +169,15 @@ std::map<std::string, Trigger> triggers() {
                                  ""};
   t["module-input-rank"] = {[] { Dispatch::avg_pool2d(nd_f32(std::vector<float>(6), {2, 3}), AvgPool2dOptions{}); },
                             "avg_pool2d needs a 4-D input [batch, channels, height, width], got shape [2, 3].", ""};
+  t["module-input-scalar"] = {[] { Dispatch::linear(nd_f32({1}, {}), nd_f32(std::vector<float>(2), {1, 2}), std::nullopt); },
+                              "linear needs its input to have at least 1 dim [..., d_input], got shape [].", ""};
+  t["module-dim-mismatch"] = {[] {
+                                Dispatch::linear(nd_f32(std::vector<float>(6), {2, 3}), nd_f32(std::vector<float>(8), {4, 2}),
+                                                 std::nullopt);
+                              },
+                              "linear needs the input [2, 3] and the weight [4, 2] to agree: dim 1 of the input is 3, dim 0 of the "
+                              "weight is 4.",
+                              ""};
   t["module-option-zero"] = {[] {
                                Dispatch::avg_pool2d(nd_f32(std::vector<float>(16), {1, 1, 4, 4}),
                                                     AvgPool2dOptions{{2, 2}, {0, 1}, {0, 0}, true, false});

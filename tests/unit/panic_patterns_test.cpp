@@ -346,6 +346,26 @@ std::map<std::string, Examples> examples() {
                              "avg_pool2d needs a 4-D tensor [batch, channels, height, width], got shape [2, 3].",
                              "avg_pool2d needs a 4-D input (batch, channels, height, width), got shape [2, 3].",
                              "avg pool2d needs a 4-D input [batch, channels, height, width], got shape [2, 3]."}};
+  e["module-input-scalar"] = {"{op} needs its {operand} to have at least 1 dim {layout}, got shape {shape}.",
+                              {"linear needs its input to have at least 1 dim [..., d_input], got shape [].",
+                               "linear_bias_backward needs its gradient to have at least 1 dim [..., d_output], got shape []."},
+                              {"linear needs its input to have at least 1 dim [..., d_input], got shape [2].",
+                               "linear needs its weight to have at least 1 dim [..., d_input], got shape [].",
+                               "linear needs its input to have at least 1 dim [..., D_input], got shape [].",
+                               "linear needs its input to have at least one dim [..., d_input], got shape [].",
+                               "linear needs its input to have at least 1 dim [..., d_input], got shape []"}};
+  e["module-dim-mismatch"] = {
+      "{op} needs the {lhs} {lhs_shape} and the {rhs} {rhs_shape} to agree: dim {lhs_dim} of the {lhs} is {lhs_size}, dim "
+      "{rhs_dim} of the {rhs} is {rhs_size}.",
+      {"linear needs the input [2, 3] and the weight [4, 2] to agree: dim 1 of the input is 3, dim 0 of the weight is 4.",
+       "linear needs the bias [3] and the weight [3, 2] to agree: dim 0 of the bias is 3, dim 1 of the weight is 2.",
+       "linear_x_backward needs the gradient [2, 3] and the weight [3, 2] to agree: dim 1 of the gradient is 3, dim 1 of the "
+       "weight is 2."},
+      {"linear needs the input [2, 3] and the weight [4, 2] to agree: dim 1 of the input is 3, dim 0 of the weight is 4",
+       "linear needs the input [2, 3] and the index [4, 2] to agree: dim 1 of the input is 3, dim 0 of the index is 4.",
+       "linear needs the input (2, 3) and the weight [4, 2] to agree: dim 1 of the input is 3, dim 0 of the weight is 4.",
+       "linear needs the input [2, 3] and the weight [4, 2] to agree: dim one of the input is 3, dim 0 of the weight is 4.",
+       "linear needs the input [2, 3] and the weight [4, 2] to agree: dim 1 of the input is -3, dim 0 of the weight is 4."}};
   e["module-option-zero"] = {"{op} needs {option} of at least 1 in every dim, got {value}.",
                              {"avg_pool2d needs kernel_size of at least 1 in every dim, got [0, 3].",
                               "adaptive_avg_pool2d needs output_size of at least 1 in every dim, got [2, 0].",

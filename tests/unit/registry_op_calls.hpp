@@ -253,6 +253,14 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
       return Dispatch::embedding_backward(
           Dispatch::float_reshape(x, {3, 2}), Dispatch::float_reshape(other, {1, 3, 2}),
           Dispatch::int_from_data(TensorData::from_i64({2, 0, 2}, Shape{1, 3}), device_of(x, OpKind::Float)));
+    // The receiver [2, 3] through a [3, 2] weight (`other`), with a bias of the weight's column sums.
+    case OpId::linear: {
+      const DispatchTensor w = Dispatch::float_reshape(other, {3, 2});
+      return Dispatch::linear(x, w, Dispatch::float_reshape(Dispatch::float_sum_dim(w, 0), {2}));
+    }
+    case OpId::linear_x_backward: return Dispatch::linear_x_backward(Dispatch::float_reshape(other, {3, 2}), Dispatch::float_reshape(x, {3, 2}));
+    case OpId::linear_weight_backward: return Dispatch::linear_weight_backward(x, Dispatch::float_reshape(other, {2, 3}));
+    case OpId::linear_bias_backward: return Dispatch::linear_bias_backward(x);
     case OpId::float_abs: return Dispatch::float_abs(x);
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);

@@ -70,6 +70,11 @@ std::vector<std::uint64_t> ArgReader::remaining_operands() {
   return out;
 }
 
+std::optional<std::uint64_t> ArgReader::optional_operand() {
+  if (!flag()) return std::nullopt;
+  return operand();
+}
+
 double ArgReader::scalar() {
   if (scalars_ >= call_.scalars_size()) {
     throw WireError("missing scalar " + std::to_string(scalars_ + 1) + " (the call has " +

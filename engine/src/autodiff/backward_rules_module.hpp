@@ -43,4 +43,24 @@ AutodiffTensor<B> Autodiff<B>::embedding(const Tensor& weights, const Primitive&
   });
 }
 
+// Burn's Autodiff<B>::linear: x's gradient is B::linear_x_backward(weight, g), the weight's
+// B::linear_weight_backward(x, g), the bias's B::linear_bias_backward(g). The node's parents are
+// x, weight and, when given, the bias (a gradient for each, in that order).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias) {
+  const Primitive px = x.primitive, pw = weight.primitive;
+  std::optional<Primitive> pb;
+  if (bias) pb = bias->primitive;
+  Primitive out = B::linear(px, pw, pb);
+  const auto grads = [px, pw](const Primitive& g) {
+    return std::vector<Primitive>{B::linear_x_backward(pw, g), B::linear_weight_backward(px, g)};
+  };
+  if (!bias) return record<B>(std::move(out), {&x, &weight}, grads);
+  return record<B>(std::move(out), {&x, &weight, &*bias}, [grads](const Primitive& g) {
+    std::vector<Primitive> out = grads(g);
+    out.push_back(B::linear_bias_backward(g));
+    return out;
+  });
+}
+
 }  // namespace crossgrad

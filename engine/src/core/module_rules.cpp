@@ -224,6 +224,104 @@ void check_embedding_indices(std::span<const std::int64_t> indices, std::size_t 
   }
 }
 
+namespace {
+
+constexpr std::string_view kLinearInput = "[..., d_input]";
+constexpr std::string_view kLinearGradient = "[..., d_output]";
+
+void check_not_scalar(const Shape& shape, std::string_view layout, std::string_view op, std::string_view operand) {
+  if (shape.rank() >= 1) return;
+  panic(PanicId::ModuleInputScalar, {{"op", std::string(op)},
+                                     {"operand", std::string(operand)},
+                                     {"layout", std::string(layout)},
+                                     {"shape", shape.to_string()}});
+}
+
+void check_dim_match(std::string_view op, std::string_view lhs, const Shape& lhs_shape, std::size_t lhs_dim,
+                     std::string_view rhs, const Shape& rhs_shape, std::size_t rhs_dim) {
+  if (lhs_shape[lhs_dim] == rhs_shape[rhs_dim]) return;
+  panic(PanicId::ModuleDimMismatch, {{"op", std::string(op)},
+                                     {"lhs", std::string(lhs)},
+                                     {"lhs_shape", lhs_shape.to_string()},
+                                     {"rhs", std::string(rhs)},
+                                     {"rhs_shape", rhs_shape.to_string()},
+                                     {"lhs_dim", std::to_string(lhs_dim)},
+                                     {"lhs_size", std::to_string(lhs_shape[lhs_dim])},
+                                     {"rhs_dim", std::to_string(rhs_dim)},
+                                     {"rhs_size", std::to_string(rhs_shape[rhs_dim])}});
+}
+
+// `leading` (a shape's dims but the last) with `last` appended, its size checked (shape-overflow);
+// rows as LinearPlan defines them.
+LinearPlan linear_plan_of(const Shape& leading_of, std::size_t last, std::size_t d_input, std::size_t d_output) {
+  std::vector<std::size_t> dims(leading_of.dims().begin(), leading_of.dims().end() - 1);
+  dims.push_back(last);
+  LinearPlan p;
+  p.out = Shape(std::move(dims));
+  const std::size_t elements = p.out.num_elements();
+  p.rows = elements == 0 ? 0 : elements / last;
+  p.d_input = d_input;
+  p.d_output = d_output;
+  return p;
+}
+
+}  // namespace
+
+LinearPlan plan_linear(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                       DType bias_dtype) {
+  constexpr std::string_view op = "linear";
+  check_grad_dtype(x_dtype, weight_dtype, op);
+  if (bias != nullptr) check_same_dtype(x_dtype, bias_dtype, op);
+  check_not_scalar(x, kLinearInput, op, "input");
+  check_rank(weight, 2, "[d_input, d_output]", op, "weight");
+  if (bias != nullptr) check_rank(*bias, 1, "[d_output]", op, "bias");
+  check_dim_match(op, "input", x, x.rank() - 1, "weight", weight, 0);
+  if (bias != nullptr) check_dim_match(op, "bias", *bias, 0, "weight", weight, 1);
+  return linear_plan_of(x, weight[1], weight[0], weight[1]);
+}
+
+LinearPlan plan_linear_x_backward(const Shape& weight, DType weight_dtype, const Shape& grad, DType grad_dtype) {
+  constexpr std::string_view op = "linear_x_backward";
+  check_grad_dtype(weight_dtype, grad_dtype, op);
+  check_rank(weight, 2, "[d_input, d_output]", op, "weight");
+  check_not_scalar(grad, kLinearGradient, op, "gradient");
+  check_dim_match(op, "gradient", grad, grad.rank() - 1, "weight", weight, 1);
+  return linear_plan_of(grad, weight[0], weight[0], weight[1]);
+}
+
+LinearPlan plan_linear_weight_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype) {
+  constexpr std::string_view op = "linear_weight_backward";
+  check_grad_dtype(x_dtype, grad_dtype, op);
+  check_not_scalar(x, kLinearInput, op, "input");
+  check_not_scalar(grad, kLinearGradient, op, "gradient");
+  std::vector<std::size_t> expected(x.dims().begin(), x.dims().end() - 1);
+  expected.push_back(grad[grad.rank() - 1]);
+  if (grad != Shape(expected)) {
+    panic(PanicId::PoolGradShape,
+          {{"op", std::string(op)}, {"expected", Shape(std::move(expected)).to_string()}, {"got", grad.to_string()}});
+  }
+  const std::size_t d_input = x[x.rank() - 1], d_output = grad[grad.rank() - 1];
+  LinearPlan p;
+  p.out = Shape{d_input, d_output};
+  p.d_input = d_input;
+  p.d_output = d_output;
+  // x holds rows * d_input elements, and a non-empty result has d_input >= 1.
+  p.rows = p.out.num_elements() == 0 ? 0 : x.num_elements() / d_input;
+  return p;
+}
+
+LinearPlan plan_linear_bias_backward(const Shape& grad, DType grad_dtype) {
+  constexpr std::string_view op = "linear_bias_backward";
+  check_float_dtype(grad_dtype, op);
+  check_not_scalar(grad, kLinearGradient, op, "gradient");
+  const std::size_t d_output = grad[grad.rank() - 1];
+  LinearPlan p;
+  p.out = Shape{d_output};
+  p.d_output = d_output;
+  p.rows = d_output == 0 ? 0 : grad.num_elements() / d_output;
+  return p;
+}
+
 void not_differentiable(std::string_view op) { panic(PanicId::NotDifferentiable, {{"op", std::string(op)}}); }
 
 }  // namespace crossgrad::rules

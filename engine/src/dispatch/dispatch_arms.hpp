@@ -322,6 +322,35 @@ DispatchTensor list_op(std::string_view op, const std::vector<DispatchTensor>& t
   });
 }
 
+// Two float tensors and an optional third (linear's x, weight and bias), all of one backend and
+// tracked alike. f gets (x, w, b) with b a std::optional of the layer's tensor: B's primitives, or
+// AutodiffTensor<B> on an autodiff device.
+template <class F>
+DispatchTensor zip_optional_op(std::string_view op, const DispatchTensor& t, const DispatchTensor& w,
+                               const std::optional<DispatchTensor>& b, F&& f) {
+  const FloatView vt = receiver_view<PrimitiveKind::Float>(op, t);
+  check_same_backend(op, t, vt, w, receiver_view<PrimitiveKind::Float>(op, w));
+  if (b) check_same_backend(op, t, vt, *b, receiver_view<PrimitiveKind::Float>(op, *b));
+  const auto inner = [&](const DispatchTensor& x) -> const DispatchTensorKind& {
+    return vt.tracked ? x.kind.autodiff_inner() : x.kind;
+  };
+  return visit_backend<DispatchTensor>(inner(t), [&]<class B>(const BackendTensor<B>& bt) -> DispatchTensor {
+    const BackendTensor<B>& bw = std::get<BackendTensor<B>>(inner(w).value);
+    const BackendTensor<B>* bb = b ? &std::get<BackendTensor<B>>(inner(*b).value) : nullptr;
+    if (vt.tracked) {
+      std::optional<AutodiffTensor<B>> bias;
+      if (bb != nullptr) bias = std::get<AutodiffTensor<B>>(bb->value);
+      return tracked<B>(f.template operator()<Autodiff<B>>(std::get<AutodiffTensor<B>>(bt.value),
+                                                            std::get<AutodiffTensor<B>>(bw.value), bias),
+                        t.checkpointing);
+    }
+    std::optional<typename B::Tensor> bias;
+    if (bb != nullptr) bias = std::get<FloatPrimitive<B>>(bb->value).tensor;
+    return plain<B>(f.template operator()<B>(std::get<FloatPrimitive<B>>(bt.value).tensor,
+                                             std::get<FloatPrimitive<B>>(bw.value).tensor, bias));
+  });
+}
+
 // Resolves the receiver of an autodiff operation exactly as CONTRACT section 5 orders the checks:
 // not Autodiff(...) -> requires-autodiff; Autodiff(Autodiff(...)) -> autodiff-wraps-autodiff;
 // Autodiff(B(p)) with p not an Autodiff primitive -> unreachable. Then f<B>(autodiff tensor).

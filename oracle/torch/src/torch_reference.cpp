@@ -510,6 +510,21 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::embedding_backward:  // {weights, indices, grad}
       return at::embedding_dense_backward(t[2], t[1].to(at::kLong), t[0].size(0), /*padding_idx=*/-1,
                                           /*scale_grad_by_freq=*/false);
+    // linear: PyTorch's weight is [d_output, d_input], Burn's (crossgrad's) [d_input, d_output].
+    // The backward passes as PyTorch's autograd computes linear's gradients (addmm's: grad @ W,
+    // x^T @ grad over the flattened rows, grad summed over the rows).
+    case OpId::linear: return t.size() > 2 ? at::linear(t[0], t[1].t(), t[2]) : at::linear(t[0], t[1].t());
+    case OpId::linear_x_backward: return at::matmul(t[1], t[0].t());  // {weight, grad}
+    case OpId::linear_weight_backward: {  // {x, grad}
+      const std::int64_t d_in = t[0].size(-1), d_out = t[1].size(-1);
+      const std::int64_t rows = d_in > 0 ? t[0].numel() / d_in : (d_out > 0 ? t[1].numel() / d_out : 0);
+      return t[0].reshape({rows, d_in}).t().mm(t[1].reshape({rows, d_out}));
+    }
+    case OpId::linear_bias_backward: {  // {grad}
+      const std::int64_t d_out = t[0].size(-1);
+      if (d_out == 0) return at::zeros({0}, t[0].options());
+      return t[0].reshape({t[0].numel() / d_out, d_out}).sum(0);
+    }
   }
   throw std::logic_error("torch_reference: not a registry op");
 }

@@ -191,6 +191,17 @@ std::vector<Args> arguments(const OpInfo& info) {
       return {{.tensors = {a, TensorData::from_f32({1, 2, 3, 4, 5, 6}, Shape{1, 2, 3}), TensorData::from_i64({2, 2}, Shape{1, 2})},
                .label = "row 2 twice"},
               {.tensors = {a, b, TensorData::from_i64({2, 0}, Shape{1, 2})}, .label = "a gradient of another shape"}};
+    // linear's bias travels as a flag (a dim), then the tensor when the flag is 1.
+    case OpSig::Linear:
+      return {{.tensors = {a, b, TensorData::from_f32({0.5f, -1, 2}, Shape{3})}, .dims = {1}, .label = "[3, 3] @ [3, 3] + bias"},
+              {.tensors = {a, b}, .dims = {0}, .label = "no bias"},
+              {.tensors = {a, b, TensorData::from_f32({0.5f, -1}, Shape{2})}, .dims = {1}, .label = "a bias of 2"}};
+    case OpSig::LinearXBackward:
+    case OpSig::LinearWeightBackward:
+      return {{.tensors = {a, b}, .label = "[3, 3] with [3, 3]"},
+              {.tensors = {a, TensorData::from_f32({1, 2}, Shape{1, 2})}, .label = "a gradient [1, 2]"}};
+    case OpSig::LinearBiasBackward:
+      return {{.tensors = {a}, .label = "[3, 3]"}};
     case OpSig::Cat: {
       const TensorData& second = info.operand == OpKind::Float ? b : a;  // a piece of the receiver's kind
       return {{.tensors = {a, second}, .dims = {0}, .label = "dim 0"}, {.tensors = {a, second}, .dims = {1}, .label = "dim 1"}};
@@ -214,6 +225,8 @@ struct LocalArgs {
       std::vector<FlexTensor> rest(tensors.begin() + static_cast<std::ptrdiff_t>(next_tensor), tensors.end());
       next_tensor = tensors.size();
       return rest;
+    } else if constexpr (std::is_same_v<D, std::optional<FlexTensor>>) {  // a flag, then the tensor
+      return args.dims.at(next_dim++) == 1 ? std::optional<FlexTensor>(tensors.at(next_tensor++)) : std::nullopt;
     } else if constexpr (std::is_same_v<D, double>) {
       return args.scalars.at(next_scalar++);
     } else if constexpr (std::is_same_v<D, std::size_t>) {

@@ -80,6 +80,33 @@ EmbeddingPlan plan_embedding_backward(const Shape& weights, DType weights_dtype,
 // The same check over indices read back as I64 (Cuda, LibTorch): the first outside the table panics.
 void check_embedding_indices(std::span<const std::int64_t> indices, std::size_t n_embeddings, std::string_view op);
 
+// linear(x, weight, bias) = x @ weight (+ bias) with x [..., d_input], weight [d_input, d_output],
+// bias [d_output] (Burn's layout: the weight is not transposed). `out` is the result's shape; the
+// leading dims of x (or of the gradient) fold into `rows` = out.num_elements() / out's last dim
+// (0 when the result is empty; then the kernels only shape it, as rows alone could overflow).
+struct LinearPlan {
+  Shape out;
+  std::size_t rows = 0;
+  std::size_t d_input = 0, d_output = 0;
+};
+// linear(x, weight, bias), in this order: x a float tensor (unsupported-dtype), weight and bias of
+// its dtype (dtype-mismatch), x of rank at least 1 (module-input-scalar), weight of rank 2 and bias
+// of rank 1 (module-input-rank), x's last dim equal to weight's dim 0 and bias's size to weight's
+// dim 1 (module-dim-mismatch), the result's size (shape-overflow).
+LinearPlan plan_linear(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                       DType bias_dtype);
+// linear_x_backward(weight, grad) = grad @ weight^T: weight a float rank-2 tensor, grad of its dtype
+// and of rank at least 1 whose last dim is weight's dim 1 (d_output). out = grad's leading dims
+// and d_input.
+LinearPlan plan_linear_x_backward(const Shape& weight, DType weight_dtype, const Shape& grad, DType grad_dtype);
+// linear_weight_backward(x, grad) = x^T @ grad over the folded leading dims: x and grad float of
+// one dtype and rank at least 1, grad of linear's output shape for x (x's leading dims, any
+// d_output; pool-grad-shape). out = [d_input, d_output].
+LinearPlan plan_linear_weight_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype);
+// linear_bias_backward(grad): the sum of grad over its leading dims; grad float of rank at least 1.
+// out = [d_output].
+LinearPlan plan_linear_bias_backward(const Shape& grad, DType grad_dtype);
+
 // Raised by Autodiff<B> for the ops that are themselves backward passes (Rule NotDifferentiable),
 // as Burn's Autodiff<B> does: not-differentiable.
 [[noreturn]] void not_differentiable(std::string_view op);

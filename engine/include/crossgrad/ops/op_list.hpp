@@ -287,7 +287,11 @@
   X(max_pool2d_indices, max_pool2d_indices, MaxPool2d, Float, Int, None) \
   X(max_pool2d_with_indices_backward, max_pool2d_with_indices_backward, MaxPool2dBackward, Float, Float, NotDifferentiable) \
   X(embedding, embedding, Embedding, Float, Float, Backward) \
-  X(embedding_backward, embedding_backward, EmbeddingBackward, Float, Float, NotDifferentiable)
+  X(embedding_backward, embedding_backward, EmbeddingBackward, Float, Float, NotDifferentiable) \
+  X(linear, linear, Linear, Float, Float, Backward) \
+  X(linear_x_backward, linear_x_backward, LinearXBackward, Float, Float, NotDifferentiable) \
+  X(linear_weight_backward, linear_weight_backward, LinearWeightBackward, Float, Float, NotDifferentiable) \
+  X(linear_bias_backward, linear_bias_backward, LinearBiasBackward, Float, Float, NotDifferentiable)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -308,7 +312,9 @@
 // CROSSGRAD_SIG_EXTRA_<Sig> arguments. INDEXED_WITH: a receiver, a second float tensor, an Int
 // index tensor (max_pool2d_with_indices_backward: x, the gradient, the indices; embedding_backward:
 // the weights, the gradient, the indices), then the
-// CROSSGRAD_SIG_EXTRA_<Sig> arguments. The module ops' options are structs (Note [Module ops],
+// CROSSGRAD_SIG_EXTRA_<Sig> arguments. ZIP_OPTIONAL: two tensors of one backend and an optional
+// third of that backend (linear: x, weight and the bias Burn passes as an Option), tracked alike
+// when present. The module ops' options are structs (Note [Module ops],
 // core/module_options.hpp). MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
 // a scalar.
 #define CROSSGRAD_SIG_PARAMS_Unary(T, I) (const T& tensor)
@@ -354,6 +360,10 @@
   (const T& tensor, const T& grad, const I& indices, const ::crossgrad::MaxPool2dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_Embedding(T, I) (const T& tensor, const I& indices)
 #define CROSSGRAD_SIG_PARAMS_EmbeddingBackward(T, I) (const T& tensor, const T& grad, const I& indices)
+#define CROSSGRAD_SIG_PARAMS_Linear(T, I) (const T& tensor, const T& weight, const std::optional<T>& bias)
+#define CROSSGRAD_SIG_PARAMS_LinearXBackward(T, I) (const T& tensor, const T& grad)
+#define CROSSGRAD_SIG_PARAMS_LinearWeightBackward(T, I) (const T& tensor, const T& grad)
+#define CROSSGRAD_SIG_PARAMS_LinearBiasBackward(T, I) (const T& tensor)
 
 #define CROSSGRAD_SIG_CLASS_Unary MAP
 #define CROSSGRAD_SIG_CLASS_Binary ZIP
@@ -391,6 +401,10 @@
 #define CROSSGRAD_SIG_CLASS_MaxPool2dBackward INDEXED_WITH
 #define CROSSGRAD_SIG_CLASS_Embedding GATHER_ND
 #define CROSSGRAD_SIG_CLASS_EmbeddingBackward INDEXED_WITH
+#define CROSSGRAD_SIG_CLASS_Linear ZIP_OPTIONAL
+#define CROSSGRAD_SIG_CLASS_LinearXBackward ZIP_WITH
+#define CROSSGRAD_SIG_CLASS_LinearWeightBackward ZIP_WITH
+#define CROSSGRAD_SIG_CLASS_LinearBiasBackward MAP
 
 // The arguments after the receiver, for MAP signatures (after the second tensor, for ZIP_WITH).
 #define CROSSGRAD_SIG_EXTRA_Unary
@@ -414,6 +428,9 @@
 #define CROSSGRAD_SIG_EXTRA_MaxPool2d , options
 #define CROSSGRAD_SIG_EXTRA_MaxPool2dBackward , options
 #define CROSSGRAD_SIG_EXTRA_EmbeddingBackward
+#define CROSSGRAD_SIG_EXTRA_LinearXBackward
+#define CROSSGRAD_SIG_EXTRA_LinearWeightBackward
+#define CROSSGRAD_SIG_EXTRA_LinearBiasBackward
 
 // The parameters after the receiver, for MAP signatures (Tensor methods); after the second
 // tensor, for ZIP_WITH.
@@ -438,6 +455,9 @@
 #define CROSSGRAD_SIG_TAIL_MaxPool2d (const ::crossgrad::MaxPool2dOptions& options)
 #define CROSSGRAD_SIG_TAIL_MaxPool2dBackward , const ::crossgrad::MaxPool2dOptions& options
 #define CROSSGRAD_SIG_TAIL_EmbeddingBackward
+#define CROSSGRAD_SIG_TAIL_LinearXBackward
+#define CROSSGRAD_SIG_TAIL_LinearWeightBackward
+#define CROSSGRAD_SIG_TAIL_LinearBiasBackward ()
 
 // Every parameter of a Sig by name, in order (a call forwarding all of them).
 #define CROSSGRAD_SIG_ARGS_Unary tensor
@@ -476,6 +496,10 @@
 #define CROSSGRAD_SIG_ARGS_MaxPool2dBackward tensor, grad, indices, options
 #define CROSSGRAD_SIG_ARGS_Embedding tensor, indices
 #define CROSSGRAD_SIG_ARGS_EmbeddingBackward tensor, grad, indices
+#define CROSSGRAD_SIG_ARGS_Linear tensor, weight, bias
+#define CROSSGRAD_SIG_ARGS_LinearXBackward tensor, grad
+#define CROSSGRAD_SIG_ARGS_LinearWeightBackward tensor, grad
+#define CROSSGRAD_SIG_ARGS_LinearBiasBackward tensor
 
 // Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
 #define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
@@ -489,6 +513,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -504,7 +529,7 @@ enum class OpId : std::uint16_t {
 #define CROSSGRAD_OP_SIGS(X) \
   X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window) X(BinaryDim) X(Sort) X(TopK) X(RangesAssign) X(ScatterUpdate) X(GatherNd) X(ScatterNd) X(MaskSelect) \
   X(AvgPool2d) X(AvgPool2dBackward) X(AdaptivePool2d) X(AdaptivePool2dBackward) X(MaxPool2d) X(MaxPool2dBackward) \
-  X(Embedding) X(EmbeddingBackward)
+  X(Embedding) X(EmbeddingBackward) X(Linear) X(LinearXBackward) X(LinearWeightBackward) X(LinearBiasBackward)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

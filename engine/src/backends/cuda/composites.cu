@@ -1,6 +1,7 @@
 // Cuda: the ops written once for every backend as compositions of its own ops (composite_ops.hpp).
 #include "map_kernels.cuh"
 #include "../composite_ops.hpp"
+#include "../composite_linear.hpp"
 
 namespace crossgrad::backends {
 
@@ -30,5 +31,17 @@ CROSSGRAD_KIND_MEMBERS(Cuda, unfold, Window, composite::unfold<Cuda>)
 CROSSGRAD_KIND_MEMBERS(Cuda, slice_assign, RangesAssign, composite::slice_assign<Cuda>)
 CROSSGRAD_KIND_MEMBERS(Cuda, gather_nd, GatherNd, composite::gather_nd<Cuda>)
 CROSSGRAD_KIND_MEMBERS(Cuda, mask_select, MaskSelect, composite::mask_select<Cuda>)
+
+// linear and its backward passes: Cuda's matmul, add and sums (composite_linear.hpp).
+CudaTensor Cuda::linear(const CudaTensor& tensor, const CudaTensor& weight, const std::optional<CudaTensor>& bias) {
+  return composite::linear<Cuda>(tensor, weight, bias);
+}
+CudaTensor Cuda::linear_x_backward(const CudaTensor& tensor, const CudaTensor& grad) {
+  return composite::linear_x_backward<Cuda>(tensor, grad);
+}
+CudaTensor Cuda::linear_weight_backward(const CudaTensor& tensor, const CudaTensor& grad) {
+  return composite::linear_weight_backward<Cuda>(tensor, grad);
+}
+CudaTensor Cuda::linear_bias_backward(const CudaTensor& tensor) { return composite::linear_bias_backward<Cuda>(tensor); }
 
 }  // namespace crossgrad::backends

@@ -1,6 +1,7 @@
 // Flex: the ops written once for every backend as compositions of its own ops (composite_ops.hpp).
 #include "common.hpp"
 #include "../composite_ops.hpp"
+#include "../composite_linear.hpp"
 
 namespace crossgrad::backends {
 
@@ -26,5 +27,17 @@ CROSSGRAD_KIND_MEMBERS(Flex, transpose, Unary, composite::transpose<Flex>)
 CROSSGRAD_KIND_MEMBERS(Flex, repeat_dim, Repeat, composite::repeat_dim<Flex>)
 CROSSGRAD_KIND_MEMBERS(Flex, unfold, Window, composite::unfold<Flex>)
 CROSSGRAD_KIND_MEMBERS(Flex, gather_nd, GatherNd, composite::gather_nd<Flex>)
+
+// linear and its backward passes: Flex's matmul, add and sums (composite_linear.hpp).
+FlexTensor Flex::linear(const FlexTensor& tensor, const FlexTensor& weight, const std::optional<FlexTensor>& bias) {
+  return composite::linear<Flex>(tensor, weight, bias);
+}
+FlexTensor Flex::linear_x_backward(const FlexTensor& tensor, const FlexTensor& grad) {
+  return composite::linear_x_backward<Flex>(tensor, grad);
+}
+FlexTensor Flex::linear_weight_backward(const FlexTensor& tensor, const FlexTensor& grad) {
+  return composite::linear_weight_backward<Flex>(tensor, grad);
+}
+FlexTensor Flex::linear_bias_backward(const FlexTensor& tensor) { return composite::linear_bias_backward<Flex>(tensor); }
 
 }  // namespace crossgrad::backends

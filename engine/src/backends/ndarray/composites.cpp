@@ -1,6 +1,7 @@
 // NdArray: the ops written once for every backend as compositions of its own ops (composite_ops.hpp).
 #include "common.hpp"
 #include "../composite_ops.hpp"
+#include "../composite_linear.hpp"
 
 namespace crossgrad::backends {
 
@@ -30,5 +31,17 @@ CROSSGRAD_KIND_MEMBERS(NdArray, unfold, Window, composite::unfold<NdArray>)
 CROSSGRAD_KIND_MEMBERS(NdArray, slice_assign, RangesAssign, composite::slice_assign<NdArray>)
 CROSSGRAD_KIND_MEMBERS(NdArray, gather_nd, GatherNd, composite::gather_nd<NdArray>)
 CROSSGRAD_KIND_MEMBERS(NdArray, mask_select, MaskSelect, composite::mask_select<NdArray>)
+
+// linear and its backward passes: NdArray's matmul, add and sums (composite_linear.hpp).
+NdArrayTensor NdArray::linear(const NdArrayTensor& tensor, const NdArrayTensor& weight, const std::optional<NdArrayTensor>& bias) {
+  return composite::linear<NdArray>(tensor, weight, bias);
+}
+NdArrayTensor NdArray::linear_x_backward(const NdArrayTensor& tensor, const NdArrayTensor& grad) {
+  return composite::linear_x_backward<NdArray>(tensor, grad);
+}
+NdArrayTensor NdArray::linear_weight_backward(const NdArrayTensor& tensor, const NdArrayTensor& grad) {
+  return composite::linear_weight_backward<NdArray>(tensor, grad);
+}
+NdArrayTensor NdArray::linear_bias_backward(const NdArrayTensor& tensor) { return composite::linear_bias_backward<NdArray>(tensor); }
 
 }  // namespace crossgrad::backends

@@ -88,6 +88,10 @@ class RemoteCall {
     copies_.push_back(std::move(copy));
     return {id};
   }
+  std::optional<wire::Handle> arg(const std::optional<RemoteTensor>& tensor) {
+    if (!tensor) return std::nullopt;
+    return arg(*tensor);
+  }
   std::vector<wire::Handle> arg(const std::vector<RemoteTensor>& tensors) {
     std::vector<wire::Handle> out;
     out.reserve(tensors.size());
@@ -257,6 +261,7 @@ RemoteTensor Remote::dequantize(const Quantized& tensor) {
 #define CROSSGRAD_REMOTE_ARGS_MASK_SELECT(Sig) tensor, mask
 #define CROSSGRAD_REMOTE_ARGS_CAT(Sig) tensors, dim
 #define CROSSGRAD_REMOTE_ARGS_ZIP_WITH(Sig) tensor, grad CROSSGRAD_SIG_EXTRA_##Sig
+#define CROSSGRAD_REMOTE_ARGS_ZIP_OPTIONAL(Sig) tensor, weight, bias
 #define CROSSGRAD_REMOTE_ARGS_INDEXED_WITH(Sig) tensor, grad, indices CROSSGRAD_SIG_EXTRA_##Sig
 #define CROSSGRAD_REMOTE_OP(name, method, Sig, Operand, Result, Rule)                                    \
   RemoteTensor Remote::name CROSSGRAD_SIG_PARAMS_##Sig(RemoteTensor, RemoteTensor) {                     \

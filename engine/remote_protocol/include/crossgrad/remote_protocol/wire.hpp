@@ -15,6 +15,7 @@
 //   Size2                        -> dims (2)        AvgPool2dOptions          -> dims (8: kernel_size,
 //                                                      stride, padding, count_include_pad, ceil_mode)
 //   MaxPool2dOptions             -> dims (9: kernel_size, stride, padding, dilation, ceil_mode)
+//   std::optional<tensor>        -> dims (1: present or not), then operands (the handle, if present)
 // The client calls put_args(call, args...) with the op's arguments; the server walks the served
 // backend's function type with an ArgReader, which throws WireError when an argument is missing or
 // one is left over (finish()), so a call whose shape does not fit the op's Sig is INVALID_ARGUMENT.
@@ -29,6 +30,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -133,6 +135,11 @@ void put_arg(proto::OpCall& call, const T& tensor) {
   call.add_operands(remote_handle_of(tensor));
 }
 template <HandleLike T>
+void put_arg(proto::OpCall& call, const std::optional<T>& tensor) {
+  put_arg(call, tensor.has_value());
+  if (tensor) put_arg(call, *tensor);
+}
+template <HandleLike T>
 void put_arg(proto::OpCall& call, const std::vector<T>& tensors) {
   for (const T& t : tensors) call.add_operands(remote_handle_of(t));
 }
@@ -152,6 +159,7 @@ class ArgReader {
 
   std::uint64_t operand();                         // the next operand handle
   std::vector<std::uint64_t> remaining_operands();  // all the rest (Cat); at least one
+  std::optional<std::uint64_t> optional_operand();  // a flag (the next dim), then the handle if it is 1
   double scalar();
   std::size_t dim();
   bool flag();                                      // the next dim, 0 or 1 (WireError otherwise)

@@ -649,6 +649,14 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::embedding_backward:
       return at::embedding_dense_backward(in(c, 1), in(c, 2).to(at::kLong), in(c, 0).size(0), /*padding_idx=*/-1,
                                           /*scale_grad_by_freq=*/false);
+    // linear: x, weight [d_input, d_output] and the bias if given (libtorch/linear.cpp); PyTorch's
+    // weight is [d_output, d_input]. The backward passes fold the leading dims as ints say.
+    case OpId::linear:
+      return c.input_count > 2 ? at::linear(in(c, 0), in(c, 1).t(), in(c, 2)) : at::linear(in(c, 0), in(c, 1).t());
+    case OpId::linear_x_backward: return at::matmul(in(c, 1), in(c, 0).t());
+    case OpId::linear_weight_backward:
+      return in(c, 0).reshape({integer(c, 0), integer(c, 1)}).t().mm(in(c, 1).reshape({integer(c, 0), integer(c, 2)}));
+    case OpId::linear_bias_backward: return in(c, 0).reshape({integer(c, 0), integer(c, 1)}).sum(0);
   }
   throw std::invalid_argument("unknown op code");
 }
