@@ -77,6 +77,9 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_LinearXBackward(f) f(a.x, a.y)
 #define CROSSGRAD_BENCH_CALL_LinearWeightBackward(f) f(a.x, a.y)
 #define CROSSGRAD_BENCH_CALL_LinearBiasBackward(f) f(a.x)
+#define CROSSGRAD_BENCH_CALL_Conv2d(f) f(a.x, a.y, std::make_optional(a.values), a.conv2d)
+#define CROSSGRAD_BENCH_CALL_Conv2dBackward(f) f(a.x, a.y, a.values, a.conv2d)
+#define CROSSGRAD_BENCH_CALL_Conv2dBiasBackward(f) f(a.x, a.y, a.values)
 
 // One registry op on B, called with its Sig's arguments. A plain function pointer, not the lambda's
 // own type: register_op is then compiled once per backend instead of once per op and backend,

@@ -33,6 +33,7 @@ struct OpArgs {
   AvgPool2dOptions avg_pool2d;  // AvgPool2d, AvgPool2dBackward
   Size2 output_size{1, 1};      // AdaptivePool2d
   MaxPool2dOptions max_pool2d;  // MaxPool2d, MaxPool2dBackward
+  Conv2dOptions conv2d;         // Conv2d, Conv2dBackward
   double input_bytes = 0;  // bytes the op reads (GB/s counts these plus the result's)
 };
 
@@ -426,6 +427,37 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                    a.values = operand_tensor<B>(kind, Shape{d_out}, 3);
                    a.input_bytes += bytes_of<B>(a.values);
                  }
+                 return a;
+               }}};
+    case OpSig::Conv2d:
+    case OpSig::Conv2dBackward:
+    case OpSig::Conv2dBiasBackward:
+      // ResNet's convolutions, batch 8 (issue 38): size 0 the stem 3 -> 64, 7x7 stride 2 padding 3
+      // at 224x224; size 1 64 -> 64 3x3 at 56x56; size 2 256 -> 256 3x3 at 14x14 (trial: a 1x1x3x3
+      // input). conv2d reads x, the weight and a bias; the backward passes x, the weight (or the
+      // bias) and the output's gradient.
+      return {{{{0, 0}, {1, 0}, {2, 0}}, {3, 0},
+               [](const BenchSize& s) {
+                 return std::string(s.n == 0 ? "8x3x224x224@64x7x7s2" : s.n == 1 ? "8x64x56x56@64x3x3" : "8x256x14x14@256x3x3");
+               },
+               [=](const BenchSize& s) {
+                 const std::size_t c = s.n == 0 ? 3 : s.n == 1 ? 64 : s.n == 2 ? 256 : 1, co = s.n == 2 ? 256 : s.n == 3 ? 1 : 64;
+                 const std::size_t side = s.n == 0 ? 224 : s.n == 1 ? 56 : s.n == 2 ? 14 : 3, k = s.n == 0 ? 7 : 3;
+                 const std::size_t batch = s.n == 3 ? 1 : 8;
+                 OpArgs<B> a;
+                 a.conv2d.stride = s.n == 0 ? Size2{2, 2} : Size2{1, 1};
+                 a.conv2d.padding = s.n == 0 ? Size2{3, 3} : Size2{1, 1};
+                 receiver(Shape{batch, c, side, side}, a);
+                 const Shape w{co, c, k, k};
+                 a.y = op.sig == OpSig::Conv2dBiasBackward ? operand_tensor<B>(kind, Shape{co}, 2) : operand_tensor<B>(kind, w, 2);
+                 a.input_bytes += bytes_of<B>(a.y);
+                 if (op.sig == OpSig::Conv2d) {
+                   a.values = operand_tensor<B>(kind, Shape{co}, 3);
+                 } else {
+                   const std::size_t out = (side + 2 * a.conv2d.padding[0] - k) / a.conv2d.stride[0] + 1;
+                   a.values = operand_tensor<B>(kind, Shape{batch, co, out, out}, 3);
+                 }
+                 a.input_bytes += bytes_of<B>(a.values);
                  return a;
                }}};
     case OpSig::Cat:

@@ -528,6 +528,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_div:
     case OpId::float_matmul:
     case OpId::linear:
+    case OpId::conv2d:  // the padding is not an element
     case OpId::float_neg:
     case OpId::float_exp:
     case OpId::float_log:
@@ -756,6 +757,9 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::linear_x_backward:
     case OpId::linear_weight_backward:
     case OpId::linear_bias_backward:
+    case OpId::conv2d_x_backward:
+    case OpId::conv2d_weight_backward:
+    case OpId::conv2d_bias_backward:
       return std::nullopt;
   }
   return std::nullopt;

@@ -56,6 +56,38 @@ AvgPool2dOptions avg_pool2d_options(const OpArgsCase &c) {
   return o;
 }
 
+Conv2dOptions conv2d_options(const OpArgsCase &c) {
+  Conv2dOptions o;
+  o.stride = {c.conv[0], c.conv[1]};
+  o.padding = {c.conv[2], c.conv[3]};
+  o.dilation = {c.conv[4], c.conv[5]};
+  o.groups = c.conv[6];
+  return o;
+}
+
+std::vector<std::size_t> conv_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k) {
+  const std::vector<std::size_t> &x = c.tensors[0].shape;
+  const OpSig sig = op_of(c).sig;
+  std::vector<std::size_t> out;
+  if (sig == OpSig::Conv2dBiasBackward) {  // {x, bias, grad}
+    out = k == 1 ? std::vector<std::size_t>{3}
+                 : std::vector<std::size_t>{x.empty() ? 1 : x[0], c.tensors[1].shape.empty() ? 1 : c.tensors[1].shape[0], 2, 2};
+  } else if (k == 1) {  // the weight
+    const std::size_t groups = c.conv[6] == 0 ? 1 : c.conv[6];
+    out = {2 * groups, x.size() == 4 ? x[1] / groups : 1, 2, 2};
+  } else if (sig == OpSig::Conv2d) {  // the bias
+    out = {c.tensors[1].shape.empty() ? 1 : c.tensors[1].shape[0]};
+  } else {  // the gradient
+    out = x;
+    if (const auto shape = oracle::conv2d_shape(x, c.tensors[1].shape, conv2d_options(c))) out = *shape;
+  }
+  // Derived: the weight's dim 1 one larger (a weight for other channels), else the first dim.
+  const bool weight = k == 1 && sig != OpSig::Conv2dBiasBackward;
+  if (mode == ShapeMode::Derived && out.size() > 1) ++out[weight ? 1 : 0];
+  if (mode == ShapeMode::Derived && out.size() == 1) ++out[0];
+  return out;
+}
+
 MaxPool2dOptions max_pool2d_options(const OpArgsCase &c) {
   MaxPool2dOptions o;
   o.kernel_size = {c.window[0], c.window[1]};
@@ -299,6 +331,7 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   a.avg_pool2d = avg_pool2d_options(c);
   a.max_pool2d = max_pool2d_options(c);
   a.output_size = c.output_size;
+  a.conv2d = conv2d_options(c);
   return call;
 }
 
@@ -427,6 +460,17 @@ std::string describe(const OpArgsCase &c) {
       break;
     case OpSig::Linear:
       os << (c.tensors.size() > 2 ? "\n  with a bias" : "\n  no bias");
+      break;
+    case OpSig::Conv2d:
+    case OpSig::Conv2dBackward: {
+      const Conv2dOptions o = conv2d_options(c);
+      const auto pair = [](const Size2 &v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; };
+      os << "\n  stride " << pair(o.stride) << ", padding " << pair(o.padding) << ", dilation " << pair(o.dilation)
+         << ", groups " << o.groups;
+      if (op.sig == OpSig::Conv2d) os << (c.tensors.size() > 2 ? ", with a bias" : ", no bias");
+      break;
+    }
+    case OpSig::Conv2dBiasBackward:
       break;
     case OpSig::ScatterNd:
       os << "\n  update " << indexing_update_name(kIndexingUpdateOps[c.update % std::size(kIndexingUpdateOps)]);

@@ -95,6 +95,8 @@ struct OpArgsCase {
   bool count_include_pad = false, ceil_mode = false;
   Size2 output_size{};  // AdaptivePool2d (and the derived gradient of AdaptivePool2dBackward): counts
   Size2 dilation{};     // MaxPool2d, MaxPool2dBackward (with window[] and ceil_mode): counts
+  // Conv2d, Conv2dBackward: stride, padding, dilation ([h, w] each) and groups, counts 0..kDimChoices-1.
+  std::array<std::size_t, 7> conv{};
   friend bool operator==(const OpArgsCase &, const OpArgsCase &) = default;
 };
 
@@ -166,6 +168,13 @@ std::vector<std::size_t> embedding_grad_shape(const OpArgsCase &c, ShapeMode mod
 // LinearWeightBackward: the gradient, x's leading dims and 3). Derived makes one dim one larger:
 // the size the operands share, or the gradient's first (a gradient that does not fit).
 std::vector<std::size_t> linear_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
+// conv2d's later operands: the weight [2 groups, x's channels / groups, 2, 2], the bias [the
+// weight's channels_out], the gradient (the forward output's shape; x's when the forward is
+// invalid); conv2d_bias_backward's bias [3] and gradient [x's batch, the bias's size, 2, 2].
+// Derived makes the weight's dim 1 one larger (a weight for other channels), any other operand's
+// first dim (a shape that does not fit).
+std::vector<std::size_t> conv_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
+Conv2dOptions conv2d_options(const OpArgsCase &c);
 AvgPool2dOptions avg_pool2d_options(const OpArgsCase &c);
 MaxPool2dOptions max_pool2d_options(const OpArgsCase &c);
 
@@ -422,6 +431,26 @@ void schema(Io &io, OpArgsCase &c) {
       later_tensor(io, c, 1, kFloatCodes, &linear_operand_shape);
       break;
     case OpSig::LinearBiasBackward:
+      break;
+    case OpSig::Conv2d: {
+      for (std::size_t &v : c.conv) io.pick(v, kDimChoices);
+      later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
+      bool bias = c.tensors.size() > 2;
+      io.flag(bias);
+      if (bias) later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
+      if constexpr (Io::reading) {
+        if (!bias) c.tensors.resize(2);
+      }
+      break;
+    }
+    case OpSig::Conv2dBackward:
+      for (std::size_t &v : c.conv) io.pick(v, kDimChoices);
+      later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
+      later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
+      break;
+    case OpSig::Conv2dBiasBackward:
+      later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
+      later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
       break;
     case OpSig::Cat: {
       io.pick(c.dim, kDimCodes);

@@ -109,6 +109,11 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
 #define CROSSGRAD_OPARGS_CALL_LinearXBackward(f) f(in.tensors[0], in.tensors[1])
 #define CROSSGRAD_OPARGS_CALL_LinearWeightBackward(f) f(in.tensors[0], in.tensors[1])
 #define CROSSGRAD_OPARGS_CALL_LinearBiasBackward(f) f(in.tensors[0])
+#define CROSSGRAD_OPARGS_CALL_Conv2d(f)                                                                                 \
+  f(in.tensors[0], in.tensors[1], in.tensors.size() > 2 ? std::optional<DispatchTensor>(in.tensors[2]) : std::nullopt, \
+    a.conv2d)
+#define CROSSGRAD_OPARGS_CALL_Conv2dBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2], a.conv2d)
+#define CROSSGRAD_OPARGS_CALL_Conv2dBiasBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2])
 
 DispatchTensor dispatch(OpId op, const Call &in) {
   const oracle::OpArgs &a = in.args;

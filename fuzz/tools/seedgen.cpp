@@ -993,6 +993,54 @@ Candidates candidates(OpSig sig, DType dtype) {
       return {{with({2, 3}, like), with({2, 2, 3}, like), with({0, 3}, like), with({3}, given, {4})},  // {x, grad}
               {with({2, 3}, derived), with({}, given, {3}), with({2, 3}, given, {3, 3})}};
     }
+    // conv2d: padding, stride, dilation and groups on small images, a bias or none, no input
+    // channels (the bias alone) and no batch. Faults: a rank-3 input, a zero stride or kernel,
+    // groups 0 or not dividing the channels, a weight for other channels, a bias one off, a
+    // kernel past the padded input; the backward passes: a gradient or weight one off.
+    case OpSig::Conv2d:
+    case OpSig::Conv2dBackward:
+    case OpSig::Conv2dBiasBackward: {
+      using Conv = std::array<std::size_t, 7>;
+      const oa::ShapeMode like = oa::ShapeMode::LikeFirst, derived = oa::ShapeMode::Derived,
+                          given = oa::ShapeMode::Explicit;
+      // Operand k after x: its mode and, when given, its shape.
+      struct Later {
+        oa::ShapeMode mode = oa::ShapeMode::LikeFirst;
+        std::vector<std::size_t> shape = {};
+      };
+      auto with = [](std::vector<std::size_t> x, Conv conv, std::vector<Later> later) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors.assign(1, arg(x));
+          c.modes.clear();
+          c.conv = conv;
+          for (std::size_t k = 0; k < later.size(); ++k) {
+            c.tensors.resize(k + 2);
+            c.modes.push_back(later[k].mode);
+            c.tensors[k + 1] = arg(later[k].mode == oa::ShapeMode::Explicit ? later[k].shape
+                                                                              : oa::conv_operand_shape(c, later[k].mode, k + 1));
+          }
+        };
+      };
+      const Conv plain{1, 1, 1, 1, 1, 1, 1};
+      if (sig == OpSig::Conv2dBiasBackward) {
+        const Conv none{};  // conv2d_bias_backward takes no options
+        return {{with({2, 3, 4, 4}, none, {{like}, {like}}), with({1, 2, 3, 3}, none, {{given, {2}}, {like}})},
+                {with({2, 3, 4, 4}, none, {{like}, {derived}}), with({2, 3, 4, 4}, none, {{given, {3, 1}}, {like}})}};
+      }
+      if (sig == OpSig::Conv2dBackward) {
+        return {{with({1, 2, 5, 5}, plain, {{like}, {like}}), with({2, 2, 4, 4}, {2, 2, 0, 0, 1, 1, 2}, {{like}, {like}}),
+                 with({1, 1, 4, 5}, {1, 2, 2, 1, 2, 1, 1}, {{given, {3, 1, 3, 2}}, {like}})},
+                {with({1, 2, 5, 5}, plain, {{like}, {derived}}), with({1, 2, 5, 5}, plain, {{derived}, {like}})}};
+      }
+      return {{with({1, 2, 5, 5}, plain, {{like}, {like}}), with({2, 2, 5, 5}, {2, 2, 0, 0, 1, 1, 2}, {{like}}),
+               with({1, 1, 4, 5}, {1, 2, 2, 1, 2, 1, 1}, {{given, {3, 1, 3, 2}}, {like}}), with({1, 0, 3, 3}, plain, {{like}, {like}}),
+               with({0, 2, 3, 3}, plain, {{like}})},
+              {with({2, 5, 5}, plain, {{given, {2, 2, 2, 2}}}), with({1, 2, 5, 5}, {0, 1, 1, 1, 1, 1, 1}, {{like}}),
+               with({1, 2, 5, 5}, {1, 1, 1, 1, 1, 1, 0}, {{given, {2, 2, 2, 2}}}),
+               with({1, 2, 5, 5}, {1, 1, 1, 1, 1, 1, 3}, {{given, {3, 1, 2, 2}}}), with({1, 2, 5, 5}, plain, {{derived}}),
+               with({1, 2, 5, 5}, plain, {{like}, {derived}}), with({1, 2, 2, 2}, {1, 1, 0, 0, 1, 1, 1}, {{given, {2, 2, 4, 4}}}),
+               with({1, 2, 5, 5}, plain, {{given, {2, 2, 0, 2}}})}};
+    }
     case OpSig::LinearBiasBackward:
       return {{[](auto &c) { c.tensors[0] = arg({2, 3}); }, [](auto &c) { c.tensors[0] = arg({2, 2, 4}); },
                [](auto &c) { c.tensors[0] = arg({0, 3}); }, [](auto &c) { c.tensors[0] = arg({3}); }},
@@ -1224,6 +1272,16 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::LinearXBackward || op.sig == OpSig::LinearWeightBackward) c.operands = {f, f};
     if (op.sig == OpSig::LinearXBackward || op.sig == OpSig::LinearWeightBackward || op.sig == OpSig::LinearBiasBackward)
       c.dims = {};
+    // conv2d: x, weight, bias (the flag 1) and stride 1, padding 1, dilation 1, groups 1 (at most six dims are
+    // stored: `fit` pads the groups with 0, a conv-groups panic); the backward passes x, weight or
+    // bias and the gradient.
+    if (op.sig == OpSig::Conv2d) {
+      c.operands = {f, f, f};
+      c.dims = {1, 1, 1, 1, 1, 1};
+    }
+    if (op.sig == OpSig::Conv2dBackward || op.sig == OpSig::Conv2dBiasBackward) c.operands = {f, f, f};
+    if (op.sig == OpSig::Conv2dBackward) c.dims = {1, 1, 0, 0, 1, 1};
+    if (op.sig == OpSig::Conv2dBiasBackward) c.dims = {};
     if (op.sig == OpSig::MaxPool2d || op.sig == OpSig::MaxPool2dBackward) c.dims = {2, 2, 1, 1, 0, 0};  // fit: dilation 0 0, no ceil
     r.into(recent(0));
     r.close();

@@ -55,7 +55,7 @@ bool is_binary(Op op) {
   const OpSig sig = op_info(op).sig;
   return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign || sig == OpSig::Scatter ||
          sig == OpSig::ScatterUpdate || sig == OpSig::ScatterNd || sig == OpSig::MaskWhere || sig == OpSig::BinaryDim ||
-         sig == OpSig::RangesAssign || sig == OpSig::Linear;
+         sig == OpSig::RangesAssign || sig == OpSig::Linear || sig == OpSig::Conv2d;
 }
 
 namespace {
@@ -108,6 +108,9 @@ bool has_dim(Op op) {
     case OpSig::Embedding:  // the indices come from dim1
     case OpSig::EmbeddingBackward:
     case OpSig::Linear:  // x @ rhs, no bias
+    case OpSig::Conv2d:  // x and the weight rhs, no bias; the options come from dim1
+    case OpSig::Conv2dBackward:
+    case OpSig::Conv2dBiasBackward:
     case OpSig::LinearXBackward:
     case OpSig::LinearWeightBackward:
     case OpSig::LinearBiasBackward:
@@ -139,7 +142,11 @@ bool has_dim1(Op op) {
     case OpSig::AdaptivePool2d: // the output size
     case OpSig::MaxPool2d:      // the options
     case OpSig::Embedding:      // the indices
+    case OpSig::Conv2d:         // the options
       return true;
+    case OpSig::Conv2dBackward:  // never graph steps (Rule NotDifferentiable)
+    case OpSig::Conv2dBiasBackward:
+      return false;
     case OpSig::AvgPool2dBackward:  // never a graph step (Rule NotDifferentiable)
     case OpSig::AdaptivePool2dBackward:
     case OpSig::MaxPool2dBackward:
@@ -233,6 +240,7 @@ struct StepArgs {
   AvgPool2dOptions avg_pool2d;  // avg_pool2d (graph.hpp)
   MaxPool2dOptions max_pool2d;  // max_pool2d
   Size2 output_size{1, 1};      // adaptive_avg_pool2d
+  Conv2dOptions conv2d;         // conv2d
 };
 
 // avg_pool2d's options from a step's dim1 (< kAvgPool2dSteps after normalisation; graph.hpp).
@@ -259,6 +267,16 @@ MaxPool2dOptions max_pool2d_of(std::size_t dim1) {
   const bool padded = dim1 / 36 % 2 == 1;
   for (std::size_t d = 0; d < 2; ++d) o.padding[d] = padded ? o.kernel_size[d] / 2 : 0;
   o.ceil_mode = dim1 / 288 % 2 == 1;
+  return o;
+}
+// conv2d's: stride {1 + dim1 % 2} in both dims, padding dim1 / 2 % 2, dilation 1 + dim1 / 4 % 2,
+// groups 1 (a graph's weight is any leaf of rank 4 whose dim 1 is x's channels).
+constexpr std::size_t kConv2dSteps = 2 * 2 * 2;
+Conv2dOptions conv2d_of(std::size_t dim1) {
+  Conv2dOptions o;
+  o.stride = {1 + dim1 % 2, 1 + dim1 % 2};
+  o.padding = {dim1 / 2 % 2, dim1 / 2 % 2};
+  o.dilation = {1 + dim1 / 4 % 2, 1 + dim1 / 4 % 2};
   return o;
 }
 constexpr std::size_t kAdaptivePool2dSteps = 9;
@@ -381,6 +399,7 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   a.avg_pool2d = avg_pool2d_of(op.dim1);
   a.max_pool2d = max_pool2d_of(op.dim1);
   a.output_size = output_size_of(op.dim1);
+  a.conv2d = conv2d_of(op.dim1);
   return a;
 }
 
@@ -437,6 +456,11 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
       return std::vector<std::size_t>{lhs[0], lhs[1], out[0], out[1]};
     }
     case Op::max_pool2d: return max_pool2d_shape(lhs, max_pool2d_of(op.dim1));
+    case Op::conv2d: return conv2d_shape(lhs, rhs, conv2d_of(op.dim1));
+    case Op::conv2d_x_backward:  // never graph steps (Rule NotDifferentiable)
+    case Op::conv2d_weight_backward:
+    case Op::conv2d_bias_backward:
+      return std::nullopt;
     case Op::embedding:  // args_of's indices [2, 3]: a table with rows
       if (lhs.size() != 2 || lhs[0] == 0) return std::nullopt;
       return std::vector<std::size_t>{2, 3, lhs[1]};
@@ -787,6 +811,11 @@ std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& l
     return o.kernel_size[0] * o.kernel_size[1];
   }
   if (op.op == Op::max_pool2d_with_indices_backward) return 1;  // never a graph step
+  // conv2d: a group's taps, at most the channels times the padded plane (the weight is rhs).
+  if (op.op == Op::conv2d && lhs.size() == 4) {
+    const Conv2dOptions o = conv2d_of(op.dim1);
+    return lhs[1] * (lhs[2] + 2 * o.padding[0]) * (lhs[3] + 2 * o.padding[1]) + 1;
+  }
   if (op.op == Op::adaptive_avg_pool2d && lhs.size() == 4) {
     const Size2 out = output_size_of(op.dim1);
     return ((lhs[2] + out[0] - 1) / out[0] + 1) * ((lhs[3] + out[1] - 1) / out[1] + 1);
@@ -857,6 +886,8 @@ GraphSpec normalized(GraphSpec graph) {
       op.dim1 %= kAdaptivePool2dSteps;
     } else if (op.op == Op::max_pool2d) {
       op.dim1 %= kMaxPool2dSteps;
+    } else if (op.op == Op::conv2d) {
+      op.dim1 %= kConv2dSteps;
     } else if (op.dim < rank) {
       const std::size_t size = shapes[op.lhs][op.dim];
       op.dim1 = op.op == Op::float_slice ? op.dim1 % (size + 1) : (size ? op.dim1 % size : 0);
@@ -1042,6 +1073,9 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_Embedding(name)
 #define CROSSGRAD_APPLY_EmbeddingBackward(name)
 #define CROSSGRAD_APPLY_Linear(name)
+#define CROSSGRAD_APPLY_Conv2d(name)
+#define CROSSGRAD_APPLY_Conv2dBackward(name)
+#define CROSSGRAD_APPLY_Conv2dBiasBackward(name)
 #define CROSSGRAD_APPLY_LinearXBackward(name)
 #define CROSSGRAD_APPLY_LinearWeightBackward(name)
 #define CROSSGRAD_APPLY_LinearBiasBackward(name)
@@ -1051,6 +1085,10 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::adaptive_avg_pool2d: return Dispatch::adaptive_avg_pool2d(lhs, args().output_size);
     case Op::embedding: return Dispatch::embedding(lhs, indices());
     case Op::linear: return Dispatch::linear(lhs, rhs, std::nullopt);
+    case Op::conv2d: return Dispatch::conv2d(lhs, rhs, std::nullopt, args().conv2d);
+    case Op::conv2d_x_backward:
+    case Op::conv2d_weight_backward:
+    case Op::conv2d_bias_backward:
     case Op::linear_x_backward:
     case Op::linear_weight_backward:
     case Op::linear_bias_backward:

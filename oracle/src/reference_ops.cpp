@@ -1103,6 +1103,132 @@ HostArray linear_bias_backward(const HostArray& grad) {
   return out;
 }
 
+// conv2d's checks, in the engine's documented order (docs/OPS.md "Module ops"), and its geometry.
+struct ConvGeometry {
+  std::size_t n, c, h, w, co, cg, kh, kw, oh, ow, groups;
+  Conv2dOptions o;
+  // The padded cell a kernel tap reads for an output position: the input cell, or nothing (padding).
+  std::optional<std::pair<std::size_t, std::size_t>> cell(std::size_t oy, std::size_t ox, std::size_t i, std::size_t j) const {
+    const std::size_t y = oy * o.stride[0] + i * o.dilation[0], x = ox * o.stride[1] + j * o.dilation[1];
+    if (y < o.padding[0] || x < o.padding[1] || y - o.padding[0] >= h || x - o.padding[1] >= w) return std::nullopt;
+    return std::pair{y - o.padding[0], x - o.padding[1]};
+  }
+};
+ConvGeometry conv_geometry(const Dims& x, const Dims& weight, const Dims* bias, const Conv2dOptions& o) {
+  if (x.size() != 4 || weight.size() != 4) invalid("module-input-rank");
+  if (bias != nullptr && bias->size() != 1) invalid("module-input-rank");
+  for (const Size2& v : {o.stride, o.dilation, Size2{weight[2], weight[3]}}) {
+    if (v[0] == 0 || v[1] == 0) invalid("module-option-zero");
+  }
+  if (o.groups == 0 || x[1] % o.groups != 0 || weight[0] % o.groups != 0) invalid("conv-groups");
+  if (weight[1] != x[1] / o.groups) invalid("conv-channels");
+  if (bias != nullptr && (*bias)[0] != weight[0]) invalid("module-dim-mismatch");
+  ConvGeometry g{x[0], x[1], x[2], x[3], weight[0], weight[1], weight[2], weight[3], 0, 0, o.groups, o};
+  const std::size_t span_h = o.dilation[0] * (g.kh - 1) + 1, span_w = o.dilation[1] * (g.kw - 1) + 1;
+  const std::size_t padded_h = g.h + 2 * o.padding[0], padded_w = g.w + 2 * o.padding[1];
+  if (padded_h < span_h || padded_w < span_w) invalid("pool-kernel-too-large");
+  g.oh = (padded_h - span_h) / o.stride[0] + 1;
+  g.ow = (padded_w - span_w) / o.stride[1] + 1;
+  return g;
+}
+
+// Each tap of output (b, oc, oy, ox): the input channel, the weight's flat index and the input's
+// flat index (nullopt: a padding cell, a zero of the padded input), in the order (ci, i, j).
+template <class F>
+void for_each_tap(const ConvGeometry& g, std::size_t b, std::size_t oc, std::size_t oy, std::size_t ox, F f) {
+  const std::size_t group = oc / (g.co / g.groups);
+  for (std::size_t ci = 0; ci < g.cg; ++ci) {
+    const std::size_t c = group * g.cg + ci;
+    for (std::size_t i = 0; i < g.kh; ++i) {
+      for (std::size_t j = 0; j < g.kw; ++j) {
+        const std::size_t wi = ((oc * g.cg + ci) * g.kh + i) * g.kw + j;
+        const auto at = g.cell(oy, ox, i, j);
+        f(wi, at ? std::optional<std::size_t>(((b * g.c + c) * g.h + at->first) * g.w + at->second) : std::nullopt);
+      }
+    }
+  }
+}
+
+void require_conv_dtypes(const std::vector<const HostArray*>& in) {
+  require_float(in[0]->dtype);
+  for (const HostArray* a : in) require_same(in[0]->dtype, a->dtype);
+}
+
+// y[b, oc, oy, ox] = sum over the taps of the zero-padded x times the weight (a padding cell is a
+// 0 term: 0 * inf is NaN, as im2col-based kernels give), in T from 0, then + bias[oc].
+HostArray conv2d(const HostArray& x, const HostArray& weight, const HostArray* bias, const Conv2dOptions& o) {
+  std::vector<const HostArray*> in{&x, &weight};
+  if (bias != nullptr) in.push_back(bias);
+  require_conv_dtypes(in);
+  const ConvGeometry g = conv_geometry(x.shape, weight.shape, bias ? &bias->shape : nullptr, o);
+  HostArray out = make({g.n, g.co, g.oh, g.ow}, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    std::size_t at = 0;
+    for (std::size_t b = 0; b < g.n; ++b) {
+      for (std::size_t oc = 0; oc < g.co; ++oc) {
+        for (std::size_t oy = 0; oy < g.oh; ++oy) {
+          for (std::size_t ox = 0; ox < g.ow; ++ox) {
+            T acc = T(0);
+            for_each_tap(g, b, oc, oy, ox, [&](std::size_t wi, std::optional<std::size_t> xi) {
+              acc += (xi ? static_cast<T>(x.values[*xi]) : T(0)) * static_cast<T>(weight.values[wi]);
+            });
+            if (bias != nullptr) acc += static_cast<T>(bias->values[oc]);
+            out.values[at++] = in_t<T>(acc);
+          }
+        }
+      }
+    }
+  });
+  return out;
+}
+
+// conv2d_x_backward / conv2d_weight_backward: each tap's product g * weight added to the input
+// cell it read (x's gradient; padding cells dropped), or g * x (zero at padding) to the weight.
+HostArray conv2d_backward(const HostArray& x, const HostArray& weight, const HostArray& grad, const Conv2dOptions& o, bool of_x) {
+  require_conv_dtypes({&x, &weight, &grad});
+  const ConvGeometry g = conv_geometry(x.shape, weight.shape, nullptr, o);
+  if (grad.shape != Dims{g.n, g.co, g.oh, g.ow}) invalid("pool-grad-shape");
+  HostArray out = make(of_x ? x.shape : weight.shape, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    std::vector<T> acc(out.values.size(), T(0));
+    std::size_t at = 0;
+    for (std::size_t b = 0; b < g.n; ++b) {
+      for (std::size_t oc = 0; oc < g.co; ++oc) {
+        for (std::size_t oy = 0; oy < g.oh; ++oy) {
+          for (std::size_t ox = 0; ox < g.ow; ++ox) {
+            const T gv = static_cast<T>(grad.values[at++]);
+            for_each_tap(g, b, oc, oy, ox, [&](std::size_t wi, std::optional<std::size_t> xi) {
+              if (of_x && xi) acc[*xi] += gv * static_cast<T>(weight.values[wi]);
+              if (!of_x) acc[wi] += gv * (xi ? static_cast<T>(x.values[*xi]) : T(0));
+            });
+          }
+        }
+      }
+    }
+    for (std::size_t i = 0; i < acc.size(); ++i) out.values[i] = in_t<T>(acc[i]);
+  });
+  return out;
+}
+
+// conv2d_bias_backward: the gradient summed over batch, height and width per channel.
+HostArray conv2d_bias_backward(const HostArray& x, const HostArray& bias, const HostArray& grad) {
+  require_conv_dtypes({&x, &bias, &grad});
+  if (x.shape.size() != 4 || bias.shape.size() != 1 || grad.shape.size() != 4) invalid("module-input-rank");
+  if (grad.shape[0] != x.shape[0] || grad.shape[1] != bias.shape[0]) invalid("pool-grad-shape");
+  HostArray out = make(bias.shape, x.dtype);
+  const std::size_t plane = grad.shape[2] * grad.shape[3], co = grad.shape[1];
+  with_t(x.dtype, [&]<class T>(T) {
+    for (std::size_t oc = 0; oc < co; ++oc) {
+      T acc = T(0);
+      for (std::size_t b = 0; b < grad.shape[0]; ++b) {
+        for (std::size_t q = 0; q < plane; ++q) acc += static_cast<T>(grad.values[(b * co + oc) * plane + q]);
+      }
+      out.values[oc] = in_t<T>(acc);
+    }
+  });
+  return out;
+}
+
 // adaptive_avg_pool2d: output o of `out` along a dim of `in` averages input cells
 // floor(o in / out) .. ceil((o + 1) in / out) - 1.
 std::pair<std::size_t, std::size_t> adaptive_cells(std::size_t o, std::size_t in, std::size_t out) {
@@ -2229,6 +2355,10 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::linear_x_backward: return linear_x_backward(in[0], in[1]);
     case OpId::linear_weight_backward: return linear_weight_backward(in[0], in[1]);
     case OpId::linear_bias_backward: return linear_bias_backward(in[0]);
+    case OpId::conv2d: return conv2d(in[0], in[1], in.size() > 2 ? &in[2] : nullptr, a.conv2d);
+    case OpId::conv2d_x_backward: return conv2d_backward(in[0], in[1], in[2], a.conv2d, true);
+    case OpId::conv2d_weight_backward: return conv2d_backward(in[0], in[1], in[2], a.conv2d, false);
+    case OpId::conv2d_bias_backward: return conv2d_bias_backward(in[0], in[1], in[2]);
     case OpId::float_cummin: return cumulative_extreme(in[0], a.dim, false);
     case OpId::float_cummax: return cumulative_extreme(in[0], a.dim, true);
     case OpId::float_permute: return permute(in[0], a.axes);
@@ -2366,6 +2496,16 @@ std::optional<std::vector<std::size_t>> max_pool2d_shape(const std::vector<std::
   }
 }
 
+std::optional<std::vector<std::size_t>> conv2d_shape(const std::vector<std::size_t>& x, const std::vector<std::size_t>& weight,
+                                                     const Conv2dOptions& options) {
+  try {
+    const ConvGeometry g = conv_geometry(x, weight, nullptr, options);
+    return std::vector<std::size_t>{g.n, g.co, g.oh, g.ow};
+  } catch (const Invalid&) {
+    return std::nullopt;
+  }
+}
+
 bool differentiable(OpId op, const OpArgs& args) {
   if (!is_op_code(op) || op_info(op).rule != OpRule::Backward) return false;
   const OpSig sig = op_info(op).sig;
@@ -2385,7 +2525,10 @@ double reference_magnitude(OpId op, const std::vector<HostArray>& operands) {
   if (op == OpId::float_matmul || op == OpId::linear_x_backward || op == OpId::linear_weight_backward) {
     return largest_finite(0) * largest_finite(1);
   }
-  if (op == OpId::linear) return std::fmax(largest_finite(0) * largest_finite(1), largest_finite(2));
+  if (op == OpId::linear || op == OpId::conv2d) return std::fmax(largest_finite(0) * largest_finite(1), largest_finite(2));
+  if (op == OpId::conv2d_x_backward) return largest_finite(1) * largest_finite(2);
+  if (op == OpId::conv2d_weight_backward) return largest_finite(0) * largest_finite(2);
+  if (op == OpId::conv2d_bias_backward) return largest_finite(2);
   if (op == OpId::avg_pool2d_backward || op == OpId::adaptive_avg_pool2d_backward) return largest_finite(1);
   if (op == OpId::max_pool2d_with_indices_backward || op == OpId::embedding_backward) {
     return largest_finite(2);  // {x or weights, indices, grad}
@@ -2461,6 +2604,22 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
     case OpSig::LinearWeightBackward:
     case OpSig::LinearBiasBackward:
       return shape.empty() || shape.back() == 0 ? 1 : std::max<std::size_t>(1, count(shape) / shape.back());
+    // conv2d sums a group's taps and the bias; x's gradient at most every tap of a group's output
+    // channels, the weight's and the bias's every output position of the batch.
+    case OpSig::Conv2d:
+    case OpSig::Conv2dBackward:
+    case OpSig::Conv2dBiasBackward: {
+      if (operands.size() < 2 || shape.size() != 4) return 1;
+      const Dims& w = operands[1].shape;
+      const Dims& g = operands.size() > 2 ? operands[2].shape : Dims{};
+      const std::size_t positions = g.size() == 4 ? std::max<std::size_t>(1, g[0] * g[2] * g[3]) : 1;
+      if (op == OpId::conv2d_bias_backward || op == OpId::conv2d_weight_backward) return positions;
+      if (w.size() != 4) return 1;
+      const std::size_t taps = w[1] * w[2] * w[3];
+      if (op == OpId::conv2d) return std::max<std::size_t>(1, taps + 1);
+      const std::size_t groups = std::max<std::size_t>(1, args.conv2d.groups);
+      return std::max<std::size_t>(1, w[0] / groups * w[2] * w[3]);  // conv2d_x_backward
+    }
     case OpSig::MaxPool2dBackward:
       return operands.size() > 2 && operands[2].shape.size() == 4 ? std::max<std::size_t>(1, operands[2].shape[2] * operands[2].shape[3]) : 1;
     case OpSig::AdaptivePool2d:

@@ -758,6 +758,45 @@ void gen_linear(OpCase& c, bool bad) {
   }
 }
 
+// conv2d and its backward passes over x [0..2, channels, 1..5, 1..5] with groups 1..2 dividing
+// channels 0..4 and output channels (no batch or no channels one time in eight each), a kernel 1..3, stride, padding 0..2 and dilation 1..2 (options
+// redrawn until the kernel fits, so most cases are valid). Faults: a rank-3 x, a zero stride, groups
+// that do not divide, a weight for other channels, a bias one off, a gradient one off.
+void gen_conv2d(OpCase& c, bool bad) {
+  const OpSig sig = op_info(c.op).sig;
+  const std::size_t groups = pick(1, 2);
+  const std::size_t cg = chance(8) ? 0 : pick(1, 2), cog = pick(1, 2);  // empty inputs one time in eight each
+  Dims x{chance(8) ? 0 : pick(1, 2), cg * groups, pick(1, 5), pick(1, 5)};
+  Dims w{cog * groups, cg, pick(1, 3), pick(1, 3)};
+  Conv2dOptions& o = c.args.conv2d;
+  o.groups = groups;
+  for (int tries = 0;; ++tries) {
+    o.stride = {pick(1, 2), pick(1, 2)};
+    o.padding = {pick(0, 2), pick(0, 2)};
+    o.dilation = {pick(1, 2), pick(1, 2)};
+    if (og::conv2d_shape(x, w, o) || tries > 8) break;
+  }
+  const std::optional<Dims> out = og::conv2d_shape(x, w, o);
+  Dims g = out ? *out : Dims{x[0], w[0], 1, 1};
+  Dims b{w[0]};
+  const int fault = bad ? static_cast<int>(pick(0, 5)) : -1;
+  if (fault == 0) x.erase(x.begin() + 2);
+  if (fault == 1) o.stride[pick(0, 1)] = 0;
+  if (fault == 2) o.groups = chance(2) ? 0 : 3;
+  if (fault == 3) w[1] += 1;
+  if (fault == 4) b[0] += 1;
+  if (fault == 5) g[pick(0, 3)] += 1;
+  if (sig == OpSig::Conv2d) {
+    c.operands = {floats(x, c.dtype), floats(w, c.dtype)};
+    if (fault == 4 || chance(2)) c.operands.push_back(floats(b, c.dtype));
+  } else if (sig == OpSig::Conv2dBackward) {
+    c.operands = {floats(x, c.dtype), floats(w, c.dtype), floats(g, c.dtype)};
+  } else {
+    if (fault == 4) g[1] = b[0] - 1;  // the gradient's channels one off the bias
+    c.operands = {floats(x, c.dtype), floats(b, c.dtype), floats(g, c.dtype)};
+  }
+}
+
 void gen_float_case(OpCase& c, bool bad) {
   const OpId op = c.op;
   const OpInfo& info = op_info(op);
@@ -927,6 +966,9 @@ void gen_float_case(OpCase& c, bool bad) {
     case OpSig::LinearXBackward:
     case OpSig::LinearWeightBackward:
     case OpSig::LinearBiasBackward: gen_linear(c, bad); break;
+    case OpSig::Conv2d:
+    case OpSig::Conv2dBackward:
+    case OpSig::Conv2dBiasBackward: gen_conv2d(c, bad); break;
   }
 }
 
@@ -1006,7 +1048,16 @@ std::string describe(const OpCase& c) {
     case OpSig::Linear:  // the bias is operand 2 when there is one
     case OpSig::LinearXBackward:
     case OpSig::LinearWeightBackward:
-    case OpSig::LinearBiasBackward: break;
+    case OpSig::LinearBiasBackward:
+    case OpSig::Conv2dBiasBackward: break;
+    case OpSig::Conv2d:
+    case OpSig::Conv2dBackward: {
+      const Conv2dOptions& o = a.conv2d;
+      const auto pair = [](const Size2& v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; };
+      s += "\n  stride " + pair(o.stride) + " padding " + pair(o.padding) + " dilation " + pair(o.dilation) + " groups " +
+           std::to_string(o.groups);
+      break;
+    }
     case OpSig::ScatterNd: s += "\n  update " + std::string(indexing_update_name(a.update)); break;
     case OpSig::ToShape: s += "\n  shape " + show(a.shape); break;
     case OpSig::ToDType: s += "\n  dtype " + og::render_dtype(a.dtype); break;

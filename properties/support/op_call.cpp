@@ -69,6 +69,10 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
 #define CG_CALL_LinearXBackward(name) Dispatch::name(t[0], t[1])
 #define CG_CALL_LinearWeightBackward(name) Dispatch::name(t[0], t[1])
 #define CG_CALL_LinearBiasBackward(name) Dispatch::name(t[0])
+#define CG_CALL_Conv2d(name) \
+  Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt, a.conv2d)
+#define CG_CALL_Conv2dBackward(name) Dispatch::name(t[0], t[1], t[2], a.conv2d)
+#define CG_CALL_Conv2dBiasBackward(name) Dispatch::name(t[0], t[1], t[2])
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
   switch (op) {
 #define CG_CALL_CASE(name, method, Sig, Operand, Result, Rule) \

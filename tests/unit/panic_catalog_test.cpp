@@ -178,6 +178,16 @@ std::map<std::string, Trigger> triggers() {
                               "linear needs the input [2, 3] and the weight [4, 2] to agree: dim 1 of the input is 3, dim 0 of the "
                               "weight is 4.",
                               ""};
+  t["conv-groups"] = {[] {
+                        Dispatch::conv2d(nd_f32(std::vector<float>(18), {1, 2, 3, 3}), nd_f32(std::vector<float>(12), {3, 1, 2, 2}),
+                                         std::nullopt, Conv2dOptions{{1, 1}, {0, 0}, {1, 1}, 2});
+                      },
+                      "conv2d needs groups of at least 1 dividing the input channels 2 and the output channels 3, got groups 2.", ""};
+  t["conv-channels"] = {[] {
+                          Dispatch::conv2d(nd_f32(std::vector<float>(9), {1, 1, 3, 3}), nd_f32(std::vector<float>(8), {1, 2, 2, 2}),
+                                           std::nullopt, Conv2dOptions{});
+                        },
+                        "conv2d needs the weight's dim 1 to be the input channels 1 / groups 1 = 1, got weight shape [1, 2, 2, 2].", ""};
   t["module-option-zero"] = {[] {
                                Dispatch::avg_pool2d(nd_f32(std::vector<float>(16), {1, 1, 4, 4}),
                                                     AvgPool2dOptions{{2, 2}, {0, 1}, {0, 0}, true, false});

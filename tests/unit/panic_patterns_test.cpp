@@ -366,6 +366,26 @@ std::map<std::string, Examples> examples() {
        "linear needs the input (2, 3) and the weight [4, 2] to agree: dim 1 of the input is 3, dim 0 of the weight is 4.",
        "linear needs the input [2, 3] and the weight [4, 2] to agree: dim one of the input is 3, dim 0 of the weight is 4.",
        "linear needs the input [2, 3] and the weight [4, 2] to agree: dim 1 of the input is -3, dim 0 of the weight is 4."}};
+  e["conv-groups"] = {
+      "{op} needs groups of at least 1 dividing the input channels {channels_in} and the output channels {channels_out}, got "
+      "groups {groups}.",
+      {"conv2d needs groups of at least 1 dividing the input channels 2 and the output channels 3, got groups 2.",
+       "conv2d_x_backward needs groups of at least 1 dividing the input channels 4 and the output channels 4, got groups 0."},
+      {"conv2d needs groups of at least 1 dividing the input channels 2 and the output channels 3, got groups 2",
+       "conv2d needs groups of at least 1 dividing the input channels two and the output channels 3, got groups 2.",
+       "conv2d needs groups of at least 1 dividing the input channels 2 and the output channels 3, got groups -2.",
+       "conv2d needs groups of at least one dividing the input channels 2 and the output channels 3, got groups 2.",
+       "conv 2d needs groups of at least 1 dividing the input channels 2 and the output channels 3, got groups 2."}};
+  e["conv-channels"] = {
+      "{op} needs the weight's dim 1 to be the input channels {channels_in} / groups {groups} = {expected}, got weight shape "
+      "{weight}.",
+      {"conv2d needs the weight's dim 1 to be the input channels 1 / groups 1 = 1, got weight shape [1, 2, 2, 2].",
+       "conv2d_weight_backward needs the weight's dim 1 to be the input channels 6 / groups 3 = 2, got weight shape [3, 3, 1, 1]."},
+      {"conv2d needs the weight's dim 1 to be the input channels 1 / groups 1 = 1, got weight shape [1, 2, 2, 2]",
+       "conv2d needs the weight's dim 1 to be the input channels 1 / groups 1 = 1, got weight shape (1, 2, 2, 2).",
+       "conv2d needs the weight's dim 0 to be the input channels 1 / groups 1 = 1, got weight shape [1, 2, 2, 2].",
+       "conv2d needs the weight's dim 1 to be the input channels 1 / groups 1 = one, got weight shape [1, 2, 2, 2].",
+       "conv2d needs the bias's dim 1 to be the input channels 1 / groups 1 = 1, got weight shape [1, 2, 2, 2]."}};
   e["module-option-zero"] = {"{op} needs {option} of at least 1 in every dim, got {value}.",
                              {"avg_pool2d needs kernel_size of at least 1 in every dim, got [0, 3].",
                               "adaptive_avg_pool2d needs output_size of at least 1 in every dim, got [2, 0].",

@@ -261,6 +261,26 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::linear_x_backward: return Dispatch::linear_x_backward(Dispatch::float_reshape(other, {3, 2}), Dispatch::float_reshape(x, {3, 2}));
     case OpId::linear_weight_backward: return Dispatch::linear_weight_backward(x, Dispatch::float_reshape(other, {2, 3}));
     case OpId::linear_bias_backward: return Dispatch::linear_bias_backward(x);
+    // conv2d: the receiver as [1, 2, 1, 3] (2 channels) through a [3, 2, 1, 1] weight (`other`),
+    // stride 1, with a bias of the weight's row sums; the backward passes through a [1, 2, 1, 3]
+    // weight (one output) or a [3] bias and `other` as the gradient [1, 3, 1, 2].
+    case OpId::conv2d: {
+      const DispatchTensor w = Dispatch::float_reshape(other, {3, 2, 1, 1});
+      return Dispatch::conv2d(Dispatch::float_reshape(x, {1, 2, 1, 3}), w,
+                              Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {3, 2}), 1), {3}),
+                              Conv2dOptions{});
+    }
+    case OpId::conv2d_x_backward:
+      return Dispatch::conv2d_x_backward(Dispatch::float_reshape(x, {1, 2, 1, 3}), Dispatch::float_reshape(other, {1, 2, 1, 3}),
+                                         Dispatch::float_reshape(Dispatch::float_sum(x), {1, 1, 1, 1}), Conv2dOptions{});
+    case OpId::conv2d_weight_backward:
+      return Dispatch::conv2d_weight_backward(Dispatch::float_reshape(x, {1, 2, 1, 3}), Dispatch::float_reshape(other, {1, 2, 1, 3}),
+                                              Dispatch::float_reshape(Dispatch::float_sum(x), {1, 1, 1, 1}), Conv2dOptions{});
+    case OpId::conv2d_bias_backward:
+      return Dispatch::conv2d_bias_backward(
+          Dispatch::float_reshape(x, {1, 2, 1, 3}),
+          Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {3, 2}), 1), {3}),
+          Dispatch::float_reshape(other, {1, 3, 1, 2}));
     case OpId::float_abs: return Dispatch::float_abs(x);
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);

@@ -31,9 +31,14 @@
     return CROSSGRAD_TENSOR_RESULT_##Result(Dispatch::name(inner_, grad.inner_ CROSSGRAD_SIG_EXTRA_##Sig)); \
   }
 #define CROSSGRAD_TENSOR_METHOD_ZIP_OPTIONAL(name, method, Sig, Result)                                \
-  Tensor method(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt) const {          \
+  Tensor method(const Tensor& weight, const std::optional<Tensor>& bias CROSSGRAD_SIG_TAIL_##Sig) const { \
     return Tensor(Dispatch::name(inner_, weight.inner_,                                                  \
-                                 bias ? std::optional<DispatchTensor>(bias->inner_) : std::nullopt));    \
+                                 bias ? std::optional<DispatchTensor>(bias->inner_) : std::nullopt       \
+                                     CROSSGRAD_SIG_EXTRA_##Sig));                                        \
+  }
+#define CROSSGRAD_TENSOR_METHOD_ZIP3_WITH(name, method, Sig, Result)                                   \
+  Tensor method(const Tensor& second, const Tensor& grad CROSSGRAD_SIG_TAIL_##Sig) const {               \
+    return Tensor(Dispatch::name(inner_, second.inner_, grad.inner_ CROSSGRAD_SIG_EXTRA_##Sig));        \
   }
 #define CROSSGRAD_TENSOR_METHOD_INDEXED_WITH(name, method, Sig, Result)                                     \
   Tensor method(const Tensor& grad, const DispatchTensor& indices CROSSGRAD_SIG_TAIL_##Sig) const {             \

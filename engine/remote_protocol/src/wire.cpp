@@ -131,6 +131,15 @@ bool ArgReader::flag() {
   return o;
 }
 
+::crossgrad::Conv2dOptions ArgReader::conv2d_options() {
+  ::crossgrad::Conv2dOptions o;
+  o.stride = size2();
+  o.padding = size2();
+  o.dilation = size2();
+  o.groups = dim();
+  return o;
+}
+
 std::vector<std::size_t> ArgReader::remaining_dims() {
   std::vector<std::size_t> out(call_.dims().begin() + dims_, call_.dims().end());
   dims_ = call_.dims_size();

@@ -63,4 +63,25 @@ AutodiffTensor<B> Autodiff<B>::linear(const Tensor& x, const Tensor& weight, con
   });
 }
 
+// Burn's Autodiff<B>::conv2d: x's gradient is B::conv2d_x_backward, the weight's
+// B::conv2d_weight_backward, the bias's B::conv2d_bias_backward; parents x, weight and, when
+// given, the bias.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::conv2d(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias,
+                                      const Conv2dOptions& options) {
+  const Primitive px = x.primitive, pw = weight.primitive;
+  std::optional<Primitive> pb;
+  if (bias) pb = bias->primitive;
+  Primitive out = B::conv2d(px, pw, pb, options);
+  const auto grads = [px, pw, options](const Primitive& g) {
+    return std::vector<Primitive>{B::conv2d_x_backward(px, pw, g, options), B::conv2d_weight_backward(px, pw, g, options)};
+  };
+  if (!bias) return record<B>(std::move(out), {&x, &weight}, grads);
+  return record<B>(std::move(out), {&x, &weight, &*bias}, [grads, px, pb = *pb](const Primitive& g) {
+    std::vector<Primitive> out = grads(g);
+    out.push_back(B::conv2d_bias_backward(px, pb, g));
+    return out;
+  });
+}
+
 }  // namespace crossgrad

@@ -322,6 +322,88 @@ LinearPlan plan_linear_bias_backward(const Shape& grad, DType grad_dtype) {
   return p;
 }
 
+namespace {
+
+constexpr std::string_view kConvInput = "[batch, channels_in, height, width]";
+constexpr std::string_view kConvWeight = "[channels_out, channels_per_group, kernel_height, kernel_width]";
+
+Conv2dPlan plan_conv2d_named(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                             DType bias_dtype, const Conv2dOptions& o, std::string_view op) {
+  check_grad_dtype(x_dtype, weight_dtype, op);
+  if (bias != nullptr) check_same_dtype(x_dtype, bias_dtype, op);
+  check_rank(x, 4, kConvInput, op, "input");
+  check_rank(weight, 4, kConvWeight, op, "weight");
+  if (bias != nullptr) check_rank(*bias, 1, "[channels_out]", op, "bias");
+  check_at_least_one(o.stride, "stride", op);
+  check_at_least_one(o.dilation, "dilation", op);
+  check_at_least_one(Size2{weight[2], weight[3]}, "kernel_size", op);
+  if (o.groups == 0 || x[1] % o.groups != 0 || weight[0] % o.groups != 0) {
+    panic(PanicId::ConvGroups, {{"op", std::string(op)},
+                                {"groups", std::to_string(o.groups)},
+                                {"channels_in", std::to_string(x[1])},
+                                {"channels_out", std::to_string(weight[0])}});
+  }
+  if (weight[1] != x[1] / o.groups) {
+    panic(PanicId::ConvChannels, {{"op", std::string(op)},
+                                  {"channels_in", std::to_string(x[1])},
+                                  {"groups", std::to_string(o.groups)},
+                                  {"expected", std::to_string(x[1] / o.groups)},
+                                  {"weight", weight.to_string()}});
+  }
+  if (bias != nullptr) check_dim_match(op, "bias", *bias, 0, "weight", weight, 0);
+  const Size2 span{o.dilation[0] * (weight[2] - 1) + 1, o.dilation[1] * (weight[3] - 1) + 1};
+  const Size2 padded{x[2] + 2 * o.padding[0], x[3] + 2 * o.padding[1]};
+  if (padded[0] < span[0] || padded[1] < span[1]) {
+    panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", size2(padded)}, {"kernel", size2(span)}});
+  }
+  Conv2dPlan p;
+  p.batch = x[0];
+  p.channels_in = x[1];
+  p.channels_out = weight[0];
+  p.groups = o.groups;
+  p.in_h = x[2];
+  p.in_w = x[3];
+  p.k_h = weight[2];
+  p.k_w = weight[3];
+  p.out_h = (padded[0] - span[0]) / o.stride[0] + 1;
+  p.out_w = (padded[1] - span[1]) / o.stride[1] + 1;
+  p.out = Shape{p.batch, p.channels_out, p.out_h, p.out_w};
+  (void)p.out.num_elements();  // shape-overflow
+  return p;
+}
+
+}  // namespace
+
+Conv2dPlan plan_conv2d(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                       DType bias_dtype, const Conv2dOptions& options) {
+  return plan_conv2d_named(x, x_dtype, weight, weight_dtype, bias, bias_dtype, options, "conv2d");
+}
+
+Conv2dPlan plan_conv2d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape& grad,
+                                DType grad_dtype, const Conv2dOptions& options, std::string_view op) {
+  check_grad_dtype(x_dtype, grad_dtype, op);
+  Conv2dPlan p = plan_conv2d_named(x, x_dtype, weight, weight_dtype, nullptr, x_dtype, options, op);
+  if (grad != p.out) {
+    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
+  }
+  return p;
+}
+
+Shape plan_conv2d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias, DType bias_dtype, const Shape& grad,
+                                DType grad_dtype) {
+  constexpr std::string_view op = "conv2d_bias_backward";
+  check_grad_dtype(x_dtype, bias_dtype, op);
+  check_same_dtype(x_dtype, grad_dtype, op);
+  check_rank(x, 4, kConvInput, op, "input");
+  check_rank(bias, 1, "[channels_out]", op, "bias");
+  check_rank(grad, 4, "[batch, channels_out, height, width]", op, "gradient");
+  if (grad[0] != x[0] || grad[1] != bias[0]) {
+    const Shape expected{x[0], bias[0], grad[2], grad[3]};
+    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", expected.to_string()}, {"got", grad.to_string()}});
+  }
+  return bias;
+}
+
 void not_differentiable(std::string_view op) { panic(PanicId::NotDifferentiable, {{"op", std::string(op)}}); }
 
 }  // namespace crossgrad::rules

@@ -351,6 +351,14 @@ DispatchTensor zip_optional_op(std::string_view op, const DispatchTensor& t, con
   });
 }
 
+// Three float tensors of one backend, tracked alike (conv2d_x_backward's x, weight and gradient):
+// zip_optional_op with the third always present.
+template <class F>
+DispatchTensor zip3_op(std::string_view op, const DispatchTensor& a, const DispatchTensor& b, const DispatchTensor& c, F&& f) {
+  return zip_optional_op(op, a, b, std::optional<DispatchTensor>(c),
+                         [&]<class Be>(const auto& x, const auto& y, const auto& z) { return f.template operator()<Be>(x, y, *z); });
+}
+
 // Resolves the receiver of an autodiff operation exactly as CONTRACT section 5 orders the checks:
 // not Autodiff(...) -> requires-autodiff; Autodiff(Autodiff(...)) -> autodiff-wraps-autodiff;
 // Autodiff(B(p)) with p not an Autodiff primitive -> unreachable. Then f<B>(autodiff tensor).

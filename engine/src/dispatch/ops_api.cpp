@@ -44,8 +44,13 @@ using namespace dispatch_detail;
   return zip_op<PrimitiveKind::Operand, PrimitiveKind::Result>(                                         \
       #name, tensor, grad, [&]<class Be>(const auto& x, const auto& g) { return Be::name(x, g CROSSGRAD_SIG_EXTRA_##Sig); });
 #define CROSSGRAD_DISPATCH_BODY_ZIP_OPTIONAL(name, Sig, Operand, Result)                               \
-  return zip_optional_op(#name, tensor, weight, bias,                                                  \
-                         [&]<class Be>(const auto& x, const auto& w, const auto& b) { return Be::name(x, w, b); });
+  return zip_optional_op(#name, tensor, weight, bias, [&]<class Be>(const auto& x, const auto& w, const auto& b) { \
+    return Be::name(x, w, b CROSSGRAD_SIG_EXTRA_##Sig);                                                  \
+  });
+#define CROSSGRAD_DISPATCH_BODY_ZIP3_WITH(name, Sig, Operand, Result)                                  \
+  return zip3_op(#name, CROSSGRAD_SIG_TENSORS_##Sig, [&]<class Be>(const auto& x, const auto& y, const auto& z) { \
+    return Be::name(x, y, z CROSSGRAD_SIG_EXTRA_##Sig);                                                 \
+  });
 #define CROSSGRAD_DISPATCH_BODY_INDEXED_WITH(name, Sig, Operand, Result)                               \
   return indexed_op<true, PrimitiveKind::Int, PrimitiveKind::Operand>(#name, tensor, indices, &grad,                \
                     [&]<class Be>(const auto& x, const auto& i, const auto& g) { return Be::name(x, g, i CROSSGRAD_SIG_EXTRA_##Sig); });

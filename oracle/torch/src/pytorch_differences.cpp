@@ -499,7 +499,37 @@ bool shift_count_outside_the_width(const Disagreement& d) {
   return count < 0 || count >= width;
 }
 
+bool is_conv2d(OpId op) {
+  return op == OpId::conv2d || op == OpId::conv2d_x_backward || op == OpId::conv2d_weight_backward ||
+         op == OpId::conv2d_bias_backward;
+}
+
+// conv2d's zero padding is a 0 term of each tap's product (the im2col matrix holds zeros there),
+// so a padding cell meeting an inf or NaN weight (forward) or cotangent (weight gradient) gives NaN;
+// ATen's CPU convolution (oneDNN) skips the padding taps and keeps the finite or infinite sum.
+bool conv_padding_meets_non_finite(const Disagreement& d) {
+  if (!is_conv2d(d.op) || d.op == OpId::conv2d_bias_backward || !std::isnan(d.crossgrad)) return false;
+  if (d.args.conv2d.padding[0] == 0 && d.args.conv2d.padding[1] == 0) return false;
+  for (const HostArray& a : d.operands) {
+    for (double v : a.values) {
+      if (!std::isfinite(v)) return true;
+    }
+  }
+  return !std::isfinite(d.cotangent);
+}
+
+// conv2d over an input of 0 channels or 0 batch: crossgrad's output is the bias alone (zeros without
+// one) or empty, its gradients zeros; ATen's convolution raises ("shape '[1, 0, 1, 1]' is invalid
+// for input of size 1"; its autograd on an empty batch: "view size is not compatible with input
+// tensor's size and stride").
+bool conv_empty_input(const Disagreement& d) {
+  return is_conv2d(d.op) && d.output == kRefused && !d.operands.empty() && d.operands[0].shape.size() == 4 &&
+         (d.operands[0].shape[0] == 0 || d.operands[0].shape[1] == 0);
+}
+
 constexpr PyTorchDifference kDifferences[] = {
+    {"conv-padding-meets-non-finite", conv_padding_meets_non_finite},
+    {"conv-empty-input", conv_empty_input},
     {"relu-negative-zero", relu_negative_zero},
     {"relu-nan-gradient", relu_nan_gradient},
     {"clamp-nan-gradient", clamp_nan_gradient},

@@ -520,6 +520,22 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
       const std::int64_t rows = d_in > 0 ? t[0].numel() / d_in : (d_out > 0 ? t[1].numel() / d_out : 0);
       return t[0].reshape({rows, d_in}).t().mm(t[1].reshape({rows, d_out}));
     }
+    case OpId::conv2d:
+    case OpId::conv2d_x_backward:
+    case OpId::conv2d_weight_backward: {
+      const Conv2dOptions& o = a.conv2d;
+      const auto ints = [](const Size2& v) { return std::vector<std::int64_t>{std::int64_t(v[0]), std::int64_t(v[1])}; };
+      const std::int64_t groups = static_cast<std::int64_t>(o.groups);
+      if (op == OpId::conv2d) {  // {x, weight} or {x, weight, bias}
+        return t.size() > 2 ? at::conv2d(t[0], t[1], t[2], ints(o.stride), ints(o.padding), ints(o.dilation), groups)
+                            : at::conv2d(t[0], t[1], {}, ints(o.stride), ints(o.padding), ints(o.dilation), groups);
+      }
+      const bool x_grad = op == OpId::conv2d_x_backward;  // {x, weight, grad}
+      auto grads = at::convolution_backward(t[2], t[0], t[1], c10::nullopt, ints(o.stride), ints(o.padding), ints(o.dilation),
+                                            /*transposed=*/false, {0, 0}, groups, {x_grad, !x_grad, false});
+      return x_grad ? std::get<0>(grads) : std::get<1>(grads);
+    }
+    case OpId::conv2d_bias_backward: return t[2].sum({0, 2, 3});  // {x, bias, grad}
     case OpId::linear_bias_backward: {  // {grad}
       const std::int64_t d_out = t[0].size(-1);
       if (d_out == 0) return at::zeros({0}, t[0].options());

@@ -202,6 +202,22 @@ std::vector<Args> arguments(const OpInfo& info) {
               {.tensors = {a, TensorData::from_f32({1, 2}, Shape{1, 2})}, .label = "a gradient [1, 2]"}};
     case OpSig::LinearBiasBackward:
       return {{.tensors = {a}, .label = "[3, 3]"}};
+    // conv2d's options travel as dims after the bias flag: stride, padding, dilation, groups.
+    case OpSig::Conv2d:
+      return {{.tensors = {image, TensorData::from_f32({1, -1, 0.5f, 2, 0, 1, -2, 3}, Shape{2, 2, 1, 2}), TensorData::from_f32({0.5f, -1}, Shape{2})},
+               .dims = {1, 1, 1, 1, 0, 1, 1, 1}, .label = "2 -> 2 channels, 1x2 kernel, padding [1, 0], bias"},
+              {.tensors = {image, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{2, 1, 1, 2})}, .dims = {0, 2, 2, 0, 0, 1, 2, 2},
+               .label = "groups 2, stride 2, dilation [1, 2]"},
+              {.tensors = {image, TensorData::from_f32({1, -1}, Shape{1, 1, 1, 2})}, .dims = {0, 1, 1, 0, 0, 1, 1, 1},
+               .label = "a weight for 1 channel"}};
+    case OpSig::Conv2dBackward:
+      return {{.tensors = {image, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{1, 2, 1, 2}), floats(Shape{1, 1, 4, 2}, 0.25f, 0.5f)},
+               .dims = {1, 1, 0, 0, 1, 1, 1}, .label = "2 -> 1 channel, 1x2 kernel"},
+              {.tensors = {image, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{1, 2, 1, 2}), image}, .dims = {1, 1, 0, 0, 1, 1, 1},
+               .label = "a gradient of another shape"}};
+    case OpSig::Conv2dBiasBackward:
+      return {{.tensors = {image, TensorData::from_f32({1, 2}, Shape{2}), image}, .label = "2 channels"},
+              {.tensors = {image, TensorData::from_f32({1, 2, 3}, Shape{3}), image}, .label = "a bias of 3"}};
     case OpSig::Cat: {
       const TensorData& second = info.operand == OpKind::Float ? b : a;  // a piece of the receiver's kind
       return {{.tensors = {a, second}, .dims = {0}, .label = "dim 0"}, {.tensors = {a, second}, .dims = {1}, .label = "dim 1"}};
@@ -250,6 +266,11 @@ struct LocalArgs {
       for (Size2* v : {&o.kernel_size, &o.stride, &o.padding}) *v = get<Size2>();
       o.count_include_pad = get<bool>();
       o.ceil_mode = get<bool>();
+      return o;
+    } else if constexpr (std::is_same_v<D, Conv2dOptions>) {
+      Conv2dOptions o;
+      for (Size2* v : {&o.stride, &o.padding, &o.dilation}) *v = get<Size2>();
+      o.groups = args.dims.at(next_dim++);
       return o;
     } else if constexpr (std::is_same_v<D, MaxPool2dOptions>) {
       MaxPool2dOptions o;

@@ -40,6 +40,16 @@ struct MaxPool2dOptions {
   bool operator==(const MaxPool2dOptions&) const = default;
 };
 
+// conv2d and its backward passes (Burn's ConvOptions<2>, in Burn's order). The kernel size is the
+// weight's last two dims; a kernel of k cells every dilation cells spans dilation (k - 1) + 1.
+struct Conv2dOptions {
+  Size2 stride{1, 1};
+  Size2 padding{0, 0};
+  Size2 dilation{1, 1};
+  std::size_t groups = 1;
+  bool operator==(const Conv2dOptions&) const = default;
+};
+
 // One pooled dim of one output position: the input range [start, end) it averages (never empty
 // once the options passed rules::plan_avg_pool2d) and the count it divides by.
 struct PoolWindow {

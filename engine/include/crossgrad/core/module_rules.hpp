@@ -107,6 +107,31 @@ LinearPlan plan_linear_weight_backward(const Shape& x, DType x_dtype, const Shap
 // out = [d_output].
 LinearPlan plan_linear_bias_backward(const Shape& grad, DType grad_dtype);
 
+// conv2d over x [batch, channels_in, in_h, in_w] with a weight [channels_out, channels_in / groups,
+// k_h, k_w]: output [batch, channels_out, out_h, out_w], out = (in + 2 padding - span) / stride + 1
+// with span = dilation (k - 1) + 1 (Burn's and PyTorch's).
+struct Conv2dPlan {
+  Shape out;
+  std::size_t batch = 0, channels_in = 0, channels_out = 0, groups = 1;
+  std::size_t in_h = 0, in_w = 0, k_h = 0, k_w = 0, out_h = 0, out_w = 0;
+};
+// conv2d(x, weight, bias, options), in this order: x float (unsupported-dtype), weight and bias of
+// its dtype (dtype-mismatch), x and weight of rank 4 and bias of rank 1 (module-input-rank), stride,
+// dilation and the weight's kernel size at least 1 (module-option-zero), groups at least 1 dividing
+// the input and output channels (conv-groups), the weight's dim 1 the input channels / groups
+// (conv-channels), the bias's size the output channels (module-dim-mismatch), the padded input at
+// least the dilated kernel (pool-kernel-too-large), the result's size (shape-overflow).
+Conv2dPlan plan_conv2d(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                       DType bias_dtype, const Conv2dOptions& options);
+// conv2d_x_backward / conv2d_weight_backward(x, weight, grad, options): grad of x's dtype, conv2d's
+// checks (no bias), then grad of the output's shape (pool-grad-shape). `op` names the pass.
+Conv2dPlan plan_conv2d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape& grad,
+                                DType grad_dtype, const Conv2dOptions& options, std::string_view op);
+// conv2d_bias_backward(x, bias, grad): float x, bias and grad of its dtype, x and grad of rank 4,
+// bias of rank 1, grad of x's batch and the bias's channels (pool-grad-shape). out = the bias's shape.
+Shape plan_conv2d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias, DType bias_dtype, const Shape& grad,
+                                DType grad_dtype);
+
 // Raised by Autodiff<B> for the ops that are themselves backward passes (Rule NotDifferentiable),
 // as Burn's Autodiff<B> does: not-differentiable.
 [[noreturn]] void not_differentiable(std::string_view op);

@@ -291,7 +291,11 @@
   X(linear, linear, Linear, Float, Float, Backward) \
   X(linear_x_backward, linear_x_backward, LinearXBackward, Float, Float, NotDifferentiable) \
   X(linear_weight_backward, linear_weight_backward, LinearWeightBackward, Float, Float, NotDifferentiable) \
-  X(linear_bias_backward, linear_bias_backward, LinearBiasBackward, Float, Float, NotDifferentiable)
+  X(linear_bias_backward, linear_bias_backward, LinearBiasBackward, Float, Float, NotDifferentiable) \
+  X(conv2d, conv2d, Conv2d, Float, Float, Backward) \
+  X(conv2d_x_backward, conv2d_x_backward, Conv2dBackward, Float, Float, NotDifferentiable) \
+  X(conv2d_weight_backward, conv2d_weight_backward, Conv2dBackward, Float, Float, NotDifferentiable) \
+  X(conv2d_bias_backward, conv2d_bias_backward, Conv2dBiasBackward, Float, Float, NotDifferentiable)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -313,8 +317,10 @@
 // index tensor (max_pool2d_with_indices_backward: x, the gradient, the indices; embedding_backward:
 // the weights, the gradient, the indices), then the
 // CROSSGRAD_SIG_EXTRA_<Sig> arguments. ZIP_OPTIONAL: two tensors of one backend and an optional
-// third of that backend (linear: x, weight and the bias Burn passes as an Option), tracked alike
-// when present. The module ops' options are structs (Note [Module ops],
+// third of that backend (linear, conv2d: x, weight and the bias Burn passes as an Option), tracked
+// alike when present, then the CROSSGRAD_SIG_EXTRA_<Sig> arguments. ZIP3_WITH: three tensors of one
+// backend (CROSSGRAD_SIG_TENSORS_<Sig> names them: conv2d_x_backward's x, weight and the gradient),
+// then the CROSSGRAD_SIG_EXTRA_<Sig> arguments. The module ops' options are structs (Note [Module ops],
 // core/module_options.hpp). MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
 // a scalar.
 #define CROSSGRAD_SIG_PARAMS_Unary(T, I) (const T& tensor)
@@ -364,6 +370,11 @@
 #define CROSSGRAD_SIG_PARAMS_LinearXBackward(T, I) (const T& tensor, const T& grad)
 #define CROSSGRAD_SIG_PARAMS_LinearWeightBackward(T, I) (const T& tensor, const T& grad)
 #define CROSSGRAD_SIG_PARAMS_LinearBiasBackward(T, I) (const T& tensor)
+#define CROSSGRAD_SIG_PARAMS_Conv2d(T, I) \
+  (const T& tensor, const T& weight, const std::optional<T>& bias, const ::crossgrad::Conv2dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_Conv2dBackward(T, I) \
+  (const T& tensor, const T& weight, const T& grad, const ::crossgrad::Conv2dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_Conv2dBiasBackward(T, I) (const T& tensor, const T& bias, const T& grad)
 
 #define CROSSGRAD_SIG_CLASS_Unary MAP
 #define CROSSGRAD_SIG_CLASS_Binary ZIP
@@ -405,6 +416,9 @@
 #define CROSSGRAD_SIG_CLASS_LinearXBackward ZIP_WITH
 #define CROSSGRAD_SIG_CLASS_LinearWeightBackward ZIP_WITH
 #define CROSSGRAD_SIG_CLASS_LinearBiasBackward MAP
+#define CROSSGRAD_SIG_CLASS_Conv2d ZIP_OPTIONAL
+#define CROSSGRAD_SIG_CLASS_Conv2dBackward ZIP3_WITH
+#define CROSSGRAD_SIG_CLASS_Conv2dBiasBackward ZIP3_WITH
 
 // The arguments after the receiver, for MAP signatures (after the second tensor, for ZIP_WITH).
 #define CROSSGRAD_SIG_EXTRA_Unary
@@ -431,6 +445,14 @@
 #define CROSSGRAD_SIG_EXTRA_LinearXBackward
 #define CROSSGRAD_SIG_EXTRA_LinearWeightBackward
 #define CROSSGRAD_SIG_EXTRA_LinearBiasBackward
+#define CROSSGRAD_SIG_EXTRA_Linear
+#define CROSSGRAD_SIG_EXTRA_Conv2d , options
+#define CROSSGRAD_SIG_EXTRA_Conv2dBackward , options
+#define CROSSGRAD_SIG_EXTRA_Conv2dBiasBackward
+
+// The three tensors of a ZIP3_WITH signature, in order.
+#define CROSSGRAD_SIG_TENSORS_Conv2dBackward tensor, weight, grad
+#define CROSSGRAD_SIG_TENSORS_Conv2dBiasBackward tensor, bias, grad
 
 // The parameters after the receiver, for MAP signatures (Tensor methods); after the second
 // tensor, for ZIP_WITH.
@@ -458,6 +480,10 @@
 #define CROSSGRAD_SIG_TAIL_LinearXBackward
 #define CROSSGRAD_SIG_TAIL_LinearWeightBackward
 #define CROSSGRAD_SIG_TAIL_LinearBiasBackward ()
+#define CROSSGRAD_SIG_TAIL_Linear
+#define CROSSGRAD_SIG_TAIL_Conv2d , const ::crossgrad::Conv2dOptions& options
+#define CROSSGRAD_SIG_TAIL_Conv2dBackward , const ::crossgrad::Conv2dOptions& options
+#define CROSSGRAD_SIG_TAIL_Conv2dBiasBackward
 
 // Every parameter of a Sig by name, in order (a call forwarding all of them).
 #define CROSSGRAD_SIG_ARGS_Unary tensor
@@ -500,6 +526,9 @@
 #define CROSSGRAD_SIG_ARGS_LinearXBackward tensor, grad
 #define CROSSGRAD_SIG_ARGS_LinearWeightBackward tensor, grad
 #define CROSSGRAD_SIG_ARGS_LinearBiasBackward tensor
+#define CROSSGRAD_SIG_ARGS_Conv2d tensor, weight, bias, options
+#define CROSSGRAD_SIG_ARGS_Conv2dBackward tensor, weight, grad, options
+#define CROSSGRAD_SIG_ARGS_Conv2dBiasBackward tensor, bias, grad
 
 // Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
 #define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
@@ -529,7 +558,8 @@ enum class OpId : std::uint16_t {
 #define CROSSGRAD_OP_SIGS(X) \
   X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window) X(BinaryDim) X(Sort) X(TopK) X(RangesAssign) X(ScatterUpdate) X(GatherNd) X(ScatterNd) X(MaskSelect) \
   X(AvgPool2d) X(AvgPool2dBackward) X(AdaptivePool2d) X(AdaptivePool2dBackward) X(MaxPool2d) X(MaxPool2dBackward) \
-  X(Embedding) X(EmbeddingBackward) X(Linear) X(LinearXBackward) X(LinearWeightBackward) X(LinearBiasBackward)
+  X(Embedding) X(EmbeddingBackward) X(Linear) X(LinearXBackward) X(LinearWeightBackward) X(LinearBiasBackward) \
+  X(Conv2d) X(Conv2dBackward) X(Conv2dBiasBackward)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

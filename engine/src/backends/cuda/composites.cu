@@ -1,6 +1,7 @@
 // Cuda: the ops written once for every backend as compositions of its own ops (composite_ops.hpp).
 #include "map_kernels.cuh"
 #include "../composite_ops.hpp"
+#include "../composite_conv.hpp"
 #include "../composite_linear.hpp"
 
 namespace crossgrad::backends {
@@ -43,5 +44,19 @@ CudaTensor Cuda::linear_weight_backward(const CudaTensor& tensor, const CudaTens
   return composite::linear_weight_backward<Cuda>(tensor, grad);
 }
 CudaTensor Cuda::linear_bias_backward(const CudaTensor& tensor) { return composite::linear_bias_backward<Cuda>(tensor); }
+
+// conv2d and its backward passes: Cuda's gather, matmul and sums (Note [Convolution as a gathered product]).
+CudaTensor Cuda::conv2d(const CudaTensor& tensor, const CudaTensor& weight, const std::optional<CudaTensor>& bias, const Conv2dOptions& options) {
+  return composite::conv2d<Cuda>(tensor, weight, bias, options);
+}
+CudaTensor Cuda::conv2d_x_backward(const CudaTensor& tensor, const CudaTensor& weight, const CudaTensor& grad, const Conv2dOptions& options) {
+  return composite::conv2d_x_backward<Cuda>(tensor, weight, grad, options);
+}
+CudaTensor Cuda::conv2d_weight_backward(const CudaTensor& tensor, const CudaTensor& weight, const CudaTensor& grad, const Conv2dOptions& options) {
+  return composite::conv2d_weight_backward<Cuda>(tensor, weight, grad, options);
+}
+CudaTensor Cuda::conv2d_bias_backward(const CudaTensor& tensor, const CudaTensor& bias, const CudaTensor& grad) {
+  return composite::conv2d_bias_backward<Cuda>(tensor, bias, grad);
+}
 
 }  // namespace crossgrad::backends

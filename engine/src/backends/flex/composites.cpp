@@ -1,6 +1,7 @@
 // Flex: the ops written once for every backend as compositions of its own ops (composite_ops.hpp).
 #include "common.hpp"
 #include "../composite_ops.hpp"
+#include "../composite_conv.hpp"
 #include "../composite_linear.hpp"
 
 namespace crossgrad::backends {
@@ -39,5 +40,19 @@ FlexTensor Flex::linear_weight_backward(const FlexTensor& tensor, const FlexTens
   return composite::linear_weight_backward<Flex>(tensor, grad);
 }
 FlexTensor Flex::linear_bias_backward(const FlexTensor& tensor) { return composite::linear_bias_backward<Flex>(tensor); }
+
+// conv2d and its backward passes: Flex's gather, matmul and sums (Note [Convolution as a gathered product]).
+FlexTensor Flex::conv2d(const FlexTensor& tensor, const FlexTensor& weight, const std::optional<FlexTensor>& bias, const Conv2dOptions& options) {
+  return composite::conv2d<Flex>(tensor, weight, bias, options);
+}
+FlexTensor Flex::conv2d_x_backward(const FlexTensor& tensor, const FlexTensor& weight, const FlexTensor& grad, const Conv2dOptions& options) {
+  return composite::conv2d_x_backward<Flex>(tensor, weight, grad, options);
+}
+FlexTensor Flex::conv2d_weight_backward(const FlexTensor& tensor, const FlexTensor& weight, const FlexTensor& grad, const Conv2dOptions& options) {
+  return composite::conv2d_weight_backward<Flex>(tensor, weight, grad, options);
+}
+FlexTensor Flex::conv2d_bias_backward(const FlexTensor& tensor, const FlexTensor& bias, const FlexTensor& grad) {
+  return composite::conv2d_bias_backward<Flex>(tensor, bias, grad);
+}
 
 }  // namespace crossgrad::backends

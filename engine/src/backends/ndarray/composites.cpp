@@ -1,6 +1,7 @@
 // NdArray: the ops written once for every backend as compositions of its own ops (composite_ops.hpp).
 #include "common.hpp"
 #include "../composite_ops.hpp"
+#include "../composite_conv.hpp"
 #include "../composite_linear.hpp"
 
 namespace crossgrad::backends {
@@ -43,5 +44,19 @@ NdArrayTensor NdArray::linear_weight_backward(const NdArrayTensor& tensor, const
   return composite::linear_weight_backward<NdArray>(tensor, grad);
 }
 NdArrayTensor NdArray::linear_bias_backward(const NdArrayTensor& tensor) { return composite::linear_bias_backward<NdArray>(tensor); }
+
+// conv2d and its backward passes: NdArray's gather, matmul and sums (Note [Convolution as a gathered product]).
+NdArrayTensor NdArray::conv2d(const NdArrayTensor& tensor, const NdArrayTensor& weight, const std::optional<NdArrayTensor>& bias, const Conv2dOptions& options) {
+  return composite::conv2d<NdArray>(tensor, weight, bias, options);
+}
+NdArrayTensor NdArray::conv2d_x_backward(const NdArrayTensor& tensor, const NdArrayTensor& weight, const NdArrayTensor& grad, const Conv2dOptions& options) {
+  return composite::conv2d_x_backward<NdArray>(tensor, weight, grad, options);
+}
+NdArrayTensor NdArray::conv2d_weight_backward(const NdArrayTensor& tensor, const NdArrayTensor& weight, const NdArrayTensor& grad, const Conv2dOptions& options) {
+  return composite::conv2d_weight_backward<NdArray>(tensor, weight, grad, options);
+}
+NdArrayTensor NdArray::conv2d_bias_backward(const NdArrayTensor& tensor, const NdArrayTensor& bias, const NdArrayTensor& grad) {
+  return composite::conv2d_bias_backward<NdArray>(tensor, bias, grad);
+}
 
 }  // namespace crossgrad::backends

@@ -60,10 +60,13 @@ struct OpArgs {
   AvgPool2dOptions avg_pool2d;                      // AvgPool2d, AvgPool2dBackward
   Size2 output_size{1, 1};                          // AdaptivePool2d
   MaxPool2dOptions max_pool2d;                      // MaxPool2d, MaxPool2dBackward
+  Conv2dOptions conv2d;                             // Conv2d, Conv2dBackward
   bool tracked = false;  // the operands are on an autodiff device: Mul, Min and Max scatters panic
                          // scatter-update-gradient once their other checks pass
 };
 
+// Conv2d {x, weight} or {x, weight, bias}; Conv2dBackward {x, weight, grad}; Conv2dBiasBackward {x, bias, grad};
+// Linear {x, weight} or {x, weight, bias}; LinearXBackward {weight, grad}; LinearWeightBackward {x, grad};
 // The operands, by Sig: Binary and BinaryDim {lhs, rhs}; AvgPool2dBackward and AdaptivePool2dBackward {x, grad};
 // MaxPool2dBackward {x, indices, grad}; Embedding {weights, indices}; EmbeddingBackward {weights, indices, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
 // SelectAssign, Scatter, ScatterUpdate and ScatterNd {tensor, indices, values}; MaskWhere {tensor, mask, value}; MaskSelect {tensor, mask}; MaskFill {tensor, mask} (the
@@ -78,6 +81,9 @@ ReferenceResult reference_op(OpId op, const std::vector<HostArray>& operands, co
 // nullopt when the options or the shape are invalid.
 std::optional<std::vector<std::size_t>> avg_pool2d_shape(const std::vector<std::size_t>& x, const AvgPool2dOptions& options);
 std::optional<std::vector<std::size_t>> max_pool2d_shape(const std::vector<std::size_t>& x, const MaxPool2dOptions& options);
+// conv2d's result shape for x and weight shapes, by the oracle's own rule; nullopt when invalid.
+std::optional<std::vector<std::size_t>> conv2d_shape(const std::vector<std::size_t>& x, const std::vector<std::size_t>& weight,
+                                                     const Conv2dOptions& options);
 // Whether the op has a backward rule with these arguments: its registry rule is Backward and, for
 // float_scatter / float_scatter_nd, the update is Assign or Add (scatter-update-gradient otherwise).
 bool differentiable(OpId op, const OpArgs& args);

@@ -657,6 +657,27 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::linear_weight_backward:
       return in(c, 0).reshape({integer(c, 0), integer(c, 1)}).t().mm(in(c, 1).reshape({integer(c, 0), integer(c, 2)}));
     case OpId::linear_bias_backward: return in(c, 0).reshape({integer(c, 0), integer(c, 1)}).sum(0);
+    // conv2d: x, weight and the bias if given; ints stride, padding, dilation (2 each), groups
+    // (libtorch/conv.cpp). The backward passes: x, weight, grad; conv2d_bias_backward: grad. The
+    // input is zero-padded here and convolved without padding: crossgrad's padding cells are 0
+    // terms (0 * inf is NaN), where ATen's own padding skips them (docs/OPS.md
+    // conv-padding-meets-non-finite); x's gradient is then sliced back to x.
+    case OpId::conv2d:
+    case OpId::conv2d_x_backward:
+    case OpId::conv2d_weight_backward: {
+      const int64_t ph = integer(c, 2), pw = integer(c, 3);
+      const at::Tensor x = ph == 0 && pw == 0 ? in(c, 0) : at::constant_pad_nd(in(c, 0), {pw, pw, ph, ph}, 0);
+      const std::vector<int64_t> stride{integer(c, 0), integer(c, 1)}, dilation{integer(c, 4), integer(c, 5)}, none{0, 0};
+      const c10::optional<at::Tensor> bias = c.input_count > 2 ? c10::optional<at::Tensor>(in(c, 2)) : c10::nullopt;
+      if (op == OpId::conv2d) return at::conv2d(x, in(c, 1), bias, stride, at::IntArrayRef(none), dilation, integer(c, 6));
+      const bool x_grad = op == OpId::conv2d_x_backward;
+      auto grads = at::convolution_backward(in(c, 2), x, in(c, 1), c10::nullopt, stride, {0, 0}, dilation, /*transposed=*/false,
+                                            {0, 0}, integer(c, 6), {x_grad, !x_grad, false});
+      if (!x_grad) return std::get<1>(grads);
+      const at::Tensor& dx = std::get<0>(grads);
+      return dx.narrow(2, ph, dx.size(2) - 2 * ph).narrow(3, pw, dx.size(3) - 2 * pw).contiguous();
+    }
+    case OpId::conv2d_bias_backward: return in(c, 0).sum({0, 2, 3});
   }
   throw std::invalid_argument("unknown op code");
 }
