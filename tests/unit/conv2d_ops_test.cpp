@@ -41,6 +41,8 @@ TYPED_TEST(Conv2dOps, EachOutputSumsItsTapsThenTheBias) {
       EXPECT_EQ(values(Dispatch::conv2d(x, w, std::nullopt, options({2, 2}))), (std::vector<double>{6}));
       // Dilation 2: the taps are two cells apart, x[0][0] + x[2][2].
       EXPECT_EQ(values(Dispatch::conv2d(x, w, std::nullopt, options({1, 1}, {0, 0}, {2, 2}))), (std::vector<double>{10}));
+      // Dilation [2, 1]: rows two apart, columns adjacent: x[0][ox] + x[2][ox + 1].
+      EXPECT_EQ(values(Dispatch::conv2d(x, w, std::nullopt, options({1, 1}, {0, 0}, {2, 1}))), (std::vector<double>{9, 11}));
       // Groups 2: each output channel reads its own input channel.
       const DispatchTensor two = tensor_on(device, {1, 2, 3, 4}, dt, {1, 2, 1, 2});
       EXPECT_EQ(values(Dispatch::conv2d(two, tensor_on(device, {2, 3}, dt, {2, 1, 1, 1}), std::nullopt, options({1, 1}, {0, 0}, {1, 1}, 2))),
