@@ -7,6 +7,7 @@
 #include "test_support.hpp"
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace crossgrad {
@@ -116,6 +117,23 @@ TYPED_TEST(Conv2dOps, BadArgumentsPanicInOrder) {
                "conv2d_x_backward needs a gradient of the output's shape [1, 1, 2, 2], got [1, 1, 3, 3].");
   EXPECT_PANIC(Dispatch::conv2d_bias_backward(x, tensor_on(device, {1, 2}, DType::F32, {2}), tensor_on(device, {1, 2, 3, 4}, DType::F32, {1, 1, 2, 2})),
                "pool-grad-shape", "conv2d_bias_backward needs a gradient of the output's shape [1, 2, 2, 2], got [1, 1, 2, 2].");
+}
+
+// A kernel of 2^17 taps over 2^17 + 1 positions: the gathered matrix would hold 2^34 elements
+// (the output only 2^17 + 1), so the backends refuse it before allocating.
+TYPED_TEST(Conv2dOps, AGatheredMatrixPastTheSizeLimitPanicsBeforeAllocating) {
+  if (TypeParam::name == std::string_view("LibTorch")) {
+    GTEST_SKIP() << "LibTorch calls ATen's convolution, which gathers no matrix (and would run 2^34 products)";
+  }
+  const DispatchDevice device = plain_device<TypeParam>();
+  const DispatchTensor x = Dispatch::float_full(Shape{1, 1, 1, std::size_t{1} << 18}, 0.5, device, DType::F32);
+  const DispatchTensor w = Dispatch::float_full(Shape{1, 1, 1, std::size_t{1} << 17}, 0.25, device, DType::F32);
+  try {
+    (void)Dispatch::conv2d(x, w, std::nullopt, options());
+    ADD_FAILURE() << "a 2^34-element im2col matrix did not panic";
+  } catch (const Panic& p) {
+    EXPECT_EQ(p.id(), PanicId::TensorTooLarge) << p.what();
+  }
 }
 
 TYPED_TEST(Conv2dOps, BackwardPassesRefuseAnAutodiffDevice) {

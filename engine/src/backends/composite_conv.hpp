@@ -30,7 +30,9 @@ template <class B>
 typename B::Tensor im2col_indices(const rules::Conv2dPlan& p, const Conv2dOptions& o, const typename B::Tensor& like) {
   const std::size_t padded_h = p.in_h + 2 * o.padding[0], padded_w = p.in_w + 2 * o.padding[1];
   const std::size_t rows = p.channels_in * p.k_h * p.k_w, cols = p.out_h * p.out_w;
-  checked_tensor_bytes(Shape{p.batch, rows, cols}, B::dtype(like));  // the gathered matrix (tensor-too-large)
+  // The gathered matrix and the index list itself, before either is allocated (tensor-too-large).
+  checked_tensor_bytes(Shape{p.batch, rows, cols}, B::dtype(like));
+  checked_tensor_bytes(Shape{rows, cols}, DType::I64);
   std::vector<std::int64_t> at;
   at.reserve(rows * cols);
   for (std::size_t c = 0; c < p.channels_in; ++c) {
