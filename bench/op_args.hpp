@@ -34,6 +34,7 @@ struct OpArgs {
   Size2 output_size{1, 1};      // AdaptivePool2d
   MaxPool2dOptions max_pool2d;  // MaxPool2d, MaxPool2dBackward
   Conv2dOptions conv2d;         // Conv2d, Conv2dBackward
+  ConvTranspose2dOptions conv_transpose2d;  // ConvTranspose2d, ConvTranspose2dBackward
   double input_bytes = 0;  // bytes the op reads (GB/s counts these plus the result's)
 };
 
@@ -455,6 +456,32 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                    a.values = operand_tensor<B>(kind, Shape{co}, 3);
                  } else {
                    const std::size_t out = (side + 2 * a.conv2d.padding[0] - k) / a.conv2d.stride[0] + 1;
+                   a.values = operand_tensor<B>(kind, Shape{batch, co, out, out}, 3);
+                 }
+                 a.input_bytes += bytes_of<B>(a.values);
+                 return a;
+               }}};
+    case OpSig::ConvTranspose2d:
+    case OpSig::ConvTranspose2dBackward:
+      // A DCGAN generator's upsampling, batch 8: size 0 256 -> 128 channels, 4x4 stride 2 padding 1,
+      // 16x16 -> 32x32; size 1 64 -> 64 3x3 stride 1 padding 1 at 56x56 (conv2d's x gradient
+      // shape) (trial: a 1x1x3x3 input). The forward pass reads x, the weight and a bias; the
+      // backward passes x, the weight and the output's gradient.
+      return {{{{0, 0}, {1, 0}}, {2, 0},
+               [](const BenchSize& s) { return std::string(s.n == 0 ? "8x256x16x16@128x4x4s2" : "8x64x56x56@64x3x3"); },
+               [=](const BenchSize& s) {
+                 const std::size_t c = s.n == 0 ? 256 : s.n == 1 ? 64 : 1, co = s.n == 0 ? 128 : s.n == 1 ? 64 : 1;
+                 const std::size_t side = s.n == 0 ? 16 : s.n == 1 ? 56 : 3, k = s.n == 0 ? 4 : 3, batch = s.n == 2 ? 1 : 8;
+                 OpArgs<B> a;
+                 a.conv_transpose2d.stride = s.n == 0 ? Size2{2, 2} : Size2{1, 1};
+                 a.conv_transpose2d.padding = Size2{1, 1};
+                 receiver(Shape{batch, c, side, side}, a);
+                 a.y = operand_tensor<B>(kind, Shape{c, co, k, k}, 2);
+                 a.input_bytes += bytes_of<B>(a.y);
+                 if (op.sig == OpSig::ConvTranspose2d) {
+                   a.values = operand_tensor<B>(kind, Shape{co}, 3);
+                 } else {
+                   const std::size_t out = (side - 1) * a.conv_transpose2d.stride[0] + k - 2 * a.conv_transpose2d.padding[0];
                    a.values = operand_tensor<B>(kind, Shape{batch, co, out, out}, 3);
                  }
                  a.input_bytes += bytes_of<B>(a.values);

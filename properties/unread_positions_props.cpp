@@ -529,6 +529,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_matmul:
     case OpId::linear:
     case OpId::conv2d:  // the padding is not an element
+    case OpId::conv_transpose2d:
     case OpId::float_neg:
     case OpId::float_exp:
     case OpId::float_log:
@@ -760,6 +761,9 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::conv2d_x_backward:
     case OpId::conv2d_weight_backward:
     case OpId::conv2d_bias_backward:
+    case OpId::conv_transpose2d_x_backward:
+    case OpId::conv_transpose2d_weight_backward:
+    case OpId::conv_transpose2d_bias_backward:
       return std::nullopt;
   }
   return std::nullopt;

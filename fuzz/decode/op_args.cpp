@@ -65,6 +65,17 @@ Conv2dOptions conv2d_options(const OpArgsCase &c) {
   return o;
 }
 
+ConvTranspose2dOptions conv_transpose2d_options(const OpArgsCase &c) {
+  const Conv2dOptions conv = conv2d_options(c);
+  ConvTranspose2dOptions o;
+  o.stride = conv.stride;
+  o.padding = conv.padding;
+  o.padding_out = c.padding_out;
+  o.dilation = conv.dilation;
+  o.groups = conv.groups;
+  return o;
+}
+
 std::vector<std::size_t> conv_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k) {
   const std::vector<std::size_t> &x = c.tensors[0].shape;
   const OpSig sig = op_of(c).sig;
@@ -72,6 +83,13 @@ std::vector<std::size_t> conv_operand_shape(const OpArgsCase &c, ShapeMode mode,
   if (sig == OpSig::Conv2dBiasBackward) {  // {x, bias, grad}
     out = k == 1 ? std::vector<std::size_t>{3}
                  : std::vector<std::size_t>{x.empty() ? 1 : x[0], c.tensors[1].shape.empty() ? 1 : c.tensors[1].shape[0], 2, 2};
+  } else if (k == 1 && (sig == OpSig::ConvTranspose2d || sig == OpSig::ConvTranspose2dBackward)) {
+    out = {x.size() == 4 ? x[1] : 1, 2, 2, 2};  // [channels_in, channels_out / groups, k_h, k_w]
+  } else if (sig == OpSig::ConvTranspose2d) {  // the bias: the output channels
+    out = {c.tensors[1].shape.size() == 4 ? c.tensors[1].shape[1] * (c.conv[6] == 0 ? 1 : c.conv[6]) : 1};
+  } else if (sig == OpSig::ConvTranspose2dBackward) {  // the gradient
+    out = x;
+    if (const auto shape = oracle::conv_transpose2d_shape(x, c.tensors[1].shape, conv_transpose2d_options(c))) out = *shape;
   } else if (k == 1) {  // the weight
     const std::size_t groups = c.conv[6] == 0 ? 1 : c.conv[6];
     out = {2 * groups, x.size() == 4 ? x[1] / groups : 1, 2, 2};
@@ -81,8 +99,9 @@ std::vector<std::size_t> conv_operand_shape(const OpArgsCase &c, ShapeMode mode,
     out = x;
     if (const auto shape = oracle::conv2d_shape(x, c.tensors[1].shape, conv2d_options(c))) out = *shape;
   }
-  // Derived: the weight's dim 1 one larger (a weight for other channels), else the first dim.
-  const bool weight = k == 1 && sig != OpSig::Conv2dBiasBackward;
+  // Derived: conv2d's weight's dim 1 one larger (a weight for other channels), else the first dim
+  // (conv_transpose2d's weight's input channels).
+  const bool weight = k == 1 && (sig == OpSig::Conv2d || sig == OpSig::Conv2dBackward);
   if (mode == ShapeMode::Derived && out.size() > 1) ++out[weight ? 1 : 0];
   if (mode == ShapeMode::Derived && out.size() == 1) ++out[0];
   return out;
@@ -332,6 +351,7 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   a.max_pool2d = max_pool2d_options(c);
   a.output_size = c.output_size;
   a.conv2d = conv2d_options(c);
+  a.conv_transpose2d = conv_transpose2d_options(c);
   return call;
 }
 
@@ -472,6 +492,15 @@ std::string describe(const OpArgsCase &c) {
     }
     case OpSig::Conv2dBiasBackward:
       break;
+    case OpSig::ConvTranspose2d:
+    case OpSig::ConvTranspose2dBackward: {
+      const ConvTranspose2dOptions o = conv_transpose2d_options(c);
+      const auto pair = [](const Size2 &v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; };
+      os << "\n  stride " << pair(o.stride) << ", padding " << pair(o.padding) << ", padding_out " << pair(o.padding_out)
+         << ", dilation " << pair(o.dilation) << ", groups " << o.groups;
+      if (op.sig == OpSig::ConvTranspose2d) os << (c.tensors.size() > 2 ? ", with a bias" : ", no bias");
+      break;
+    }
     case OpSig::ScatterNd:
       os << "\n  update " << indexing_update_name(kIndexingUpdateOps[c.update % std::size(kIndexingUpdateOps)]);
       break;

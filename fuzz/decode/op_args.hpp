@@ -97,6 +97,8 @@ struct OpArgsCase {
   Size2 dilation{};     // MaxPool2d, MaxPool2dBackward (with window[] and ceil_mode): counts
   // Conv2d, Conv2dBackward: stride, padding, dilation ([h, w] each) and groups, counts 0..kDimChoices-1.
   std::array<std::size_t, 7> conv{};
+  // ConvTranspose2d, ConvTranspose2dBackward: conv[] as for Conv2d, then padding_out [h, w], counts.
+  Size2 padding_out{};
   friend bool operator==(const OpArgsCase &, const OpArgsCase &) = default;
 };
 
@@ -175,6 +177,7 @@ std::vector<std::size_t> linear_operand_shape(const OpArgsCase &c, ShapeMode mod
 // first dim (a shape that does not fit).
 std::vector<std::size_t> conv_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 Conv2dOptions conv2d_options(const OpArgsCase &c);
+ConvTranspose2dOptions conv_transpose2d_options(const OpArgsCase &c);
 AvgPool2dOptions avg_pool2d_options(const OpArgsCase &c);
 MaxPool2dOptions max_pool2d_options(const OpArgsCase &c);
 
@@ -449,6 +452,24 @@ void schema(Io &io, OpArgsCase &c) {
       later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
       break;
     case OpSig::Conv2dBiasBackward:
+      later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
+      later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
+      break;
+    case OpSig::ConvTranspose2d: {
+      for (std::size_t &v : c.conv) io.pick(v, kDimChoices);
+      for (std::size_t &v : c.padding_out) io.pick(v, kDimChoices);
+      later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
+      bool bias = c.tensors.size() > 2;
+      io.flag(bias);
+      if (bias) later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
+      if constexpr (Io::reading) {
+        if (!bias) c.tensors.resize(2);
+      }
+      break;
+    }
+    case OpSig::ConvTranspose2dBackward:
+      for (std::size_t &v : c.conv) io.pick(v, kDimChoices);
+      for (std::size_t &v : c.padding_out) io.pick(v, kDimChoices);
       later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
       later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
       break;

@@ -114,6 +114,10 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
     a.conv2d)
 #define CROSSGRAD_OPARGS_CALL_Conv2dBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2], a.conv2d)
 #define CROSSGRAD_OPARGS_CALL_Conv2dBiasBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2])
+#define CROSSGRAD_OPARGS_CALL_ConvTranspose2d(f)                                                                        \
+  f(in.tensors[0], in.tensors[1], in.tensors.size() > 2 ? std::optional<DispatchTensor>(in.tensors[2]) : std::nullopt, \
+    a.conv_transpose2d)
+#define CROSSGRAD_OPARGS_CALL_ConvTranspose2dBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2], a.conv_transpose2d)
 
 DispatchTensor dispatch(OpId op, const Call &in) {
   const oracle::OpArgs &a = in.args;

@@ -410,6 +410,10 @@ class Run {
         return Reads{3, 0, 7, false, false};
       case OpSig::Conv2dBiasBackward:  // x, bias, grad
         return Reads{3, 0, 0, false, false};
+      case OpSig::ConvTranspose2d:  // x, weight, the bias flag, then stride, padding, padding_out, dilation (2 each), groups
+        return Reads{2, 0, 10, false, false};
+      case OpSig::ConvTranspose2dBackward:  // x, weight, grad and the options
+        return Reads{3, 0, 9, false, false};
     }
     return std::nullopt;
   }
@@ -432,7 +436,8 @@ class Run {
         if (r->operands < 0 && operands.empty()) operands.push_back(recent);
         scalars.resize(static_cast<std::size_t>(r->scalars), 1.0);
         if (r->dims >= 0) dims.resize(static_cast<std::size_t>(r->dims), 0);
-        const bool bias_flag = op == static_cast<std::uint32_t>(OpId::linear) || op == static_cast<std::uint32_t>(OpId::conv2d);
+        const bool bias_flag = op == static_cast<std::uint32_t>(OpId::linear) || op == static_cast<std::uint32_t>(OpId::conv2d) ||
+                               op == static_cast<std::uint32_t>(OpId::conv_transpose2d);
         if (bias_flag && dims[0] == 1) operands.resize(3, recent);
         if (!r->shape) shape.clear();
         if (!r->ranges) ranges.clear();

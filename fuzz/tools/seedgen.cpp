@@ -1041,6 +1041,50 @@ Candidates candidates(OpSig sig, DType dtype) {
                with({1, 2, 5, 5}, plain, {{like}, {derived}}), with({1, 2, 2, 2}, {1, 1, 0, 0, 1, 1, 1}, {{given, {2, 2, 4, 4}}}),
                with({1, 2, 5, 5}, plain, {{given, {2, 2, 0, 2}}})}};
     }
+    // conv_transpose2d: stride, padding, padding_out, dilation and groups on small images, a bias or
+    // none, no input channels (the bias alone) and no batch. Faults: a rank-3 input, a zero stride,
+    // groups 0 or not dividing the input channels, a weight for other input channels, a bias one
+    // off, padding_out at the stride and dilation, padding cropping the whole output, an input with
+    // no rows; the backward passes: a gradient or weight one off.
+    case OpSig::ConvTranspose2d:
+    case OpSig::ConvTranspose2dBackward: {
+      using Conv = std::array<std::size_t, 7>;
+      const oa::ShapeMode like = oa::ShapeMode::LikeFirst, derived = oa::ShapeMode::Derived,
+                          given = oa::ShapeMode::Explicit;
+      struct Later {
+        oa::ShapeMode mode = oa::ShapeMode::LikeFirst;
+        std::vector<std::size_t> shape = {};
+      };
+      auto with = [](std::vector<std::size_t> x, Conv conv, Size2 padding_out, std::vector<Later> later) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors.assign(1, arg(x));
+          c.modes.clear();
+          c.conv = conv;
+          c.padding_out = padding_out;
+          for (std::size_t k = 0; k < later.size(); ++k) {
+            c.tensors.resize(k + 2);
+            c.modes.push_back(later[k].mode);
+            c.tensors[k + 1] = arg(later[k].mode == oa::ShapeMode::Explicit ? later[k].shape
+                                                                              : oa::conv_operand_shape(c, later[k].mode, k + 1));
+          }
+        };
+      };
+      const Conv plain{1, 1, 1, 1, 1, 1, 1}, strided{2, 2, 0, 0, 1, 1, 2}, mixed{2, 1, 1, 0, 1, 2, 1};
+      if (sig == OpSig::ConvTranspose2dBackward) {
+        return {{with({1, 2, 3, 3}, plain, {0, 0}, {{like}, {like}}), with({2, 2, 3, 3}, strided, {1, 1}, {{like}, {like}}),
+                 with({1, 1, 2, 3}, mixed, {1, 1}, {{given, {1, 3, 3, 2}}, {like}})},
+                {with({1, 2, 3, 3}, plain, {0, 0}, {{like}, {derived}}), with({1, 2, 3, 3}, plain, {0, 0}, {{derived}, {like}})}};
+      }
+      return {{with({1, 2, 3, 3}, plain, {0, 0}, {{like}, {like}}), with({2, 2, 3, 3}, strided, {1, 1}, {{like}}),
+               with({1, 1, 2, 3}, mixed, {1, 1}, {{given, {1, 3, 3, 2}}, {like}}), with({1, 0, 3, 3}, plain, {0, 0}, {{like}, {like}}),
+               with({0, 2, 3, 3}, plain, {0, 0}, {{like}})},
+              {with({2, 3, 3}, plain, {0, 0}, {{given, {2, 2, 2, 2}}}), with({1, 2, 3, 3}, {0, 1, 1, 1, 1, 1, 1}, {0, 0}, {{like}}),
+               with({1, 2, 3, 3}, {1, 1, 1, 1, 1, 1, 0}, {0, 0}, {{given, {2, 2, 2, 2}}}),
+               with({1, 2, 3, 3}, {1, 1, 1, 1, 1, 1, 3}, {0, 0}, {{given, {2, 1, 2, 2}}}),
+               with({1, 2, 3, 3}, plain, {0, 0}, {{derived}}), with({1, 2, 3, 3}, plain, {0, 0}, {{like}, {derived}}),
+               with({1, 2, 3, 3}, plain, {1, 0}, {{like}}), with({1, 1, 1, 1}, {1, 1, 1, 0, 1, 1, 1}, {0, 0}, {{given, {1, 1, 1, 1}}}),
+               with({1, 1, 0, 2}, plain, {0, 0}, {{like}})}};
+    }
     case OpSig::LinearBiasBackward:
       return {{[](auto &c) { c.tensors[0] = arg({2, 3}); }, [](auto &c) { c.tensors[0] = arg({2, 2, 4}); },
                [](auto &c) { c.tensors[0] = arg({0, 3}); }, [](auto &c) { c.tensors[0] = arg({3}); }},
@@ -1282,6 +1326,17 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::Conv2dBackward || op.sig == OpSig::Conv2dBiasBackward) c.operands = {f, f, f};
     if (op.sig == OpSig::Conv2dBackward) c.dims = {1, 1, 0, 0, 1, 1};
     if (op.sig == OpSig::Conv2dBiasBackward) c.dims = {};
+    // conv_transpose2d: x, weight, bias (the flag 1) and stride 1, padding 1, padding_out 1 (at most
+    // six dims are stored: `fit` pads the rest with 0, a zero dilation, module-option-zero); the
+    // backward passes x, weight and the gradient.
+    if (op.sig == OpSig::ConvTranspose2d) {
+      c.operands = {f, f, f};
+      c.dims = {1, 1, 1, 1, 1, 1};
+    }
+    if (op.sig == OpSig::ConvTranspose2dBackward) {
+      c.operands = {f, f, f};
+      c.dims = {1, 1, 0, 0, 0, 0};
+    }
     if (op.sig == OpSig::MaxPool2d || op.sig == OpSig::MaxPool2dBackward) c.dims = {2, 2, 1, 1, 0, 0};  // fit: dilation 0 0, no ceil
     r.into(recent(0));
     r.close();

@@ -55,7 +55,7 @@ bool is_binary(Op op) {
   const OpSig sig = op_info(op).sig;
   return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign || sig == OpSig::Scatter ||
          sig == OpSig::ScatterUpdate || sig == OpSig::ScatterNd || sig == OpSig::MaskWhere || sig == OpSig::BinaryDim ||
-         sig == OpSig::RangesAssign || sig == OpSig::Linear || sig == OpSig::Conv2d;
+         sig == OpSig::RangesAssign || sig == OpSig::Linear || sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d;
 }
 
 namespace {
@@ -109,7 +109,9 @@ bool has_dim(Op op) {
     case OpSig::EmbeddingBackward:
     case OpSig::Linear:  // x @ rhs, no bias
     case OpSig::Conv2d:  // x and the weight rhs, no bias; the options come from dim1
+    case OpSig::ConvTranspose2d:
     case OpSig::Conv2dBackward:
+    case OpSig::ConvTranspose2dBackward:
     case OpSig::Conv2dBiasBackward:
     case OpSig::LinearXBackward:
     case OpSig::LinearWeightBackward:
@@ -143,8 +145,10 @@ bool has_dim1(Op op) {
     case OpSig::MaxPool2d:      // the options
     case OpSig::Embedding:      // the indices
     case OpSig::Conv2d:         // the options
+    case OpSig::ConvTranspose2d:
       return true;
     case OpSig::Conv2dBackward:  // never graph steps (Rule NotDifferentiable)
+    case OpSig::ConvTranspose2dBackward:
     case OpSig::Conv2dBiasBackward:
       return false;
     case OpSig::AvgPool2dBackward:  // never a graph step (Rule NotDifferentiable)
@@ -241,6 +245,7 @@ struct StepArgs {
   MaxPool2dOptions max_pool2d;  // max_pool2d
   Size2 output_size{1, 1};      // adaptive_avg_pool2d
   Conv2dOptions conv2d;         // conv2d
+  ConvTranspose2dOptions conv_transpose2d;  // conv_transpose2d
 };
 
 // avg_pool2d's options from a step's dim1 (< kAvgPool2dSteps after normalisation; graph.hpp).
@@ -277,6 +282,20 @@ Conv2dOptions conv2d_of(std::size_t dim1) {
   o.stride = {1 + dim1 % 2, 1 + dim1 % 2};
   o.padding = {dim1 / 2 % 2, dim1 / 2 % 2};
   o.dilation = {1 + dim1 / 4 % 2, 1 + dim1 / 4 % 2};
+  return o;
+}
+// conv_transpose2d's: conv2d's stride, padding and dilation, and padding_out dim1 / 8 % 2 where
+// stride or dilation is 2 (else 0, which is all padding_out may be then), groups 1 (a graph's
+// weight is any leaf of rank 4 whose dim 0 is x's channels).
+constexpr std::size_t kConvTranspose2dSteps = 2 * 2 * 2 * 2;
+ConvTranspose2dOptions conv_transpose2d_of(std::size_t dim1) {
+  const Conv2dOptions c = conv2d_of(dim1);
+  ConvTranspose2dOptions o;
+  o.stride = c.stride;
+  o.padding = c.padding;
+  o.dilation = c.dilation;
+  const std::size_t out = c.stride[0] > 1 || c.dilation[0] > 1 ? dim1 / 8 % 2 : 0;
+  o.padding_out = {out, out};
   return o;
 }
 constexpr std::size_t kAdaptivePool2dSteps = 9;
@@ -400,6 +419,7 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   a.max_pool2d = max_pool2d_of(op.dim1);
   a.output_size = output_size_of(op.dim1);
   a.conv2d = conv2d_of(op.dim1);
+  a.conv_transpose2d = conv_transpose2d_of(op.dim1);
   return a;
 }
 
@@ -457,6 +477,10 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     }
     case Op::max_pool2d: return max_pool2d_shape(lhs, max_pool2d_of(op.dim1));
     case Op::conv2d: return conv2d_shape(lhs, rhs, conv2d_of(op.dim1));
+    case Op::conv_transpose2d: return conv_transpose2d_shape(lhs, rhs, conv_transpose2d_of(op.dim1));
+    case Op::conv_transpose2d_x_backward:  // never graph steps (Rule NotDifferentiable)
+    case Op::conv_transpose2d_weight_backward:
+    case Op::conv_transpose2d_bias_backward:
     case Op::conv2d_x_backward:  // never graph steps (Rule NotDifferentiable)
     case Op::conv2d_weight_backward:
     case Op::conv2d_bias_backward:
@@ -816,6 +840,9 @@ std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& l
     const Conv2dOptions o = conv2d_of(op.dim1);
     return lhs[1] * (lhs[2] + 2 * o.padding[0]) * (lhs[3] + 2 * o.padding[1]) + 1;
   }
+  // conv_transpose2d: an output cell takes at most one tap per input cell of every channel (the
+  // weight is rhs; at most one kernel cell joins an input cell to a given output cell).
+  if (op.op == Op::conv_transpose2d && lhs.size() == 4) return lhs[1] * lhs[2] * lhs[3] + 1;
   if (op.op == Op::adaptive_avg_pool2d && lhs.size() == 4) {
     const Size2 out = output_size_of(op.dim1);
     return ((lhs[2] + out[0] - 1) / out[0] + 1) * ((lhs[3] + out[1] - 1) / out[1] + 1);
@@ -888,6 +915,8 @@ GraphSpec normalized(GraphSpec graph) {
       op.dim1 %= kMaxPool2dSteps;
     } else if (op.op == Op::conv2d) {
       op.dim1 %= kConv2dSteps;
+    } else if (op.op == Op::conv_transpose2d) {
+      op.dim1 %= kConvTranspose2dSteps;
     } else if (op.dim < rank) {
       const std::size_t size = shapes[op.lhs][op.dim];
       op.dim1 = op.op == Op::float_slice ? op.dim1 % (size + 1) : (size ? op.dim1 % size : 0);
@@ -1076,6 +1105,8 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_Conv2d(name)
 #define CROSSGRAD_APPLY_Conv2dBackward(name)
 #define CROSSGRAD_APPLY_Conv2dBiasBackward(name)
+#define CROSSGRAD_APPLY_ConvTranspose2d(name)
+#define CROSSGRAD_APPLY_ConvTranspose2dBackward(name)
 #define CROSSGRAD_APPLY_LinearXBackward(name)
 #define CROSSGRAD_APPLY_LinearWeightBackward(name)
 #define CROSSGRAD_APPLY_LinearBiasBackward(name)
@@ -1086,6 +1117,10 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::embedding: return Dispatch::embedding(lhs, indices());
     case Op::linear: return Dispatch::linear(lhs, rhs, std::nullopt);
     case Op::conv2d: return Dispatch::conv2d(lhs, rhs, std::nullopt, args().conv2d);
+    case Op::conv_transpose2d: return Dispatch::conv_transpose2d(lhs, rhs, std::nullopt, args().conv_transpose2d);
+    case Op::conv_transpose2d_x_backward:
+    case Op::conv_transpose2d_weight_backward:
+    case Op::conv_transpose2d_bias_backward:
     case Op::conv2d_x_backward:
     case Op::conv2d_weight_backward:
     case Op::conv2d_bias_backward:

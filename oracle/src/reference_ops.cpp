@@ -1210,6 +1210,135 @@ HostArray conv2d_backward(const HostArray& x, const HostArray& weight, const Hos
   return out;
 }
 
+__extension__ typedef __int128 Int128;  // GCC's and clang's (__extension__: -Wpedantic accepts the name)
+__extension__ typedef unsigned __int128 UInt128;
+
+// conv_transpose2d's checks, in the engine's documented order (docs/OPS.md "Module ops"), and its
+// geometry: x [n, c, h, w], weight [c, cog, kh, kw], output [n, cog * groups, oh, ow].
+struct TransposedGeometry {
+  std::size_t n, c, h, w, co, cog, kh, kw, oh, ow, groups;
+  ConvTranspose2dOptions o;
+  // The output cell input cell (iy, ix) reaches through tap (i, j), before the padding is cropped:
+  // a cell of the output, or nothing (a cropped cell, the padding).
+  std::optional<std::pair<std::size_t, std::size_t>> cell(std::size_t iy, std::size_t ix, std::size_t i, std::size_t j) const {
+    const std::size_t y = iy * o.stride[0] + i * o.dilation[0], x = ix * o.stride[1] + j * o.dilation[1];
+    if (y < o.padding[0] || x < o.padding[1] || y - o.padding[0] >= oh || x - o.padding[1] >= ow) return std::nullopt;
+    return std::pair{y - o.padding[0], x - o.padding[1]};
+  }
+};
+TransposedGeometry transposed_geometry(const Dims& x, const Dims& weight, const Dims* bias, const ConvTranspose2dOptions& o) {
+  if (x.size() != 4 || weight.size() != 4) invalid("module-input-rank");
+  if (bias != nullptr && bias->size() != 1) invalid("module-input-rank");
+  for (const Size2& v : {o.stride, o.dilation, Size2{weight[2], weight[3]}}) {
+    if (v[0] == 0 || v[1] == 0) invalid("module-option-zero");
+  }
+  const UInt128 channels_out = static_cast<UInt128>(weight[1]) * o.groups;
+  if (channels_out > std::numeric_limits<std::size_t>::max()) invalid("shape-overflow");
+  if (o.groups == 0 || x[1] % o.groups != 0) invalid("conv-groups");
+  if (weight[0] != x[1]) invalid("conv-transpose-weight");
+  if (bias != nullptr && (*bias)[0] != channels_out) invalid("conv-bias-channels");
+  for (std::size_t d = 0; d < 2; ++d) {
+    if (o.padding_out[d] >= o.stride[d] && o.padding_out[d] >= o.dilation[d]) invalid("conv-padding-out");
+  }
+  Size2 out{};
+  for (std::size_t d = 0; d < 2; ++d) {
+    // (in - 1) * stride + dilation * (kernel - 1) + 1 + padding_out - 2 * padding, in long double
+    // first (within a few units: terms below 2^65, a 64-bit mantissa) to rule out sizes far outside
+    // 1 to 2^64 - 1, whose terms no signed 128-bit sum holds, then exactly.
+    const long double rough = (static_cast<long double>(x[2 + d]) - 1) * o.stride[d] +
+                              static_cast<long double>(o.dilation[d]) * (weight[2 + d] - 1) + 1 + o.padding_out[d] -
+                              2.0L * o.padding[d];
+    if (x[2 + d] == 0 || rough < -16.0L || rough > 1.9e19L) invalid("conv-transpose-size");
+    const Int128 size = (static_cast<Int128>(x[2 + d]) - 1) * o.stride[d] +
+                          static_cast<Int128>(o.dilation[d]) * (weight[2 + d] - 1) + 1 + o.padding_out[d] -
+                          2 * static_cast<Int128>(o.padding[d]);
+    if (size < 1 || size > static_cast<Int128>(std::numeric_limits<std::size_t>::max())) invalid("conv-transpose-size");
+    out[d] = static_cast<std::size_t>(size);
+  }
+  return TransposedGeometry{x[0], x[1], x[2], x[3], static_cast<std::size_t>(channels_out), weight[1], weight[2], weight[3],
+                            out[0], out[1], o.groups, o};
+}
+
+// Each tap of input cell (b, ci, iy, ix): the output channel, the weight's flat index and the
+// output's flat index (nullopt: a cropped cell), in the order (oc', i, j).
+template <class F>
+void for_each_transposed_tap(const TransposedGeometry& g, std::size_t b, std::size_t ci, std::size_t iy, std::size_t ix, F f) {
+  const std::size_t group = ci / (g.c / g.groups);
+  for (std::size_t oc_in_group = 0; oc_in_group < g.cog; ++oc_in_group) {
+    const std::size_t oc = group * g.cog + oc_in_group;
+    for (std::size_t i = 0; i < g.kh; ++i) {
+      for (std::size_t j = 0; j < g.kw; ++j) {
+        const std::size_t wi = ((ci * g.cog + oc_in_group) * g.kh + i) * g.kw + j;
+        const auto at = g.cell(iy, ix, i, j);
+        f(wi, at ? std::optional<std::size_t>(((b * g.co + oc) * g.oh + at->first) * g.ow + at->second) : std::nullopt);
+      }
+    }
+  }
+}
+
+// y[b, oc, Y, X] = the sum of x[b, ci, iy, ix] * weight[ci, oc', i, j] over the taps landing on
+// (Y + padding, X + padding) of the full output, in T from 0, then + bias[oc]. No padding cell is a
+// term here: the padding crops cells of the output, it adds none to the input.
+HostArray conv_transpose2d(const HostArray& x, const HostArray& weight, const HostArray* bias, const ConvTranspose2dOptions& o) {
+  std::vector<const HostArray*> in{&x, &weight};
+  if (bias != nullptr) in.push_back(bias);
+  require_conv_dtypes(in);
+  const TransposedGeometry g = transposed_geometry(x.shape, weight.shape, bias ? &bias->shape : nullptr, o);
+  HostArray out = make({g.n, g.co, g.oh, g.ow}, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    std::vector<T> acc(out.values.size(), T(0));
+    std::size_t at = 0;
+    for (std::size_t b = 0; b < g.n; ++b) {
+      for (std::size_t ci = 0; ci < g.c; ++ci) {
+        for (std::size_t iy = 0; iy < g.h; ++iy) {
+          for (std::size_t ix = 0; ix < g.w; ++ix) {
+            const T xv = static_cast<T>(x.values[at++]);
+            for_each_transposed_tap(g, b, ci, iy, ix, [&](std::size_t wi, std::optional<std::size_t> yi) {
+              if (yi) acc[*yi] += xv * static_cast<T>(weight.values[wi]);
+            });
+          }
+        }
+      }
+    }
+    const std::size_t plane = g.oh * g.ow;
+    for (std::size_t i = 0; i < acc.size(); ++i) {
+      out.values[i] = in_t<T>(bias != nullptr ? acc[i] + static_cast<T>(bias->values[i / plane % g.co]) : acc[i]);
+    }
+  });
+  return out;
+}
+
+// conv_transpose2d_x_backward / conv_transpose2d_weight_backward: each tap's output cell's
+// gradient g (0 where the tap lands in the cropped padding: a 0 term, so 0 * inf is NaN as in
+// conv2d's padding) times the weight, added to x's cell, or times x, added to the weight.
+HostArray conv_transpose2d_backward(const HostArray& x, const HostArray& weight, const HostArray& grad,
+                                    const ConvTranspose2dOptions& o, bool of_x) {
+  require_conv_dtypes({&x, &weight, &grad});
+  const TransposedGeometry g = transposed_geometry(x.shape, weight.shape, nullptr, o);
+  if (grad.shape != Dims{g.n, g.co, g.oh, g.ow}) invalid("pool-grad-shape");
+  HostArray out = make(of_x ? x.shape : weight.shape, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    std::vector<T> acc(out.values.size(), T(0));
+    std::size_t at = 0;
+    for (std::size_t b = 0; b < g.n; ++b) {
+      for (std::size_t ci = 0; ci < g.c; ++ci) {
+        for (std::size_t iy = 0; iy < g.h; ++iy) {
+          for (std::size_t ix = 0; ix < g.w; ++ix) {
+            const std::size_t xi = at++;
+            for_each_transposed_tap(g, b, ci, iy, ix, [&](std::size_t wi, std::optional<std::size_t> yi) {
+              const T gv = yi ? static_cast<T>(grad.values[*yi]) : T(0);
+              if (of_x) acc[xi] += gv * static_cast<T>(weight.values[wi]);
+              else acc[wi] += gv * static_cast<T>(x.values[xi]);
+            });
+          }
+        }
+      }
+    }
+    for (std::size_t i = 0; i < acc.size(); ++i) out.values[i] = in_t<T>(acc[i]);
+  });
+  return out;
+}
+
 // conv2d_bias_backward: the gradient summed over batch, height and width per channel.
 HostArray conv2d_bias_backward(const HostArray& x, const HostArray& bias, const HostArray& grad) {
   require_conv_dtypes({&x, &bias, &grad});
@@ -2359,6 +2488,10 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::conv2d_x_backward: return conv2d_backward(in[0], in[1], in[2], a.conv2d, true);
     case OpId::conv2d_weight_backward: return conv2d_backward(in[0], in[1], in[2], a.conv2d, false);
     case OpId::conv2d_bias_backward: return conv2d_bias_backward(in[0], in[1], in[2]);
+    case OpId::conv_transpose2d: return conv_transpose2d(in[0], in[1], in.size() > 2 ? &in[2] : nullptr, a.conv_transpose2d);
+    case OpId::conv_transpose2d_x_backward: return conv_transpose2d_backward(in[0], in[1], in[2], a.conv_transpose2d, true);
+    case OpId::conv_transpose2d_weight_backward: return conv_transpose2d_backward(in[0], in[1], in[2], a.conv_transpose2d, false);
+    case OpId::conv_transpose2d_bias_backward: return conv2d_bias_backward(in[0], in[1], in[2]);
     case OpId::float_cummin: return cumulative_extreme(in[0], a.dim, false);
     case OpId::float_cummax: return cumulative_extreme(in[0], a.dim, true);
     case OpId::float_permute: return permute(in[0], a.axes);
@@ -2506,6 +2639,17 @@ std::optional<std::vector<std::size_t>> conv2d_shape(const std::vector<std::size
   }
 }
 
+std::optional<std::vector<std::size_t>> conv_transpose2d_shape(const std::vector<std::size_t>& x,
+                                                               const std::vector<std::size_t>& weight,
+                                                               const ConvTranspose2dOptions& options) {
+  try {
+    const TransposedGeometry g = transposed_geometry(x, weight, nullptr, options);
+    return std::vector<std::size_t>{g.n, g.co, g.oh, g.ow};
+  } catch (const Invalid&) {
+    return std::nullopt;
+  }
+}
+
 bool differentiable(OpId op, const OpArgs& args) {
   if (!is_op_code(op) || op_info(op).rule != OpRule::Backward) return false;
   const OpSig sig = op_info(op).sig;
@@ -2525,10 +2669,14 @@ double reference_magnitude(OpId op, const std::vector<HostArray>& operands) {
   if (op == OpId::float_matmul || op == OpId::linear_x_backward || op == OpId::linear_weight_backward) {
     return largest_finite(0) * largest_finite(1);
   }
-  if (op == OpId::linear || op == OpId::conv2d) return std::fmax(largest_finite(0) * largest_finite(1), largest_finite(2));
-  if (op == OpId::conv2d_x_backward) return largest_finite(1) * largest_finite(2);
-  if (op == OpId::conv2d_weight_backward) return largest_finite(0) * largest_finite(2);
-  if (op == OpId::conv2d_bias_backward) return largest_finite(2);
+  if (op == OpId::linear || op == OpId::conv2d || op == OpId::conv_transpose2d) {
+    return std::fmax(largest_finite(0) * largest_finite(1), largest_finite(2));
+  }
+  if (op == OpId::conv2d_x_backward || op == OpId::conv_transpose2d_x_backward) return largest_finite(1) * largest_finite(2);
+  if (op == OpId::conv2d_weight_backward || op == OpId::conv_transpose2d_weight_backward) {
+    return largest_finite(0) * largest_finite(2);
+  }
+  if (op == OpId::conv2d_bias_backward || op == OpId::conv_transpose2d_bias_backward) return largest_finite(2);
   if (op == OpId::avg_pool2d_backward || op == OpId::adaptive_avg_pool2d_backward) return largest_finite(1);
   if (op == OpId::max_pool2d_with_indices_backward || op == OpId::embedding_backward) {
     return largest_finite(2);  // {x or weights, indices, grad}
@@ -2613,12 +2761,28 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
       const Dims& w = operands[1].shape;
       const Dims& g = operands.size() > 2 ? operands[2].shape : Dims{};
       const std::size_t positions = g.size() == 4 ? std::max<std::size_t>(1, g[0] * g[2] * g[3]) : 1;
-      if (op == OpId::conv2d_bias_backward || op == OpId::conv2d_weight_backward) return positions;
+      if (op == OpId::conv2d_bias_backward || op == OpId::conv2d_weight_backward || op == OpId::conv_transpose2d_bias_backward) {
+        return positions;
+      }
       if (w.size() != 4) return 1;
       const std::size_t taps = w[1] * w[2] * w[3];
       if (op == OpId::conv2d) return std::max<std::size_t>(1, taps + 1);
       const std::size_t groups = std::max<std::size_t>(1, args.conv2d.groups);
       return std::max<std::size_t>(1, w[0] / groups * w[2] * w[3]);  // conv2d_x_backward
+    }
+    // conv_transpose2d: an output cell receives at most every tap of its group's input channels (a
+    // product each, summed by the matmul over channels, then by the scatter over kernel cells) and
+    // the bias; x's gradient sums a group's output channels' taps, the weight's every input cell of
+    // the batch.
+    case OpSig::ConvTranspose2d:
+    case OpSig::ConvTranspose2dBackward: {
+      if (operands.size() < 2 || operands[0].shape.size() != 4 || operands[1].shape.size() != 4) return 1;
+      const Dims& x = operands[0].shape;
+      const Dims& w = operands[1].shape;
+      const std::size_t groups = std::max<std::size_t>(1, args.conv_transpose2d.groups);
+      if (op == OpId::conv_transpose2d_weight_backward) return std::max<std::size_t>(1, x[0] * x[2] * x[3]);
+      if (op == OpId::conv_transpose2d_x_backward) return std::max<std::size_t>(1, w[1] * w[2] * w[3]);
+      return std::max<std::size_t>(1, x[1] / groups * w[2] * w[3] + (operands.size() > 2 ? 1 : 0));
     }
     case OpSig::MaxPool2dBackward:
       return operands.size() > 2 && operands[2].shape.size() == 4 ? std::max<std::size_t>(1, operands[2].shape[2] * operands[2].shape[3]) : 1;

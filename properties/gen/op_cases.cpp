@@ -797,6 +797,49 @@ void gen_conv2d(OpCase& c, bool bad) {
   }
 }
 
+// conv_transpose2d and its backward passes over x [0..2, channels, 1..4, 1..4] with groups 1..2
+// dividing channels 0..4 (no batch or no input channels one time in eight each), a kernel 1..3,
+// stride and dilation 1..2, padding 0..2 and padding_out below the stride or dilation (options
+// redrawn until the output has cells, so most cases are valid). Faults: a rank-3 x, a zero stride,
+// groups that do not divide, a weight for other input channels, a bias one off, padding_out at the
+// stride and dilation, a gradient one off.
+void gen_conv_transpose2d(OpCase& c, bool bad) {
+  const OpSig sig = op_info(c.op).sig;
+  const std::size_t groups = pick(1, 2);
+  const std::size_t cg = chance(8) ? 0 : pick(1, 2), cog = pick(1, 2);
+  Dims x{chance(8) ? 0 : pick(1, 2), cg * groups, pick(1, 4), pick(1, 4)};
+  Dims w{cg * groups, cog, pick(1, 3), pick(1, 3)};
+  ConvTranspose2dOptions& o = c.args.conv_transpose2d;
+  o.groups = groups;
+  for (int tries = 0;; ++tries) {
+    o.stride = {pick(1, 2), pick(1, 2)};
+    o.padding = {pick(0, 2), pick(0, 2)};
+    o.dilation = {pick(1, 2), pick(1, 2)};
+    for (std::size_t d = 0; d < 2; ++d) o.padding_out[d] = pick(0, std::max(o.stride[d], o.dilation[d]) - 1);
+    if (og::conv_transpose2d_shape(x, w, o) || tries > 8) break;
+  }
+  const std::optional<Dims> out = og::conv_transpose2d_shape(x, w, o);
+  Dims g = out ? *out : Dims{x[0], w[1] * groups, 1, 1};
+  Dims b{w[1] * groups};
+  const int fault = bad ? static_cast<int>(pick(0, 6)) : -1;
+  if (fault == 0) x.erase(x.begin() + 2);
+  if (fault == 1) o.stride[pick(0, 1)] = 0;
+  if (fault == 2) o.groups = chance(2) ? 0 : 3;
+  if (fault == 3) w[0] += 1;
+  if (fault == 4) b[0] += 1;
+  if (fault == 5) {
+    const std::size_t d = pick(0, 1);
+    o.padding_out[d] = std::max(o.stride[d], o.dilation[d]);
+  }
+  if (fault == 6) g[pick(0, 3)] += 1;
+  if (sig == OpSig::ConvTranspose2d) {
+    c.operands = {floats(x, c.dtype), floats(w, c.dtype)};
+    if (fault == 4 || chance(2)) c.operands.push_back(floats(b, c.dtype));
+  } else {
+    c.operands = {floats(x, c.dtype), floats(w, c.dtype), floats(g, c.dtype)};
+  }
+}
+
 void gen_float_case(OpCase& c, bool bad) {
   const OpId op = c.op;
   const OpInfo& info = op_info(op);
@@ -969,6 +1012,8 @@ void gen_float_case(OpCase& c, bool bad) {
     case OpSig::Conv2d:
     case OpSig::Conv2dBackward:
     case OpSig::Conv2dBiasBackward: gen_conv2d(c, bad); break;
+    case OpSig::ConvTranspose2d:
+    case OpSig::ConvTranspose2dBackward: gen_conv_transpose2d(c, bad); break;
   }
 }
 
@@ -1056,6 +1101,14 @@ std::string describe(const OpCase& c) {
       const auto pair = [](const Size2& v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; };
       s += "\n  stride " + pair(o.stride) + " padding " + pair(o.padding) + " dilation " + pair(o.dilation) + " groups " +
            std::to_string(o.groups);
+      break;
+    }
+    case OpSig::ConvTranspose2d:
+    case OpSig::ConvTranspose2dBackward: {
+      const ConvTranspose2dOptions& o = a.conv_transpose2d;
+      const auto pair = [](const Size2& v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; };
+      s += "\n  stride " + pair(o.stride) + " padding " + pair(o.padding) + " padding_out " + pair(o.padding_out) + " dilation " +
+           pair(o.dilation) + " groups " + std::to_string(o.groups);
       break;
     }
     case OpSig::ScatterNd: s += "\n  update " + std::string(indexing_update_name(a.update)); break;

@@ -73,6 +73,9 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
   Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt, a.conv2d)
 #define CG_CALL_Conv2dBackward(name) Dispatch::name(t[0], t[1], t[2], a.conv2d)
 #define CG_CALL_Conv2dBiasBackward(name) Dispatch::name(t[0], t[1], t[2])
+#define CG_CALL_ConvTranspose2d(name) \
+  Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt, a.conv_transpose2d)
+#define CG_CALL_ConvTranspose2dBackward(name) Dispatch::name(t[0], t[1], t[2], a.conv_transpose2d)
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
   switch (op) {
 #define CG_CALL_CASE(name, method, Sig, Operand, Result, Rule) \

@@ -210,6 +210,8 @@ class Table final : public TensorTable {
         return reader.max_pool2d_options();
       } else if constexpr (std::is_same_v<D, Conv2dOptions>) {
         return reader.conv2d_options();
+      } else if constexpr (std::is_same_v<D, ConvTranspose2dOptions>) {
+        return reader.conv_transpose2d_options();
       } else {
         static_assert(kAlwaysFalse<D>, "a backend parameter type the wire does not carry");
       }
@@ -319,6 +321,16 @@ class Table final : public TensorTable {
         const Shape bias_shape = b ? B::shape(*b) : Shape{};
         const rules::Conv2dPlan p = rules::plan_conv2d(B::shape(x), B::dtype(x), B::shape(w), B::dtype(w), b ? &bias_shape : nullptr,
                                                        b ? B::dtype(*b) : B::dtype(x), std::get<3>(args));
+        return bytes_of(p.out, B::dtype(x));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, std::optional<T>, ConvTranspose2dOptions>>) {
+        // conv_transpose2d: every input cell spreads over a kernel's span of output cells.
+        const T& x = std::get<0>(args).get();
+        const T& w = std::get<1>(args).get();
+        const std::optional<T>& b = std::get<2>(args);
+        const Shape bias_shape = b ? B::shape(*b) : Shape{};
+        const rules::Conv2dPlan p = rules::plan_conv_transpose2d(B::shape(x), B::dtype(x), B::shape(w), B::dtype(w),
+                                                                 b ? &bias_shape : nullptr, b ? B::dtype(*b) : B::dtype(x),
+                                                                 std::get<3>(args));
         return bytes_of(p.out, B::dtype(x));
       } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, CRef>>) {
         // mask_where: the tensor, the mask and the value broadcast.

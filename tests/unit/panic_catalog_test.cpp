@@ -188,6 +188,37 @@ std::map<std::string, Trigger> triggers() {
                                            std::nullopt, Conv2dOptions{});
                         },
                         "conv2d needs the weight's dim 1 to be the input channels 1 / groups 1 = 1, got weight shape [1, 2, 2, 2].", ""};
+  t["conv-transpose-weight"] = {[] {
+                                  Dispatch::conv_transpose2d(nd_f32(std::vector<float>(27), {1, 3, 3, 3}),
+                                                             nd_f32(std::vector<float>(72), {2, 4, 3, 3}), std::nullopt,
+                                                             ConvTranspose2dOptions{});
+                                },
+                                "conv_transpose2d needs the weight's dim 0 to be the input channels 3, got weight shape [2, 4, 3, 3].",
+                                ""};
+  t["conv-bias-channels"] = {[] {
+                               Dispatch::conv_transpose2d(nd_f32(std::vector<float>(36), {1, 4, 3, 3}),
+                                                          nd_f32(std::vector<float>(36), {4, 1, 3, 3}), nd_f32({0.5f}, {1}),
+                                                          ConvTranspose2dOptions{{1, 1}, {0, 0}, {0, 0}, {1, 1}, 2});
+                             },
+                             "conv_transpose2d needs a bias of the output channels 2 = weight dim 1 (1) * groups (2), got bias shape "
+                             "[1].",
+                             ""};
+  t["conv-padding-out"] = {[] {
+                             Dispatch::conv_transpose2d(nd_f32(std::vector<float>(9), {1, 1, 3, 3}),
+                                                        nd_f32(std::vector<float>(9), {1, 1, 3, 3}), std::nullopt,
+                                                        ConvTranspose2dOptions{{2, 2}, {0, 0}, {2, 0}, {1, 1}, 1});
+                           },
+                           "conv_transpose2d needs padding_out smaller than stride or dilation in every dim, got padding_out [2, 0], "
+                           "stride [2, 2], dilation [1, 1].",
+                           ""};
+  t["conv-transpose-size"] = {[] {
+                                Dispatch::conv_transpose2d(nd_f32({1}, {1, 1, 1, 1}), nd_f32({1}, {1, 1, 1, 1}), std::nullopt,
+                                                           ConvTranspose2dOptions{{1, 1}, {1, 0}, {0, 0}, {1, 1}, 1});
+                              },
+                              "conv_transpose2d needs an input of at least 1 cell and an output of 1 to 2^64 - 1 cells in each dim, "
+                              "got input [1, 1] and output (input - 1) * stride + dilation * (kernel - 1) + 1 + padding_out - 2 * "
+                              "padding = [-1, 1].",
+                              ""};
   t["module-option-zero"] = {[] {
                                Dispatch::avg_pool2d(nd_f32(std::vector<float>(16), {1, 1, 4, 4}),
                                                     AvgPool2dOptions{{2, 2}, {0, 1}, {0, 0}, true, false});

@@ -386,6 +386,62 @@ std::map<std::string, Examples> examples() {
        "conv2d needs the weight's dim 0 to be the input channels 1 / groups 1 = 1, got weight shape [1, 2, 2, 2].",
        "conv2d needs the weight's dim 1 to be the input channels 1 / groups 1 = one, got weight shape [1, 2, 2, 2].",
        "conv2d needs the bias's dim 1 to be the input channels 1 / groups 1 = 1, got weight shape [1, 2, 2, 2]."}};
+  e["conv-transpose-weight"] = {
+      "{op} needs the weight's dim 0 to be the input channels {channels_in}, got weight shape {weight}.",
+      {"conv_transpose2d needs the weight's dim 0 to be the input channels 3, got weight shape [2, 4, 3, 3].",
+       "conv_transpose2d_x_backward needs the weight's dim 0 to be the input channels 0, got weight shape [1, 1, 1, 1]."},
+      {"conv_transpose2d needs the weight's dim 0 to be the input channels 3, got weight shape [2, 4, 3, 3]",
+       "conv_transpose2d needs the weight's dim 1 to be the input channels 3, got weight shape [2, 4, 3, 3].",
+       "conv_transpose2d needs the weight's dim 0 to be the input channels three, got weight shape [2, 4, 3, 3].",
+       "conv_transpose2d needs the weight's dim 0 to be the input channels 3, got weight shape (2, 4, 3, 3).",
+       "conv transpose2d needs the weight's dim 0 to be the input channels 3, got weight shape [2, 4, 3, 3]."}};
+  e["conv-bias-channels"] = {
+      "{op} needs a bias of the output channels {channels_out} = weight dim 1 ({per_group}) * groups ({groups}), got bias shape "
+      "{bias}.",
+      {"conv_transpose2d needs a bias of the output channels 2 = weight dim 1 (1) * groups (2), got bias shape [1].",
+       "conv_transpose2d needs a bias of the output channels 0 = weight dim 1 (0) * groups (1), got bias shape [3]."},
+      {"conv_transpose2d needs a bias of the output channels 2 = weight dim 1 (1) * groups (2), got bias shape [1]",
+       "conv_transpose2d needs a bias of the output channels 2 = weight dim 1 1 * groups (2), got bias shape [1].",
+       "conv_transpose2d needs a bias of the output channels 2 = weight dim 0 (1) * groups (2), got bias shape [1].",
+       "conv_transpose2d needs a bias of the output channels -2 = weight dim 1 (1) * groups (2), got bias shape [1].",
+       "conv_transpose2d needs a bias of the output channels 2 = weight dim 1 (1) * groups (2), got bias shape (1)."}};
+  e["conv-padding-out"] = {
+      "{op} needs padding_out smaller than stride or dilation in every dim, got padding_out {padding_out}, stride {stride}, "
+      "dilation {dilation}.",
+      {"conv_transpose2d needs padding_out smaller than stride or dilation in every dim, got padding_out [2, 0], stride [2, 2], "
+       "dilation [1, 1].",
+       "conv_transpose2d_weight_backward needs padding_out smaller than stride or dilation in every dim, got padding_out [0, 1], "
+       "stride [1, 1], dilation [1, 1]."},
+      {"conv_transpose2d needs padding_out smaller than stride or dilation in every dim, got padding_out [2, 0], stride [2, 2], "
+       "dilation [1, 1]",
+       "conv_transpose2d needs padding_out smaller than stride and dilation in every dim, got padding_out [2, 0], stride [2, 2], "
+       "dilation [1, 1].",
+       "conv_transpose2d needs padding_out smaller than stride or dilation in every dim, got padding_out [-2, 0], stride [2, 2], "
+       "dilation [1, 1].",
+       "conv_transpose2d needs padding_out smaller than stride or dilation in every dim, got padding_out [2, 0], stride (2, 2), "
+       "dilation [1, 1].",
+       "conv_transpose2d needs padding smaller than stride or dilation in every dim, got padding_out [2, 0], stride [2, 2], "
+       "dilation [1, 1]."}};
+  e["conv-transpose-size"] = {
+      "{op} needs an input of at least 1 cell and an output of 1 to 2^64 - 1 cells in each dim, got input {input} and output "
+      "(input - 1) * stride + dilation * (kernel - 1) + 1 + padding_out - 2 * padding = {size}.",
+      {"conv_transpose2d needs an input of at least 1 cell and an output of 1 to 2^64 - 1 cells in each dim, got input [1, 1] and "
+       "output (input - 1) * stride + dilation * (kernel - 1) + 1 + padding_out - 2 * padding = [-1, 1].",
+       "conv_transpose2d needs an input of at least 1 cell and an output of 1 to 2^64 - 1 cells in each dim, got input [0, 2] and "
+       "output (input - 1) * stride + dilation * (kernel - 1) + 1 + padding_out - 2 * padding = [1, 3].",
+       "conv_transpose2d_x_backward needs an input of at least 1 cell and an output of 1 to 2^64 - 1 cells in each dim, got input "
+       "[3, 3] and output (input - 1) * stride + dilation * (kernel - 1) + 1 + padding_out - 2 * padding = [2^127 or more, "
+       "36893488147419103230]."},
+      {"conv_transpose2d needs an input of at least 1 cell and an output of 1 to 2^64 - 1 cells in each dim, got input [1, 1] and "
+       "output (input - 1) * stride + dilation * (kernel - 1) + 1 + padding_out - 2 * padding = [-1, 1]",
+       "conv_transpose2d needs an input of at least 1 cell and an output of 1 to 2^64 - 1 cells in each dim, got input [-1, 1] and "
+       "output (input - 1) * stride + dilation * (kernel - 1) + 1 + padding_out - 2 * padding = [-1, 1].",
+       "conv_transpose2d needs an input of at least 1 cell and an output of 1 to 2^64 - 1 cells in each dim, got input [1, 1] and "
+       "output (input - 1) * stride + dilation * (kernel - 1) + 1 + padding_out - 2 * padding = [-1, a].",
+       "conv_transpose2d needs an input of at least 1 cell and an output of 1 to 2^64 - 1 cells in each dim, got input [1, 1] and "
+       "output (input - 1) * stride + dilation * (kernel - 1) + 1 + padding - 2 * padding = [-1, 1].",
+       "conv_transpose2d needs an input of at least 1 cell and an output of 1 to 2^63 - 1 cells in each dim, got input [1, 1] and "
+       "output (input - 1) * stride + dilation * (kernel - 1) + 1 + padding_out - 2 * padding = [-1, 1]."}};
   e["module-option-zero"] = {"{op} needs {option} of at least 1 in every dim, got {value}.",
                              {"avg_pool2d needs kernel_size of at least 1 in every dim, got [0, 3].",
                               "adaptive_avg_pool2d needs output_size of at least 1 in every dim, got [2, 0].",

@@ -281,6 +281,27 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
           Dispatch::float_reshape(x, {1, 2, 1, 3}),
           Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {3, 2}), 1), {3}),
           Dispatch::float_reshape(other, {1, 3, 1, 2}));
+    // conv_transpose2d: the receiver as [1, 2, 1, 3] (2 input channels) through a [2, 3, 1, 1]
+    // weight (`other`) with a bias of its column sums; the backward passes through a [2, 1, 1, 1]
+    // weight (`other`'s row sums) with the gradient [1, 1, 1, 3] (the receiver's column sums), the
+    // bias's with a [3] bias and `other` as the gradient [1, 3, 1, 2].
+    case OpId::conv_transpose2d:
+      return Dispatch::conv_transpose2d(Dispatch::float_reshape(x, {1, 2, 1, 3}), Dispatch::float_reshape(other, {2, 3, 1, 1}),
+                                        Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {2, 3}), 0), {3}),
+                                        ConvTranspose2dOptions{});
+    case OpId::conv_transpose2d_x_backward:
+    case OpId::conv_transpose2d_weight_backward: {
+      const DispatchTensor input = Dispatch::float_reshape(x, {1, 2, 1, 3});
+      const DispatchTensor w = Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {2, 3}), 1), {2, 1, 1, 1});
+      const DispatchTensor g = Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(x, {2, 3}), 0), {1, 1, 1, 3});
+      return op == OpId::conv_transpose2d_x_backward ? Dispatch::conv_transpose2d_x_backward(input, w, g, ConvTranspose2dOptions{})
+                                                     : Dispatch::conv_transpose2d_weight_backward(input, w, g, ConvTranspose2dOptions{});
+    }
+    case OpId::conv_transpose2d_bias_backward:
+      return Dispatch::conv_transpose2d_bias_backward(
+          Dispatch::float_reshape(x, {1, 2, 1, 3}),
+          Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {2, 3}), 0), {3}),
+          Dispatch::float_reshape(other, {1, 3, 1, 2}));
     case OpId::float_abs: return Dispatch::float_abs(x);
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);

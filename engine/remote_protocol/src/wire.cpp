@@ -140,6 +140,16 @@ bool ArgReader::flag() {
   return o;
 }
 
+::crossgrad::ConvTranspose2dOptions ArgReader::conv_transpose2d_options() {
+  ::crossgrad::ConvTranspose2dOptions o;
+  o.stride = size2();
+  o.padding = size2();
+  o.padding_out = size2();
+  o.dilation = size2();
+  o.groups = dim();
+  return o;
+}
+
 std::vector<std::size_t> ArgReader::remaining_dims() {
   std::vector<std::size_t> out(call_.dims().begin() + dims_, call_.dims().end());
   dims_ = call_.dims_size();

@@ -84,4 +84,25 @@ AutodiffTensor<B> Autodiff<B>::conv2d(const Tensor& x, const Tensor& weight, con
   });
 }
 
+// Burn's Autodiff<B>::conv_transpose2d: x's gradient is B::conv_transpose2d_x_backward, the
+// weight's B::conv_transpose2d_weight_backward, the bias's B::conv_transpose2d_bias_backward.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::conv_transpose2d(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias,
+                                                const ConvTranspose2dOptions& options) {
+  const Primitive px = x.primitive, pw = weight.primitive;
+  std::optional<Primitive> pb;
+  if (bias) pb = bias->primitive;
+  Primitive out = B::conv_transpose2d(px, pw, pb, options);
+  const auto grads = [px, pw, options](const Primitive& g) {
+    return std::vector<Primitive>{B::conv_transpose2d_x_backward(px, pw, g, options),
+                                  B::conv_transpose2d_weight_backward(px, pw, g, options)};
+  };
+  if (!bias) return record<B>(std::move(out), {&x, &weight}, grads);
+  return record<B>(std::move(out), {&x, &weight, &*bias}, [grads, px, pb = *pb](const Primitive& g) {
+    std::vector<Primitive> out = grads(g);
+    out.push_back(B::conv_transpose2d_bias_backward(px, pb, g));
+    return out;
+  });
+}
+
 }  // namespace crossgrad

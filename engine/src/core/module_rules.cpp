@@ -2,6 +2,7 @@
 #include <crossgrad/core/panic.hpp>
 #include <crossgrad/core/shape_rules.hpp>
 
+#include <optional>
 #include <string>
 
 namespace crossgrad::rules {
@@ -390,8 +391,7 @@ Conv2dPlan plan_conv2d_backward(const Shape& x, DType x_dtype, const Shape& weig
 }
 
 Shape plan_conv2d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias, DType bias_dtype, const Shape& grad,
-                                DType grad_dtype) {
-  constexpr std::string_view op = "conv2d_bias_backward";
+                                DType grad_dtype, std::string_view op) {
   check_grad_dtype(x_dtype, bias_dtype, op);
   check_same_dtype(x_dtype, grad_dtype, op);
   check_rank(x, 4, kConvInput, op, "input");
@@ -402,6 +402,125 @@ Shape plan_conv2d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias
     panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", expected.to_string()}, {"got", grad.to_string()}});
   }
   return bias;
+}
+
+namespace {
+
+// GCC's and clang's 128-bit integers (__extension__: -Wpedantic accepts them through these names).
+__extension__ typedef __int128 Int128;
+__extension__ typedef unsigned __int128 UInt128;
+
+// A decimal rendering of a 128-bit value (std::to_string has no overload for it).
+std::string int128_string(Int128 v) {
+  if (v == 0) return "0";
+  const bool negative = v < 0;
+  UInt128 m = negative ? static_cast<UInt128>(-(v + 1)) + 1 : static_cast<UInt128>(v);
+  std::string digits;
+  for (; m != 0; m /= 10) digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(m % 10)));
+  return negative ? "-" + digits : digits;
+}
+
+// One dim of conv_transpose2d's output, (in - 1) stride + dilation (k - 1) + 1 + padding_out -
+// 2 padding, exactly, as in stride + dilation (k - 1) + 1 + padding_out less stride + 2 padding:
+// every term is below 2^64, so each product is below 2^128 and only their sum can pass it
+// (nullopt: 2^127 or more, past every size the checks accept).
+std::optional<Int128> transposed_size(std::size_t in, std::size_t stride, std::size_t dilation, std::size_t kernel,
+                                        std::size_t padding_out, std::size_t padding) {
+  using U = UInt128;
+  U full = static_cast<U>(in) * stride;
+  if (__builtin_add_overflow(full, static_cast<U>(dilation) * (kernel - 1), &full)) return std::nullopt;  // kernel >= 1
+  if (__builtin_add_overflow(full, static_cast<U>(padding_out) + 1, &full)) return std::nullopt;
+  if (full >= (static_cast<U>(1) << 127)) return std::nullopt;
+  return static_cast<Int128>(full) - static_cast<Int128>(stride) - 2 * static_cast<Int128>(padding);
+}
+
+constexpr std::string_view kConvTransposeWeight = "[channels_in, channels_out_per_group, kernel_height, kernel_width]";
+
+Conv2dPlan plan_conv_transpose2d_named(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype,
+                                       const Shape* bias, DType bias_dtype, const ConvTranspose2dOptions& o,
+                                       std::string_view op) {
+  check_grad_dtype(x_dtype, weight_dtype, op);
+  if (bias != nullptr) check_same_dtype(x_dtype, bias_dtype, op);
+  check_rank(x, 4, kConvInput, op, "input");
+  check_rank(weight, 4, kConvTransposeWeight, op, "weight");
+  if (bias != nullptr) check_rank(*bias, 1, "[channels_out]", op, "bias");
+  check_at_least_one(o.stride, "stride", op);
+  check_at_least_one(o.dilation, "dilation", op);
+  check_at_least_one(Size2{weight[2], weight[3]}, "kernel_size", op);
+  // The output channels are weight dim 1 * groups, a multiple of groups by construction; a product
+  // past 2^64 - 1 is no channel count (shape-overflow of [weight dim 1, groups], before the messages
+  // below name it).
+  std::size_t channels_out = 0;
+  if (__builtin_mul_overflow(weight[1], o.groups, &channels_out)) (void)Shape{weight[1], o.groups}.num_elements();
+  if (o.groups == 0 || x[1] % o.groups != 0) {
+    panic(PanicId::ConvGroups, {{"op", std::string(op)},
+                                {"groups", std::to_string(o.groups)},
+                                {"channels_in", std::to_string(x[1])},
+                                {"channels_out", std::to_string(channels_out)}});
+  }
+  if (weight[0] != x[1]) {
+    panic(PanicId::ConvTransposeWeight,
+          {{"op", std::string(op)}, {"channels_in", std::to_string(x[1])}, {"weight", weight.to_string()}});
+  }
+  if (bias != nullptr && (*bias)[0] != channels_out) {
+    panic(PanicId::ConvBiasChannels, {{"op", std::string(op)},
+                                      {"channels_out", std::to_string(channels_out)},
+                                      {"per_group", std::to_string(weight[1])},
+                                      {"groups", std::to_string(o.groups)},
+                                      {"bias", bias->to_string()}});
+  }
+  for (std::size_t d = 0; d < 2; ++d) {
+    if (o.padding_out[d] >= o.stride[d] && o.padding_out[d] >= o.dilation[d]) {
+      panic(PanicId::ConvPaddingOut, {{"op", std::string(op)},
+                                      {"padding_out", size2(o.padding_out)},
+                                      {"stride", size2(o.stride)},
+                                      {"dilation", size2(o.dilation)}});
+    }
+  }
+  std::optional<Int128> size[2];
+  bool fits = x[2] >= 1 && x[3] >= 1;
+  for (std::size_t d = 0; d < 2; ++d) {
+    size[d] = transposed_size(x[2 + d], o.stride[d], o.dilation[d], weight[2 + d], o.padding_out[d], o.padding[d]);
+    fits = fits && size[d] && *size[d] >= 1 && *size[d] <= static_cast<Int128>(~std::size_t{0});
+  }
+  if (!fits) {
+    const auto text = [](const std::optional<Int128>& v) { return v ? int128_string(*v) : std::string("2^127 or more"); };
+    panic(PanicId::ConvTransposeSize, {{"op", std::string(op)},
+                                       {"input", size2(Size2{x[2], x[3]})},
+                                       {"size", "[" + text(size[0]) + ", " + text(size[1]) + "]"}});
+  }
+  Conv2dPlan p;
+  p.batch = x[0];
+  p.channels_in = x[1];
+  p.channels_out = channels_out;
+  p.groups = o.groups;
+  p.in_h = x[2];
+  p.in_w = x[3];
+  p.k_h = weight[2];
+  p.k_w = weight[3];
+  p.out_h = static_cast<std::size_t>(*size[0]);
+  p.out_w = static_cast<std::size_t>(*size[1]);
+  p.out = Shape{p.batch, p.channels_out, p.out_h, p.out_w};
+  (void)p.out.num_elements();  // shape-overflow
+  return p;
+}
+
+}  // namespace
+
+Conv2dPlan plan_conv_transpose2d(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                                 DType bias_dtype, const ConvTranspose2dOptions& options) {
+  return plan_conv_transpose2d_named(x, x_dtype, weight, weight_dtype, bias, bias_dtype, options, "conv_transpose2d");
+}
+
+Conv2dPlan plan_conv_transpose2d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype,
+                                          const Shape& grad, DType grad_dtype, const ConvTranspose2dOptions& options,
+                                          std::string_view op) {
+  check_grad_dtype(x_dtype, grad_dtype, op);
+  Conv2dPlan p = plan_conv_transpose2d_named(x, x_dtype, weight, weight_dtype, nullptr, x_dtype, options, op);
+  if (grad != p.out) {
+    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
+  }
+  return p;
 }
 
 void not_differentiable(std::string_view op) { panic(PanicId::NotDifferentiable, {{"op", std::string(op)}}); }

@@ -503,13 +503,21 @@ bool is_conv2d(OpId op) {
   return op == OpId::conv2d || op == OpId::conv2d_x_backward || op == OpId::conv2d_weight_backward ||
          op == OpId::conv2d_bias_backward;
 }
+bool is_conv_transpose2d(OpId op) {
+  return op == OpId::conv_transpose2d || op == OpId::conv_transpose2d_x_backward ||
+         op == OpId::conv_transpose2d_weight_backward || op == OpId::conv_transpose2d_bias_backward;
+}
 
 // conv2d's zero padding is a 0 term of each tap's product (the im2col matrix holds zeros there),
 // so a padding cell meeting an inf or NaN weight (forward) or cotangent (weight gradient) gives NaN;
 // ATen's CPU convolution (oneDNN) skips the padding taps and keeps the finite or infinite sum.
+// conv_transpose2d's gradients read the output gradient's padded planes the same way (its forward
+// pass only crops, but its row carries the gradients through PyTorch's autograd too).
 bool conv_padding_meets_non_finite(const Disagreement& d) {
-  if (!is_conv2d(d.op) || d.op == OpId::conv2d_bias_backward || !std::isnan(d.crossgrad)) return false;
-  if (d.args.conv2d.padding[0] == 0 && d.args.conv2d.padding[1] == 0) return false;
+  if (!std::isnan(d.crossgrad) || d.op == OpId::conv2d_bias_backward || d.op == OpId::conv_transpose2d_bias_backward) return false;
+  if (!is_conv2d(d.op) && !is_conv_transpose2d(d.op)) return false;
+  const Size2& padding = is_conv2d(d.op) ? d.args.conv2d.padding : d.args.conv_transpose2d.padding;
+  if (padding[0] == 0 && padding[1] == 0) return false;
   for (const HostArray& a : d.operands) {
     for (double v : a.values) {
       if (!std::isfinite(v)) return true;
@@ -518,13 +526,13 @@ bool conv_padding_meets_non_finite(const Disagreement& d) {
   return !std::isfinite(d.cotangent);
 }
 
-// conv2d over an input of 0 channels or 0 batch: crossgrad's output is the bias alone (zeros without
-// one) or empty, its gradients zeros; ATen's convolution raises ("shape '[1, 0, 1, 1]' is invalid
-// for input of size 1"; its autograd on an empty batch: "view size is not compatible with input
-// tensor's size and stride").
+// conv2d or conv_transpose2d over an input of 0 channels or 0 batch: crossgrad's output is the
+// bias alone (zeros without one) or empty, its gradients zeros; ATen's convolution raises ("shape
+// '[1, 0, 1, 1]' is invalid for input of size 1"; its autograd on an empty batch: "view size is
+// not compatible with input tensor's size and stride").
 bool conv_empty_input(const Disagreement& d) {
-  return is_conv2d(d.op) && d.output == kRefused && !d.operands.empty() && d.operands[0].shape.size() == 4 &&
-         (d.operands[0].shape[0] == 0 || d.operands[0].shape[1] == 0);
+  return (is_conv2d(d.op) || is_conv_transpose2d(d.op)) && d.output == kRefused && !d.operands.empty() &&
+         d.operands[0].shape.size() == 4 && (d.operands[0].shape[0] == 0 || d.operands[0].shape[1] == 0);
 }
 
 constexpr PyTorchDifference kDifferences[] = {

@@ -218,6 +218,18 @@ std::vector<Args> arguments(const OpInfo& info) {
     case OpSig::Conv2dBiasBackward:
       return {{.tensors = {image, TensorData::from_f32({1, 2}, Shape{2}), image}, .label = "2 channels"},
               {.tensors = {image, TensorData::from_f32({1, 2, 3}, Shape{3}), image}, .label = "a bias of 3"}};
+    // conv_transpose2d's options travel as dims after the bias flag: stride, padding, padding_out,
+    // dilation, groups.
+    case OpSig::ConvTranspose2d:
+      return {{.tensors = {image, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{2, 1, 1, 2}), TensorData::from_f32({0.5f}, Shape{1})},
+               .dims = {1, 2, 1, 0, 0, 1, 0, 1, 1, 1}, .label = "2 -> 1 channel, 1x2 kernel, stride [2, 1], padding_out [1, 0], bias"},
+              {.tensors = {image, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{2, 1, 1, 2})}, .dims = {0, 1, 1, 0, 0, 2, 0, 1, 1, 1},
+               .label = "padding_out [2, 0] at stride 1"}};
+    case OpSig::ConvTranspose2dBackward:
+      return {{.tensors = {image, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{2, 1, 1, 2}), floats(Shape{1, 1, 4, 4}, 0.25f, 0.5f)},
+               .dims = {1, 1, 0, 0, 0, 0, 1, 1, 1}, .label = "2 -> 1 channel, 1x2 kernel"},
+              {.tensors = {image, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{2, 1, 1, 2}), image}, .dims = {1, 1, 0, 0, 0, 0, 1, 1, 1},
+               .label = "a gradient of another shape"}};
     case OpSig::Cat: {
       const TensorData& second = info.operand == OpKind::Float ? b : a;  // a piece of the receiver's kind
       return {{.tensors = {a, second}, .dims = {0}, .label = "dim 0"}, {.tensors = {a, second}, .dims = {1}, .label = "dim 1"}};
@@ -270,6 +282,11 @@ struct LocalArgs {
     } else if constexpr (std::is_same_v<D, Conv2dOptions>) {
       Conv2dOptions o;
       for (Size2* v : {&o.stride, &o.padding, &o.dilation}) *v = get<Size2>();
+      o.groups = args.dims.at(next_dim++);
+      return o;
+    } else if constexpr (std::is_same_v<D, ConvTranspose2dOptions>) {
+      ConvTranspose2dOptions o;
+      for (Size2* v : {&o.stride, &o.padding, &o.padding_out, &o.dilation}) *v = get<Size2>();
       o.groups = args.dims.at(next_dim++);
       return o;
     } else if constexpr (std::is_same_v<D, MaxPool2dOptions>) {

@@ -50,6 +50,21 @@ struct Conv2dOptions {
   bool operator==(const Conv2dOptions&) const = default;
 };
 
+// conv_transpose2d and its backward passes (Burn's ConvTransposeOptions<2>, in Burn's order): the
+// gradient of conv2d with respect to its input, as an op of its own. Input cell (iy, ix) adds
+// x * weight tap (i, j) to output cell (iy * stride + i * dilation - padding, ...); padding_out
+// cells are appended past the last reachable row and column (PyTorch's output_padding: it must
+// stay below stride or dilation, so that it only resolves which of the conv2d inputs of one
+// output size is meant).
+struct ConvTranspose2dOptions {
+  Size2 stride{1, 1};
+  Size2 padding{0, 0};
+  Size2 padding_out{0, 0};
+  Size2 dilation{1, 1};
+  std::size_t groups = 1;
+  bool operator==(const ConvTranspose2dOptions&) const = default;
+};
+
 // One pooled dim of one output position: the input range [start, end) it averages (never empty
 // once the options passed rules::plan_avg_pool2d) and the count it divides by.
 struct PoolWindow {

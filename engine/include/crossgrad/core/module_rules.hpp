@@ -127,10 +127,29 @@ Conv2dPlan plan_conv2d(const Shape& x, DType x_dtype, const Shape& weight, DType
 // checks (no bias), then grad of the output's shape (pool-grad-shape). `op` names the pass.
 Conv2dPlan plan_conv2d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape& grad,
                                 DType grad_dtype, const Conv2dOptions& options, std::string_view op);
-// conv2d_bias_backward(x, bias, grad): float x, bias and grad of its dtype, x and grad of rank 4,
-// bias of rank 1, grad of x's batch and the bias's channels (pool-grad-shape). out = the bias's shape.
+// conv2d_bias_backward / conv_transpose2d_bias_backward(x, bias, grad) (`op` names it): float x,
+// bias and grad of its dtype, x and grad of rank 4, bias of rank 1, grad of x's batch and the bias's
+// channels (pool-grad-shape). out = the bias's shape.
 Shape plan_conv2d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias, DType bias_dtype, const Shape& grad,
-                                DType grad_dtype);
+                                DType grad_dtype, std::string_view op = "conv2d_bias_backward");
+
+// conv_transpose2d over x [batch, channels_in, in_h, in_w] with a weight [channels_in,
+// channels_out / groups, k_h, k_w]: output [batch, channels_out, out_h, out_w], out = (in - 1)
+// stride + dilation (k - 1) + 1 + padding_out - 2 padding. The plan's fields mean what they mean
+// for conv2d: channels_in and in_* are x's, channels_out and out_* the result's.
+// conv_transpose2d(x, weight, bias, options), in this order: the dtypes and ranks as conv2d's, stride,
+// dilation and kernel size at least 1 (module-option-zero), groups at least 1 dividing the input
+// channels (conv-groups), the weight's dim 0 the input channels (conv-transpose-weight), the bias's
+// size the output channels (conv-bias-channels), padding_out below stride or dilation
+// (conv-padding-out), an input of at least 1 cell and an output of 1 to 2^64 - 1 per dim
+// (conv-transpose-size), the result's size (shape-overflow).
+Conv2dPlan plan_conv_transpose2d(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                                 DType bias_dtype, const ConvTranspose2dOptions& options);
+// conv_transpose2d_x_backward / conv_transpose2d_weight_backward(x, weight, grad, options): grad of
+// x's dtype, conv_transpose2d's checks (no bias), then grad of the output's shape (pool-grad-shape).
+Conv2dPlan plan_conv_transpose2d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype,
+                                          const Shape& grad, DType grad_dtype, const ConvTranspose2dOptions& options,
+                                          std::string_view op);
 
 // Raised by Autodiff<B> for the ops that are themselves backward passes (Rule NotDifferentiable),
 // as Burn's Autodiff<B> does: not-differentiable.

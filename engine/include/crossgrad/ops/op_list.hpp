@@ -295,7 +295,11 @@
   X(conv2d, conv2d, Conv2d, Float, Float, Backward) \
   X(conv2d_x_backward, conv2d_x_backward, Conv2dBackward, Float, Float, NotDifferentiable) \
   X(conv2d_weight_backward, conv2d_weight_backward, Conv2dBackward, Float, Float, NotDifferentiable) \
-  X(conv2d_bias_backward, conv2d_bias_backward, Conv2dBiasBackward, Float, Float, NotDifferentiable)
+  X(conv2d_bias_backward, conv2d_bias_backward, Conv2dBiasBackward, Float, Float, NotDifferentiable) \
+  X(conv_transpose2d, conv_transpose2d, ConvTranspose2d, Float, Float, Backward) \
+  X(conv_transpose2d_x_backward, conv_transpose2d_x_backward, ConvTranspose2dBackward, Float, Float, NotDifferentiable) \
+  X(conv_transpose2d_weight_backward, conv_transpose2d_weight_backward, ConvTranspose2dBackward, Float, Float, NotDifferentiable) \
+  X(conv_transpose2d_bias_backward, conv_transpose2d_bias_backward, Conv2dBiasBackward, Float, Float, NotDifferentiable)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -317,9 +321,9 @@
 // index tensor (max_pool2d_with_indices_backward: x, the gradient, the indices; embedding_backward:
 // the weights, the gradient, the indices), then the
 // CROSSGRAD_SIG_EXTRA_<Sig> arguments. ZIP_OPTIONAL: two tensors of one backend and an optional
-// third of that backend (linear, conv2d: x, weight and the bias Burn passes as an Option), tracked
+// third of that backend (linear, conv2d, conv_transpose2d: x, weight and the bias Burn passes as an Option), tracked
 // alike when present, then the CROSSGRAD_SIG_EXTRA_<Sig> arguments. ZIP3_WITH: three tensors of one
-// backend (CROSSGRAD_SIG_TENSORS_<Sig> names them: conv2d_x_backward's x, weight and the gradient),
+// backend (CROSSGRAD_SIG_TENSORS_<Sig> names them: conv2d_x_backward's and conv_transpose2d_x_backward's x, weight and the gradient),
 // then the CROSSGRAD_SIG_EXTRA_<Sig> arguments. The module ops' options are structs (Note [Module ops],
 // core/module_options.hpp). MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
 // a scalar.
@@ -375,6 +379,10 @@
 #define CROSSGRAD_SIG_PARAMS_Conv2dBackward(T, I) \
   (const T& tensor, const T& weight, const T& grad, const ::crossgrad::Conv2dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_Conv2dBiasBackward(T, I) (const T& tensor, const T& bias, const T& grad)
+#define CROSSGRAD_SIG_PARAMS_ConvTranspose2d(T, I) \
+  (const T& tensor, const T& weight, const std::optional<T>& bias, const ::crossgrad::ConvTranspose2dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_ConvTranspose2dBackward(T, I) \
+  (const T& tensor, const T& weight, const T& grad, const ::crossgrad::ConvTranspose2dOptions& options)
 
 #define CROSSGRAD_SIG_CLASS_Unary MAP
 #define CROSSGRAD_SIG_CLASS_Binary ZIP
@@ -419,6 +427,8 @@
 #define CROSSGRAD_SIG_CLASS_Conv2d ZIP_OPTIONAL
 #define CROSSGRAD_SIG_CLASS_Conv2dBackward ZIP3_WITH
 #define CROSSGRAD_SIG_CLASS_Conv2dBiasBackward ZIP3_WITH
+#define CROSSGRAD_SIG_CLASS_ConvTranspose2d ZIP_OPTIONAL
+#define CROSSGRAD_SIG_CLASS_ConvTranspose2dBackward ZIP3_WITH
 
 // The arguments after the receiver, for MAP signatures (after the second tensor, for ZIP_WITH).
 #define CROSSGRAD_SIG_EXTRA_Unary
@@ -449,10 +459,13 @@
 #define CROSSGRAD_SIG_EXTRA_Conv2d , options
 #define CROSSGRAD_SIG_EXTRA_Conv2dBackward , options
 #define CROSSGRAD_SIG_EXTRA_Conv2dBiasBackward
+#define CROSSGRAD_SIG_EXTRA_ConvTranspose2d , options
+#define CROSSGRAD_SIG_EXTRA_ConvTranspose2dBackward , options
 
 // The three tensors of a ZIP3_WITH signature, in order.
 #define CROSSGRAD_SIG_TENSORS_Conv2dBackward tensor, weight, grad
 #define CROSSGRAD_SIG_TENSORS_Conv2dBiasBackward tensor, bias, grad
+#define CROSSGRAD_SIG_TENSORS_ConvTranspose2dBackward tensor, weight, grad
 
 // The parameters after the receiver, for MAP signatures (Tensor methods); after the second
 // tensor, for ZIP_WITH.
@@ -484,6 +497,8 @@
 #define CROSSGRAD_SIG_TAIL_Conv2d , const ::crossgrad::Conv2dOptions& options
 #define CROSSGRAD_SIG_TAIL_Conv2dBackward , const ::crossgrad::Conv2dOptions& options
 #define CROSSGRAD_SIG_TAIL_Conv2dBiasBackward
+#define CROSSGRAD_SIG_TAIL_ConvTranspose2d , const ::crossgrad::ConvTranspose2dOptions& options
+#define CROSSGRAD_SIG_TAIL_ConvTranspose2dBackward , const ::crossgrad::ConvTranspose2dOptions& options
 
 // Every parameter of a Sig by name, in order (a call forwarding all of them).
 #define CROSSGRAD_SIG_ARGS_Unary tensor
@@ -529,6 +544,8 @@
 #define CROSSGRAD_SIG_ARGS_Conv2d tensor, weight, bias, options
 #define CROSSGRAD_SIG_ARGS_Conv2dBackward tensor, weight, grad, options
 #define CROSSGRAD_SIG_ARGS_Conv2dBiasBackward tensor, bias, grad
+#define CROSSGRAD_SIG_ARGS_ConvTranspose2d tensor, weight, bias, options
+#define CROSSGRAD_SIG_ARGS_ConvTranspose2dBackward tensor, weight, grad, options
 
 // Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
 #define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
@@ -559,7 +576,7 @@ enum class OpId : std::uint16_t {
   X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window) X(BinaryDim) X(Sort) X(TopK) X(RangesAssign) X(ScatterUpdate) X(GatherNd) X(ScatterNd) X(MaskSelect) \
   X(AvgPool2d) X(AvgPool2dBackward) X(AdaptivePool2d) X(AdaptivePool2dBackward) X(MaxPool2d) X(MaxPool2dBackward) \
   X(Embedding) X(EmbeddingBackward) X(Linear) X(LinearXBackward) X(LinearWeightBackward) X(LinearBiasBackward) \
-  X(Conv2d) X(Conv2dBackward) X(Conv2dBiasBackward)
+  X(Conv2d) X(Conv2dBackward) X(Conv2dBiasBackward) X(ConvTranspose2d) X(ConvTranspose2dBackward)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

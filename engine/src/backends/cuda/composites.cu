@@ -58,5 +58,18 @@ CudaTensor Cuda::conv2d_weight_backward(const CudaTensor& tensor, const CudaTens
 CudaTensor Cuda::conv2d_bias_backward(const CudaTensor& tensor, const CudaTensor& bias, const CudaTensor& grad) {
   return composite::conv2d_bias_backward<Cuda>(tensor, bias, grad);
 }
+// conv_transpose2d and its backward passes: the same list scattered (Note [Transposed convolution as a scattered product]).
+CudaTensor Cuda::conv_transpose2d(const CudaTensor& tensor, const CudaTensor& weight, const std::optional<CudaTensor>& bias, const ConvTranspose2dOptions& options) {
+  return composite::conv_transpose2d<Cuda>(tensor, weight, bias, options);
+}
+CudaTensor Cuda::conv_transpose2d_x_backward(const CudaTensor& tensor, const CudaTensor& weight, const CudaTensor& grad, const ConvTranspose2dOptions& options) {
+  return composite::conv_transpose2d_x_backward<Cuda>(tensor, weight, grad, options);
+}
+CudaTensor Cuda::conv_transpose2d_weight_backward(const CudaTensor& tensor, const CudaTensor& weight, const CudaTensor& grad, const ConvTranspose2dOptions& options) {
+  return composite::conv_transpose2d_weight_backward<Cuda>(tensor, weight, grad, options);
+}
+CudaTensor Cuda::conv_transpose2d_bias_backward(const CudaTensor& tensor, const CudaTensor& bias, const CudaTensor& grad) {
+  return composite::conv2d_bias_backward<Cuda>(tensor, bias, grad, "conv_transpose2d_bias_backward");
+}
 
 }  // namespace crossgrad::backends

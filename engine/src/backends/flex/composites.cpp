@@ -54,5 +54,18 @@ FlexTensor Flex::conv2d_weight_backward(const FlexTensor& tensor, const FlexTens
 FlexTensor Flex::conv2d_bias_backward(const FlexTensor& tensor, const FlexTensor& bias, const FlexTensor& grad) {
   return composite::conv2d_bias_backward<Flex>(tensor, bias, grad);
 }
+// conv_transpose2d and its backward passes: the same list scattered (Note [Transposed convolution as a scattered product]).
+FlexTensor Flex::conv_transpose2d(const FlexTensor& tensor, const FlexTensor& weight, const std::optional<FlexTensor>& bias, const ConvTranspose2dOptions& options) {
+  return composite::conv_transpose2d<Flex>(tensor, weight, bias, options);
+}
+FlexTensor Flex::conv_transpose2d_x_backward(const FlexTensor& tensor, const FlexTensor& weight, const FlexTensor& grad, const ConvTranspose2dOptions& options) {
+  return composite::conv_transpose2d_x_backward<Flex>(tensor, weight, grad, options);
+}
+FlexTensor Flex::conv_transpose2d_weight_backward(const FlexTensor& tensor, const FlexTensor& weight, const FlexTensor& grad, const ConvTranspose2dOptions& options) {
+  return composite::conv_transpose2d_weight_backward<Flex>(tensor, weight, grad, options);
+}
+FlexTensor Flex::conv_transpose2d_bias_backward(const FlexTensor& tensor, const FlexTensor& bias, const FlexTensor& grad) {
+  return composite::conv2d_bias_backward<Flex>(tensor, bias, grad, "conv_transpose2d_bias_backward");
+}
 
 }  // namespace crossgrad::backends

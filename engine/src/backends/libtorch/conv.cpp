@@ -1,6 +1,7 @@
-// LibTorch: conv2d and its backward passes, ATen's own (aten/ops.cpp: at::conv2d and
-// at::convolution_backward, the kernels PyTorch's CPU build runs), after the shared
-// rules::plan_conv2d* checks. Options travel as ints (stride, padding, dilation, groups). An empty
+// LibTorch: conv2d, conv_transpose2d and their backward passes, ATen's own (aten/ops.cpp:
+// at::conv2d, at::conv_transpose2d and at::convolution_backward, the kernels PyTorch's CPU build
+// runs), after the shared rules::plan_conv2d* / plan_conv_transpose2d* checks. Options travel as
+// ints (stride, padding, [padding_out,] dilation, groups). An empty
 // operand or result never reaches the plugin (Note [Empty LibTorch tensors stay in the engine]):
 // then the composite over LibTorch's own ops gives the zeros, or the bias alone.
 #include "plugin.hpp"
@@ -22,6 +23,16 @@ std::vector<int64_t> option_ints(const Conv2dOptions& o) {
   return {static_cast<int64_t>(o.stride[0]),   static_cast<int64_t>(o.stride[1]),   static_cast<int64_t>(o.padding[0]),
           static_cast<int64_t>(o.padding[1]),  static_cast<int64_t>(o.dilation[0]), static_cast<int64_t>(o.dilation[1]),
           static_cast<int64_t>(o.groups)};
+}
+
+std::vector<int64_t> option_ints(const ConvTranspose2dOptions& o) {
+  std::vector<int64_t> out;
+  for (const Size2& v : {o.stride, o.padding, o.padding_out, o.dilation}) {
+    out.push_back(static_cast<int64_t>(v[0]));
+    out.push_back(static_cast<int64_t>(v[1]));
+  }
+  out.push_back(static_cast<int64_t>(o.groups));
+  return out;
 }
 
 bool any_empty(std::initializer_list<const LibTorchTensor*> ts) {
@@ -66,6 +77,47 @@ LibTorchTensor LibTorch::conv2d_bias_backward(const LibTorchTensor& tensor, cons
   const Shape out = rules::plan_conv2d_bias_backward(tensor.shape, tensor.dtype, bias.shape, bias.dtype, grad.shape, grad.dtype);
   if (any_empty({&bias, &grad})) return composite::conv2d_bias_backward<LibTorch>(tensor, bias, grad);
   return libtorch::run(Call{op_code(OpId::conv2d_bias_backward), {&grad}, {}, {}}, out, tensor.dtype);
+}
+
+LibTorchTensor LibTorch::conv_transpose2d(const LibTorchTensor& tensor, const LibTorchTensor& weight,
+                                          const std::optional<LibTorchTensor>& bias, const ConvTranspose2dOptions& options) {
+  const Shape bias_shape = bias ? bias->shape : Shape{};
+  const rules::Conv2dPlan p = rules::plan_conv_transpose2d(tensor.shape, tensor.dtype, weight.shape, weight.dtype,
+                                                           bias ? &bias_shape : nullptr, bias ? bias->dtype : tensor.dtype, options);
+  if (p.out.num_elements() == 0 || any_empty({&tensor, &weight})) {
+    return composite::conv_transpose2d<LibTorch>(tensor, weight, bias, options);
+  }
+  Call call{op_code(OpId::conv_transpose2d), {&tensor, &weight}, {}, option_ints(options)};
+  if (bias) call.inputs.push_back(&*bias);
+  return libtorch::run(call, p.out, tensor.dtype);
+}
+
+LibTorchTensor LibTorch::conv_transpose2d_x_backward(const LibTorchTensor& tensor, const LibTorchTensor& weight,
+                                                     const LibTorchTensor& grad, const ConvTranspose2dOptions& options) {
+  (void)rules::plan_conv_transpose2d_backward(tensor.shape, tensor.dtype, weight.shape, weight.dtype, grad.shape, grad.dtype,
+                                              options, "conv_transpose2d_x_backward");
+  if (any_empty({&tensor, &weight, &grad})) return composite::conv_transpose2d_x_backward<LibTorch>(tensor, weight, grad, options);
+  return libtorch::run(Call{op_code(OpId::conv_transpose2d_x_backward), {&tensor, &weight, &grad}, {}, option_ints(options)},
+                       tensor.shape, tensor.dtype);
+}
+
+LibTorchTensor LibTorch::conv_transpose2d_weight_backward(const LibTorchTensor& tensor, const LibTorchTensor& weight,
+                                                          const LibTorchTensor& grad, const ConvTranspose2dOptions& options) {
+  (void)rules::plan_conv_transpose2d_backward(tensor.shape, tensor.dtype, weight.shape, weight.dtype, grad.shape, grad.dtype,
+                                              options, "conv_transpose2d_weight_backward");
+  if (any_empty({&tensor, &weight, &grad})) {
+    return composite::conv_transpose2d_weight_backward<LibTorch>(tensor, weight, grad, options);
+  }
+  return libtorch::run(Call{op_code(OpId::conv_transpose2d_weight_backward), {&tensor, &weight, &grad}, {}, option_ints(options)},
+                       weight.shape, tensor.dtype);
+}
+
+LibTorchTensor LibTorch::conv_transpose2d_bias_backward(const LibTorchTensor& tensor, const LibTorchTensor& bias,
+                                                        const LibTorchTensor& grad) {
+  constexpr std::string_view op = "conv_transpose2d_bias_backward";
+  const Shape out = rules::plan_conv2d_bias_backward(tensor.shape, tensor.dtype, bias.shape, bias.dtype, grad.shape, grad.dtype, op);
+  if (any_empty({&bias, &grad})) return composite::conv2d_bias_backward<LibTorch>(tensor, bias, grad, op);
+  return libtorch::run(Call{op_code(OpId::conv_transpose2d_bias_backward), {&grad}, {}, {}}, out, tensor.dtype);
 }
 
 }  // namespace crossgrad::backends

@@ -58,5 +58,18 @@ NdArrayTensor NdArray::conv2d_weight_backward(const NdArrayTensor& tensor, const
 NdArrayTensor NdArray::conv2d_bias_backward(const NdArrayTensor& tensor, const NdArrayTensor& bias, const NdArrayTensor& grad) {
   return composite::conv2d_bias_backward<NdArray>(tensor, bias, grad);
 }
+// conv_transpose2d and its backward passes: the same list scattered (Note [Transposed convolution as a scattered product]).
+NdArrayTensor NdArray::conv_transpose2d(const NdArrayTensor& tensor, const NdArrayTensor& weight, const std::optional<NdArrayTensor>& bias, const ConvTranspose2dOptions& options) {
+  return composite::conv_transpose2d<NdArray>(tensor, weight, bias, options);
+}
+NdArrayTensor NdArray::conv_transpose2d_x_backward(const NdArrayTensor& tensor, const NdArrayTensor& weight, const NdArrayTensor& grad, const ConvTranspose2dOptions& options) {
+  return composite::conv_transpose2d_x_backward<NdArray>(tensor, weight, grad, options);
+}
+NdArrayTensor NdArray::conv_transpose2d_weight_backward(const NdArrayTensor& tensor, const NdArrayTensor& weight, const NdArrayTensor& grad, const ConvTranspose2dOptions& options) {
+  return composite::conv_transpose2d_weight_backward<NdArray>(tensor, weight, grad, options);
+}
+NdArrayTensor NdArray::conv_transpose2d_bias_backward(const NdArrayTensor& tensor, const NdArrayTensor& bias, const NdArrayTensor& grad) {
+  return composite::conv2d_bias_backward<NdArray>(tensor, bias, grad, "conv_transpose2d_bias_backward");
+}
 
 }  // namespace crossgrad::backends

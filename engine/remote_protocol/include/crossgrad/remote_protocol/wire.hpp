@@ -17,6 +17,7 @@
 //   MaxPool2dOptions             -> dims (9: kernel_size, stride, padding, dilation, ceil_mode)
 //   std::optional<tensor>        -> dims (1: present or not), then operands (the handle, if present)
 //   Conv2dOptions                -> dims (7: stride, padding, dilation, groups)
+//   ConvTranspose2dOptions       -> dims (9: stride, padding, padding_out, dilation, groups)
 // The client calls put_args(call, args...) with the op's arguments; the server walks the served
 // backend's function type with an ArgReader, which throws WireError when an argument is missing or
 // one is left over (finish()), so a call whose shape does not fit the op's Sig is INVALID_ARGUMENT.
@@ -126,6 +127,13 @@ inline void put_arg(proto::OpCall& call, const ::crossgrad::Conv2dOptions& o) {
   put_arg(call, o.dilation);
   call.add_dims(o.groups);
 }
+inline void put_arg(proto::OpCall& call, const ::crossgrad::ConvTranspose2dOptions& o) {
+  put_arg(call, o.stride);
+  put_arg(call, o.padding);
+  put_arg(call, o.padding_out);
+  put_arg(call, o.dilation);
+  call.add_dims(o.groups);
+}
 inline void put_arg(proto::OpCall& call, const ::crossgrad::Shape& shape) {
   put_shape(shape, call.mutable_shape());
 }
@@ -176,6 +184,7 @@ class ArgReader {
   ::crossgrad::AvgPool2dOptions avg_pool2d_options();  // the next eight dims (put_arg's order)
   ::crossgrad::MaxPool2dOptions max_pool2d_options();  // the next nine dims (put_arg's order)
   ::crossgrad::Conv2dOptions conv2d_options();          // the next seven dims (put_arg's order)
+  ::crossgrad::ConvTranspose2dOptions conv_transpose2d_options();  // the next nine dims (put_arg's order)
   ::crossgrad::Shape shape();                       // the whole shape field
   ::crossgrad::DType dtype();                       // the dtype field
   std::vector<::crossgrad::Range> ranges();         // the whole ranges field

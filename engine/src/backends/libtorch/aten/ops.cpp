@@ -677,7 +677,29 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       const at::Tensor& dx = std::get<0>(grads);
       return dx.narrow(2, ph, dx.size(2) - 2 * ph).narrow(3, pw, dx.size(3) - 2 * pw).contiguous();
     }
-    case OpId::conv2d_bias_backward: return in(c, 0).sum({0, 2, 3});
+    case OpId::conv2d_bias_backward:
+    case OpId::conv_transpose2d_bias_backward: return in(c, 0).sum({0, 2, 3});
+    // conv_transpose2d: x, weight and the bias if given; ints stride, padding, padding_out, dilation
+    // (2 each), groups (libtorch/conv.cpp). The forward pass crops with ATen's own padding (no term
+    // is dropped: padding only removes cells). The backward passes read the gradient's padded
+    // planes, whose padding cells are 0 terms in crossgrad (0 * inf is NaN) where ATen's
+    // convolution skips them, so the gradient is zero-padded here and ATen sees padding 0.
+    case OpId::conv_transpose2d:
+    case OpId::conv_transpose2d_x_backward:
+    case OpId::conv_transpose2d_weight_backward: {
+      const std::vector<int64_t> stride{integer(c, 0), integer(c, 1)}, padding{integer(c, 2), integer(c, 3)},
+          padding_out{integer(c, 4), integer(c, 5)}, dilation{integer(c, 6), integer(c, 7)}, none{0, 0};
+      const int64_t groups = integer(c, 8);
+      if (op == OpId::conv_transpose2d) {
+        const c10::optional<at::Tensor> bias = c.input_count > 2 ? c10::optional<at::Tensor>(in(c, 2)) : c10::nullopt;
+        return at::conv_transpose2d(in(c, 0), in(c, 1), bias, stride, padding, padding_out, groups, dilation);
+      }
+      const at::Tensor grad = at::constant_pad_nd(in(c, 2), {padding[1], padding[1], padding[0], padding[0]}, 0);
+      const bool x_grad = op == OpId::conv_transpose2d_x_backward;
+      auto grads = at::convolution_backward(grad, in(c, 0), in(c, 1), c10::nullopt, stride, at::IntArrayRef(none), dilation,
+                                            /*transposed=*/true, padding_out, groups, {x_grad, !x_grad, false});
+      return x_grad ? std::get<0>(grads) : std::get<1>(grads);
+    }
   }
   throw std::invalid_argument("unknown op code");
 }
