@@ -35,6 +35,7 @@ struct OpArgs {
   MaxPool2dOptions max_pool2d;  // MaxPool2d, MaxPool2dBackward
   Conv2dOptions conv2d;         // Conv2d, Conv2dBackward
   ConvTranspose2dOptions conv_transpose2d;  // ConvTranspose2d, ConvTranspose2dBackward
+  Conv1dOptions conv1d;                     // Conv1d, Conv1dBackward
   double input_bytes = 0;  // bytes the op reads (GB/s counts these plus the result's)
 };
 
@@ -458,6 +459,29 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                    const std::size_t out = (side + 2 * a.conv2d.padding[0] - k) / a.conv2d.stride[0] + 1;
                    a.values = operand_tensor<B>(kind, Shape{batch, co, out, out}, 3);
                  }
+                 a.input_bytes += bytes_of<B>(a.values);
+                 return a;
+               }}};
+    case OpSig::Conv1d:
+    case OpSig::Conv1dBackward:
+    case OpSig::Conv1dBiasBackward:
+      // A speech or sequence model's convolution, batch 8: size 0 256 -> 256 channels, kernel 3
+      // padding 1 over 1024 steps; size 1 80 -> 512, kernel 5 padding 2 over 400 (trial: a 1x1x3
+      // input). conv1d reads x, the weight and a bias; the backward passes x, the weight (or the
+      // bias) and the output's gradient.
+      return {{{{0, 0}, {1, 0}}, {2, 0},
+               [](const BenchSize& s) { return std::string(s.n == 0 ? "8x256x1024@256x3" : "8x80x400@512x5"); },
+               [=](const BenchSize& s) {
+                 const std::size_t c = s.n == 0 ? 256 : s.n == 1 ? 80 : 1, co = s.n == 0 ? 256 : s.n == 1 ? 512 : 1;
+                 const std::size_t length = s.n == 0 ? 1024 : s.n == 1 ? 400 : 3, k = s.n == 1 ? 5 : 3, batch = s.n == 2 ? 1 : 8;
+                 OpArgs<B> a;
+                 a.conv1d.padding = {k / 2};
+                 receiver(Shape{batch, c, length}, a);
+                 a.y = op.sig == OpSig::Conv1dBiasBackward ? operand_tensor<B>(kind, Shape{co}, 2) : operand_tensor<B>(kind, Shape{co, c, k}, 2);
+                 a.input_bytes += bytes_of<B>(a.y);
+                 // A kernel of k with padding k / 2 (k odd) keeps the length.
+                 a.values = op.sig == OpSig::Conv1d ? operand_tensor<B>(kind, Shape{co}, 3)
+                                                    : operand_tensor<B>(kind, Shape{batch, co, length}, 3);
                  a.input_bytes += bytes_of<B>(a.values);
                  return a;
                }}};

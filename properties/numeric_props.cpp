@@ -181,6 +181,23 @@ TEST(Numeric, Conv2dEqualsReferenceAndFiniteDifferences) {
   expect_judged_share(share, kMinJudgedSingleOps);
 }
 
+// conv1d (stride, padding and dilation from the graph's options): every backend against the
+// reference, and the gradients of x and the weight (conv1d_x_backward and conv1d_weight_backward,
+// through Autodiff<B>) against central finite differences.
+TEST(Numeric, Conv1dEqualsReferenceAndFiniteDifferences) {
+  JudgedShare share;
+  check_property(
+      [&] {
+        const auto g = *gen::conv1d_graph(gen::Values::Positive);
+        RC_TAG("stride " + std::to_string(1 + g.ops[0].dim1 % 2) + ", padding " + std::to_string(g.ops[0].dim1 / 2 % 2) +
+               ", dilation " + std::to_string(1 + g.ops[0].dim1 / 4 % 2));
+        require(og::check_graph_differential(g));
+        judge(g, share);
+      },
+      100);
+  expect_judged_share(share, kMinJudgedSingleOps);
+}
+
 // conv_transpose2d (stride, padding, dilation and padding_out from the graph's options): every
 // backend against the reference, and the gradients of x and the weight (Burn's
 // conv_transpose2d_x_backward and conv_transpose2d_weight_backward, through Autodiff<B>) against
@@ -641,10 +658,13 @@ TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {
       // The module ops read [batch, channels, h, w]: the same six values as two 1x3 planes.
       const OpSig sig = op_info(op).sig;
       const bool image = sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d;
-      const bool conv = sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d;
-      g.leaf_shapes = {image || conv ? std::vector<std::size_t>{1, 2, 1, 3} : std::vector<std::size_t>{2, 3},
+      const bool conv = sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d || sig == OpSig::Conv1d;
+      g.leaf_shapes = {sig == OpSig::Conv1d ? std::vector<std::size_t>{1, 2, 3}
+                       : image || conv      ? std::vector<std::size_t>{1, 2, 1, 3}
+                                            : std::vector<std::size_t>{2, 3},
                        sig == OpSig::Conv2d            ? std::vector<std::size_t>{1, 2, 1, 2}
                        : sig == OpSig::ConvTranspose2d ? std::vector<std::size_t>{2, 1, 1, 2}
+                       : sig == OpSig::Conv1d          ? std::vector<std::size_t>{1, 2, 2}
                                                        : std::vector<std::size_t>{3, 2}};
       g.leaf_values = {{0.5, 1, 1.5, 2, 2.5, 3}, {0.25, 0.5, 0.75, 1, 1.25, 1.5}};
       g.ops = {og::OpSpec{op, 0, og::is_binary(op) && op != og::Op::float_matmul && op != og::Op::linear && !conv ? 0u : 1u, 2.0, 1, 0}};

@@ -530,6 +530,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::linear:
     case OpId::conv2d:  // the padding is not an element
     case OpId::conv_transpose2d:
+    case OpId::conv1d:
     case OpId::float_neg:
     case OpId::float_exp:
     case OpId::float_log:
@@ -764,6 +765,9 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::conv_transpose2d_x_backward:
     case OpId::conv_transpose2d_weight_backward:
     case OpId::conv_transpose2d_bias_backward:
+    case OpId::conv1d_x_backward:
+    case OpId::conv1d_weight_backward:
+    case OpId::conv1d_bias_backward:
       return std::nullopt;
   }
   return std::nullopt;

@@ -76,11 +76,26 @@ ConvTranspose2dOptions conv_transpose2d_options(const OpArgsCase &c) {
   return o;
 }
 
+Conv1dOptions conv1d_options(const OpArgsCase &c) {
+  return Conv1dOptions{{c.conv[1]}, {c.conv[3]}, {c.conv[5]}, c.conv[6]};
+}
+
 std::vector<std::size_t> conv_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k) {
   const std::vector<std::size_t> &x = c.tensors[0].shape;
   const OpSig sig = op_of(c).sig;
   std::vector<std::size_t> out;
-  if (sig == OpSig::Conv2dBiasBackward) {  // {x, bias, grad}
+  if (sig == OpSig::Conv1dBiasBackward) {  // {x, bias, grad}
+    out = k == 1 ? std::vector<std::size_t>{3}
+                 : std::vector<std::size_t>{x.empty() ? 1 : x[0], c.tensors[1].shape.empty() ? 1 : c.tensors[1].shape[0], 4};
+  } else if (k == 1 && (sig == OpSig::Conv1d || sig == OpSig::Conv1dBackward)) {  // the weight
+    const std::size_t groups = c.conv[6] == 0 ? 1 : c.conv[6];
+    out = {2 * groups, x.size() == 3 ? x[1] / groups : 1, 2};
+  } else if (sig == OpSig::Conv1d) {  // the bias
+    out = {c.tensors[1].shape.empty() ? 1 : c.tensors[1].shape[0]};
+  } else if (sig == OpSig::Conv1dBackward) {  // the gradient
+    out = x;
+    if (const auto shape = oracle::conv1d_shape(x, c.tensors[1].shape, conv1d_options(c))) out = *shape;
+  } else if (sig == OpSig::Conv2dBiasBackward) {  // {x, bias, grad}
     out = k == 1 ? std::vector<std::size_t>{3}
                  : std::vector<std::size_t>{x.empty() ? 1 : x[0], c.tensors[1].shape.empty() ? 1 : c.tensors[1].shape[0], 2, 2};
   } else if (k == 1 && (sig == OpSig::ConvTranspose2d || sig == OpSig::ConvTranspose2dBackward)) {
@@ -101,7 +116,8 @@ std::vector<std::size_t> conv_operand_shape(const OpArgsCase &c, ShapeMode mode,
   }
   // Derived: conv2d's weight's dim 1 one larger (a weight for other channels), else the first dim
   // (conv_transpose2d's weight's input channels).
-  const bool weight = k == 1 && (sig == OpSig::Conv2d || sig == OpSig::Conv2dBackward);
+  const bool weight = k == 1 && (sig == OpSig::Conv2d || sig == OpSig::Conv2dBackward || sig == OpSig::Conv1d ||
+                                 sig == OpSig::Conv1dBackward);
   if (mode == ShapeMode::Derived && out.size() > 1) ++out[weight ? 1 : 0];
   if (mode == ShapeMode::Derived && out.size() == 1) ++out[0];
   return out;
@@ -352,6 +368,7 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   a.output_size = c.output_size;
   a.conv2d = conv2d_options(c);
   a.conv_transpose2d = conv_transpose2d_options(c);
+  a.conv1d = conv1d_options(c);
   return call;
 }
 
@@ -491,6 +508,16 @@ std::string describe(const OpArgsCase &c) {
       break;
     }
     case OpSig::Conv2dBiasBackward:
+      break;
+    case OpSig::Conv1d:
+    case OpSig::Conv1dBackward: {
+      const Conv1dOptions o = conv1d_options(c);
+      os << "\n  stride [" << o.stride[0] << "], padding [" << o.padding[0] << "], dilation [" << o.dilation[0] << "], groups "
+         << o.groups;
+      if (op.sig == OpSig::Conv1d) os << (c.tensors.size() > 2 ? ", with a bias" : ", no bias");
+      break;
+    }
+    case OpSig::Conv1dBiasBackward:
       break;
     case OpSig::ConvTranspose2d:
     case OpSig::ConvTranspose2dBackward: {

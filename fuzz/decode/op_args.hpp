@@ -178,6 +178,7 @@ std::vector<std::size_t> linear_operand_shape(const OpArgsCase &c, ShapeMode mod
 std::vector<std::size_t> conv_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 Conv2dOptions conv2d_options(const OpArgsCase &c);
 ConvTranspose2dOptions conv_transpose2d_options(const OpArgsCase &c);
+Conv1dOptions conv1d_options(const OpArgsCase &c);  // conv[] as for Conv2d, its widths' entries
 AvgPool2dOptions avg_pool2d_options(const OpArgsCase &c);
 MaxPool2dOptions max_pool2d_options(const OpArgsCase &c);
 
@@ -452,6 +453,26 @@ void schema(Io &io, OpArgsCase &c) {
       later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
       break;
     case OpSig::Conv2dBiasBackward:
+      later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
+      later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
+      break;
+    case OpSig::Conv1d: {
+      for (std::size_t &v : c.conv) io.pick(v, kDimChoices);
+      later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
+      bool bias = c.tensors.size() > 2;
+      io.flag(bias);
+      if (bias) later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
+      if constexpr (Io::reading) {
+        if (!bias) c.tensors.resize(2);
+      }
+      break;
+    }
+    case OpSig::Conv1dBackward:
+      for (std::size_t &v : c.conv) io.pick(v, kDimChoices);
+      later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
+      later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
+      break;
+    case OpSig::Conv1dBiasBackward:
       later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
       later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
       break;

@@ -118,6 +118,11 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
   f(in.tensors[0], in.tensors[1], in.tensors.size() > 2 ? std::optional<DispatchTensor>(in.tensors[2]) : std::nullopt, \
     a.conv_transpose2d)
 #define CROSSGRAD_OPARGS_CALL_ConvTranspose2dBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2], a.conv_transpose2d)
+#define CROSSGRAD_OPARGS_CALL_Conv1d(f)                                                                                 \
+  f(in.tensors[0], in.tensors[1], in.tensors.size() > 2 ? std::optional<DispatchTensor>(in.tensors[2]) : std::nullopt, \
+    a.conv1d)
+#define CROSSGRAD_OPARGS_CALL_Conv1dBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2], a.conv1d)
+#define CROSSGRAD_OPARGS_CALL_Conv1dBiasBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2])
 
 DispatchTensor dispatch(OpId op, const Call &in) {
   const oracle::OpArgs &a = in.args;

@@ -414,6 +414,12 @@ class Run {
         return Reads{2, 0, 10, false, false};
       case OpSig::ConvTranspose2dBackward:  // x, weight, grad and the options
         return Reads{3, 0, 9, false, false};
+      case OpSig::Conv1d:  // x, weight, the bias flag, then stride, padding, dilation, groups
+        return Reads{2, 0, 5, false, false};
+      case OpSig::Conv1dBackward:  // x, weight, grad and the options
+        return Reads{3, 0, 4, false, false};
+      case OpSig::Conv1dBiasBackward:  // x, bias, grad
+        return Reads{3, 0, 0, false, false};
     }
     return std::nullopt;
   }
@@ -437,7 +443,8 @@ class Run {
         scalars.resize(static_cast<std::size_t>(r->scalars), 1.0);
         if (r->dims >= 0) dims.resize(static_cast<std::size_t>(r->dims), 0);
         const bool bias_flag = op == static_cast<std::uint32_t>(OpId::linear) || op == static_cast<std::uint32_t>(OpId::conv2d) ||
-                               op == static_cast<std::uint32_t>(OpId::conv_transpose2d);
+                               op == static_cast<std::uint32_t>(OpId::conv_transpose2d) ||
+                               op == static_cast<std::uint32_t>(OpId::conv1d);
         if (bias_flag && dims[0] == 1) operands.resize(3, recent);
         if (!r->shape) shape.clear();
         if (!r->ranges) ranges.clear();

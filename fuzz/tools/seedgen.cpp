@@ -1041,6 +1041,52 @@ Candidates candidates(OpSig sig, DType dtype) {
                with({1, 2, 5, 5}, plain, {{like}, {derived}}), with({1, 2, 2, 2}, {1, 1, 0, 0, 1, 1, 1}, {{given, {2, 2, 4, 4}}}),
                with({1, 2, 5, 5}, plain, {{given, {2, 2, 0, 2}}})}};
     }
+    // conv1d: conv2d's cases on rows of at most 5 (a stored dim's largest value; the options in
+    // conv[]'s width entries: stride 1, padding 3, dilation 5, groups 6). Faults: a rank-4 input, a zero stride, groups 0 or not dividing, a
+    // weight for other channels, a bias one off, a kernel past the padded input; the backward
+    // passes: a gradient or weight one off.
+    case OpSig::Conv1d:
+    case OpSig::Conv1dBackward:
+    case OpSig::Conv1dBiasBackward: {
+      using Conv = std::array<std::size_t, 7>;
+      const oa::ShapeMode like = oa::ShapeMode::LikeFirst, derived = oa::ShapeMode::Derived,
+                          given = oa::ShapeMode::Explicit;
+      struct Later {
+        oa::ShapeMode mode = oa::ShapeMode::LikeFirst;
+        std::vector<std::size_t> shape = {};
+      };
+      auto with = [](std::vector<std::size_t> x, Conv conv, std::vector<Later> later) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors.assign(1, arg(x));
+          c.modes.clear();
+          c.conv = conv;
+          for (std::size_t k = 0; k < later.size(); ++k) {
+            c.tensors.resize(k + 2);
+            c.modes.push_back(later[k].mode);
+            c.tensors[k + 1] = arg(later[k].mode == oa::ShapeMode::Explicit ? later[k].shape
+                                                                              : oa::conv_operand_shape(c, later[k].mode, k + 1));
+          }
+        };
+      };
+      const Conv plain{0, 1, 0, 1, 0, 1, 1}, strided{0, 2, 0, 0, 0, 1, 2}, dilated{0, 1, 0, 2, 0, 2, 1};
+      if (sig == OpSig::Conv1dBiasBackward) {
+        const Conv none{};
+        return {{with({2, 3, 5}, none, {{like}, {like}}), with({1, 2, 3}, none, {{given, {2}}, {like}})},
+                {with({2, 3, 5}, none, {{like}, {derived}}), with({2, 3, 5}, none, {{given, {3, 1}}, {like}})}};
+      }
+      if (sig == OpSig::Conv1dBackward) {
+        return {{with({1, 2, 5}, plain, {{like}, {like}}), with({2, 2, 5}, strided, {{like}, {like}}),
+                 with({1, 1, 5}, dilated, {{given, {3, 1, 3}}, {like}})},
+                {with({1, 2, 5}, plain, {{like}, {derived}}), with({1, 2, 5}, plain, {{derived}, {like}})}};
+      }
+      return {{with({1, 2, 5}, plain, {{like}, {like}}), with({2, 2, 5}, strided, {{like}}),
+               with({1, 1, 5}, dilated, {{given, {3, 1, 3}}, {like}}), with({1, 0, 4}, plain, {{like}, {like}}),
+               with({0, 2, 4}, plain, {{like}})},
+              {with({1, 2, 5, 1}, plain, {{given, {2, 2, 2}}}), with({1, 2, 5}, {0, 0, 0, 1, 0, 1, 1}, {{like}}),
+               with({1, 2, 5}, {0, 1, 0, 1, 0, 1, 0}, {{given, {2, 2, 2}}}),
+               with({1, 2, 5}, {0, 1, 0, 1, 0, 1, 3}, {{given, {3, 1, 2}}}), with({1, 2, 5}, plain, {{derived}}),
+               with({1, 2, 5}, plain, {{like}, {derived}}), with({1, 2, 2}, {0, 1, 0, 0, 0, 1, 1}, {{given, {2, 2, 4}}})}};
+    }
     // conv_transpose2d: stride, padding, padding_out, dilation and groups on small images, a bias or
     // none, no input channels (the bias alone) and no batch. Faults: a rank-3 input, a zero stride,
     // groups 0 or not dividing the input channels, a weight for other input channels, a bias one
@@ -1333,6 +1379,15 @@ void remote_protocol_seeds() {
       c.operands = {f, f, f};
       c.dims = {1, 1, 1, 1, 1, 1};
     }
+    // conv1d: x, weight, bias (the flag 1), stride 1, padding 1, dilation 1, groups 1; the backward
+    // passes x, weight or bias and the gradient.
+    if (op.sig == OpSig::Conv1d) {
+      c.operands = {f, f, f};
+      c.dims = {1, 1, 1, 1, 1};
+    }
+    if (op.sig == OpSig::Conv1dBackward || op.sig == OpSig::Conv1dBiasBackward) c.operands = {f, f, f};
+    if (op.sig == OpSig::Conv1dBackward) c.dims = {1, 0, 1, 1};
+    if (op.sig == OpSig::Conv1dBiasBackward) c.dims = {};
     if (op.sig == OpSig::ConvTranspose2dBackward) {
       c.operands = {f, f, f};
       c.dims = {1, 1, 0, 0, 0, 0};

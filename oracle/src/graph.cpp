@@ -55,7 +55,8 @@ bool is_binary(Op op) {
   const OpSig sig = op_info(op).sig;
   return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign || sig == OpSig::Scatter ||
          sig == OpSig::ScatterUpdate || sig == OpSig::ScatterNd || sig == OpSig::MaskWhere || sig == OpSig::BinaryDim ||
-         sig == OpSig::RangesAssign || sig == OpSig::Linear || sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d;
+         sig == OpSig::RangesAssign || sig == OpSig::Linear || sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d ||
+         sig == OpSig::Conv1d;
 }
 
 namespace {
@@ -110,8 +111,11 @@ bool has_dim(Op op) {
     case OpSig::Linear:  // x @ rhs, no bias
     case OpSig::Conv2d:  // x and the weight rhs, no bias; the options come from dim1
     case OpSig::ConvTranspose2d:
+    case OpSig::Conv1d:
     case OpSig::Conv2dBackward:
     case OpSig::ConvTranspose2dBackward:
+    case OpSig::Conv1dBackward:
+    case OpSig::Conv1dBiasBackward:
     case OpSig::Conv2dBiasBackward:
     case OpSig::LinearXBackward:
     case OpSig::LinearWeightBackward:
@@ -146,9 +150,12 @@ bool has_dim1(Op op) {
     case OpSig::Embedding:      // the indices
     case OpSig::Conv2d:         // the options
     case OpSig::ConvTranspose2d:
+    case OpSig::Conv1d:
       return true;
     case OpSig::Conv2dBackward:  // never graph steps (Rule NotDifferentiable)
     case OpSig::ConvTranspose2dBackward:
+    case OpSig::Conv1dBackward:
+    case OpSig::Conv1dBiasBackward:
     case OpSig::Conv2dBiasBackward:
       return false;
     case OpSig::AvgPool2dBackward:  // never a graph step (Rule NotDifferentiable)
@@ -246,6 +253,7 @@ struct StepArgs {
   Size2 output_size{1, 1};      // adaptive_avg_pool2d
   Conv2dOptions conv2d;         // conv2d
   ConvTranspose2dOptions conv_transpose2d;  // conv_transpose2d
+  Conv1dOptions conv1d;                     // conv1d
 };
 
 // avg_pool2d's options from a step's dim1 (< kAvgPool2dSteps after normalisation; graph.hpp).
@@ -297,6 +305,13 @@ ConvTranspose2dOptions conv_transpose2d_of(std::size_t dim1) {
   const std::size_t out = c.stride[0] > 1 || c.dilation[0] > 1 ? dim1 / 8 % 2 : 0;
   o.padding_out = {out, out};
   return o;
+}
+// conv1d's: conv2d's stride, padding and dilation along the length (a graph's weight is any leaf
+// of rank 3 whose dim 1 is x's channels).
+constexpr std::size_t kConv1dSteps = kConv2dSteps;
+Conv1dOptions conv1d_of(std::size_t dim1) {
+  const Conv2dOptions c = conv2d_of(dim1);
+  return Conv1dOptions{{c.stride[1]}, {c.padding[1]}, {c.dilation[1]}, 1};
 }
 constexpr std::size_t kAdaptivePool2dSteps = 9;
 Size2 output_size_of(std::size_t dim1) { return {1 + dim1 % 3, 1 + dim1 / 3 % 3}; }
@@ -420,6 +435,7 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   a.output_size = output_size_of(op.dim1);
   a.conv2d = conv2d_of(op.dim1);
   a.conv_transpose2d = conv_transpose2d_of(op.dim1);
+  a.conv1d = conv1d_of(op.dim1);
   return a;
 }
 
@@ -478,6 +494,10 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::max_pool2d: return max_pool2d_shape(lhs, max_pool2d_of(op.dim1));
     case Op::conv2d: return conv2d_shape(lhs, rhs, conv2d_of(op.dim1));
     case Op::conv_transpose2d: return conv_transpose2d_shape(lhs, rhs, conv_transpose2d_of(op.dim1));
+    case Op::conv1d: return conv1d_shape(lhs, rhs, conv1d_of(op.dim1));
+    case Op::conv1d_x_backward:  // never graph steps (Rule NotDifferentiable)
+    case Op::conv1d_weight_backward:
+    case Op::conv1d_bias_backward:
     case Op::conv_transpose2d_x_backward:  // never graph steps (Rule NotDifferentiable)
     case Op::conv_transpose2d_weight_backward:
     case Op::conv_transpose2d_bias_backward:
@@ -843,6 +863,8 @@ std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& l
   // conv_transpose2d: an output cell takes at most one tap per input cell of every channel (the
   // weight is rhs; at most one kernel cell joins an input cell to a given output cell).
   if (op.op == Op::conv_transpose2d && lhs.size() == 4) return lhs[1] * lhs[2] * lhs[3] + 1;
+  // conv1d: a group's taps, at most the channels times the padded length (the weight is rhs).
+  if (op.op == Op::conv1d && lhs.size() == 3) return lhs[1] * (lhs[2] + 2 * conv1d_of(op.dim1).padding[0]) + 1;
   if (op.op == Op::adaptive_avg_pool2d && lhs.size() == 4) {
     const Size2 out = output_size_of(op.dim1);
     return ((lhs[2] + out[0] - 1) / out[0] + 1) * ((lhs[3] + out[1] - 1) / out[1] + 1);
@@ -917,6 +939,8 @@ GraphSpec normalized(GraphSpec graph) {
       op.dim1 %= kConv2dSteps;
     } else if (op.op == Op::conv_transpose2d) {
       op.dim1 %= kConvTranspose2dSteps;
+    } else if (op.op == Op::conv1d) {
+      op.dim1 %= kConv1dSteps;
     } else if (op.dim < rank) {
       const std::size_t size = shapes[op.lhs][op.dim];
       op.dim1 = op.op == Op::float_slice ? op.dim1 % (size + 1) : (size ? op.dim1 % size : 0);
@@ -1107,6 +1131,9 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_Conv2dBiasBackward(name)
 #define CROSSGRAD_APPLY_ConvTranspose2d(name)
 #define CROSSGRAD_APPLY_ConvTranspose2dBackward(name)
+#define CROSSGRAD_APPLY_Conv1d(name)
+#define CROSSGRAD_APPLY_Conv1dBackward(name)
+#define CROSSGRAD_APPLY_Conv1dBiasBackward(name)
 #define CROSSGRAD_APPLY_LinearXBackward(name)
 #define CROSSGRAD_APPLY_LinearWeightBackward(name)
 #define CROSSGRAD_APPLY_LinearBiasBackward(name)
@@ -1118,6 +1145,10 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::linear: return Dispatch::linear(lhs, rhs, std::nullopt);
     case Op::conv2d: return Dispatch::conv2d(lhs, rhs, std::nullopt, args().conv2d);
     case Op::conv_transpose2d: return Dispatch::conv_transpose2d(lhs, rhs, std::nullopt, args().conv_transpose2d);
+    case Op::conv1d: return Dispatch::conv1d(lhs, rhs, std::nullopt, args().conv1d);
+    case Op::conv1d_x_backward:
+    case Op::conv1d_weight_backward:
+    case Op::conv1d_bias_backward:
     case Op::conv_transpose2d_x_backward:
     case Op::conv_transpose2d_weight_backward:
     case Op::conv_transpose2d_bias_backward:

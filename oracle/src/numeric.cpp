@@ -328,6 +328,10 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::conv_transpose2d_x_backward:
     case Op::conv_transpose2d_weight_backward:
     case Op::conv_transpose2d_bias_backward:
+    case Op::conv1d:
+    case Op::conv1d_x_backward:
+    case Op::conv1d_weight_backward:
+    case Op::conv1d_bias_backward:
     case Op::linear_x_backward:
     case Op::linear_weight_backward:
     case Op::linear_bias_backward:
@@ -429,7 +433,8 @@ Bound bound_for_inputs(const OpSpec& op, DType dtype, const TensorData& lhs, con
     return m;
   };
   double magnitude = largest_finite(lhs);
-  if (op.op == Op::float_matmul || op.op == Op::linear || op.op == Op::conv2d || op.op == Op::conv_transpose2d) {
+  if (op.op == Op::float_matmul || op.op == Op::linear || op.op == Op::conv2d || op.op == Op::conv_transpose2d ||
+      op.op == Op::conv1d) {
     magnitude *= largest_finite(rhs);
   }
   return bound_for_receiver(op.op, dtype, reduction_length(op, lhs.shape().dims()), magnitude, lhs.to_f64());
@@ -653,6 +658,7 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::linear:
     case Op::conv2d:
     case Op::conv_transpose2d:
+    case Op::conv1d:
       d = {max_abs(b), max_abs(a)};
       break;
     case Op::float_exp: d.lhs = max_abs(y); break;
@@ -801,6 +807,9 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::conv_transpose2d_x_backward:
     case Op::conv_transpose2d_weight_backward:
     case Op::conv_transpose2d_bias_backward:
+    case Op::conv1d_x_backward:
+    case Op::conv1d_weight_backward:
+    case Op::conv1d_bias_backward:
     case Op::linear_x_backward:
     case Op::linear_weight_backward:
     case Op::linear_bias_backward:
@@ -1335,7 +1344,8 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     }
     // The op's own error.
     double magnitude = max_abs(a);
-    if (op.op == Op::float_matmul || op.op == Op::linear || op.op == Op::conv2d || op.op == Op::conv_transpose2d) {
+    if (op.op == Op::float_matmul || op.op == Op::linear || op.op == Op::conv2d || op.op == Op::conv_transpose2d ||
+        op.op == Op::conv1d) {
       magnitude *= max_abs(b);
     }
     const Bound own = bound_for(op.op, g.dtype, n, magnitude);
@@ -1393,7 +1403,7 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     // to 0 in Flex's, so the gradients -v12 / v9^2 differ by 1 % (ops_differential_fuzzer in the
     // OSS-Fuzz build smoke; regress-gradient-numerator-is-a-cancelled-residue).
     if (op.op == Op::float_mul || op.op == Op::float_matmul || op.op == Op::linear || op.op == Op::conv2d ||
-        op.op == Op::conv_transpose2d) {
+        op.op == Op::conv_transpose2d || op.op == Op::conv1d) {
       c.gradient_rel += uncertainty_in_size(a, e[op.lhs]) + uncertainty_in_size(b, e[op.rhs]);
     } else if (op.op == Op::float_div) {
       c.gradient_rel += uncertainty_in_size(a, e[op.lhs]);

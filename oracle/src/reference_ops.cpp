@@ -1358,6 +1358,47 @@ HostArray conv2d_bias_backward(const HostArray& x, const HostArray& bias, const 
   return out;
 }
 
+// conv1d is conv2d over a single row (Burn's default conv1d): x [n, c, l] as [n, c, 1, l], the weight
+// [co, cg, k] as [co, cg, 1, k], stride, padding and dilation 1, 0 and 1 across rows; its own
+// checks are the ranks of its 1-D layouts (and, for a gradient, its shape, checked on the view).
+Dims row_view(const Dims& d) { return d.size() == 3 ? Dims{d[0], d[1], 1, d[2]} : d; }
+HostArray as_row(const HostArray& a) {
+  HostArray r = a;
+  r.shape = row_view(a.shape);
+  return r;
+}
+HostArray without_row(HostArray a) {
+  if (a.shape.size() == 4) a.shape = {a.shape[0], a.shape[1], a.shape[3]};
+  return a;
+}
+Conv2dOptions row_options(const Conv1dOptions& o) { return Conv2dOptions{{1, o.stride[0]}, {0, o.padding[0]}, {1, o.dilation[0]}, o.groups}; }
+void require_conv1d_ranks(const HostArray& x, const HostArray& weight) {
+  if (x.shape.size() != 3 || weight.shape.size() != 3) invalid("module-input-rank");
+}
+
+HostArray conv1d(const HostArray& x, const HostArray& weight, const HostArray* bias, const Conv1dOptions& o) {
+  std::vector<const HostArray*> in{&x, &weight};
+  if (bias != nullptr) in.push_back(bias);
+  require_conv_dtypes(in);
+  require_conv1d_ranks(x, weight);
+  return without_row(conv2d(as_row(x), as_row(weight), bias, row_options(o)));
+}
+
+HostArray conv1d_backward(const HostArray& x, const HostArray& weight, const HostArray& grad, const Conv1dOptions& o, bool of_x) {
+  require_conv_dtypes({&x, &weight, &grad});
+  require_conv1d_ranks(x, weight);
+  // A gradient of another rank keeps its shape: it cannot equal the 4-D view's (pool-grad-shape).
+  const HostArray g = grad.shape.size() == 3 ? as_row(grad) : grad;
+  return without_row(conv2d_backward(as_row(x), as_row(weight), g, row_options(o), of_x));
+}
+
+HostArray conv1d_bias_backward(const HostArray& x, const HostArray& bias, const HostArray& grad) {
+  require_conv_dtypes({&x, &bias, &grad});
+  if (x.shape.size() != 3 || bias.shape.size() != 1 || grad.shape.size() != 3) invalid("module-input-rank");
+  return conv2d_bias_backward(as_row(x), bias, as_row(grad));
+}
+
+
 // adaptive_avg_pool2d: output o of `out` along a dim of `in` averages input cells
 // floor(o in / out) .. ceil((o + 1) in / out) - 1.
 std::pair<std::size_t, std::size_t> adaptive_cells(std::size_t o, std::size_t in, std::size_t out) {
@@ -2489,6 +2530,10 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::conv2d_weight_backward: return conv2d_backward(in[0], in[1], in[2], a.conv2d, false);
     case OpId::conv2d_bias_backward: return conv2d_bias_backward(in[0], in[1], in[2]);
     case OpId::conv_transpose2d: return conv_transpose2d(in[0], in[1], in.size() > 2 ? &in[2] : nullptr, a.conv_transpose2d);
+    case OpId::conv1d: return conv1d(in[0], in[1], in.size() > 2 ? &in[2] : nullptr, a.conv1d);
+    case OpId::conv1d_x_backward: return conv1d_backward(in[0], in[1], in[2], a.conv1d, true);
+    case OpId::conv1d_weight_backward: return conv1d_backward(in[0], in[1], in[2], a.conv1d, false);
+    case OpId::conv1d_bias_backward: return conv1d_bias_backward(in[0], in[1], in[2]);
     case OpId::conv_transpose2d_x_backward: return conv_transpose2d_backward(in[0], in[1], in[2], a.conv_transpose2d, true);
     case OpId::conv_transpose2d_weight_backward: return conv_transpose2d_backward(in[0], in[1], in[2], a.conv_transpose2d, false);
     case OpId::conv_transpose2d_bias_backward: return conv2d_bias_backward(in[0], in[1], in[2]);
@@ -2639,6 +2684,14 @@ std::optional<std::vector<std::size_t>> conv2d_shape(const std::vector<std::size
   }
 }
 
+std::optional<std::vector<std::size_t>> conv1d_shape(const std::vector<std::size_t>& x, const std::vector<std::size_t>& weight,
+                                                     const Conv1dOptions& options) {
+  if (x.size() != 3 || weight.size() != 3) return std::nullopt;
+  const auto shape = conv2d_shape(row_view(x), row_view(weight), row_options(options));
+  if (!shape) return std::nullopt;
+  return std::vector<std::size_t>{(*shape)[0], (*shape)[1], (*shape)[3]};
+}
+
 std::optional<std::vector<std::size_t>> conv_transpose2d_shape(const std::vector<std::size_t>& x,
                                                                const std::vector<std::size_t>& weight,
                                                                const ConvTranspose2dOptions& options) {
@@ -2669,14 +2722,18 @@ double reference_magnitude(OpId op, const std::vector<HostArray>& operands) {
   if (op == OpId::float_matmul || op == OpId::linear_x_backward || op == OpId::linear_weight_backward) {
     return largest_finite(0) * largest_finite(1);
   }
-  if (op == OpId::linear || op == OpId::conv2d || op == OpId::conv_transpose2d) {
+  if (op == OpId::linear || op == OpId::conv2d || op == OpId::conv_transpose2d || op == OpId::conv1d) {
     return std::fmax(largest_finite(0) * largest_finite(1), largest_finite(2));
   }
-  if (op == OpId::conv2d_x_backward || op == OpId::conv_transpose2d_x_backward) return largest_finite(1) * largest_finite(2);
-  if (op == OpId::conv2d_weight_backward || op == OpId::conv_transpose2d_weight_backward) {
+  if (op == OpId::conv2d_x_backward || op == OpId::conv_transpose2d_x_backward || op == OpId::conv1d_x_backward) {
+    return largest_finite(1) * largest_finite(2);
+  }
+  if (op == OpId::conv2d_weight_backward || op == OpId::conv_transpose2d_weight_backward || op == OpId::conv1d_weight_backward) {
     return largest_finite(0) * largest_finite(2);
   }
-  if (op == OpId::conv2d_bias_backward || op == OpId::conv_transpose2d_bias_backward) return largest_finite(2);
+  if (op == OpId::conv2d_bias_backward || op == OpId::conv_transpose2d_bias_backward || op == OpId::conv1d_bias_backward) {
+    return largest_finite(2);
+  }
   if (op == OpId::avg_pool2d_backward || op == OpId::adaptive_avg_pool2d_backward) return largest_finite(1);
   if (op == OpId::max_pool2d_with_indices_backward || op == OpId::embedding_backward) {
     return largest_finite(2);  // {x or weights, indices, grad}
@@ -2769,6 +2826,19 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
       if (op == OpId::conv2d) return std::max<std::size_t>(1, taps + 1);
       const std::size_t groups = std::max<std::size_t>(1, args.conv2d.groups);
       return std::max<std::size_t>(1, w[0] / groups * w[2] * w[3]);  // conv2d_x_backward
+    }
+    // conv1d: conv2d's counts on the single-row view (a kernel of 1 x k taps; positions n * l).
+    case OpSig::Conv1d:
+    case OpSig::Conv1dBackward:
+    case OpSig::Conv1dBiasBackward: {
+      if (operands.size() < 2 || shape.size() != 3) return 1;
+      const Dims& w = operands[1].shape;
+      const Dims& g = operands.size() > 2 ? operands[2].shape : Dims{};
+      const std::size_t positions = g.size() == 3 ? std::max<std::size_t>(1, g[0] * g[2]) : 1;
+      if (op == OpId::conv1d_bias_backward || op == OpId::conv1d_weight_backward) return positions;
+      if (w.size() != 3) return 1;
+      if (op == OpId::conv1d) return std::max<std::size_t>(1, w[1] * w[2] + 1);
+      return std::max<std::size_t>(1, w[0] / std::max<std::size_t>(1, args.conv1d.groups) * w[2]);  // conv1d_x_backward
     }
     // conv_transpose2d: an output cell receives at most every tap of its group's input channels (a
     // product each, summed by the matmul over channels, then by the scatter over kernel cells) and

@@ -797,6 +797,43 @@ void gen_conv2d(OpCase& c, bool bad) {
   }
 }
 
+// conv1d and its backward passes: gen_conv2d's cases on a single row, x [0..2, channels, 1..7],
+// a kernel 1..3, stride 1..2, padding 0..2, dilation 1..2. Faults as gen_conv2d's (a rank-2 x).
+void gen_conv1d(OpCase& c, bool bad) {
+  const OpSig sig = op_info(c.op).sig;
+  const std::size_t groups = pick(1, 2);
+  const std::size_t cg = chance(8) ? 0 : pick(1, 2), cog = pick(1, 2);
+  Dims x{chance(8) ? 0 : pick(1, 2), cg * groups, pick(1, 7)};
+  Dims w{cog * groups, cg, pick(1, 3)};
+  Conv1dOptions& o = c.args.conv1d;
+  o.groups = groups;
+  for (int tries = 0;; ++tries) {
+    o.stride = {pick(1, 2)};
+    o.padding = {pick(0, 2)};
+    o.dilation = {pick(1, 2)};
+    if (og::conv1d_shape(x, w, o) || tries > 8) break;
+  }
+  const std::optional<Dims> out = og::conv1d_shape(x, w, o);
+  Dims g = out ? *out : Dims{x[0], w[0], 1};
+  Dims b{w[0]};
+  const int fault = bad ? static_cast<int>(pick(0, 5)) : -1;
+  if (fault == 0) x.erase(x.begin() + 2);
+  if (fault == 1) o.stride[0] = 0;
+  if (fault == 2) o.groups = chance(2) ? 0 : 3;
+  if (fault == 3) w[1] += 1;
+  if (fault == 4) b[0] += 1;
+  if (fault == 5) g[pick(0, 2)] += 1;
+  if (sig == OpSig::Conv1d) {
+    c.operands = {floats(x, c.dtype), floats(w, c.dtype)};
+    if (fault == 4 || chance(2)) c.operands.push_back(floats(b, c.dtype));
+  } else if (sig == OpSig::Conv1dBackward) {
+    c.operands = {floats(x, c.dtype), floats(w, c.dtype), floats(g, c.dtype)};
+  } else {
+    if (fault == 4) g[1] = b[0] - 1;  // the gradient's channels one off the bias
+    c.operands = {floats(x, c.dtype), floats(b, c.dtype), floats(g, c.dtype)};
+  }
+}
+
 // conv_transpose2d and its backward passes over x [0..2, channels, 1..4, 1..4] with groups 1..2
 // dividing channels 0..4 (no batch or no input channels one time in eight each), a kernel 1..3,
 // stride and dilation 1..2, padding 0..2 and padding_out below the stride or dilation (options
@@ -1014,6 +1051,9 @@ void gen_float_case(OpCase& c, bool bad) {
     case OpSig::Conv2dBiasBackward: gen_conv2d(c, bad); break;
     case OpSig::ConvTranspose2d:
     case OpSig::ConvTranspose2dBackward: gen_conv_transpose2d(c, bad); break;
+    case OpSig::Conv1d:
+    case OpSig::Conv1dBackward:
+    case OpSig::Conv1dBiasBackward: gen_conv1d(c, bad); break;
   }
 }
 
@@ -1101,6 +1141,14 @@ std::string describe(const OpCase& c) {
       const auto pair = [](const Size2& v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; };
       s += "\n  stride " + pair(o.stride) + " padding " + pair(o.padding) + " dilation " + pair(o.dilation) + " groups " +
            std::to_string(o.groups);
+      break;
+    }
+    case OpSig::Conv1dBiasBackward: break;
+    case OpSig::Conv1d:
+    case OpSig::Conv1dBackward: {
+      const Conv1dOptions& o = a.conv1d;
+      s += "\n  stride [" + std::to_string(o.stride[0]) + "] padding [" + std::to_string(o.padding[0]) + "] dilation [" +
+           std::to_string(o.dilation[0]) + "] groups " + std::to_string(o.groups);
       break;
     }
     case OpSig::ConvTranspose2d:

@@ -282,6 +282,38 @@ inline rc::Gen<oracle::GraphSpec> conv_graph(Values mode) {
       [](const oracle::GraphSpec& g) { return g.ops[0].op == oracle::Op::conv2d; });
 }
 
+// conv1d (no bias) of x [1..2, 1..3, 1..7] with a weight [1..3, x's channels, 1..3] under the
+// graph's options (dim1: stride, padding, dilation; graph.cpp conv1d_of), then maybe tanh; redrawn
+// until the kernel fits.
+inline rc::Gen<oracle::GraphSpec> conv1d_graph(Values mode) {
+  return rc::gen::suchThat(
+      rc::gen::mapcat(
+          rc::gen::tuple(backend(), rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64}),
+                         rc::gen::container<std::vector<std::size_t>>(4, rc::gen::inRange<std::size_t>(1, 4)),
+                         rc::gen::inRange<std::size_t>(1, 8), rc::gen::inRange<std::size_t>(0, 8), rc::gen::arbitrary<bool>()),
+          [mode](const auto& t) {
+            const auto [b_, dtype_, sizes, l, dim1_, tanh_] = t;
+            const std::size_t b = b_, dim1 = dim1_;
+            const DType dtype = dtype_;
+            const bool tanh = tanh_;
+            const std::vector<std::size_t> x{1 + sizes[0] % 2, sizes[1], l}, weight{sizes[2], sizes[1], sizes[3]};
+            auto value = mode == Values::Positive ? positive_value() : float_value(false);
+            return rc::gen::map(rc::gen::tuple(rc::gen::container<std::vector<double>>(oracle::element_count(x), value),
+                                               rc::gen::container<std::vector<double>>(oracle::element_count(weight), value)),
+                                [=](const auto& v) {
+                                  oracle::GraphSpec g;
+                                  g.backend = b;
+                                  g.dtype = dtype;
+                                  g.leaf_shapes = {x, weight};
+                                  g.leaf_values = {std::get<0>(v), std::get<1>(v)};
+                                  g.ops = {oracle::OpSpec{oracle::Op::conv1d, 0, 1, 1.0, 0, dim1}};
+                                  if (tanh) g.ops.push_back(oracle::OpSpec{oracle::Op::float_tanh, 2, 0, 1.0, 0, 0});
+                                  return oracle::normalized(g);
+                                });
+          }),
+      [](const oracle::GraphSpec& g) { return g.ops[0].op == oracle::Op::conv1d; });
+}
+
 // conv_transpose2d (no bias) of x [1..2, 1..3, 1..4, 1..4] with a weight [x's channels, 1..3,
 // 1..3, 1..3] under the graph's options (dim1: stride, padding, dilation, padding_out; graph.cpp
 // conv_transpose2d_of), then maybe tanh; redrawn until the output has cells.

@@ -76,6 +76,10 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
 #define CG_CALL_ConvTranspose2d(name) \
   Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt, a.conv_transpose2d)
 #define CG_CALL_ConvTranspose2dBackward(name) Dispatch::name(t[0], t[1], t[2], a.conv_transpose2d)
+#define CG_CALL_Conv1d(name) \
+  Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt, a.conv1d)
+#define CG_CALL_Conv1dBackward(name) Dispatch::name(t[0], t[1], t[2], a.conv1d)
+#define CG_CALL_Conv1dBiasBackward(name) Dispatch::name(t[0], t[1], t[2])
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
   switch (op) {
 #define CG_CALL_CASE(name, method, Sig, Operand, Result, Rule) \

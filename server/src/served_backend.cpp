@@ -212,6 +212,8 @@ class Table final : public TensorTable {
         return reader.conv2d_options();
       } else if constexpr (std::is_same_v<D, ConvTranspose2dOptions>) {
         return reader.conv_transpose2d_options();
+      } else if constexpr (std::is_same_v<D, Conv1dOptions>) {
+        return reader.conv1d_options();
       } else {
         static_assert(kAlwaysFalse<D>, "a backend parameter type the wire does not carry");
       }
@@ -320,6 +322,15 @@ class Table final : public TensorTable {
         const std::optional<T>& b = std::get<2>(args);
         const Shape bias_shape = b ? B::shape(*b) : Shape{};
         const rules::Conv2dPlan p = rules::plan_conv2d(B::shape(x), B::dtype(x), B::shape(w), B::dtype(w), b ? &bias_shape : nullptr,
+                                                       b ? B::dtype(*b) : B::dtype(x), std::get<3>(args));
+        return bytes_of(p.out, B::dtype(x));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, std::optional<T>, Conv1dOptions>>) {
+        // conv1d: padding makes windows of an empty or short input, as conv2d's.
+        const T& x = std::get<0>(args).get();
+        const T& w = std::get<1>(args).get();
+        const std::optional<T>& b = std::get<2>(args);
+        const Shape bias_shape = b ? B::shape(*b) : Shape{};
+        const rules::Conv2dPlan p = rules::plan_conv1d(B::shape(x), B::dtype(x), B::shape(w), B::dtype(w), b ? &bias_shape : nullptr,
                                                        b ? B::dtype(*b) : B::dtype(x), std::get<3>(args));
         return bytes_of(p.out, B::dtype(x));
       } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, std::optional<T>, ConvTranspose2dOptions>>) {

@@ -126,6 +126,21 @@ TYPED_TEST(ConvTranspose2dOps, BackwardPassesCalledDirectly) {
   }
 }
 
+// A 2-tap kernel 2^62 rows apart, padding_out 2^62 - 1 and padding 2^62 - 1: a full output of 2^63
+// rows cropped to 2 (the dilation allows that padding_out), of which the second is tap 1's. The
+// output is built without a plane for the cropped rows (Note [Transposed convolution as a
+// scattered product]), so this is two cells, not a tensor-too-large panic.
+TYPED_TEST(ConvTranspose2dOps, ACropOfAHugeFullOutputBuildsOnlyTheKeptCells) {
+  const DispatchDevice device = plain_device<TypeParam>();
+  const std::size_t far = std::size_t{1} << 62;
+  for (const DType dt : kDtypes) {
+    const DispatchTensor y = Dispatch::conv_transpose2d(tensor_on(device, {5}, dt, {1, 1, 1, 1}), tensor_on(device, {1, 3}, dt, {1, 1, 2, 1}),
+                                                        std::nullopt, options({1, 1}, {far - 1, 0}, {far - 1, 0}, {far, 1}));
+    EXPECT_EQ(Dispatch::float_shape(y), (Shape{1, 1, 2, 1}));
+    EXPECT_EQ(values(y), (std::vector<double>{0, 15}));
+  }
+}
+
 TYPED_TEST(ConvTranspose2dOps, BadArgumentsPanicInOrder) {
   const DispatchDevice device = plain_device<TypeParam>();
   const DispatchTensor x = square(device, DType::F32), w = diagonal(device, DType::F32);

@@ -281,6 +281,24 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
           Dispatch::float_reshape(x, {1, 2, 1, 3}),
           Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {3, 2}), 1), {3}),
           Dispatch::float_reshape(other, {1, 3, 1, 2}));
+    // conv1d: the receiver as [1, 2, 3] (2 channels) through a [3, 2, 1] weight (`other`) with a bias
+    // of its row sums; the backward passes through a [1, 2, 3] weight (one output, length 1) or a [3]
+    // bias and `other` as the gradient [1, 3, 2].
+    case OpId::conv1d:
+      return Dispatch::conv1d(Dispatch::float_reshape(x, {1, 2, 3}), Dispatch::float_reshape(other, {3, 2, 1}),
+                              Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {3, 2}), 1), {3}),
+                              Conv1dOptions{});
+    case OpId::conv1d_x_backward:
+      return Dispatch::conv1d_x_backward(Dispatch::float_reshape(x, {1, 2, 3}), Dispatch::float_reshape(other, {1, 2, 3}),
+                                         Dispatch::float_reshape(Dispatch::float_sum(x), {1, 1, 1}), Conv1dOptions{});
+    case OpId::conv1d_weight_backward:
+      return Dispatch::conv1d_weight_backward(Dispatch::float_reshape(x, {1, 2, 3}), Dispatch::float_reshape(other, {1, 2, 3}),
+                                              Dispatch::float_reshape(Dispatch::float_sum(x), {1, 1, 1}), Conv1dOptions{});
+    case OpId::conv1d_bias_backward:
+      return Dispatch::conv1d_bias_backward(
+          Dispatch::float_reshape(x, {1, 2, 3}),
+          Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {3, 2}), 1), {3}),
+          Dispatch::float_reshape(other, {1, 3, 2}));
     // conv_transpose2d: the receiver as [1, 2, 1, 3] (2 input channels) through a [2, 3, 1, 1]
     // weight (`other`) with a bias of its column sums; the backward passes through a [2, 1, 1, 1]
     // weight (`other`'s row sums) with the gradient [1, 1, 1, 3] (the receiver's column sums), the

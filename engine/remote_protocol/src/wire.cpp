@@ -140,6 +140,15 @@ bool ArgReader::flag() {
   return o;
 }
 
+::crossgrad::Conv1dOptions ArgReader::conv1d_options() {
+  ::crossgrad::Conv1dOptions o;
+  o.stride[0] = dim();
+  o.padding[0] = dim();
+  o.dilation[0] = dim();
+  o.groups = dim();
+  return o;
+}
+
 ::crossgrad::ConvTranspose2dOptions ArgReader::conv_transpose2d_options() {
   ::crossgrad::ConvTranspose2dOptions o;
   o.stride = size2();

@@ -105,4 +105,24 @@ AutodiffTensor<B> Autodiff<B>::conv_transpose2d(const Tensor& x, const Tensor& w
   });
 }
 
+// Burn's Autodiff<B>::conv1d: x's gradient is B::conv1d_x_backward, the weight's
+// B::conv1d_weight_backward, the bias's B::conv1d_bias_backward.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::conv1d(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias,
+                                      const Conv1dOptions& options) {
+  const Primitive px = x.primitive, pw = weight.primitive;
+  std::optional<Primitive> pb;
+  if (bias) pb = bias->primitive;
+  Primitive out = B::conv1d(px, pw, pb, options);
+  const auto grads = [px, pw, options](const Primitive& g) {
+    return std::vector<Primitive>{B::conv1d_x_backward(px, pw, g, options), B::conv1d_weight_backward(px, pw, g, options)};
+  };
+  if (!bias) return record<B>(std::move(out), {&x, &weight}, grads);
+  return record<B>(std::move(out), {&x, &weight, &*bias}, [grads, px, pb = *pb](const Primitive& g) {
+    std::vector<Primitive> out = grads(g);
+    out.push_back(B::conv1d_bias_backward(px, pb, g));
+    return out;
+  });
+}
+
 }  // namespace crossgrad

@@ -29,8 +29,7 @@ namespace crossgrad::backends::composite {
 // Note [Convolution as a gathered product]'s index list, for any geometry: for every row k =
 // (channel, i, j) and every position l = (y, x) of a grid_h x grid_w grid, the cell
 // (y * stride + i * dilation, x * stride + j * dilation) of that channel of a padded_h x padded_w
-// plane. conv2d's grid is its output and its planes the padded input; conv_transpose2d's grid is
-// its input and its planes the padded output (the same list, scattered into instead of gathered).
+// plane. conv2d's grid is its output and its planes the padded input.
 struct Im2col {
   std::size_t channels, padded_h, padded_w, k_h, k_w, grid_h, grid_w;
   Size2 stride, dilation;
@@ -38,9 +37,6 @@ struct Im2col {
 
 inline Im2col conv2d_im2col(const rules::Conv2dPlan& p, const Conv2dOptions& o) {
   return {p.channels_in, p.in_h + 2 * o.padding[0], p.in_w + 2 * o.padding[1], p.k_h, p.k_w, p.out_h, p.out_w, o.stride, o.dilation};
-}
-inline Im2col conv_transpose2d_im2col(const rules::Conv2dPlan& p, const ConvTranspose2dOptions& o) {
-  return {p.channels_out, p.out_h + 2 * o.padding[0], p.out_w + 2 * o.padding[1], p.k_h, p.k_w, p.in_h, p.in_w, o.stride, o.dilation};
 }
 
 // The index list, as an I64 tensor on `like`'s device, once the matrix it gathers ([batch, rows,
@@ -84,7 +80,7 @@ typename B::Tensor padded_rows(const typename B::Tensor& t, std::size_t pad_h, s
 
 // cols [batch, groups * K * L] in the index list's row and position order, added into the zero
 // planes [batch, channels, padded_h, padded_w] the list names, the padding sliced off: [batch,
-// channels, padded_h - 2 pad_h, padded_w - 2 pad_w] (conv2d's x gradient, conv_transpose2d itself).
+// channels, padded_h - 2 pad_h, padded_w - 2 pad_w] (conv2d's x gradient).
 template <class B>
 typename B::Tensor scattered(const typename B::Tensor& cols, const Im2col& g, std::size_t batch, std::size_t pad_h,
                              std::size_t pad_w) {
@@ -172,17 +168,108 @@ typename B::Tensor conv2d_bias_backward(const typename B::Tensor& x, const typen
   return B::float_reshape(B::float_sum_dim(per_channel, 1), out);
 }
 
+// conv1d and its backward passes: the backend's own conv2d passes on the single-row view (Burn's
+// default conv1d), after conv1d's checks under conv1d's names (rules::plan_conv1d*), so the 2-D
+// view never panics. The result is conv2d's, element for element.
+template <class B>
+typename B::Tensor conv1d(const typename B::Tensor& x, const typename B::Tensor& weight,
+                          const std::optional<typename B::Tensor>& bias, const Conv1dOptions& o) {
+  const Shape bias_shape = bias ? B::shape(*bias) : Shape{};
+  const rules::Conv2dPlan p = rules::plan_conv1d(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight),
+                                                 bias ? &bias_shape : nullptr, bias ? B::dtype(*bias) : B::dtype(x), o);
+  const Shape &xs = B::shape(x), &ws = B::shape(weight);
+  return B::float_reshape(B::conv2d(B::float_reshape(x, Shape{xs[0], xs[1], 1, xs[2]}),
+                                    B::float_reshape(weight, Shape{ws[0], ws[1], 1, ws[2]}), bias, rules::conv2d_options_of(o)),
+                          p.out);
+}
+
+// conv1d_x_backward (of_x) or conv1d_weight_backward: conv2d's on the single-row view.
+template <class B>
+typename B::Tensor conv1d_backward(const typename B::Tensor& x, const typename B::Tensor& weight, const typename B::Tensor& grad,
+                                   const Conv1dOptions& o, bool of_x) {
+  (void)rules::plan_conv1d_backward(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight), B::shape(grad), B::dtype(grad), o,
+                                    of_x ? "conv1d_x_backward" : "conv1d_weight_backward");
+  const Shape &xs = B::shape(x), &ws = B::shape(weight), &gs = B::shape(grad);
+  const typename B::Tensor x4 = B::float_reshape(x, Shape{xs[0], xs[1], 1, xs[2]});
+  const typename B::Tensor w4 = B::float_reshape(weight, Shape{ws[0], ws[1], 1, ws[2]});
+  const typename B::Tensor g4 = B::float_reshape(grad, Shape{gs[0], gs[1], 1, gs[2]});
+  const Conv2dOptions o2 = rules::conv2d_options_of(o);
+  return of_x ? B::float_reshape(B::conv2d_x_backward(x4, w4, g4, o2), xs) : B::float_reshape(B::conv2d_weight_backward(x4, w4, g4, o2), ws);
+}
+
+template <class B>
+typename B::Tensor conv1d_bias_backward(const typename B::Tensor& x, const typename B::Tensor& bias, const typename B::Tensor& grad) {
+  (void)rules::plan_conv1d_bias_backward(B::shape(x), B::dtype(x), B::shape(bias), B::dtype(bias), B::shape(grad), B::dtype(grad));
+  const Shape &xs = B::shape(x), &gs = B::shape(grad);
+  return B::conv2d_bias_backward(B::float_reshape(x, Shape{xs[0], xs[1], 1, xs[2]}), bias,
+                                 B::float_reshape(grad, Shape{gs[0], gs[1], 1, gs[2]}));
+}
+
 // Note [Transposed convolution as a scattered product]
 // conv_transpose2d is conv2d's x gradient as an op of its own (Burn's and PyTorch's definition):
 // its input plays conv2d's output gradient, its weight [channels_in, channels_out / groups, k_h,
-// k_w] conv2d's weight, and its output, padded, conv2d's padded input. So the forward pass is
-// conv2d_x_backward's product (the weight^T times x per group) scattered by Note [Convolution as a
-// gathered product]'s list over the grid of x's cells, with padding_out extra zero rows and columns
-// at the far edge that the list never names; x's gradient is conv2d's forward product over the
-// gradient's padded planes gathered by that list, and the weight's x times the gathered matrix,
-// summed over the batch. Output cell (y, x) is a sum over the taps that land on it, added in the
-// order of the list (channel, i, j, then input cell): the oracle's accumulation bound is the count
-// of taps a cell can receive, channels_in / groups * k_h * k_w.
+// k_w] conv2d's weight, and its output conv2d's input. So the forward pass is conv2d_x_backward's
+// product (the weight^T times x per group, one column per input cell) scattered by select_add,
+// x's gradient conv2d's forward product over the gradient gathered by the same list, and the
+// weight's x times that gathered matrix, summed over the batch. The list names, for every row
+// k = (channel, i, j) and input cell l = (iy, ix), the output cell (iy * stride + i * dilation -
+// padding, ...) of that channel, or, where the tap lands in the cropped padding (or past
+// padding_out's zero rows), a cell of its own appended to each channel's plane: the scatter's
+// dropped taps go there and are sliced off, and the gather reads a zero there (a 0 term: 0 * inf is
+// NaN, as conv2d's padding). So no buffer grows with the padding, which shrinks the output. An
+// output cell is a sum over the taps that land on it, added in the order of the list: the
+// oracle's accumulation bound is the count of taps a cell can receive, channels_in / groups * k_h *
+// k_w.
+template <class B>
+typename B::Tensor transposed_cells(const rules::Conv2dPlan& p, const ConvTranspose2dOptions& o, const typename B::Tensor& like) {
+  const std::size_t plane = p.out_h * p.out_w + 1;  // the output cells, then the dropped-tap cell
+  const std::size_t rows = p.channels_out * p.k_h * p.k_w, cols = p.in_h * p.in_w;
+  // The matrix the list scatters or gathers, the planes with their extra cells, the list itself.
+  checked_tensor_bytes(Shape{p.batch, rows, cols}, B::dtype(like));
+  checked_tensor_bytes(Shape{p.batch, p.channels_out, plane}, B::dtype(like));
+  checked_tensor_bytes(Shape{rows, cols}, DType::I64);
+  // The output coordinate of a tap along one dim, or nothing when it is cropped (or past the sizes
+  // a std::size_t holds, which no output reaches).
+  const auto land = [](std::size_t at, std::size_t stride, std::size_t tap, std::size_t dilation, std::size_t padding,
+                       std::size_t size) -> std::optional<std::size_t> {
+    std::size_t y = 0, step = 0;
+    if (__builtin_mul_overflow(at, stride, &y) || __builtin_mul_overflow(tap, dilation, &step) ||
+        __builtin_add_overflow(y, step, &y) || y < padding || y - padding >= size) {
+      return std::nullopt;
+    }
+    return y - padding;
+  };
+  std::vector<std::int64_t> at;
+  at.reserve(rows * cols);
+  for (std::size_t c = 0; c < p.channels_out; ++c) {
+    const std::size_t base = c * plane, dropped = base + plane - 1;
+    for (std::size_t i = 0; i < p.k_h; ++i) {
+      for (std::size_t j = 0; j < p.k_w; ++j) {
+        for (std::size_t iy = 0; iy < p.in_h; ++iy) {
+          const std::optional<std::size_t> y = land(iy, o.stride[0], i, o.dilation[0], o.padding[0], p.out_h);
+          for (std::size_t ix = 0; ix < p.in_w; ++ix) {
+            const std::optional<std::size_t> x = y ? land(ix, o.stride[1], j, o.dilation[1], o.padding[1], p.out_w) : std::nullopt;
+            at.push_back(static_cast<std::int64_t>(x ? base + *y * p.out_w + *x : dropped));
+          }
+        }
+      }
+    }
+  }
+  return B::from_data(TensorData::from_i64(std::move(at), Shape{rows * cols}), B::device(like));
+}
+
+// The gradient [batch, channels_out, out_h, out_w] with a zero appended to each channel's cells,
+// gathered by the list: [batch, groups, K, L] (K = channels_out / groups * k_h * k_w, L = in_h * in_w).
+template <class B>
+typename B::Tensor transposed_gathered(const typename B::Tensor& grad, const rules::Conv2dPlan& p, const ConvTranspose2dOptions& o) {
+  const std::size_t cells = p.out_h * p.out_w, k = p.channels_out / p.groups * p.k_h * p.k_w;
+  const typename B::Tensor list = transposed_cells<B>(p, o, grad);
+  const typename B::Tensor zero = B::float_full(Shape{p.batch, p.channels_out, 1}, 0.0, B::dtype(grad), B::device(grad));
+  const typename B::Tensor planes = B::float_cat({B::float_reshape(grad, Shape{p.batch, p.channels_out, cells}), zero}, 2);
+  return B::float_reshape(B::float_select(B::float_reshape(planes, Shape{p.batch, p.channels_out * (cells + 1)}), 1, list),
+                          Shape{p.batch, p.groups, k, p.in_h * p.in_w});
+}
+
 template <class B>
 typename B::Tensor conv_transpose2d(const typename B::Tensor& x, const typename B::Tensor& weight,
                                     const std::optional<typename B::Tensor>& bias, const ConvTranspose2dOptions& o) {
@@ -193,12 +280,16 @@ typename B::Tensor conv_transpose2d(const typename B::Tensor& x, const typename 
     const typename B::Tensor zeros = B::float_full(p.out, 0.0, B::dtype(x), B::device(x));
     return bias && p.out.num_elements() != 0 ? B::float_add(zeros, B::float_reshape(*bias, Shape{1, p.channels_out, 1, 1})) : zeros;
   }
-  const std::size_t k = p.channels_out / p.groups * p.k_h * p.k_w, l = p.in_h * p.in_w;
+  const std::size_t k = p.channels_out / p.groups * p.k_h * p.k_w, l = p.in_h * p.in_w, cells = p.out_h * p.out_w;
+  const typename B::Tensor list = transposed_cells<B>(p, o, x);
   const typename B::Tensor xs = B::float_reshape(x, Shape{p.batch, p.groups, p.channels_in / p.groups, l});
   const typename B::Tensor wt = B::float_swap_dims(grouped_weight<B>(weight, p.groups), 2, 3);  // [1, groups, K, ci / groups]
   const typename B::Tensor cols = B::float_reshape(B::float_matmul(wt, xs), Shape{p.batch, p.groups * k * l});
-  // The padded planes are out_h + 2 padding tall: padding_out rows past any the list names.
-  const typename B::Tensor out = scattered<B>(cols, conv_transpose2d_im2col(p, o), p.batch, o.padding[0], o.padding[1]);
+  const typename B::Tensor zeros = B::float_full(Shape{p.batch, p.channels_out * (cells + 1)}, 0.0, B::dtype(x), B::device(x));
+  const typename B::Tensor planes =
+      B::float_reshape(B::float_select_add(zeros, 1, list, cols), Shape{p.batch, p.channels_out, cells + 1});
+  const typename B::Tensor out =
+      B::float_reshape(B::float_slice(planes, {Range{0, p.batch}, Range{0, p.channels_out}, Range{0, cells}}), p.out);
   return bias ? B::float_add(out, B::float_reshape(*bias, Shape{1, p.channels_out, 1, 1})) : out;
 }
 
@@ -210,8 +301,7 @@ typename B::Tensor conv_transpose2d_x_backward(const typename B::Tensor& x, cons
                                             B::dtype(grad), o, "conv_transpose2d_x_backward");
   const Shape& xs = B::shape(x);
   if (xs.num_elements() == 0 || p.channels_out == 0) return B::float_full(xs, 0.0, B::dtype(x), B::device(x));
-  const typename B::Tensor cols = gathered<B>(grad, conv_transpose2d_im2col(p, o), p.groups, o.padding[0], o.padding[1]);
-  return B::float_reshape(B::float_matmul(grouped_weight<B>(weight, p.groups), cols), xs);
+  return B::float_reshape(B::float_matmul(grouped_weight<B>(weight, p.groups), transposed_gathered<B>(grad, p, o)), xs);
 }
 
 template <class B>
@@ -223,8 +313,7 @@ typename B::Tensor conv_transpose2d_weight_backward(const typename B::Tensor& x,
   const Shape& ws = B::shape(weight);
   if (ws.num_elements() == 0 || B::shape(x).num_elements() == 0) return B::float_full(ws, 0.0, B::dtype(x), B::device(x));
   const typename B::Tensor xs = B::float_reshape(x, Shape{p.batch, p.groups, p.channels_in / p.groups, p.in_h * p.in_w});
-  const typename B::Tensor cols_t =
-      B::float_swap_dims(gathered<B>(grad, conv_transpose2d_im2col(p, o), p.groups, o.padding[0], o.padding[1]), 2, 3);
+  const typename B::Tensor cols_t = B::float_swap_dims(transposed_gathered<B>(grad, p, o), 2, 3);
   const typename B::Tensor per_batch = B::float_matmul(xs, cols_t);  // [batch, groups, ci / groups, K]
   return B::float_reshape(B::float_sum_dim(per_batch, 0), ws);
 }

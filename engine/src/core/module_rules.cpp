@@ -523,6 +523,96 @@ Conv2dPlan plan_conv_transpose2d_backward(const Shape& x, DType x_dtype, const S
   return p;
 }
 
+namespace {
+
+std::string size1(const Size1& s) { return "[" + std::to_string(s[0]) + "]"; }
+
+void check_at_least_one(const Size1& value, std::string_view option, std::string_view op) {
+  if (value[0] >= 1) return;
+  panic(PanicId::ModuleOptionZero, {{"op", std::string(op)}, {"option", std::string(option)}, {"value", size1(value)}});
+}
+
+constexpr std::string_view kConv1dInput = "[batch, channels_in, length]";
+
+// conv2d's checks in conv2d's order (plan_conv2d_named), on conv1d's ranks and 1-D values.
+Conv2dPlan plan_conv1d_named(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                             DType bias_dtype, const Conv1dOptions& o, std::string_view op) {
+  check_grad_dtype(x_dtype, weight_dtype, op);
+  if (bias != nullptr) check_same_dtype(x_dtype, bias_dtype, op);
+  check_rank(x, 3, kConv1dInput, op, "input");
+  check_rank(weight, 3, "[channels_out, channels_per_group, kernel_size]", op, "weight");
+  if (bias != nullptr) check_rank(*bias, 1, "[channels_out]", op, "bias");
+  check_at_least_one(o.stride, "stride", op);
+  check_at_least_one(o.dilation, "dilation", op);
+  check_at_least_one(Size1{weight[2]}, "kernel_size", op);
+  if (o.groups == 0 || x[1] % o.groups != 0 || weight[0] % o.groups != 0) {
+    panic(PanicId::ConvGroups, {{"op", std::string(op)},
+                                {"groups", std::to_string(o.groups)},
+                                {"channels_in", std::to_string(x[1])},
+                                {"channels_out", std::to_string(weight[0])}});
+  }
+  if (weight[1] != x[1] / o.groups) {
+    panic(PanicId::ConvChannels, {{"op", std::string(op)},
+                                  {"channels_in", std::to_string(x[1])},
+                                  {"groups", std::to_string(o.groups)},
+                                  {"expected", std::to_string(x[1] / o.groups)},
+                                  {"weight", weight.to_string()}});
+  }
+  if (bias != nullptr) check_dim_match(op, "bias", *bias, 0, "weight", weight, 0);
+  const std::size_t span = o.dilation[0] * (weight[2] - 1) + 1, padded = x[2] + 2 * o.padding[0];
+  if (padded < span) panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", size1({padded})}, {"kernel", size1({span})}});
+  Conv2dPlan p;
+  p.batch = x[0];
+  p.channels_in = x[1];
+  p.channels_out = weight[0];
+  p.groups = o.groups;
+  p.in_h = 1;
+  p.in_w = x[2];
+  p.k_h = 1;
+  p.k_w = weight[2];
+  p.out_h = 1;
+  p.out_w = (padded - span) / o.stride[0] + 1;
+  p.out = Shape{p.batch, p.channels_out, p.out_w};
+  (void)p.out.num_elements();  // shape-overflow
+  return p;
+}
+
+}  // namespace
+
+Conv2dPlan plan_conv1d(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                       DType bias_dtype, const Conv1dOptions& options) {
+  return plan_conv1d_named(x, x_dtype, weight, weight_dtype, bias, bias_dtype, options, "conv1d");
+}
+
+Conv2dPlan plan_conv1d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape& grad,
+                                DType grad_dtype, const Conv1dOptions& options, std::string_view op) {
+  check_grad_dtype(x_dtype, grad_dtype, op);
+  Conv2dPlan p = plan_conv1d_named(x, x_dtype, weight, weight_dtype, nullptr, x_dtype, options, op);
+  if (grad != p.out) {
+    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
+  }
+  return p;
+}
+
+Shape plan_conv1d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias, DType bias_dtype, const Shape& grad,
+                                DType grad_dtype) {
+  constexpr std::string_view op = "conv1d_bias_backward";
+  check_grad_dtype(x_dtype, bias_dtype, op);
+  check_same_dtype(x_dtype, grad_dtype, op);
+  check_rank(x, 3, kConv1dInput, op, "input");
+  check_rank(bias, 1, "[channels_out]", op, "bias");
+  check_rank(grad, 3, "[batch, channels_out, length]", op, "gradient");
+  if (grad[0] != x[0] || grad[1] != bias[0]) {
+    const Shape expected{x[0], bias[0], grad[2]};
+    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", expected.to_string()}, {"got", grad.to_string()}});
+  }
+  return bias;
+}
+
+Conv2dOptions conv2d_options_of(const Conv1dOptions& o) {
+  return Conv2dOptions{{1, o.stride[0]}, {0, o.padding[0]}, {1, o.dilation[0]}, o.groups};
+}
+
 void not_differentiable(std::string_view op) { panic(PanicId::NotDifferentiable, {{"op", std::string(op)}}); }
 
 }  // namespace crossgrad::rules

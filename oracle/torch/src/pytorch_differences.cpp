@@ -503,6 +503,10 @@ bool is_conv2d(OpId op) {
   return op == OpId::conv2d || op == OpId::conv2d_x_backward || op == OpId::conv2d_weight_backward ||
          op == OpId::conv2d_bias_backward;
 }
+bool is_conv1d(OpId op) {
+  return op == OpId::conv1d || op == OpId::conv1d_x_backward || op == OpId::conv1d_weight_backward ||
+         op == OpId::conv1d_bias_backward;
+}
 bool is_conv_transpose2d(OpId op) {
   return op == OpId::conv_transpose2d || op == OpId::conv_transpose2d_x_backward ||
          op == OpId::conv_transpose2d_weight_backward || op == OpId::conv_transpose2d_bias_backward;
@@ -514,9 +518,14 @@ bool is_conv_transpose2d(OpId op) {
 // conv_transpose2d's gradients read the output gradient's padded planes the same way (its forward
 // pass only crops, but its row carries the gradients through PyTorch's autograd too).
 bool conv_padding_meets_non_finite(const Disagreement& d) {
-  if (!std::isnan(d.crossgrad) || d.op == OpId::conv2d_bias_backward || d.op == OpId::conv_transpose2d_bias_backward) return false;
-  if (!is_conv2d(d.op) && !is_conv_transpose2d(d.op)) return false;
-  const Size2& padding = is_conv2d(d.op) ? d.args.conv2d.padding : d.args.conv_transpose2d.padding;
+  if (!std::isnan(d.crossgrad) || d.op == OpId::conv2d_bias_backward || d.op == OpId::conv_transpose2d_bias_backward ||
+      d.op == OpId::conv1d_bias_backward) {
+    return false;
+  }
+  if (!is_conv2d(d.op) && !is_conv_transpose2d(d.op) && !is_conv1d(d.op)) return false;
+  const Size2 padding = is_conv2d(d.op)   ? d.args.conv2d.padding
+                        : is_conv1d(d.op) ? Size2{0, d.args.conv1d.padding[0]}
+                                          : d.args.conv_transpose2d.padding;
   if (padding[0] == 0 && padding[1] == 0) return false;
   for (const HostArray& a : d.operands) {
     for (double v : a.values) {
@@ -526,13 +535,19 @@ bool conv_padding_meets_non_finite(const Disagreement& d) {
   return !std::isfinite(d.cotangent);
 }
 
-// conv2d or conv_transpose2d over an input of 0 channels or 0 batch: crossgrad's output is the
-// bias alone (zeros without one) or empty, its gradients zeros; ATen's convolution raises ("shape
-// '[1, 0, 1, 1]' is invalid for input of size 1"; its autograd on an empty batch: "view size is
-// not compatible with input tensor's size and stride").
+// conv1d, conv2d or conv_transpose2d over an input with no elements (0 batch, 0 channels, or a
+// padded row or image of 0 cells): crossgrad's output is the bias alone (zeros without one) or
+// empty, its gradients zeros; ATen's convolution raises ("shape '[1, 0, 1, 1]' is invalid for input
+// of size 1"; "Only zero batch or zero channel inputs are supported, but got input shape: [1, 2, 1,
+// 0]"; its autograd on an empty batch: "view size is not compatible with input tensor's size and
+// stride").
 bool conv_empty_input(const Disagreement& d) {
-  return (is_conv2d(d.op) || is_conv_transpose2d(d.op)) && d.output == kRefused && !d.operands.empty() &&
-         d.operands[0].shape.size() == 4 && (d.operands[0].shape[0] == 0 || d.operands[0].shape[1] == 0);
+  if (!is_conv2d(d.op) && !is_conv_transpose2d(d.op) && !is_conv1d(d.op)) return false;
+  if (d.output != kRefused || d.operands.empty() || d.operands[0].shape.size() < 3) return false;
+  for (std::size_t size : d.operands[0].shape) {
+    if (size == 0) return true;
+  }
+  return false;
 }
 
 constexpr PyTorchDifference kDifferences[] = {

@@ -537,6 +537,22 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     }
     case OpId::conv2d_bias_backward:
     case OpId::conv_transpose2d_bias_backward: return t[2].sum({0, 2, 3});  // {x, bias, grad}
+    case OpId::conv1d_bias_backward: return t[2].sum(std::vector<std::int64_t>{0, 2});  // {x, bias, grad}
+    case OpId::conv1d:
+    case OpId::conv1d_x_backward:
+    case OpId::conv1d_weight_backward: {
+      const Conv1dOptions& o = a.conv1d;
+      const std::vector<std::int64_t> stride{std::int64_t(o.stride[0])}, padding{std::int64_t(o.padding[0])},
+          dilation{std::int64_t(o.dilation[0])};
+      const std::int64_t groups = static_cast<std::int64_t>(o.groups);
+      if (op == OpId::conv1d) {  // {x, weight} or {x, weight, bias}
+        return at::conv1d(t[0], t[1], t.size() > 2 ? c10::optional<at::Tensor>(t[2]) : c10::nullopt, stride, padding, dilation, groups);
+      }
+      const bool x_grad = op == OpId::conv1d_x_backward;  // {x, weight, grad}
+      auto grads = at::convolution_backward(t[2], t[0], t[1], c10::nullopt, stride, padding, dilation, /*transposed=*/false, {0},
+                                            groups, {x_grad, !x_grad, false});
+      return x_grad ? std::get<0>(grads) : std::get<1>(grads);
+    }
     case OpId::conv_transpose2d:
     case OpId::conv_transpose2d_x_backward:
     case OpId::conv_transpose2d_weight_backward: {

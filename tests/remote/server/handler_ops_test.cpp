@@ -88,6 +88,7 @@ std::vector<Args> arguments(const OpInfo& info) {
   const TensorData nd_idx = TensorData::from_i64({2, 0, 2}, Shape{3, 1});
   const TensorData values_3x3 = of_kind(info.operand, floats(Shape{3, 3}, 4.0f, -0.5f));
   const TensorData image = floats(Shape{1, 2, 4, 3}, 1.5f, -0.75f);  // the module ops' [batch, channels, h, w]
+  const TensorData sequence = floats(Shape{1, 2, 6}, 1.5f, -0.75f);  // the 1-D module ops' [batch, channels, length]
   const TensorData image_grad_k3s2 = floats(Shape{1, 2, 2, 2}, 0.5f, 2.0f);
   switch (info.sig) {
     case OpSig::Unary:
@@ -218,6 +219,21 @@ std::vector<Args> arguments(const OpInfo& info) {
     case OpSig::Conv2dBiasBackward:
       return {{.tensors = {image, TensorData::from_f32({1, 2}, Shape{2}), image}, .label = "2 channels"},
               {.tensors = {image, TensorData::from_f32({1, 2, 3}, Shape{3}), image}, .label = "a bias of 3"}};
+    // conv1d's options travel as dims after the bias flag: stride, padding, dilation, groups.
+    case OpSig::Conv1d:
+      return {{.tensors = {sequence, TensorData::from_f32({1, -1, 0.5f, 2, 0, 1, -2, 3}, Shape{2, 2, 2}), TensorData::from_f32({0.5f, -1}, Shape{2})},
+               .dims = {1, 1, 1, 1, 1}, .label = "2 -> 2 channels, kernel 2, padding 1, bias"},
+              {.tensors = {sequence, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{2, 1, 2})}, .dims = {0, 2, 0, 2, 2},
+               .label = "groups 2, stride 2, dilation 2"},
+              {.tensors = {sequence, TensorData::from_f32({1, -1}, Shape{1, 1, 2})}, .dims = {0, 1, 0, 1, 1}, .label = "a weight for 1 channel"}};
+    case OpSig::Conv1dBackward:
+      return {{.tensors = {sequence, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{1, 2, 2}), floats(Shape{1, 1, 5}, 0.25f, 0.5f)},
+               .dims = {1, 0, 1, 1}, .label = "2 -> 1 channel, kernel 2"},
+              {.tensors = {sequence, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{1, 2, 2}), sequence}, .dims = {1, 0, 1, 1},
+               .label = "a gradient of another shape"}};
+    case OpSig::Conv1dBiasBackward:
+      return {{.tensors = {sequence, TensorData::from_f32({1, 2}, Shape{2}), sequence}, .label = "2 channels"},
+              {.tensors = {sequence, TensorData::from_f32({1, 2, 3}, Shape{3}), sequence}, .label = "a bias of 3"}};
     // conv_transpose2d's options travel as dims after the bias flag: stride, padding, padding_out,
     // dilation, groups.
     case OpSig::ConvTranspose2d:
@@ -282,6 +298,11 @@ struct LocalArgs {
     } else if constexpr (std::is_same_v<D, Conv2dOptions>) {
       Conv2dOptions o;
       for (Size2* v : {&o.stride, &o.padding, &o.dilation}) *v = get<Size2>();
+      o.groups = args.dims.at(next_dim++);
+      return o;
+    } else if constexpr (std::is_same_v<D, Conv1dOptions>) {
+      Conv1dOptions o;
+      for (Size1* v : {&o.stride, &o.padding, &o.dilation}) (*v)[0] = args.dims.at(next_dim++);
       o.groups = args.dims.at(next_dim++);
       return o;
     } else if constexpr (std::is_same_v<D, ConvTranspose2dOptions>) {

@@ -18,6 +18,8 @@ namespace crossgrad {
 
 // Two spatial sizes, [height, width].
 using Size2 = std::array<std::size_t, 2>;
+// One spatial size, [length] (the 1-D module ops').
+using Size1 = std::array<std::size_t, 1>;
 
 // avg_pool2d / avg_pool2d_backward (Burn's arguments of the same names, in Burn's order).
 struct AvgPool2dOptions {
@@ -48,6 +50,16 @@ struct Conv2dOptions {
   Size2 dilation{1, 1};
   std::size_t groups = 1;
   bool operator==(const Conv2dOptions&) const = default;
+};
+
+// conv1d and its backward passes (Burn's ConvOptions<1>, in Burn's order): conv2d over a single row
+// (Burn's default conv1d is that conv2d); the kernel size is the weight's last dim.
+struct Conv1dOptions {
+  Size1 stride{1};
+  Size1 padding{0};
+  Size1 dilation{1};
+  std::size_t groups = 1;
+  bool operator==(const Conv1dOptions&) const = default;
 };
 
 // conv_transpose2d and its backward passes (Burn's ConvTransposeOptions<2>, in Burn's order): the

@@ -133,6 +133,22 @@ Conv2dPlan plan_conv2d_backward(const Shape& x, DType x_dtype, const Shape& weig
 Shape plan_conv2d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias, DType bias_dtype, const Shape& grad,
                                 DType grad_dtype, std::string_view op = "conv2d_bias_backward");
 
+// conv1d over x [batch, channels_in, length] with a weight [channels_out, channels_in / groups,
+// kernel]: conv2d's plan for the single-row view (x [batch, channels_in, 1, length], weight
+// [channels_out, channels_in / groups, 1, kernel], stride, padding and dilation 1, 0 and 1 across
+// rows), after conv2d's checks in conv2d's order with conv1d's ranks, layouts and 1-D values in
+// the messages. out is the 1-D result [batch, channels_out, out_length].
+Conv2dPlan plan_conv1d(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                       DType bias_dtype, const Conv1dOptions& options);
+// conv1d_x_backward / conv1d_weight_backward(x, weight, grad, options), as plan_conv2d_backward.
+Conv2dPlan plan_conv1d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape& grad,
+                                DType grad_dtype, const Conv1dOptions& options, std::string_view op);
+// conv1d_bias_backward(x, bias, grad): as plan_conv2d_bias_backward with x and grad of rank 3.
+Shape plan_conv1d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias, DType bias_dtype, const Shape& grad,
+                                DType grad_dtype);
+// conv1d's options as conv2d's on the single-row view.
+Conv2dOptions conv2d_options_of(const Conv1dOptions& options);
+
 // conv_transpose2d over x [batch, channels_in, in_h, in_w] with a weight [channels_in,
 // channels_out / groups, k_h, k_w]: output [batch, channels_out, out_h, out_w], out = (in - 1)
 // stride + dilation (k - 1) + 1 + padding_out - 2 padding. The plan's fields mean what they mean

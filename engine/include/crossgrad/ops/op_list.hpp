@@ -299,7 +299,11 @@
   X(conv_transpose2d, conv_transpose2d, ConvTranspose2d, Float, Float, Backward) \
   X(conv_transpose2d_x_backward, conv_transpose2d_x_backward, ConvTranspose2dBackward, Float, Float, NotDifferentiable) \
   X(conv_transpose2d_weight_backward, conv_transpose2d_weight_backward, ConvTranspose2dBackward, Float, Float, NotDifferentiable) \
-  X(conv_transpose2d_bias_backward, conv_transpose2d_bias_backward, Conv2dBiasBackward, Float, Float, NotDifferentiable)
+  X(conv_transpose2d_bias_backward, conv_transpose2d_bias_backward, Conv2dBiasBackward, Float, Float, NotDifferentiable) \
+  X(conv1d, conv1d, Conv1d, Float, Float, Backward) \
+  X(conv1d_x_backward, conv1d_x_backward, Conv1dBackward, Float, Float, NotDifferentiable) \
+  X(conv1d_weight_backward, conv1d_weight_backward, Conv1dBackward, Float, Float, NotDifferentiable) \
+  X(conv1d_bias_backward, conv1d_bias_backward, Conv1dBiasBackward, Float, Float, NotDifferentiable)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -321,7 +325,7 @@
 // index tensor (max_pool2d_with_indices_backward: x, the gradient, the indices; embedding_backward:
 // the weights, the gradient, the indices), then the
 // CROSSGRAD_SIG_EXTRA_<Sig> arguments. ZIP_OPTIONAL: two tensors of one backend and an optional
-// third of that backend (linear, conv2d, conv_transpose2d: x, weight and the bias Burn passes as an Option), tracked
+// third of that backend (linear, conv1d, conv2d, conv_transpose2d: x, weight and the bias Burn passes as an Option), tracked
 // alike when present, then the CROSSGRAD_SIG_EXTRA_<Sig> arguments. ZIP3_WITH: three tensors of one
 // backend (CROSSGRAD_SIG_TENSORS_<Sig> names them: conv2d_x_backward's and conv_transpose2d_x_backward's x, weight and the gradient),
 // then the CROSSGRAD_SIG_EXTRA_<Sig> arguments. The module ops' options are structs (Note [Module ops],
@@ -383,6 +387,11 @@
   (const T& tensor, const T& weight, const std::optional<T>& bias, const ::crossgrad::ConvTranspose2dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_ConvTranspose2dBackward(T, I) \
   (const T& tensor, const T& weight, const T& grad, const ::crossgrad::ConvTranspose2dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_Conv1d(T, I) \
+  (const T& tensor, const T& weight, const std::optional<T>& bias, const ::crossgrad::Conv1dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_Conv1dBackward(T, I) \
+  (const T& tensor, const T& weight, const T& grad, const ::crossgrad::Conv1dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_Conv1dBiasBackward(T, I) (const T& tensor, const T& bias, const T& grad)
 
 #define CROSSGRAD_SIG_CLASS_Unary MAP
 #define CROSSGRAD_SIG_CLASS_Binary ZIP
@@ -429,6 +438,9 @@
 #define CROSSGRAD_SIG_CLASS_Conv2dBiasBackward ZIP3_WITH
 #define CROSSGRAD_SIG_CLASS_ConvTranspose2d ZIP_OPTIONAL
 #define CROSSGRAD_SIG_CLASS_ConvTranspose2dBackward ZIP3_WITH
+#define CROSSGRAD_SIG_CLASS_Conv1d ZIP_OPTIONAL
+#define CROSSGRAD_SIG_CLASS_Conv1dBackward ZIP3_WITH
+#define CROSSGRAD_SIG_CLASS_Conv1dBiasBackward ZIP3_WITH
 
 // The arguments after the receiver, for MAP signatures (after the second tensor, for ZIP_WITH).
 #define CROSSGRAD_SIG_EXTRA_Unary
@@ -461,11 +473,16 @@
 #define CROSSGRAD_SIG_EXTRA_Conv2dBiasBackward
 #define CROSSGRAD_SIG_EXTRA_ConvTranspose2d , options
 #define CROSSGRAD_SIG_EXTRA_ConvTranspose2dBackward , options
+#define CROSSGRAD_SIG_EXTRA_Conv1d , options
+#define CROSSGRAD_SIG_EXTRA_Conv1dBackward , options
+#define CROSSGRAD_SIG_EXTRA_Conv1dBiasBackward
 
 // The three tensors of a ZIP3_WITH signature, in order.
 #define CROSSGRAD_SIG_TENSORS_Conv2dBackward tensor, weight, grad
 #define CROSSGRAD_SIG_TENSORS_Conv2dBiasBackward tensor, bias, grad
 #define CROSSGRAD_SIG_TENSORS_ConvTranspose2dBackward tensor, weight, grad
+#define CROSSGRAD_SIG_TENSORS_Conv1dBackward tensor, weight, grad
+#define CROSSGRAD_SIG_TENSORS_Conv1dBiasBackward tensor, bias, grad
 
 // The parameters after the receiver, for MAP signatures (Tensor methods); after the second
 // tensor, for ZIP_WITH.
@@ -499,6 +516,9 @@
 #define CROSSGRAD_SIG_TAIL_Conv2dBiasBackward
 #define CROSSGRAD_SIG_TAIL_ConvTranspose2d , const ::crossgrad::ConvTranspose2dOptions& options
 #define CROSSGRAD_SIG_TAIL_ConvTranspose2dBackward , const ::crossgrad::ConvTranspose2dOptions& options
+#define CROSSGRAD_SIG_TAIL_Conv1d , const ::crossgrad::Conv1dOptions& options
+#define CROSSGRAD_SIG_TAIL_Conv1dBackward , const ::crossgrad::Conv1dOptions& options
+#define CROSSGRAD_SIG_TAIL_Conv1dBiasBackward
 
 // Every parameter of a Sig by name, in order (a call forwarding all of them).
 #define CROSSGRAD_SIG_ARGS_Unary tensor
@@ -546,6 +566,9 @@
 #define CROSSGRAD_SIG_ARGS_Conv2dBiasBackward tensor, bias, grad
 #define CROSSGRAD_SIG_ARGS_ConvTranspose2d tensor, weight, bias, options
 #define CROSSGRAD_SIG_ARGS_ConvTranspose2dBackward tensor, weight, grad, options
+#define CROSSGRAD_SIG_ARGS_Conv1d tensor, weight, bias, options
+#define CROSSGRAD_SIG_ARGS_Conv1dBackward tensor, weight, grad, options
+#define CROSSGRAD_SIG_ARGS_Conv1dBiasBackward tensor, bias, grad
 
 // Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
 #define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
@@ -576,7 +599,8 @@ enum class OpId : std::uint16_t {
   X(Unary) X(Binary) X(Scalar) X(Bounds) X(Dim) X(DimPair) X(ToShape) X(ToDType) X(Axes) X(Ranges) X(Select) X(SelectAssign) X(Cat) X(Gather) X(Scatter) X(MaskWhere) X(MaskFill) X(Affine) X(Repeat) X(Window) X(BinaryDim) X(Sort) X(TopK) X(RangesAssign) X(ScatterUpdate) X(GatherNd) X(ScatterNd) X(MaskSelect) \
   X(AvgPool2d) X(AvgPool2dBackward) X(AdaptivePool2d) X(AdaptivePool2dBackward) X(MaxPool2d) X(MaxPool2dBackward) \
   X(Embedding) X(EmbeddingBackward) X(Linear) X(LinearXBackward) X(LinearWeightBackward) X(LinearBiasBackward) \
-  X(Conv2d) X(Conv2dBackward) X(Conv2dBiasBackward) X(ConvTranspose2d) X(ConvTranspose2dBackward)
+  X(Conv2d) X(Conv2dBackward) X(Conv2dBiasBackward) X(ConvTranspose2d) X(ConvTranspose2dBackward) \
+  X(Conv1d) X(Conv1dBackward) X(Conv1dBiasBackward)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

@@ -54,6 +54,19 @@ FlexTensor Flex::conv2d_weight_backward(const FlexTensor& tensor, const FlexTens
 FlexTensor Flex::conv2d_bias_backward(const FlexTensor& tensor, const FlexTensor& bias, const FlexTensor& grad) {
   return composite::conv2d_bias_backward<Flex>(tensor, bias, grad);
 }
+// conv1d and its backward passes: this backend's conv2d passes on the single-row view.
+FlexTensor Flex::conv1d(const FlexTensor& tensor, const FlexTensor& weight, const std::optional<FlexTensor>& bias, const Conv1dOptions& options) {
+  return composite::conv1d<Flex>(tensor, weight, bias, options);
+}
+FlexTensor Flex::conv1d_x_backward(const FlexTensor& tensor, const FlexTensor& weight, const FlexTensor& grad, const Conv1dOptions& options) {
+  return composite::conv1d_backward<Flex>(tensor, weight, grad, options, true);
+}
+FlexTensor Flex::conv1d_weight_backward(const FlexTensor& tensor, const FlexTensor& weight, const FlexTensor& grad, const Conv1dOptions& options) {
+  return composite::conv1d_backward<Flex>(tensor, weight, grad, options, false);
+}
+FlexTensor Flex::conv1d_bias_backward(const FlexTensor& tensor, const FlexTensor& bias, const FlexTensor& grad) {
+  return composite::conv1d_bias_backward<Flex>(tensor, bias, grad);
+}
 // conv_transpose2d and its backward passes: the same list scattered (Note [Transposed convolution as a scattered product]).
 FlexTensor Flex::conv_transpose2d(const FlexTensor& tensor, const FlexTensor& weight, const std::optional<FlexTensor>& bias, const ConvTranspose2dOptions& options) {
   return composite::conv_transpose2d<Flex>(tensor, weight, bias, options);

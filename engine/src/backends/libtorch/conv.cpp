@@ -35,6 +35,22 @@ std::vector<int64_t> option_ints(const ConvTranspose2dOptions& o) {
   return out;
 }
 
+// ATen computes a transposed convolution's full output, (in - 1) stride + dilation (k - 1) + 1 +
+// padding_out, in int64 before cropping it; past INT64_MAX it raises an internal error (found by
+// ConvTranspose2dOps.ACropOfAHugeFullOutputBuildsOnlyTheKeptCells), so such geometries (every value
+// crossgrad accepts, the output itself at most 2^64 - 1) run the composite over LibTorch's ops.
+bool aten_can_transpose(const rules::Conv2dPlan& p, const ConvTranspose2dOptions& o) {
+  constexpr std::uint64_t kMax = static_cast<std::uint64_t>(INT64_MAX);
+  for (std::size_t d = 0; d < 2; ++d) {
+    const std::size_t out = d == 0 ? p.out_h : p.out_w;
+    for (const std::size_t v : {o.stride[d], o.padding[d], o.padding_out[d], o.dilation[d], out}) {
+      if (v > kMax / 4) return false;
+    }
+    if (out + 2 * o.padding[d] > kMax) return false;  // each term below 2^61: no wrap
+  }
+  return true;
+}
+
 bool any_empty(std::initializer_list<const LibTorchTensor*> ts) {
   for (const LibTorchTensor* t : ts) {
     if (t->shape.num_elements() == 0) return true;
@@ -84,7 +100,7 @@ LibTorchTensor LibTorch::conv_transpose2d(const LibTorchTensor& tensor, const Li
   const Shape bias_shape = bias ? bias->shape : Shape{};
   const rules::Conv2dPlan p = rules::plan_conv_transpose2d(tensor.shape, tensor.dtype, weight.shape, weight.dtype,
                                                            bias ? &bias_shape : nullptr, bias ? bias->dtype : tensor.dtype, options);
-  if (p.out.num_elements() == 0 || any_empty({&tensor, &weight})) {
+  if (p.out.num_elements() == 0 || any_empty({&tensor, &weight}) || !aten_can_transpose(p, options)) {
     return composite::conv_transpose2d<LibTorch>(tensor, weight, bias, options);
   }
   Call call{op_code(OpId::conv_transpose2d), {&tensor, &weight}, {}, option_ints(options)};
@@ -94,18 +110,20 @@ LibTorchTensor LibTorch::conv_transpose2d(const LibTorchTensor& tensor, const Li
 
 LibTorchTensor LibTorch::conv_transpose2d_x_backward(const LibTorchTensor& tensor, const LibTorchTensor& weight,
                                                      const LibTorchTensor& grad, const ConvTranspose2dOptions& options) {
-  (void)rules::plan_conv_transpose2d_backward(tensor.shape, tensor.dtype, weight.shape, weight.dtype, grad.shape, grad.dtype,
-                                              options, "conv_transpose2d_x_backward");
-  if (any_empty({&tensor, &weight, &grad})) return composite::conv_transpose2d_x_backward<LibTorch>(tensor, weight, grad, options);
+  const rules::Conv2dPlan p = rules::plan_conv_transpose2d_backward(tensor.shape, tensor.dtype, weight.shape, weight.dtype, grad.shape,
+                                                                    grad.dtype, options, "conv_transpose2d_x_backward");
+  if (any_empty({&tensor, &weight, &grad}) || !aten_can_transpose(p, options)) {
+    return composite::conv_transpose2d_x_backward<LibTorch>(tensor, weight, grad, options);
+  }
   return libtorch::run(Call{op_code(OpId::conv_transpose2d_x_backward), {&tensor, &weight, &grad}, {}, option_ints(options)},
                        tensor.shape, tensor.dtype);
 }
 
 LibTorchTensor LibTorch::conv_transpose2d_weight_backward(const LibTorchTensor& tensor, const LibTorchTensor& weight,
                                                           const LibTorchTensor& grad, const ConvTranspose2dOptions& options) {
-  (void)rules::plan_conv_transpose2d_backward(tensor.shape, tensor.dtype, weight.shape, weight.dtype, grad.shape, grad.dtype,
-                                              options, "conv_transpose2d_weight_backward");
-  if (any_empty({&tensor, &weight, &grad})) {
+  const rules::Conv2dPlan p = rules::plan_conv_transpose2d_backward(tensor.shape, tensor.dtype, weight.shape, weight.dtype, grad.shape,
+                                                                    grad.dtype, options, "conv_transpose2d_weight_backward");
+  if (any_empty({&tensor, &weight, &grad}) || !aten_can_transpose(p, options)) {
     return composite::conv_transpose2d_weight_backward<LibTorch>(tensor, weight, grad, options);
   }
   return libtorch::run(Call{op_code(OpId::conv_transpose2d_weight_backward), {&tensor, &weight, &grad}, {}, option_ints(options)},
@@ -118,6 +136,20 @@ LibTorchTensor LibTorch::conv_transpose2d_bias_backward(const LibTorchTensor& te
   const Shape out = rules::plan_conv2d_bias_backward(tensor.shape, tensor.dtype, bias.shape, bias.dtype, grad.shape, grad.dtype, op);
   if (any_empty({&bias, &grad})) return composite::conv2d_bias_backward<LibTorch>(tensor, bias, grad, op);
   return libtorch::run(Call{op_code(OpId::conv_transpose2d_bias_backward), {&grad}, {}, {}}, out, tensor.dtype);
+}
+
+// conv1d and its backward passes: this backend's conv2d passes on the single-row view.
+LibTorchTensor LibTorch::conv1d(const LibTorchTensor& tensor, const LibTorchTensor& weight, const std::optional<LibTorchTensor>& bias, const Conv1dOptions& options) {
+  return composite::conv1d<LibTorch>(tensor, weight, bias, options);
+}
+LibTorchTensor LibTorch::conv1d_x_backward(const LibTorchTensor& tensor, const LibTorchTensor& weight, const LibTorchTensor& grad, const Conv1dOptions& options) {
+  return composite::conv1d_backward<LibTorch>(tensor, weight, grad, options, true);
+}
+LibTorchTensor LibTorch::conv1d_weight_backward(const LibTorchTensor& tensor, const LibTorchTensor& weight, const LibTorchTensor& grad, const Conv1dOptions& options) {
+  return composite::conv1d_backward<LibTorch>(tensor, weight, grad, options, false);
+}
+LibTorchTensor LibTorch::conv1d_bias_backward(const LibTorchTensor& tensor, const LibTorchTensor& bias, const LibTorchTensor& grad) {
+  return composite::conv1d_bias_backward<LibTorch>(tensor, bias, grad);
 }
 
 }  // namespace crossgrad::backends

@@ -62,12 +62,13 @@ struct OpArgs {
   MaxPool2dOptions max_pool2d;                      // MaxPool2d, MaxPool2dBackward
   Conv2dOptions conv2d;                             // Conv2d, Conv2dBackward
   ConvTranspose2dOptions conv_transpose2d;          // ConvTranspose2d, ConvTranspose2dBackward
+  Conv1dOptions conv1d;                             // Conv1d, Conv1dBackward
   bool tracked = false;  // the operands are on an autodiff device: Mul, Min and Max scatters panic
                          // scatter-update-gradient once their other checks pass
 };
 
-// Conv2d and ConvTranspose2d {x, weight} or {x, weight, bias}; Conv2dBackward and ConvTranspose2dBackward
-// {x, weight, grad}; Conv2dBiasBackward {x, bias, grad};
+// Conv1d, Conv2d and ConvTranspose2d {x, weight} or {x, weight, bias}; Conv1dBackward, Conv2dBackward and
+// ConvTranspose2dBackward {x, weight, grad}; Conv1dBiasBackward and Conv2dBiasBackward {x, bias, grad};
 // Linear {x, weight} or {x, weight, bias}; LinearXBackward {weight, grad}; LinearWeightBackward {x, grad};
 // The operands, by Sig: Binary and BinaryDim {lhs, rhs}; AvgPool2dBackward and AdaptivePool2dBackward {x, grad};
 // MaxPool2dBackward {x, indices, grad}; Embedding {weights, indices}; EmbeddingBackward {weights, indices, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
@@ -84,6 +85,9 @@ ReferenceResult reference_op(OpId op, const std::vector<HostArray>& operands, co
 std::optional<std::vector<std::size_t>> avg_pool2d_shape(const std::vector<std::size_t>& x, const AvgPool2dOptions& options);
 std::optional<std::vector<std::size_t>> max_pool2d_shape(const std::vector<std::size_t>& x, const MaxPool2dOptions& options);
 // conv2d's result shape for x and weight shapes, by the oracle's own rule; nullopt when invalid.
+// conv1d's result shape for x and weight shapes, by the oracle's own rule; nullopt when invalid.
+std::optional<std::vector<std::size_t>> conv1d_shape(const std::vector<std::size_t>& x, const std::vector<std::size_t>& weight,
+                                                     const Conv1dOptions& options);
 // conv_transpose2d's result shape for x and weight shapes, by the oracle's own rule; nullopt when invalid.
 std::optional<std::vector<std::size_t>> conv_transpose2d_shape(const std::vector<std::size_t>& x,
                                                                const std::vector<std::size_t>& weight,

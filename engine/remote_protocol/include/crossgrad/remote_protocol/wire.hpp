@@ -18,6 +18,7 @@
 //   std::optional<tensor>        -> dims (1: present or not), then operands (the handle, if present)
 //   Conv2dOptions                -> dims (7: stride, padding, dilation, groups)
 //   ConvTranspose2dOptions       -> dims (9: stride, padding, padding_out, dilation, groups)
+//   Conv1dOptions                -> dims (4: stride, padding, dilation, groups)
 // The client calls put_args(call, args...) with the op's arguments; the server walks the served
 // backend's function type with an ArgReader, which throws WireError when an argument is missing or
 // one is left over (finish()), so a call whose shape does not fit the op's Sig is INVALID_ARGUMENT.
@@ -127,6 +128,12 @@ inline void put_arg(proto::OpCall& call, const ::crossgrad::Conv2dOptions& o) {
   put_arg(call, o.dilation);
   call.add_dims(o.groups);
 }
+inline void put_arg(proto::OpCall& call, const ::crossgrad::Conv1dOptions& o) {
+  call.add_dims(o.stride[0]);
+  call.add_dims(o.padding[0]);
+  call.add_dims(o.dilation[0]);
+  call.add_dims(o.groups);
+}
 inline void put_arg(proto::OpCall& call, const ::crossgrad::ConvTranspose2dOptions& o) {
   put_arg(call, o.stride);
   put_arg(call, o.padding);
@@ -185,6 +192,7 @@ class ArgReader {
   ::crossgrad::MaxPool2dOptions max_pool2d_options();  // the next nine dims (put_arg's order)
   ::crossgrad::Conv2dOptions conv2d_options();          // the next seven dims (put_arg's order)
   ::crossgrad::ConvTranspose2dOptions conv_transpose2d_options();  // the next nine dims (put_arg's order)
+  ::crossgrad::Conv1dOptions conv1d_options();          // the next four dims (put_arg's order)
   ::crossgrad::Shape shape();                       // the whole shape field
   ::crossgrad::DType dtype();                       // the dtype field
   std::vector<::crossgrad::Range> ranges();         // the whole ranges field
