@@ -7,6 +7,27 @@
 namespace crossgrad {
 using autodiff_detail::record;
 
+namespace autodiff_detail {
+// A forward op of x, a weight and an optional bias (linear, the convolutions), as Burn records it:
+// the node's parents are x, the weight and, when given, the bias, in that order; grads(g) gives x's
+// and the weight's gradients, bias_grad(g) the bias's. `site` is the op, as record's.
+template <class B, class Grads, class BiasGrad>
+AutodiffTensor<B> record_with_optional_bias(typename B::Tensor out, const AutodiffTensor<B>& x, const AutodiffTensor<B>& weight,
+                                            const std::optional<AutodiffTensor<B>>& bias, Grads grads, BiasGrad bias_grad,
+                                            const char* site = __builtin_FUNCTION()) {
+  if (!bias) return record<B>(std::move(out), {&x, &weight}, std::move(grads), site);
+  return record<B>(
+      std::move(out), {&x, &weight, &*bias},
+      [grads = std::move(grads), bias_grad = std::move(bias_grad)](const typename B::Tensor& g) {
+        std::vector<typename B::Tensor> out = grads(g);
+        out.push_back(bias_grad(g));
+        return out;
+      },
+      site);
+}
+}  // namespace autodiff_detail
+using autodiff_detail::record_with_optional_bias;
+
 template <class B>
 AutodiffTensor<B> Autodiff<B>::avg_pool2d(const Tensor& x, const AvgPool2dOptions& options) {
   const Primitive px = x.primitive;
@@ -51,16 +72,10 @@ AutodiffTensor<B> Autodiff<B>::linear(const Tensor& x, const Tensor& weight, con
   const Primitive px = x.primitive, pw = weight.primitive;
   std::optional<Primitive> pb;
   if (bias) pb = bias->primitive;
-  Primitive out = B::linear(px, pw, pb);
-  const auto grads = [px, pw](const Primitive& g) {
-    return std::vector<Primitive>{B::linear_x_backward(pw, g), B::linear_weight_backward(px, g)};
-  };
-  if (!bias) return record<B>(std::move(out), {&x, &weight}, grads);
-  return record<B>(std::move(out), {&x, &weight, &*bias}, [grads](const Primitive& g) {
-    std::vector<Primitive> out = grads(g);
-    out.push_back(B::linear_bias_backward(g));
-    return out;
-  });
+  return record_with_optional_bias<B>(
+      B::linear(px, pw, pb), x, weight, bias,
+      [px, pw](const Primitive& g) { return std::vector<Primitive>{B::linear_x_backward(pw, g), B::linear_weight_backward(px, g)}; },
+      [](const Primitive& g) { return B::linear_bias_backward(g); });
 }
 
 // Burn's Autodiff<B>::conv2d: x's gradient is B::conv2d_x_backward, the weight's
@@ -72,16 +87,12 @@ AutodiffTensor<B> Autodiff<B>::conv2d(const Tensor& x, const Tensor& weight, con
   const Primitive px = x.primitive, pw = weight.primitive;
   std::optional<Primitive> pb;
   if (bias) pb = bias->primitive;
-  Primitive out = B::conv2d(px, pw, pb, options);
-  const auto grads = [px, pw, options](const Primitive& g) {
-    return std::vector<Primitive>{B::conv2d_x_backward(px, pw, g, options), B::conv2d_weight_backward(px, pw, g, options)};
-  };
-  if (!bias) return record<B>(std::move(out), {&x, &weight}, grads);
-  return record<B>(std::move(out), {&x, &weight, &*bias}, [grads, px, pb = *pb](const Primitive& g) {
-    std::vector<Primitive> out = grads(g);
-    out.push_back(B::conv2d_bias_backward(px, pb, g));
-    return out;
-  });
+  return record_with_optional_bias<B>(
+      B::conv2d(px, pw, pb, options), x, weight, bias,
+      [px, pw, options](const Primitive& g) {
+        return std::vector<Primitive>{B::conv2d_x_backward(px, pw, g, options), B::conv2d_weight_backward(px, pw, g, options)};
+      },
+      [px, pb](const Primitive& g) { return B::conv2d_bias_backward(px, *pb, g); });
 }
 
 // Burn's Autodiff<B>::conv_transpose2d: x's gradient is B::conv_transpose2d_x_backward, the
@@ -92,17 +103,12 @@ AutodiffTensor<B> Autodiff<B>::conv_transpose2d(const Tensor& x, const Tensor& w
   const Primitive px = x.primitive, pw = weight.primitive;
   std::optional<Primitive> pb;
   if (bias) pb = bias->primitive;
-  Primitive out = B::conv_transpose2d(px, pw, pb, options);
-  const auto grads = [px, pw, options](const Primitive& g) {
-    return std::vector<Primitive>{B::conv_transpose2d_x_backward(px, pw, g, options),
-                                  B::conv_transpose2d_weight_backward(px, pw, g, options)};
-  };
-  if (!bias) return record<B>(std::move(out), {&x, &weight}, grads);
-  return record<B>(std::move(out), {&x, &weight, &*bias}, [grads, px, pb = *pb](const Primitive& g) {
-    std::vector<Primitive> out = grads(g);
-    out.push_back(B::conv_transpose2d_bias_backward(px, pb, g));
-    return out;
-  });
+  return record_with_optional_bias<B>(
+      B::conv_transpose2d(px, pw, pb, options), x, weight, bias,
+      [px, pw, options](const Primitive& g) {
+        return std::vector<Primitive>{B::conv_transpose2d_x_backward(px, pw, g, options), B::conv_transpose2d_weight_backward(px, pw, g, options)};
+      },
+      [px, pb](const Primitive& g) { return B::conv_transpose2d_bias_backward(px, *pb, g); });
 }
 
 // Burn's Autodiff<B>::conv1d: x's gradient is B::conv1d_x_backward, the weight's
@@ -113,16 +119,12 @@ AutodiffTensor<B> Autodiff<B>::conv1d(const Tensor& x, const Tensor& weight, con
   const Primitive px = x.primitive, pw = weight.primitive;
   std::optional<Primitive> pb;
   if (bias) pb = bias->primitive;
-  Primitive out = B::conv1d(px, pw, pb, options);
-  const auto grads = [px, pw, options](const Primitive& g) {
-    return std::vector<Primitive>{B::conv1d_x_backward(px, pw, g, options), B::conv1d_weight_backward(px, pw, g, options)};
-  };
-  if (!bias) return record<B>(std::move(out), {&x, &weight}, grads);
-  return record<B>(std::move(out), {&x, &weight, &*bias}, [grads, px, pb = *pb](const Primitive& g) {
-    std::vector<Primitive> out = grads(g);
-    out.push_back(B::conv1d_bias_backward(px, pb, g));
-    return out;
-  });
+  return record_with_optional_bias<B>(
+      B::conv1d(px, pw, pb, options), x, weight, bias,
+      [px, pw, options](const Primitive& g) {
+        return std::vector<Primitive>{B::conv1d_x_backward(px, pw, g, options), B::conv1d_weight_backward(px, pw, g, options)};
+      },
+      [px, pb](const Primitive& g) { return B::conv1d_bias_backward(px, *pb, g); });
 }
 
 }  // namespace crossgrad
