@@ -36,6 +36,12 @@ void check_grad_dtype(DType x_dtype, DType grad_dtype, std::string_view op) {
   check_same_dtype(x_dtype, grad_dtype, op);
 }
 
+// A backward pass's gradient has its forward output's shape (pool-grad-shape).
+void check_grad_is_output(const Shape& grad, const Shape& out, std::string_view op) {
+  if (grad == out) return;
+  panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", out.to_string()}, {"got", grad.to_string()}});
+}
+
 std::size_t pooled_size(std::size_t in, std::size_t kernel, std::size_t stride, std::size_t padding, bool ceil_mode) {
   const std::size_t span = in + 2 * padding - kernel;  // >= 0: checked before
   std::size_t out = (span + (ceil_mode ? stride - 1 : 0)) / stride + 1;
@@ -209,9 +215,7 @@ EmbeddingPlan plan_embedding_backward(const Shape& weights, DType weights_dtype,
   constexpr std::string_view op = "embedding_backward";
   check_grad_dtype(weights_dtype, grad_dtype, op);
   EmbeddingPlan p = plan_embedding_named(weights, weights_dtype, indices, indices_dtype, op);
-  if (grad != p.out) {
-    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
-  }
+  check_grad_is_output(grad, p.out, op);
   return p;
 }
 
@@ -328,6 +332,26 @@ namespace {
 constexpr std::string_view kConvInput = "[batch, channels_in, height, width]";
 constexpr std::string_view kConvWeight = "[channels_out, channels_per_group, kernel_height, kernel_width]";
 
+// conv1d's and conv2d's channel checks, in their order: groups at least 1 dividing x's channels
+// (dim 1) and the weight's output channels (dim 0) (conv-groups), the weight's dim 1 the input
+// channels / groups (conv-channels), the bias's size the output channels (module-dim-mismatch).
+void check_conv_channels(const Shape& x, const Shape& weight, const Shape* bias, std::size_t groups, std::string_view op) {
+  if (groups == 0 || x[1] % groups != 0 || weight[0] % groups != 0) {
+    panic(PanicId::ConvGroups, {{"op", std::string(op)},
+                                {"groups", std::to_string(groups)},
+                                {"channels_in", std::to_string(x[1])},
+                                {"channels_out", std::to_string(weight[0])}});
+  }
+  if (weight[1] != x[1] / groups) {
+    panic(PanicId::ConvChannels, {{"op", std::string(op)},
+                                  {"channels_in", std::to_string(x[1])},
+                                  {"groups", std::to_string(groups)},
+                                  {"expected", std::to_string(x[1] / groups)},
+                                  {"weight", weight.to_string()}});
+  }
+  if (bias != nullptr) check_dim_match(op, "bias", *bias, 0, "weight", weight, 0);
+}
+
 Conv2dPlan plan_conv2d_named(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
                              DType bias_dtype, const Conv2dOptions& o, std::string_view op) {
   check_grad_dtype(x_dtype, weight_dtype, op);
@@ -338,20 +362,7 @@ Conv2dPlan plan_conv2d_named(const Shape& x, DType x_dtype, const Shape& weight,
   check_at_least_one(o.stride, "stride", op);
   check_at_least_one(o.dilation, "dilation", op);
   check_at_least_one(Size2{weight[2], weight[3]}, "kernel_size", op);
-  if (o.groups == 0 || x[1] % o.groups != 0 || weight[0] % o.groups != 0) {
-    panic(PanicId::ConvGroups, {{"op", std::string(op)},
-                                {"groups", std::to_string(o.groups)},
-                                {"channels_in", std::to_string(x[1])},
-                                {"channels_out", std::to_string(weight[0])}});
-  }
-  if (weight[1] != x[1] / o.groups) {
-    panic(PanicId::ConvChannels, {{"op", std::string(op)},
-                                  {"channels_in", std::to_string(x[1])},
-                                  {"groups", std::to_string(o.groups)},
-                                  {"expected", std::to_string(x[1] / o.groups)},
-                                  {"weight", weight.to_string()}});
-  }
-  if (bias != nullptr) check_dim_match(op, "bias", *bias, 0, "weight", weight, 0);
+  check_conv_channels(x, weight, bias, o.groups, op);
   const Size2 span{o.dilation[0] * (weight[2] - 1) + 1, o.dilation[1] * (weight[3] - 1) + 1};
   const Size2 padded{x[2] + 2 * o.padding[0], x[3] + 2 * o.padding[1]};
   if (padded[0] < span[0] || padded[1] < span[1]) {
@@ -384,9 +395,7 @@ Conv2dPlan plan_conv2d_backward(const Shape& x, DType x_dtype, const Shape& weig
                                 DType grad_dtype, const Conv2dOptions& options, std::string_view op) {
   check_grad_dtype(x_dtype, grad_dtype, op);
   Conv2dPlan p = plan_conv2d_named(x, x_dtype, weight, weight_dtype, nullptr, x_dtype, options, op);
-  if (grad != p.out) {
-    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
-  }
+  check_grad_is_output(grad, p.out, op);
   return p;
 }
 
@@ -517,9 +526,7 @@ Conv2dPlan plan_conv_transpose2d_backward(const Shape& x, DType x_dtype, const S
                                           std::string_view op) {
   check_grad_dtype(x_dtype, grad_dtype, op);
   Conv2dPlan p = plan_conv_transpose2d_named(x, x_dtype, weight, weight_dtype, nullptr, x_dtype, options, op);
-  if (grad != p.out) {
-    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
-  }
+  check_grad_is_output(grad, p.out, op);
   return p;
 }
 
@@ -545,20 +552,7 @@ Conv2dPlan plan_conv1d_named(const Shape& x, DType x_dtype, const Shape& weight,
   check_at_least_one(o.stride, "stride", op);
   check_at_least_one(o.dilation, "dilation", op);
   check_at_least_one(Size1{weight[2]}, "kernel_size", op);
-  if (o.groups == 0 || x[1] % o.groups != 0 || weight[0] % o.groups != 0) {
-    panic(PanicId::ConvGroups, {{"op", std::string(op)},
-                                {"groups", std::to_string(o.groups)},
-                                {"channels_in", std::to_string(x[1])},
-                                {"channels_out", std::to_string(weight[0])}});
-  }
-  if (weight[1] != x[1] / o.groups) {
-    panic(PanicId::ConvChannels, {{"op", std::string(op)},
-                                  {"channels_in", std::to_string(x[1])},
-                                  {"groups", std::to_string(o.groups)},
-                                  {"expected", std::to_string(x[1] / o.groups)},
-                                  {"weight", weight.to_string()}});
-  }
-  if (bias != nullptr) check_dim_match(op, "bias", *bias, 0, "weight", weight, 0);
+  check_conv_channels(x, weight, bias, o.groups, op);
   const std::size_t span = o.dilation[0] * (weight[2] - 1) + 1, padded = x[2] + 2 * o.padding[0];
   if (padded < span) panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", size1({padded})}, {"kernel", size1({span})}});
   Conv2dPlan p;
@@ -588,9 +582,7 @@ Conv2dPlan plan_conv1d_backward(const Shape& x, DType x_dtype, const Shape& weig
                                 DType grad_dtype, const Conv1dOptions& options, std::string_view op) {
   check_grad_dtype(x_dtype, grad_dtype, op);
   Conv2dPlan p = plan_conv1d_named(x, x_dtype, weight, weight_dtype, nullptr, x_dtype, options, op);
-  if (grad != p.out) {
-    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
-  }
+  check_grad_is_output(grad, p.out, op);
   return p;
 }
 
