@@ -35,6 +35,7 @@ struct OpArgs {
   MaxPool2dOptions max_pool2d;  // MaxPool2d, MaxPool2dBackward
   Conv2dOptions conv2d;         // Conv2d, Conv2dBackward
   ConvTranspose2dOptions conv_transpose2d;  // ConvTranspose2d, ConvTranspose2dBackward
+  ConvTranspose1dOptions conv_transpose1d;  // ConvTranspose1d, ConvTranspose1dBackward
   Conv1dOptions conv1d;                     // Conv1d, Conv1dBackward
   double input_bytes = 0;  // bytes the op reads (GB/s counts these plus the result's)
 };
@@ -507,6 +508,33 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  } else {
                    const std::size_t out = (side - 1) * a.conv_transpose2d.stride[0] + k - 2 * a.conv_transpose2d.padding[0];
                    a.values = operand_tensor<B>(kind, Shape{batch, co, out, out}, 3);
+                 }
+                 a.input_bytes += bytes_of<B>(a.values);
+                 return a;
+               }}};
+    case OpSig::ConvTranspose1d:
+    case OpSig::ConvTranspose1dBackward:
+      // A vocoder's upsampling (HiFi-GAN-like), batch 8: size 0 512 -> 256 channels, kernel 16
+      // stride 8 padding 4, 64 -> 512 steps; size 1 256 -> 128, kernel 4 stride 2 padding 1, 256 ->
+      // 512 (trial: a 1x1x3 input, kernel 3 padding 1). The forward pass reads x, the weight and a
+      // bias; the backward passes x, the weight and the output's gradient.
+      return {{{{0, 0}, {1, 0}}, {2, 0},
+               [](const BenchSize& s) { return std::string(s.n == 0 ? "8x512x64@256x16s8" : "8x256x256@128x4s2"); },
+               [=](const BenchSize& s) {
+                 const std::size_t c = s.n == 0 ? 512 : s.n == 1 ? 256 : 1, co = s.n == 0 ? 256 : s.n == 1 ? 128 : 1;
+                 const std::size_t length = s.n == 0 ? 64 : s.n == 1 ? 256 : 3, k = s.n == 0 ? 16 : s.n == 1 ? 4 : 3;
+                 const std::size_t batch = s.n == 2 ? 1 : 8;
+                 OpArgs<B> a;
+                 a.conv_transpose1d.stride = {s.n == 0 ? 8u : s.n == 1 ? 2u : 1u};
+                 a.conv_transpose1d.padding = {s.n == 0 ? 4u : 1u};
+                 receiver(Shape{batch, c, length}, a);
+                 a.y = operand_tensor<B>(kind, Shape{c, co, k}, 2);
+                 a.input_bytes += bytes_of<B>(a.y);
+                 if (op.sig == OpSig::ConvTranspose1d) {
+                   a.values = operand_tensor<B>(kind, Shape{co}, 3);
+                 } else {
+                   const std::size_t out = (length - 1) * a.conv_transpose1d.stride[0] + k - 2 * a.conv_transpose1d.padding[0];
+                   a.values = operand_tensor<B>(kind, Shape{batch, co, out}, 3);
                  }
                  a.input_bytes += bytes_of<B>(a.values);
                  return a;

@@ -164,58 +164,34 @@ TEST(Numeric, MatmulEqualsReferenceAndFiniteDifferences) {
   expect_judged_share(share, kMinJudgedMatmul);
 }
 
-// conv2d (stride, padding and dilation from the graph's options): every backend against the
-// reference, and the gradients of x and the weight (Burn's conv2d_x_backward and
-// conv2d_weight_backward, through Autodiff<B>) against central finite differences.
-TEST(Numeric, Conv2dEqualsReferenceAndFiniteDifferences) {
+// A convolution (stride, padding, dilation and, transposed, padding_out from the graph's options):
+// every backend against the reference, and the gradients of x and the weight (Burn's
+// <op>_x_backward and <op>_weight_backward, through Autodiff<B>) against central finite
+// differences, over `cases` graphs.
+namespace {
+void check_convolution(og::Op op, int cases) {
+  const bool transposed = op == og::Op::conv_transpose1d || op == og::Op::conv_transpose2d;
   JudgedShare share;
   check_property(
       [&] {
-        const auto g = *gen::conv_graph(gen::Values::Positive);
-        RC_TAG("stride " + std::to_string(1 + g.ops[0].dim1 % 2) + ", padding " + std::to_string(g.ops[0].dim1 / 2 % 2) +
-               ", dilation " + std::to_string(1 + g.ops[0].dim1 / 4 % 2));
-        require(og::check_graph_differential(g));
-        judge(g, share);
-      },
-      150);
-  expect_judged_share(share, kMinJudgedSingleOps);
-}
-
-// conv1d (stride, padding and dilation from the graph's options): every backend against the
-// reference, and the gradients of x and the weight (conv1d_x_backward and conv1d_weight_backward,
-// through Autodiff<B>) against central finite differences.
-TEST(Numeric, Conv1dEqualsReferenceAndFiniteDifferences) {
-  JudgedShare share;
-  check_property(
-      [&] {
-        const auto g = *gen::conv1d_graph(gen::Values::Positive);
-        RC_TAG("stride " + std::to_string(1 + g.ops[0].dim1 % 2) + ", padding " + std::to_string(g.ops[0].dim1 / 2 % 2) +
-               ", dilation " + std::to_string(1 + g.ops[0].dim1 / 4 % 2));
-        require(og::check_graph_differential(g));
-        judge(g, share);
-      },
-      100);
-  expect_judged_share(share, kMinJudgedSingleOps);
-}
-
-// conv_transpose2d (stride, padding, dilation and padding_out from the graph's options): every
-// backend against the reference, and the gradients of x and the weight (Burn's
-// conv_transpose2d_x_backward and conv_transpose2d_weight_backward, through Autodiff<B>) against
-// central finite differences.
-TEST(Numeric, ConvTranspose2dEqualsReferenceAndFiniteDifferences) {
-  JudgedShare share;
-  check_property(
-      [&] {
-        const auto g = *gen::conv_transpose_graph(gen::Values::Positive);
+        const auto g = *gen::convolution_graph(op, gen::Values::Positive);
         const std::size_t dim1 = g.ops[0].dim1;
-        RC_TAG("stride " + std::to_string(1 + dim1 % 2) + ", padding " + std::to_string(dim1 / 2 % 2) + ", dilation " +
-               std::to_string(1 + dim1 / 4 % 2) + ", padding_out " + std::to_string(dim1 % 2 == 1 || dim1 / 4 % 2 == 1 ? dim1 / 8 % 2 : 0));
+        std::string tag = "stride " + std::to_string(1 + dim1 % 2) + ", padding " + std::to_string(dim1 / 2 % 2) + ", dilation " +
+                          std::to_string(1 + dim1 / 4 % 2);
+        if (transposed) tag += ", padding_out " + std::to_string(dim1 % 2 == 1 || dim1 / 4 % 2 == 1 ? dim1 / 8 % 2 : 0);
+        RC_TAG(tag);
         require(og::check_graph_differential(g));
         judge(g, share);
       },
-      150);
+      cases);
   expect_judged_share(share, kMinJudgedSingleOps);
 }
+}  // namespace
+
+TEST(Numeric, Conv2dEqualsReferenceAndFiniteDifferences) { check_convolution(og::Op::conv2d, 150); }
+TEST(Numeric, Conv1dEqualsReferenceAndFiniteDifferences) { check_convolution(og::Op::conv1d, 100); }
+TEST(Numeric, ConvTranspose2dEqualsReferenceAndFiniteDifferences) { check_convolution(og::Op::conv_transpose2d, 150); }
+TEST(Numeric, ConvTranspose1dEqualsReferenceAndFiniteDifferences) { check_convolution(og::Op::conv_transpose1d, 100); }
 
 // ---- Direct checks of the numeric oracle itself: each fails when its rule is undone.
 
@@ -658,13 +634,15 @@ TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {
       // The module ops read [batch, channels, h, w]: the same six values as two 1x3 planes.
       const OpSig sig = op_info(op).sig;
       const bool image = sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d;
-      const bool conv = sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d || sig == OpSig::Conv1d;
-      g.leaf_shapes = {sig == OpSig::Conv1d ? std::vector<std::size_t>{1, 2, 3}
-                       : image || conv      ? std::vector<std::size_t>{1, 2, 1, 3}
-                                            : std::vector<std::size_t>{2, 3},
+      const bool one_d = sig == OpSig::Conv1d || sig == OpSig::ConvTranspose1d;
+      const bool conv = sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d || one_d;
+      g.leaf_shapes = {one_d           ? std::vector<std::size_t>{1, 2, 3}
+                       : image || conv ? std::vector<std::size_t>{1, 2, 1, 3}
+                                       : std::vector<std::size_t>{2, 3},
                        sig == OpSig::Conv2d            ? std::vector<std::size_t>{1, 2, 1, 2}
                        : sig == OpSig::ConvTranspose2d ? std::vector<std::size_t>{2, 1, 1, 2}
                        : sig == OpSig::Conv1d          ? std::vector<std::size_t>{1, 2, 2}
+                       : sig == OpSig::ConvTranspose1d ? std::vector<std::size_t>{2, 1, 2}
                                                        : std::vector<std::size_t>{3, 2}};
       g.leaf_values = {{0.5, 1, 1.5, 2, 2.5, 3}, {0.25, 0.5, 0.75, 1, 1.25, 1.5}};
       g.ops = {og::OpSpec{op, 0, og::is_binary(op) && op != og::Op::float_matmul && op != og::Op::linear && !conv ? 0u : 1u, 2.0, 1, 0}};

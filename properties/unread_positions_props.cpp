@@ -531,6 +531,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::conv2d:  // the padding is not an element
     case OpId::conv_transpose2d:
     case OpId::conv1d:
+    case OpId::conv_transpose1d:
     case OpId::float_neg:
     case OpId::float_exp:
     case OpId::float_log:
@@ -768,6 +769,9 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::conv1d_x_backward:
     case OpId::conv1d_weight_backward:
     case OpId::conv1d_bias_backward:
+    case OpId::conv_transpose1d_x_backward:
+    case OpId::conv_transpose1d_weight_backward:
+    case OpId::conv_transpose1d_bias_backward:
       return std::nullopt;
   }
   return std::nullopt;

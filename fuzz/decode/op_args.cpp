@@ -80,6 +80,10 @@ Conv1dOptions conv1d_options(const OpArgsCase &c) {
   return Conv1dOptions{{c.conv[1]}, {c.conv[3]}, {c.conv[5]}, c.conv[6]};
 }
 
+ConvTranspose1dOptions conv_transpose1d_options(const OpArgsCase &c) {
+  return ConvTranspose1dOptions{{c.conv[1]}, {c.conv[3]}, {c.padding_out[1]}, {c.conv[5]}, c.conv[6]};
+}
+
 std::vector<std::size_t> conv_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k) {
   const std::vector<std::size_t> &x = c.tensors[0].shape;
   const OpSig sig = op_of(c).sig;
@@ -95,6 +99,13 @@ std::vector<std::size_t> conv_operand_shape(const OpArgsCase &c, ShapeMode mode,
   } else if (sig == OpSig::Conv1dBackward) {  // the gradient
     out = x;
     if (const auto shape = oracle::conv1d_shape(x, c.tensors[1].shape, conv1d_options(c))) out = *shape;
+  } else if (k == 1 && (sig == OpSig::ConvTranspose1d || sig == OpSig::ConvTranspose1dBackward)) {
+    out = {x.size() == 3 ? x[1] : 1, 2, 2};  // [channels_in, channels_out / groups, kernel]
+  } else if (sig == OpSig::ConvTranspose1d) {  // the bias: the output channels
+    out = {c.tensors[1].shape.size() == 3 ? c.tensors[1].shape[1] * (c.conv[6] == 0 ? 1 : c.conv[6]) : 1};
+  } else if (sig == OpSig::ConvTranspose1dBackward) {  // the gradient
+    out = x;
+    if (const auto shape = oracle::conv_transpose1d_shape(x, c.tensors[1].shape, conv_transpose1d_options(c))) out = *shape;
   } else if (sig == OpSig::Conv2dBiasBackward) {  // {x, bias, grad}
     out = k == 1 ? std::vector<std::size_t>{3}
                  : std::vector<std::size_t>{x.empty() ? 1 : x[0], c.tensors[1].shape.empty() ? 1 : c.tensors[1].shape[0], 2, 2};
@@ -369,6 +380,7 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   a.conv2d = conv2d_options(c);
   a.conv_transpose2d = conv_transpose2d_options(c);
   a.conv1d = conv1d_options(c);
+  a.conv_transpose1d = conv_transpose1d_options(c);
   return call;
 }
 
@@ -519,6 +531,14 @@ std::string describe(const OpArgsCase &c) {
     }
     case OpSig::Conv1dBiasBackward:
       break;
+    case OpSig::ConvTranspose1d:
+    case OpSig::ConvTranspose1dBackward: {
+      const ConvTranspose1dOptions o = conv_transpose1d_options(c);
+      os << "\n  stride [" << o.stride[0] << "], padding [" << o.padding[0] << "], padding_out [" << o.padding_out[0]
+         << "], dilation [" << o.dilation[0] << "], groups " << o.groups;
+      if (op.sig == OpSig::ConvTranspose1d) os << (c.tensors.size() > 2 ? ", with a bias" : ", no bias");
+      break;
+    }
     case OpSig::ConvTranspose2d:
     case OpSig::ConvTranspose2dBackward: {
       const ConvTranspose2dOptions o = conv_transpose2d_options(c);

@@ -97,7 +97,8 @@ struct OpArgsCase {
   Size2 dilation{};     // MaxPool2d, MaxPool2dBackward (with window[] and ceil_mode): counts
   // Conv2d, Conv2dBackward: stride, padding, dilation ([h, w] each) and groups, counts 0..kDimChoices-1.
   std::array<std::size_t, 7> conv{};
-  // ConvTranspose2d, ConvTranspose2dBackward: conv[] as for Conv2d, then padding_out [h, w], counts.
+  // ConvTranspose2d, ConvTranspose2dBackward: conv[] as for Conv2d, then padding_out [h, w], counts
+  // (the 1-D ops read the width entries of both).
   Size2 padding_out{};
   friend bool operator==(const OpArgsCase &, const OpArgsCase &) = default;
 };
@@ -179,6 +180,7 @@ std::vector<std::size_t> conv_operand_shape(const OpArgsCase &c, ShapeMode mode,
 Conv2dOptions conv2d_options(const OpArgsCase &c);
 ConvTranspose2dOptions conv_transpose2d_options(const OpArgsCase &c);
 Conv1dOptions conv1d_options(const OpArgsCase &c);  // conv[] as for Conv2d, its widths' entries
+ConvTranspose1dOptions conv_transpose1d_options(const OpArgsCase &c);  // conv[] and padding_out's widths' entries
 AvgPool2dOptions avg_pool2d_options(const OpArgsCase &c);
 MaxPool2dOptions max_pool2d_options(const OpArgsCase &c);
 
@@ -476,7 +478,8 @@ void schema(Io &io, OpArgsCase &c) {
       later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
       later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
       break;
-    case OpSig::ConvTranspose2d: {
+    case OpSig::ConvTranspose2d:
+    case OpSig::ConvTranspose1d: {
       for (std::size_t &v : c.conv) io.pick(v, kDimChoices);
       for (std::size_t &v : c.padding_out) io.pick(v, kDimChoices);
       later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
@@ -489,6 +492,7 @@ void schema(Io &io, OpArgsCase &c) {
       break;
     }
     case OpSig::ConvTranspose2dBackward:
+    case OpSig::ConvTranspose1dBackward:
       for (std::size_t &v : c.conv) io.pick(v, kDimChoices);
       for (std::size_t &v : c.padding_out) io.pick(v, kDimChoices);
       later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);

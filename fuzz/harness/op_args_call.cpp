@@ -123,6 +123,10 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
     a.conv1d)
 #define CROSSGRAD_OPARGS_CALL_Conv1dBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2], a.conv1d)
 #define CROSSGRAD_OPARGS_CALL_Conv1dBiasBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2])
+#define CROSSGRAD_OPARGS_CALL_ConvTranspose1d(f)                                                                       \
+  f(in.tensors[0], in.tensors[1], in.tensors.size() > 2 ? std::optional<DispatchTensor>(in.tensors[2]) : std::nullopt, \
+    a.conv_transpose1d)
+#define CROSSGRAD_OPARGS_CALL_ConvTranspose1dBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2], a.conv_transpose1d)
 
 DispatchTensor dispatch(OpId op, const Call &in) {
   const oracle::OpArgs &a = in.args;

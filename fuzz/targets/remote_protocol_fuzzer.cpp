@@ -420,6 +420,10 @@ class Run {
         return Reads{3, 0, 4, false, false};
       case OpSig::Conv1dBiasBackward:  // x, bias, grad
         return Reads{3, 0, 0, false, false};
+      case OpSig::ConvTranspose1d:  // x, weight, the bias flag, then stride, padding, padding_out, dilation, groups
+        return Reads{2, 0, 6, false, false};
+      case OpSig::ConvTranspose1dBackward:  // x, weight, grad and the options
+        return Reads{3, 0, 5, false, false};
     }
     return std::nullopt;
   }
@@ -444,7 +448,8 @@ class Run {
         if (r->dims >= 0) dims.resize(static_cast<std::size_t>(r->dims), 0);
         const bool bias_flag = op == static_cast<std::uint32_t>(OpId::linear) || op == static_cast<std::uint32_t>(OpId::conv2d) ||
                                op == static_cast<std::uint32_t>(OpId::conv_transpose2d) ||
-                               op == static_cast<std::uint32_t>(OpId::conv1d);
+                               op == static_cast<std::uint32_t>(OpId::conv1d) ||
+                               op == static_cast<std::uint32_t>(OpId::conv_transpose1d);
         if (bias_flag && dims[0] == 1) operands.resize(3, recent);
         if (!r->shape) shape.clear();
         if (!r->ranges) ranges.clear();

@@ -1092,8 +1092,12 @@ Candidates candidates(OpSig sig, DType dtype) {
     // groups 0 or not dividing the input channels, a weight for other input channels, a bias one
     // off, padding_out at the stride and dilation, padding cropping the whole output, an input with
     // no rows; the backward passes: a gradient or weight one off.
+    // conv_transpose1d: the same on rows of at most 5 (the options in conv[]'s and padding_out's
+    // width entries), with a rank-4 input for the rank fault and a row of 1 or 0 for the size faults.
     case OpSig::ConvTranspose2d:
-    case OpSig::ConvTranspose2dBackward: {
+    case OpSig::ConvTranspose2dBackward:
+    case OpSig::ConvTranspose1d:
+    case OpSig::ConvTranspose1dBackward: {
       using Conv = std::array<std::size_t, 7>;
       const oa::ShapeMode like = oa::ShapeMode::LikeFirst, derived = oa::ShapeMode::Derived,
                           given = oa::ShapeMode::Explicit;
@@ -1116,6 +1120,23 @@ Candidates candidates(OpSig sig, DType dtype) {
         };
       };
       const Conv plain{1, 1, 1, 1, 1, 1, 1}, strided{2, 2, 0, 0, 1, 1, 2}, mixed{2, 1, 1, 0, 1, 2, 1};
+      if (sig == OpSig::ConvTranspose1dBackward || sig == OpSig::ConvTranspose1d) {
+        const Conv strided1{0, 2, 0, 0, 0, 1, 2}, mixed1{0, 2, 0, 1, 0, 2, 1};
+        if (sig == OpSig::ConvTranspose1dBackward) {
+          return {{with({1, 2, 3}, plain, {0, 0}, {{like}, {like}}), with({2, 2, 3}, strided1, {0, 1}, {{like}, {like}}),
+                   with({1, 1, 3}, mixed1, {0, 1}, {{given, {1, 3, 2}}, {like}})},
+                  {with({1, 2, 3}, plain, {0, 0}, {{like}, {derived}}), with({1, 2, 3}, plain, {0, 0}, {{derived}, {like}})}};
+        }
+        return {{with({1, 2, 3}, plain, {0, 0}, {{like}, {like}}), with({2, 2, 3}, strided1, {0, 1}, {{like}}),
+                 with({1, 1, 3}, mixed1, {0, 1}, {{given, {1, 3, 2}}, {like}}), with({1, 0, 3}, plain, {0, 0}, {{like}, {like}}),
+                 with({0, 2, 3}, plain, {0, 0}, {{like}})},
+                {with({1, 2, 3, 3}, plain, {0, 0}, {{given, {2, 2, 2}}}), with({1, 2, 3}, {1, 0, 1, 1, 1, 1, 1}, {0, 0}, {{like}}),
+                 with({1, 2, 3}, {1, 1, 1, 1, 1, 1, 0}, {0, 0}, {{given, {2, 2, 2}}}),
+                 with({1, 2, 3}, {1, 1, 1, 1, 1, 1, 3}, {0, 0}, {{given, {2, 1, 2}}}),
+                 with({1, 2, 3}, plain, {0, 0}, {{derived}}), with({1, 2, 3}, plain, {0, 0}, {{like}, {derived}}),
+                 with({1, 2, 3}, plain, {0, 1}, {{like}}), with({1, 1, 1}, plain, {0, 0}, {{given, {1, 1, 1}}}),
+                 with({1, 1, 0}, plain, {0, 0}, {{like}})}};
+      }
       if (sig == OpSig::ConvTranspose2dBackward) {
         return {{with({1, 2, 3, 3}, plain, {0, 0}, {{like}, {like}}), with({2, 2, 3, 3}, strided, {1, 1}, {{like}, {like}}),
                  with({1, 1, 2, 3}, mixed, {1, 1}, {{given, {1, 3, 3, 2}}, {like}})},
@@ -1391,6 +1412,16 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::ConvTranspose2dBackward) {
       c.operands = {f, f, f};
       c.dims = {1, 1, 0, 0, 0, 0};
+    }
+    // conv_transpose1d: x, weight, bias (the flag 1), stride 1, padding 1, padding_out 0, dilation 1,
+    // groups 1; the backward passes x, weight and the gradient.
+    if (op.sig == OpSig::ConvTranspose1d) {
+      c.operands = {f, f, f};
+      c.dims = {1, 1, 1, 0, 1, 1};
+    }
+    if (op.sig == OpSig::ConvTranspose1dBackward) {
+      c.operands = {f, f, f};
+      c.dims = {1, 0, 0, 1, 1};
     }
     if (op.sig == OpSig::MaxPool2d || op.sig == OpSig::MaxPool2dBackward) c.dims = {2, 2, 1, 1, 0, 0};  // fit: dilation 0 0, no ceil
     r.into(recent(0));

@@ -56,7 +56,7 @@ bool is_binary(Op op) {
   return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign || sig == OpSig::Scatter ||
          sig == OpSig::ScatterUpdate || sig == OpSig::ScatterNd || sig == OpSig::MaskWhere || sig == OpSig::BinaryDim ||
          sig == OpSig::RangesAssign || sig == OpSig::Linear || sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d ||
-         sig == OpSig::Conv1d;
+         sig == OpSig::Conv1d || sig == OpSig::ConvTranspose1d;
 }
 
 namespace {
@@ -112,9 +112,11 @@ bool has_dim(Op op) {
     case OpSig::Conv2d:  // x and the weight rhs, no bias; the options come from dim1
     case OpSig::ConvTranspose2d:
     case OpSig::Conv1d:
+    case OpSig::ConvTranspose1d:
     case OpSig::Conv2dBackward:
     case OpSig::ConvTranspose2dBackward:
     case OpSig::Conv1dBackward:
+    case OpSig::ConvTranspose1dBackward:
     case OpSig::Conv1dBiasBackward:
     case OpSig::Conv2dBiasBackward:
     case OpSig::LinearXBackward:
@@ -151,10 +153,12 @@ bool has_dim1(Op op) {
     case OpSig::Conv2d:         // the options
     case OpSig::ConvTranspose2d:
     case OpSig::Conv1d:
+    case OpSig::ConvTranspose1d:
       return true;
     case OpSig::Conv2dBackward:  // never graph steps (Rule NotDifferentiable)
     case OpSig::ConvTranspose2dBackward:
     case OpSig::Conv1dBackward:
+    case OpSig::ConvTranspose1dBackward:
     case OpSig::Conv1dBiasBackward:
     case OpSig::Conv2dBiasBackward:
       return false;
@@ -254,6 +258,7 @@ struct StepArgs {
   Conv2dOptions conv2d;         // conv2d
   ConvTranspose2dOptions conv_transpose2d;  // conv_transpose2d
   Conv1dOptions conv1d;                     // conv1d
+  ConvTranspose1dOptions conv_transpose1d;  // conv_transpose1d
 };
 
 // avg_pool2d's options from a step's dim1 (< kAvgPool2dSteps after normalisation; graph.hpp).
@@ -312,6 +317,13 @@ constexpr std::size_t kConv1dSteps = kConv2dSteps;
 Conv1dOptions conv1d_of(std::size_t dim1) {
   const Conv2dOptions c = conv2d_of(dim1);
   return Conv1dOptions{{c.stride[1]}, {c.padding[1]}, {c.dilation[1]}, 1};
+}
+// conv_transpose1d's: conv_transpose2d's along the length (a graph's weight is any leaf of rank 3
+// whose dim 0 is x's channels).
+constexpr std::size_t kConvTranspose1dSteps = kConvTranspose2dSteps;
+ConvTranspose1dOptions conv_transpose1d_of(std::size_t dim1) {
+  const ConvTranspose2dOptions c = conv_transpose2d_of(dim1);
+  return ConvTranspose1dOptions{{c.stride[1]}, {c.padding[1]}, {c.padding_out[1]}, {c.dilation[1]}, 1};
 }
 constexpr std::size_t kAdaptivePool2dSteps = 9;
 Size2 output_size_of(std::size_t dim1) { return {1 + dim1 % 3, 1 + dim1 / 3 % 3}; }
@@ -436,6 +448,7 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   a.conv2d = conv2d_of(op.dim1);
   a.conv_transpose2d = conv_transpose2d_of(op.dim1);
   a.conv1d = conv1d_of(op.dim1);
+  a.conv_transpose1d = conv_transpose1d_of(op.dim1);
   return a;
 }
 
@@ -495,6 +508,10 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::conv2d: return conv2d_shape(lhs, rhs, conv2d_of(op.dim1));
     case Op::conv_transpose2d: return conv_transpose2d_shape(lhs, rhs, conv_transpose2d_of(op.dim1));
     case Op::conv1d: return conv1d_shape(lhs, rhs, conv1d_of(op.dim1));
+    case Op::conv_transpose1d: return conv_transpose1d_shape(lhs, rhs, conv_transpose1d_of(op.dim1));
+    case Op::conv_transpose1d_x_backward:  // never graph steps (Rule NotDifferentiable)
+    case Op::conv_transpose1d_weight_backward:
+    case Op::conv_transpose1d_bias_backward:
     case Op::conv1d_x_backward:  // never graph steps (Rule NotDifferentiable)
     case Op::conv1d_weight_backward:
     case Op::conv1d_bias_backward:
@@ -865,6 +882,8 @@ std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& l
   if (op.op == Op::conv_transpose2d && lhs.size() == 4) return lhs[1] * lhs[2] * lhs[3] + 1;
   // conv1d: a group's taps, at most the channels times the padded length (the weight is rhs).
   if (op.op == Op::conv1d && lhs.size() == 3) return lhs[1] * (lhs[2] + 2 * conv1d_of(op.dim1).padding[0]) + 1;
+  // conv_transpose1d: conv_transpose2d's on the single-row view.
+  if (op.op == Op::conv_transpose1d && lhs.size() == 3) return lhs[1] * lhs[2] + 1;
   if (op.op == Op::adaptive_avg_pool2d && lhs.size() == 4) {
     const Size2 out = output_size_of(op.dim1);
     return ((lhs[2] + out[0] - 1) / out[0] + 1) * ((lhs[3] + out[1] - 1) / out[1] + 1);
@@ -941,6 +960,8 @@ GraphSpec normalized(GraphSpec graph) {
       op.dim1 %= kConvTranspose2dSteps;
     } else if (op.op == Op::conv1d) {
       op.dim1 %= kConv1dSteps;
+    } else if (op.op == Op::conv_transpose1d) {
+      op.dim1 %= kConvTranspose1dSteps;
     } else if (op.dim < rank) {
       const std::size_t size = shapes[op.lhs][op.dim];
       op.dim1 = op.op == Op::float_slice ? op.dim1 % (size + 1) : (size ? op.dim1 % size : 0);
@@ -1134,6 +1155,8 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_Conv1d(name)
 #define CROSSGRAD_APPLY_Conv1dBackward(name)
 #define CROSSGRAD_APPLY_Conv1dBiasBackward(name)
+#define CROSSGRAD_APPLY_ConvTranspose1d(name)
+#define CROSSGRAD_APPLY_ConvTranspose1dBackward(name)
 #define CROSSGRAD_APPLY_LinearXBackward(name)
 #define CROSSGRAD_APPLY_LinearWeightBackward(name)
 #define CROSSGRAD_APPLY_LinearBiasBackward(name)
@@ -1146,6 +1169,10 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::conv2d: return Dispatch::conv2d(lhs, rhs, std::nullopt, args().conv2d);
     case Op::conv_transpose2d: return Dispatch::conv_transpose2d(lhs, rhs, std::nullopt, args().conv_transpose2d);
     case Op::conv1d: return Dispatch::conv1d(lhs, rhs, std::nullopt, args().conv1d);
+    case Op::conv_transpose1d: return Dispatch::conv_transpose1d(lhs, rhs, std::nullopt, args().conv_transpose1d);
+    case Op::conv_transpose1d_x_backward:
+    case Op::conv_transpose1d_weight_backward:
+    case Op::conv_transpose1d_bias_backward:
     case Op::conv1d_x_backward:
     case Op::conv1d_weight_backward:
     case Op::conv1d_bias_backward:

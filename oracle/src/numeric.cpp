@@ -22,6 +22,15 @@ double epsilon_of(DType dtype) {
   return dtype == DType::F64 ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon();
 }
 
+// The ops whose result is a sum of products of their two operands' elements (x and the weight or
+// rhs): their magnitude and their error both scale with the two operands'.
+namespace {
+bool is_bilinear(Op op) {
+  return op == Op::float_matmul || op == Op::linear || op == Op::conv1d || op == Op::conv2d || op == Op::conv_transpose1d ||
+         op == Op::conv_transpose2d;
+}
+}  // namespace
+
 double largest_finite_of(DType dtype) {
   return dtype == DType::F64 ? std::numeric_limits<double>::max() : static_cast<double>(std::numeric_limits<float>::max());
 }
@@ -332,6 +341,10 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::conv1d_x_backward:
     case Op::conv1d_weight_backward:
     case Op::conv1d_bias_backward:
+    case Op::conv_transpose1d:
+    case Op::conv_transpose1d_x_backward:
+    case Op::conv_transpose1d_weight_backward:
+    case Op::conv_transpose1d_bias_backward:
     case Op::linear_x_backward:
     case Op::linear_weight_backward:
     case Op::linear_bias_backward:
@@ -433,8 +446,7 @@ Bound bound_for_inputs(const OpSpec& op, DType dtype, const TensorData& lhs, con
     return m;
   };
   double magnitude = largest_finite(lhs);
-  if (op.op == Op::float_matmul || op.op == Op::linear || op.op == Op::conv2d || op.op == Op::conv_transpose2d ||
-      op.op == Op::conv1d) {
+  if (is_bilinear(op.op)) {
     magnitude *= largest_finite(rhs);
   }
   return bound_for_receiver(op.op, dtype, reduction_length(op, lhs.shape().dims()), magnitude, lhs.to_f64());
@@ -659,6 +671,7 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::conv2d:
     case Op::conv_transpose2d:
     case Op::conv1d:
+    case Op::conv_transpose1d:
       d = {max_abs(b), max_abs(a)};
       break;
     case Op::float_exp: d.lhs = max_abs(y); break;
@@ -810,6 +823,9 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::conv1d_x_backward:
     case Op::conv1d_weight_backward:
     case Op::conv1d_bias_backward:
+    case Op::conv_transpose1d_x_backward:
+    case Op::conv_transpose1d_weight_backward:
+    case Op::conv_transpose1d_bias_backward:
     case Op::linear_x_backward:
     case Op::linear_weight_backward:
     case Op::linear_bias_backward:
@@ -1344,8 +1360,7 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     }
     // The op's own error.
     double magnitude = max_abs(a);
-    if (op.op == Op::float_matmul || op.op == Op::linear || op.op == Op::conv2d || op.op == Op::conv_transpose2d ||
-        op.op == Op::conv1d) {
+    if (is_bilinear(op.op)) {
       magnitude *= max_abs(b);
     }
     const Bound own = bound_for(op.op, g.dtype, n, magnitude);
@@ -1402,8 +1417,7 @@ Conditioning conditioning_of(const GraphSpec& g, const std::vector<TensorData>& 
     // and v0 holding 3.4e38: the sum's terms of +-1.7e38 cancel to 0.0625 in NdArray's order and
     // to 0 in Flex's, so the gradients -v12 / v9^2 differ by 1 % (ops_differential_fuzzer in the
     // OSS-Fuzz build smoke; regress-gradient-numerator-is-a-cancelled-residue).
-    if (op.op == Op::float_mul || op.op == Op::float_matmul || op.op == Op::linear || op.op == Op::conv2d ||
-        op.op == Op::conv_transpose2d || op.op == Op::conv1d) {
+    if (op.op == Op::float_mul || is_bilinear(op.op)) {
       c.gradient_rel += uncertainty_in_size(a, e[op.lhs]) + uncertainty_in_size(b, e[op.rhs]);
     } else if (op.op == Op::float_div) {
       c.gradient_rel += uncertainty_in_size(a, e[op.lhs]);

@@ -1398,6 +1398,28 @@ HostArray conv1d_bias_backward(const HostArray& x, const HostArray& bias, const 
   return conv2d_bias_backward(as_row(x), bias, as_row(grad));
 }
 
+// conv_transpose1d is conv_transpose2d over a single row, as conv1d is conv2d's: the weight [c,
+// cog, k] as [c, cog, 1, k], stride, padding, padding_out and dilation 1, 0, 0 and 1 across rows.
+ConvTranspose2dOptions row_options(const ConvTranspose1dOptions& o) {
+  return ConvTranspose2dOptions{{1, o.stride[0]}, {0, o.padding[0]}, {0, o.padding_out[0]}, {1, o.dilation[0]}, o.groups};
+}
+
+HostArray conv_transpose1d(const HostArray& x, const HostArray& weight, const HostArray* bias, const ConvTranspose1dOptions& o) {
+  std::vector<const HostArray*> in{&x, &weight};
+  if (bias != nullptr) in.push_back(bias);
+  require_conv_dtypes(in);
+  require_conv1d_ranks(x, weight);
+  return without_row(conv_transpose2d(as_row(x), as_row(weight), bias, row_options(o)));
+}
+
+HostArray conv_transpose1d_backward(const HostArray& x, const HostArray& weight, const HostArray& grad,
+                                    const ConvTranspose1dOptions& o, bool of_x) {
+  require_conv_dtypes({&x, &weight, &grad});
+  require_conv1d_ranks(x, weight);
+  const HostArray g = grad.shape.size() == 3 ? as_row(grad) : grad;  // as conv1d_backward's
+  return without_row(conv_transpose2d_backward(as_row(x), as_row(weight), g, row_options(o), of_x));
+}
+
 
 // adaptive_avg_pool2d: output o of `out` along a dim of `in` averages input cells
 // floor(o in / out) .. ceil((o + 1) in / out) - 1.
@@ -2534,6 +2556,10 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::conv1d_x_backward: return conv1d_backward(in[0], in[1], in[2], a.conv1d, true);
     case OpId::conv1d_weight_backward: return conv1d_backward(in[0], in[1], in[2], a.conv1d, false);
     case OpId::conv1d_bias_backward: return conv1d_bias_backward(in[0], in[1], in[2]);
+    case OpId::conv_transpose1d: return conv_transpose1d(in[0], in[1], in.size() > 2 ? &in[2] : nullptr, a.conv_transpose1d);
+    case OpId::conv_transpose1d_x_backward: return conv_transpose1d_backward(in[0], in[1], in[2], a.conv_transpose1d, true);
+    case OpId::conv_transpose1d_weight_backward: return conv_transpose1d_backward(in[0], in[1], in[2], a.conv_transpose1d, false);
+    case OpId::conv_transpose1d_bias_backward: return conv1d_bias_backward(in[0], in[1], in[2]);
     case OpId::conv_transpose2d_x_backward: return conv_transpose2d_backward(in[0], in[1], in[2], a.conv_transpose2d, true);
     case OpId::conv_transpose2d_weight_backward: return conv_transpose2d_backward(in[0], in[1], in[2], a.conv_transpose2d, false);
     case OpId::conv_transpose2d_bias_backward: return conv2d_bias_backward(in[0], in[1], in[2]);
@@ -2692,6 +2718,15 @@ std::optional<std::vector<std::size_t>> conv1d_shape(const std::vector<std::size
   return std::vector<std::size_t>{(*shape)[0], (*shape)[1], (*shape)[3]};
 }
 
+std::optional<std::vector<std::size_t>> conv_transpose1d_shape(const std::vector<std::size_t>& x,
+                                                               const std::vector<std::size_t>& weight,
+                                                               const ConvTranspose1dOptions& options) {
+  if (x.size() != 3 || weight.size() != 3) return std::nullopt;
+  const auto shape = conv_transpose2d_shape(row_view(x), row_view(weight), row_options(options));
+  if (!shape) return std::nullopt;
+  return std::vector<std::size_t>{(*shape)[0], (*shape)[1], (*shape)[3]};
+}
+
 std::optional<std::vector<std::size_t>> conv_transpose2d_shape(const std::vector<std::size_t>& x,
                                                                const std::vector<std::size_t>& weight,
                                                                const ConvTranspose2dOptions& options) {
@@ -2722,16 +2757,20 @@ double reference_magnitude(OpId op, const std::vector<HostArray>& operands) {
   if (op == OpId::float_matmul || op == OpId::linear_x_backward || op == OpId::linear_weight_backward) {
     return largest_finite(0) * largest_finite(1);
   }
-  if (op == OpId::linear || op == OpId::conv2d || op == OpId::conv_transpose2d || op == OpId::conv1d) {
+  if (op == OpId::linear || op == OpId::conv2d || op == OpId::conv_transpose2d || op == OpId::conv1d ||
+      op == OpId::conv_transpose1d) {
     return std::fmax(largest_finite(0) * largest_finite(1), largest_finite(2));
   }
-  if (op == OpId::conv2d_x_backward || op == OpId::conv_transpose2d_x_backward || op == OpId::conv1d_x_backward) {
+  if (op == OpId::conv2d_x_backward || op == OpId::conv_transpose2d_x_backward || op == OpId::conv1d_x_backward ||
+      op == OpId::conv_transpose1d_x_backward) {
     return largest_finite(1) * largest_finite(2);
   }
-  if (op == OpId::conv2d_weight_backward || op == OpId::conv_transpose2d_weight_backward || op == OpId::conv1d_weight_backward) {
+  if (op == OpId::conv2d_weight_backward || op == OpId::conv_transpose2d_weight_backward || op == OpId::conv1d_weight_backward ||
+      op == OpId::conv_transpose1d_weight_backward) {
     return largest_finite(0) * largest_finite(2);
   }
-  if (op == OpId::conv2d_bias_backward || op == OpId::conv_transpose2d_bias_backward || op == OpId::conv1d_bias_backward) {
+  if (op == OpId::conv2d_bias_backward || op == OpId::conv_transpose2d_bias_backward || op == OpId::conv1d_bias_backward ||
+      op == OpId::conv_transpose1d_bias_backward) {
     return largest_finite(2);
   }
   if (op == OpId::avg_pool2d_backward || op == OpId::adaptive_avg_pool2d_backward) return largest_finite(1);
@@ -2835,7 +2874,9 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
       const Dims& w = operands[1].shape;
       const Dims& g = operands.size() > 2 ? operands[2].shape : Dims{};
       const std::size_t positions = g.size() == 3 ? std::max<std::size_t>(1, g[0] * g[2]) : 1;
-      if (op == OpId::conv1d_bias_backward || op == OpId::conv1d_weight_backward) return positions;
+      if (op == OpId::conv1d_bias_backward || op == OpId::conv1d_weight_backward || op == OpId::conv_transpose1d_bias_backward) {
+        return positions;
+      }
       if (w.size() != 3) return 1;
       if (op == OpId::conv1d) return std::max<std::size_t>(1, w[1] * w[2] + 1);
       return std::max<std::size_t>(1, w[0] / std::max<std::size_t>(1, args.conv1d.groups) * w[2]);  // conv1d_x_backward
@@ -2853,6 +2894,17 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
       if (op == OpId::conv_transpose2d_weight_backward) return std::max<std::size_t>(1, x[0] * x[2] * x[3]);
       if (op == OpId::conv_transpose2d_x_backward) return std::max<std::size_t>(1, w[1] * w[2] * w[3]);
       return std::max<std::size_t>(1, x[1] / groups * w[2] * w[3] + (operands.size() > 2 ? 1 : 0));
+    }
+    // conv_transpose1d: conv_transpose2d's counts on the single-row view.
+    case OpSig::ConvTranspose1d:
+    case OpSig::ConvTranspose1dBackward: {
+      if (operands.size() < 2 || operands[0].shape.size() != 3 || operands[1].shape.size() != 3) return 1;
+      const Dims& x = operands[0].shape;
+      const Dims& w = operands[1].shape;
+      const std::size_t groups = std::max<std::size_t>(1, args.conv_transpose1d.groups);
+      if (op == OpId::conv_transpose1d_weight_backward) return std::max<std::size_t>(1, x[0] * x[2]);
+      if (op == OpId::conv_transpose1d_x_backward) return std::max<std::size_t>(1, w[1] * w[2]);
+      return std::max<std::size_t>(1, x[1] / groups * w[2] + (operands.size() > 2 ? 1 : 0));
     }
     case OpSig::MaxPool2dBackward:
       return operands.size() > 2 && operands[2].shape.size() == 4 ? std::max<std::size_t>(1, operands[2].shape[2] * operands[2].shape[3]) : 1;

@@ -114,6 +114,10 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::conv1d_x_backward:
     case OpId::conv1d_weight_backward:
     case OpId::conv1d_bias_backward:
+    case OpId::conv_transpose1d:
+    case OpId::conv_transpose1d_x_backward:
+    case OpId::conv_transpose1d_weight_backward:
+    case OpId::conv_transpose1d_bias_backward:
     case OpId::float_sum:
     case OpId::float_mean:
     case OpId::float_sum_dim:

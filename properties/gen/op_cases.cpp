@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 namespace crossgrad::properties::gen {
@@ -834,42 +836,54 @@ void gen_conv1d(OpCase& c, bool bad) {
   }
 }
 
-// conv_transpose2d and its backward passes over x [0..2, channels, 1..4, 1..4] with groups 1..2
-// dividing channels 0..4 (no batch or no input channels one time in eight each), a kernel 1..3,
-// stride and dilation 1..2, padding 0..2 and padding_out below the stride or dilation (options
-// redrawn until the output has cells, so most cases are valid). Faults: a rank-3 x, a zero stride,
-// groups that do not divide, a weight for other input channels, a bias one off, padding_out at the
-// stride and dilation, a gradient one off.
-void gen_conv_transpose2d(OpCase& c, bool bad) {
+std::optional<Dims> transposed_shape(const Dims& x, const Dims& w, const ConvTranspose2dOptions& o) {
+  return og::conv_transpose2d_shape(x, w, o);
+}
+std::optional<Dims> transposed_shape(const Dims& x, const Dims& w, const ConvTranspose1dOptions& o) {
+  return og::conv_transpose1d_shape(x, w, o);
+}
+
+// conv_transpose2d and conv_transpose1d (Options' spatial dims: 2 or 1) and their backward passes
+// over x [0..2, channels, 1..4 per dim] with groups 1..2 dividing channels 0..4 (no batch or no
+// input channels one time in eight each), a kernel 1..3, stride and dilation 1..2, padding 0..2
+// and padding_out below the stride or dilation (options redrawn until the output has cells, so
+// most cases are valid). Faults: x one rank short, a zero stride, groups that do not divide, a
+// weight for other input channels, a bias one off, padding_out at the stride and dilation, a
+// gradient one off.
+template <class Options>
+void gen_conv_transpose(OpCase& c, bool bad, Options& o) {
+  constexpr std::size_t n = std::tuple_size_v<decltype(o.stride)>;
   const OpSig sig = op_info(c.op).sig;
   const std::size_t groups = pick(1, 2);
   const std::size_t cg = chance(8) ? 0 : pick(1, 2), cog = pick(1, 2);
-  Dims x{chance(8) ? 0 : pick(1, 2), cg * groups, pick(1, 4), pick(1, 4)};
-  Dims w{cg * groups, cog, pick(1, 3), pick(1, 3)};
-  ConvTranspose2dOptions& o = c.args.conv_transpose2d;
+  Dims x{chance(8) ? 0 : pick(1, 2), cg * groups};
+  for (std::size_t d = 0; d < n; ++d) x.push_back(pick(1, 4));
+  Dims w{cg * groups, cog};
+  for (std::size_t d = 0; d < n; ++d) w.push_back(pick(1, 3));
   o.groups = groups;
   for (int tries = 0;; ++tries) {
-    o.stride = {pick(1, 2), pick(1, 2)};
-    o.padding = {pick(0, 2), pick(0, 2)};
-    o.dilation = {pick(1, 2), pick(1, 2)};
-    for (std::size_t d = 0; d < 2; ++d) o.padding_out[d] = pick(0, std::max(o.stride[d], o.dilation[d]) - 1);
-    if (og::conv_transpose2d_shape(x, w, o) || tries > 8) break;
+    for (std::size_t& v : o.stride) v = pick(1, 2);
+    for (std::size_t& v : o.padding) v = pick(0, 2);
+    for (std::size_t& v : o.dilation) v = pick(1, 2);
+    for (std::size_t d = 0; d < n; ++d) o.padding_out[d] = pick(0, std::max(o.stride[d], o.dilation[d]) - 1);
+    if (transposed_shape(x, w, o) || tries > 8) break;
   }
-  const std::optional<Dims> out = og::conv_transpose2d_shape(x, w, o);
-  Dims g = out ? *out : Dims{x[0], w[1] * groups, 1, 1};
+  const std::optional<Dims> out = transposed_shape(x, w, o);
+  Dims g = out ? *out : Dims{x[0], w[1] * groups};
+  if (!out) g.resize(n + 2, 1);
   Dims b{w[1] * groups};
   const int fault = bad ? static_cast<int>(pick(0, 6)) : -1;
   if (fault == 0) x.erase(x.begin() + 2);
-  if (fault == 1) o.stride[pick(0, 1)] = 0;
+  if (fault == 1) o.stride[pick(0, n - 1)] = 0;
   if (fault == 2) o.groups = chance(2) ? 0 : 3;
   if (fault == 3) w[0] += 1;
   if (fault == 4) b[0] += 1;
   if (fault == 5) {
-    const std::size_t d = pick(0, 1);
+    const std::size_t d = pick(0, n - 1);
     o.padding_out[d] = std::max(o.stride[d], o.dilation[d]);
   }
-  if (fault == 6) g[pick(0, 3)] += 1;
-  if (sig == OpSig::ConvTranspose2d) {
+  if (fault == 6) g[pick(0, n + 1)] += 1;
+  if (sig == OpSig::ConvTranspose2d || sig == OpSig::ConvTranspose1d) {
     c.operands = {floats(x, c.dtype), floats(w, c.dtype)};
     if (fault == 4 || chance(2)) c.operands.push_back(floats(b, c.dtype));
   } else {
@@ -1050,7 +1064,9 @@ void gen_float_case(OpCase& c, bool bad) {
     case OpSig::Conv2dBackward:
     case OpSig::Conv2dBiasBackward: gen_conv2d(c, bad); break;
     case OpSig::ConvTranspose2d:
-    case OpSig::ConvTranspose2dBackward: gen_conv_transpose2d(c, bad); break;
+    case OpSig::ConvTranspose2dBackward: gen_conv_transpose(c, bad, c.args.conv_transpose2d); break;
+    case OpSig::ConvTranspose1d:
+    case OpSig::ConvTranspose1dBackward: gen_conv_transpose(c, bad, c.args.conv_transpose1d); break;
     case OpSig::Conv1d:
     case OpSig::Conv1dBackward:
     case OpSig::Conv1dBiasBackward: gen_conv1d(c, bad); break;
@@ -1149,6 +1165,14 @@ std::string describe(const OpCase& c) {
       const Conv1dOptions& o = a.conv1d;
       s += "\n  stride [" + std::to_string(o.stride[0]) + "] padding [" + std::to_string(o.padding[0]) + "] dilation [" +
            std::to_string(o.dilation[0]) + "] groups " + std::to_string(o.groups);
+      break;
+    }
+    case OpSig::ConvTranspose1d:
+    case OpSig::ConvTranspose1dBackward: {
+      const ConvTranspose1dOptions& o = a.conv_transpose1d;
+      s += "\n  stride [" + std::to_string(o.stride[0]) + "] padding [" + std::to_string(o.padding[0]) + "] padding_out [" +
+           std::to_string(o.padding_out[0]) + "] dilation [" + std::to_string(o.dilation[0]) + "] groups " +
+           std::to_string(o.groups);
       break;
     }
     case OpSig::ConvTranspose2d:

@@ -249,22 +249,32 @@ inline rc::Gen<oracle::GraphSpec> module_graph(Values mode) {
       [](const oracle::GraphSpec& g) { return g.ops[0].op != oracle::Op::float_neg; });
 }
 
-// conv2d (no bias: a graph step's bias would be a third leaf) of x [1..2, 1..3, 1..5, 1..5] with a
-// weight [1..3, x's channels, 1..3, 1..3] under the graph's options (dim1: stride, padding,
-// dilation; graph.cpp conv2d_of), then maybe tanh; redrawn until the kernel fits.
-inline rc::Gen<oracle::GraphSpec> conv_graph(Values mode) {
+// A convolution (conv1d, conv2d, conv_transpose1d or conv_transpose2d; no bias) of x [1..2, 1..3,
+// spatial...] with a weight [channels_out 1..3, x's channels, kernel 1..3 per dim] (a transposed
+// one's [x's channels, channels_out / groups 1..3, kernel...]) under the graph's options (dim1:
+// stride, padding, dilation and, transposed, padding_out; graph.cpp conv2d_of and its kin), then
+// maybe tanh; redrawn until the kernel fits. The spatial sizes are 1..5 per dim for conv2d, 1..7
+// for conv1d and 1..4 per dim for the transposed ops (whose outputs grow with the stride).
+inline rc::Gen<oracle::GraphSpec> convolution_graph(oracle::Op op, Values mode) {
+  const bool one_d = op == oracle::Op::conv1d || op == oracle::Op::conv_transpose1d;
+  const bool transposed = op == oracle::Op::conv_transpose1d || op == oracle::Op::conv_transpose2d;
+  const std::size_t longest = op == oracle::Op::conv1d ? 7 : op == oracle::Op::conv2d ? 5 : 4;
   return rc::gen::suchThat(
       rc::gen::mapcat(
           rc::gen::tuple(backend(), rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64}),
-                         rc::gen::container<std::vector<std::size_t>>(7, rc::gen::inRange<std::size_t>(1, 4)),
-                         rc::gen::inRange<std::size_t>(1, 6), rc::gen::inRange<std::size_t>(1, 6), rc::gen::inRange<std::size_t>(0, 8),
-                         rc::gen::arbitrary<bool>()),
-          [mode](const auto& t) {
+                         rc::gen::container<std::vector<std::size_t>>(5, rc::gen::inRange<std::size_t>(1, 4)),
+                         rc::gen::inRange<std::size_t>(1, longest + 1), rc::gen::inRange<std::size_t>(1, longest + 1),
+                         rc::gen::inRange<std::size_t>(0, 16), rc::gen::arbitrary<bool>()),
+          [=](const auto& t) {
             const auto [b_, dtype_, sizes, h, w, dim1_, tanh_] = t;
             const std::size_t b = b_, dim1 = dim1_;
             const DType dtype = dtype_;
             const bool tanh = tanh_;
-            const std::vector<std::size_t> x{1 + sizes[0] % 2, sizes[1], h, w}, weight{sizes[2], sizes[1], sizes[3], sizes[4]};
+            std::vector<std::size_t> x{1 + sizes[0] % 2, sizes[1]}, weight{transposed ? sizes[1] : sizes[2], transposed ? sizes[2] : sizes[1]};
+            if (!one_d) x.push_back(h);
+            x.push_back(w);
+            if (!one_d) weight.push_back(sizes[3]);
+            weight.push_back(sizes[4]);
             auto value = mode == Values::Positive ? positive_value() : float_value(false);
             return rc::gen::map(rc::gen::tuple(rc::gen::container<std::vector<double>>(oracle::element_count(x), value),
                                                rc::gen::container<std::vector<double>>(oracle::element_count(weight), value)),
@@ -274,77 +284,12 @@ inline rc::Gen<oracle::GraphSpec> conv_graph(Values mode) {
                                   g.dtype = dtype;
                                   g.leaf_shapes = {x, weight};
                                   g.leaf_values = {std::get<0>(v), std::get<1>(v)};
-                                  g.ops = {oracle::OpSpec{oracle::Op::conv2d, 0, 1, 1.0, 0, dim1}};
+                                  g.ops = {oracle::OpSpec{op, 0, 1, 1.0, 0, dim1}};
                                   if (tanh) g.ops.push_back(oracle::OpSpec{oracle::Op::float_tanh, 2, 0, 1.0, 0, 0});
                                   return oracle::normalized(g);
                                 });
           }),
-      [](const oracle::GraphSpec& g) { return g.ops[0].op == oracle::Op::conv2d; });
-}
-
-// conv1d (no bias) of x [1..2, 1..3, 1..7] with a weight [1..3, x's channels, 1..3] under the
-// graph's options (dim1: stride, padding, dilation; graph.cpp conv1d_of), then maybe tanh; redrawn
-// until the kernel fits.
-inline rc::Gen<oracle::GraphSpec> conv1d_graph(Values mode) {
-  return rc::gen::suchThat(
-      rc::gen::mapcat(
-          rc::gen::tuple(backend(), rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64}),
-                         rc::gen::container<std::vector<std::size_t>>(4, rc::gen::inRange<std::size_t>(1, 4)),
-                         rc::gen::inRange<std::size_t>(1, 8), rc::gen::inRange<std::size_t>(0, 8), rc::gen::arbitrary<bool>()),
-          [mode](const auto& t) {
-            const auto [b_, dtype_, sizes, l, dim1_, tanh_] = t;
-            const std::size_t b = b_, dim1 = dim1_;
-            const DType dtype = dtype_;
-            const bool tanh = tanh_;
-            const std::vector<std::size_t> x{1 + sizes[0] % 2, sizes[1], l}, weight{sizes[2], sizes[1], sizes[3]};
-            auto value = mode == Values::Positive ? positive_value() : float_value(false);
-            return rc::gen::map(rc::gen::tuple(rc::gen::container<std::vector<double>>(oracle::element_count(x), value),
-                                               rc::gen::container<std::vector<double>>(oracle::element_count(weight), value)),
-                                [=](const auto& v) {
-                                  oracle::GraphSpec g;
-                                  g.backend = b;
-                                  g.dtype = dtype;
-                                  g.leaf_shapes = {x, weight};
-                                  g.leaf_values = {std::get<0>(v), std::get<1>(v)};
-                                  g.ops = {oracle::OpSpec{oracle::Op::conv1d, 0, 1, 1.0, 0, dim1}};
-                                  if (tanh) g.ops.push_back(oracle::OpSpec{oracle::Op::float_tanh, 2, 0, 1.0, 0, 0});
-                                  return oracle::normalized(g);
-                                });
-          }),
-      [](const oracle::GraphSpec& g) { return g.ops[0].op == oracle::Op::conv1d; });
-}
-
-// conv_transpose2d (no bias) of x [1..2, 1..3, 1..4, 1..4] with a weight [x's channels, 1..3,
-// 1..3, 1..3] under the graph's options (dim1: stride, padding, dilation, padding_out; graph.cpp
-// conv_transpose2d_of), then maybe tanh; redrawn until the output has cells.
-inline rc::Gen<oracle::GraphSpec> conv_transpose_graph(Values mode) {
-  return rc::gen::suchThat(
-      rc::gen::mapcat(
-          rc::gen::tuple(backend(), rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64}),
-                         rc::gen::container<std::vector<std::size_t>>(7, rc::gen::inRange<std::size_t>(1, 4)),
-                         rc::gen::inRange<std::size_t>(1, 5), rc::gen::inRange<std::size_t>(1, 5), rc::gen::inRange<std::size_t>(0, 16),
-                         rc::gen::arbitrary<bool>()),
-          [mode](const auto& t) {
-            const auto [b_, dtype_, sizes, h, w, dim1_, tanh_] = t;
-            const std::size_t b = b_, dim1 = dim1_;
-            const DType dtype = dtype_;
-            const bool tanh = tanh_;
-            const std::vector<std::size_t> x{1 + sizes[0] % 2, sizes[1], h, w}, weight{sizes[1], sizes[2], sizes[3], sizes[4]};
-            auto value = mode == Values::Positive ? positive_value() : float_value(false);
-            return rc::gen::map(rc::gen::tuple(rc::gen::container<std::vector<double>>(oracle::element_count(x), value),
-                                               rc::gen::container<std::vector<double>>(oracle::element_count(weight), value)),
-                                [=](const auto& v) {
-                                  oracle::GraphSpec g;
-                                  g.backend = b;
-                                  g.dtype = dtype;
-                                  g.leaf_shapes = {x, weight};
-                                  g.leaf_values = {std::get<0>(v), std::get<1>(v)};
-                                  g.ops = {oracle::OpSpec{oracle::Op::conv_transpose2d, 0, 1, 1.0, 0, dim1}};
-                                  if (tanh) g.ops.push_back(oracle::OpSpec{oracle::Op::float_tanh, 2, 0, 1.0, 0, 0});
-                                  return oracle::normalized(g);
-                                });
-          }),
-      [](const oracle::GraphSpec& g) { return g.ops[0].op == oracle::Op::conv_transpose2d; });
+      [op](const oracle::GraphSpec& g) { return g.ops[0].op == op; });
 }
 
 }  // namespace crossgrad::properties::gen

@@ -80,6 +80,9 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
   Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt, a.conv1d)
 #define CG_CALL_Conv1dBackward(name) Dispatch::name(t[0], t[1], t[2], a.conv1d)
 #define CG_CALL_Conv1dBiasBackward(name) Dispatch::name(t[0], t[1], t[2])
+#define CG_CALL_ConvTranspose1d(name) \
+  Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt, a.conv_transpose1d)
+#define CG_CALL_ConvTranspose1dBackward(name) Dispatch::name(t[0], t[1], t[2], a.conv_transpose1d)
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
   switch (op) {
 #define CG_CALL_CASE(name, method, Sig, Operand, Result, Rule) \

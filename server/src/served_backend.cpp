@@ -34,8 +34,36 @@ std::size_t tensor_bytes(const Shape& shape, DType dtype) {
 
 namespace {
 
+// The convolutions' forward plans, by options type (the result's size, for the reply's budget).
+rules::Conv2dPlan convolution_plan(const Shape& x, DType xd, const Shape& w, DType wd, const Shape* b, DType bd,
+                                   const Conv2dOptions& o) {
+  return rules::plan_conv2d(x, xd, w, wd, b, bd, o);
+}
+rules::Conv2dPlan convolution_plan(const Shape& x, DType xd, const Shape& w, DType wd, const Shape* b, DType bd,
+                                   const Conv1dOptions& o) {
+  return rules::plan_conv1d(x, xd, w, wd, b, bd, o);
+}
+rules::Conv2dPlan convolution_plan(const Shape& x, DType xd, const Shape& w, DType wd, const Shape* b, DType bd,
+                                   const ConvTranspose2dOptions& o) {
+  return rules::plan_conv_transpose2d(x, xd, w, wd, b, bd, o);
+}
+rules::Conv2dPlan convolution_plan(const Shape& x, DType xd, const Shape& w, DType wd, const Shape* b, DType bd,
+                                   const ConvTranspose1dOptions& o) {
+  return rules::plan_conv_transpose1d(x, xd, w, wd, b, bd, o);
+}
+
 template <class>
 [[maybe_unused]] inline constexpr bool kAlwaysFalse = false;  // only in a discarded static_assert
+
+// A convolution's arguments: x, the weight, an optional bias and the options.
+template <class Args, class T>
+constexpr bool is_convolution_args() {
+  if constexpr (std::tuple_size_v<Args> == 4) {
+    return std::is_same_v<std::tuple_element_t<2, Args>, std::optional<T>>;
+  } else {
+    return false;
+  }
+}
 
 bool has_kind(DType dtype, OpKind kind) {
   switch (kind) {
@@ -214,6 +242,8 @@ class Table final : public TensorTable {
         return reader.conv_transpose2d_options();
       } else if constexpr (std::is_same_v<D, Conv1dOptions>) {
         return reader.conv1d_options();
+      } else if constexpr (std::is_same_v<D, ConvTranspose1dOptions>) {
+        return reader.conv_transpose1d_options();
       } else {
         static_assert(kAlwaysFalse<D>, "a backend parameter type the wire does not carry");
       }
@@ -315,33 +345,15 @@ class Table final : public TensorTable {
         const rules::LinearPlan p = rules::plan_linear(B::shape(x), B::dtype(x), B::shape(w), B::dtype(w),
                                                        b ? &bias_shape : nullptr, b ? B::dtype(*b) : B::dtype(x));
         return bytes_of(p.out, B::dtype(x));
-      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, std::optional<T>, Conv2dOptions>>) {
-        // conv2d: padding makes windows of an empty or small input ([1, 1, 0, 0] padded by 1000).
+      } else if constexpr (is_convolution_args<Args, T>()) {
+        // The convolutions: padding makes windows of an empty or small input ([1, 1, 0, 0] padded
+        // by 1000), and a transposed one spreads every input cell over a kernel's span.
         const T& x = std::get<0>(args).get();
         const T& w = std::get<1>(args).get();
         const std::optional<T>& b = std::get<2>(args);
         const Shape bias_shape = b ? B::shape(*b) : Shape{};
-        const rules::Conv2dPlan p = rules::plan_conv2d(B::shape(x), B::dtype(x), B::shape(w), B::dtype(w), b ? &bias_shape : nullptr,
-                                                       b ? B::dtype(*b) : B::dtype(x), std::get<3>(args));
-        return bytes_of(p.out, B::dtype(x));
-      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, std::optional<T>, Conv1dOptions>>) {
-        // conv1d: padding makes windows of an empty or short input, as conv2d's.
-        const T& x = std::get<0>(args).get();
-        const T& w = std::get<1>(args).get();
-        const std::optional<T>& b = std::get<2>(args);
-        const Shape bias_shape = b ? B::shape(*b) : Shape{};
-        const rules::Conv2dPlan p = rules::plan_conv1d(B::shape(x), B::dtype(x), B::shape(w), B::dtype(w), b ? &bias_shape : nullptr,
-                                                       b ? B::dtype(*b) : B::dtype(x), std::get<3>(args));
-        return bytes_of(p.out, B::dtype(x));
-      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, std::optional<T>, ConvTranspose2dOptions>>) {
-        // conv_transpose2d: every input cell spreads over a kernel's span of output cells.
-        const T& x = std::get<0>(args).get();
-        const T& w = std::get<1>(args).get();
-        const std::optional<T>& b = std::get<2>(args);
-        const Shape bias_shape = b ? B::shape(*b) : Shape{};
-        const rules::Conv2dPlan p = rules::plan_conv_transpose2d(B::shape(x), B::dtype(x), B::shape(w), B::dtype(w),
-                                                                 b ? &bias_shape : nullptr, b ? B::dtype(*b) : B::dtype(x),
-                                                                 std::get<3>(args));
+        const rules::Conv2dPlan p = convolution_plan(B::shape(x), B::dtype(x), B::shape(w), B::dtype(w), b ? &bias_shape : nullptr,
+                                                     b ? B::dtype(*b) : B::dtype(x), std::get<3>(args));
         return bytes_of(p.out, B::dtype(x));
       } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, CRef>>) {
         // mask_where: the tensor, the mask and the value broadcast.

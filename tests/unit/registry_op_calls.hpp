@@ -320,6 +320,24 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
           Dispatch::float_reshape(x, {1, 2, 1, 3}),
           Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {2, 3}), 0), {3}),
           Dispatch::float_reshape(other, {1, 3, 1, 2}));
+    // conv_transpose1d: conv_transpose2d's calls on the single-row view.
+    case OpId::conv_transpose1d:
+      return Dispatch::conv_transpose1d(Dispatch::float_reshape(x, {1, 2, 3}), Dispatch::float_reshape(other, {2, 3, 1}),
+                                        Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {2, 3}), 0), {3}),
+                                        ConvTranspose1dOptions{});
+    case OpId::conv_transpose1d_x_backward:
+    case OpId::conv_transpose1d_weight_backward: {
+      const DispatchTensor input = Dispatch::float_reshape(x, {1, 2, 3});
+      const DispatchTensor w = Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {2, 3}), 1), {2, 1, 1});
+      const DispatchTensor g = Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(x, {2, 3}), 0), {1, 1, 3});
+      return op == OpId::conv_transpose1d_x_backward ? Dispatch::conv_transpose1d_x_backward(input, w, g, ConvTranspose1dOptions{})
+                                                     : Dispatch::conv_transpose1d_weight_backward(input, w, g, ConvTranspose1dOptions{});
+    }
+    case OpId::conv_transpose1d_bias_backward:
+      return Dispatch::conv_transpose1d_bias_backward(
+          Dispatch::float_reshape(x, {1, 2, 3}),
+          Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {2, 3}), 0), {3}),
+          Dispatch::float_reshape(other, {1, 3, 2}));
     case OpId::float_abs: return Dispatch::float_abs(x);
     case OpId::float_clamp: return Dispatch::float_clamp(x, 0.75, 2.0);
     case OpId::float_max_dim: return Dispatch::float_max_dim(x, 1);

@@ -149,6 +149,16 @@ bool ArgReader::flag() {
   return o;
 }
 
+::crossgrad::ConvTranspose1dOptions ArgReader::conv_transpose1d_options() {
+  ::crossgrad::ConvTranspose1dOptions o;
+  o.stride[0] = dim();
+  o.padding[0] = dim();
+  o.padding_out[0] = dim();
+  o.dilation[0] = dim();
+  o.groups = dim();
+  return o;
+}
+
 ::crossgrad::ConvTranspose2dOptions ArgReader::conv_transpose2d_options() {
   ::crossgrad::ConvTranspose2dOptions o;
   o.stride = size2();

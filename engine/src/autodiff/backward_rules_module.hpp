@@ -78,53 +78,57 @@ AutodiffTensor<B> Autodiff<B>::linear(const Tensor& x, const Tensor& weight, con
       [](const Primitive& g) { return B::linear_bias_backward(g); });
 }
 
-// Burn's Autodiff<B>::conv2d: x's gradient is B::conv2d_x_backward, the weight's
-// B::conv2d_weight_backward, the bias's B::conv2d_bias_backward; parents x, weight and, when
-// given, the bias.
+// Burn's Autodiff<B>::conv1d, conv2d, conv_transpose1d and conv_transpose2d: x's gradient is the
+// backend's <op>_x_backward, the weight's <op>_weight_backward, the bias's <op>_bias_backward;
+// parents x, weight and, when given, the bias.
+template <class B, class Options>
+AutodiffTensor<B> record_convolution(
+    typename B::Tensor (*forward)(const typename B::Tensor&, const typename B::Tensor&, const std::optional<typename B::Tensor>&,
+                                  const Options&),
+    typename B::Tensor (*x_backward)(const typename B::Tensor&, const typename B::Tensor&, const typename B::Tensor&, const Options&),
+    typename B::Tensor (*weight_backward)(const typename B::Tensor&, const typename B::Tensor&, const typename B::Tensor&,
+                                          const Options&),
+    typename B::Tensor (*bias_backward)(const typename B::Tensor&, const typename B::Tensor&, const typename B::Tensor&),
+    const AutodiffTensor<B>& x, const AutodiffTensor<B>& weight, const std::optional<AutodiffTensor<B>>& bias,
+    const Options& options, const char* site = __builtin_FUNCTION()) {
+  using Primitive = typename B::Tensor;
+  const Primitive px = x.primitive, pw = weight.primitive;
+  std::optional<Primitive> pb;
+  if (bias) pb = bias->primitive;
+  return record_with_optional_bias<B>(
+      forward(px, pw, pb, options), x, weight, bias,
+      [px, pw, options, x_backward, weight_backward](const Primitive& g) {
+        return std::vector<Primitive>{x_backward(px, pw, g, options), weight_backward(px, pw, g, options)};
+      },
+      [px, pb, bias_backward](const Primitive& g) { return bias_backward(px, *pb, g); }, site);
+}
+
 template <class B>
 AutodiffTensor<B> Autodiff<B>::conv2d(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias,
                                       const Conv2dOptions& options) {
-  const Primitive px = x.primitive, pw = weight.primitive;
-  std::optional<Primitive> pb;
-  if (bias) pb = bias->primitive;
-  return record_with_optional_bias<B>(
-      B::conv2d(px, pw, pb, options), x, weight, bias,
-      [px, pw, options](const Primitive& g) {
-        return std::vector<Primitive>{B::conv2d_x_backward(px, pw, g, options), B::conv2d_weight_backward(px, pw, g, options)};
-      },
-      [px, pb](const Primitive& g) { return B::conv2d_bias_backward(px, *pb, g); });
+  return record_convolution<B>(&B::conv2d, &B::conv2d_x_backward, &B::conv2d_weight_backward, &B::conv2d_bias_backward, x,
+                               weight, bias, options);
 }
 
-// Burn's Autodiff<B>::conv_transpose2d: x's gradient is B::conv_transpose2d_x_backward, the
-// weight's B::conv_transpose2d_weight_backward, the bias's B::conv_transpose2d_bias_backward.
 template <class B>
 AutodiffTensor<B> Autodiff<B>::conv_transpose2d(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias,
                                                 const ConvTranspose2dOptions& options) {
-  const Primitive px = x.primitive, pw = weight.primitive;
-  std::optional<Primitive> pb;
-  if (bias) pb = bias->primitive;
-  return record_with_optional_bias<B>(
-      B::conv_transpose2d(px, pw, pb, options), x, weight, bias,
-      [px, pw, options](const Primitive& g) {
-        return std::vector<Primitive>{B::conv_transpose2d_x_backward(px, pw, g, options), B::conv_transpose2d_weight_backward(px, pw, g, options)};
-      },
-      [px, pb](const Primitive& g) { return B::conv_transpose2d_bias_backward(px, *pb, g); });
+  return record_convolution<B>(&B::conv_transpose2d, &B::conv_transpose2d_x_backward, &B::conv_transpose2d_weight_backward,
+                               &B::conv_transpose2d_bias_backward, x, weight, bias, options);
 }
 
-// Burn's Autodiff<B>::conv1d: x's gradient is B::conv1d_x_backward, the weight's
-// B::conv1d_weight_backward, the bias's B::conv1d_bias_backward.
 template <class B>
 AutodiffTensor<B> Autodiff<B>::conv1d(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias,
                                       const Conv1dOptions& options) {
-  const Primitive px = x.primitive, pw = weight.primitive;
-  std::optional<Primitive> pb;
-  if (bias) pb = bias->primitive;
-  return record_with_optional_bias<B>(
-      B::conv1d(px, pw, pb, options), x, weight, bias,
-      [px, pw, options](const Primitive& g) {
-        return std::vector<Primitive>{B::conv1d_x_backward(px, pw, g, options), B::conv1d_weight_backward(px, pw, g, options)};
-      },
-      [px, pb](const Primitive& g) { return B::conv1d_bias_backward(px, *pb, g); });
+  return record_convolution<B>(&B::conv1d, &B::conv1d_x_backward, &B::conv1d_weight_backward, &B::conv1d_bias_backward, x,
+                               weight, bias, options);
+}
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::conv_transpose1d(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias,
+                                                const ConvTranspose1dOptions& options) {
+  return record_convolution<B>(&B::conv_transpose1d, &B::conv_transpose1d_x_backward, &B::conv_transpose1d_weight_backward,
+                               &B::conv_transpose1d_bias_backward, x, weight, bias, options);
 }
 
 }  // namespace crossgrad

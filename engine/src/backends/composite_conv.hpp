@@ -197,9 +197,11 @@ typename B::Tensor conv1d_backward(const typename B::Tensor& x, const typename B
   return of_x ? B::float_reshape(B::conv2d_x_backward(x4, w4, g4, o2), xs) : B::float_reshape(B::conv2d_weight_backward(x4, w4, g4, o2), ws);
 }
 
+// conv1d_bias_backward or conv_transpose1d_bias_backward (`op`): conv2d's on the single-row view.
 template <class B>
-typename B::Tensor conv1d_bias_backward(const typename B::Tensor& x, const typename B::Tensor& bias, const typename B::Tensor& grad) {
-  (void)rules::plan_conv1d_bias_backward(B::shape(x), B::dtype(x), B::shape(bias), B::dtype(bias), B::shape(grad), B::dtype(grad));
+typename B::Tensor conv1d_bias_backward(const typename B::Tensor& x, const typename B::Tensor& bias, const typename B::Tensor& grad,
+                                        std::string_view op = "conv1d_bias_backward") {
+  (void)rules::plan_conv1d_bias_backward(B::shape(x), B::dtype(x), B::shape(bias), B::dtype(bias), B::shape(grad), B::dtype(grad), op);
   const Shape &xs = B::shape(x), &gs = B::shape(grad);
   return B::conv2d_bias_backward(B::float_reshape(x, Shape{xs[0], xs[1], 1, xs[2]}), bias,
                                  B::float_reshape(grad, Shape{gs[0], gs[1], 1, gs[2]}));
@@ -316,6 +318,38 @@ typename B::Tensor conv_transpose2d_weight_backward(const typename B::Tensor& x,
   const typename B::Tensor cols_t = B::float_swap_dims(transposed_gathered<B>(grad, p, o), 2, 3);
   const typename B::Tensor per_batch = B::float_matmul(xs, cols_t);  // [batch, groups, ci / groups, K]
   return B::float_reshape(B::float_sum_dim(per_batch, 0), ws);
+}
+
+// conv_transpose1d and its backward passes: the backend's own conv_transpose2d passes on the
+// single-row view, after conv_transpose1d's checks under its names (rules::plan_conv_transpose1d*),
+// as conv1d is conv2d's.
+template <class B>
+typename B::Tensor conv_transpose1d(const typename B::Tensor& x, const typename B::Tensor& weight,
+                                    const std::optional<typename B::Tensor>& bias, const ConvTranspose1dOptions& o) {
+  const Shape bias_shape = bias ? B::shape(*bias) : Shape{};
+  const rules::Conv2dPlan p = rules::plan_conv_transpose1d(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight),
+                                                           bias ? &bias_shape : nullptr, bias ? B::dtype(*bias) : B::dtype(x), o);
+  const Shape &xs = B::shape(x), &ws = B::shape(weight);
+  return B::float_reshape(B::conv_transpose2d(B::float_reshape(x, Shape{xs[0], xs[1], 1, xs[2]}),
+                                              B::float_reshape(weight, Shape{ws[0], ws[1], 1, ws[2]}), bias,
+                                              rules::conv_transpose2d_options_of(o)),
+                          p.out);
+}
+
+// conv_transpose1d_x_backward (of_x) or conv_transpose1d_weight_backward.
+template <class B>
+typename B::Tensor conv_transpose1d_backward(const typename B::Tensor& x, const typename B::Tensor& weight,
+                                             const typename B::Tensor& grad, const ConvTranspose1dOptions& o, bool of_x) {
+  (void)rules::plan_conv_transpose1d_backward(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight), B::shape(grad),
+                                              B::dtype(grad), o,
+                                              of_x ? "conv_transpose1d_x_backward" : "conv_transpose1d_weight_backward");
+  const Shape &xs = B::shape(x), &ws = B::shape(weight), &gs = B::shape(grad);
+  const typename B::Tensor x4 = B::float_reshape(x, Shape{xs[0], xs[1], 1, xs[2]});
+  const typename B::Tensor w4 = B::float_reshape(weight, Shape{ws[0], ws[1], 1, ws[2]});
+  const typename B::Tensor g4 = B::float_reshape(grad, Shape{gs[0], gs[1], 1, gs[2]});
+  const ConvTranspose2dOptions o2 = rules::conv_transpose2d_options_of(o);
+  return of_x ? B::float_reshape(B::conv_transpose2d_x_backward(x4, w4, g4, o2), xs)
+              : B::float_reshape(B::conv_transpose2d_weight_backward(x4, w4, g4, o2), ws);
 }
 
 }  // namespace crossgrad::backends::composite

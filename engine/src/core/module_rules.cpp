@@ -2,6 +2,7 @@
 #include <crossgrad/core/panic.hpp>
 #include <crossgrad/core/shape_rules.hpp>
 
+#include <array>
 #include <optional>
 #include <string>
 
@@ -443,19 +444,52 @@ std::optional<Int128> transposed_size(std::size_t in, std::size_t stride, std::s
   return static_cast<Int128>(full) - static_cast<Int128>(stride) - 2 * static_cast<Int128>(padding);
 }
 
-constexpr std::string_view kConvTransposeWeight = "[channels_in, channels_out_per_group, kernel_height, kernel_width]";
+// One spatial value per dim, as the messages print it: [5] or [5, 3].
+template <std::size_t N>
+std::string sizes_text(const std::array<std::size_t, N>& s) {
+  std::string out = "[";
+  for (std::size_t d = 0; d < N; ++d) out += (d ? ", " : "") + std::to_string(s[d]);
+  return out + "]";
+}
 
-Conv2dPlan plan_conv_transpose2d_named(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype,
-                                       const Shape* bias, DType bias_dtype, const ConvTranspose2dOptions& o,
-                                       std::string_view op) {
+template <std::size_t N>
+void check_all_at_least_one(const std::array<std::size_t, N>& value, std::string_view option, std::string_view op) {
+  for (std::size_t v : value) {
+    if (v == 0) panic(PanicId::ModuleOptionZero, {{"op", std::string(op)}, {"option", std::string(option)}, {"value", sizes_text(value)}});
+  }
+}
+
+// conv_transpose2d's (N = 2) and conv_transpose1d's (N = 1) options, spatial dims first.
+template <std::size_t N>
+struct TransposedOptions {
+  std::array<std::size_t, N> stride, padding, padding_out, dilation;
+  std::size_t groups;
+};
+
+// The transposed convolutions' checks in their order over x [batch, channels_in, spatial...] and a
+// weight [channels_in, channels_out / groups, kernel...]; the plan is conv_transpose2d's, a 1-D
+// op's on the single-row view (rows of 1 everywhere) with its own 1-D output shape.
+template <std::size_t N>
+Conv2dPlan plan_conv_transpose_named(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype,
+                                     const Shape* bias, DType bias_dtype, const TransposedOptions<N>& o,
+                                     std::string_view op) {
+  using Sizes = std::array<std::size_t, N>;
   check_grad_dtype(x_dtype, weight_dtype, op);
   if (bias != nullptr) check_same_dtype(x_dtype, bias_dtype, op);
-  check_rank(x, 4, kConvInput, op, "input");
-  check_rank(weight, 4, kConvTransposeWeight, op, "weight");
+  check_rank(x, N + 2, N == 2 ? kConvInput : std::string_view("[batch, channels_in, length]"), op, "input");
+  check_rank(weight, N + 2,
+             N == 2 ? std::string_view("[channels_in, channels_out_per_group, kernel_height, kernel_width]")
+                    : std::string_view("[channels_in, channels_out_per_group, kernel_size]"),
+             op, "weight");
   if (bias != nullptr) check_rank(*bias, 1, "[channels_out]", op, "bias");
-  check_at_least_one(o.stride, "stride", op);
-  check_at_least_one(o.dilation, "dilation", op);
-  check_at_least_one(Size2{weight[2], weight[3]}, "kernel_size", op);
+  Sizes kernel{}, input{};
+  for (std::size_t d = 0; d < N; ++d) {
+    kernel[d] = weight[2 + d];
+    input[d] = x[2 + d];
+  }
+  check_all_at_least_one(o.stride, "stride", op);
+  check_all_at_least_one(o.dilation, "dilation", op);
+  check_all_at_least_one(kernel, "kernel_size", op);
   // The output channels are weight dim 1 * groups, a multiple of groups by construction; a product
   // past 2^64 - 1 is no channel count (shape-overflow of [weight dim 1, groups], before the messages
   // below name it).
@@ -478,40 +512,54 @@ Conv2dPlan plan_conv_transpose2d_named(const Shape& x, DType x_dtype, const Shap
                                       {"groups", std::to_string(o.groups)},
                                       {"bias", bias->to_string()}});
   }
-  for (std::size_t d = 0; d < 2; ++d) {
+  for (std::size_t d = 0; d < N; ++d) {
     if (o.padding_out[d] >= o.stride[d] && o.padding_out[d] >= o.dilation[d]) {
       panic(PanicId::ConvPaddingOut, {{"op", std::string(op)},
-                                      {"padding_out", size2(o.padding_out)},
-                                      {"stride", size2(o.stride)},
-                                      {"dilation", size2(o.dilation)}});
+                                      {"padding_out", sizes_text(o.padding_out)},
+                                      {"stride", sizes_text(o.stride)},
+                                      {"dilation", sizes_text(o.dilation)}});
     }
   }
-  std::optional<Int128> size[2];
-  bool fits = x[2] >= 1 && x[3] >= 1;
-  for (std::size_t d = 0; d < 2; ++d) {
-    size[d] = transposed_size(x[2 + d], o.stride[d], o.dilation[d], weight[2 + d], o.padding_out[d], o.padding[d]);
-    fits = fits && size[d] && *size[d] >= 1 && *size[d] <= static_cast<Int128>(~std::size_t{0});
+  std::optional<Int128> size[N];
+  bool fits = true;
+  for (std::size_t d = 0; d < N; ++d) {
+    size[d] = transposed_size(input[d], o.stride[d], o.dilation[d], kernel[d], o.padding_out[d], o.padding[d]);
+    fits = fits && input[d] >= 1 && size[d] && *size[d] >= 1 && *size[d] <= static_cast<Int128>(~std::size_t{0});
   }
   if (!fits) {
     const auto text = [](const std::optional<Int128>& v) { return v ? int128_string(*v) : std::string("2^127 or more"); };
-    panic(PanicId::ConvTransposeSize, {{"op", std::string(op)},
-                                       {"input", size2(Size2{x[2], x[3]})},
-                                       {"size", "[" + text(size[0]) + ", " + text(size[1]) + "]"}});
+    std::string sizes = "[";
+    for (std::size_t d = 0; d < N; ++d) sizes += (d ? ", " : "") + text(size[d]);
+    panic(PanicId::ConvTransposeSize, {{"op", std::string(op)}, {"input", sizes_text(input)}, {"size", sizes + "]"}});
   }
   Conv2dPlan p;
   p.batch = x[0];
   p.channels_in = x[1];
   p.channels_out = channels_out;
   p.groups = o.groups;
-  p.in_h = x[2];
-  p.in_w = x[3];
-  p.k_h = weight[2];
-  p.k_w = weight[3];
-  p.out_h = static_cast<std::size_t>(*size[0]);
-  p.out_w = static_cast<std::size_t>(*size[1]);
-  p.out = Shape{p.batch, p.channels_out, p.out_h, p.out_w};
+  p.in_h = N == 2 ? input[0] : 1;
+  p.in_w = input[N - 1];
+  p.k_h = N == 2 ? kernel[0] : 1;
+  p.k_w = kernel[N - 1];
+  p.out_h = N == 2 ? static_cast<std::size_t>(*size[0]) : 1;
+  p.out_w = static_cast<std::size_t>(*size[N - 1]);
+  p.out = N == 2 ? Shape{p.batch, p.channels_out, p.out_h, p.out_w} : Shape{p.batch, p.channels_out, p.out_w};
   (void)p.out.num_elements();  // shape-overflow
   return p;
+}
+
+Conv2dPlan plan_conv_transpose2d_named(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype,
+                                       const Shape* bias, DType bias_dtype, const ConvTranspose2dOptions& o,
+                                       std::string_view op) {
+  const TransposedOptions<2> t{o.stride, o.padding, o.padding_out, o.dilation, o.groups};
+  return plan_conv_transpose_named<2>(x, x_dtype, weight, weight_dtype, bias, bias_dtype, t, op);
+}
+
+Conv2dPlan plan_conv_transpose1d_named(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype,
+                                       const Shape* bias, DType bias_dtype, const ConvTranspose1dOptions& o,
+                                       std::string_view op) {
+  const TransposedOptions<1> t{o.stride, o.padding, o.padding_out, o.dilation, o.groups};
+  return plan_conv_transpose_named<1>(x, x_dtype, weight, weight_dtype, bias, bias_dtype, t, op);
 }
 
 }  // namespace
@@ -530,14 +578,25 @@ Conv2dPlan plan_conv_transpose2d_backward(const Shape& x, DType x_dtype, const S
   return p;
 }
 
-namespace {
-
-std::string size1(const Size1& s) { return "[" + std::to_string(s[0]) + "]"; }
-
-void check_at_least_one(const Size1& value, std::string_view option, std::string_view op) {
-  if (value[0] >= 1) return;
-  panic(PanicId::ModuleOptionZero, {{"op", std::string(op)}, {"option", std::string(option)}, {"value", size1(value)}});
+Conv2dPlan plan_conv_transpose1d(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                                 DType bias_dtype, const ConvTranspose1dOptions& options) {
+  return plan_conv_transpose1d_named(x, x_dtype, weight, weight_dtype, bias, bias_dtype, options, "conv_transpose1d");
 }
+
+Conv2dPlan plan_conv_transpose1d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype,
+                                          const Shape& grad, DType grad_dtype, const ConvTranspose1dOptions& options,
+                                          std::string_view op) {
+  check_grad_dtype(x_dtype, grad_dtype, op);
+  Conv2dPlan p = plan_conv_transpose1d_named(x, x_dtype, weight, weight_dtype, nullptr, x_dtype, options, op);
+  check_grad_is_output(grad, p.out, op);
+  return p;
+}
+
+ConvTranspose2dOptions conv_transpose2d_options_of(const ConvTranspose1dOptions& o) {
+  return ConvTranspose2dOptions{{1, o.stride[0]}, {0, o.padding[0]}, {0, o.padding_out[0]}, {1, o.dilation[0]}, o.groups};
+}
+
+namespace {
 
 constexpr std::string_view kConv1dInput = "[batch, channels_in, length]";
 
@@ -549,12 +608,12 @@ Conv2dPlan plan_conv1d_named(const Shape& x, DType x_dtype, const Shape& weight,
   check_rank(x, 3, kConv1dInput, op, "input");
   check_rank(weight, 3, "[channels_out, channels_per_group, kernel_size]", op, "weight");
   if (bias != nullptr) check_rank(*bias, 1, "[channels_out]", op, "bias");
-  check_at_least_one(o.stride, "stride", op);
-  check_at_least_one(o.dilation, "dilation", op);
-  check_at_least_one(Size1{weight[2]}, "kernel_size", op);
+  check_all_at_least_one(o.stride, "stride", op);
+  check_all_at_least_one(o.dilation, "dilation", op);
+  check_all_at_least_one(Size1{weight[2]}, "kernel_size", op);
   check_conv_channels(x, weight, bias, o.groups, op);
   const std::size_t span = o.dilation[0] * (weight[2] - 1) + 1, padded = x[2] + 2 * o.padding[0];
-  if (padded < span) panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", size1({padded})}, {"kernel", size1({span})}});
+  if (padded < span) panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", sizes_text(Size1{padded})}, {"kernel", sizes_text(Size1{span})}});
   Conv2dPlan p;
   p.batch = x[0];
   p.channels_in = x[1];
@@ -587,8 +646,7 @@ Conv2dPlan plan_conv1d_backward(const Shape& x, DType x_dtype, const Shape& weig
 }
 
 Shape plan_conv1d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias, DType bias_dtype, const Shape& grad,
-                                DType grad_dtype) {
-  constexpr std::string_view op = "conv1d_bias_backward";
+                                DType grad_dtype, std::string_view op) {
   check_grad_dtype(x_dtype, bias_dtype, op);
   check_same_dtype(x_dtype, grad_dtype, op);
   check_rank(x, 3, kConv1dInput, op, "input");

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <cstdint>
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
+#include <optional>
 #include <vector>
 
 namespace crossgrad::oracle {
@@ -499,34 +501,41 @@ bool shift_count_outside_the_width(const Disagreement& d) {
   return count < 0 || count >= width;
 }
 
-bool is_conv2d(OpId op) {
-  return op == OpId::conv2d || op == OpId::conv2d_x_backward || op == OpId::conv2d_weight_backward ||
-         op == OpId::conv2d_bias_backward;
+// The padding of a convolution op (forward or backward pass; a 1-D op's as [0, padding]), or
+// nothing for the other ops.
+std::optional<Size2> conv_padding(OpId op, const OpArgs& a) {
+  const auto any_of = [op](std::initializer_list<OpId> ops) { return std::find(ops.begin(), ops.end(), op) != ops.end(); };
+  if (any_of({OpId::conv2d, OpId::conv2d_x_backward, OpId::conv2d_weight_backward, OpId::conv2d_bias_backward})) {
+    return a.conv2d.padding;
+  }
+  if (any_of({OpId::conv1d, OpId::conv1d_x_backward, OpId::conv1d_weight_backward, OpId::conv1d_bias_backward})) {
+    return Size2{0, a.conv1d.padding[0]};
+  }
+  if (any_of({OpId::conv_transpose2d, OpId::conv_transpose2d_x_backward, OpId::conv_transpose2d_weight_backward,
+              OpId::conv_transpose2d_bias_backward})) {
+    return a.conv_transpose2d.padding;
+  }
+  if (any_of({OpId::conv_transpose1d, OpId::conv_transpose1d_x_backward, OpId::conv_transpose1d_weight_backward,
+              OpId::conv_transpose1d_bias_backward})) {
+    return Size2{0, a.conv_transpose1d.padding[0]};
+  }
+  return std::nullopt;
 }
-bool is_conv1d(OpId op) {
-  return op == OpId::conv1d || op == OpId::conv1d_x_backward || op == OpId::conv1d_weight_backward ||
-         op == OpId::conv1d_bias_backward;
-}
-bool is_conv_transpose2d(OpId op) {
-  return op == OpId::conv_transpose2d || op == OpId::conv_transpose2d_x_backward ||
-         op == OpId::conv_transpose2d_weight_backward || op == OpId::conv_transpose2d_bias_backward;
+
+bool is_conv_bias_backward(OpId op) {
+  return op == OpId::conv2d_bias_backward || op == OpId::conv_transpose2d_bias_backward || op == OpId::conv1d_bias_backward ||
+         op == OpId::conv_transpose1d_bias_backward;
 }
 
 // conv2d's zero padding is a 0 term of each tap's product (the im2col matrix holds zeros there),
 // so a padding cell meeting an inf or NaN weight (forward) or cotangent (weight gradient) gives NaN;
 // ATen's CPU convolution (oneDNN) skips the padding taps and keeps the finite or infinite sum.
-// conv_transpose2d's gradients read the output gradient's padded planes the same way (its forward
+// The transposed convolutions' gradients read the output gradient's padded planes the same way (its forward
 // pass only crops, but its row carries the gradients through PyTorch's autograd too).
 bool conv_padding_meets_non_finite(const Disagreement& d) {
-  if (!std::isnan(d.crossgrad) || d.op == OpId::conv2d_bias_backward || d.op == OpId::conv_transpose2d_bias_backward ||
-      d.op == OpId::conv1d_bias_backward) {
-    return false;
-  }
-  if (!is_conv2d(d.op) && !is_conv_transpose2d(d.op) && !is_conv1d(d.op)) return false;
-  const Size2 padding = is_conv2d(d.op)   ? d.args.conv2d.padding
-                        : is_conv1d(d.op) ? Size2{0, d.args.conv1d.padding[0]}
-                                          : d.args.conv_transpose2d.padding;
-  if (padding[0] == 0 && padding[1] == 0) return false;
+  if (!std::isnan(d.crossgrad) || is_conv_bias_backward(d.op)) return false;
+  const std::optional<Size2> padding = conv_padding(d.op, d.args);
+  if (!padding || ((*padding)[0] == 0 && (*padding)[1] == 0)) return false;
   for (const HostArray& a : d.operands) {
     for (double v : a.values) {
       if (!std::isfinite(v)) return true;
@@ -535,14 +544,14 @@ bool conv_padding_meets_non_finite(const Disagreement& d) {
   return !std::isfinite(d.cotangent);
 }
 
-// conv1d, conv2d or conv_transpose2d over an input with no elements (0 batch, 0 channels, or a
+// A convolution (conv1d, conv2d, conv_transpose1d, conv_transpose2d) over an input with no elements (0 batch, 0 channels, or a
 // padded row or image of 0 cells): crossgrad's output is the bias alone (zeros without one) or
 // empty, its gradients zeros; ATen's convolution raises ("shape '[1, 0, 1, 1]' is invalid for input
 // of size 1"; "Only zero batch or zero channel inputs are supported, but got input shape: [1, 2, 1,
 // 0]"; its autograd on an empty batch: "view size is not compatible with input tensor's size and
 // stride").
 bool conv_empty_input(const Disagreement& d) {
-  if (!is_conv2d(d.op) && !is_conv_transpose2d(d.op) && !is_conv1d(d.op)) return false;
+  if (!conv_padding(d.op, d.args)) return false;
   if (d.output != kRefused || d.operands.empty() || d.operands[0].shape.size() < 3) return false;
   for (std::size_t size : d.operands[0].shape) {
     if (size == 0) return true;

@@ -553,6 +553,22 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
                                             groups, {x_grad, !x_grad, false});
       return x_grad ? std::get<0>(grads) : std::get<1>(grads);
     }
+    case OpId::conv_transpose1d_bias_backward: return t[2].sum(std::vector<std::int64_t>{0, 2});  // {x, bias, grad}
+    case OpId::conv_transpose1d:
+    case OpId::conv_transpose1d_x_backward:
+    case OpId::conv_transpose1d_weight_backward: {
+      const ConvTranspose1dOptions& o = a.conv_transpose1d;
+      const auto ints = [](const Size1& v) { return std::vector<std::int64_t>{std::int64_t(v[0])}; };
+      const std::int64_t groups = static_cast<std::int64_t>(o.groups);
+      if (op == OpId::conv_transpose1d) {  // {x, weight} or {x, weight, bias}
+        return at::conv_transpose1d(t[0], t[1], t.size() > 2 ? c10::optional<at::Tensor>(t[2]) : c10::nullopt, ints(o.stride),
+                                    ints(o.padding), ints(o.padding_out), groups, ints(o.dilation));
+      }
+      const bool x_grad = op == OpId::conv_transpose1d_x_backward;  // {x, weight, grad}
+      auto grads = at::convolution_backward(t[2], t[0], t[1], c10::nullopt, ints(o.stride), ints(o.padding), ints(o.dilation),
+                                            /*transposed=*/true, ints(o.padding_out), groups, {x_grad, !x_grad, false});
+      return x_grad ? std::get<0>(grads) : std::get<1>(grads);
+    }
     case OpId::conv_transpose2d:
     case OpId::conv_transpose2d_x_backward:
     case OpId::conv_transpose2d_weight_backward: {

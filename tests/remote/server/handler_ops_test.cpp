@@ -246,6 +246,18 @@ std::vector<Args> arguments(const OpInfo& info) {
                .dims = {1, 1, 0, 0, 0, 0, 1, 1, 1}, .label = "2 -> 1 channel, 1x2 kernel"},
               {.tensors = {image, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{2, 1, 1, 2}), image}, .dims = {1, 1, 0, 0, 0, 0, 1, 1, 1},
                .label = "a gradient of another shape"}};
+    // conv_transpose1d's options travel as dims after the bias flag: stride, padding, padding_out,
+    // dilation, groups.
+    case OpSig::ConvTranspose1d:
+      return {{.tensors = {sequence, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{2, 1, 2}), TensorData::from_f32({0.5f}, Shape{1})},
+               .dims = {1, 2, 0, 1, 1, 1}, .label = "2 -> 1 channel, kernel 2, stride 2, padding_out 1, bias"},
+              {.tensors = {sequence, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{2, 1, 2})}, .dims = {0, 1, 0, 2, 1, 1},
+               .label = "padding_out 2 at stride 1"}};
+    case OpSig::ConvTranspose1dBackward:
+      return {{.tensors = {sequence, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{2, 1, 2}), floats(Shape{1, 1, 7}, 0.25f, 0.5f)},
+               .dims = {1, 0, 0, 1, 1}, .label = "2 -> 1 channel, kernel 2"},
+              {.tensors = {sequence, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{2, 1, 2}), sequence}, .dims = {1, 0, 0, 1, 1},
+               .label = "a gradient of another shape"}};
     case OpSig::Cat: {
       const TensorData& second = info.operand == OpKind::Float ? b : a;  // a piece of the receiver's kind
       return {{.tensors = {a, second}, .dims = {0}, .label = "dim 0"}, {.tensors = {a, second}, .dims = {1}, .label = "dim 1"}};
@@ -303,6 +315,11 @@ struct LocalArgs {
     } else if constexpr (std::is_same_v<D, Conv1dOptions>) {
       Conv1dOptions o;
       for (Size1* v : {&o.stride, &o.padding, &o.dilation}) (*v)[0] = args.dims.at(next_dim++);
+      o.groups = args.dims.at(next_dim++);
+      return o;
+    } else if constexpr (std::is_same_v<D, ConvTranspose1dOptions>) {
+      ConvTranspose1dOptions o;
+      for (Size1* v : {&o.stride, &o.padding, &o.padding_out, &o.dilation}) (*v)[0] = args.dims.at(next_dim++);
       o.groups = args.dims.at(next_dim++);
       return o;
     } else if constexpr (std::is_same_v<D, ConvTranspose2dOptions>) {

@@ -77,6 +77,17 @@ struct ConvTranspose2dOptions {
   bool operator==(const ConvTranspose2dOptions&) const = default;
 };
 
+// conv_transpose1d and its backward passes (Burn's ConvTransposeOptions<1>, in Burn's order):
+// conv_transpose2d over a single row, as Conv1dOptions is conv2d's; padding_out obeys the same rule.
+struct ConvTranspose1dOptions {
+  Size1 stride{1};
+  Size1 padding{0};
+  Size1 padding_out{0};
+  Size1 dilation{1};
+  std::size_t groups = 1;
+  bool operator==(const ConvTranspose1dOptions&) const = default;
+};
+
 // One pooled dim of one output position: the input range [start, end) it averages (never empty
 // once the options passed rules::plan_avg_pool2d) and the count it divides by.
 struct PoolWindow {

@@ -143,9 +143,10 @@ Conv2dPlan plan_conv1d(const Shape& x, DType x_dtype, const Shape& weight, DType
 // conv1d_x_backward / conv1d_weight_backward(x, weight, grad, options), as plan_conv2d_backward.
 Conv2dPlan plan_conv1d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape& grad,
                                 DType grad_dtype, const Conv1dOptions& options, std::string_view op);
-// conv1d_bias_backward(x, bias, grad): as plan_conv2d_bias_backward with x and grad of rank 3.
+// conv1d_bias_backward / conv_transpose1d_bias_backward(x, bias, grad) (`op` names it): as
+// plan_conv2d_bias_backward with x and grad of rank 3.
 Shape plan_conv1d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias, DType bias_dtype, const Shape& grad,
-                                DType grad_dtype);
+                                DType grad_dtype, std::string_view op = "conv1d_bias_backward");
 // conv1d's options as conv2d's on the single-row view.
 Conv2dOptions conv2d_options_of(const Conv1dOptions& options);
 
@@ -166,6 +167,19 @@ Conv2dPlan plan_conv_transpose2d(const Shape& x, DType x_dtype, const Shape& wei
 Conv2dPlan plan_conv_transpose2d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype,
                                           const Shape& grad, DType grad_dtype, const ConvTranspose2dOptions& options,
                                           std::string_view op);
+
+// conv_transpose1d over x [batch, channels_in, length] with a weight [channels_in,
+// channels_out / groups, kernel]: conv_transpose2d's plan for the single-row view (as conv1d's is
+// conv2d's), after conv_transpose2d's checks in its order with rank-3 layouts and 1-D values in the
+// messages. out is the 1-D result [batch, channels_out, out_length].
+Conv2dPlan plan_conv_transpose1d(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                                 DType bias_dtype, const ConvTranspose1dOptions& options);
+// conv_transpose1d_x_backward / conv_transpose1d_weight_backward, as plan_conv_transpose2d_backward.
+Conv2dPlan plan_conv_transpose1d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype,
+                                          const Shape& grad, DType grad_dtype, const ConvTranspose1dOptions& options,
+                                          std::string_view op);
+// conv_transpose1d's options as conv_transpose2d's on the single-row view.
+ConvTranspose2dOptions conv_transpose2d_options_of(const ConvTranspose1dOptions& options);
 
 // Raised by Autodiff<B> for the ops that are themselves backward passes (Rule NotDifferentiable),
 // as Burn's Autodiff<B> does: not-differentiable.

@@ -303,7 +303,11 @@
   X(conv1d, conv1d, Conv1d, Float, Float, Backward) \
   X(conv1d_x_backward, conv1d_x_backward, Conv1dBackward, Float, Float, NotDifferentiable) \
   X(conv1d_weight_backward, conv1d_weight_backward, Conv1dBackward, Float, Float, NotDifferentiable) \
-  X(conv1d_bias_backward, conv1d_bias_backward, Conv1dBiasBackward, Float, Float, NotDifferentiable)
+  X(conv1d_bias_backward, conv1d_bias_backward, Conv1dBiasBackward, Float, Float, NotDifferentiable) \
+  X(conv_transpose1d, conv_transpose1d, ConvTranspose1d, Float, Float, Backward) \
+  X(conv_transpose1d_x_backward, conv_transpose1d_x_backward, ConvTranspose1dBackward, Float, Float, NotDifferentiable) \
+  X(conv_transpose1d_weight_backward, conv_transpose1d_weight_backward, ConvTranspose1dBackward, Float, Float, NotDifferentiable) \
+  X(conv_transpose1d_bias_backward, conv_transpose1d_bias_backward, Conv1dBiasBackward, Float, Float, NotDifferentiable)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -325,7 +329,7 @@
 // index tensor (max_pool2d_with_indices_backward: x, the gradient, the indices; embedding_backward:
 // the weights, the gradient, the indices), then the
 // CROSSGRAD_SIG_EXTRA_<Sig> arguments. ZIP_OPTIONAL: two tensors of one backend and an optional
-// third of that backend (linear, conv1d, conv2d, conv_transpose2d: x, weight and the bias Burn passes as an Option), tracked
+// third of that backend (linear, conv1d, conv2d, conv_transpose1d, conv_transpose2d: x, weight and the bias Burn passes as an Option), tracked
 // alike when present, then the CROSSGRAD_SIG_EXTRA_<Sig> arguments. ZIP3_WITH: three tensors of one
 // backend (CROSSGRAD_SIG_TENSORS_<Sig> names them: conv2d_x_backward's and conv_transpose2d_x_backward's x, weight and the gradient),
 // then the CROSSGRAD_SIG_EXTRA_<Sig> arguments. The module ops' options are structs (Note [Module ops],
@@ -392,6 +396,10 @@
 #define CROSSGRAD_SIG_PARAMS_Conv1dBackward(T, I) \
   (const T& tensor, const T& weight, const T& grad, const ::crossgrad::Conv1dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_Conv1dBiasBackward(T, I) (const T& tensor, const T& bias, const T& grad)
+#define CROSSGRAD_SIG_PARAMS_ConvTranspose1d(T, I) \
+  (const T& tensor, const T& weight, const std::optional<T>& bias, const ::crossgrad::ConvTranspose1dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_ConvTranspose1dBackward(T, I) \
+  (const T& tensor, const T& weight, const T& grad, const ::crossgrad::ConvTranspose1dOptions& options)
 
 #define CROSSGRAD_SIG_CLASS_Unary MAP
 #define CROSSGRAD_SIG_CLASS_Binary ZIP
@@ -441,6 +449,8 @@
 #define CROSSGRAD_SIG_CLASS_Conv1d ZIP_OPTIONAL
 #define CROSSGRAD_SIG_CLASS_Conv1dBackward ZIP3_WITH
 #define CROSSGRAD_SIG_CLASS_Conv1dBiasBackward ZIP3_WITH
+#define CROSSGRAD_SIG_CLASS_ConvTranspose1d ZIP_OPTIONAL
+#define CROSSGRAD_SIG_CLASS_ConvTranspose1dBackward ZIP3_WITH
 
 // The arguments after the receiver, for MAP signatures (after the second tensor, for ZIP_WITH).
 #define CROSSGRAD_SIG_EXTRA_Unary
@@ -476,6 +486,8 @@
 #define CROSSGRAD_SIG_EXTRA_Conv1d , options
 #define CROSSGRAD_SIG_EXTRA_Conv1dBackward , options
 #define CROSSGRAD_SIG_EXTRA_Conv1dBiasBackward
+#define CROSSGRAD_SIG_EXTRA_ConvTranspose1d , options
+#define CROSSGRAD_SIG_EXTRA_ConvTranspose1dBackward , options
 
 // The three tensors of a ZIP3_WITH signature, in order.
 #define CROSSGRAD_SIG_TENSORS_Conv2dBackward tensor, weight, grad
@@ -483,6 +495,7 @@
 #define CROSSGRAD_SIG_TENSORS_ConvTranspose2dBackward tensor, weight, grad
 #define CROSSGRAD_SIG_TENSORS_Conv1dBackward tensor, weight, grad
 #define CROSSGRAD_SIG_TENSORS_Conv1dBiasBackward tensor, bias, grad
+#define CROSSGRAD_SIG_TENSORS_ConvTranspose1dBackward tensor, weight, grad
 
 // The parameters after the receiver, for MAP signatures (Tensor methods); after the second
 // tensor, for ZIP_WITH.
@@ -519,6 +532,8 @@
 #define CROSSGRAD_SIG_TAIL_Conv1d , const ::crossgrad::Conv1dOptions& options
 #define CROSSGRAD_SIG_TAIL_Conv1dBackward , const ::crossgrad::Conv1dOptions& options
 #define CROSSGRAD_SIG_TAIL_Conv1dBiasBackward
+#define CROSSGRAD_SIG_TAIL_ConvTranspose1d , const ::crossgrad::ConvTranspose1dOptions& options
+#define CROSSGRAD_SIG_TAIL_ConvTranspose1dBackward , const ::crossgrad::ConvTranspose1dOptions& options
 
 // Every parameter of a Sig by name, in order (a call forwarding all of them).
 #define CROSSGRAD_SIG_ARGS_Unary tensor
@@ -569,6 +584,8 @@
 #define CROSSGRAD_SIG_ARGS_Conv1d tensor, weight, bias, options
 #define CROSSGRAD_SIG_ARGS_Conv1dBackward tensor, weight, grad, options
 #define CROSSGRAD_SIG_ARGS_Conv1dBiasBackward tensor, bias, grad
+#define CROSSGRAD_SIG_ARGS_ConvTranspose1d tensor, weight, bias, options
+#define CROSSGRAD_SIG_ARGS_ConvTranspose1dBackward tensor, weight, grad, options
 
 // Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
 #define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
@@ -600,7 +617,7 @@ enum class OpId : std::uint16_t {
   X(AvgPool2d) X(AvgPool2dBackward) X(AdaptivePool2d) X(AdaptivePool2dBackward) X(MaxPool2d) X(MaxPool2dBackward) \
   X(Embedding) X(EmbeddingBackward) X(Linear) X(LinearXBackward) X(LinearWeightBackward) X(LinearBiasBackward) \
   X(Conv2d) X(Conv2dBackward) X(Conv2dBiasBackward) X(ConvTranspose2d) X(ConvTranspose2dBackward) \
-  X(Conv1d) X(Conv1dBackward) X(Conv1dBiasBackward)
+  X(Conv1d) X(Conv1dBackward) X(Conv1dBiasBackward) X(ConvTranspose1d) X(ConvTranspose1dBackward)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

@@ -71,6 +71,19 @@ CudaTensor Cuda::conv1d_weight_backward(const CudaTensor& tensor, const CudaTens
 CudaTensor Cuda::conv1d_bias_backward(const CudaTensor& tensor, const CudaTensor& bias, const CudaTensor& grad) {
   return composite::conv1d_bias_backward<Cuda>(tensor, bias, grad);
 }
+// conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
+CudaTensor Cuda::conv_transpose1d(const CudaTensor& tensor, const CudaTensor& weight, const std::optional<CudaTensor>& bias, const ConvTranspose1dOptions& options) {
+  return composite::conv_transpose1d<Cuda>(tensor, weight, bias, options);
+}
+CudaTensor Cuda::conv_transpose1d_x_backward(const CudaTensor& tensor, const CudaTensor& weight, const CudaTensor& grad, const ConvTranspose1dOptions& options) {
+  return composite::conv_transpose1d_backward<Cuda>(tensor, weight, grad, options, true);
+}
+CudaTensor Cuda::conv_transpose1d_weight_backward(const CudaTensor& tensor, const CudaTensor& weight, const CudaTensor& grad, const ConvTranspose1dOptions& options) {
+  return composite::conv_transpose1d_backward<Cuda>(tensor, weight, grad, options, false);
+}
+CudaTensor Cuda::conv_transpose1d_bias_backward(const CudaTensor& tensor, const CudaTensor& bias, const CudaTensor& grad) {
+  return composite::conv1d_bias_backward<Cuda>(tensor, bias, grad, "conv_transpose1d_bias_backward");
+}
 // conv_transpose2d and its backward passes: the same list scattered (Note [Transposed convolution as a scattered product]).
 CudaTensor Cuda::conv_transpose2d(const CudaTensor& tensor, const CudaTensor& weight, const std::optional<CudaTensor>& bias, const ConvTranspose2dOptions& options) {
   return composite::conv_transpose2d<Cuda>(tensor, weight, bias, options);

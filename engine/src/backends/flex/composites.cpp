@@ -67,6 +67,19 @@ FlexTensor Flex::conv1d_weight_backward(const FlexTensor& tensor, const FlexTens
 FlexTensor Flex::conv1d_bias_backward(const FlexTensor& tensor, const FlexTensor& bias, const FlexTensor& grad) {
   return composite::conv1d_bias_backward<Flex>(tensor, bias, grad);
 }
+// conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
+FlexTensor Flex::conv_transpose1d(const FlexTensor& tensor, const FlexTensor& weight, const std::optional<FlexTensor>& bias, const ConvTranspose1dOptions& options) {
+  return composite::conv_transpose1d<Flex>(tensor, weight, bias, options);
+}
+FlexTensor Flex::conv_transpose1d_x_backward(const FlexTensor& tensor, const FlexTensor& weight, const FlexTensor& grad, const ConvTranspose1dOptions& options) {
+  return composite::conv_transpose1d_backward<Flex>(tensor, weight, grad, options, true);
+}
+FlexTensor Flex::conv_transpose1d_weight_backward(const FlexTensor& tensor, const FlexTensor& weight, const FlexTensor& grad, const ConvTranspose1dOptions& options) {
+  return composite::conv_transpose1d_backward<Flex>(tensor, weight, grad, options, false);
+}
+FlexTensor Flex::conv_transpose1d_bias_backward(const FlexTensor& tensor, const FlexTensor& bias, const FlexTensor& grad) {
+  return composite::conv1d_bias_backward<Flex>(tensor, bias, grad, "conv_transpose1d_bias_backward");
+}
 // conv_transpose2d and its backward passes: the same list scattered (Note [Transposed convolution as a scattered product]).
 FlexTensor Flex::conv_transpose2d(const FlexTensor& tensor, const FlexTensor& weight, const std::optional<FlexTensor>& bias, const ConvTranspose2dOptions& options) {
   return composite::conv_transpose2d<Flex>(tensor, weight, bias, options);

@@ -1,6 +1,6 @@
 // LibTorch: conv2d, conv_transpose2d and their backward passes, ATen's own (aten/ops.cpp:
 // at::conv2d, at::conv_transpose2d and at::convolution_backward, the kernels PyTorch's CPU build
-// runs), after the shared rules::plan_conv2d* / plan_conv_transpose2d* checks. Options travel as
+// runs; conv1d and conv_transpose1d run those on the single-row view), after the shared rules::plan_conv2d* / plan_conv_transpose2d* checks. Options travel as
 // ints (stride, padding, [padding_out,] dilation, groups). An empty
 // operand or result never reaches the plugin (Note [Empty LibTorch tensors stay in the engine]):
 // then the composite over LibTorch's own ops gives the zeros, or the bias alone.
@@ -150,6 +150,20 @@ LibTorchTensor LibTorch::conv1d_weight_backward(const LibTorchTensor& tensor, co
 }
 LibTorchTensor LibTorch::conv1d_bias_backward(const LibTorchTensor& tensor, const LibTorchTensor& bias, const LibTorchTensor& grad) {
   return composite::conv1d_bias_backward<LibTorch>(tensor, bias, grad);
+}
+
+// conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
+LibTorchTensor LibTorch::conv_transpose1d(const LibTorchTensor& tensor, const LibTorchTensor& weight, const std::optional<LibTorchTensor>& bias, const ConvTranspose1dOptions& options) {
+  return composite::conv_transpose1d<LibTorch>(tensor, weight, bias, options);
+}
+LibTorchTensor LibTorch::conv_transpose1d_x_backward(const LibTorchTensor& tensor, const LibTorchTensor& weight, const LibTorchTensor& grad, const ConvTranspose1dOptions& options) {
+  return composite::conv_transpose1d_backward<LibTorch>(tensor, weight, grad, options, true);
+}
+LibTorchTensor LibTorch::conv_transpose1d_weight_backward(const LibTorchTensor& tensor, const LibTorchTensor& weight, const LibTorchTensor& grad, const ConvTranspose1dOptions& options) {
+  return composite::conv_transpose1d_backward<LibTorch>(tensor, weight, grad, options, false);
+}
+LibTorchTensor LibTorch::conv_transpose1d_bias_backward(const LibTorchTensor& tensor, const LibTorchTensor& bias, const LibTorchTensor& grad) {
+  return composite::conv1d_bias_backward<LibTorch>(tensor, bias, grad, "conv_transpose1d_bias_backward");
 }
 
 }  // namespace crossgrad::backends

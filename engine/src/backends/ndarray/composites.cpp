@@ -71,6 +71,19 @@ NdArrayTensor NdArray::conv1d_weight_backward(const NdArrayTensor& tensor, const
 NdArrayTensor NdArray::conv1d_bias_backward(const NdArrayTensor& tensor, const NdArrayTensor& bias, const NdArrayTensor& grad) {
   return composite::conv1d_bias_backward<NdArray>(tensor, bias, grad);
 }
+// conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
+NdArrayTensor NdArray::conv_transpose1d(const NdArrayTensor& tensor, const NdArrayTensor& weight, const std::optional<NdArrayTensor>& bias, const ConvTranspose1dOptions& options) {
+  return composite::conv_transpose1d<NdArray>(tensor, weight, bias, options);
+}
+NdArrayTensor NdArray::conv_transpose1d_x_backward(const NdArrayTensor& tensor, const NdArrayTensor& weight, const NdArrayTensor& grad, const ConvTranspose1dOptions& options) {
+  return composite::conv_transpose1d_backward<NdArray>(tensor, weight, grad, options, true);
+}
+NdArrayTensor NdArray::conv_transpose1d_weight_backward(const NdArrayTensor& tensor, const NdArrayTensor& weight, const NdArrayTensor& grad, const ConvTranspose1dOptions& options) {
+  return composite::conv_transpose1d_backward<NdArray>(tensor, weight, grad, options, false);
+}
+NdArrayTensor NdArray::conv_transpose1d_bias_backward(const NdArrayTensor& tensor, const NdArrayTensor& bias, const NdArrayTensor& grad) {
+  return composite::conv1d_bias_backward<NdArray>(tensor, bias, grad, "conv_transpose1d_bias_backward");
+}
 // conv_transpose2d and its backward passes: the same list scattered (Note [Transposed convolution as a scattered product]).
 NdArrayTensor NdArray::conv_transpose2d(const NdArrayTensor& tensor, const NdArrayTensor& weight, const std::optional<NdArrayTensor>& bias, const ConvTranspose2dOptions& options) {
   return composite::conv_transpose2d<NdArray>(tensor, weight, bias, options);

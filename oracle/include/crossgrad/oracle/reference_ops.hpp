@@ -63,12 +63,14 @@ struct OpArgs {
   Conv2dOptions conv2d;                             // Conv2d, Conv2dBackward
   ConvTranspose2dOptions conv_transpose2d;          // ConvTranspose2d, ConvTranspose2dBackward
   Conv1dOptions conv1d;                             // Conv1d, Conv1dBackward
+  ConvTranspose1dOptions conv_transpose1d;          // ConvTranspose1d, ConvTranspose1dBackward
   bool tracked = false;  // the operands are on an autodiff device: Mul, Min and Max scatters panic
                          // scatter-update-gradient once their other checks pass
 };
 
-// Conv1d, Conv2d and ConvTranspose2d {x, weight} or {x, weight, bias}; Conv1dBackward, Conv2dBackward and
-// ConvTranspose2dBackward {x, weight, grad}; Conv1dBiasBackward and Conv2dBiasBackward {x, bias, grad};
+// Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d {x, weight} or {x, weight, bias}; Conv1dBackward,
+// Conv2dBackward, ConvTranspose1dBackward and ConvTranspose2dBackward {x, weight, grad};
+// Conv1dBiasBackward and Conv2dBiasBackward {x, bias, grad};
 // Linear {x, weight} or {x, weight, bias}; LinearXBackward {weight, grad}; LinearWeightBackward {x, grad};
 // The operands, by Sig: Binary and BinaryDim {lhs, rhs}; AvgPool2dBackward and AdaptivePool2dBackward {x, grad};
 // MaxPool2dBackward {x, indices, grad}; Embedding {weights, indices}; EmbeddingBackward {weights, indices, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
@@ -88,6 +90,10 @@ std::optional<std::vector<std::size_t>> max_pool2d_shape(const std::vector<std::
 // conv1d's result shape for x and weight shapes, by the oracle's own rule; nullopt when invalid.
 std::optional<std::vector<std::size_t>> conv1d_shape(const std::vector<std::size_t>& x, const std::vector<std::size_t>& weight,
                                                      const Conv1dOptions& options);
+// conv_transpose1d's result shape for x and weight shapes, by the oracle's own rule; nullopt when invalid.
+std::optional<std::vector<std::size_t>> conv_transpose1d_shape(const std::vector<std::size_t>& x,
+                                                               const std::vector<std::size_t>& weight,
+                                                               const ConvTranspose1dOptions& options);
 // conv_transpose2d's result shape for x and weight shapes, by the oracle's own rule; nullopt when invalid.
 std::optional<std::vector<std::size_t>> conv_transpose2d_shape(const std::vector<std::size_t>& x,
                                                                const std::vector<std::size_t>& weight,

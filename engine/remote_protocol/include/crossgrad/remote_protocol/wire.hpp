@@ -19,6 +19,7 @@
 //   Conv2dOptions                -> dims (7: stride, padding, dilation, groups)
 //   ConvTranspose2dOptions       -> dims (9: stride, padding, padding_out, dilation, groups)
 //   Conv1dOptions                -> dims (4: stride, padding, dilation, groups)
+//   ConvTranspose1dOptions       -> dims (5: stride, padding, padding_out, dilation, groups)
 // The client calls put_args(call, args...) with the op's arguments; the server walks the served
 // backend's function type with an ArgReader, which throws WireError when an argument is missing or
 // one is left over (finish()), so a call whose shape does not fit the op's Sig is INVALID_ARGUMENT.
@@ -134,6 +135,13 @@ inline void put_arg(proto::OpCall& call, const ::crossgrad::Conv1dOptions& o) {
   call.add_dims(o.dilation[0]);
   call.add_dims(o.groups);
 }
+inline void put_arg(proto::OpCall& call, const ::crossgrad::ConvTranspose1dOptions& o) {
+  call.add_dims(o.stride[0]);
+  call.add_dims(o.padding[0]);
+  call.add_dims(o.padding_out[0]);
+  call.add_dims(o.dilation[0]);
+  call.add_dims(o.groups);
+}
 inline void put_arg(proto::OpCall& call, const ::crossgrad::ConvTranspose2dOptions& o) {
   put_arg(call, o.stride);
   put_arg(call, o.padding);
@@ -193,6 +201,7 @@ class ArgReader {
   ::crossgrad::Conv2dOptions conv2d_options();          // the next seven dims (put_arg's order)
   ::crossgrad::ConvTranspose2dOptions conv_transpose2d_options();  // the next nine dims (put_arg's order)
   ::crossgrad::Conv1dOptions conv1d_options();          // the next four dims (put_arg's order)
+  ::crossgrad::ConvTranspose1dOptions conv_transpose1d_options();  // the next five dims (put_arg's order)
   ::crossgrad::Shape shape();                       // the whole shape field
   ::crossgrad::DType dtype();                       // the dtype field
   std::vector<::crossgrad::Range> ranges();         // the whole ranges field
