@@ -36,6 +36,9 @@ struct OpArgs {
   Conv2dOptions conv2d;         // Conv2d, Conv2dBackward
   ConvTranspose2dOptions conv_transpose2d;  // ConvTranspose2d, ConvTranspose2dBackward
   ConvTranspose1dOptions conv_transpose1d;  // ConvTranspose1d, ConvTranspose1dBackward
+  AvgPool1dOptions avg_pool1d;              // AvgPool1d, AvgPool1dBackward
+  Size1 output_size_1d{1};                  // AdaptivePool1d
+  MaxPool1dOptions max_pool1d;              // MaxPool1d, MaxPool1dBackward
   Conv1dOptions conv1d;                     // Conv1d, Conv1dBackward
   double input_bytes = 0;  // bytes the op reads (GB/s counts these plus the result's)
 };
@@ -379,6 +382,43 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                    a.input_bytes += bytes_of<B>(a.y);
                    if (max) {
                      a.indices = B::max_pool2d_indices(a.x, a.max_pool2d);
+                     a.input_bytes += bytes_of<B>(a.indices);
+                   }
+                 }
+                 return a;
+               }}};
+    }
+    case OpSig::AvgPool1d:
+    case OpSig::AvgPool1dBackward:
+    case OpSig::AdaptivePool1d:
+    case OpSig::AdaptivePool1dBackward:
+    case OpSig::MaxPool1d:
+    case OpSig::MaxPool1dBackward: {
+      // A sequence model's pooling, batch 8: size 0 256 channels of 4096 steps, kernel 3 stride 2
+      // padding 1 (adaptive: to 64); size 1 768 channels of 512 steps, kernel 2 stride 2 (adaptive:
+      // to 1, a global average) (trial: [1, 2, 5]). The backward passes read x, the forward's
+      // output gradient and (max) its indices.
+      const bool backward = op.sig == OpSig::AvgPool1dBackward || op.sig == OpSig::AdaptivePool1dBackward ||
+                            op.sig == OpSig::MaxPool1dBackward;
+      const bool adaptive = op.sig == OpSig::AdaptivePool1d || op.sig == OpSig::AdaptivePool1dBackward;
+      const bool max = op.sig == OpSig::MaxPool1d || op.sig == OpSig::MaxPool1dBackward;
+      return {{{{0, 0}, {1, 0}}, {2, 0}, [](const BenchSize& s) { return std::string(s.n == 0 ? "8x256x4096k3s2" : "8x768x512k2s2"); },
+               [=](const BenchSize& s) {
+                 const Shape input = s.n == 0 ? Shape{8, 256, 4096} : s.n == 1 ? Shape{8, 768, 512} : Shape{1, 2, 5};
+                 const std::size_t k = s.n == 1 ? 2 : 3, padding = s.n == 1 ? 0 : 1;
+                 OpArgs<B> a;
+                 receiver(input, a);
+                 a.avg_pool1d = AvgPool1dOptions{{k}, {2}, {padding}, true, false};
+                 a.max_pool1d = MaxPool1dOptions{{k}, {2}, {padding}, {1}, false};
+                 a.output_size_1d = {s.n == 0 ? 64u : s.n == 1 ? 1u : 2u};
+                 if (backward) {
+                   const Shape out = adaptive ? B::shape(B::adaptive_avg_pool1d(a.x, a.output_size_1d))
+                                     : max    ? B::shape(B::max_pool1d(a.x, a.max_pool1d))
+                                              : B::shape(B::avg_pool1d(a.x, a.avg_pool1d));
+                   a.y = operand_tensor<B>(kind, out, 2);
+                   a.input_bytes += bytes_of<B>(a.y);
+                   if (max) {
+                     a.indices = B::max_pool1d_indices(a.x, a.max_pool1d);
                      a.input_bytes += bytes_of<B>(a.indices);
                    }
                  }

@@ -634,7 +634,8 @@ TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {
       // The module ops read [batch, channels, h, w]: the same six values as two 1x3 planes.
       const OpSig sig = op_info(op).sig;
       const bool image = sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d;
-      const bool one_d = sig == OpSig::Conv1d || sig == OpSig::ConvTranspose1d;
+      const bool one_d = sig == OpSig::Conv1d || sig == OpSig::ConvTranspose1d || sig == OpSig::AvgPool1d ||
+                         sig == OpSig::AdaptivePool1d || sig == OpSig::MaxPool1d;
       const bool conv = sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d || one_d;
       g.leaf_shapes = {one_d           ? std::vector<std::size_t>{1, 2, 3}
                        : image || conv ? std::vector<std::size_t>{1, 2, 1, 3}

@@ -268,14 +268,17 @@ UnreadCase unfold_case(DType d) {
   return c;
 }
 
-// avg_pool2d: with a stride past the kernel, the rows and columns between windows (and those past
-// the last floor-mode window) are in no window. No padding: a window's cells are then input cells.
-UnreadCase avg_pool2d_case(DType d) {
+// avg_pool2d and avg_pool1d (N pooled dims): with a stride past the kernel, the cells between
+// windows (and those past the last floor-mode window) are in no window. No padding: a window's
+// cells are then input cells.
+template <std::size_t N, class Options>
+UnreadCase avg_pool_case(DType d, Options og::OpArgs::*field) {
   UnreadCase c;
-  AvgPool2dOptions& o = c.args.avg_pool2d;
-  const Dims s{pick(1, 2), pick(1, 2), pick(1, 7), pick(1, 7)};
-  std::vector<bool> covered[2];
-  for (std::size_t k = 0; k < 2; ++k) {
+  Options& o = c.args.*field;
+  Dims s{pick(1, 2), pick(1, 2)};
+  for (std::size_t k = 0; k < N; ++k) s.push_back(pick(1, 7));
+  std::vector<bool> covered[N];
+  for (std::size_t k = 0; k < N; ++k) {
     const std::size_t len = s[2 + k];
     o.kernel_size[k] = pick(1, std::min<std::size_t>(2, len));
     o.stride[k] = pick(1, 4);
@@ -288,11 +291,13 @@ UnreadCase avg_pool2d_case(DType d) {
   c.unread.resize(og::element_count(s));
   for (std::size_t i = 0; i < c.unread.size(); ++i) {
     const Dims at = coords(i, s);
-    c.unread[i] = !covered[0][at[2]] || !covered[1][at[3]];
+    for (std::size_t k = 0; k < N; ++k) c.unread[i] = c.unread[i] || !covered[k][at[2 + k]];
   }
   c.operands = {filled(s, d, c.unread, kAnySpecial)};
   return c;
 }
+UnreadCase avg_pool2d_case(DType d) { return avg_pool_case<2>(d, &og::OpArgs::avg_pool2d); }
+UnreadCase avg_pool1d_case(DType d) { return avg_pool_case<1>(d, &og::OpArgs::avg_pool1d); }
 
 // float_slice_assign: the receiver's elements inside the block are replaced, not read; the values
 // (of the block's shape) are all read.
@@ -500,6 +505,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_mask_select: return mask_select_case;
     case OpId::float_unfold: return unfold_case;
     case OpId::avg_pool2d: return avg_pool2d_case;
+    case OpId::avg_pool1d: return avg_pool1d_case;
     case OpId::float_slice_assign: return slice_assign_case;
     case OpId::hard_sigmoid: return hard_sigmoid_case;
     case OpId::float_mask_fill: return mask_fill_case;
@@ -756,6 +762,13 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::max_pool2d:
     case OpId::max_pool2d_indices:
     case OpId::max_pool2d_with_indices_backward:
+    // The 1-D poolings: as the 2-D ones.
+    case OpId::adaptive_avg_pool1d:
+    case OpId::avg_pool1d_backward:
+    case OpId::adaptive_avg_pool1d_backward:
+    case OpId::max_pool1d:
+    case OpId::max_pool1d_indices:
+    case OpId::max_pool1d_with_indices_backward:
     case OpId::embedding_backward:  // no gradient (a backward pass)
     case OpId::linear_x_backward:
     case OpId::linear_weight_backward:

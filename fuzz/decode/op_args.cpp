@@ -144,14 +144,29 @@ MaxPool2dOptions max_pool2d_options(const OpArgsCase &c) {
   return o;
 }
 
+AvgPool1dOptions avg_pool1d_options(const OpArgsCase &c) {
+  return AvgPool1dOptions{{c.window[1]}, {c.window[3]}, {c.window[5]}, c.count_include_pad, c.ceil_mode};
+}
+
+MaxPool1dOptions max_pool1d_options(const OpArgsCase &c) {
+  return MaxPool1dOptions{{c.window[1]}, {c.window[3]}, {c.window[5]}, {c.dilation[1]}, c.ceil_mode};
+}
+
 std::vector<std::size_t> pool_grad_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
   const std::vector<std::size_t> &x = c.tensors[0].shape;
   std::vector<std::size_t> out = x;
-  if (op_of(c).sig == OpSig::AvgPool2dBackward) {
+  const OpSig sig = op_of(c).sig;
+  if (sig == OpSig::AvgPool2dBackward) {
     if (const auto shape = oracle::avg_pool2d_shape(x, avg_pool2d_options(c))) out = *shape;
-  } else if (op_of(c).sig == OpSig::MaxPool2dBackward) {
+  } else if (sig == OpSig::MaxPool2dBackward) {
     if (const auto shape = oracle::max_pool2d_shape(x, max_pool2d_options(c))) out = *shape;
-  } else if (x.size() == 4) {
+  } else if (sig == OpSig::AvgPool1dBackward) {
+    if (const auto shape = oracle::avg_pool1d_shape(x, avg_pool1d_options(c))) out = *shape;
+  } else if (sig == OpSig::MaxPool1dBackward) {
+    if (const auto shape = oracle::max_pool1d_shape(x, max_pool1d_options(c))) out = *shape;
+  } else if (sig == OpSig::AdaptivePool1dBackward && x.size() == 3) {
+    out = {x[0], x[1], c.output_size[1]};
+  } else if (sig == OpSig::AdaptivePool2dBackward && x.size() == 4) {
     out = {x[0], x[1], c.output_size[0], c.output_size[1]};
   }
   if (mode == ShapeMode::Derived && !out.empty()) ++out[0];
@@ -376,6 +391,9 @@ ReferenceCall reference_call(const OpArgsCase &c) {
     a.ranges.push_back(Range{size_value(start, kBoundCodes), size_value(end, kBoundCodes)});
   a.avg_pool2d = avg_pool2d_options(c);
   a.max_pool2d = max_pool2d_options(c);
+  a.avg_pool1d = avg_pool1d_options(c);
+  a.max_pool1d = max_pool1d_options(c);
+  a.output_size_1d = {c.output_size[1]};
   a.output_size = c.output_size;
   a.conv2d = conv2d_options(c);
   a.conv_transpose2d = conv_transpose2d_options(c);
@@ -492,6 +510,24 @@ std::string describe(const OpArgsCase &c) {
     case OpSig::AdaptivePool2dBackward:
       os << "\n  output_size [" << c.output_size[0] << ", " << c.output_size[1] << "]";
       break;
+    case OpSig::AvgPool1d:
+    case OpSig::AvgPool1dBackward: {
+      const AvgPool1dOptions o = avg_pool1d_options(c);
+      os << "\n  kernel_size [" << o.kernel_size[0] << "], stride [" << o.stride[0] << "], padding [" << o.padding[0] << "]"
+         << (o.count_include_pad ? ", count_include_pad" : "") << (o.ceil_mode ? ", ceil_mode" : "");
+      break;
+    }
+    case OpSig::AdaptivePool1d:
+    case OpSig::AdaptivePool1dBackward:
+      os << "\n  output_size [" << c.output_size[1] << "]";
+      break;
+    case OpSig::MaxPool1d:
+    case OpSig::MaxPool1dBackward: {
+      const MaxPool1dOptions o = max_pool1d_options(c);
+      os << "\n  kernel_size [" << o.kernel_size[0] << "], stride [" << o.stride[0] << "], padding [" << o.padding[0]
+         << "], dilation [" << o.dilation[0] << "]" << (o.ceil_mode ? ", ceil_mode" : "");
+      break;
+    }
     case OpSig::MaxPool2d:
     case OpSig::MaxPool2dBackward: {
       const MaxPool2dOptions o = max_pool2d_options(c);

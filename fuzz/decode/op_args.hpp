@@ -183,6 +183,9 @@ Conv1dOptions conv1d_options(const OpArgsCase &c);  // conv[] as for Conv2d, its
 ConvTranspose1dOptions conv_transpose1d_options(const OpArgsCase &c);  // conv[] and padding_out's widths' entries
 AvgPool2dOptions avg_pool2d_options(const OpArgsCase &c);
 MaxPool2dOptions max_pool2d_options(const OpArgsCase &c);
+// The 1-D poolings read the width entries: window[1], [3], [5], dilation[1], output_size[1].
+AvgPool1dOptions avg_pool1d_options(const OpArgsCase &c);
+MaxPool1dOptions max_pool1d_options(const OpArgsCase &c);
 
 template <class Io>
 void pool_window(Io &io, OpArgsCase &c) {
@@ -394,23 +397,29 @@ void schema(Io &io, OpArgsCase &c) {
       io.pick(c.scalar, kFloatCodes);
       break;
     case OpSig::AvgPool2d:
+    case OpSig::AvgPool1d:
       pool_window(io, c);
       break;
     case OpSig::AvgPool2dBackward:
+    case OpSig::AvgPool1dBackward:
       pool_window(io, c);
       later_tensor(io, c, 1, kFloatCodes, &pool_grad_shape);
       break;
     case OpSig::AdaptivePool2d:
+    case OpSig::AdaptivePool1d:
       output_size(io, c);
       break;
     case OpSig::MaxPool2d:
+    case OpSig::MaxPool1d:
       max_pool_window(io, c);
       break;
     case OpSig::MaxPool2dBackward:
+    case OpSig::MaxPool1dBackward:
       max_pool_window(io, c);
       later_tensor(io, c, 1, kFloatCodes, &pool_grad_shape);
       pool_index_tensor(io, c);
       break;
+    case OpSig::AdaptivePool1dBackward:
     case OpSig::AdaptivePool2dBackward:
       output_size(io, c);
       later_tensor(io, c, 1, kFloatCodes, &pool_grad_shape);

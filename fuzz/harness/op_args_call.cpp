@@ -102,6 +102,12 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
 #define CROSSGRAD_OPARGS_CALL_AdaptivePool2dBackward(f) f(in.tensors[0], in.tensors[1])
 #define CROSSGRAD_OPARGS_CALL_MaxPool2d(f) f(in.tensors[0], a.max_pool2d)
 #define CROSSGRAD_OPARGS_CALL_MaxPool2dBackward(f) f(in.tensors[0], in.tensors[1], *in.indices, a.max_pool2d)
+#define CROSSGRAD_OPARGS_CALL_AvgPool1d(f) f(in.tensors[0], a.avg_pool1d)
+#define CROSSGRAD_OPARGS_CALL_AvgPool1dBackward(f) f(in.tensors[0], in.tensors[1], a.avg_pool1d)
+#define CROSSGRAD_OPARGS_CALL_AdaptivePool1d(f) f(in.tensors[0], a.output_size_1d)
+#define CROSSGRAD_OPARGS_CALL_AdaptivePool1dBackward(f) f(in.tensors[0], in.tensors[1])
+#define CROSSGRAD_OPARGS_CALL_MaxPool1d(f) f(in.tensors[0], a.max_pool1d)
+#define CROSSGRAD_OPARGS_CALL_MaxPool1dBackward(f) f(in.tensors[0], in.tensors[1], *in.indices, a.max_pool1d)
 #define CROSSGRAD_OPARGS_CALL_Embedding(f) f(in.tensors[0], *in.indices)
 #define CROSSGRAD_OPARGS_CALL_EmbeddingBackward(f) f(in.tensors[0], in.tensors[1], *in.indices)
 #define CROSSGRAD_OPARGS_CALL_Linear(f) \

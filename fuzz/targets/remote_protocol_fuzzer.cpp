@@ -393,6 +393,18 @@ class Run {
         return Reads{1, 0, 9, false, false};
       case OpSig::MaxPool2dBackward:  // x, grad, indices
         return Reads{3, 0, 9, false, false};
+      case OpSig::AvgPool1d:  // kernel_size, stride, padding (1 each), count_include_pad, ceil_mode
+        return Reads{1, 0, 5, false, false};
+      case OpSig::AvgPool1dBackward:
+        return Reads{2, 0, 5, false, false};
+      case OpSig::AdaptivePool1d:  // output_size
+        return Reads{1, 0, 1, false, false};
+      case OpSig::AdaptivePool1dBackward:
+        return Reads{2, 0, 0, false, false};
+      case OpSig::MaxPool1d:  // kernel_size, stride, padding, dilation (1 each), ceil_mode
+        return Reads{1, 0, 5, false, false};
+      case OpSig::MaxPool1dBackward:  // x, grad, indices
+        return Reads{3, 0, 5, false, false};
       case OpSig::Embedding:  // weights, indices
         return Reads{2, 0, 0, false, false};
       case OpSig::EmbeddingBackward:  // weights, grad, indices

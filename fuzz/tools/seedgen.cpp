@@ -861,9 +861,12 @@ Candidates candidates(OpSig sig, DType dtype) {
                with(like, index_arg({2, 3}, {1, 0, 0, 1, 1, 0}), {2, 2})}};
     }
     // A [1, 2, 5, 5] input; the window array is kernel_size, stride, padding ([h, w] each).
+    // The 1-D poolings read the window's width entries (1, 3, 5), dilation[1] and output_size[1].
     case OpSig::AvgPool2d:
-    case OpSig::AvgPool2dBackward: {
-      const bool backward = sig == OpSig::AvgPool2dBackward;
+    case OpSig::AvgPool2dBackward:
+    case OpSig::AvgPool1d:
+    case OpSig::AvgPool1dBackward: {
+      const bool backward = sig == OpSig::AvgPool2dBackward || sig == OpSig::AvgPool1dBackward;
       auto with = [backward](std::vector<std::size_t> x, std::array<std::size_t, 6> window, bool include_pad, bool ceil,
                              oa::ShapeMode grad = oa::ShapeMode::LikeFirst) {
         return [=](oa::OpArgsCase &c) {
@@ -874,6 +877,14 @@ Candidates candidates(OpSig sig, DType dtype) {
           if (backward) second(c, grad, oa::pool_grad_shape(c, grad, 1));
         };
       };
+      if (sig == OpSig::AvgPool1d || sig == OpSig::AvgPool1dBackward) {
+        Candidates out{{with({1, 2, 5}, {0, 3, 0, 2, 0, 1}, true, false), with({1, 2, 5}, {0, 2, 0, 1, 0, 0}, false, true)},
+                       {with({2, 3}, {1, 1, 1, 1, 0, 0}, true, false), with({1, 2, 5}, {0, 0, 0, 1, 0, 0}, true, false),
+                        with({1, 2, 5}, {0, 2, 0, 0, 0, 0}, true, false), with({1, 2, 5}, {0, 3, 0, 1, 0, 2}, true, false),
+                        with({1, 1, 2}, {0, 5, 0, 1, 0, 1}, true, false), with({1, 1, 0}, {0, 1, 0, 1, 0, 0}, true, false)}};
+        if (backward) out.invalid.push_back(with({1, 2, 5}, {0, 3, 0, 2, 0, 1}, true, false, oa::ShapeMode::Derived));
+        return out;
+      }
       Candidates out{{with({1, 2, 5, 5}, {3, 3, 2, 2, 1, 1}, true, false), with({1, 2, 5, 5}, {2, 3, 2, 1, 1, 0}, false, true)},
                      {with({2, 3}, {1, 1, 1, 1, 0, 0}, true, false), with({1, 2, 5, 5}, {0, 2, 1, 1, 0, 0}, true, false),
                       with({1, 2, 5, 5}, {2, 2, 0, 1, 0, 0}, true, false), with({1, 2, 5, 5}, {3, 3, 1, 1, 2, 0}, true, false),
@@ -884,8 +895,10 @@ Candidates candidates(OpSig sig, DType dtype) {
     // max_pool2d: the window array is kernel_size, stride, padding; then dilation. The backward
     // pass takes the forward's indices from the fill (0: every gradient to the plane's first cell).
     case OpSig::MaxPool2d:
-    case OpSig::MaxPool2dBackward: {
-      const bool backward = sig == OpSig::MaxPool2dBackward;
+    case OpSig::MaxPool2dBackward:
+    case OpSig::MaxPool1d:
+    case OpSig::MaxPool1dBackward: {
+      const bool backward = sig == OpSig::MaxPool2dBackward || sig == OpSig::MaxPool1dBackward;
       auto with = [backward](std::vector<std::size_t> x, std::array<std::size_t, 6> window, Size2 dilation, bool ceil,
                              oa::ShapeMode grad = oa::ShapeMode::LikeFirst,
                              oa::ArgTensor indices = {}, oa::ShapeMode index_mode = oa::ShapeMode::LikeFirst) {
@@ -904,6 +917,22 @@ Candidates candidates(OpSig sig, DType dtype) {
           }
         };
       };
+      if (sig == OpSig::MaxPool1d || sig == OpSig::MaxPool1dBackward) {
+        // The indices name cells of a row of 5 (the fill's values pass it).
+        const oa::ArgTensor cells = index_arg({1, 2, 3}, {0, 2, 4, 1, 3, 4});
+        Candidates out{{with({1, 2, 5}, {0, 3, 0, 2, 0, 1}, {1, 1}, false, oa::ShapeMode::LikeFirst, cells, oa::ShapeMode::Explicit),
+                        with({1, 2, 5}, {0, 2, 0, 1, 0, 0}, {1, 2}, true, oa::ShapeMode::LikeFirst, cells, oa::ShapeMode::Explicit)},
+                       {with({2, 3}, {1, 1, 1, 1, 0, 0}, {1, 1}, false), with({1, 2, 5}, {0, 2, 0, 1, 0, 0}, {1, 0}, false),
+                        with({1, 2, 5}, {0, 3, 0, 1, 0, 2}, {1, 1}, false), with({1, 1, 2}, {0, 2, 0, 1, 0, 0}, {1, 2}, false),
+                        with({1, 1, 1}, {0, 2, 0, 1, 0, 1}, {1, 2}, false)}};
+        if (backward) {
+          out.invalid.push_back(with({1, 2, 5}, {0, 3, 0, 2, 0, 1}, {1, 1}, false, oa::ShapeMode::Derived));
+          out.invalid.push_back(with({1, 2, 5}, {0, 3, 0, 2, 0, 1}, {1, 1}, false, oa::ShapeMode::LikeFirst, {}, oa::ShapeMode::Derived));
+          out.invalid.push_back(with({1, 1, 2}, {0, 2, 0, 1, 0, 0}, {1, 1}, false, oa::ShapeMode::LikeFirst, index_arg({1, 1, 1}, {7}),
+                                     oa::ShapeMode::Explicit));
+        }
+        return out;
+      }
       Candidates out{{with({1, 2, 5, 5}, {3, 3, 2, 2, 1, 1}, {1, 1}, false), with({1, 2, 5, 5}, {2, 2, 1, 2, 1, 0}, {2, 1}, true)},
                      {with({2, 3}, {1, 1, 1, 1, 0, 0}, {1, 1}, false), with({1, 2, 5, 5}, {2, 2, 1, 1, 0, 0}, {1, 0}, false),
                       with({1, 2, 5, 5}, {3, 3, 1, 1, 2, 0}, {1, 1}, false), with({1, 1, 2, 2}, {2, 1, 1, 1, 0, 0}, {2, 1}, false),
@@ -917,8 +946,10 @@ Candidates candidates(OpSig sig, DType dtype) {
       return out;
     }
     case OpSig::AdaptivePool2d:
-    case OpSig::AdaptivePool2dBackward: {
-      const bool backward = sig == OpSig::AdaptivePool2dBackward;
+    case OpSig::AdaptivePool2dBackward:
+    case OpSig::AdaptivePool1d:
+    case OpSig::AdaptivePool1dBackward: {
+      const bool backward = sig == OpSig::AdaptivePool2dBackward || sig == OpSig::AdaptivePool1dBackward;
       auto with = [backward](std::vector<std::size_t> x, Size2 out, oa::ShapeMode grad = oa::ShapeMode::LikeFirst) {
         return [=](oa::OpArgsCase &c) {
           c.tensors[0] = arg(x);
@@ -926,6 +957,12 @@ Candidates candidates(OpSig sig, DType dtype) {
           if (backward) second(c, grad, oa::pool_grad_shape(c, grad, 1));
         };
       };
+      if (sig == OpSig::AdaptivePool1d || sig == OpSig::AdaptivePool1dBackward) {
+        Candidates out{{with({1, 2, 5}, {0, 3}), with({2, 1, 4}, {0, 1})},
+                       {with({2, 3}, {0, 1}), with({1, 2, 5}, {0, 0}), with({1, 1, 0}, {0, 2})}};
+        if (backward) out.invalid.push_back(with({1, 2, 5}, {0, 3}, oa::ShapeMode::Derived));
+        return out;
+      }
       Candidates out{{with({1, 2, 5, 5}, {2, 3}), with({2, 1, 3, 4}, {1, 1})},
                      {with({2, 3}, {1, 1}), with({1, 2, 5, 5}, {0, 2}), with({1, 1, 0, 4}, {2, 2})}};
       if (backward) out.invalid.push_back(with({1, 2, 5, 5}, {2, 3}, oa::ShapeMode::Derived));
@@ -1367,7 +1404,19 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::ToDType) c.dtype.code = static_cast<std::size_t>(DType::F64);
     if (op.sig == OpSig::Axes) c.dims = {1, 0};
     if (op.sig == OpSig::Ranges) c.ranges = {{0, 2}, {1, 3}};
-    if (op.sig == OpSig::AvgPool2dBackward || op.sig == OpSig::AdaptivePool2dBackward) c.operands = {f, f};
+    if (op.sig == OpSig::AvgPool2dBackward || op.sig == OpSig::AdaptivePool2dBackward || op.sig == OpSig::AvgPool1dBackward ||
+        op.sig == OpSig::AdaptivePool1dBackward) {
+      c.operands = {f, f};
+    }
+    // The 1-D poolings: kernel_size 2, stride 1, padding 1, then count_include_pad 1 or dilation 1,
+    // then ceil_mode 0; adaptive: output_size 1.
+    if (op.sig == OpSig::AvgPool1d || op.sig == OpSig::AvgPool1dBackward || op.sig == OpSig::MaxPool1d ||
+        op.sig == OpSig::MaxPool1dBackward) {
+      c.dims = {2, 1, 1, 1, 0};
+    }
+    if (op.sig == OpSig::AdaptivePool1d) c.dims = {1};
+    if (op.sig == OpSig::AdaptivePool1dBackward) c.dims = {};
+    if (op.sig == OpSig::MaxPool1dBackward) c.operands = {f, f, i};
     // At most six dims are stored; `fit` pads the two flags with 0 (false).
     if (op.sig == OpSig::AvgPool2d || op.sig == OpSig::AvgPool2dBackward) c.dims = {2, 2, 1, 1, 0, 0};
     if (op.sig == OpSig::AdaptivePool2d) c.dims = {1, 1};

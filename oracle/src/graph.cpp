@@ -106,6 +106,12 @@ bool has_dim(Op op) {
     case OpSig::MaxPool2dBackward:
     case OpSig::AdaptivePool2d:
     case OpSig::AdaptivePool2dBackward:
+    case OpSig::AvgPool1d:
+    case OpSig::AvgPool1dBackward:
+    case OpSig::MaxPool1d:
+    case OpSig::MaxPool1dBackward:
+    case OpSig::AdaptivePool1d:
+    case OpSig::AdaptivePool1dBackward:
     case OpSig::Embedding:  // the indices come from dim1
     case OpSig::EmbeddingBackward:
     case OpSig::Linear:  // x @ rhs, no bias
@@ -149,6 +155,9 @@ bool has_dim1(Op op) {
     case OpSig::AvgPool2d:      // the options
     case OpSig::AdaptivePool2d: // the output size
     case OpSig::MaxPool2d:      // the options
+    case OpSig::AvgPool1d:      // the options
+    case OpSig::AdaptivePool1d: // the output size
+    case OpSig::MaxPool1d:      // the options
     case OpSig::Embedding:      // the indices
     case OpSig::Conv2d:         // the options
     case OpSig::ConvTranspose2d:
@@ -159,6 +168,9 @@ bool has_dim1(Op op) {
     case OpSig::ConvTranspose2dBackward:
     case OpSig::Conv1dBackward:
     case OpSig::ConvTranspose1dBackward:
+    case OpSig::AvgPool1dBackward:
+    case OpSig::AdaptivePool1dBackward:
+    case OpSig::MaxPool1dBackward:
     case OpSig::Conv1dBiasBackward:
     case OpSig::Conv2dBiasBackward:
       return false;
@@ -253,6 +265,9 @@ struct StepArgs {
   std::vector<std::size_t> axes;
   std::vector<std::size_t> expand_to;
   AvgPool2dOptions avg_pool2d;  // avg_pool2d (graph.hpp)
+  AvgPool1dOptions avg_pool1d;  // avg_pool1d
+  MaxPool1dOptions max_pool1d;  // max_pool1d
+  Size1 output_size_1d{1};      // adaptive_avg_pool1d
   MaxPool2dOptions max_pool2d;  // max_pool2d
   Size2 output_size{1, 1};      // adaptive_avg_pool2d
   Conv2dOptions conv2d;         // conv2d
@@ -327,6 +342,16 @@ ConvTranspose1dOptions conv_transpose1d_of(std::size_t dim1) {
 }
 constexpr std::size_t kAdaptivePool2dSteps = 9;
 Size2 output_size_of(std::size_t dim1) { return {1 + dim1 % 3, 1 + dim1 / 3 % 3}; }
+// The 1-D poolings': the width entries of the 2-D ones' (same dim1 ranges).
+AvgPool1dOptions avg_pool1d_of(std::size_t dim1) {
+  const AvgPool2dOptions o = avg_pool2d_of(dim1);
+  return AvgPool1dOptions{{o.kernel_size[1]}, {o.stride[1]}, {o.padding[1]}, o.count_include_pad, o.ceil_mode};
+}
+MaxPool1dOptions max_pool1d_of(std::size_t dim1) {
+  const MaxPool2dOptions o = max_pool2d_of(dim1);
+  return MaxPool1dOptions{{o.kernel_size[1]}, {o.stride[1]}, {o.padding[1]}, {o.dilation[1]}, o.ceil_mode};
+}
+Size1 output_size_1d_of(std::size_t dim1) { return {output_size_of(dim1)[1]}; }
 
 bool same_except(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t dim) {
   if (a.size() != b.size()) return false;
@@ -445,6 +470,9 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   a.avg_pool2d = avg_pool2d_of(op.dim1);
   a.max_pool2d = max_pool2d_of(op.dim1);
   a.output_size = output_size_of(op.dim1);
+  a.avg_pool1d = avg_pool1d_of(op.dim1);
+  a.max_pool1d = max_pool1d_of(op.dim1);
+  a.output_size_1d = output_size_1d_of(op.dim1);
   a.conv2d = conv2d_of(op.dim1);
   a.conv_transpose2d = conv_transpose2d_of(op.dim1);
   a.conv1d = conv1d_of(op.dim1);
@@ -505,6 +533,16 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
       return std::vector<std::size_t>{lhs[0], lhs[1], out[0], out[1]};
     }
     case Op::max_pool2d: return max_pool2d_shape(lhs, max_pool2d_of(op.dim1));
+    case Op::avg_pool1d: return avg_pool1d_shape(lhs, avg_pool1d_of(op.dim1));
+    case Op::max_pool1d: return max_pool1d_shape(lhs, max_pool1d_of(op.dim1));
+    case Op::adaptive_avg_pool1d:
+      if (lhs.size() != 3 || lhs[2] == 0) return std::nullopt;
+      return std::vector<std::size_t>{lhs[0], lhs[1], output_size_1d_of(op.dim1)[0]};
+    case Op::avg_pool1d_backward:  // never graph steps (Rule NotDifferentiable; an Int result)
+    case Op::adaptive_avg_pool1d_backward:
+    case Op::max_pool1d_indices:
+    case Op::max_pool1d_with_indices_backward:
+      return std::nullopt;
     case Op::conv2d: return conv2d_shape(lhs, rhs, conv2d_of(op.dim1));
     case Op::conv_transpose2d: return conv_transpose2d_shape(lhs, rhs, conv_transpose2d_of(op.dim1));
     case Op::conv1d: return conv1d_shape(lhs, rhs, conv1d_of(op.dim1));
@@ -871,6 +909,11 @@ std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& l
     const AvgPool2dOptions o = avg_pool2d_of(op.dim1);
     return o.kernel_size[0] * o.kernel_size[1];
   }
+  if (op.op == Op::avg_pool1d) return avg_pool1d_of(op.dim1).kernel_size[0];
+  if (op.op == Op::adaptive_avg_pool1d && lhs.size() == 3) {
+    const std::size_t out = output_size_1d_of(op.dim1)[0];
+    return (lhs[2] + out - 1) / out + 1;
+  }
   if (op.op == Op::max_pool2d_with_indices_backward) return 1;  // never a graph step
   // conv2d: a group's taps, at most the channels times the padded plane (the weight is rhs).
   if (op.op == Op::conv2d && lhs.size() == 4) {
@@ -953,6 +996,12 @@ GraphSpec normalized(GraphSpec graph) {
     } else if (op.op == Op::adaptive_avg_pool2d) {
       op.dim1 %= kAdaptivePool2dSteps;
     } else if (op.op == Op::max_pool2d) {
+      op.dim1 %= kMaxPool2dSteps;
+    } else if (op.op == Op::avg_pool1d) {
+      op.dim1 %= kAvgPool2dSteps;
+    } else if (op.op == Op::adaptive_avg_pool1d) {
+      op.dim1 %= kAdaptivePool2dSteps;
+    } else if (op.op == Op::max_pool1d) {
       op.dim1 %= kMaxPool2dSteps;
     } else if (op.op == Op::conv2d) {
       op.dim1 %= kConv2dSteps;
@@ -1144,6 +1193,12 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_AdaptivePool2dBackward(name)
 #define CROSSGRAD_APPLY_MaxPool2d(name)
 #define CROSSGRAD_APPLY_MaxPool2dBackward(name)
+#define CROSSGRAD_APPLY_AvgPool1d(name)
+#define CROSSGRAD_APPLY_AvgPool1dBackward(name)
+#define CROSSGRAD_APPLY_AdaptivePool1d(name)
+#define CROSSGRAD_APPLY_AdaptivePool1dBackward(name)
+#define CROSSGRAD_APPLY_MaxPool1d(name)
+#define CROSSGRAD_APPLY_MaxPool1dBackward(name)
 #define CROSSGRAD_APPLY_Embedding(name)
 #define CROSSGRAD_APPLY_EmbeddingBackward(name)
 #define CROSSGRAD_APPLY_Linear(name)
@@ -1164,6 +1219,9 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::max_pool2d: return Dispatch::max_pool2d(lhs, args().max_pool2d);
     case Op::avg_pool2d: return Dispatch::avg_pool2d(lhs, args().avg_pool2d);
     case Op::adaptive_avg_pool2d: return Dispatch::adaptive_avg_pool2d(lhs, args().output_size);
+    case Op::avg_pool1d: return Dispatch::avg_pool1d(lhs, args().avg_pool1d);
+    case Op::adaptive_avg_pool1d: return Dispatch::adaptive_avg_pool1d(lhs, args().output_size_1d);
+    case Op::max_pool1d: return Dispatch::max_pool1d(lhs, args().max_pool1d);
     case Op::embedding: return Dispatch::embedding(lhs, indices());
     case Op::linear: return Dispatch::linear(lhs, rhs, std::nullopt);
     case Op::conv2d: return Dispatch::conv2d(lhs, rhs, std::nullopt, args().conv2d);
@@ -1190,6 +1248,10 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::embedding_backward:
     case Op::avg_pool2d_backward:
     case Op::adaptive_avg_pool2d_backward:
+    case Op::avg_pool1d_backward:
+    case Op::adaptive_avg_pool1d_backward:
+    case Op::max_pool1d_indices:
+    case Op::max_pool1d_with_indices_backward:
       throw std::logic_error("apply_op: a backward pass or an Int result is never a graph step");
     // Ops with structured arguments, by the conventions of graph.hpp (OpSpec).
     case Op::float_reshape: return Dispatch::float_reshape(lhs, Shape{element_count(Dispatch::float_into_data(lhs).shape().dims())});

@@ -144,6 +144,8 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::float_mask_select:  // copies
     case Op::max_pool2d:         // copies the kept cell
     case Op::max_pool2d_indices:  // an Int result
+    case Op::max_pool1d:
+    case Op::max_pool1d_indices:
     // Integer and bool arithmetic has one exact result (docs/OPS.md "Integer arithmetic").
     case Op::int_add:
     case Op::int_sub:
@@ -354,6 +356,11 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::adaptive_avg_pool2d:
     case Op::adaptive_avg_pool2d_backward:
     case Op::max_pool2d_with_indices_backward:
+    case Op::avg_pool1d:
+    case Op::avg_pool1d_backward:
+    case Op::adaptive_avg_pool1d:
+    case Op::adaptive_avg_pool1d_backward:
+    case Op::max_pool1d_with_indices_backward:
     case Op::embedding_backward: {  // each row sums its positions' gradients
       const double n = static_cast<double>(reduction_length == 0 ? 1 : reduction_length);
       Bound b{2 * n * n * eps * magnitude + tiny, 4 * eps, false};
@@ -812,6 +819,13 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::max_pool2d:  // a copy of one input
     case Op::max_pool2d_indices:
     case Op::max_pool2d_with_indices_backward:
+    case Op::avg_pool1d:
+    case Op::avg_pool1d_backward:
+    case Op::adaptive_avg_pool1d:
+    case Op::adaptive_avg_pool1d_backward:
+    case Op::max_pool1d:
+    case Op::max_pool1d_indices:
+    case Op::max_pool1d_with_indices_backward:
     case Op::embedding:  // a copy of a row; its backward pass sums
     case Op::embedding_backward:
     case Op::conv2d_x_backward:  // never graph steps (Rule NotDifferentiable)
@@ -1104,7 +1118,7 @@ NoisyObjective objective_with_noise(const NormalizedGraph& ng, const GraphRun& r
     const double walk = std::sqrt(static_cast<double>(length));
     const bool sum_of_lhs = op.op == Op::float_sum || op.op == Op::float_sum_dim;
     const bool mean_of_lhs = op.op == Op::float_mean || op.op == Op::float_mean_dim || op.op == Op::avg_pool2d ||
-                             op.op == Op::adaptive_avg_pool2d;  // (max_pool2d copies: one rounding-free value)
+                             op.op == Op::adaptive_avg_pool2d || op.op == Op::avg_pool1d || op.op == Op::adaptive_avg_pool1d;  // (max_pool2d copies: one rounding-free value)
     if (sum_of_lhs || mean_of_lhs) {
       double terms = 0;
       for (double v : values[op.lhs]) terms += std::fabs(v);

@@ -1412,6 +1412,63 @@ HostArray conv_transpose1d(const HostArray& x, const HostArray& weight, const Ho
   return without_row(conv_transpose2d(as_row(x), as_row(weight), bias, row_options(o)));
 }
 
+// The 1-D poolings are the 2-D ones over a single row (Burn's defaults): x [n, c, l] as [n, c, 1,
+// l], kernel, stride and dilation 1 and padding 0 across rows, an index a cell of the row.
+AvgPool2dOptions row_options(const AvgPool1dOptions& o) {
+  return AvgPool2dOptions{{1, o.kernel_size[0]}, {1, o.stride[0]}, {0, o.padding[0]}, o.count_include_pad, o.ceil_mode};
+}
+MaxPool2dOptions row_options(const MaxPool1dOptions& o) {
+  return MaxPool2dOptions{{1, o.kernel_size[0]}, {1, o.stride[0]}, {0, o.padding[0]}, {1, o.dilation[0]}, o.ceil_mode};
+}
+// A gradient or index operand on the row view: rank 3 as [n, c, 1, l]; any other rank made one
+// the 2-D op refuses as its own rank-3 op does (a rank-4 [n, c, 1, l] must not pass for the view).
+HostArray operand_as_row(const HostArray& a) {
+  if (a.shape.size() == 3) return as_row(a);
+  HostArray r = a;
+  if (r.shape.size() == 4) r.shape.push_back(1);
+  return r;
+}
+struct RowCall {
+  OpId op;
+  std::vector<HostArray> operands;
+  OpArgs args;
+};
+// A 1-D pooling as its 2-D op on the row view (nullopt for the other ops).
+std::optional<RowCall> pool_as_row(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
+  std::optional<OpId> op2;
+  if (op == OpId::avg_pool1d) op2 = OpId::avg_pool2d;
+  if (op == OpId::avg_pool1d_backward) op2 = OpId::avg_pool2d_backward;
+  if (op == OpId::adaptive_avg_pool1d) op2 = OpId::adaptive_avg_pool2d;
+  if (op == OpId::adaptive_avg_pool1d_backward) op2 = OpId::adaptive_avg_pool2d_backward;
+  if (op == OpId::max_pool1d) op2 = OpId::max_pool2d;
+  if (op == OpId::max_pool1d_indices) op2 = OpId::max_pool2d_indices;
+  if (op == OpId::max_pool1d_with_indices_backward) op2 = OpId::max_pool2d_with_indices_backward;
+  if (!op2) return std::nullopt;
+  RowCall r{*op2, {}, a};
+  for (std::size_t i = 0; i < in.size(); ++i) r.operands.push_back(i == 0 && in[0].shape.size() == 3 ? as_row(in[0]) : operand_as_row(in[i]));
+  r.args.avg_pool2d = row_options(a.avg_pool1d);
+  r.args.max_pool2d = row_options(a.max_pool1d);
+  r.args.output_size = {1, a.output_size_1d[0]};
+  return r;
+}
+
+HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a);
+
+// A 1-D pooling: the dtypes (x float; a gradient float of x's dtype) and x of rank 3, then the 2-D
+// op's checks and values on the row view, the row dropped from the result.
+HostArray pool1d(const RowCall& row, const std::vector<HostArray>& in) {
+  require_float(in[0].dtype);
+  if (in.size() > 1) {
+    const HostArray& grad = in.back();  // {x, grad} or {x, indices, grad}
+    require_float(grad.dtype);
+    require_same(in[0].dtype, grad.dtype);
+  }
+  if (in[0].shape.size() != 3) invalid("module-input-rank");
+  HostArray out = evaluate(row.op, row.operands, row.args);
+  if (out.shape.size() == 4 && out.shape[2] == 1) out.shape = {out.shape[0], out.shape[1], out.shape[3]};
+  return out;
+}
+
 HostArray conv_transpose1d_backward(const HostArray& x, const HostArray& weight, const HostArray& grad,
                                     const ConvTranspose1dOptions& o, bool of_x) {
   require_conv_dtypes({&x, &weight, &grad});
@@ -2541,6 +2598,13 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::max_pool2d: return max_pool2d(in[0], a.max_pool2d, false);
     case OpId::max_pool2d_indices: return max_pool2d(in[0], a.max_pool2d, true);
     case OpId::max_pool2d_with_indices_backward: return max_pool2d_backward(in[0], in[1], in[2], a.max_pool2d);
+    case OpId::avg_pool1d:
+    case OpId::avg_pool1d_backward:
+    case OpId::adaptive_avg_pool1d:
+    case OpId::adaptive_avg_pool1d_backward:
+    case OpId::max_pool1d:
+    case OpId::max_pool1d_indices:
+    case OpId::max_pool1d_with_indices_backward: return pool1d(*pool_as_row(op, in, a), in);
     case OpId::embedding: return embedding(in[0], in[1]);
     case OpId::embedding_backward: return embedding_backward(in[0], in[1], in[2]);
     case OpId::linear: return linear(in[0], in[1], in.size() > 2 ? &in[2] : nullptr);
@@ -2718,6 +2782,20 @@ std::optional<std::vector<std::size_t>> conv1d_shape(const std::vector<std::size
   return std::vector<std::size_t>{(*shape)[0], (*shape)[1], (*shape)[3]};
 }
 
+std::optional<std::vector<std::size_t>> avg_pool1d_shape(const std::vector<std::size_t>& x, const AvgPool1dOptions& options) {
+  if (x.size() != 3) return std::nullopt;
+  const auto shape = avg_pool2d_shape(row_view(x), row_options(options));
+  if (!shape) return std::nullopt;
+  return std::vector<std::size_t>{(*shape)[0], (*shape)[1], (*shape)[3]};
+}
+
+std::optional<std::vector<std::size_t>> max_pool1d_shape(const std::vector<std::size_t>& x, const MaxPool1dOptions& options) {
+  if (x.size() != 3) return std::nullopt;
+  const auto shape = max_pool2d_shape(row_view(x), row_options(options));
+  if (!shape) return std::nullopt;
+  return std::vector<std::size_t>{(*shape)[0], (*shape)[1], (*shape)[3]};
+}
+
 std::optional<std::vector<std::size_t>> conv_transpose1d_shape(const std::vector<std::size_t>& x,
                                                                const std::vector<std::size_t>& weight,
                                                                const ConvTranspose1dOptions& options) {
@@ -2773,8 +2851,11 @@ double reference_magnitude(OpId op, const std::vector<HostArray>& operands) {
       op == OpId::conv_transpose1d_bias_backward) {
     return largest_finite(2);
   }
-  if (op == OpId::avg_pool2d_backward || op == OpId::adaptive_avg_pool2d_backward) return largest_finite(1);
-  if (op == OpId::max_pool2d_with_indices_backward || op == OpId::embedding_backward) {
+  if (op == OpId::avg_pool2d_backward || op == OpId::adaptive_avg_pool2d_backward || op == OpId::avg_pool1d_backward ||
+      op == OpId::adaptive_avg_pool1d_backward) {
+    return largest_finite(1);
+  }
+  if (op == OpId::max_pool2d_with_indices_backward || op == OpId::max_pool1d_with_indices_backward || op == OpId::embedding_backward) {
     return largest_finite(2);  // {x or weights, indices, grad}
   }
   return largest_finite(0);
@@ -2905,6 +2986,16 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
       if (op == OpId::conv_transpose1d_weight_backward) return std::max<std::size_t>(1, x[0] * x[2]);
       if (op == OpId::conv_transpose1d_x_backward) return std::max<std::size_t>(1, w[1] * w[2]);
       return std::max<std::size_t>(1, x[1] / groups * w[2] + (operands.size() > 2 ? 1 : 0));
+    }
+    // The 1-D poolings: the 2-D counts on the row view.
+    case OpSig::AvgPool1d:
+    case OpSig::AvgPool1dBackward:
+    case OpSig::AdaptivePool1d:
+    case OpSig::AdaptivePool1dBackward:
+    case OpSig::MaxPool1d:
+    case OpSig::MaxPool1dBackward: {
+      const std::optional<RowCall> row = pool_as_row(op, operands, args);
+      return row ? reference_reduction_length(row->op, row->operands, row->args) : 1;
     }
     case OpSig::MaxPool2dBackward:
       return operands.size() > 2 && operands[2].shape.size() == 4 ? std::max<std::size_t>(1, operands[2].shape[2] * operands[2].shape[3]) : 1;

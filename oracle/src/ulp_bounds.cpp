@@ -129,6 +129,13 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::max_pool2d:
     case OpId::max_pool2d_indices:
     case OpId::max_pool2d_with_indices_backward:
+    case OpId::avg_pool1d:
+    case OpId::avg_pool1d_backward:
+    case OpId::adaptive_avg_pool1d:
+    case OpId::adaptive_avg_pool1d_backward:
+    case OpId::max_pool1d:
+    case OpId::max_pool1d_indices:
+    case OpId::max_pool1d_with_indices_backward:
     case OpId::embedding:
     case OpId::embedding_backward:
     case OpId::float_reshape:

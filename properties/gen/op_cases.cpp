@@ -603,16 +603,24 @@ OpCase op_case(OpId op) {
 
 namespace {
 
-// avg_pool2d / avg_pool2d_backward: x [N, C, H, W] and options that fit it (kernel 1..3, stride
-// 1..3, padding up to half the kernel, H and W at least the kernel less the padding); faults, one
-// each: x of rank 3 (module-input-rank), a kernel or stride of 0 (module-option-zero), padding past
-// half the kernel (pool-padding), a kernel past the padded input (pool-kernel-too-large), for the
-// backward pass a gradient of another shape (pool-grad-shape).
-void gen_avg_pool2d(OpCase& c, bool bad, bool backward) {
-  AvgPool2dOptions& o = c.args.avg_pool2d;
-  Dims x{pick(0, 2), pick(1, 2), 0, 0};
+std::optional<Dims> pooled_shape(const Dims& x, const AvgPool2dOptions& o) { return og::avg_pool2d_shape(x, o); }
+std::optional<Dims> pooled_shape(const Dims& x, const AvgPool1dOptions& o) { return og::avg_pool1d_shape(x, o); }
+std::optional<Dims> pooled_shape(const Dims& x, const MaxPool2dOptions& o) { return og::max_pool2d_shape(x, o); }
+std::optional<Dims> pooled_shape(const Dims& x, const MaxPool1dOptions& o) { return og::max_pool1d_shape(x, o); }
+
+// avg_pool2d / avg_pool1d (Options' pooled dims: 2 or 1) and their backward passes: x [N, C,
+// spatial...] and options that fit it (kernel 1..3, stride 1..3, padding up to half the kernel,
+// each spatial dim at least the kernel less the padding); faults, one each: x one rank short
+// (module-input-rank), a kernel or stride of 0 (module-option-zero), padding past half the kernel
+// (pool-padding), a kernel past the padded input (pool-kernel-too-large), for the backward pass a
+// gradient of another shape (pool-grad-shape).
+template <class Options>
+void gen_avg_pool(OpCase& c, bool bad, bool backward, Options& o) {
+  constexpr std::size_t n = std::tuple_size_v<decltype(o.kernel_size)>;
+  Dims x{pick(0, 2), pick(1, 2)};
+  x.resize(n + 2, 0);
   if (!chance(6)) x[0] = std::max<std::size_t>(x[0], 1);  // an empty batch now and then
-  for (std::size_t d = 0; d < 2; ++d) {
+  for (std::size_t d = 0; d < n; ++d) {
     o.kernel_size[d] = pick(1, 3);
     o.stride[d] = pick(1, 3);
     o.padding[d] = pick(0, o.kernel_size[d] / 2);
@@ -622,49 +630,54 @@ void gen_avg_pool2d(OpCase& c, bool bad, bool backward) {
   o.count_include_pad = chance(2);
   o.ceil_mode = chance(2);
   const int fault = bad ? static_cast<int>(pick(0, backward ? 4 : 3)) : -1;
-  const std::size_t d = pick(0, 1);
+  const std::size_t d = pick(0, n - 1);
   if (fault == 0) x.erase(x.begin());
   if (fault == 1) (chance(2) ? o.kernel_size : o.stride)[d] = 0;
   if (fault == 2) o.padding[d] = o.kernel_size[d] / 2 + 1;
   if (fault == 3) o.kernel_size[d] = x[2 + d] + 2 * o.padding[d] + 1, o.padding[d] = 0;
   c.operands = {floats(x, c.dtype)};
   if (!backward) return;
-  Dims g = og::avg_pool2d_shape(x, o).value_or(x);
-  if (fault == 4) g[pick(2, 3)] += 1;
+  Dims g = pooled_shape(x, o).value_or(x);
+  if (fault == 4) g[pick(2, n + 1)] += 1;
   c.operands.push_back(floats(g, c.dtype));
 }
 
-// adaptive_avg_pool2d / its backward pass: x [N, C, 1..7, 1..7] to 1..5 x 1..5 (larger than the
-// input too); faults: x of rank 3, an output size of 0 (module-option-zero; from the gradient's last
-// dims in the backward pass), x of height or width 0 (pool-empty-input), a gradient of another
-// batch (pool-grad-shape).
-void gen_adaptive_avg_pool2d(OpCase& c, bool bad, bool backward) {
-  Dims x{pick(1, 2), pick(1, 2), pick(1, 7), pick(1, 7)};
-  Size2& out = c.args.output_size;
-  out = {pick(1, 5), pick(1, 5)};
+// adaptive_avg_pool2d / adaptive_avg_pool1d (Size's dims) and their backward passes: x [N, C,
+// 1..7 per dim] to 1..5 per dim (larger than the input too); faults: x one rank short, an output
+// size of 0 (module-option-zero; from the gradient's last dims in the backward pass), x with a
+// pooled dim of 0 (pool-empty-input), a gradient of another batch (pool-grad-shape).
+template <class Size>
+void gen_adaptive_avg_pool(OpCase& c, bool bad, bool backward, Size& out) {
+  constexpr std::size_t n = std::tuple_size_v<Size>;
+  Dims x{pick(1, 2), pick(1, 2)};
+  for (std::size_t d = 0; d < n; ++d) x.push_back(pick(1, 7));
+  for (std::size_t& v : out) v = pick(1, 5);
   const int fault = bad ? static_cast<int>(pick(0, backward ? 3 : 2)) : -1;
   if (fault == 0) x.erase(x.begin());
-  if (fault == 1) out[pick(0, 1)] = 0;
-  if (fault == 2) x[pick(2, 3)] = 0;
+  if (fault == 1) out[pick(0, n - 1)] = 0;
+  if (fault == 2) x[pick(2, n + 1)] = 0;
   c.operands = {floats(x, c.dtype)};
   if (!backward) return;
-  Dims g{x[0], x.size() > 1 ? x[1] : 1, out[0], out[1]};
+  Dims g{x[0], x.size() > 1 ? x[1] : 1};
+  for (std::size_t v : out) g.push_back(v);
   if (fault == 3) g[0] += 1;
   c.operands.push_back(floats(g, c.dtype));
 }
 
-// max_pool2d / max_pool2d_indices / max_pool2d_with_indices_backward: x [N, C, H, W] with options
-// that fit (kernel 1..3, stride 1..3, dilation 1..2, padding up to half the kernel; a window that
-// reaches no input cell is the pool-empty-window case, left to the oracle); values drawn
-// tie-prone (floats()), so equal maxima and NaNs decide the indices. The backward pass takes the
-// forward's indices (oracle), or now and then any cells of the plane (gradients sent anywhere).
-// Faults: x of rank 3, a dilation of 0, padding past half the span, the span past the padded input,
-// for the backward pass a gradient of another shape, indices of another shape, an index past the
-// plane, I8 indices.
-void gen_max_pool2d(OpCase& c, bool bad, bool backward) {
-  MaxPool2dOptions& o = c.args.max_pool2d;
-  Dims x{pick(1, 2), pick(1, 2), 0, 0};
-  for (std::size_t d = 0; d < 2; ++d) {
+// max_pool2d / max_pool1d (Options' pooled dims), their indices and backward passes: x [N, C,
+// spatial...] with options that fit (kernel 1..3, stride 1..3, dilation 1..2, padding up to half
+// the kernel; a window that reaches no input cell is the pool-empty-window case, left to the
+// oracle); values drawn tie-prone (floats()), so equal maxima and NaNs decide the indices. The
+// backward pass takes the forward's indices (oracle), or now and then any cells of the plane
+// (gradients sent anywhere). Faults: x one rank short, a dilation of 0, padding past half the
+// span, the span past the padded input, for the backward pass a gradient of another shape,
+// indices of another shape, an index past the plane, I8 indices.
+template <class Options>
+void gen_max_pool(OpCase& c, bool bad, bool backward, Options& o) {
+  constexpr std::size_t n = std::tuple_size_v<decltype(o.kernel_size)>;
+  Dims x{pick(1, 2), pick(1, 2)};
+  x.resize(n + 2, 0);
+  for (std::size_t d = 0; d < n; ++d) {
     o.kernel_size[d] = pick(1, 3);
     o.stride[d] = pick(1, 3);
     o.dilation[d] = pick(1, 2);
@@ -675,27 +688,29 @@ void gen_max_pool2d(OpCase& c, bool bad, bool backward) {
   }
   o.ceil_mode = chance(2);
   const int fault = bad ? static_cast<int>(pick(0, backward ? 7 : 3)) : -1;
-  const std::size_t d = pick(0, 1);
+  const std::size_t d = pick(0, n - 1);
   if (fault == 0) x.erase(x.begin());
   if (fault == 1) o.dilation[d] = 0;
   if (fault == 2) o.padding[d] = o.kernel_size[d] / 2 + 1;
   if (fault == 3) o.kernel_size[d] = x[2 + d] + 2 * o.padding[d] + 1;
   c.operands = {floats(x, c.dtype)};
   if (!backward) return;
-  const std::optional<Dims> out = x.size() == 4 ? og::max_pool2d_shape(x, o) : std::nullopt;
+  const std::optional<Dims> out = x.size() == n + 2 ? pooled_shape(x, o) : std::nullopt;
   Dims g = out.value_or(x);
-  if (fault == 4) g[pick(2, 3)] += 1;
+  if (fault == 4) g[pick(2, n + 1)] += 1;
+  std::size_t plane = 1;
+  for (std::size_t k = 2; k < x.size() && x.size() == n + 2; ++k) plane *= x[k];
   og::HostArray indices;
   if (out && fault < 0 && !chance(4)) {
-    const og::ReferenceResult r = og::reference_op(OpId::max_pool2d_indices, {c.operands[0]}, c.args);
+    const OpId forward = n == 2 ? OpId::max_pool2d_indices : OpId::max_pool1d_indices;
+    const og::ReferenceResult r = og::reference_op(forward, {c.operands[0]}, c.args);
     indices = r.panic_id ? og::HostArray{g, DType::I64, std::vector<double>(og::element_count(g), 0.0)} : r.value;
   } else {
-    const std::size_t plane = x.size() == 4 ? x[2] * x[3] : 1;
     indices = og::HostArray{g, DType::I64, std::vector<double>(og::element_count(g))};
     for (double& v : indices.values) v = static_cast<double>(pick(0, plane - 1));
   }
   if (fault == 5) indices.shape.push_back(1);
-  if (fault == 6 && !indices.values.empty()) indices.values[pick(0, indices.values.size() - 1)] = static_cast<double>(x[2] * x[3]);
+  if (fault == 6 && !indices.values.empty()) indices.values[pick(0, indices.values.size() - 1)] = static_cast<double>(plane);
   if (fault == 7) indices.dtype = DType::I8;
   if (chance(3) && indices.dtype == DType::I64) indices.dtype = DType::I32;
   c.operands.push_back(indices);
@@ -1048,12 +1063,18 @@ void gen_float_case(OpCase& c, bool bad) {
       break;
     }
     case OpSig::Cat: gen_cat(c, bad); break;
-    case OpSig::AvgPool2d: gen_avg_pool2d(c, bad, false); break;
-    case OpSig::AvgPool2dBackward: gen_avg_pool2d(c, bad, true); break;
-    case OpSig::AdaptivePool2d: gen_adaptive_avg_pool2d(c, bad, false); break;
-    case OpSig::AdaptivePool2dBackward: gen_adaptive_avg_pool2d(c, bad, true); break;
-    case OpSig::MaxPool2d: gen_max_pool2d(c, bad, false); break;
-    case OpSig::MaxPool2dBackward: gen_max_pool2d(c, bad, true); break;
+    case OpSig::AvgPool2d: gen_avg_pool(c, bad, false, c.args.avg_pool2d); break;
+    case OpSig::AvgPool2dBackward: gen_avg_pool(c, bad, true, c.args.avg_pool2d); break;
+    case OpSig::AdaptivePool2d: gen_adaptive_avg_pool(c, bad, false, c.args.output_size); break;
+    case OpSig::AdaptivePool2dBackward: gen_adaptive_avg_pool(c, bad, true, c.args.output_size); break;
+    case OpSig::MaxPool2d: gen_max_pool(c, bad, false, c.args.max_pool2d); break;
+    case OpSig::MaxPool2dBackward: gen_max_pool(c, bad, true, c.args.max_pool2d); break;
+    case OpSig::AvgPool1d: gen_avg_pool(c, bad, false, c.args.avg_pool1d); break;
+    case OpSig::AvgPool1dBackward: gen_avg_pool(c, bad, true, c.args.avg_pool1d); break;
+    case OpSig::AdaptivePool1d: gen_adaptive_avg_pool(c, bad, false, c.args.output_size_1d); break;
+    case OpSig::AdaptivePool1dBackward: gen_adaptive_avg_pool(c, bad, true, c.args.output_size_1d); break;
+    case OpSig::MaxPool1d: gen_max_pool(c, bad, false, c.args.max_pool1d); break;
+    case OpSig::MaxPool1dBackward: gen_max_pool(c, bad, true, c.args.max_pool1d); break;
     case OpSig::Embedding: gen_embedding(c, bad, false); break;
     case OpSig::EmbeddingBackward: gen_embedding(c, bad, true); break;
     case OpSig::Linear:
@@ -1210,6 +1231,22 @@ std::string describe(const OpCase& c) {
       const auto pair = [](const Size2& v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; };
       s += "\n  kernel_size " + pair(o.kernel_size) + " stride " + pair(o.stride) + " padding " + pair(o.padding) +
            " dilation " + pair(o.dilation) + (o.ceil_mode ? " ceil_mode" : "");
+      break;
+    }
+    case OpSig::AvgPool1d:
+    case OpSig::AvgPool1dBackward: {
+      const AvgPool1dOptions& o = a.avg_pool1d;
+      s += "\n  kernel_size [" + std::to_string(o.kernel_size[0]) + "] stride [" + std::to_string(o.stride[0]) + "] padding [" +
+           std::to_string(o.padding[0]) + "]" + (o.count_include_pad ? " count_include_pad" : "") + (o.ceil_mode ? " ceil_mode" : "");
+      break;
+    }
+    case OpSig::AdaptivePool1d:
+    case OpSig::AdaptivePool1dBackward: s += "\n  output_size [" + std::to_string(a.output_size_1d[0]) + "]"; break;
+    case OpSig::MaxPool1d:
+    case OpSig::MaxPool1dBackward: {
+      const MaxPool1dOptions& o = a.max_pool1d;
+      s += "\n  kernel_size [" + std::to_string(o.kernel_size[0]) + "] stride [" + std::to_string(o.stride[0]) + "] padding [" +
+           std::to_string(o.padding[0]) + "] dilation [" + std::to_string(o.dilation[0]) + "]" + (o.ceil_mode ? " ceil_mode" : "");
       break;
     }
   }

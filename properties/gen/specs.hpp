@@ -202,7 +202,8 @@ inline rc::Gen<oracle::GraphSpec> matmul_graph(Values mode) {
 }
 
 // The module ops (graph steps whose Sig is a module op's, e.g. avg_pool2d): one on a leaf
-// [batch, channels, h, w] of 1..2 x 1..3 x 1..7 x 1..7 (embedding: a table [h, w]), with its
+// [batch, channels, h, w] of 1..2 x 1..3 x 1..7 x 1..7 (the 1-D poolings: [batch, channels, w];
+// embedding: a table [h, w]), with its
 // options (embedding: its indices) drawn over the whole range the graph convention names (dim1,
 // graph.hpp), then maybe tanh of it (a root that is not
 // linear in the pooled values). Steps whose options do not fit the leaf are turned into neg by
@@ -212,7 +213,8 @@ inline const std::vector<oracle::Op>& module_ops() {
     std::vector<oracle::Op> out;
     for (oracle::Op op : oracle::all_ops()) {
       const OpSig sig = op_info(op).sig;
-      if (sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d || sig == OpSig::Embedding) {
+      if (sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d || sig == OpSig::Embedding ||
+          sig == OpSig::AvgPool1d || sig == OpSig::AdaptivePool1d || sig == OpSig::MaxPool1d) {
         out.push_back(op);
       }
     }
@@ -232,8 +234,11 @@ inline rc::Gen<oracle::GraphSpec> module_graph(Values mode) {
             const DType dtype = dtype_;
             const oracle::Op op = op_;
             const bool tanh = tanh_;
-            const std::vector<std::size_t> shape =
-                op_info(op).sig == OpSig::Embedding ? std::vector<std::size_t>{h, w} : std::vector<std::size_t>{n, c, h, w};
+            const OpSig sig = op_info(op).sig;
+            const bool one_d = sig == OpSig::AvgPool1d || sig == OpSig::AdaptivePool1d || sig == OpSig::MaxPool1d;
+            const std::vector<std::size_t> shape = sig == OpSig::Embedding ? std::vector<std::size_t>{h, w}
+                                                   : one_d                 ? std::vector<std::size_t>{n, c, w}
+                                                                           : std::vector<std::size_t>{n, c, h, w};
             auto value = mode == Values::Positive ? positive_value() : float_value(false);
             return rc::gen::map(rc::gen::container<std::vector<double>>(oracle::element_count(shape), value), [=](std::vector<double> v) {
               oracle::GraphSpec g;

@@ -63,6 +63,12 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
 #define CG_CALL_AdaptivePool2dBackward(name) Dispatch::name(t[0], t[1])
 #define CG_CALL_MaxPool2d(name) Dispatch::name(t[0], a.max_pool2d)
 #define CG_CALL_MaxPool2dBackward(name) Dispatch::name(t[0], t[2], t[1], a.max_pool2d)  // {x, indices, grad}
+#define CG_CALL_AvgPool1d(name) Dispatch::name(t[0], a.avg_pool1d)
+#define CG_CALL_AvgPool1dBackward(name) Dispatch::name(t[0], t[1], a.avg_pool1d)
+#define CG_CALL_AdaptivePool1d(name) Dispatch::name(t[0], a.output_size_1d)
+#define CG_CALL_AdaptivePool1dBackward(name) Dispatch::name(t[0], t[1])
+#define CG_CALL_MaxPool1d(name) Dispatch::name(t[0], a.max_pool1d)
+#define CG_CALL_MaxPool1dBackward(name) Dispatch::name(t[0], t[2], t[1], a.max_pool1d)  // {x, indices, grad}
 #define CG_CALL_Embedding(name) Dispatch::name(t[0], t[1])
 #define CG_CALL_EmbeddingBackward(name) Dispatch::name(t[0], t[2], t[1])  // {weights, indices, grad}
 #define CG_CALL_Linear(name) Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt)

@@ -232,6 +232,12 @@ class Table final : public TensorTable {
         return reader.ranges();
       } else if constexpr (std::is_same_v<D, Size2>) {
         return reader.size2();
+      } else if constexpr (std::is_same_v<D, Size1>) {
+        return reader.size1();
+      } else if constexpr (std::is_same_v<D, AvgPool1dOptions>) {
+        return reader.avg_pool1d_options();
+      } else if constexpr (std::is_same_v<D, MaxPool1dOptions>) {
+        return reader.max_pool1d_options();
       } else if constexpr (std::is_same_v<D, AvgPool2dOptions>) {
         return reader.avg_pool2d_options();
       } else if constexpr (std::is_same_v<D, MaxPool2dOptions>) {

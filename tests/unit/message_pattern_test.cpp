@@ -82,7 +82,7 @@ const std::map<std::string, std::vector<std::string>> kByEntry = {
       "[batch, channels_in, height, width]", "[channels_out, channels_per_group, kernel_height, kernel_width]", "[channels_out]",
       "[channels_in, channels_out_per_group, kernel_height, kernel_width]", "[batch, channels_in, length]",
       "[channels_out, channels_per_group, kernel_size]", "[batch, channels_out, length]",
-      "[channels_in, channels_out_per_group, kernel_size]"}},
+      "[channels_in, channels_out_per_group, kernel_size]", "[batch, channels, length]"}},
     {"module-input-scalar/operand", {"input", "gradient"}},
     {"module-input-scalar/layout", {"[..., d_input]", "[..., d_output]"}},
     {"module-input-scalar/shape", {"[]"}},

@@ -245,6 +245,24 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
           MaxPool2dOptions{{3, 1}, {1, 1}, {1, 0}, {1, 1}, false});
     case OpId::adaptive_avg_pool2d_backward:
       return Dispatch::adaptive_avg_pool2d_backward(Dispatch::float_reshape(x, {1, 1, 2, 3}), Dispatch::float_reshape(other, {1, 1, 3, 2}));
+    // The 1-D poolings: the receiver as two rows of 3 ([1, 2, 3]).
+    case OpId::avg_pool1d:
+      return Dispatch::avg_pool1d(Dispatch::float_reshape(x, {1, 2, 3}), AvgPool1dOptions{{2}, {2}, {1}, false, true});
+    case OpId::avg_pool1d_backward:
+      return Dispatch::avg_pool1d_backward(Dispatch::float_reshape(x, {1, 2, 3}), Dispatch::float_reshape(other, {1, 2, 3}),
+                                           AvgPool1dOptions{{3}, {1}, {1}, false, false});
+    case OpId::adaptive_avg_pool1d: return Dispatch::adaptive_avg_pool1d(Dispatch::float_reshape(x, {1, 2, 3}), Size1{2});
+    case OpId::adaptive_avg_pool1d_backward:
+      return Dispatch::adaptive_avg_pool1d_backward(Dispatch::float_reshape(x, {1, 1, 6}), Dispatch::float_reshape(other, {1, 1, 6}));
+    case OpId::max_pool1d:
+      return Dispatch::max_pool1d(Dispatch::float_reshape(x, {1, 2, 3}), MaxPool1dOptions{{2}, {1}, {1}, {2}, true});
+    case OpId::max_pool1d_indices:
+      return Dispatch::max_pool1d_indices(Dispatch::float_reshape(x, {1, 2, 3}), MaxPool1dOptions{{2}, {1}, {1}, {2}, true});
+    case OpId::max_pool1d_with_indices_backward:  // two rows of 3, windows of 3 (padding 1): one output per cell
+      return Dispatch::max_pool1d_with_indices_backward(
+          Dispatch::float_reshape(x, {1, 2, 3}), Dispatch::float_reshape(other, {1, 2, 3}),
+          Dispatch::int_from_data(TensorData::from_i64({1, 1, 2, 0, 2, 2}, Shape{1, 2, 3}), device_of(x, OpKind::Float)),
+          MaxPool1dOptions{{3}, {1}, {1}, {1}, false});
     // The receiver as a [3, 2] table read at rows [[2, 0, 2]] (row 2 twice: its gradient adds two).
     case OpId::embedding:
       return Dispatch::embedding(Dispatch::float_reshape(x, {3, 2}),

@@ -137,6 +137,9 @@ class Tensor {
   std::pair<Tensor, DispatchTensor> max_pool2d_with_indices(const MaxPool2dOptions& options) const {
     return wrap(Dispatch::max_pool2d_with_indices(inner_, options));
   }
+  std::pair<Tensor, DispatchTensor> max_pool1d_with_indices(const MaxPool1dOptions& options) const {
+    return wrap(Dispatch::max_pool1d_with_indices(inner_, options));
+  }
 
   // Composed ops (docs/OPS.md "Composed ops").
   DispatchTensor greater_elem(double scalar) const { return Dispatch::float_greater_elem(inner_, scalar); }

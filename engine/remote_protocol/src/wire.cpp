@@ -111,6 +111,28 @@ bool ArgReader::flag() {
   return {first, dim()};
 }
 
+::crossgrad::Size1 ArgReader::size1() { return {dim()}; }
+
+::crossgrad::AvgPool1dOptions ArgReader::avg_pool1d_options() {
+  ::crossgrad::AvgPool1dOptions o;
+  o.kernel_size = size1();
+  o.stride = size1();
+  o.padding = size1();
+  o.count_include_pad = flag();
+  o.ceil_mode = flag();
+  return o;
+}
+
+::crossgrad::MaxPool1dOptions ArgReader::max_pool1d_options() {
+  ::crossgrad::MaxPool1dOptions o;
+  o.kernel_size = size1();
+  o.stride = size1();
+  o.padding = size1();
+  o.dilation = size1();
+  o.ceil_mode = flag();
+  return o;
+}
+
 ::crossgrad::AvgPool2dOptions ArgReader::avg_pool2d_options() {
   ::crossgrad::AvgPool2dOptions o;
   o.kernel_size = size2();

@@ -54,6 +54,32 @@ AutodiffTensor<B> Autodiff<B>::max_pool2d(const Tensor& x, const MaxPool2dOption
   });
 }
 
+// The 1-D poolings' rules, as the 2-D ones: Burn's avg_pool1d_backward, adaptive_avg_pool1d_backward
+// and max_pool1d_with_indices_backward (with the indices computed when backward runs).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::avg_pool1d(const Tensor& x, const AvgPool1dOptions& options) {
+  const Primitive px = x.primitive;
+  return record<B>(B::avg_pool1d(px, options), {&x}, [px, options](const Primitive& g) {
+    return std::vector<Primitive>{B::avg_pool1d_backward(px, g, options)};
+  });
+}
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::adaptive_avg_pool1d(const Tensor& x, const Size1& output_size) {
+  const Primitive px = x.primitive;
+  return record<B>(B::adaptive_avg_pool1d(px, output_size), {&x}, [px](const Primitive& g) {
+    return std::vector<Primitive>{B::adaptive_avg_pool1d_backward(px, g)};
+  });
+}
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::max_pool1d(const Tensor& x, const MaxPool1dOptions& options) {
+  const Primitive px = x.primitive;
+  return record<B>(B::max_pool1d(px, options), {&x}, [px, options](const Primitive& g) {
+    return std::vector<Primitive>{B::max_pool1d_with_indices_backward(px, g, B::max_pool1d_indices(px, options), options)};
+  });
+}
+
 // The gradient of the table is the positions' gradients added to the rows they read
 // (B::embedding_backward); the indices get none.
 template <class B>

@@ -9,7 +9,13 @@
 namespace crossgrad::rules {
 namespace {
 
-std::string size2(const Size2& s) { return "[" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + "]"; }
+// One spatial value per dim, as the messages print it: [5] or [5, 3].
+template <std::size_t N>
+std::string sizes_text(const std::array<std::size_t, N>& s) {
+  std::string out = "[";
+  for (std::size_t d = 0; d < N; ++d) out += (d ? ", " : "") + std::to_string(s[d]);
+  return out + "]";
+}
 
 // module-input-rank unless `shape` has the op's rank; `layout` names its dims.
 void check_rank(const Shape& shape, std::size_t rank, std::string_view layout, std::string_view op,
@@ -27,9 +33,11 @@ void check_rank4(const Shape& shape, std::string_view op, std::string_view opera
   check_rank(shape, 4, "[batch, channels, height, width]", op, operand);
 }
 
-void check_at_least_one(const Size2& value, std::string_view option, std::string_view op) {
-  if (value[0] >= 1 && value[1] >= 1) return;
-  panic(PanicId::ModuleOptionZero, {{"op", std::string(op)}, {"option", std::string(option)}, {"value", size2(value)}});
+template <std::size_t N>
+void check_at_least_one(const std::array<std::size_t, N>& value, std::string_view option, std::string_view op) {
+  for (std::size_t v : value) {
+    if (v == 0) panic(PanicId::ModuleOptionZero, {{"op", std::string(op)}, {"option", std::string(option)}, {"value", sizes_text(value)}});
+  }
 }
 
 void check_grad_dtype(DType x_dtype, DType grad_dtype, std::string_view op) {
@@ -62,64 +70,100 @@ Pool2dPlan plan_of(const Shape& x, std::size_t out_h, std::size_t out_w) {
   return p;
 }
 
-// The pooling checks shared by avg and max: the rank, kernel_size, stride (and dilation for max),
-// padding against half the kernel_size, the padded input against the window's (dilated) span.
-Pool2dPlan plan_window(const Shape& x, DType dtype, const Size2& kernel, const Size2& stride, const Size2& padding,
-                       const Size2* dilation, bool ceil_mode, std::string_view op) {
+// A 1-D pooling's plan: the single-row view's, with the 1-D output shape.
+Pool2dPlan plan_of_row(const Shape& x, std::size_t out_length) {
+  Pool2dPlan p;
+  p.planes = x[0] * x[1];
+  p.in_h = 1;
+  p.in_w = x[2];
+  p.out_h = 1;
+  p.out_w = out_length;
+  p.out = Shape{x[0], x[1], out_length};
+  return p;
+}
+
+constexpr std::string_view kPool2dInput = "[batch, channels, height, width]";
+constexpr std::string_view kPool1dInput = "[batch, channels, length]";
+
+// The pooling checks shared by avg and max, over N = 2 (x [batch, channels, height, width]) or 1
+// (x [batch, channels, length]) pooled dims: the rank, kernel_size, stride (and dilation for
+// max), an empty pooled dim, padding against half the kernel_size, the padded input against the
+// window's (dilated) span, then (max) every window reaching an input cell.
+template <std::size_t N>
+Pool2dPlan plan_window(const Shape& x, DType dtype, const std::array<std::size_t, N>& kernel,
+                       const std::array<std::size_t, N>& stride, const std::array<std::size_t, N>& padding,
+                       const std::array<std::size_t, N>* dilation, bool ceil_mode, std::string_view op) {
+  using Sizes = std::array<std::size_t, N>;
   check_float_dtype(dtype, op);
-  check_rank4(x, op, "input");
+  check_rank(x, N + 2, N == 2 ? kPool2dInput : kPool1dInput, op, "input");
   check_at_least_one(kernel, "kernel_size", op);
   check_at_least_one(stride, "stride", op);
   if (dilation != nullptr) check_at_least_one(*dilation, "dilation", op);
-  // PyTorch's rule: with padding an empty height or width still has windows, of padding only
-  // (an average of nothing: 0 / 0; no maximum).
-  if (x[2] == 0 || x[3] == 0) panic(PanicId::PoolEmptyInput, {{"op", std::string(op)}, {"shape", x.to_string()}});
-  const Size2 span{dilation ? (*dilation)[0] * (kernel[0] - 1) + 1 : kernel[0],
-                   dilation ? (*dilation)[1] * (kernel[1] - 1) + 1 : kernel[1]};
-  // PyTorch's rule, for max_pool2d too: half the kernel_size, not of the dilated span.
-  for (int d = 0; d < 2; ++d) {
+  // PyTorch's rule: with padding an empty pooled dim still has windows, of padding only (an
+  // average of nothing: 0 / 0; no maximum).
+  for (std::size_t d = 0; d < N; ++d) {
+    if (x[2 + d] == 0) panic(PanicId::PoolEmptyInput, {{"op", std::string(op)}, {"shape", x.to_string()}});
+  }
+  Sizes span{}, padded{}, out{};
+  for (std::size_t d = 0; d < N; ++d) {
+    span[d] = dilation ? (*dilation)[d] * (kernel[d] - 1) + 1 : kernel[d];
+    padded[d] = x[2 + d] + 2 * padding[d];
+  }
+  // PyTorch's rule, for max pooling too: half the kernel_size, not of the dilated span.
+  for (std::size_t d = 0; d < N; ++d) {
     if (padding[d] > kernel[d] / 2) {
-      panic(PanicId::PoolPadding, {{"op", std::string(op)}, {"padding", size2(padding)}, {"kernel", size2(kernel)}});
+      panic(PanicId::PoolPadding, {{"op", std::string(op)}, {"padding", sizes_text(padding)}, {"kernel", sizes_text(kernel)}});
     }
   }
-  const Size2 padded{x[2] + 2 * padding[0], x[3] + 2 * padding[1]};
-  if (padded[0] < span[0] || padded[1] < span[1]) {
-    panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", size2(padded)}, {"kernel", size2(span)}});
+  for (std::size_t d = 0; d < N; ++d) {
+    if (padded[d] < span[d]) {
+      panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", sizes_text(padded)}, {"kernel", sizes_text(span)}});
+    }
   }
-  Pool2dPlan p = plan_of(x, pooled_size(x[2], span[0], stride[0], padding[0], ceil_mode),
-                         pooled_size(x[3], span[1], stride[1], padding[1], ceil_mode));
+  for (std::size_t d = 0; d < N; ++d) out[d] = pooled_size(x[2 + d], span[d], stride[d], padding[d], ceil_mode);
   // With dilation, a window's cells can step over the input altogether (kernel 2, dilation 2,
   // padding 1 on a size of 1: cells -1 and 1): it has no maximum (PyTorch returns -inf and an index
   // outside the plane there).
   if (dilation != nullptr) {
-    for (int d = 0; d < 2; ++d) {
-      const std::size_t in = x[2 + d], outputs = d == 0 ? p.out_h : p.out_w;
-      for (std::size_t o = 0; o < outputs; ++o) {
+    for (std::size_t d = 0; d < N; ++d) {
+      const std::size_t in = x[2 + d];
+      for (std::size_t o = 0; o < out[d]; ++o) {
         const long long first = static_cast<long long>(o * stride[d]) - static_cast<long long>(padding[d]);
         const long long step = static_cast<long long>((*dilation)[d]);
         const long long i = first < 0 ? (-first + step - 1) / step : 0;  // the first cell at or past 0
         if (i < static_cast<long long>(kernel[d]) && first + i * step < static_cast<long long>(in)) continue;
         panic(PanicId::PoolEmptyWindow, {{"op", std::string(op)},
                                          {"dim", std::to_string(2 + d)},
-                                         {"kernel", size2(kernel)},
-                                         {"dilation", size2(*dilation)},
-                                         {"padding", size2(padding)},
+                                         {"kernel", sizes_text(kernel)},
+                                         {"dilation", sizes_text(*dilation)},
+                                         {"padding", sizes_text(padding)},
                                          {"size", std::to_string(in)}});
       }
     }
   }
-  return p;
+  return N == 2 ? plan_of(x, out[0], out[N - 1]) : plan_of_row(x, out[0]);
+}
+
+// A max pooling's backward pass, after the forward's checks (plan p): grad of the output's shape
+// (pool-grad-shape), indices I64 or I32 (unsupported-dtype) of grad's shape (pool-indices-shape).
+void check_max_pool_gradient(const Pool2dPlan& p, const Shape& grad, const Shape& indices, DType indices_dtype,
+                             std::string_view op) {
+  check_grad_is_output(grad, p.out, op);
+  check_index_dtype(indices_dtype, op);
+  if (indices != grad) {
+    panic(PanicId::PoolIndicesShape, {{"op", std::string(op)}, {"expected", grad.to_string()}, {"got", indices.to_string()}});
+  }
 }
 
 // avg_pool2d's checks, naming `op` (avg_pool2d, or the backward pass that was called).
 Pool2dPlan plan_avg(const Shape& x, DType dtype, const AvgPool2dOptions& o, std::string_view op) {
-  return plan_window(x, dtype, o.kernel_size, o.stride, o.padding, nullptr, o.ceil_mode, op);
+  return plan_window<2>(x, dtype, o.kernel_size, o.stride, o.padding, nullptr, o.ceil_mode, op);
 }
 
 }  // namespace
 
 Pool2dPlan plan_max_pool2d(const Shape& x, DType dtype, const MaxPool2dOptions& o, std::string_view op) {
-  return plan_window(x, dtype, o.kernel_size, o.stride, o.padding, &o.dilation, o.ceil_mode, op);
+  return plan_window<2>(x, dtype, o.kernel_size, o.stride, o.padding, &o.dilation, o.ceil_mode, op);
 }
 
 Pool2dPlan plan_max_pool2d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype,
@@ -127,25 +171,17 @@ Pool2dPlan plan_max_pool2d_backward(const Shape& x, DType x_dtype, const Shape& 
   constexpr std::string_view op = "max_pool2d_with_indices_backward";
   check_grad_dtype(x_dtype, grad_dtype, op);
   Pool2dPlan p = plan_max_pool2d(x, x_dtype, options, op);
-  if (grad != p.out) {
-    panic(PanicId::PoolGradShape,
-          {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
-  }
-  check_index_dtype(indices_dtype, op);
-  if (indices != grad) {
-    panic(PanicId::PoolIndicesShape,
-          {{"op", std::string(op)}, {"expected", grad.to_string()}, {"got", indices.to_string()}});
-  }
+  check_max_pool_gradient(p, grad, indices, indices_dtype, op);
   return p;
 }
 
-void pool_index_out_of_range(long long index, std::size_t plane_size) {
-  index_out_of_range("max_pool2d_with_indices_backward", index, 2, plane_size);
+void pool_index_out_of_range(long long index, std::size_t plane_size, std::string_view op) {
+  index_out_of_range(op, index, 2, plane_size);
 }
 
-void check_pool_indices(std::span<const std::int64_t> indices, std::size_t plane_size) {
+void check_pool_indices(std::span<const std::int64_t> indices, std::size_t plane_size, std::string_view op) {
   for (const std::int64_t at : indices) {
-    if (at < 0 || static_cast<std::uint64_t>(at) >= plane_size) pool_index_out_of_range(at, plane_size);
+    if (at < 0 || static_cast<std::uint64_t>(at) >= plane_size) pool_index_out_of_range(at, plane_size, op);
   }
 }
 
@@ -158,10 +194,7 @@ Pool2dPlan plan_avg_pool2d_backward(const Shape& x, DType x_dtype, const Shape& 
   constexpr std::string_view op = "avg_pool2d_backward";
   check_grad_dtype(x_dtype, grad_dtype, op);
   Pool2dPlan p = plan_avg(x, x_dtype, options, op);
-  if (grad != p.out) {
-    panic(PanicId::PoolGradShape,
-          {{"op", std::string(op)}, {"expected", p.out.to_string()}, {"got", grad.to_string()}});
-  }
+  check_grad_is_output(grad, p.out, op);
   return p;
 }
 
@@ -187,6 +220,62 @@ Pool2dPlan plan_adaptive_avg_pool2d_backward(const Shape& x, DType x_dtype, cons
   check_at_least_one(Size2{grad[2], grad[3]}, "output_size", op);
   if (x[2] == 0 || x[3] == 0) panic(PanicId::PoolEmptyInput, {{"op", std::string(op)}, {"shape", x.to_string()}});
   return plan_of(x, grad[2], grad[3]);
+}
+
+Pool2dPlan plan_avg_pool1d(const Shape& x, DType dtype, const AvgPool1dOptions& o) {
+  return plan_window<1>(x, dtype, o.kernel_size, o.stride, o.padding, nullptr, o.ceil_mode, "avg_pool1d");
+}
+
+Pool2dPlan plan_avg_pool1d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype, const AvgPool1dOptions& o) {
+  constexpr std::string_view op = "avg_pool1d_backward";
+  check_grad_dtype(x_dtype, grad_dtype, op);
+  Pool2dPlan p = plan_window<1>(x, x_dtype, o.kernel_size, o.stride, o.padding, nullptr, o.ceil_mode, op);
+  check_grad_is_output(grad, p.out, op);
+  return p;
+}
+
+Pool2dPlan plan_adaptive_avg_pool1d(const Shape& x, DType dtype, const Size1& output_size) {
+  constexpr std::string_view op = "adaptive_avg_pool1d";
+  check_float_dtype(dtype, op);
+  check_rank(x, 3, kPool1dInput, op, "input");
+  check_at_least_one(output_size, "output_size", op);
+  if (x[2] == 0) panic(PanicId::PoolEmptyInput, {{"op", std::string(op)}, {"shape", x.to_string()}});
+  return plan_of_row(x, output_size[0]);
+}
+
+Pool2dPlan plan_adaptive_avg_pool1d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype) {
+  constexpr std::string_view op = "adaptive_avg_pool1d_backward";
+  check_grad_dtype(x_dtype, grad_dtype, op);
+  check_rank(x, 3, kPool1dInput, op, "input");
+  check_rank(grad, 3, kPool1dInput, op, "gradient");
+  if (grad[0] != x[0] || grad[1] != x[1]) {
+    const Shape expected{x[0], x[1], grad[2]};
+    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", expected.to_string()}, {"got", grad.to_string()}});
+  }
+  check_at_least_one(Size1{grad[2]}, "output_size", op);
+  if (x[2] == 0) panic(PanicId::PoolEmptyInput, {{"op", std::string(op)}, {"shape", x.to_string()}});
+  return plan_of_row(x, grad[2]);
+}
+
+Pool2dPlan plan_max_pool1d(const Shape& x, DType dtype, const MaxPool1dOptions& o, std::string_view op) {
+  return plan_window<1>(x, dtype, o.kernel_size, o.stride, o.padding, &o.dilation, o.ceil_mode, op);
+}
+
+Pool2dPlan plan_max_pool1d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype, const Shape& indices,
+                                    DType indices_dtype, const MaxPool1dOptions& options) {
+  constexpr std::string_view op = "max_pool1d_with_indices_backward";
+  check_grad_dtype(x_dtype, grad_dtype, op);
+  Pool2dPlan p = plan_max_pool1d(x, x_dtype, options, op);
+  check_max_pool_gradient(p, grad, indices, indices_dtype, op);
+  return p;
+}
+
+AvgPool2dOptions avg_pool2d_options_of(const AvgPool1dOptions& o) {
+  return AvgPool2dOptions{{1, o.kernel_size[0]}, {1, o.stride[0]}, {0, o.padding[0]}, o.count_include_pad, o.ceil_mode};
+}
+
+MaxPool2dOptions max_pool2d_options_of(const MaxPool1dOptions& o) {
+  return MaxPool2dOptions{{1, o.kernel_size[0]}, {1, o.stride[0]}, {0, o.padding[0]}, {1, o.dilation[0]}, o.ceil_mode};
 }
 
 namespace {
@@ -367,7 +456,7 @@ Conv2dPlan plan_conv2d_named(const Shape& x, DType x_dtype, const Shape& weight,
   const Size2 span{o.dilation[0] * (weight[2] - 1) + 1, o.dilation[1] * (weight[3] - 1) + 1};
   const Size2 padded{x[2] + 2 * o.padding[0], x[3] + 2 * o.padding[1]};
   if (padded[0] < span[0] || padded[1] < span[1]) {
-    panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", size2(padded)}, {"kernel", size2(span)}});
+    panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", sizes_text(padded)}, {"kernel", sizes_text(span)}});
   }
   Conv2dPlan p;
   p.batch = x[0];
@@ -444,21 +533,6 @@ std::optional<Int128> transposed_size(std::size_t in, std::size_t stride, std::s
   return static_cast<Int128>(full) - static_cast<Int128>(stride) - 2 * static_cast<Int128>(padding);
 }
 
-// One spatial value per dim, as the messages print it: [5] or [5, 3].
-template <std::size_t N>
-std::string sizes_text(const std::array<std::size_t, N>& s) {
-  std::string out = "[";
-  for (std::size_t d = 0; d < N; ++d) out += (d ? ", " : "") + std::to_string(s[d]);
-  return out + "]";
-}
-
-template <std::size_t N>
-void check_all_at_least_one(const std::array<std::size_t, N>& value, std::string_view option, std::string_view op) {
-  for (std::size_t v : value) {
-    if (v == 0) panic(PanicId::ModuleOptionZero, {{"op", std::string(op)}, {"option", std::string(option)}, {"value", sizes_text(value)}});
-  }
-}
-
 // conv_transpose2d's (N = 2) and conv_transpose1d's (N = 1) options, spatial dims first.
 template <std::size_t N>
 struct TransposedOptions {
@@ -487,9 +561,9 @@ Conv2dPlan plan_conv_transpose_named(const Shape& x, DType x_dtype, const Shape&
     kernel[d] = weight[2 + d];
     input[d] = x[2 + d];
   }
-  check_all_at_least_one(o.stride, "stride", op);
-  check_all_at_least_one(o.dilation, "dilation", op);
-  check_all_at_least_one(kernel, "kernel_size", op);
+  check_at_least_one(o.stride, "stride", op);
+  check_at_least_one(o.dilation, "dilation", op);
+  check_at_least_one(kernel, "kernel_size", op);
   // The output channels are weight dim 1 * groups, a multiple of groups by construction; a product
   // past 2^64 - 1 is no channel count (shape-overflow of [weight dim 1, groups], before the messages
   // below name it).
@@ -608,9 +682,9 @@ Conv2dPlan plan_conv1d_named(const Shape& x, DType x_dtype, const Shape& weight,
   check_rank(x, 3, kConv1dInput, op, "input");
   check_rank(weight, 3, "[channels_out, channels_per_group, kernel_size]", op, "weight");
   if (bias != nullptr) check_rank(*bias, 1, "[channels_out]", op, "bias");
-  check_all_at_least_one(o.stride, "stride", op);
-  check_all_at_least_one(o.dilation, "dilation", op);
-  check_all_at_least_one(Size1{weight[2]}, "kernel_size", op);
+  check_at_least_one(o.stride, "stride", op);
+  check_at_least_one(o.dilation, "dilation", op);
+  check_at_least_one(Size1{weight[2]}, "kernel_size", op);
   check_conv_channels(x, weight, bias, o.groups, op);
   const std::size_t span = o.dilation[0] * (weight[2] - 1) + 1, padded = x[2] + 2 * o.padding[0];
   if (padded < span) panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", sizes_text(Size1{padded})}, {"kernel", sizes_text(Size1{span})}});

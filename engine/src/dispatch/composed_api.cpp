@@ -22,6 +22,11 @@ std::pair<DispatchTensor, DispatchTensor> Dispatch::max_pool2d_with_indices(cons
   DispatchTensor values = max_pool2d(tensor, options);
   return {std::move(values), max_pool2d_indices(tensor, options)};
 }
+std::pair<DispatchTensor, DispatchTensor> Dispatch::max_pool1d_with_indices(const DispatchTensor& tensor,
+                                                                            const MaxPool1dOptions& options) {
+  DispatchTensor values = max_pool1d(tensor, options);
+  return {std::move(values), max_pool1d_indices(tensor, options)};
+}
 std::pair<DispatchTensor, DispatchTensor> Dispatch::float_topk_with_indices(const DispatchTensor& tensor,
                                                                             std::size_t dim, std::size_t k) {
   DispatchTensor values = float_topk(tensor, dim, k);

@@ -506,6 +506,35 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
                                                              ints(o.dilation), o.ceil_mode);
       return op == OpId::max_pool2d ? values : positions;
     }
+    // The 1-D poolings: ATen's own 1-D entry points forward; backward, the 2-D passes over the
+    // single-row view that ATen's 1-D poolings differentiate through (they are the 2-D ones on
+    // x.unsqueeze(-2)).
+    case OpId::avg_pool1d:
+    case OpId::avg_pool1d_backward: {
+      const AvgPool1dOptions& o = a.avg_pool1d;
+      const std::int64_t k = std::int64_t(o.kernel_size[0]), s = std::int64_t(o.stride[0]), p = std::int64_t(o.padding[0]);
+      if (op == OpId::avg_pool1d) return at::avg_pool1d(t[0], {k}, {s}, {p}, o.ceil_mode, o.count_include_pad);
+      return at::avg_pool2d_backward(t[1].unsqueeze(2), t[0].unsqueeze(2), {1, k}, {1, s}, {0, p}, o.ceil_mode, o.count_include_pad,
+                                     c10::nullopt)
+          .squeeze(2);
+    }
+    case OpId::adaptive_avg_pool1d: return at::adaptive_avg_pool1d(t[0], {std::int64_t(a.output_size_1d[0])});
+    case OpId::adaptive_avg_pool1d_backward:
+      return at::_adaptive_avg_pool2d_backward(t[1].unsqueeze(2), t[0].unsqueeze(2)).squeeze(2);
+    case OpId::max_pool1d:
+    case OpId::max_pool1d_indices:
+    case OpId::max_pool1d_with_indices_backward: {
+      const MaxPool1dOptions& o = a.max_pool1d;
+      const std::int64_t k = std::int64_t(o.kernel_size[0]), s = std::int64_t(o.stride[0]), p = std::int64_t(o.padding[0]),
+                         d = std::int64_t(o.dilation[0]);
+      if (op == OpId::max_pool1d_with_indices_backward) {  // {x, indices, grad}
+        return at::max_pool2d_with_indices_backward(t[2].unsqueeze(2), t[0].unsqueeze(2), {1, k}, {1, s}, {0, p}, {1, d}, o.ceil_mode,
+                                                    t[1].to(at::kLong).unsqueeze(2))
+            .squeeze(2);
+      }
+      auto [values, positions] = at::max_pool1d_with_indices(t[0], {k}, {s}, {p}, {d}, o.ceil_mode);
+      return op == OpId::max_pool1d ? values : positions;
+    }
     case OpId::embedding: return at::embedding(t[0], t[1].to(at::kLong));
     case OpId::embedding_backward:  // {weights, indices, grad}
       return at::embedding_dense_backward(t[2], t[1].to(at::kLong), t[0].size(0), /*padding_idx=*/-1,

@@ -184,6 +184,27 @@ std::vector<Args> arguments(const OpInfo& info) {
                .dims = {3, 3, 2, 2, 1, 1, 1, 1, 0}, .label = "k3 s2 p1"},
               {.tensors = {image, image_grad_k3s2, TensorData::from_i64({0, 4, 9, 12, 2, 2, 10, 5}, Shape{1, 2, 2, 2})},
                .dims = {3, 3, 2, 2, 1, 1, 1, 1, 0}, .label = "an index past the plane"}};
+    // The 1-D poolings: kernel_size, stride, padding (one value each), then count_include_pad or
+    // dilation, then ceil_mode.
+    case OpSig::AvgPool1d:
+      return {{.tensors = {sequence}, .dims = {3, 2, 1, 1, 0}, .label = "k3 s2 p1"},
+              {.tensors = {sequence}, .dims = {2, 1, 1, 0, 1}, .label = "k2 s1 p1 ceil"}};
+    case OpSig::AvgPool1dBackward:
+      return {{.tensors = {sequence, floats(Shape{1, 2, 3}, 0.5f, 2.0f)}, .dims = {3, 2, 1, 1, 0}, .label = "k3 s2 p1"},
+              {.tensors = {sequence, sequence}, .dims = {3, 2, 1, 1, 0}, .label = "a gradient of another shape"}};
+    case OpSig::AdaptivePool1d:
+      return {{.tensors = {sequence}, .dims = {2}, .label = "to 2"}, {.tensors = {sequence}, .dims = {0}, .label = "to 0"}};
+    case OpSig::AdaptivePool1dBackward:
+      return {{.tensors = {sequence, floats(Shape{1, 2, 2}, 0.5f, 2.0f)}, .label = "from 2"},
+              {.tensors = {sequence, a}, .label = "a [3, 3] gradient"}};
+    case OpSig::MaxPool1d:
+      return {{.tensors = {sequence}, .dims = {3, 2, 1, 1, 0}, .label = "k3 s2 p1"},
+              {.tensors = {sequence}, .dims = {2, 1, 1, 2, 1}, .label = "k2 dilation 2 ceil"}};
+    case OpSig::MaxPool1dBackward:
+      return {{.tensors = {sequence, floats(Shape{1, 2, 3}, 0.5f, 2.0f), TensorData::from_i64({0, 2, 4, 1, 3, 5}, Shape{1, 2, 3})},
+               .dims = {3, 2, 1, 1, 0}, .label = "k3 s2 p1"},
+              {.tensors = {sequence, floats(Shape{1, 2, 3}, 0.5f, 2.0f), TensorData::from_i64({0, 2, 6, 1, 3, 5}, Shape{1, 2, 3})},
+               .dims = {3, 2, 1, 1, 0}, .label = "an index past the row"}};
     // The [3, 3] table a read at [1, 2] indices; the gradient is the output's shape [1, 2, 3].
     case OpSig::Embedding:
       return {{.tensors = {a, TensorData::from_i64({2, 0}, Shape{1, 2})}, .label = "rows [[2, 0]]"},
@@ -301,6 +322,19 @@ struct LocalArgs {
       const Size2 v{args.dims.at(next_dim), args.dims.at(next_dim + 1)};
       next_dim += 2;
       return v;
+    } else if constexpr (std::is_same_v<D, Size1>) {
+      return Size1{args.dims.at(next_dim++)};
+    } else if constexpr (std::is_same_v<D, AvgPool1dOptions>) {
+      AvgPool1dOptions o;
+      for (Size1* v : {&o.kernel_size, &o.stride, &o.padding}) *v = get<Size1>();
+      o.count_include_pad = get<bool>();
+      o.ceil_mode = get<bool>();
+      return o;
+    } else if constexpr (std::is_same_v<D, MaxPool1dOptions>) {
+      MaxPool1dOptions o;
+      for (Size1* v : {&o.kernel_size, &o.stride, &o.padding, &o.dilation}) *v = get<Size1>();
+      o.ceil_mode = get<bool>();
+      return o;
     } else if constexpr (std::is_same_v<D, AvgPool2dOptions>) {
       AvgPool2dOptions o;
       for (Size2* v : {&o.kernel_size, &o.stride, &o.padding}) *v = get<Size2>();

@@ -42,6 +42,28 @@ struct MaxPool2dOptions {
   bool operator==(const MaxPool2dOptions&) const = default;
 };
 
+// avg_pool1d / avg_pool1d_backward (Burn's arguments, in Burn's order, each size one value):
+// avg_pool2d over a single row.
+struct AvgPool1dOptions {
+  Size1 kernel_size{1};
+  Size1 stride{1};
+  Size1 padding{0};
+  bool count_include_pad = true;
+  bool ceil_mode = false;
+  bool operator==(const AvgPool1dOptions&) const = default;
+};
+
+// max_pool1d, max_pool1d_indices, max_pool1d_with_indices_backward (Burn's arguments, in Burn's
+// order): max_pool2d over a single row; an index is a cell of the row.
+struct MaxPool1dOptions {
+  Size1 kernel_size{1};
+  Size1 stride{1};
+  Size1 padding{0};
+  Size1 dilation{1};
+  bool ceil_mode = false;
+  bool operator==(const MaxPool1dOptions&) const = default;
+};
+
 // conv2d and its backward passes (Burn's ConvOptions<2>, in Burn's order). The kernel size is the
 // weight's last two dims; a kernel of k cells every dilation cells spans dilation (k - 1) + 1.
 struct Conv2dOptions {

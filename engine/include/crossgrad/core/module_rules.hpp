@@ -51,12 +51,29 @@ Pool2dPlan plan_max_pool2d(const Shape& x, DType dtype, const MaxPool2dOptions& 
 // check as it reads them (index-out-of-range).
 Pool2dPlan plan_max_pool2d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype,
                                     const Shape& indices, DType indices_dtype, const MaxPool2dOptions& options);
-// An index of max_pool2d_with_indices_backward outside the plane of in_h * in_w cells: index-out-of-range
-// for dim 2 (the plane, flattened row-major).
-[[noreturn]] void pool_index_out_of_range(long long index, std::size_t plane_size);
+// An index of max_pool2d_with_indices_backward (or `op`) outside the plane of in_h * in_w cells:
+// index-out-of-range for dim 2 (the plane, flattened row-major; the 1-D op's row).
+[[noreturn]] void pool_index_out_of_range(long long index, std::size_t plane_size,
+                                          std::string_view op = "max_pool2d_with_indices_backward");
 // The same check over indices read back as I64 (Cuda and LibTorch copy them to the host first): the
 // first one outside the plane, in row-major order, panics.
-void check_pool_indices(std::span<const std::int64_t> indices, std::size_t plane_size);
+void check_pool_indices(std::span<const std::int64_t> indices, std::size_t plane_size,
+                        std::string_view op = "max_pool2d_with_indices_backward");
+
+// The 1-D poolings over x [batch, channels, length]: the 2-D plan of the single-row view (in_h and
+// out_h 1, out the 1-D result [batch, channels, out_length]), after the 2-D checks in the 2-D order
+// with rank 3 (module-input-rank, layout [batch, channels, length]) and 1-D values in the messages.
+Pool2dPlan plan_avg_pool1d(const Shape& x, DType dtype, const AvgPool1dOptions& options);
+Pool2dPlan plan_avg_pool1d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype,
+                                    const AvgPool1dOptions& options);
+Pool2dPlan plan_adaptive_avg_pool1d(const Shape& x, DType dtype, const Size1& output_size);
+Pool2dPlan plan_adaptive_avg_pool1d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype);
+Pool2dPlan plan_max_pool1d(const Shape& x, DType dtype, const MaxPool1dOptions& options, std::string_view op);
+Pool2dPlan plan_max_pool1d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype,
+                                    const Shape& indices, DType indices_dtype, const MaxPool1dOptions& options);
+// The 1-D options as the 2-D ones of the single-row view (1 or 0 across rows).
+AvgPool2dOptions avg_pool2d_options_of(const AvgPool1dOptions& options);
+MaxPool2dOptions max_pool2d_options_of(const MaxPool1dOptions& options);
 
 // embedding(weights, indices): a table weights [n_embeddings, d_model] read at the positions of
 // indices [batch, seq_length]; `out` is [batch, seq_length, d_model] (Burn's layout).

@@ -89,6 +89,9 @@ struct Dispatch {
   // Burn's max_pool2d_with_indices: (max_pool2d, max_pool2d_indices), which scan the same windows.
   static std::pair<DispatchTensor, DispatchTensor> max_pool2d_with_indices(const DispatchTensor& tensor,
                                                                            const MaxPool2dOptions& options);
+  // Burn's max_pool1d_with_indices: (max_pool1d, max_pool1d_indices).
+  static std::pair<DispatchTensor, DispatchTensor> max_pool1d_with_indices(const DispatchTensor& tensor,
+                                                                           const MaxPool1dOptions& options);
   // Burn's int_ forms, (int_max_dim, int_argmax), (int_min_dim, int_argmin), (int_sort,
   // int_argsort) and (int_topk, int_argtopk): the int reductions take the first extreme in index
   // order and the int sort is stable, so both halves name the same element.

@@ -307,7 +307,14 @@
   X(conv_transpose1d, conv_transpose1d, ConvTranspose1d, Float, Float, Backward) \
   X(conv_transpose1d_x_backward, conv_transpose1d_x_backward, ConvTranspose1dBackward, Float, Float, NotDifferentiable) \
   X(conv_transpose1d_weight_backward, conv_transpose1d_weight_backward, ConvTranspose1dBackward, Float, Float, NotDifferentiable) \
-  X(conv_transpose1d_bias_backward, conv_transpose1d_bias_backward, Conv1dBiasBackward, Float, Float, NotDifferentiable)
+  X(conv_transpose1d_bias_backward, conv_transpose1d_bias_backward, Conv1dBiasBackward, Float, Float, NotDifferentiable) \
+  X(avg_pool1d, avg_pool1d, AvgPool1d, Float, Float, Backward) \
+  X(avg_pool1d_backward, avg_pool1d_backward, AvgPool1dBackward, Float, Float, NotDifferentiable) \
+  X(adaptive_avg_pool1d, adaptive_avg_pool1d, AdaptivePool1d, Float, Float, Backward) \
+  X(adaptive_avg_pool1d_backward, adaptive_avg_pool1d_backward, AdaptivePool1dBackward, Float, Float, NotDifferentiable) \
+  X(max_pool1d, max_pool1d, MaxPool1d, Float, Float, Backward) \
+  X(max_pool1d_indices, max_pool1d_indices, MaxPool1d, Float, Int, None) \
+  X(max_pool1d_with_indices_backward, max_pool1d_with_indices_backward, MaxPool1dBackward, Float, Float, NotDifferentiable)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -400,6 +407,14 @@
   (const T& tensor, const T& weight, const std::optional<T>& bias, const ::crossgrad::ConvTranspose1dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_ConvTranspose1dBackward(T, I) \
   (const T& tensor, const T& weight, const T& grad, const ::crossgrad::ConvTranspose1dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_AvgPool1d(T, I) (const T& tensor, const ::crossgrad::AvgPool1dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_AvgPool1dBackward(T, I) \
+  (const T& tensor, const T& grad, const ::crossgrad::AvgPool1dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_AdaptivePool1d(T, I) (const T& tensor, const ::crossgrad::Size1& output_size)
+#define CROSSGRAD_SIG_PARAMS_AdaptivePool1dBackward(T, I) (const T& tensor, const T& grad)
+#define CROSSGRAD_SIG_PARAMS_MaxPool1d(T, I) (const T& tensor, const ::crossgrad::MaxPool1dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_MaxPool1dBackward(T, I) \
+  (const T& tensor, const T& grad, const I& indices, const ::crossgrad::MaxPool1dOptions& options)
 
 #define CROSSGRAD_SIG_CLASS_Unary MAP
 #define CROSSGRAD_SIG_CLASS_Binary ZIP
@@ -451,6 +466,12 @@
 #define CROSSGRAD_SIG_CLASS_Conv1dBiasBackward ZIP3_WITH
 #define CROSSGRAD_SIG_CLASS_ConvTranspose1d ZIP_OPTIONAL
 #define CROSSGRAD_SIG_CLASS_ConvTranspose1dBackward ZIP3_WITH
+#define CROSSGRAD_SIG_CLASS_AvgPool1d MAP
+#define CROSSGRAD_SIG_CLASS_AvgPool1dBackward ZIP_WITH
+#define CROSSGRAD_SIG_CLASS_AdaptivePool1d MAP
+#define CROSSGRAD_SIG_CLASS_AdaptivePool1dBackward ZIP_WITH
+#define CROSSGRAD_SIG_CLASS_MaxPool1d MAP
+#define CROSSGRAD_SIG_CLASS_MaxPool1dBackward INDEXED_WITH
 
 // The arguments after the receiver, for MAP signatures (after the second tensor, for ZIP_WITH).
 #define CROSSGRAD_SIG_EXTRA_Unary
@@ -488,6 +509,12 @@
 #define CROSSGRAD_SIG_EXTRA_Conv1dBiasBackward
 #define CROSSGRAD_SIG_EXTRA_ConvTranspose1d , options
 #define CROSSGRAD_SIG_EXTRA_ConvTranspose1dBackward , options
+#define CROSSGRAD_SIG_EXTRA_AvgPool1d , options
+#define CROSSGRAD_SIG_EXTRA_AvgPool1dBackward , options
+#define CROSSGRAD_SIG_EXTRA_AdaptivePool1d , output_size
+#define CROSSGRAD_SIG_EXTRA_AdaptivePool1dBackward
+#define CROSSGRAD_SIG_EXTRA_MaxPool1d , options
+#define CROSSGRAD_SIG_EXTRA_MaxPool1dBackward , options
 
 // The three tensors of a ZIP3_WITH signature, in order.
 #define CROSSGRAD_SIG_TENSORS_Conv2dBackward tensor, weight, grad
@@ -534,6 +561,12 @@
 #define CROSSGRAD_SIG_TAIL_Conv1dBiasBackward
 #define CROSSGRAD_SIG_TAIL_ConvTranspose1d , const ::crossgrad::ConvTranspose1dOptions& options
 #define CROSSGRAD_SIG_TAIL_ConvTranspose1dBackward , const ::crossgrad::ConvTranspose1dOptions& options
+#define CROSSGRAD_SIG_TAIL_AvgPool1d (const ::crossgrad::AvgPool1dOptions& options)
+#define CROSSGRAD_SIG_TAIL_AvgPool1dBackward , const ::crossgrad::AvgPool1dOptions& options
+#define CROSSGRAD_SIG_TAIL_AdaptivePool1d (const ::crossgrad::Size1& output_size)
+#define CROSSGRAD_SIG_TAIL_AdaptivePool1dBackward
+#define CROSSGRAD_SIG_TAIL_MaxPool1d (const ::crossgrad::MaxPool1dOptions& options)
+#define CROSSGRAD_SIG_TAIL_MaxPool1dBackward , const ::crossgrad::MaxPool1dOptions& options
 
 // Every parameter of a Sig by name, in order (a call forwarding all of them).
 #define CROSSGRAD_SIG_ARGS_Unary tensor
@@ -586,6 +619,12 @@
 #define CROSSGRAD_SIG_ARGS_Conv1dBiasBackward tensor, bias, grad
 #define CROSSGRAD_SIG_ARGS_ConvTranspose1d tensor, weight, bias, options
 #define CROSSGRAD_SIG_ARGS_ConvTranspose1dBackward tensor, weight, grad, options
+#define CROSSGRAD_SIG_ARGS_AvgPool1d tensor, options
+#define CROSSGRAD_SIG_ARGS_AvgPool1dBackward tensor, grad, options
+#define CROSSGRAD_SIG_ARGS_AdaptivePool1d tensor, output_size
+#define CROSSGRAD_SIG_ARGS_AdaptivePool1dBackward tensor, grad
+#define CROSSGRAD_SIG_ARGS_MaxPool1d tensor, options
+#define CROSSGRAD_SIG_ARGS_MaxPool1dBackward tensor, grad, indices, options
 
 // Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
 #define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
@@ -617,7 +656,8 @@ enum class OpId : std::uint16_t {
   X(AvgPool2d) X(AvgPool2dBackward) X(AdaptivePool2d) X(AdaptivePool2dBackward) X(MaxPool2d) X(MaxPool2dBackward) \
   X(Embedding) X(EmbeddingBackward) X(Linear) X(LinearXBackward) X(LinearWeightBackward) X(LinearBiasBackward) \
   X(Conv2d) X(Conv2dBackward) X(Conv2dBiasBackward) X(ConvTranspose2d) X(ConvTranspose2dBackward) \
-  X(Conv1d) X(Conv1dBackward) X(Conv1dBiasBackward) X(ConvTranspose1d) X(ConvTranspose1dBackward)
+  X(Conv1d) X(Conv1dBackward) X(Conv1dBiasBackward) X(ConvTranspose1d) X(ConvTranspose1dBackward) \
+  X(AvgPool1d) X(AvgPool1dBackward) X(AdaptivePool1d) X(AdaptivePool1dBackward) X(MaxPool1d) X(MaxPool1dBackward)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)
@@ -686,7 +726,7 @@ constexpr bool takes_mask(OpSig sig) { return sig == OpSig::MaskWhere || sig == 
 constexpr bool takes_index_tensor(OpSig sig) {
   return sig == OpSig::Select || sig == OpSig::SelectAssign || sig == OpSig::Gather || sig == OpSig::Scatter ||
          sig == OpSig::ScatterUpdate || sig == OpSig::GatherNd || sig == OpSig::ScatterNd || sig == OpSig::MaxPool2dBackward ||
-         sig == OpSig::Embedding || sig == OpSig::EmbeddingBackward;
+         sig == OpSig::MaxPool1dBackward || sig == OpSig::Embedding || sig == OpSig::EmbeddingBackward;
 }
 std::string_view op_kind_name(OpKind kind);
 

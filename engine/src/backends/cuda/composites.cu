@@ -3,6 +3,7 @@
 #include "../composite_ops.hpp"
 #include "../composite_conv.hpp"
 #include "../composite_linear.hpp"
+#include "../composite_pool.hpp"
 
 namespace crossgrad::backends {
 
@@ -70,6 +71,29 @@ CudaTensor Cuda::conv1d_weight_backward(const CudaTensor& tensor, const CudaTens
 }
 CudaTensor Cuda::conv1d_bias_backward(const CudaTensor& tensor, const CudaTensor& bias, const CudaTensor& grad) {
   return composite::conv1d_bias_backward<Cuda>(tensor, bias, grad);
+}
+// The 1-D poolings and their backward passes: this backend's 2-D poolings on the single-row view.
+CudaTensor Cuda::avg_pool1d(const CudaTensor& tensor, const AvgPool1dOptions& options) {
+  return composite::avg_pool1d<Cuda>(tensor, options);
+}
+CudaTensor Cuda::avg_pool1d_backward(const CudaTensor& tensor, const CudaTensor& grad, const AvgPool1dOptions& options) {
+  return composite::avg_pool1d_backward<Cuda>(tensor, grad, options);
+}
+CudaTensor Cuda::adaptive_avg_pool1d(const CudaTensor& tensor, const Size1& output_size) {
+  return composite::adaptive_avg_pool1d<Cuda>(tensor, output_size);
+}
+CudaTensor Cuda::adaptive_avg_pool1d_backward(const CudaTensor& tensor, const CudaTensor& grad) {
+  return composite::adaptive_avg_pool1d_backward<Cuda>(tensor, grad);
+}
+CudaTensor Cuda::max_pool1d(const CudaTensor& tensor, const MaxPool1dOptions& options) {
+  return composite::max_pool1d<Cuda>(tensor, options, false);
+}
+CudaTensor Cuda::max_pool1d_indices(const CudaTensor& tensor, const MaxPool1dOptions& options) {
+  return composite::max_pool1d<Cuda>(tensor, options, true);
+}
+CudaTensor Cuda::max_pool1d_with_indices_backward(const CudaTensor& tensor, const CudaTensor& grad, const CudaTensor& indices,
+                                                const MaxPool1dOptions& options) {
+  return composite::max_pool1d_with_indices_backward<Cuda>(tensor, grad, indices, options);
 }
 // conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
 CudaTensor Cuda::conv_transpose1d(const CudaTensor& tensor, const CudaTensor& weight, const std::optional<CudaTensor>& bias, const ConvTranspose1dOptions& options) {

@@ -3,6 +3,7 @@
 #include "../composite_ops.hpp"
 #include "../composite_conv.hpp"
 #include "../composite_linear.hpp"
+#include "../composite_pool.hpp"
 
 namespace crossgrad::backends {
 
@@ -66,6 +67,29 @@ FlexTensor Flex::conv1d_weight_backward(const FlexTensor& tensor, const FlexTens
 }
 FlexTensor Flex::conv1d_bias_backward(const FlexTensor& tensor, const FlexTensor& bias, const FlexTensor& grad) {
   return composite::conv1d_bias_backward<Flex>(tensor, bias, grad);
+}
+// The 1-D poolings and their backward passes: this backend's 2-D poolings on the single-row view.
+FlexTensor Flex::avg_pool1d(const FlexTensor& tensor, const AvgPool1dOptions& options) {
+  return composite::avg_pool1d<Flex>(tensor, options);
+}
+FlexTensor Flex::avg_pool1d_backward(const FlexTensor& tensor, const FlexTensor& grad, const AvgPool1dOptions& options) {
+  return composite::avg_pool1d_backward<Flex>(tensor, grad, options);
+}
+FlexTensor Flex::adaptive_avg_pool1d(const FlexTensor& tensor, const Size1& output_size) {
+  return composite::adaptive_avg_pool1d<Flex>(tensor, output_size);
+}
+FlexTensor Flex::adaptive_avg_pool1d_backward(const FlexTensor& tensor, const FlexTensor& grad) {
+  return composite::adaptive_avg_pool1d_backward<Flex>(tensor, grad);
+}
+FlexTensor Flex::max_pool1d(const FlexTensor& tensor, const MaxPool1dOptions& options) {
+  return composite::max_pool1d<Flex>(tensor, options, false);
+}
+FlexTensor Flex::max_pool1d_indices(const FlexTensor& tensor, const MaxPool1dOptions& options) {
+  return composite::max_pool1d<Flex>(tensor, options, true);
+}
+FlexTensor Flex::max_pool1d_with_indices_backward(const FlexTensor& tensor, const FlexTensor& grad, const FlexTensor& indices,
+                                                const MaxPool1dOptions& options) {
+  return composite::max_pool1d_with_indices_backward<Flex>(tensor, grad, indices, options);
 }
 // conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
 FlexTensor Flex::conv_transpose1d(const FlexTensor& tensor, const FlexTensor& weight, const std::optional<FlexTensor>& bias, const ConvTranspose1dOptions& options) {

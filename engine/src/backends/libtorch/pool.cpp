@@ -1,6 +1,9 @@
-// LibTorch: avg_pool2d, adaptive_avg_pool2d and their backward passes, ATen's own (aten/ops.cpp),
-// after the shared rules::plan_* checks.
+// LibTorch: avg_pool2d, adaptive_avg_pool2d, max_pool2d and their backward passes, ATen's own
+// (aten/ops.cpp), after the shared rules::plan_* checks; the 1-D poolings run those on the single-row
+// view (composite_pool.hpp).
 #include "plugin.hpp"
+
+#include "../composite_pool.hpp"
 
 #include <crossgrad/core/module_rules.hpp>
 
@@ -85,6 +88,30 @@ LibTorchTensor LibTorch::max_pool2d_with_indices_backward(const LibTorchTensor& 
   return libtorch::run(
       Call{op_code(OpId::max_pool2d_with_indices_backward), {&x, &grad, &indices}, {}, max_pool_ints(options)}, x.shape,
       x.dtype);
+}
+
+// The 1-D poolings and their backward passes: this backend's 2-D poolings on the single-row view.
+LibTorchTensor LibTorch::avg_pool1d(const LibTorchTensor& tensor, const AvgPool1dOptions& options) {
+  return composite::avg_pool1d<LibTorch>(tensor, options);
+}
+LibTorchTensor LibTorch::avg_pool1d_backward(const LibTorchTensor& tensor, const LibTorchTensor& grad, const AvgPool1dOptions& options) {
+  return composite::avg_pool1d_backward<LibTorch>(tensor, grad, options);
+}
+LibTorchTensor LibTorch::adaptive_avg_pool1d(const LibTorchTensor& tensor, const Size1& output_size) {
+  return composite::adaptive_avg_pool1d<LibTorch>(tensor, output_size);
+}
+LibTorchTensor LibTorch::adaptive_avg_pool1d_backward(const LibTorchTensor& tensor, const LibTorchTensor& grad) {
+  return composite::adaptive_avg_pool1d_backward<LibTorch>(tensor, grad);
+}
+LibTorchTensor LibTorch::max_pool1d(const LibTorchTensor& tensor, const MaxPool1dOptions& options) {
+  return composite::max_pool1d<LibTorch>(tensor, options, false);
+}
+LibTorchTensor LibTorch::max_pool1d_indices(const LibTorchTensor& tensor, const MaxPool1dOptions& options) {
+  return composite::max_pool1d<LibTorch>(tensor, options, true);
+}
+LibTorchTensor LibTorch::max_pool1d_with_indices_backward(const LibTorchTensor& tensor, const LibTorchTensor& grad, const LibTorchTensor& indices,
+                                                const MaxPool1dOptions& options) {
+  return composite::max_pool1d_with_indices_backward<LibTorch>(tensor, grad, indices, options);
 }
 
 }  // namespace crossgrad::backends

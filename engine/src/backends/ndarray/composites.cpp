@@ -3,6 +3,7 @@
 #include "../composite_ops.hpp"
 #include "../composite_conv.hpp"
 #include "../composite_linear.hpp"
+#include "../composite_pool.hpp"
 
 namespace crossgrad::backends {
 
@@ -70,6 +71,29 @@ NdArrayTensor NdArray::conv1d_weight_backward(const NdArrayTensor& tensor, const
 }
 NdArrayTensor NdArray::conv1d_bias_backward(const NdArrayTensor& tensor, const NdArrayTensor& bias, const NdArrayTensor& grad) {
   return composite::conv1d_bias_backward<NdArray>(tensor, bias, grad);
+}
+// The 1-D poolings and their backward passes: this backend's 2-D poolings on the single-row view.
+NdArrayTensor NdArray::avg_pool1d(const NdArrayTensor& tensor, const AvgPool1dOptions& options) {
+  return composite::avg_pool1d<NdArray>(tensor, options);
+}
+NdArrayTensor NdArray::avg_pool1d_backward(const NdArrayTensor& tensor, const NdArrayTensor& grad, const AvgPool1dOptions& options) {
+  return composite::avg_pool1d_backward<NdArray>(tensor, grad, options);
+}
+NdArrayTensor NdArray::adaptive_avg_pool1d(const NdArrayTensor& tensor, const Size1& output_size) {
+  return composite::adaptive_avg_pool1d<NdArray>(tensor, output_size);
+}
+NdArrayTensor NdArray::adaptive_avg_pool1d_backward(const NdArrayTensor& tensor, const NdArrayTensor& grad) {
+  return composite::adaptive_avg_pool1d_backward<NdArray>(tensor, grad);
+}
+NdArrayTensor NdArray::max_pool1d(const NdArrayTensor& tensor, const MaxPool1dOptions& options) {
+  return composite::max_pool1d<NdArray>(tensor, options, false);
+}
+NdArrayTensor NdArray::max_pool1d_indices(const NdArrayTensor& tensor, const MaxPool1dOptions& options) {
+  return composite::max_pool1d<NdArray>(tensor, options, true);
+}
+NdArrayTensor NdArray::max_pool1d_with_indices_backward(const NdArrayTensor& tensor, const NdArrayTensor& grad, const NdArrayTensor& indices,
+                                                const MaxPool1dOptions& options) {
+  return composite::max_pool1d_with_indices_backward<NdArray>(tensor, grad, indices, options);
 }
 // conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
 NdArrayTensor NdArray::conv_transpose1d(const NdArrayTensor& tensor, const NdArrayTensor& weight, const std::optional<NdArrayTensor>& bias, const ConvTranspose1dOptions& options) {

@@ -64,6 +64,9 @@ struct OpArgs {
   ConvTranspose2dOptions conv_transpose2d;          // ConvTranspose2d, ConvTranspose2dBackward
   Conv1dOptions conv1d;                             // Conv1d, Conv1dBackward
   ConvTranspose1dOptions conv_transpose1d;          // ConvTranspose1d, ConvTranspose1dBackward
+  AvgPool1dOptions avg_pool1d;                      // AvgPool1d, AvgPool1dBackward
+  Size1 output_size_1d{1};                          // AdaptivePool1d
+  MaxPool1dOptions max_pool1d;                      // MaxPool1d, MaxPool1dBackward
   bool tracked = false;  // the operands are on an autodiff device: Mul, Min and Max scatters panic
                          // scatter-update-gradient once their other checks pass
 };
@@ -72,8 +75,8 @@ struct OpArgs {
 // Conv2dBackward, ConvTranspose1dBackward and ConvTranspose2dBackward {x, weight, grad};
 // Conv1dBiasBackward and Conv2dBiasBackward {x, bias, grad};
 // Linear {x, weight} or {x, weight, bias}; LinearXBackward {weight, grad}; LinearWeightBackward {x, grad};
-// The operands, by Sig: Binary and BinaryDim {lhs, rhs}; AvgPool2dBackward and AdaptivePool2dBackward {x, grad};
-// MaxPool2dBackward {x, indices, grad}; Embedding {weights, indices}; EmbeddingBackward {weights, indices, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
+// The operands, by Sig: Binary and BinaryDim {lhs, rhs}; AvgPool2dBackward, AdaptivePool2dBackward and their
+// 1-D forms {x, grad}; MaxPool2dBackward and MaxPool1dBackward {x, indices, grad}; Embedding {weights, indices}; EmbeddingBackward {weights, indices, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
 // SelectAssign, Scatter, ScatterUpdate and ScatterNd {tensor, indices, values}; MaskWhere {tensor, mask, value}; MaskSelect {tensor, mask}; MaskFill {tensor, mask} (the
 // fill value is OpArgs::scalar); Cat the list (possibly empty); every other Sig {tensor}.
 struct ReferenceResult {
@@ -86,6 +89,9 @@ ReferenceResult reference_op(OpId op, const std::vector<HostArray>& operands, co
 // nullopt when the options or the shape are invalid.
 std::optional<std::vector<std::size_t>> avg_pool2d_shape(const std::vector<std::size_t>& x, const AvgPool2dOptions& options);
 std::optional<std::vector<std::size_t>> max_pool2d_shape(const std::vector<std::size_t>& x, const MaxPool2dOptions& options);
+// The 1-D poolings' result shapes, by the oracle's own rule; nullopt when invalid.
+std::optional<std::vector<std::size_t>> avg_pool1d_shape(const std::vector<std::size_t>& x, const AvgPool1dOptions& options);
+std::optional<std::vector<std::size_t>> max_pool1d_shape(const std::vector<std::size_t>& x, const MaxPool1dOptions& options);
 // conv2d's result shape for x and weight shapes, by the oracle's own rule; nullopt when invalid.
 // conv1d's result shape for x and weight shapes, by the oracle's own rule; nullopt when invalid.
 std::optional<std::vector<std::size_t>> conv1d_shape(const std::vector<std::size_t>& x, const std::vector<std::size_t>& weight,

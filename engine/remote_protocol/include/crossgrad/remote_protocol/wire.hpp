@@ -20,6 +20,9 @@
 //   ConvTranspose2dOptions       -> dims (9: stride, padding, padding_out, dilation, groups)
 //   Conv1dOptions                -> dims (4: stride, padding, dilation, groups)
 //   ConvTranspose1dOptions       -> dims (5: stride, padding, padding_out, dilation, groups)
+//   Size1                        -> dims (1)
+//   AvgPool1dOptions             -> dims (5: kernel_size, stride, padding, count_include_pad, ceil_mode)
+//   MaxPool1dOptions             -> dims (5: kernel_size, stride, padding, dilation, ceil_mode)
 // The client calls put_args(call, args...) with the op's arguments; the server walks the served
 // backend's function type with an ArgReader, which throws WireError when an argument is missing or
 // one is left over (finish()), so a call whose shape does not fit the op's Sig is INVALID_ARGUMENT.
@@ -109,6 +112,21 @@ inline void put_arg(proto::OpCall& call, const ::crossgrad::Size2& size) {
   call.add_dims(size[0]);
   call.add_dims(size[1]);
 }
+inline void put_arg(proto::OpCall& call, const ::crossgrad::Size1& size) { call.add_dims(size[0]); }
+inline void put_arg(proto::OpCall& call, const ::crossgrad::AvgPool1dOptions& o) {
+  put_arg(call, o.kernel_size);
+  put_arg(call, o.stride);
+  put_arg(call, o.padding);
+  put_arg(call, o.count_include_pad);
+  put_arg(call, o.ceil_mode);
+}
+inline void put_arg(proto::OpCall& call, const ::crossgrad::MaxPool1dOptions& o) {
+  put_arg(call, o.kernel_size);
+  put_arg(call, o.stride);
+  put_arg(call, o.padding);
+  put_arg(call, o.dilation);
+  put_arg(call, o.ceil_mode);
+}
 inline void put_arg(proto::OpCall& call, const ::crossgrad::MaxPool2dOptions& o) {
   put_arg(call, o.kernel_size);
   put_arg(call, o.stride);
@@ -197,6 +215,9 @@ class ArgReader {
   std::vector<std::size_t> remaining_dims();        // all the rest (Axes)
   ::crossgrad::Size2 size2();                       // the next two dims
   ::crossgrad::AvgPool2dOptions avg_pool2d_options();  // the next eight dims (put_arg's order)
+  ::crossgrad::Size1 size1();                          // the next dim
+  ::crossgrad::AvgPool1dOptions avg_pool1d_options();  // the next five dims (put_arg's order)
+  ::crossgrad::MaxPool1dOptions max_pool1d_options();  // the next five dims (put_arg's order)
   ::crossgrad::MaxPool2dOptions max_pool2d_options();  // the next nine dims (put_arg's order)
   ::crossgrad::Conv2dOptions conv2d_options();          // the next seven dims (put_arg's order)
   ::crossgrad::ConvTranspose2dOptions conv_transpose2d_options();  // the next nine dims (put_arg's order)
