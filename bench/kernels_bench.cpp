@@ -72,6 +72,7 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_MaxPool2d(f) f(a.x, a.max_pool2d)
 #define CROSSGRAD_BENCH_CALL_MaxPool2dBackward(f) f(a.x, a.y, a.indices, a.max_pool2d)
 #define CROSSGRAD_BENCH_CALL_AvgPool1d(f) f(a.x, a.avg_pool1d)
+#define CROSSGRAD_BENCH_CALL_Unfold4d(f) f(a.x, a.unfold_kernel, a.unfold)
 #define CROSSGRAD_BENCH_CALL_AvgPool1dBackward(f) f(a.x, a.y, a.avg_pool1d)
 #define CROSSGRAD_BENCH_CALL_AdaptivePool1d(f) f(a.x, a.output_size_1d)
 #define CROSSGRAD_BENCH_CALL_AdaptivePool1dBackward(f) f(a.x, a.y)
@@ -155,7 +156,8 @@ void register_hop_mlp() {
       const auto w1 = random_tensor<B>(Shape{kMlpIn, kMlpHidden}, 2);
       const auto w2 = random_tensor<B>(Shape{kMlpHidden, kMlpOut}, 3);
       time_op<B>(state, [&] {
-        const auto tx = Autodiff<Home>::from_inner(x), tw1 = AD::from_inner(w1), tw2 = AD::from_inner(w2);
+        const auto tx = Autodiff<Home>::from_inner(x);
+        const auto tw1 = AD::from_inner(w1), tw2 = AD::from_inner(w2);
         const auto x_on_b = move_tracked_across<Home, B>(tx, B::default_device());
         const auto logits = AD::float_matmul(AD::relu(AD::float_matmul(x_on_b, tw1)), tw2);
         const auto loss = Autodiff<Home>::float_sum(move_tracked_across<B, Home>(logits, Home::default_device()));

@@ -39,6 +39,8 @@ struct OpArgs {
   AvgPool1dOptions avg_pool1d;              // AvgPool1d, AvgPool1dBackward
   Size1 output_size_1d{1};                  // AdaptivePool1d
   MaxPool1dOptions max_pool1d;              // MaxPool1d, MaxPool1dBackward
+  Size2 unfold_kernel{1, 1};                // Unfold4d
+  UnfoldOptions unfold;                     // Unfold4d
   Conv1dOptions conv1d;                     // Conv1d, Conv1dBackward
   double input_bytes = 0;  // bytes the op reads (GB/s counts these plus the result's)
 };
@@ -425,6 +427,19 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  return a;
                }}};
     }
+    case OpSig::Unfold4d:
+      // conv2d's im2col at ResNet-like shapes, batch 8: size 0 64 channels of 56x56, 3x3 blocks
+      // padding 1; size 1 a ViT's patches, 3 channels of 224x224 in 16x16 blocks stride 16 (trial:
+      // [1, 2, 5, 5], 3x3 padding 1).
+      return {{{{0, 0}, {1, 0}}, {2, 0}, [](const BenchSize& s) { return std::string(s.n == 0 ? "8x64x56x56k3p1" : "8x3x224x224k16s16"); },
+               [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(s.n == 0 ? Shape{8, 64, 56, 56} : s.n == 1 ? Shape{8, 3, 224, 224} : Shape{1, 2, 5, 5}, a);
+                 const std::size_t k = s.n == 1 ? 16 : 3, stride = s.n == 1 ? 16 : 1, padding = s.n == 1 ? 0 : 1;
+                 a.unfold_kernel = {k, k};
+                 a.unfold = UnfoldOptions{{stride, stride}, {padding, padding}, {1, 1}};
+                 return a;
+               }}};
     case OpSig::Embedding:
     case OpSig::EmbeddingBackward:
       // A token table read at a batch of sequences (size 0: 1,000 x 64 at [8, 64]; size 1: a

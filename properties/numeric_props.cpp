@@ -633,7 +633,7 @@ TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {
       g.dtype = dtype;
       // The module ops read [batch, channels, h, w]: the same six values as two 1x3 planes.
       const OpSig sig = op_info(op).sig;
-      const bool image = sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d;
+      const bool image = sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d || sig == OpSig::Unfold4d;
       const bool one_d = sig == OpSig::Conv1d || sig == OpSig::ConvTranspose1d || sig == OpSig::AvgPool1d ||
                          sig == OpSig::AdaptivePool1d || sig == OpSig::MaxPool1d;
       const bool conv = sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d || one_d;

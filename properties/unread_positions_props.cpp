@@ -299,6 +299,30 @@ UnreadCase avg_pool_case(DType d, Options og::OpArgs::*field) {
 UnreadCase avg_pool2d_case(DType d) { return avg_pool_case<2>(d, &og::OpArgs::avg_pool2d); }
 UnreadCase avg_pool1d_case(DType d) { return avg_pool_case<1>(d, &og::OpArgs::avg_pool1d); }
 
+// unfold4d: with a stride past the kernel, the rows and columns between blocks are in no block
+// (no padding, dilation 1: a block's cells are input cells).
+UnreadCase unfold4d_case(DType d) {
+  UnreadCase c;
+  const Dims s{pick(1, 2), pick(1, 2), pick(1, 7), pick(1, 7)};
+  std::vector<bool> covered[2];
+  for (std::size_t k = 0; k < 2; ++k) {
+    const std::size_t len = s[2 + k];
+    c.args.unfold_kernel[k] = pick(1, std::min<std::size_t>(2, len));
+    c.args.unfold.stride[k] = pick(1, 4);
+    covered[k].assign(len, false);
+    for (std::size_t w = 0; w <= (len - c.args.unfold_kernel[k]) / c.args.unfold.stride[k]; ++w) {
+      for (std::size_t j = 0; j < c.args.unfold_kernel[k]; ++j) covered[k][w * c.args.unfold.stride[k] + j] = true;
+    }
+  }
+  c.unread.resize(og::element_count(s));
+  for (std::size_t i = 0; i < c.unread.size(); ++i) {
+    const Dims at = coords(i, s);
+    c.unread[i] = !covered[0][at[2]] || !covered[1][at[3]];
+  }
+  c.operands = {filled(s, d, c.unread, kAnySpecial)};
+  return c;
+}
+
 // float_slice_assign: the receiver's elements inside the block are replaced, not read; the values
 // (of the block's shape) are all read.
 UnreadCase slice_assign_case(DType d) {
@@ -506,6 +530,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_unfold: return unfold_case;
     case OpId::avg_pool2d: return avg_pool2d_case;
     case OpId::avg_pool1d: return avg_pool1d_case;
+    case OpId::unfold4d: return unfold4d_case;
     case OpId::float_slice_assign: return slice_assign_case;
     case OpId::hard_sigmoid: return hard_sigmoid_case;
     case OpId::float_mask_fill: return mask_fill_case;

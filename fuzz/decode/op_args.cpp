@@ -152,6 +152,12 @@ MaxPool1dOptions max_pool1d_options(const OpArgsCase &c) {
   return MaxPool1dOptions{{c.window[1]}, {c.window[3]}, {c.window[5]}, {c.dilation[1]}, c.ceil_mode};
 }
 
+Size2 unfold_kernel(const OpArgsCase &c) { return {c.window[0], c.window[1]}; }
+
+UnfoldOptions unfold_options(const OpArgsCase &c) {
+  return UnfoldOptions{{c.window[2], c.window[3]}, {c.window[4], c.window[5]}, c.dilation};
+}
+
 std::vector<std::size_t> pool_grad_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
   const std::vector<std::size_t> &x = c.tensors[0].shape;
   std::vector<std::size_t> out = x;
@@ -394,6 +400,8 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   a.avg_pool1d = avg_pool1d_options(c);
   a.max_pool1d = max_pool1d_options(c);
   a.output_size_1d = {c.output_size[1]};
+  a.unfold_kernel = unfold_kernel(c);
+  a.unfold = unfold_options(c);
   a.output_size = c.output_size;
   a.conv2d = conv2d_options(c);
   a.conv_transpose2d = conv_transpose2d_options(c);
@@ -521,6 +529,13 @@ std::string describe(const OpArgsCase &c) {
     case OpSig::AdaptivePool1dBackward:
       os << "\n  output_size [" << c.output_size[1] << "]";
       break;
+    case OpSig::Unfold4d: {
+      const UnfoldOptions o = unfold_options(c);
+      const auto pair = [](const Size2 &v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; };
+      os << "\n  kernel_size " << pair(unfold_kernel(c)) << ", stride " << pair(o.stride) << ", padding " << pair(o.padding)
+         << ", dilation " << pair(o.dilation);
+      break;
+    }
     case OpSig::MaxPool1d:
     case OpSig::MaxPool1dBackward: {
       const MaxPool1dOptions o = max_pool1d_options(c);

@@ -186,6 +186,9 @@ MaxPool2dOptions max_pool2d_options(const OpArgsCase &c);
 // The 1-D poolings read the width entries: window[1], [3], [5], dilation[1], output_size[1].
 AvgPool1dOptions avg_pool1d_options(const OpArgsCase &c);
 MaxPool1dOptions max_pool1d_options(const OpArgsCase &c);
+// unfold4d: window[] as kernel_size, stride, padding ([h, w] each), then dilation.
+Size2 unfold_kernel(const OpArgsCase &c);
+UnfoldOptions unfold_options(const OpArgsCase &c);
 
 template <class Io>
 void pool_window(Io &io, OpArgsCase &c) {
@@ -418,6 +421,10 @@ void schema(Io &io, OpArgsCase &c) {
       max_pool_window(io, c);
       later_tensor(io, c, 1, kFloatCodes, &pool_grad_shape);
       pool_index_tensor(io, c);
+      break;
+    case OpSig::Unfold4d:
+      for (std::size_t &v : c.window) io.pick(v, kDimChoices);
+      for (std::size_t &v : c.dilation) io.pick(v, kDimChoices);
       break;
     case OpSig::AdaptivePool1dBackward:
     case OpSig::AdaptivePool2dBackward:

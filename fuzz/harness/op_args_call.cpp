@@ -103,6 +103,7 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
 #define CROSSGRAD_OPARGS_CALL_MaxPool2d(f) f(in.tensors[0], a.max_pool2d)
 #define CROSSGRAD_OPARGS_CALL_MaxPool2dBackward(f) f(in.tensors[0], in.tensors[1], *in.indices, a.max_pool2d)
 #define CROSSGRAD_OPARGS_CALL_AvgPool1d(f) f(in.tensors[0], a.avg_pool1d)
+#define CROSSGRAD_OPARGS_CALL_Unfold4d(f) f(in.tensors[0], a.unfold_kernel, a.unfold)
 #define CROSSGRAD_OPARGS_CALL_AvgPool1dBackward(f) f(in.tensors[0], in.tensors[1], a.avg_pool1d)
 #define CROSSGRAD_OPARGS_CALL_AdaptivePool1d(f) f(in.tensors[0], a.output_size_1d)
 #define CROSSGRAD_OPARGS_CALL_AdaptivePool1dBackward(f) f(in.tensors[0], in.tensors[1])

@@ -393,6 +393,8 @@ class Run {
         return Reads{1, 0, 9, false, false};
       case OpSig::MaxPool2dBackward:  // x, grad, indices
         return Reads{3, 0, 9, false, false};
+      case OpSig::Unfold4d:  // kernel_size, then stride, padding, dilation (2 each)
+        return Reads{1, 0, 8, false, false};
       case OpSig::AvgPool1d:  // kernel_size, stride, padding (1 each), count_include_pad, ceil_mode
         return Reads{1, 0, 5, false, false};
       case OpSig::AvgPool1dBackward:

@@ -968,6 +968,22 @@ Candidates candidates(OpSig sig, DType dtype) {
       if (backward) out.invalid.push_back(with({1, 2, 5, 5}, {2, 3}, oa::ShapeMode::Derived));
       return out;
     }
+    // unfold4d: the window array is kernel_size, stride, padding; then dilation. Faults: a rank-3
+    // input, a zero kernel, stride or dilation, a span past the padded input, no rows.
+    case OpSig::Unfold4d: {
+      auto with = [](std::vector<std::size_t> x, std::array<std::size_t, 6> window, Size2 dilation) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors[0] = arg(x);
+          c.window = window;
+          c.dilation = dilation;
+        };
+      };
+      return {{with({1, 2, 5, 5}, {3, 3, 2, 2, 1, 1}, {1, 1}), with({2, 1, 4, 5}, {2, 3, 1, 2, 0, 1}, {2, 1}),
+               with({1, 0, 3, 3}, {2, 2, 1, 1, 0, 0}, {1, 1})},
+              {with({2, 3, 3}, {1, 1, 1, 1, 0, 0}, {1, 1}), with({1, 2, 5, 5}, {0, 2, 1, 1, 0, 0}, {1, 1}),
+               with({1, 2, 5, 5}, {2, 2, 0, 1, 0, 0}, {1, 1}), with({1, 2, 5, 5}, {2, 2, 1, 1, 0, 0}, {1, 0}),
+               with({1, 1, 2, 2}, {3, 1, 1, 1, 0, 0}, {1, 1}), with({1, 1, 0, 3}, {1, 1, 1, 1, 1, 1}, {1, 1})}};
+    }
     // A [4, 3] table read at [2, 3] indices with repeats (row 3 three times: its gradient adds
     // three rows); faults: a rank-1 table or index, an index past the table, a negative index, a
     // gradient one batch too large.
@@ -1415,6 +1431,7 @@ void remote_protocol_seeds() {
       c.dims = {2, 1, 1, 1, 0};
     }
     if (op.sig == OpSig::AdaptivePool1d) c.dims = {1};
+    if (op.sig == OpSig::Unfold4d) c.dims = {2, 2, 1, 1, 0, 0};  // fit: dilation 0 0
     if (op.sig == OpSig::AdaptivePool1dBackward) c.dims = {};
     if (op.sig == OpSig::MaxPool1dBackward) c.operands = {f, f, i};
     // At most six dims are stored; `fit` pads the two flags with 0 (false).

@@ -112,6 +112,7 @@ bool has_dim(Op op) {
     case OpSig::MaxPool1dBackward:
     case OpSig::AdaptivePool1d:
     case OpSig::AdaptivePool1dBackward:
+    case OpSig::Unfold4d:  // the kernel and options come from dim1
     case OpSig::Embedding:  // the indices come from dim1
     case OpSig::EmbeddingBackward:
     case OpSig::Linear:  // x @ rhs, no bias
@@ -158,6 +159,7 @@ bool has_dim1(Op op) {
     case OpSig::AvgPool1d:      // the options
     case OpSig::AdaptivePool1d: // the output size
     case OpSig::MaxPool1d:      // the options
+    case OpSig::Unfold4d:       // the kernel and options
     case OpSig::Embedding:      // the indices
     case OpSig::Conv2d:         // the options
     case OpSig::ConvTranspose2d:
@@ -268,6 +270,8 @@ struct StepArgs {
   AvgPool1dOptions avg_pool1d;  // avg_pool1d
   MaxPool1dOptions max_pool1d;  // max_pool1d
   Size1 output_size_1d{1};      // adaptive_avg_pool1d
+  Size2 unfold_kernel{1, 1};    // unfold4d
+  UnfoldOptions unfold;         // unfold4d
   MaxPool2dOptions max_pool2d;  // max_pool2d
   Size2 output_size{1, 1};      // adaptive_avg_pool2d
   Conv2dOptions conv2d;         // conv2d
@@ -352,6 +356,14 @@ MaxPool1dOptions max_pool1d_of(std::size_t dim1) {
   return MaxPool1dOptions{{o.kernel_size[1]}, {o.stride[1]}, {o.padding[1]}, {o.dilation[1]}, o.ceil_mode};
 }
 Size1 output_size_1d_of(std::size_t dim1) { return {output_size_of(dim1)[1]}; }
+// unfold4d's: kernel_size {1 + dim1 % 2, 1 + dim1 / 2 % 2}, stride 1 + dim1 / 4 % 2, padding dim1 /
+// 8 % 2 and dilation 1 + dim1 / 16 % 2 in both dims.
+constexpr std::size_t kUnfold4dSteps = 2 * 2 * 2 * 2 * 2;
+Size2 unfold_kernel_of(std::size_t dim1) { return {1 + dim1 % 2, 1 + dim1 / 2 % 2}; }
+UnfoldOptions unfold_of(std::size_t dim1) {
+  const std::size_t s = 1 + dim1 / 4 % 2, p = dim1 / 8 % 2, d = 1 + dim1 / 16 % 2;
+  return UnfoldOptions{{s, s}, {p, p}, {d, d}};
+}
 
 bool same_except(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t dim) {
   if (a.size() != b.size()) return false;
@@ -473,6 +485,8 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   a.avg_pool1d = avg_pool1d_of(op.dim1);
   a.max_pool1d = max_pool1d_of(op.dim1);
   a.output_size_1d = output_size_1d_of(op.dim1);
+  a.unfold_kernel = unfold_kernel_of(op.dim1);
+  a.unfold = unfold_of(op.dim1);
   a.conv2d = conv2d_of(op.dim1);
   a.conv_transpose2d = conv_transpose2d_of(op.dim1);
   a.conv1d = conv1d_of(op.dim1);
@@ -534,6 +548,7 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     }
     case Op::max_pool2d: return max_pool2d_shape(lhs, max_pool2d_of(op.dim1));
     case Op::avg_pool1d: return avg_pool1d_shape(lhs, avg_pool1d_of(op.dim1));
+    case Op::unfold4d: return unfold4d_shape(lhs, unfold_kernel_of(op.dim1), unfold_of(op.dim1));
     case Op::max_pool1d: return max_pool1d_shape(lhs, max_pool1d_of(op.dim1));
     case Op::adaptive_avg_pool1d:
       if (lhs.size() != 3 || lhs[2] == 0) return std::nullopt;
@@ -997,6 +1012,8 @@ GraphSpec normalized(GraphSpec graph) {
       op.dim1 %= kAdaptivePool2dSteps;
     } else if (op.op == Op::max_pool2d) {
       op.dim1 %= kMaxPool2dSteps;
+    } else if (op.op == Op::unfold4d) {
+      op.dim1 %= kUnfold4dSteps;
     } else if (op.op == Op::avg_pool1d) {
       op.dim1 %= kAvgPool2dSteps;
     } else if (op.op == Op::adaptive_avg_pool1d) {
@@ -1199,6 +1216,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_AdaptivePool1dBackward(name)
 #define CROSSGRAD_APPLY_MaxPool1d(name)
 #define CROSSGRAD_APPLY_MaxPool1dBackward(name)
+#define CROSSGRAD_APPLY_Unfold4d(name)
 #define CROSSGRAD_APPLY_Embedding(name)
 #define CROSSGRAD_APPLY_EmbeddingBackward(name)
 #define CROSSGRAD_APPLY_Linear(name)
@@ -1222,6 +1240,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::avg_pool1d: return Dispatch::avg_pool1d(lhs, args().avg_pool1d);
     case Op::adaptive_avg_pool1d: return Dispatch::adaptive_avg_pool1d(lhs, args().output_size_1d);
     case Op::max_pool1d: return Dispatch::max_pool1d(lhs, args().max_pool1d);
+    case Op::unfold4d: return Dispatch::unfold4d(lhs, args().unfold_kernel, args().unfold);
     case Op::embedding: return Dispatch::embedding(lhs, indices());
     case Op::linear: return Dispatch::linear(lhs, rhs, std::nullopt);
     case Op::conv2d: return Dispatch::conv2d(lhs, rhs, std::nullopt, args().conv2d);

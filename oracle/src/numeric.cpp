@@ -146,6 +146,7 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::max_pool2d_indices:  // an Int result
     case Op::max_pool1d:
     case Op::max_pool1d_indices:
+    case Op::unfold4d:  // copies cells (or a 0 of padding)
     // Integer and bool arithmetic has one exact result (docs/OPS.md "Integer arithmetic").
     case Op::int_add:
     case Op::int_sub:
@@ -826,6 +827,7 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::max_pool1d:
     case Op::max_pool1d_indices:
     case Op::max_pool1d_with_indices_backward:
+    case Op::unfold4d:  // a copy of one input (or of none)
     case Op::embedding:  // a copy of a row; its backward pass sums
     case Op::embedding_backward:
     case Op::conv2d_x_backward:  // never graph steps (Rule NotDifferentiable)

@@ -1412,6 +1412,52 @@ HostArray conv_transpose1d(const HostArray& x, const HostArray& weight, const Ho
   return without_row(conv_transpose2d(as_row(x), as_row(weight), bias, row_options(o)));
 }
 
+// unfold4d from its definition: block (oy, ox) of x's padded planes holds, for every channel c
+// and kernel cell (i, j), row (c k_h + i) k_w + j, the cell (oy stride + i dilation - padding,
+// ox stride + j dilation - padding) of plane c, or 0 where that is padding. Checks in the engine's
+// order: float x of rank 4, kernel_size, stride and dilation at least 1, no empty height or width,
+// the padded input at least the dilated kernel.
+struct UnfoldGrid {
+  std::size_t n, c, h, w, oh, ow;
+};
+UnfoldGrid unfold_grid(const Dims& x, const Size2& k, const UnfoldOptions& o) {
+  if (x.size() != 4) invalid("module-input-rank");
+  for (const Size2& v : {k, o.stride, o.dilation}) {
+    if (v[0] == 0 || v[1] == 0) invalid("module-option-zero");
+  }
+  if (x[2] == 0 || x[3] == 0) invalid("pool-empty-input");
+  std::size_t out[2];
+  for (std::size_t d = 0; d < 2; ++d) {
+    const std::size_t span = o.dilation[d] * (k[d] - 1) + 1, padded = x[2 + d] + 2 * o.padding[d];
+    if (padded < span) invalid("pool-kernel-too-large");
+    out[d] = (padded - span) / o.stride[d] + 1;
+  }
+  return UnfoldGrid{x[0], x[1], x[2], x[3], out[0], out[1]};
+}
+
+HostArray unfold4d(const HostArray& x, const Size2& k, const UnfoldOptions& o) {
+  require_float(x.dtype);
+  const UnfoldGrid g = unfold_grid(x.shape, k, o);
+  HostArray out = make({g.n, g.c * k[0] * k[1], g.oh * g.ow}, x.dtype);
+  std::size_t at = 0;
+  for (std::size_t b = 0; b < g.n; ++b) {
+    for (std::size_t c = 0; c < g.c; ++c) {
+      for (std::size_t i = 0; i < k[0]; ++i) {
+        for (std::size_t j = 0; j < k[1]; ++j) {
+          for (std::size_t oy = 0; oy < g.oh; ++oy) {
+            for (std::size_t ox = 0; ox < g.ow; ++ox, ++at) {
+              const std::size_t y = oy * o.stride[0] + i * o.dilation[0], xx = ox * o.stride[1] + j * o.dilation[1];
+              const bool inside = y >= o.padding[0] && y - o.padding[0] < g.h && xx >= o.padding[1] && xx - o.padding[1] < g.w;
+              out.values[at] = inside ? x.values[((b * g.c + c) * g.h + (y - o.padding[0])) * g.w + (xx - o.padding[1])] : 0.0;
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
 // The 1-D poolings are the 2-D ones over a single row (Burn's defaults): x [n, c, l] as [n, c, 1,
 // l], kernel, stride and dilation 1 and padding 0 across rows, an index a cell of the row.
 AvgPool2dOptions row_options(const AvgPool1dOptions& o) {
@@ -2605,6 +2651,7 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::max_pool1d:
     case OpId::max_pool1d_indices:
     case OpId::max_pool1d_with_indices_backward: return pool1d(*pool_as_row(op, in, a), in);
+    case OpId::unfold4d: return unfold4d(in[0], a.unfold_kernel, a.unfold);
     case OpId::embedding: return embedding(in[0], in[1]);
     case OpId::embedding_backward: return embedding_backward(in[0], in[1], in[2]);
     case OpId::linear: return linear(in[0], in[1], in.size() > 2 ? &in[2] : nullptr);
@@ -2780,6 +2827,16 @@ std::optional<std::vector<std::size_t>> conv1d_shape(const std::vector<std::size
   const auto shape = conv2d_shape(row_view(x), row_view(weight), row_options(options));
   if (!shape) return std::nullopt;
   return std::vector<std::size_t>{(*shape)[0], (*shape)[1], (*shape)[3]};
+}
+
+std::optional<std::vector<std::size_t>> unfold4d_shape(const std::vector<std::size_t>& x, const Size2& kernel,
+                                                       const UnfoldOptions& options) {
+  try {
+    const UnfoldGrid g = unfold_grid(x, kernel, options);
+    return std::vector<std::size_t>{g.n, g.c * kernel[0] * kernel[1], g.oh * g.ow};
+  } catch (const Invalid&) {
+    return std::nullopt;
+  }
 }
 
 std::optional<std::vector<std::size_t>> avg_pool1d_shape(const std::vector<std::size_t>& x, const AvgPool1dOptions& options) {
@@ -2987,6 +3044,8 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
       if (op == OpId::conv_transpose1d_x_backward) return std::max<std::size_t>(1, w[1] * w[2]);
       return std::max<std::size_t>(1, x[1] / groups * w[2] + (operands.size() > 2 ? 1 : 0));
     }
+    case OpSig::Unfold4d:  // copies
+      return 1;
     // The 1-D poolings: the 2-D counts on the row view.
     case OpSig::AvgPool1d:
     case OpSig::AvgPool1dBackward:

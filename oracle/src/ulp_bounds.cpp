@@ -136,6 +136,7 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::max_pool1d:
     case OpId::max_pool1d_indices:
     case OpId::max_pool1d_with_indices_backward:
+    case OpId::unfold4d:
     case OpId::embedding:
     case OpId::embedding_backward:
     case OpId::float_reshape:

@@ -717,6 +717,31 @@ void gen_max_pool(OpCase& c, bool bad, bool backward, Options& o) {
   c.operands.push_back(floats(g, c.dtype));
 }
 
+// unfold4d: x [0..2, 0..2, 1..6, 1..6] with a kernel 1..3, stride 1..3, padding 0..2 and
+// dilation 1..2 that fit (each spatial dim at least the span less the padding). Faults: x of rank
+// 3, a kernel, stride or dilation of 0, a span past the padded input, an empty height or width.
+void gen_unfold4d(OpCase& c, bool bad) {
+  UnfoldOptions& o = c.args.unfold;
+  Size2& k = c.args.unfold_kernel;
+  Dims x{pick(0, 2), pick(0, 2), 0, 0};
+  if (!chance(6)) x[0] = std::max<std::size_t>(x[0], 1), x[1] = std::max<std::size_t>(x[1], 1);
+  for (std::size_t d = 0; d < 2; ++d) {
+    k[d] = pick(1, 3);
+    o.stride[d] = pick(1, 3);
+    o.dilation[d] = pick(1, 2);
+    o.padding[d] = pick(0, 2);
+    const std::size_t span = o.dilation[d] * (k[d] - 1) + 1;
+    x[2 + d] = pick(span > 2 * o.padding[d] ? span - 2 * o.padding[d] : 1, 6);
+  }
+  const int fault = bad ? static_cast<int>(pick(0, 4)) : -1;
+  const std::size_t d = pick(0, 1);
+  if (fault == 0) x.erase(x.begin());
+  if (fault == 1) (chance(3) ? k : chance(2) ? o.stride : o.dilation)[d] = 0;
+  if (fault == 2) k[d] = x[2 + d] + 2 * o.padding[d] + 1, o.dilation[d] = 1;
+  if (fault == 3) x[2 + d] = 0;
+  c.operands = {floats(x, c.dtype)};
+}
+
 // embedding / embedding_backward: a table [n, d] (n 1..6, d 0..4) read at indices [b, s] (0..3
 // each) drawn from the rows with repeats (a row's gradient then adds several positions), I64 or
 // I32. Faults: a table of rank 1 or 3, indices of rank 1, an index past the table, a negative
@@ -1075,6 +1100,7 @@ void gen_float_case(OpCase& c, bool bad) {
     case OpSig::AdaptivePool1dBackward: gen_adaptive_avg_pool(c, bad, true, c.args.output_size_1d); break;
     case OpSig::MaxPool1d: gen_max_pool(c, bad, false, c.args.max_pool1d); break;
     case OpSig::MaxPool1dBackward: gen_max_pool(c, bad, true, c.args.max_pool1d); break;
+    case OpSig::Unfold4d: gen_unfold4d(c, bad); break;
     case OpSig::Embedding: gen_embedding(c, bad, false); break;
     case OpSig::EmbeddingBackward: gen_embedding(c, bad, true); break;
     case OpSig::Linear:
@@ -1242,6 +1268,12 @@ std::string describe(const OpCase& c) {
     }
     case OpSig::AdaptivePool1d:
     case OpSig::AdaptivePool1dBackward: s += "\n  output_size [" + std::to_string(a.output_size_1d[0]) + "]"; break;
+    case OpSig::Unfold4d: {
+      const auto pair = [](const Size2& v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; };
+      s += "\n  kernel_size " + pair(a.unfold_kernel) + " stride " + pair(a.unfold.stride) + " padding " + pair(a.unfold.padding) +
+           " dilation " + pair(a.unfold.dilation);
+      break;
+    }
     case OpSig::MaxPool1d:
     case OpSig::MaxPool1dBackward: {
       const MaxPool1dOptions& o = a.max_pool1d;

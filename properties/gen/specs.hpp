@@ -214,7 +214,7 @@ inline const std::vector<oracle::Op>& module_ops() {
     for (oracle::Op op : oracle::all_ops()) {
       const OpSig sig = op_info(op).sig;
       if (sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d || sig == OpSig::Embedding ||
-          sig == OpSig::AvgPool1d || sig == OpSig::AdaptivePool1d || sig == OpSig::MaxPool1d) {
+          sig == OpSig::AvgPool1d || sig == OpSig::AdaptivePool1d || sig == OpSig::MaxPool1d || sig == OpSig::Unfold4d) {
         out.push_back(op);
       }
     }

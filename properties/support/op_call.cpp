@@ -64,6 +64,7 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
 #define CG_CALL_MaxPool2d(name) Dispatch::name(t[0], a.max_pool2d)
 #define CG_CALL_MaxPool2dBackward(name) Dispatch::name(t[0], t[2], t[1], a.max_pool2d)  // {x, indices, grad}
 #define CG_CALL_AvgPool1d(name) Dispatch::name(t[0], a.avg_pool1d)
+#define CG_CALL_Unfold4d(name) Dispatch::name(t[0], a.unfold_kernel, a.unfold)
 #define CG_CALL_AvgPool1dBackward(name) Dispatch::name(t[0], t[1], a.avg_pool1d)
 #define CG_CALL_AdaptivePool1d(name) Dispatch::name(t[0], a.output_size_1d)
 #define CG_CALL_AdaptivePool1dBackward(name) Dispatch::name(t[0], t[1])

@@ -245,6 +245,9 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
           MaxPool2dOptions{{3, 1}, {1, 1}, {1, 0}, {1, 1}, false});
     case OpId::adaptive_avg_pool2d_backward:
       return Dispatch::adaptive_avg_pool2d_backward(Dispatch::float_reshape(x, {1, 1, 2, 3}), Dispatch::float_reshape(other, {1, 1, 3, 2}));
+    // unfold4d: the receiver as a [1, 1, 2, 3] image in 2x2 blocks, padding 1 across the width.
+    case OpId::unfold4d:
+      return Dispatch::unfold4d(Dispatch::float_reshape(x, {1, 1, 2, 3}), Size2{2, 2}, UnfoldOptions{{1, 1}, {0, 1}, {1, 1}});
     // The 1-D poolings: the receiver as two rows of 3 ([1, 2, 3]).
     case OpId::avg_pool1d:
       return Dispatch::avg_pool1d(Dispatch::float_reshape(x, {1, 2, 3}), AvgPool1dOptions{{2}, {2}, {1}, false, true});

@@ -113,6 +113,14 @@ bool ArgReader::flag() {
 
 ::crossgrad::Size1 ArgReader::size1() { return {dim()}; }
 
+::crossgrad::UnfoldOptions ArgReader::unfold_options() {
+  ::crossgrad::UnfoldOptions o;
+  o.stride = size2();
+  o.padding = size2();
+  o.dilation = size2();
+  return o;
+}
+
 ::crossgrad::AvgPool1dOptions ArgReader::avg_pool1d_options() {
   ::crossgrad::AvgPool1dOptions o;
   o.kernel_size = size1();

@@ -3,6 +3,7 @@
 // backward entry point, as in Burn's Autodiff<B> (avg_pool2d -> B::avg_pool2d_backward). Included by
 // instantiate.cpp only.
 #include "autodiff/autodiff_impl.hpp"
+#include "backends/composite_conv.hpp"
 
 namespace crossgrad {
 using autodiff_detail::record;
@@ -77,6 +78,17 @@ AutodiffTensor<B> Autodiff<B>::max_pool1d(const Tensor& x, const MaxPool1dOption
   const Primitive px = x.primitive;
   return record<B>(B::max_pool1d(px, options), {&x}, [px, options](const Primitive& g) {
     return std::vector<Primitive>{B::max_pool1d_with_indices_backward(px, g, B::max_pool1d_indices(px, options), options)};
+  });
+}
+
+// unfold4d copies cells into blocks; x's gradient adds each block cell's gradient back to the cell
+// it copied (PyTorch's col2im). Burn has no backward entry point for it (its unfold4d is a conv2d
+// whose gradient conv2d's rule gives): this rule scatters with the backend's own select_add.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::unfold4d(const Tensor& x, const Size2& kernel_size, const UnfoldOptions& options) {
+  const Primitive px = x.primitive;
+  return record<B>(B::unfold4d(px, kernel_size, options), {&x}, [px, kernel_size, options](const Primitive& g) {
+    return std::vector<Primitive>{backends::composite::fold4d_of_unfold<B>(px, g, kernel_size, options)};
   });
 }
 

@@ -270,6 +270,34 @@ Pool2dPlan plan_max_pool1d_backward(const Shape& x, DType x_dtype, const Shape& 
   return p;
 }
 
+Conv2dPlan plan_unfold4d(const Shape& x, DType dtype, const Size2& kernel, const UnfoldOptions& o) {
+  constexpr std::string_view op = "unfold4d";
+  check_float_dtype(dtype, op);
+  check_rank(x, 4, kPool2dInput, op, "input");
+  check_at_least_one(kernel, "kernel_size", op);
+  check_at_least_one(o.stride, "stride", op);
+  check_at_least_one(o.dilation, "dilation", op);
+  if (x[2] == 0 || x[3] == 0) panic(PanicId::PoolEmptyInput, {{"op", std::string(op)}, {"shape", x.to_string()}});
+  const Size2 span{o.dilation[0] * (kernel[0] - 1) + 1, o.dilation[1] * (kernel[1] - 1) + 1};
+  const Size2 padded{x[2] + 2 * o.padding[0], x[3] + 2 * o.padding[1]};
+  if (padded[0] < span[0] || padded[1] < span[1]) {
+    panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", sizes_text(padded)}, {"kernel", sizes_text(span)}});
+  }
+  Conv2dPlan p;
+  p.batch = x[0];
+  p.channels_in = x[1];
+  p.in_h = x[2];
+  p.in_w = x[3];
+  p.k_h = kernel[0];
+  p.k_w = kernel[1];
+  p.out_h = (padded[0] - span[0]) / o.stride[0] + 1;
+  p.out_w = (padded[1] - span[1]) / o.stride[1] + 1;
+  p.channels_out = Shape{x[1], kernel[0], kernel[1]}.num_elements();  // shape-overflow
+  p.out = Shape{p.batch, p.channels_out, Shape{p.out_h, p.out_w}.num_elements()};
+  (void)p.out.num_elements();
+  return p;
+}
+
 AvgPool2dOptions avg_pool2d_options_of(const AvgPool1dOptions& o) {
   return AvgPool2dOptions{{1, o.kernel_size[0]}, {1, o.stride[0]}, {0, o.padding[0]}, o.count_include_pad, o.ceil_mode};
 }

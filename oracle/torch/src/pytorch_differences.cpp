@@ -544,14 +544,16 @@ bool conv_padding_meets_non_finite(const Disagreement& d) {
   return !std::isfinite(d.cotangent);
 }
 
-// A convolution (conv1d, conv2d, conv_transpose1d, conv_transpose2d) over an input with no elements (0 batch, 0 channels, or a
+// A convolution (conv1d, conv2d, conv_transpose1d, conv_transpose2d) or unfold4d (ATen's im2col:
+// "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions")
+// over an input with no elements (0 batch, 0 channels, or a
 // padded row or image of 0 cells): crossgrad's output is the bias alone (zeros without one) or
 // empty, its gradients zeros; ATen's convolution raises ("shape '[1, 0, 1, 1]' is invalid for input
 // of size 1"; "Only zero batch or zero channel inputs are supported, but got input shape: [1, 2, 1,
 // 0]"; its autograd on an empty batch: "view size is not compatible with input tensor's size and
 // stride").
 bool conv_empty_input(const Disagreement& d) {
-  if (!conv_padding(d.op, d.args)) return false;
+  if (!conv_padding(d.op, d.args) && d.op != OpId::unfold4d) return false;
   if (d.output != kRefused || d.operands.empty() || d.operands[0].shape.size() < 3) return false;
   for (std::size_t size : d.operands[0].shape) {
     if (size == 0) return true;

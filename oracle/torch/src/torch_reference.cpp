@@ -535,6 +535,11 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
       auto [values, positions] = at::max_pool1d_with_indices(t[0], {k}, {s}, {p}, {d}, o.ceil_mode);
       return op == OpId::max_pool1d ? values : positions;
     }
+    case OpId::unfold4d: {  // ATen's im2col (torch.nn.functional.unfold)
+      const auto ints = [](const Size2& v) { return std::vector<std::int64_t>{std::int64_t(v[0]), std::int64_t(v[1])}; };
+      const UnfoldOptions& o = a.unfold;
+      return at::im2col(t[0], ints(a.unfold_kernel), ints(o.dilation), ints(o.padding), ints(o.stride));
+    }
     case OpId::embedding: return at::embedding(t[0], t[1].to(at::kLong));
     case OpId::embedding_backward:  // {weights, indices, grad}
       return at::embedding_dense_backward(t[2], t[1].to(at::kLong), t[0].size(0), /*padding_idx=*/-1,

@@ -184,6 +184,10 @@ std::vector<Args> arguments(const OpInfo& info) {
                .dims = {3, 3, 2, 2, 1, 1, 1, 1, 0}, .label = "k3 s2 p1"},
               {.tensors = {image, image_grad_k3s2, TensorData::from_i64({0, 4, 9, 12, 2, 2, 10, 5}, Shape{1, 2, 2, 2})},
                .dims = {3, 3, 2, 2, 1, 1, 1, 1, 0}, .label = "an index past the plane"}};
+    // unfold4d: kernel_size, then stride, padding and dilation.
+    case OpSig::Unfold4d:
+      return {{.tensors = {image}, .dims = {2, 2, 1, 1, 1, 0, 1, 1}, .label = "2x2 blocks, padding [1, 0]"},
+              {.tensors = {image}, .dims = {5, 1, 1, 1, 0, 0, 1, 1}, .label = "a kernel past the image"}};
     // The 1-D poolings: kernel_size, stride, padding (one value each), then count_include_pad or
     // dilation, then ceil_mode.
     case OpSig::AvgPool1d:
@@ -324,6 +328,10 @@ struct LocalArgs {
       return v;
     } else if constexpr (std::is_same_v<D, Size1>) {
       return Size1{args.dims.at(next_dim++)};
+    } else if constexpr (std::is_same_v<D, UnfoldOptions>) {
+      UnfoldOptions o;
+      for (Size2* v : {&o.stride, &o.padding, &o.dilation}) *v = get<Size2>();
+      return o;
     } else if constexpr (std::is_same_v<D, AvgPool1dOptions>) {
       AvgPool1dOptions o;
       for (Size1* v : {&o.kernel_size, &o.stride, &o.padding}) *v = get<Size1>();

@@ -64,6 +64,16 @@ struct MaxPool1dOptions {
   bool operator==(const MaxPool1dOptions&) const = default;
 };
 
+// unfold4d (Burn's UnfoldOptions, in Burn's order; the kernel size is its own argument): the
+// sliding blocks of conv2d's windows, copied out, the cells of a block kernel_size cells every
+// dilation cells from (oy * stride - padding, ox * stride - padding), padding cells 0.
+struct UnfoldOptions {
+  Size2 stride{1, 1};
+  Size2 padding{0, 0};
+  Size2 dilation{1, 1};
+  bool operator==(const UnfoldOptions&) const = default;
+};
+
 // conv2d and its backward passes (Burn's ConvOptions<2>, in Burn's order). The kernel size is the
 // weight's last two dims; a kernel of k cells every dilation cells spans dilation (k - 1) + 1.
 struct Conv2dOptions {

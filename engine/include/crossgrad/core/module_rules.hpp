@@ -71,6 +71,7 @@ Pool2dPlan plan_adaptive_avg_pool1d_backward(const Shape& x, DType x_dtype, cons
 Pool2dPlan plan_max_pool1d(const Shape& x, DType dtype, const MaxPool1dOptions& options, std::string_view op);
 Pool2dPlan plan_max_pool1d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype,
                                     const Shape& indices, DType indices_dtype, const MaxPool1dOptions& options);
+
 // The 1-D options as the 2-D ones of the single-row view (1 or 0 across rows).
 AvgPool2dOptions avg_pool2d_options_of(const AvgPool1dOptions& options);
 MaxPool2dOptions max_pool2d_options_of(const MaxPool1dOptions& options);
@@ -197,6 +198,14 @@ Conv2dPlan plan_conv_transpose1d_backward(const Shape& x, DType x_dtype, const S
                                           std::string_view op);
 // conv_transpose1d's options as conv_transpose2d's on the single-row view.
 ConvTranspose2dOptions conv_transpose2d_options_of(const ConvTranspose1dOptions& options);
+
+// unfold4d(x, kernel_size, options), in this order: x float (unsupported-dtype) of rank 4
+// (module-input-rank), kernel_size, stride and dilation at least 1 (module-option-zero), x at
+// least 1 in height and width (pool-empty-input), the padded input at least the dilated kernel
+// (pool-kernel-too-large), the result's size (shape-overflow). The plan is conv2d's geometry with
+// channels_out the block's cells, channels * k_h * k_w, and out [batch, channels * k_h * k_w,
+// out_h * out_w].
+Conv2dPlan plan_unfold4d(const Shape& x, DType dtype, const Size2& kernel_size, const UnfoldOptions& options);
 
 // Raised by Autodiff<B> for the ops that are themselves backward passes (Rule NotDifferentiable),
 // as Burn's Autodiff<B> does: not-differentiable.

@@ -314,7 +314,8 @@
   X(adaptive_avg_pool1d_backward, adaptive_avg_pool1d_backward, AdaptivePool1dBackward, Float, Float, NotDifferentiable) \
   X(max_pool1d, max_pool1d, MaxPool1d, Float, Float, Backward) \
   X(max_pool1d_indices, max_pool1d_indices, MaxPool1d, Float, Int, None) \
-  X(max_pool1d_with_indices_backward, max_pool1d_with_indices_backward, MaxPool1dBackward, Float, Float, NotDifferentiable)
+  X(max_pool1d_with_indices_backward, max_pool1d_with_indices_backward, MaxPool1dBackward, Float, Float, NotDifferentiable) \
+  X(unfold4d, unfold4d, Unfold4d, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -408,6 +409,8 @@
 #define CROSSGRAD_SIG_PARAMS_ConvTranspose1dBackward(T, I) \
   (const T& tensor, const T& weight, const T& grad, const ::crossgrad::ConvTranspose1dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_AvgPool1d(T, I) (const T& tensor, const ::crossgrad::AvgPool1dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_Unfold4d(T, I) \
+  (const T& tensor, const ::crossgrad::Size2& kernel_size, const ::crossgrad::UnfoldOptions& options)
 #define CROSSGRAD_SIG_PARAMS_AvgPool1dBackward(T, I) \
   (const T& tensor, const T& grad, const ::crossgrad::AvgPool1dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_AdaptivePool1d(T, I) (const T& tensor, const ::crossgrad::Size1& output_size)
@@ -467,6 +470,7 @@
 #define CROSSGRAD_SIG_CLASS_ConvTranspose1d ZIP_OPTIONAL
 #define CROSSGRAD_SIG_CLASS_ConvTranspose1dBackward ZIP3_WITH
 #define CROSSGRAD_SIG_CLASS_AvgPool1d MAP
+#define CROSSGRAD_SIG_CLASS_Unfold4d MAP
 #define CROSSGRAD_SIG_CLASS_AvgPool1dBackward ZIP_WITH
 #define CROSSGRAD_SIG_CLASS_AdaptivePool1d MAP
 #define CROSSGRAD_SIG_CLASS_AdaptivePool1dBackward ZIP_WITH
@@ -510,6 +514,7 @@
 #define CROSSGRAD_SIG_EXTRA_ConvTranspose1d , options
 #define CROSSGRAD_SIG_EXTRA_ConvTranspose1dBackward , options
 #define CROSSGRAD_SIG_EXTRA_AvgPool1d , options
+#define CROSSGRAD_SIG_EXTRA_Unfold4d , kernel_size, options
 #define CROSSGRAD_SIG_EXTRA_AvgPool1dBackward , options
 #define CROSSGRAD_SIG_EXTRA_AdaptivePool1d , output_size
 #define CROSSGRAD_SIG_EXTRA_AdaptivePool1dBackward
@@ -562,6 +567,7 @@
 #define CROSSGRAD_SIG_TAIL_ConvTranspose1d , const ::crossgrad::ConvTranspose1dOptions& options
 #define CROSSGRAD_SIG_TAIL_ConvTranspose1dBackward , const ::crossgrad::ConvTranspose1dOptions& options
 #define CROSSGRAD_SIG_TAIL_AvgPool1d (const ::crossgrad::AvgPool1dOptions& options)
+#define CROSSGRAD_SIG_TAIL_Unfold4d (const ::crossgrad::Size2& kernel_size, const ::crossgrad::UnfoldOptions& options)
 #define CROSSGRAD_SIG_TAIL_AvgPool1dBackward , const ::crossgrad::AvgPool1dOptions& options
 #define CROSSGRAD_SIG_TAIL_AdaptivePool1d (const ::crossgrad::Size1& output_size)
 #define CROSSGRAD_SIG_TAIL_AdaptivePool1dBackward
@@ -620,6 +626,7 @@
 #define CROSSGRAD_SIG_ARGS_ConvTranspose1d tensor, weight, bias, options
 #define CROSSGRAD_SIG_ARGS_ConvTranspose1dBackward tensor, weight, grad, options
 #define CROSSGRAD_SIG_ARGS_AvgPool1d tensor, options
+#define CROSSGRAD_SIG_ARGS_Unfold4d tensor, kernel_size, options
 #define CROSSGRAD_SIG_ARGS_AvgPool1dBackward tensor, grad, options
 #define CROSSGRAD_SIG_ARGS_AdaptivePool1d tensor, output_size
 #define CROSSGRAD_SIG_ARGS_AdaptivePool1dBackward tensor, grad
@@ -657,7 +664,7 @@ enum class OpId : std::uint16_t {
   X(Embedding) X(EmbeddingBackward) X(Linear) X(LinearXBackward) X(LinearWeightBackward) X(LinearBiasBackward) \
   X(Conv2d) X(Conv2dBackward) X(Conv2dBiasBackward) X(ConvTranspose2d) X(ConvTranspose2dBackward) \
   X(Conv1d) X(Conv1dBackward) X(Conv1dBiasBackward) X(ConvTranspose1d) X(ConvTranspose1dBackward) \
-  X(AvgPool1d) X(AvgPool1dBackward) X(AdaptivePool1d) X(AdaptivePool1dBackward) X(MaxPool1d) X(MaxPool1dBackward)
+  X(AvgPool1d) X(AvgPool1dBackward) X(AdaptivePool1d) X(AdaptivePool1dBackward) X(MaxPool1d) X(MaxPool1dBackward) X(Unfold4d)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

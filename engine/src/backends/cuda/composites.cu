@@ -95,6 +95,10 @@ CudaTensor Cuda::max_pool1d_with_indices_backward(const CudaTensor& tensor, cons
                                                 const MaxPool1dOptions& options) {
   return composite::max_pool1d_with_indices_backward<Cuda>(tensor, grad, indices, options);
 }
+// unfold4d: the blocks gathered by the convolution's index list (Note [Convolution as a gathered product]).
+CudaTensor Cuda::unfold4d(const CudaTensor& tensor, const Size2& kernel_size, const UnfoldOptions& options) {
+  return composite::unfold4d<Cuda>(tensor, kernel_size, options);
+}
 // conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
 CudaTensor Cuda::conv_transpose1d(const CudaTensor& tensor, const CudaTensor& weight, const std::optional<CudaTensor>& bias, const ConvTranspose1dOptions& options) {
   return composite::conv_transpose1d<Cuda>(tensor, weight, bias, options);

@@ -91,6 +91,10 @@ FlexTensor Flex::max_pool1d_with_indices_backward(const FlexTensor& tensor, cons
                                                 const MaxPool1dOptions& options) {
   return composite::max_pool1d_with_indices_backward<Flex>(tensor, grad, indices, options);
 }
+// unfold4d: the blocks gathered by the convolution's index list (Note [Convolution as a gathered product]).
+FlexTensor Flex::unfold4d(const FlexTensor& tensor, const Size2& kernel_size, const UnfoldOptions& options) {
+  return composite::unfold4d<Flex>(tensor, kernel_size, options);
+}
 // conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
 FlexTensor Flex::conv_transpose1d(const FlexTensor& tensor, const FlexTensor& weight, const std::optional<FlexTensor>& bias, const ConvTranspose1dOptions& options) {
   return composite::conv_transpose1d<Flex>(tensor, weight, bias, options);

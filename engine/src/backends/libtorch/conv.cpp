@@ -166,4 +166,9 @@ LibTorchTensor LibTorch::conv_transpose1d_bias_backward(const LibTorchTensor& te
   return composite::conv1d_bias_backward<LibTorch>(tensor, bias, grad, "conv_transpose1d_bias_backward");
 }
 
+// unfold4d: the blocks gathered by the convolution's index list over LibTorch's own select.
+LibTorchTensor LibTorch::unfold4d(const LibTorchTensor& tensor, const Size2& kernel_size, const UnfoldOptions& options) {
+  return composite::unfold4d<LibTorch>(tensor, kernel_size, options);
+}
+
 }  // namespace crossgrad::backends

@@ -95,6 +95,10 @@ NdArrayTensor NdArray::max_pool1d_with_indices_backward(const NdArrayTensor& ten
                                                 const MaxPool1dOptions& options) {
   return composite::max_pool1d_with_indices_backward<NdArray>(tensor, grad, indices, options);
 }
+// unfold4d: the blocks gathered by the convolution's index list (Note [Convolution as a gathered product]).
+NdArrayTensor NdArray::unfold4d(const NdArrayTensor& tensor, const Size2& kernel_size, const UnfoldOptions& options) {
+  return composite::unfold4d<NdArray>(tensor, kernel_size, options);
+}
 // conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
 NdArrayTensor NdArray::conv_transpose1d(const NdArrayTensor& tensor, const NdArrayTensor& weight, const std::optional<NdArrayTensor>& bias, const ConvTranspose1dOptions& options) {
   return composite::conv_transpose1d<NdArray>(tensor, weight, bias, options);

@@ -67,6 +67,8 @@ struct OpArgs {
   AvgPool1dOptions avg_pool1d;                      // AvgPool1d, AvgPool1dBackward
   Size1 output_size_1d{1};                          // AdaptivePool1d
   MaxPool1dOptions max_pool1d;                      // MaxPool1d, MaxPool1dBackward
+  Size2 unfold_kernel{1, 1};                        // Unfold4d's kernel_size
+  UnfoldOptions unfold;                             // Unfold4d
   bool tracked = false;  // the operands are on an autodiff device: Mul, Min and Max scatters panic
                          // scatter-update-gradient once their other checks pass
 };
@@ -89,6 +91,9 @@ ReferenceResult reference_op(OpId op, const std::vector<HostArray>& operands, co
 // nullopt when the options or the shape are invalid.
 std::optional<std::vector<std::size_t>> avg_pool2d_shape(const std::vector<std::size_t>& x, const AvgPool2dOptions& options);
 std::optional<std::vector<std::size_t>> max_pool2d_shape(const std::vector<std::size_t>& x, const MaxPool2dOptions& options);
+// unfold4d's result shape, by the oracle's own rule; nullopt when invalid.
+std::optional<std::vector<std::size_t>> unfold4d_shape(const std::vector<std::size_t>& x, const Size2& kernel,
+                                                       const UnfoldOptions& options);
 // The 1-D poolings' result shapes, by the oracle's own rule; nullopt when invalid.
 std::optional<std::vector<std::size_t>> avg_pool1d_shape(const std::vector<std::size_t>& x, const AvgPool1dOptions& options);
 std::optional<std::vector<std::size_t>> max_pool1d_shape(const std::vector<std::size_t>& x, const MaxPool1dOptions& options);

@@ -23,6 +23,7 @@
 //   Size1                        -> dims (1)
 //   AvgPool1dOptions             -> dims (5: kernel_size, stride, padding, count_include_pad, ceil_mode)
 //   MaxPool1dOptions             -> dims (5: kernel_size, stride, padding, dilation, ceil_mode)
+//   UnfoldOptions                -> dims (6: stride, padding, dilation)
 // The client calls put_args(call, args...) with the op's arguments; the server walks the served
 // backend's function type with an ArgReader, which throws WireError when an argument is missing or
 // one is left over (finish()), so a call whose shape does not fit the op's Sig is INVALID_ARGUMENT.
@@ -113,6 +114,11 @@ inline void put_arg(proto::OpCall& call, const ::crossgrad::Size2& size) {
   call.add_dims(size[1]);
 }
 inline void put_arg(proto::OpCall& call, const ::crossgrad::Size1& size) { call.add_dims(size[0]); }
+inline void put_arg(proto::OpCall& call, const ::crossgrad::UnfoldOptions& o) {
+  put_arg(call, o.stride);
+  put_arg(call, o.padding);
+  put_arg(call, o.dilation);
+}
 inline void put_arg(proto::OpCall& call, const ::crossgrad::AvgPool1dOptions& o) {
   put_arg(call, o.kernel_size);
   put_arg(call, o.stride);
@@ -218,6 +224,7 @@ class ArgReader {
   ::crossgrad::Size1 size1();                          // the next dim
   ::crossgrad::AvgPool1dOptions avg_pool1d_options();  // the next five dims (put_arg's order)
   ::crossgrad::MaxPool1dOptions max_pool1d_options();  // the next five dims (put_arg's order)
+  ::crossgrad::UnfoldOptions unfold_options();          // the next six dims (put_arg's order)
   ::crossgrad::MaxPool2dOptions max_pool2d_options();  // the next nine dims (put_arg's order)
   ::crossgrad::Conv2dOptions conv2d_options();          // the next seven dims (put_arg's order)
   ::crossgrad::ConvTranspose2dOptions conv_transpose2d_options();  // the next nine dims (put_arg's order)
