@@ -5,6 +5,8 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 namespace crossgrad::rules {
 namespace {
@@ -449,6 +451,7 @@ namespace {
 
 constexpr std::string_view kConvInput = "[batch, channels_in, height, width]";
 constexpr std::string_view kConvWeight = "[channels_out, channels_per_group, kernel_height, kernel_width]";
+constexpr std::string_view kConv1dInput = "[batch, channels_in, length]";
 
 // conv1d's and conv2d's channel checks, in their order: groups at least 1 dividing x's channels
 // (dim 1) and the weight's output channels (dim 0) (conv-groups), the weight's dim 1 the input
@@ -470,65 +473,91 @@ void check_conv_channels(const Shape& x, const Shape& weight, const Shape* bias,
   if (bias != nullptr) check_dim_match(op, "bias", *bias, 0, "weight", weight, 0);
 }
 
-Conv2dPlan plan_conv2d_named(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
-                             DType bias_dtype, const Conv2dOptions& o, std::string_view op) {
+// conv2d's (Conv2dOptions, N = 2) and conv1d's (Conv1dOptions, N = 1) checks in conv2d's order,
+// over x [batch, channels_in, spatial...] and a weight [channels_out, channels_per_group,
+// kernel...]; a 1-D op's plan is conv2d's on the single-row view with its own 1-D output shape.
+template <class Options>
+Conv2dPlan plan_conv_named(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                           DType bias_dtype, const Options& o, std::string_view op) {
+  constexpr std::size_t N = std::tuple_size_v<decltype(o.stride)>;
+  using Sizes = std::array<std::size_t, N>;
   check_grad_dtype(x_dtype, weight_dtype, op);
   if (bias != nullptr) check_same_dtype(x_dtype, bias_dtype, op);
-  check_rank(x, 4, kConvInput, op, "input");
-  check_rank(weight, 4, kConvWeight, op, "weight");
+  check_rank(x, N + 2, N == 2 ? kConvInput : kConv1dInput, op, "input");
+  check_rank(weight, N + 2, N == 2 ? kConvWeight : std::string_view("[channels_out, channels_per_group, kernel_size]"), op,
+             "weight");
   if (bias != nullptr) check_rank(*bias, 1, "[channels_out]", op, "bias");
+  Sizes kernel{}, span{}, padded{}, out{};
+  for (std::size_t d = 0; d < N; ++d) kernel[d] = weight[2 + d];
   check_at_least_one(o.stride, "stride", op);
   check_at_least_one(o.dilation, "dilation", op);
-  check_at_least_one(Size2{weight[2], weight[3]}, "kernel_size", op);
+  check_at_least_one(kernel, "kernel_size", op);
   check_conv_channels(x, weight, bias, o.groups, op);
-  const Size2 span{o.dilation[0] * (weight[2] - 1) + 1, o.dilation[1] * (weight[3] - 1) + 1};
-  const Size2 padded{x[2] + 2 * o.padding[0], x[3] + 2 * o.padding[1]};
-  if (padded[0] < span[0] || padded[1] < span[1]) {
-    panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", sizes_text(padded)}, {"kernel", sizes_text(span)}});
+  for (std::size_t d = 0; d < N; ++d) {
+    span[d] = o.dilation[d] * (kernel[d] - 1) + 1;
+    padded[d] = x[2 + d] + 2 * o.padding[d];
   }
+  for (std::size_t d = 0; d < N; ++d) {
+    if (padded[d] < span[d]) {
+      panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", sizes_text(padded)}, {"kernel", sizes_text(span)}});
+    }
+  }
+  for (std::size_t d = 0; d < N; ++d) out[d] = (padded[d] - span[d]) / o.stride[d] + 1;
   Conv2dPlan p;
   p.batch = x[0];
   p.channels_in = x[1];
   p.channels_out = weight[0];
   p.groups = o.groups;
-  p.in_h = x[2];
-  p.in_w = x[3];
-  p.k_h = weight[2];
-  p.k_w = weight[3];
-  p.out_h = (padded[0] - span[0]) / o.stride[0] + 1;
-  p.out_w = (padded[1] - span[1]) / o.stride[1] + 1;
-  p.out = Shape{p.batch, p.channels_out, p.out_h, p.out_w};
+  p.in_h = N == 2 ? x[2] : 1;
+  p.in_w = x[N + 1];
+  p.k_h = N == 2 ? kernel[0] : 1;
+  p.k_w = kernel[N - 1];
+  p.out_h = N == 2 ? out[0] : 1;
+  p.out_w = out[N - 1];
+  p.out = N == 2 ? Shape{p.batch, p.channels_out, p.out_h, p.out_w} : Shape{p.batch, p.channels_out, p.out_w};
   (void)p.out.num_elements();  // shape-overflow
   return p;
+}
+
+// conv2d_bias_backward's checks (N = 2) and conv1d's (N = 1, also the transposed ops' bias passes):
+// float x, bias and grad of x's dtype, x and grad of rank N + 2, bias of rank 1, grad of x's batch
+// and the bias's channels (pool-grad-shape).
+template <std::size_t N>
+Shape plan_bias_backward(const Shape& x, DType x_dtype, const Shape& bias, DType bias_dtype, const Shape& grad,
+                         DType grad_dtype, std::string_view op) {
+  check_grad_dtype(x_dtype, bias_dtype, op);
+  check_same_dtype(x_dtype, grad_dtype, op);
+  check_rank(x, N + 2, N == 2 ? kConvInput : kConv1dInput, op, "input");
+  check_rank(bias, 1, "[channels_out]", op, "bias");
+  check_rank(grad, N + 2, N == 2 ? "[batch, channels_out, height, width]" : "[batch, channels_out, length]", op, "gradient");
+  if (grad[0] != x[0] || grad[1] != bias[0]) {
+    std::vector<std::size_t> expected = grad.dims();
+    expected[0] = x[0];
+    expected[1] = bias[0];
+    panic(PanicId::PoolGradShape,
+          {{"op", std::string(op)}, {"expected", Shape(std::move(expected)).to_string()}, {"got", grad.to_string()}});
+  }
+  return bias;
 }
 
 }  // namespace
 
 Conv2dPlan plan_conv2d(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
                        DType bias_dtype, const Conv2dOptions& options) {
-  return plan_conv2d_named(x, x_dtype, weight, weight_dtype, bias, bias_dtype, options, "conv2d");
+  return plan_conv_named(x, x_dtype, weight, weight_dtype, bias, bias_dtype, options, "conv2d");
 }
 
 Conv2dPlan plan_conv2d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape& grad,
                                 DType grad_dtype, const Conv2dOptions& options, std::string_view op) {
   check_grad_dtype(x_dtype, grad_dtype, op);
-  Conv2dPlan p = plan_conv2d_named(x, x_dtype, weight, weight_dtype, nullptr, x_dtype, options, op);
+  Conv2dPlan p = plan_conv_named(x, x_dtype, weight, weight_dtype, nullptr, x_dtype, options, op);
   check_grad_is_output(grad, p.out, op);
   return p;
 }
 
 Shape plan_conv2d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias, DType bias_dtype, const Shape& grad,
                                 DType grad_dtype, std::string_view op) {
-  check_grad_dtype(x_dtype, bias_dtype, op);
-  check_same_dtype(x_dtype, grad_dtype, op);
-  check_rank(x, 4, kConvInput, op, "input");
-  check_rank(bias, 1, "[channels_out]", op, "bias");
-  check_rank(grad, 4, "[batch, channels_out, height, width]", op, "gradient");
-  if (grad[0] != x[0] || grad[1] != bias[0]) {
-    const Shape expected{x[0], bias[0], grad[2], grad[3]};
-    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", expected.to_string()}, {"got", grad.to_string()}});
-  }
-  return bias;
+  return plan_bias_backward<2>(x, x_dtype, bias, bias_dtype, grad, grad_dtype, op);
 }
 
 namespace {
@@ -578,7 +607,7 @@ Conv2dPlan plan_conv_transpose_named(const Shape& x, DType x_dtype, const Shape&
   using Sizes = std::array<std::size_t, N>;
   check_grad_dtype(x_dtype, weight_dtype, op);
   if (bias != nullptr) check_same_dtype(x_dtype, bias_dtype, op);
-  check_rank(x, N + 2, N == 2 ? kConvInput : std::string_view("[batch, channels_in, length]"), op, "input");
+  check_rank(x, N + 2, N == 2 ? kConvInput : kConv1dInput, op, "input");
   check_rank(weight, N + 2,
              N == 2 ? std::string_view("[channels_in, channels_out_per_group, kernel_height, kernel_width]")
                     : std::string_view("[channels_in, channels_out_per_group, kernel_size]"),
@@ -698,67 +727,22 @@ ConvTranspose2dOptions conv_transpose2d_options_of(const ConvTranspose1dOptions&
   return ConvTranspose2dOptions{{1, o.stride[0]}, {0, o.padding[0]}, {0, o.padding_out[0]}, {1, o.dilation[0]}, o.groups};
 }
 
-namespace {
-
-constexpr std::string_view kConv1dInput = "[batch, channels_in, length]";
-
-// conv2d's checks in conv2d's order (plan_conv2d_named), on conv1d's ranks and 1-D values.
-Conv2dPlan plan_conv1d_named(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
-                             DType bias_dtype, const Conv1dOptions& o, std::string_view op) {
-  check_grad_dtype(x_dtype, weight_dtype, op);
-  if (bias != nullptr) check_same_dtype(x_dtype, bias_dtype, op);
-  check_rank(x, 3, kConv1dInput, op, "input");
-  check_rank(weight, 3, "[channels_out, channels_per_group, kernel_size]", op, "weight");
-  if (bias != nullptr) check_rank(*bias, 1, "[channels_out]", op, "bias");
-  check_at_least_one(o.stride, "stride", op);
-  check_at_least_one(o.dilation, "dilation", op);
-  check_at_least_one(Size1{weight[2]}, "kernel_size", op);
-  check_conv_channels(x, weight, bias, o.groups, op);
-  const std::size_t span = o.dilation[0] * (weight[2] - 1) + 1, padded = x[2] + 2 * o.padding[0];
-  if (padded < span) panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", sizes_text(Size1{padded})}, {"kernel", sizes_text(Size1{span})}});
-  Conv2dPlan p;
-  p.batch = x[0];
-  p.channels_in = x[1];
-  p.channels_out = weight[0];
-  p.groups = o.groups;
-  p.in_h = 1;
-  p.in_w = x[2];
-  p.k_h = 1;
-  p.k_w = weight[2];
-  p.out_h = 1;
-  p.out_w = (padded - span) / o.stride[0] + 1;
-  p.out = Shape{p.batch, p.channels_out, p.out_w};
-  (void)p.out.num_elements();  // shape-overflow
-  return p;
-}
-
-}  // namespace
-
 Conv2dPlan plan_conv1d(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
                        DType bias_dtype, const Conv1dOptions& options) {
-  return plan_conv1d_named(x, x_dtype, weight, weight_dtype, bias, bias_dtype, options, "conv1d");
+  return plan_conv_named(x, x_dtype, weight, weight_dtype, bias, bias_dtype, options, "conv1d");
 }
 
 Conv2dPlan plan_conv1d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape& grad,
                                 DType grad_dtype, const Conv1dOptions& options, std::string_view op) {
   check_grad_dtype(x_dtype, grad_dtype, op);
-  Conv2dPlan p = plan_conv1d_named(x, x_dtype, weight, weight_dtype, nullptr, x_dtype, options, op);
+  Conv2dPlan p = plan_conv_named(x, x_dtype, weight, weight_dtype, nullptr, x_dtype, options, op);
   check_grad_is_output(grad, p.out, op);
   return p;
 }
 
 Shape plan_conv1d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias, DType bias_dtype, const Shape& grad,
                                 DType grad_dtype, std::string_view op) {
-  check_grad_dtype(x_dtype, bias_dtype, op);
-  check_same_dtype(x_dtype, grad_dtype, op);
-  check_rank(x, 3, kConv1dInput, op, "input");
-  check_rank(bias, 1, "[channels_out]", op, "bias");
-  check_rank(grad, 3, "[batch, channels_out, length]", op, "gradient");
-  if (grad[0] != x[0] || grad[1] != bias[0]) {
-    const Shape expected{x[0], bias[0], grad[2]};
-    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", expected.to_string()}, {"got", grad.to_string()}});
-  }
-  return bias;
+  return plan_bias_backward<1>(x, x_dtype, bias, bias_dtype, grad, grad_dtype, op);
 }
 
 Conv2dOptions conv2d_options_of(const Conv1dOptions& o) {
