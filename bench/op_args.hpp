@@ -31,7 +31,8 @@ struct OpArgs {
   std::vector<Range> ranges;
   IndexingUpdateOp update = IndexingUpdateOp::Add;
   AvgPool2dOptions avg_pool2d;  // AvgPool2d, AvgPool2dBackward
-  Size2 output_size{1, 1};      // AdaptivePool2d
+  Size2 output_size{1, 1};      // AdaptivePool2d, Fold4d, Interpolate(Backward)
+  InterpolateOptions interpolate;  // Interpolate, InterpolateBackward
   MaxPool2dOptions max_pool2d;  // MaxPool2d, MaxPool2dBackward
   Conv2dOptions conv2d;         // Conv2d, Conv2dBackward
   ConvTranspose2dOptions conv_transpose2d;  // ConvTranspose2d, ConvTranspose2dBackward
@@ -40,7 +41,7 @@ struct OpArgs {
   Size1 output_size_1d{1};                  // AdaptivePool1d
   MaxPool1dOptions max_pool1d;              // MaxPool1d, MaxPool1dBackward
   Size2 unfold_kernel{1, 1};                // Unfold4d
-  UnfoldOptions unfold;                     // Unfold4d
+  UnfoldOptions unfold;                     // Unfold4d, Fold4d
   Conv1dOptions conv1d;                     // Conv1d, Conv1dBackward
   double input_bytes = 0;  // bytes the op reads (GB/s counts these plus the result's)
 };
@@ -427,15 +428,41 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  return a;
                }}};
     }
+    case OpSig::Interpolate:
+    case OpSig::InterpolateBackward: {
+      // Size 0: a segmentation decoder's 2x bilinear upsampling, 8x64x56x56 to 112x112 (half-pixel);
+      // size 1: resizing a batch of 224x224 RGB images to 299x299, bicubic, corners aligned (trial:
+      // [1, 2, 3, 4] to 5x3 bilinear). The backward pass takes a gradient of the output's shape.
+      const bool backward = op.sig == OpSig::InterpolateBackward;
+      return {{{{0, 0}, {1, 0}}, {2, 0},
+               [](const BenchSize& s) { return std::string(s.n == 0 ? "8x64x56x56to112bilinear" : "8x3x224x224to299bicubic"); },
+               [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(s.n == 0 ? Shape{8, 64, 56, 56} : s.n == 1 ? Shape{8, 3, 224, 224} : Shape{1, 2, 3, 4}, a);
+                 a.output_size = s.n == 0 ? Size2{112, 112} : s.n == 1 ? Size2{299, 299} : Size2{5, 3};
+                 a.interpolate = s.n == 1 ? InterpolateOptions{InterpolateMode::Bicubic, true}
+                                          : InterpolateOptions{InterpolateMode::Bilinear, false};
+                 if (backward) {
+                   const Shape& x = B::shape(a.x);
+                   a.y = operand_tensor<B>(kind, Shape{x[0], x[1], a.output_size[0], a.output_size[1]}, 2);
+                   a.input_bytes += bytes_of<B>(a.y);
+                 }
+                 return a;
+               }}};
+    }
     case OpSig::Unfold4d:
+    case OpSig::Fold4d:
       // conv2d's im2col at ResNet-like shapes, batch 8: size 0 64 channels of 56x56, 3x3 blocks
       // padding 1; size 1 a ViT's patches, 3 channels of 224x224 in 16x16 blocks stride 16 (trial:
-      // [1, 2, 5, 5], 3x3 padding 1).
+      // [1, 2, 5, 5], 3x3 padding 1). fold4d folds those blocks back to the images (col2im).
       return {{{{0, 0}, {1, 0}}, {2, 0}, [](const BenchSize& s) { return std::string(s.n == 0 ? "8x64x56x56k3p1" : "8x3x224x224k16s16"); },
                [=](const BenchSize& s) {
                  OpArgs<B> a;
-                 receiver(s.n == 0 ? Shape{8, 64, 56, 56} : s.n == 1 ? Shape{8, 3, 224, 224} : Shape{1, 2, 5, 5}, a);
+                 const Shape image = s.n == 0 ? Shape{8, 64, 56, 56} : s.n == 1 ? Shape{8, 3, 224, 224} : Shape{1, 2, 5, 5};
                  const std::size_t k = s.n == 1 ? 16 : 3, stride = s.n == 1 ? 16 : 1, padding = s.n == 1 ? 0 : 1;
+                 const std::size_t blocks = image[2] / stride * (image[3] / stride);  // padding (k - 1) / 2 or k = stride
+                 receiver(op.sig == OpSig::Unfold4d ? image : Shape{image[0], image[1] * k * k, blocks}, a);
+                 a.output_size = {image[2], image[3]};
                  a.unfold_kernel = {k, k};
                  a.unfold = UnfoldOptions{{stride, stride}, {padding, padding}, {1, 1}};
                  return a;

@@ -633,12 +633,15 @@ TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {
       g.dtype = dtype;
       // The module ops read [batch, channels, h, w]: the same six values as two 1x3 planes.
       const OpSig sig = op_info(op).sig;
-      const bool image = sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d || sig == OpSig::Unfold4d;
+      const bool image = sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d || sig == OpSig::Unfold4d ||
+                         sig == OpSig::Interpolate;
       const bool one_d = sig == OpSig::Conv1d || sig == OpSig::ConvTranspose1d || sig == OpSig::AvgPool1d ||
                          sig == OpSig::AdaptivePool1d || sig == OpSig::MaxPool1d;
       const bool conv = sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d || one_d;
-      g.leaf_shapes = {one_d           ? std::vector<std::size_t>{1, 2, 3}
-                       : image || conv ? std::vector<std::size_t>{1, 2, 1, 3}
+      // fold4d (dim1 0: a 1x1 kernel folded to a 1x1 output) reads [batch, channels, 1 block].
+      g.leaf_shapes = {one_d                    ? std::vector<std::size_t>{1, 2, 3}
+                       : sig == OpSig::Fold4d   ? std::vector<std::size_t>{1, 6, 1}
+                       : image || conv          ? std::vector<std::size_t>{1, 2, 1, 3}
                                        : std::vector<std::size_t>{2, 3},
                        sig == OpSig::Conv2d            ? std::vector<std::size_t>{1, 2, 1, 2}
                        : sig == OpSig::ConvTranspose2d ? std::vector<std::size_t>{2, 1, 1, 2}

@@ -323,6 +323,56 @@ UnreadCase unfold4d_case(DType d) {
   return c;
 }
 
+// interpolate, nearest: shrinking a dim by a whole factor f reads every f-th cell (s = f exactly,
+// source index o f); the cells between are read by no output.
+UnreadCase interpolate_case(DType d) {
+  UnreadCase c;
+  Size2 factor{};
+  Dims s{pick(1, 2), pick(1, 2), 0, 0};
+  for (std::size_t k = 0; k < 2; ++k) {
+    factor[k] = pick(1, 3);
+    c.args.output_size[k] = pick(1, 3);
+    s[2 + k] = factor[k] * c.args.output_size[k];
+  }
+  c.args.interpolate = InterpolateOptions{InterpolateMode::Nearest, pick(0, 1) == 1};  // align_corners plays no part
+  c.unread.resize(og::element_count(s));
+  for (std::size_t i = 0; i < c.unread.size(); ++i) {
+    const Dims at = coords(i, s);
+    c.unread[i] = at[2] % factor[0] != 0 || at[3] % factor[1] != 0;
+  }
+  c.operands = {filled(s, d, c.unread, kAnySpecial)};
+  return c;
+}
+
+// fold4d: with padding, the block cells that land in it are added nowhere.
+UnreadCase fold4d_case(DType d) {
+  UnreadCase c;
+  UnfoldOptions& o = c.args.unfold;
+  Size2& k = c.args.unfold_kernel;
+  Size2 blocks{};
+  for (std::size_t e = 0; e < 2; ++e) {
+    k[e] = pick(1, 3);
+    o.stride[e] = pick(1, 2);
+    o.padding[e] = pick(1, 2);
+    o.dilation[e] = 1;
+    c.args.output_size[e] = pick(1, 5);
+    const std::size_t padded = c.args.output_size[e] + 2 * o.padding[e];
+    if (k[e] > padded) k[e] = padded;
+    blocks[e] = (padded - k[e]) / o.stride[e] + 1;
+  }
+  const Dims s{pick(1, 2), pick(1, 2) * k[0] * k[1], blocks[0] * blocks[1]};
+  c.unread.resize(og::element_count(s));
+  for (std::size_t i = 0; i < c.unread.size(); ++i) {
+    const Dims at = coords(i, s);
+    const std::size_t cell = at[1] % (k[0] * k[1]);
+    const std::size_t y = at[2] / blocks[1] * o.stride[0] + cell / k[1], x = at[2] % blocks[1] * o.stride[1] + cell % k[1];
+    c.unread[i] = y < o.padding[0] || y - o.padding[0] >= c.args.output_size[0] || x < o.padding[1] ||
+                  x - o.padding[1] >= c.args.output_size[1];
+  }
+  c.operands = {filled(s, d, c.unread, kAnySpecial)};
+  return c;
+}
+
 // float_slice_assign: the receiver's elements inside the block are replaced, not read; the values
 // (of the block's shape) are all read.
 UnreadCase slice_assign_case(DType d) {
@@ -531,6 +581,8 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::avg_pool2d: return avg_pool2d_case;
     case OpId::avg_pool1d: return avg_pool1d_case;
     case OpId::unfold4d: return unfold4d_case;
+    case OpId::fold4d: return fold4d_case;
+    case OpId::interpolate: return interpolate_case;
     case OpId::float_slice_assign: return slice_assign_case;
     case OpId::hard_sigmoid: return hard_sigmoid_case;
     case OpId::float_mask_fill: return mask_fill_case;
@@ -782,6 +834,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::adaptive_avg_pool2d:
     case OpId::avg_pool2d_backward:
     case OpId::adaptive_avg_pool2d_backward:
+    case OpId::interpolate_backward:
     // max_pool2d reads every cell of its windows (a NaN anywhere wins); its indices and backward
     // pass have no gradient.
     case OpId::max_pool2d:

@@ -158,6 +158,10 @@ UnfoldOptions unfold_options(const OpArgsCase &c) {
   return UnfoldOptions{{c.window[2], c.window[3]}, {c.window[4], c.window[5]}, c.dilation};
 }
 
+InterpolateOptions interpolate_options(const OpArgsCase &c) {
+  return InterpolateOptions{static_cast<InterpolateMode>(c.interpolate_mode), c.align_corners};
+}
+
 std::vector<std::size_t> pool_grad_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
   const std::vector<std::size_t> &x = c.tensors[0].shape;
   std::vector<std::size_t> out = x;
@@ -172,7 +176,7 @@ std::vector<std::size_t> pool_grad_shape(const OpArgsCase &c, ShapeMode mode, st
     if (const auto shape = oracle::max_pool1d_shape(x, max_pool1d_options(c))) out = *shape;
   } else if (sig == OpSig::AdaptivePool1dBackward && x.size() == 3) {
     out = {x[0], x[1], c.output_size[1]};
-  } else if (sig == OpSig::AdaptivePool2dBackward && x.size() == 4) {
+  } else if ((sig == OpSig::AdaptivePool2dBackward || sig == OpSig::InterpolateBackward) && x.size() == 4) {
     out = {x[0], x[1], c.output_size[0], c.output_size[1]};
   }
   if (mode == ShapeMode::Derived && !out.empty()) ++out[0];
@@ -403,6 +407,7 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   a.unfold_kernel = unfold_kernel(c);
   a.unfold = unfold_options(c);
   a.output_size = c.output_size;
+  a.interpolate = interpolate_options(c);
   a.conv2d = conv2d_options(c);
   a.conv_transpose2d = conv_transpose2d_options(c);
   a.conv1d = conv1d_options(c);
@@ -529,9 +534,19 @@ std::string describe(const OpArgsCase &c) {
     case OpSig::AdaptivePool1dBackward:
       os << "\n  output_size [" << c.output_size[1] << "]";
       break;
-    case OpSig::Unfold4d: {
+    case OpSig::Interpolate:
+    case OpSig::InterpolateBackward: {
+      static constexpr const char *kModes[] = {"nearest", "nearest_exact", "bilinear", "bicubic"};
+      os << "\n  output_size [" << c.output_size[0] << ", " << c.output_size[1] << "], mode "
+         << (c.interpolate_mode < 4 ? std::string(kModes[c.interpolate_mode]) : "code " + std::to_string(c.interpolate_mode))
+         << (c.align_corners ? ", align_corners" : "");
+      break;
+    }
+    case OpSig::Unfold4d:
+    case OpSig::Fold4d: {
       const UnfoldOptions o = unfold_options(c);
       const auto pair = [](const Size2 &v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; };
+      if (op_of(c).sig == OpSig::Fold4d) os << "\n  output_size " << pair(c.output_size);
       os << "\n  kernel_size " << pair(unfold_kernel(c)) << ", stride " << pair(o.stride) << ", padding " << pair(o.padding)
          << ", dilation " << pair(o.dilation);
       break;

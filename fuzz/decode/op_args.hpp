@@ -100,6 +100,10 @@ struct OpArgsCase {
   // ConvTranspose2d, ConvTranspose2dBackward: conv[] as for Conv2d, then padding_out [h, w], counts
   // (the 1-D ops read the width entries of both).
   Size2 padding_out{};
+  // Interpolate, InterpolateBackward (with output_size): the mode code 0..4 (4: one the engine does
+  // not know, interpolate-mode) and align_corners.
+  std::size_t interpolate_mode = 0;
+  bool align_corners = false;
   friend bool operator==(const OpArgsCase &, const OpArgsCase &) = default;
 };
 
@@ -151,6 +155,10 @@ void later_tensor(Io &io, OpArgsCase &c, std::size_t k, std::size_t code_count,
   codes(io, c.tensors[k], code_count);
 }
 
+// interpolate's mode codes: InterpolateMode's four, then one past them.
+inline constexpr std::size_t kInterpolateModeCodes = 5;
+InterpolateOptions interpolate_options(const OpArgsCase &c);
+
 // The derived shapes (op_args.cpp).
 std::vector<std::size_t> binary_rhs_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 std::vector<std::size_t> assign_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
@@ -160,7 +168,7 @@ std::vector<std::size_t> scatter_values_shape(const OpArgsCase &c, ShapeMode mod
 std::vector<std::size_t> block_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 std::vector<std::size_t> nd_index_shape(const OpArgsCase &c);
 std::vector<std::size_t> nd_values_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
-// A pooling's gradient (AvgPool2dBackward, AdaptivePool2dBackward): LikeFirst the forward output's
+// A pooling's gradient (AvgPool2dBackward, AdaptivePool2dBackward, InterpolateBackward): LikeFirst the forward output's
 // shape (the receiver's when the forward is invalid), Derived that with its batch one larger.
 std::vector<std::size_t> pool_grad_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 // embedding_backward's gradient: the forward output's shape [indices[0], indices[1], weights[1]]
@@ -186,7 +194,8 @@ MaxPool2dOptions max_pool2d_options(const OpArgsCase &c);
 // The 1-D poolings read the width entries: window[1], [3], [5], dilation[1], output_size[1].
 AvgPool1dOptions avg_pool1d_options(const OpArgsCase &c);
 MaxPool1dOptions max_pool1d_options(const OpArgsCase &c);
-// unfold4d: window[] as kernel_size, stride, padding ([h, w] each), then dilation.
+// unfold4d, fold4d: window[] as kernel_size, stride, padding ([h, w] each), then dilation (fold4d's
+// output size is output_size).
 Size2 unfold_kernel(const OpArgsCase &c);
 UnfoldOptions unfold_options(const OpArgsCase &c);
 
@@ -422,6 +431,9 @@ void schema(Io &io, OpArgsCase &c) {
       later_tensor(io, c, 1, kFloatCodes, &pool_grad_shape);
       pool_index_tensor(io, c);
       break;
+    case OpSig::Fold4d:
+      output_size(io, c);
+      [[fallthrough]];
     case OpSig::Unfold4d:
       for (std::size_t &v : c.window) io.pick(v, kDimChoices);
       for (std::size_t &v : c.dilation) io.pick(v, kDimChoices);
@@ -430,6 +442,13 @@ void schema(Io &io, OpArgsCase &c) {
     case OpSig::AdaptivePool2dBackward:
       output_size(io, c);
       later_tensor(io, c, 1, kFloatCodes, &pool_grad_shape);
+      break;
+    case OpSig::Interpolate:
+    case OpSig::InterpolateBackward:
+      output_size(io, c);
+      io.pick(c.interpolate_mode, kInterpolateModeCodes);
+      io.flag(c.align_corners);
+      if (op_of(c).sig == OpSig::InterpolateBackward) later_tensor(io, c, 1, kFloatCodes, &pool_grad_shape);
       break;
     case OpSig::Embedding:
       index_tensor(io, c);

@@ -395,6 +395,12 @@ class Run {
         return Reads{3, 0, 9, false, false};
       case OpSig::Unfold4d:  // kernel_size, then stride, padding, dilation (2 each)
         return Reads{1, 0, 8, false, false};
+      case OpSig::Fold4d:  // output_size, kernel_size, then stride, padding, dilation (2 each)
+        return Reads{1, 0, 10, false, false};
+      case OpSig::Interpolate:  // output_size, mode, align_corners
+        return Reads{1, 0, 4, false, false};
+      case OpSig::InterpolateBackward:
+        return Reads{2, 0, 4, false, false};
       case OpSig::AvgPool1d:  // kernel_size, stride, padding (1 each), count_include_pad, ceil_mode
         return Reads{1, 0, 5, false, false};
       case OpSig::AvgPool1dBackward:

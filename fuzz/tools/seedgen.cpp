@@ -968,6 +968,29 @@ Candidates candidates(OpSig sig, DType dtype) {
       if (backward) out.invalid.push_back(with({1, 2, 5, 5}, {2, 3}, oa::ShapeMode::Derived));
       return out;
     }
+    // interpolate and its backward pass: output_size, the mode code, align_corners (the gradient of
+    // the output's shape). Faults: a rank-3 input, the unknown mode code 4, an output size of 0, an
+    // empty width, a gradient of another shape.
+    case OpSig::Interpolate:
+    case OpSig::InterpolateBackward: {
+      const bool backward = sig == OpSig::InterpolateBackward;
+      auto with = [backward](std::vector<std::size_t> x, Size2 out, std::size_t mode, bool align,
+                             oa::ShapeMode grad = oa::ShapeMode::LikeFirst) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors[0] = arg(x);
+          c.output_size = out;
+          c.interpolate_mode = mode;
+          c.align_corners = align;
+          if (backward) second(c, grad, oa::pool_grad_shape(c, grad, 1));
+        };
+      };
+      Candidates out{{with({1, 2, 3, 4}, {5, 5}, 0, false), with({1, 1, 4, 4}, {3, 2}, 1, false), with({2, 1, 3, 3}, {5, 4}, 2, false),
+                      with({1, 2, 3, 2}, {4, 5}, 2, true), with({1, 1, 4, 5}, {5, 3}, 3, false), with({1, 1, 4, 4}, {3, 5}, 3, true)},
+                     {with({2, 3, 4}, {2, 2}, 2, false), with({1, 1, 3, 3}, {2, 2}, 4, false), with({1, 1, 3, 3}, {0, 2}, 2, false),
+                      with({1, 1, 3, 0}, {2, 2}, 1, false)}};
+      if (backward) out.invalid.push_back(with({1, 2, 3, 4}, {5, 5}, 2, false, oa::ShapeMode::Derived));
+      return out;
+    }
     // unfold4d: the window array is kernel_size, stride, padding; then dilation. Faults: a rank-3
     // input, a zero kernel, stride or dilation, a span past the padded input, no rows.
     case OpSig::Unfold4d: {
@@ -983,6 +1006,24 @@ Candidates candidates(OpSig sig, DType dtype) {
               {with({2, 3, 3}, {1, 1, 1, 1, 0, 0}, {1, 1}), with({1, 2, 5, 5}, {0, 2, 1, 1, 0, 0}, {1, 1}),
                with({1, 2, 5, 5}, {2, 2, 0, 1, 0, 0}, {1, 1}), with({1, 2, 5, 5}, {2, 2, 1, 1, 0, 0}, {1, 0}),
                with({1, 1, 2, 2}, {3, 1, 1, 1, 0, 0}, {1, 1}), with({1, 1, 0, 3}, {1, 1, 1, 1, 1, 1}, {1, 1})}};
+    }
+    // fold4d: output_size, then unfold4d's window and dilation. Faults: a rank-4 input, a zero
+    // output size, a dim 1 the kernel's cells do not divide, a span past the padded output, one
+    // block too many.
+    case OpSig::Fold4d: {
+      auto with = [](std::vector<std::size_t> x, Size2 out, std::array<std::size_t, 6> window, Size2 dilation) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors[0] = arg(x);
+          c.output_size = out;
+          c.window = window;
+          c.dilation = dilation;
+        };
+      };
+      return {{with({1, 4, 4}, {3, 3}, {2, 2, 1, 1, 0, 0}, {1, 1}), with({2, 2, 4}, {5, 2}, {2, 1, 2, 1, 0, 0}, {1, 1}),
+               with({1, 4, 4}, {3, 3}, {2, 2, 2, 2, 1, 1}, {1, 1}), with({1, 4, 1}, {3, 3}, {2, 2, 1, 1, 0, 0}, {2, 2})},
+              {with({1, 1, 4, 4}, {3, 3}, {2, 2, 1, 1, 0, 0}, {1, 1}), with({1, 4, 4}, {0, 3}, {2, 2, 1, 1, 0, 0}, {1, 1}),
+               with({1, 5, 4}, {3, 3}, {2, 2, 1, 1, 0, 0}, {1, 1}), with({1, 0, 1}, {1, 1}, {3, 3, 1, 1, 0, 0}, {1, 1}),
+               with({1, 4, 5}, {3, 3}, {2, 2, 1, 1, 0, 0}, {1, 1})}};
     }
     // A [4, 3] table read at [2, 3] indices with repeats (row 3 three times: its gradient adds
     // three rows); faults: a rank-1 table or index, an index past the table, a negative index, a
@@ -1432,12 +1473,18 @@ void remote_protocol_seeds() {
     }
     if (op.sig == OpSig::AdaptivePool1d) c.dims = {1};
     if (op.sig == OpSig::Unfold4d) c.dims = {2, 2, 1, 1, 0, 0};  // fit: dilation 0 0
+    if (op.sig == OpSig::Fold4d) c.dims = {2, 2, 2, 2, 1, 1};  // fit: padding and dilation 0 0
     if (op.sig == OpSig::AdaptivePool1dBackward) c.dims = {};
     if (op.sig == OpSig::MaxPool1dBackward) c.operands = {f, f, i};
     // At most six dims are stored; `fit` pads the two flags with 0 (false).
     if (op.sig == OpSig::AvgPool2d || op.sig == OpSig::AvgPool2dBackward) c.dims = {2, 2, 1, 1, 0, 0};
     if (op.sig == OpSig::AdaptivePool2d) c.dims = {1, 1};
     if (op.sig == OpSig::AdaptivePool2dBackward) c.dims = {};
+    if (op.sig == OpSig::Interpolate) c.dims = {3, 2, 2, 1};  // bilinear to 3x2, corners aligned
+    if (op.sig == OpSig::InterpolateBackward) {
+      c.operands = {f, f};
+      c.dims = {2, 2, 0, 0};  // nearest to 2x2
+    }
     if (op.sig == OpSig::MaxPool2dBackward) c.operands = {f, f, i};
     if (op.sig == OpSig::Embedding) c.operands = {f, i};
     if (op.sig == OpSig::EmbeddingBackward) c.operands = {f, f, i};

@@ -113,6 +113,9 @@ bool has_dim(Op op) {
     case OpSig::AdaptivePool1d:
     case OpSig::AdaptivePool1dBackward:
     case OpSig::Unfold4d:  // the kernel and options come from dim1
+    case OpSig::Fold4d:    // the output size, kernel and options come from dim1
+    case OpSig::Interpolate:  // the output size and options come from dim1
+    case OpSig::InterpolateBackward:
     case OpSig::Embedding:  // the indices come from dim1
     case OpSig::EmbeddingBackward:
     case OpSig::Linear:  // x @ rhs, no bias
@@ -160,6 +163,8 @@ bool has_dim1(Op op) {
     case OpSig::AdaptivePool1d: // the output size
     case OpSig::MaxPool1d:      // the options
     case OpSig::Unfold4d:       // the kernel and options
+    case OpSig::Fold4d:         // the output size, kernel and options
+    case OpSig::Interpolate:    // the output size and options
     case OpSig::Embedding:      // the indices
     case OpSig::Conv2d:         // the options
     case OpSig::ConvTranspose2d:
@@ -177,6 +182,7 @@ bool has_dim1(Op op) {
     case OpSig::Conv2dBiasBackward:
       return false;
     case OpSig::AvgPool2dBackward:  // never a graph step (Rule NotDifferentiable)
+    case OpSig::InterpolateBackward:
     case OpSig::AdaptivePool2dBackward:
     case OpSig::MaxPool2dBackward:
     case OpSig::EmbeddingBackward:
@@ -271,7 +277,10 @@ struct StepArgs {
   MaxPool1dOptions max_pool1d;  // max_pool1d
   Size1 output_size_1d{1};      // adaptive_avg_pool1d
   Size2 unfold_kernel{1, 1};    // unfold4d
-  UnfoldOptions unfold;         // unfold4d
+  UnfoldOptions unfold;         // unfold4d, fold4d
+  Size2 fold_output{1, 1};      // fold4d
+  Size2 interpolate_output{1, 1};  // interpolate
+  InterpolateOptions interpolate;  // interpolate
   MaxPool2dOptions max_pool2d;  // max_pool2d
   Size2 output_size{1, 1};      // adaptive_avg_pool2d
   Conv2dOptions conv2d;         // conv2d
@@ -364,6 +373,17 @@ UnfoldOptions unfold_of(std::size_t dim1) {
   const std::size_t s = 1 + dim1 / 4 % 2, p = dim1 / 8 % 2, d = 1 + dim1 / 16 % 2;
   return UnfoldOptions{{s, s}, {p, p}, {d, d}};
 }
+// fold4d's: unfold4d's kernel and options (dim1 % 32), output_size {1 + dim1 / 32 % 5, 1 + dim1 /
+// 160 % 5}.
+constexpr std::size_t kFold4dSteps = kUnfold4dSteps * 5 * 5;
+// interpolate's: output_size {1 + dim1 % 7, 1 + dim1 / 7 % 7}, mode dim1 / 49 % 4 (nearest,
+// nearest_exact, bilinear, bicubic), align_corners dim1 / 196 % 2.
+constexpr std::size_t kInterpolateSteps = 7 * 7 * 4 * 2;
+Size2 interpolate_output_of(std::size_t dim1) { return {1 + dim1 % 7, 1 + dim1 / 7 % 7}; }
+InterpolateOptions interpolate_of(std::size_t dim1) {
+  return InterpolateOptions{static_cast<InterpolateMode>(dim1 / 49 % 4), dim1 / 196 % 2 == 1};
+}
+Size2 fold_output_of(std::size_t dim1) { return {1 + dim1 / kUnfold4dSteps % 5, 1 + dim1 / (kUnfold4dSteps * 5) % 5}; }
 
 bool same_except(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t dim) {
   if (a.size() != b.size()) return false;
@@ -487,6 +507,9 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   a.output_size_1d = output_size_1d_of(op.dim1);
   a.unfold_kernel = unfold_kernel_of(op.dim1);
   a.unfold = unfold_of(op.dim1);
+  a.fold_output = fold_output_of(op.dim1);
+  a.interpolate_output = interpolate_output_of(op.dim1);
+  a.interpolate = interpolate_of(op.dim1);
   a.conv2d = conv2d_of(op.dim1);
   a.conv_transpose2d = conv_transpose2d_of(op.dim1);
   a.conv1d = conv1d_of(op.dim1);
@@ -497,6 +520,11 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
 }  // namespace
 
 // The oracle's own shape rules, one per op (CONTRACT section 6 and docs/OPS.md).
+std::optional<std::vector<std::size_t>> fold4d_graph_input(std::size_t dim1, std::size_t batch, std::size_t channels) {
+  const Size2 out = fold_output_of(dim1);
+  return unfold4d_shape({batch, channels, out[0], out[1]}, unfold_kernel_of(dim1), unfold_of(dim1));
+}
+
 std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std::vector<std::size_t>& lhs,
                                                      const std::vector<std::size_t>& rhs) {
   const std::size_t rank = lhs.size();
@@ -549,6 +577,14 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::max_pool2d: return max_pool2d_shape(lhs, max_pool2d_of(op.dim1));
     case Op::avg_pool1d: return avg_pool1d_shape(lhs, avg_pool1d_of(op.dim1));
     case Op::unfold4d: return unfold4d_shape(lhs, unfold_kernel_of(op.dim1), unfold_of(op.dim1));
+    case Op::fold4d: return fold4d_shape(lhs, fold_output_of(op.dim1), unfold_kernel_of(op.dim1), unfold_of(op.dim1));
+    case Op::interpolate: {
+      if (lhs.size() != 4 || lhs[2] == 0 || lhs[3] == 0) return std::nullopt;
+      const Size2 out = interpolate_output_of(op.dim1);
+      return std::vector<std::size_t>{lhs[0], lhs[1], out[0], out[1]};
+    }
+    case Op::interpolate_backward:  // never a graph step (Rule NotDifferentiable)
+      return std::nullopt;
     case Op::max_pool1d: return max_pool1d_shape(lhs, max_pool1d_of(op.dim1));
     case Op::adaptive_avg_pool1d:
       if (lhs.size() != 3 || lhs[2] == 0) return std::nullopt;
@@ -1014,6 +1050,10 @@ GraphSpec normalized(GraphSpec graph) {
       op.dim1 %= kMaxPool2dSteps;
     } else if (op.op == Op::unfold4d) {
       op.dim1 %= kUnfold4dSteps;
+    } else if (op.op == Op::fold4d) {
+      op.dim1 %= kFold4dSteps;
+    } else if (op.op == Op::interpolate) {
+      op.dim1 %= kInterpolateSteps;
     } else if (op.op == Op::avg_pool1d) {
       op.dim1 %= kAvgPool2dSteps;
     } else if (op.op == Op::adaptive_avg_pool1d) {
@@ -1217,6 +1257,9 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_MaxPool1d(name)
 #define CROSSGRAD_APPLY_MaxPool1dBackward(name)
 #define CROSSGRAD_APPLY_Unfold4d(name)
+#define CROSSGRAD_APPLY_Fold4d(name)
+#define CROSSGRAD_APPLY_Interpolate(name)
+#define CROSSGRAD_APPLY_InterpolateBackward(name)
 #define CROSSGRAD_APPLY_Embedding(name)
 #define CROSSGRAD_APPLY_EmbeddingBackward(name)
 #define CROSSGRAD_APPLY_Linear(name)
@@ -1241,6 +1284,8 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::adaptive_avg_pool1d: return Dispatch::adaptive_avg_pool1d(lhs, args().output_size_1d);
     case Op::max_pool1d: return Dispatch::max_pool1d(lhs, args().max_pool1d);
     case Op::unfold4d: return Dispatch::unfold4d(lhs, args().unfold_kernel, args().unfold);
+    case Op::fold4d: return Dispatch::fold4d(lhs, args().fold_output, args().unfold_kernel, args().unfold);
+    case Op::interpolate: return Dispatch::interpolate(lhs, args().interpolate_output, args().interpolate);
     case Op::embedding: return Dispatch::embedding(lhs, indices());
     case Op::linear: return Dispatch::linear(lhs, rhs, std::nullopt);
     case Op::conv2d: return Dispatch::conv2d(lhs, rhs, std::nullopt, args().conv2d);
@@ -1271,6 +1316,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::adaptive_avg_pool1d_backward:
     case Op::max_pool1d_indices:
     case Op::max_pool1d_with_indices_backward:
+    case Op::interpolate_backward:
       throw std::logic_error("apply_op: a backward pass or an Int result is never a graph step");
     // Ops with structured arguments, by the conventions of graph.hpp (OpSpec).
     case Op::float_reshape: return Dispatch::float_reshape(lhs, Shape{element_count(Dispatch::float_into_data(lhs).shape().dims())});

@@ -362,6 +362,9 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::adaptive_avg_pool1d:
     case Op::adaptive_avg_pool1d_backward:
     case Op::max_pool1d_with_indices_backward:
+    case Op::fold4d:  // each cell sums the block cells that copied it
+    case Op::interpolate:  // sums of weighted taps (bicubic's weights of both signs)
+    case Op::interpolate_backward:
     case Op::embedding_backward: {  // each row sums its positions' gradients
       const double n = static_cast<double>(reduction_length == 0 ? 1 : reduction_length);
       Bound b{2 * n * n * eps * magnitude + tiny, 4 * eps, false};
@@ -787,6 +790,10 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::float_hypot: break;
     // log_softmax's partials d y_i / d x_j = delta_ij - softmax_j sum to at most 2 in a row.
     case Op::log_softmax: d.lhs = 2; break;
+    // interpolate: a cell's weight in an output, a product of one tap weight per axis (several taps
+    // clamped onto an edge cell add theirs): below 1.3 for Keys' cubic, 1 for the others.
+    case Op::interpolate:
+    case Op::interpolate_backward: d.lhs = 2; break;
     // Partials of at most 1 (per row for softmax): the moves copy, the sums and means add, the
     // rest are 1-Lipschitz.
     case Op::softmax:
@@ -828,6 +835,7 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::max_pool1d_indices:
     case Op::max_pool1d_with_indices_backward:
     case Op::unfold4d:  // a copy of one input (or of none)
+    case Op::fold4d:    // a sum of block cells, each with partial 1
     case Op::embedding:  // a copy of a row; its backward pass sums
     case Op::embedding_backward:
     case Op::conv2d_x_backward:  // never graph steps (Rule NotDifferentiable)

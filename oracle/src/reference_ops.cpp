@@ -1458,6 +1458,59 @@ HostArray unfold4d(const HostArray& x, const Size2& k, const UnfoldOptions& o) {
   return out;
 }
 
+// fold4d from its definition (col2im, unfold4d's adjoint): x [batch, channels k_h k_w, blocks]; its
+// column l = oy bw + ox is block (oy, ox) of the bh x bw blocks on the padded output, and row
+// (c k_h + i) k_w + j of it is added to output cell (oy stride + i dilation - padding, ox stride +
+// j dilation - padding) of channel c, unless that is padding; rows, then blocks, in order. Checks in
+// the engine's order: float x of rank 3, kernel_size, stride, dilation and output_size at least 1,
+// dim 1 a multiple of the kernel's cells, the padded output at least the dilated kernel, dim 2 the
+// number of blocks.
+UnfoldGrid fold_grid(const Dims& x, const Size2& out, const Size2& k, const UnfoldOptions& o) {
+  if (x.size() != 3) invalid("module-input-rank");
+  for (const Size2& v : {k, o.stride, o.dilation, out}) {
+    if (v[0] == 0 || v[1] == 0) invalid("module-option-zero");
+  }
+  std::size_t cells = 0;
+  if (__builtin_mul_overflow(k[0], k[1], &cells)) invalid("shape-overflow");
+  if (x[1] % cells != 0) invalid("fold-channels");
+  UInt128 blocks[2];
+  for (std::size_t d = 0; d < 2; ++d) {
+    const UInt128 span = static_cast<UInt128>(o.dilation[d]) * (k[d] - 1) + 1;
+    const UInt128 padded = static_cast<UInt128>(out[d]) + 2 * static_cast<UInt128>(o.padding[d]);
+    if (padded < span) invalid("pool-kernel-too-large");
+    blocks[d] = (padded - span) / o.stride[d] + 1;
+  }
+  if (blocks[0] * blocks[1] != x[2]) invalid("fold-blocks");
+  return UnfoldGrid{x[0], x[1] / cells, out[0], out[1], static_cast<std::size_t>(blocks[0]), static_cast<std::size_t>(blocks[1])};
+}
+
+HostArray fold4d(const HostArray& x, const Size2& out_size, const Size2& k, const UnfoldOptions& o) {
+  require_float(x.dtype);
+  const UnfoldGrid g = fold_grid(x.shape, out_size, k, o);
+  HostArray out = make({g.n, g.c, g.h, g.w}, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    std::vector<T> sums(out.values.size(), T(0));
+    std::size_t at = 0;
+    for (std::size_t b = 0; b < g.n; ++b) {
+      for (std::size_t c = 0; c < g.c; ++c) {
+        for (std::size_t i = 0; i < k[0]; ++i) {
+          for (std::size_t j = 0; j < k[1]; ++j) {
+            for (std::size_t oy = 0; oy < g.oh; ++oy) {
+              for (std::size_t ox = 0; ox < g.ow; ++ox, ++at) {
+                const std::size_t y = oy * o.stride[0] + i * o.dilation[0], xx = ox * o.stride[1] + j * o.dilation[1];
+                if (y < o.padding[0] || y - o.padding[0] >= g.h || xx < o.padding[1] || xx - o.padding[1] >= g.w) continue;
+                sums[((b * g.c + c) * g.h + (y - o.padding[0])) * g.w + (xx - o.padding[1])] += static_cast<T>(x.values[at]);
+              }
+            }
+          }
+        }
+      }
+    }
+    for (std::size_t i = 0; i < sums.size(); ++i) out.values[i] = in_t<T>(sums[i]);
+  });
+  return out;
+}
+
 // The 1-D poolings are the 2-D ones over a single row (Burn's defaults): x [n, c, l] as [n, c, 1,
 // l], kernel, stride and dilation 1 and padding 0 across rows, an index a cell of the row.
 AvgPool2dOptions row_options(const AvgPool1dOptions& o) {
@@ -1589,6 +1642,138 @@ HostArray adaptive_avg_pool2d_backward(const HostArray& x, const HostArray& grad
     for (std::size_t i = 0; i < dx.size(); ++i) out.values[i] = in_t<T>(dx[i]);
   });
   return out;
+}
+
+// interpolate from its definition (docs/OPS.md "Module ops"): per axis, output cell o reads a few
+// input cells with weights, worked out in the dtype's C type T (the source positions in double, with
+// one rounding for r (o + 0.5) - 0.5) as the doc writes them (PyTorch's CPU formulas); out[oh, ow] = sum_j a_j(oh) * (sum_k x[h_j, w_k] * b_k(ow)), each sum left to
+// right in T. interpolate_backward adds (a_j * b_k) * g[oh, ow] to cell (h_j, w_k), outputs in
+// row-major order, j then k. Checks in the engine's order: float x of rank 4, a known mode, an
+// output size of at least 1, x non-empty in height and width (then the gradient's dtype and shape).
+template <class T>
+std::vector<std::vector<std::pair<std::size_t, T>>> interpolation_taps(std::size_t in, std::size_t out, const InterpolateOptions& o) {
+  std::vector<std::vector<std::pair<std::size_t, T>>> taps(out);
+  const auto cell = [in](double v) {  // floor, then held to [0, in - 1]
+    const double f = std::floor(v);
+    return f <= 0 ? std::size_t{0} : f >= static_cast<double>(in - 1) ? in - 1 : static_cast<std::size_t>(f);
+  };
+  const T scale = static_cast<T>(in) / static_cast<T>(out);
+  const T ratio = !o.align_corners ? scale : out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
+  for (std::size_t i = 0; i < out; ++i) {
+    const T oi = static_cast<T>(i);
+    if (o.mode == InterpolateMode::Nearest) {
+      taps[i] = {{cell(static_cast<float>(scale * oi)), T(1)}};
+    } else if (o.mode == InterpolateMode::NearestExact) {
+      const T src = std::max(T(0), scale * (oi + T(0.5)) - T(0.5));
+      taps[i] = {{cell(static_cast<float>(static_cast<double>(src) + 0.5)), T(1)}};
+    } else if (o.mode == InterpolateMode::Bilinear) {
+      if (in == out) {
+        taps[i] = {{i, T(1)}, {i, T(0)}};
+        continue;
+      }
+      const double r = static_cast<double>(ratio), di = static_cast<double>(i);
+      const double src = o.align_corners ? r * di : std::max(0.0, std::fma(r, di + 0.5, -0.5));
+      const std::size_t lo = static_cast<std::size_t>(src);
+      const T frac = static_cast<T>(src - static_cast<double>(lo));
+      taps[i] = {{lo, T(1) - frac}, {lo + 1 < in ? lo + 1 : lo, frac}};
+    } else {  // Bicubic: Keys' kernel with A = -0.75 at distances t + 1, t, 1 - t, 2 - t
+      const double r = static_cast<double>(ratio), di = static_cast<double>(i);
+      const double src = o.align_corners ? r * di : std::fma(r, di + 0.5, -0.5);
+      const double base = std::floor(static_cast<float>(src));
+      const T t = static_cast<T>(src - base);
+      const T a = T(-0.75);
+      const auto inner = [a](T d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };
+      const auto outer = [a](T d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };
+      const T w[4] = {outer(t + T(1)), inner(t), inner(T(1) - t), outer((T(1) - t) + T(1))};
+      for (int j = 0; j < 4; ++j) taps[i].push_back({cell(base - 1 + j), w[j]});
+    }
+  }
+  return taps;
+}
+
+void check_interpolate(const HostArray& x, const Size2& out, const InterpolateOptions& o) {
+  require_float(x.dtype);
+  if (x.shape.size() != 4) invalid("module-input-rank");
+  if (static_cast<unsigned>(o.mode) > 3) invalid("interpolate-mode");
+  if (out[0] == 0 || out[1] == 0) invalid("module-option-zero");
+  if (x.shape[2] == 0 || x.shape[3] == 0) invalid("pool-empty-input");
+  UInt128 n = static_cast<UInt128>(x.shape[0]) * x.shape[1];
+  if (n > std::numeric_limits<std::size_t>::max()) invalid("shape-overflow");
+  n = n * out[0];
+  if (n > std::numeric_limits<std::size_t>::max()) invalid("shape-overflow");
+  n = n * out[1];
+  if (n > std::numeric_limits<std::size_t>::max()) invalid("shape-overflow");
+}
+
+HostArray interpolate(const HostArray& x, const Size2& out, const InterpolateOptions& o) {
+  check_interpolate(x, out, o);
+  const std::size_t planes = x.shape[0] * x.shape[1], h = x.shape[2], w = x.shape[3];
+  HostArray result = make({x.shape[0], x.shape[1], out[0], out[1]}, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    const auto rows = interpolation_taps<T>(h, out[0], o), cols = interpolation_taps<T>(w, out[1], o);
+    std::size_t at = 0;
+    for (std::size_t p = 0; p < planes; ++p) {
+      for (std::size_t oh = 0; oh < out[0]; ++oh) {
+        for (std::size_t ow = 0; ow < out[1]; ++ow, ++at) {
+          T sum = 0;
+          for (std::size_t j = 0; j < rows[oh].size(); ++j) {
+            T row = 0;
+            for (std::size_t k = 0; k < cols[ow].size(); ++k) {
+              const T v = static_cast<T>(x.values[(p * h + rows[oh][j].first) * w + cols[ow][k].first]);
+              const T term = o.mode == InterpolateMode::Nearest || o.mode == InterpolateMode::NearestExact ? v : v * cols[ow][k].second;
+              row = k == 0 ? term : row + term;
+            }
+            const T term = o.mode == InterpolateMode::Nearest || o.mode == InterpolateMode::NearestExact ? row : row * rows[oh][j].second;
+            sum = j == 0 ? term : sum + term;
+          }
+          result.values[at] = in_t<T>(sum);
+        }
+      }
+    }
+  });
+  return result;
+}
+
+HostArray interpolate_backward(const HostArray& x, const HostArray& grad, const Size2& out, const InterpolateOptions& o) {
+  require_float(x.dtype);
+  require_float(grad.dtype);
+  require_same(x.dtype, grad.dtype);
+  check_interpolate(x, out, o);
+  if (grad.shape != Dims{x.shape[0], x.shape[1], out[0], out[1]}) invalid("pool-grad-shape");
+  const std::size_t planes = x.shape[0] * x.shape[1], h = x.shape[2], w = x.shape[3];
+  HostArray result = make(x.shape, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    const auto rows = interpolation_taps<T>(h, out[0], o), cols = interpolation_taps<T>(w, out[1], o);
+    std::vector<T> dx(result.values.size(), T(0));
+    std::size_t at = 0;
+    for (std::size_t p = 0; p < planes; ++p) {
+      for (std::size_t oh = 0; oh < out[0]; ++oh) {
+        for (std::size_t ow = 0; ow < out[1]; ++ow, ++at) {
+          const T g = static_cast<T>(grad.values[at]);
+          for (const auto& [row, a] : rows[oh]) {
+            for (const auto& [col, b] : cols[ow]) dx[(p * h + row) * w + col] += (a * b) * g;
+          }
+        }
+      }
+    }
+    for (std::size_t i = 0; i < dx.size(); ++i) result.values[i] = in_t<T>(dx[i]);
+  });
+  return result;
+}
+
+// The most terms one cell of interpolate_backward's result sums: per axis, the most (output, tap)
+// pairs that read one input cell, multiplied.
+std::size_t interpolate_backward_terms(const Dims& x, const Size2& out, const InterpolateOptions& o) {
+  if (x.size() != 4 || x[2] == 0 || x[3] == 0 || out[0] == 0 || out[1] == 0 || static_cast<unsigned>(o.mode) > 3) return 1;
+  std::size_t terms = 1;
+  for (std::size_t d = 0; d < 2; ++d) {
+    std::vector<std::size_t> reads(x[2 + d], 0);
+    for (const auto& taps : interpolation_taps<double>(x[2 + d], out[d], o)) {
+      for (const auto& tap : taps) ++reads[tap.first];
+    }
+    terms *= std::max<std::size_t>(1, *std::max_element(reads.begin(), reads.end()));
+  }
+  return terms;
 }
 
 // sort / argsort / topk / argtopk (docs/OPS.md, "Sorting"): the place of element r of a lane is
@@ -2652,6 +2837,9 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::max_pool1d_indices:
     case OpId::max_pool1d_with_indices_backward: return pool1d(*pool_as_row(op, in, a), in);
     case OpId::unfold4d: return unfold4d(in[0], a.unfold_kernel, a.unfold);
+    case OpId::fold4d: return fold4d(in[0], a.output_size, a.unfold_kernel, a.unfold);
+    case OpId::interpolate: return interpolate(in[0], a.output_size, a.interpolate);
+    case OpId::interpolate_backward: return interpolate_backward(in[0], in[1], a.output_size, a.interpolate);
     case OpId::embedding: return embedding(in[0], in[1]);
     case OpId::embedding_backward: return embedding_backward(in[0], in[1], in[2]);
     case OpId::linear: return linear(in[0], in[1], in.size() > 2 ? &in[2] : nullptr);
@@ -2839,6 +3027,16 @@ std::optional<std::vector<std::size_t>> unfold4d_shape(const std::vector<std::si
   }
 }
 
+std::optional<std::vector<std::size_t>> fold4d_shape(const std::vector<std::size_t>& x, const Size2& output_size,
+                                                     const Size2& kernel, const UnfoldOptions& options) {
+  try {
+    const UnfoldGrid g = fold_grid(x, output_size, kernel, options);
+    return std::vector<std::size_t>{g.n, g.c, g.h, g.w};
+  } catch (const Invalid&) {
+    return std::nullopt;
+  }
+}
+
 std::optional<std::vector<std::size_t>> avg_pool1d_shape(const std::vector<std::size_t>& x, const AvgPool1dOptions& options) {
   if (x.size() != 3) return std::nullopt;
   const auto shape = avg_pool2d_shape(row_view(x), row_options(options));
@@ -2909,7 +3107,7 @@ double reference_magnitude(OpId op, const std::vector<HostArray>& operands) {
     return largest_finite(2);
   }
   if (op == OpId::avg_pool2d_backward || op == OpId::adaptive_avg_pool2d_backward || op == OpId::avg_pool1d_backward ||
-      op == OpId::adaptive_avg_pool1d_backward) {
+      op == OpId::adaptive_avg_pool1d_backward || op == OpId::interpolate_backward) {
     return largest_finite(1);
   }
   if (op == OpId::max_pool2d_with_indices_backward || op == OpId::max_pool1d_with_indices_backward || op == OpId::embedding_backward) {
@@ -3046,6 +3244,14 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
     }
     case OpSig::Unfold4d:  // copies
       return 1;
+    case OpSig::Fold4d:  // a cell sums at most one block cell per kernel cell
+      return std::max<std::size_t>(1, args.unfold_kernel[0] * args.unfold_kernel[1]);
+    case OpSig::Interpolate: {  // the taps of a cell: 1, 2 x 2 or 4 x 4
+      const InterpolateMode m = args.interpolate.mode;
+      return m == InterpolateMode::Bilinear ? 4 : m == InterpolateMode::Bicubic ? 16 : 1;
+    }
+    case OpSig::InterpolateBackward:
+      return interpolate_backward_terms(operands[0].shape, args.output_size, args.interpolate);
     // The 1-D poolings: the 2-D counts on the row view.
     case OpSig::AvgPool1d:
     case OpSig::AvgPool1dBackward:

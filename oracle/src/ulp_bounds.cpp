@@ -137,6 +137,9 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::max_pool1d_indices:
     case OpId::max_pool1d_with_indices_backward:
     case OpId::unfold4d:
+    case OpId::fold4d:
+    case OpId::interpolate:
+    case OpId::interpolate_backward:
     case OpId::embedding:
     case OpId::embedding_backward:
     case OpId::float_reshape:

@@ -742,6 +742,61 @@ void gen_unfold4d(OpCase& c, bool bad) {
   c.operands = {floats(x, c.dtype)};
 }
 
+// interpolate / interpolate_backward: x [0..2, 0..2, 1..6, 1..6] to an output size 1..9 per dim
+// (up and down, equal now and then), every mode, align_corners both ways; the gradient of the
+// output's shape. Faults: x of rank 3, an unknown mode code (4..255), an output size of 0, an
+// empty height or width, for the backward pass a gradient of another shape.
+void gen_interpolate(OpCase& c, bool bad, bool backward) {
+  InterpolateOptions& o = c.args.interpolate;
+  Size2& out = c.args.output_size;
+  Dims x{pick(0, 2), pick(0, 2), pick(1, 6), pick(1, 6)};
+  if (!chance(6)) x[0] = std::max<std::size_t>(x[0], 1), x[1] = std::max<std::size_t>(x[1], 1);
+  for (std::size_t d = 0; d < 2; ++d) out[d] = chance(4) ? x[2 + d] : pick(1, 9);
+  o.mode = static_cast<InterpolateMode>(pick(0, 3));
+  o.align_corners = chance(2);
+  const int fault = bad ? static_cast<int>(pick(0, backward ? 4 : 3)) : -1;
+  const std::size_t d = pick(0, 1);
+  if (fault == 0) x.erase(x.begin());
+  if (fault == 1) o.mode = static_cast<InterpolateMode>(pick(4, 255));
+  if (fault == 2) out[d] = 0;
+  if (fault == 3) x[2 + d] = 0;
+  c.operands = {floats(x, c.dtype)};
+  if (!backward) return;
+  Dims g{x[0], x.size() > 1 ? x[1] : 1, out[0], out[1]};
+  if (fault == 4) g[2 + d] += 1;
+  c.operands.push_back(floats(g, c.dtype));
+}
+
+// fold4d: the blocks x [0..2, channels k_h k_w, blocks] of channels 0..2 planes of an output size
+// 1..6 per dim, under a kernel 1..3, stride 1..3, padding 0..2 and dilation 1..2 that fit. Faults:
+// x of rank 4, a kernel, stride, dilation or output size of 0, a dim 1 the kernel's cells do not
+// divide, a span past the padded output, one block too many.
+void gen_fold4d(OpCase& c, bool bad) {
+  UnfoldOptions& o = c.args.unfold;
+  Size2& k = c.args.unfold_kernel;
+  Size2& out = c.args.output_size;
+  const int fault = bad ? static_cast<int>(pick(0, 4)) : -1;
+  const std::size_t d = pick(0, 1);
+  Size2 blocks{1, 1};
+  for (std::size_t e = 0; e < 2; ++e) {
+    k[e] = pick(e == d && fault == 2 ? 2 : 1, 3);
+    o.stride[e] = pick(1, 3);
+    o.dilation[e] = pick(1, 2);
+    o.padding[e] = pick(0, 2);
+    const std::size_t span = o.dilation[e] * (k[e] - 1) + 1;
+    out[e] = pick(span > 2 * o.padding[e] ? span - 2 * o.padding[e] : 1, 6);
+    blocks[e] = (out[e] + 2 * o.padding[e] - span) / o.stride[e] + 1;
+  }
+  Dims x{pick(0, 2), pick(0, 2) * k[0] * k[1], blocks[0] * blocks[1]};
+  if (!chance(6)) x[0] = std::max<std::size_t>(x[0], 1), x[1] = std::max<std::size_t>(x[1], k[0] * k[1]);
+  if (fault == 0) x.insert(x.begin(), 1);
+  if (fault == 1) (chance(4) ? k : chance(3) ? o.stride : chance(2) ? o.dilation : out)[d] = 0;
+  if (fault == 2) x[1] += 1;
+  if (fault == 3) k[d] = out[d] + 2 * o.padding[d] + 1, o.dilation[d] = 1;
+  if (fault == 4) x[2] += 1;
+  c.operands = {floats(x, c.dtype)};
+}
+
 // embedding / embedding_backward: a table [n, d] (n 1..6, d 0..4) read at indices [b, s] (0..3
 // each) drawn from the rows with repeats (a row's gradient then adds several positions), I64 or
 // I32. Faults: a table of rank 1 or 3, indices of rank 1, an index past the table, a negative
@@ -1101,6 +1156,9 @@ void gen_float_case(OpCase& c, bool bad) {
     case OpSig::MaxPool1d: gen_max_pool(c, bad, false, c.args.max_pool1d); break;
     case OpSig::MaxPool1dBackward: gen_max_pool(c, bad, true, c.args.max_pool1d); break;
     case OpSig::Unfold4d: gen_unfold4d(c, bad); break;
+    case OpSig::Fold4d: gen_fold4d(c, bad); break;
+    case OpSig::Interpolate: gen_interpolate(c, bad, false); break;
+    case OpSig::InterpolateBackward: gen_interpolate(c, bad, true); break;
     case OpSig::Embedding: gen_embedding(c, bad, false); break;
     case OpSig::EmbeddingBackward: gen_embedding(c, bad, true); break;
     case OpSig::Linear:
@@ -1268,8 +1326,18 @@ std::string describe(const OpCase& c) {
     }
     case OpSig::AdaptivePool1d:
     case OpSig::AdaptivePool1dBackward: s += "\n  output_size [" + std::to_string(a.output_size_1d[0]) + "]"; break;
-    case OpSig::Unfold4d: {
+    case OpSig::Interpolate:
+    case OpSig::InterpolateBackward: {
+      static constexpr const char* kModes[] = {"nearest", "nearest_exact", "bilinear", "bicubic"};
+      const unsigned m = static_cast<unsigned>(a.interpolate.mode);
+      s += "\n  output_size [" + std::to_string(a.output_size[0]) + ", " + std::to_string(a.output_size[1]) + "] mode " +
+           (m < 4 ? std::string(kModes[m]) : "code " + std::to_string(m)) + (a.interpolate.align_corners ? " align_corners" : "");
+      break;
+    }
+    case OpSig::Unfold4d:
+    case OpSig::Fold4d: {
       const auto pair = [](const Size2& v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; };
+      if (op_info(c.op).sig == OpSig::Fold4d) s += "\n  output_size " + pair(a.output_size);
       s += "\n  kernel_size " + pair(a.unfold_kernel) + " stride " + pair(a.unfold.stride) + " padding " + pair(a.unfold.padding) +
            " dilation " + pair(a.unfold.dilation);
       break;

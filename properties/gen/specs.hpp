@@ -203,7 +203,7 @@ inline rc::Gen<oracle::GraphSpec> matmul_graph(Values mode) {
 
 // The module ops (graph steps whose Sig is a module op's, e.g. avg_pool2d): one on a leaf
 // [batch, channels, h, w] of 1..2 x 1..3 x 1..7 x 1..7 (the 1-D poolings: [batch, channels, w];
-// embedding: a table [h, w]), with its
+// embedding: a table [h, w]; fold4d: the blocks of [batch, channels] planes of its output size), with its
 // options (embedding: its indices) drawn over the whole range the graph convention names (dim1,
 // graph.hpp), then maybe tanh of it (a root that is not
 // linear in the pooled values). Steps whose options do not fit the leaf are turned into neg by
@@ -214,7 +214,8 @@ inline const std::vector<oracle::Op>& module_ops() {
     for (oracle::Op op : oracle::all_ops()) {
       const OpSig sig = op_info(op).sig;
       if (sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d || sig == OpSig::Embedding ||
-          sig == OpSig::AvgPool1d || sig == OpSig::AdaptivePool1d || sig == OpSig::MaxPool1d || sig == OpSig::Unfold4d) {
+          sig == OpSig::AvgPool1d || sig == OpSig::AdaptivePool1d || sig == OpSig::MaxPool1d || sig == OpSig::Unfold4d ||
+          sig == OpSig::Fold4d || sig == OpSig::Interpolate) {
         out.push_back(op);
       }
     }
@@ -227,7 +228,7 @@ inline rc::Gen<oracle::GraphSpec> module_graph(Values mode) {
       rc::gen::mapcat(
           rc::gen::tuple(backend(), rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64}), rc::gen::elementOf(module_ops()),
                          rc::gen::inRange<std::size_t>(1, 3), rc::gen::inRange<std::size_t>(1, 4), rc::gen::inRange<std::size_t>(1, 8),
-                         rc::gen::inRange<std::size_t>(1, 8), rc::gen::inRange<std::size_t>(0, 576), rc::gen::arbitrary<bool>()),
+                         rc::gen::inRange<std::size_t>(1, 8), rc::gen::inRange<std::size_t>(0, 800), rc::gen::arbitrary<bool>()),
           [mode](const auto& t) {
             const auto [b_, dtype_, op_, n, c, h, w, dim1_, tanh_] = t;
             const std::size_t b = b_, dim1 = dim1_;
@@ -236,8 +237,12 @@ inline rc::Gen<oracle::GraphSpec> module_graph(Values mode) {
             const bool tanh = tanh_;
             const OpSig sig = op_info(op).sig;
             const bool one_d = sig == OpSig::AvgPool1d || sig == OpSig::AdaptivePool1d || sig == OpSig::MaxPool1d;
+            // fold4d folds unfold4d's result of the step's output size, kernel and options (a rank-4
+            // leaf when they do not fit: normalized() drops the step and the draw is redone).
+            const auto folded = sig == OpSig::Fold4d ? oracle::fold4d_graph_input(dim1, n, c) : std::nullopt;
             const std::vector<std::size_t> shape = sig == OpSig::Embedding ? std::vector<std::size_t>{h, w}
                                                    : one_d                 ? std::vector<std::size_t>{n, c, w}
+                                                   : folded                ? *folded
                                                                            : std::vector<std::size_t>{n, c, h, w};
             auto value = mode == Values::Positive ? positive_value() : float_value(false);
             return rc::gen::map(rc::gen::container<std::vector<double>>(oracle::element_count(shape), value), [=](std::vector<double> v) {

@@ -263,6 +263,24 @@ std::map<std::string, Trigger> triggers() {
                             "max_pool2d has a window with no input cell along dim 2: kernel_size [2, 1], dilation [2, 1] and "
                             "padding [1, 0] step over its 1 cells.",
                             ""};
+  t["fold-channels"] = {[] {
+                          Dispatch::fold4d(nd_f32(std::vector<float>(45), {1, 5, 9}), Size2{4, 4}, Size2{2, 2},
+                                           UnfoldOptions{{1, 1}, {0, 0}, {1, 1}});
+                        },
+                        "fold4d needs the input's dim 1 to be a multiple of the kernel's 4 cells (kernel_size [2, 2]), got shape "
+                        "[1, 5, 9].",
+                        ""};
+  t["fold-blocks"] = {[] {
+                        Dispatch::fold4d(nd_f32(std::vector<float>(32), {1, 4, 8}), Size2{4, 4}, Size2{2, 2},
+                                         UnfoldOptions{{1, 1}, {0, 0}, {1, 1}});
+                      },
+                      "fold4d needs the input's dim 2 to be the number of blocks on the padded output, 3 * 3 = 9, got shape [1, 4, 8].",
+                      ""};
+  t["interpolate-mode"] = {[] {
+                             Dispatch::interpolate(nd_f32({1, 2, 3, 4}, {1, 1, 2, 2}), Size2{4, 4},
+                                                   InterpolateOptions{static_cast<InterpolateMode>(4), true});
+                           },
+                           "interpolate needs mode nearest (0), nearest_exact (1), bilinear (2) or bicubic (3), got 4.", ""};
   t["mask-select-shape"] = {[] {
                                Dispatch::float_mask_select(nd_f32(std::vector<float>(6), {2, 3}),
                                                            Dispatch::bool_from_data(TensorData::from_bool({true, false, true}, {3}),

@@ -488,6 +488,24 @@ std::map<std::string, Examples> examples() {
                             {"max_pool2d has a window with no input cell along dim 2: kernel_size [2, 1], dilation [2, 1] and padding [1, 0] step over its 1 cells",
                              "max_pool2d has a window with no input cell along dim x: kernel_size [2, 1], dilation [2, 1] and padding [1, 0] step over its 1 cells.",
                              "max_pool2d has a window without input cells along dim 2: kernel_size [2, 1], dilation [2, 1] and padding [1, 0] step over its 1 cells."}};
+  e["fold-channels"] = {"{op} needs the input's dim 1 to be a multiple of the kernel's {cells} cells (kernel_size {kernel}), got shape {shape}.",
+                        {"fold4d needs the input's dim 1 to be a multiple of the kernel's 4 cells (kernel_size [2, 2]), got shape [1, 5, 9]."},
+                        {"fold4d needs the input's dim 1 to be a multiple of the kernel's 4 cells (kernel_size [2, 2]), got shape [1, 5, 9]",
+                         "fold4d needs the input's dim 1 to be a multiple of the kernel's four cells (kernel_size [2, 2]), got shape [1, 5, 9].",
+                         "fold4d needs the input's dim 1 to be a multiple of the kernel's 4 cells (kernel_size (2, 2)), got shape [1, 5, 9]."}};
+  e["fold-blocks"] = {"{op} needs the input's dim 2 to be the number of blocks on the padded output, {rows} * {cols} = {blocks}, got shape {shape}.",
+                      {"fold4d needs the input's dim 2 to be the number of blocks on the padded output, 3 * 3 = 9, got shape [1, 4, 8].",
+                       "fold4d needs the input's dim 2 to be the number of blocks on the padded output, 2^64 or more * 1 = 2^64 or more, got "
+                       "shape [1, 1, 1]."},
+                      {"fold4d needs the input's dim 2 to be the number of blocks on the padded output, 3 * 3 = 9, got shape [1, 4, 8]",
+                       "fold4d needs the input's dim 2 to be the number of blocks on the padded output, 3 x 3 = 9, got shape [1, 4, 8].",
+                       "fold4d needs the input's dim 2 to be the number of blocks on the padded output, 2^63 * 1 = 2^63, got shape [1, 1, 1]."}};
+  e["interpolate-mode"] = {"{op} needs mode nearest (0), nearest_exact (1), bilinear (2) or bicubic (3), got {mode}.",
+                           {"interpolate needs mode nearest (0), nearest_exact (1), bilinear (2) or bicubic (3), got 4.",
+                            "interpolate_backward needs mode nearest (0), nearest_exact (1), bilinear (2) or bicubic (3), got 255."},
+                           {"interpolate needs mode nearest (0), nearest_exact (1), bilinear (2) or bicubic (3), got 4",
+                            "interpolate needs mode nearest (0), nearest_exact (1), bilinear (2) or bicubic (3), got -1.",
+                            "interpolate needs mode nearest, nearest_exact, bilinear or bicubic, got 4."}};
   e["mask-select-shape"] = {"{op} needs a mask of the tensor's shape {expected}, got {got}.",
                             {"float_mask_select needs a mask of the tensor's shape [2, 3], got [3].",
                              "float_mask_select needs a mask of the tensor's shape [], got [1]."},

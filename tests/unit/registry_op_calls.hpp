@@ -248,6 +248,17 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     // unfold4d: the receiver as a [1, 1, 2, 3] image in 2x2 blocks, padding 1 across the width.
     case OpId::unfold4d:
       return Dispatch::unfold4d(Dispatch::float_reshape(x, {1, 1, 2, 3}), Size2{2, 2}, UnfoldOptions{{1, 1}, {0, 1}, {1, 1}});
+    // interpolate: the receiver as a [1, 1, 2, 3] image up to 3x4, bilinear over the half-pixel grid;
+    // its backward pass down to 3x2, bicubic with corners aligned (the other operand the gradient).
+    case OpId::interpolate:
+      return Dispatch::interpolate(Dispatch::float_reshape(x, {1, 1, 2, 3}), Size2{3, 4}, InterpolateOptions{InterpolateMode::Bilinear, false});
+    case OpId::interpolate_backward:
+      return Dispatch::interpolate_backward(Dispatch::float_reshape(x, {1, 1, 2, 3}), Dispatch::float_reshape(other, {1, 1, 3, 2}), Size2{3, 2},
+                                            InterpolateOptions{InterpolateMode::Bicubic, true});
+    // fold4d: the receiver as three 2x1 blocks ([1, 2, 3]) folded onto a 4x1 plane (the middle rows
+    // add two blocks).
+    case OpId::fold4d:
+      return Dispatch::fold4d(Dispatch::float_reshape(x, {1, 2, 3}), Size2{4, 1}, Size2{2, 1}, UnfoldOptions{{1, 1}, {0, 0}, {1, 1}});
     // The 1-D poolings: the receiver as two rows of 3 ([1, 2, 3]).
     case OpId::avg_pool1d:
       return Dispatch::avg_pool1d(Dispatch::float_reshape(x, {1, 2, 3}), AvgPool1dOptions{{2}, {2}, {1}, false, true});

@@ -113,6 +113,15 @@ bool ArgReader::flag() {
 
 ::crossgrad::Size1 ArgReader::size1() { return {dim()}; }
 
+::crossgrad::InterpolateOptions ArgReader::interpolate_options() {
+  const std::size_t mode = dim();
+  if (mode > 255) throw WireError("an interpolate mode code must be below 256, got " + std::to_string(mode));
+  ::crossgrad::InterpolateOptions o;
+  o.mode = static_cast<::crossgrad::InterpolateMode>(mode);
+  o.align_corners = flag();
+  return o;
+}
+
 ::crossgrad::UnfoldOptions ArgReader::unfold_options() {
   ::crossgrad::UnfoldOptions o;
   o.stride = size2();

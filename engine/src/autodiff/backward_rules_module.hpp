@@ -3,7 +3,6 @@
 // backward entry point, as in Burn's Autodiff<B> (avg_pool2d -> B::avg_pool2d_backward). Included by
 // instantiate.cpp only.
 #include "autodiff/autodiff_impl.hpp"
-#include "backends/composite_conv.hpp"
 
 namespace crossgrad {
 using autodiff_detail::record;
@@ -81,14 +80,33 @@ AutodiffTensor<B> Autodiff<B>::max_pool1d(const Tensor& x, const MaxPool1dOption
   });
 }
 
-// unfold4d copies cells into blocks; x's gradient adds each block cell's gradient back to the cell
-// it copied (PyTorch's col2im). Burn has no backward entry point for it (its unfold4d is a conv2d
-// whose gradient conv2d's rule gives): this rule scatters with the backend's own select_add.
+// unfold4d copies cells into blocks and fold4d adds blocks back onto cells: each is the other's
+// adjoint, so each one's gradient is the other (PyTorch's im2col / col2im backward). Burn has no
+// backward entry points for them (its defaults are conv2d / conv_transpose2d with a one-hot weight,
+// whose rules give the same).
 template <class B>
 AutodiffTensor<B> Autodiff<B>::unfold4d(const Tensor& x, const Size2& kernel_size, const UnfoldOptions& options) {
+  const Shape& s = B::shape(x.primitive);
+  const Size2 input_size{s.rank() == 4 ? s[2] : 0, s.rank() == 4 ? s[3] : 0};
+  return record<B>(B::unfold4d(x.primitive, kernel_size, options), {&x}, [input_size, kernel_size, options](const Primitive& g) {
+    return std::vector<Primitive>{B::fold4d(g, input_size, kernel_size, options)};
+  });
+}
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::fold4d(const Tensor& x, const Size2& output_size, const Size2& kernel_size,
+                                      const UnfoldOptions& options) {
+  return record<B>(B::fold4d(x.primitive, output_size, kernel_size, options), {&x}, [kernel_size, options](const Primitive& g) {
+    return std::vector<Primitive>{B::unfold4d(g, kernel_size, options)};
+  });
+}
+
+// interpolate's gradient is its adjoint, B::interpolate_backward (Burn's entry point).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::interpolate(const Tensor& x, const Size2& output_size, const InterpolateOptions& options) {
   const Primitive px = x.primitive;
-  return record<B>(B::unfold4d(px, kernel_size, options), {&x}, [px, kernel_size, options](const Primitive& g) {
-    return std::vector<Primitive>{backends::composite::fold4d_of_unfold<B>(px, g, kernel_size, options)};
+  return record<B>(B::interpolate(px, output_size, options), {&x}, [px, output_size, options](const Primitive& g) {
+    return std::vector<Primitive>{B::interpolate_backward(px, g, output_size, options)};
   });
 }
 

@@ -322,9 +322,9 @@ typename B::Tensor conv_transpose2d_weight_backward(const typename B::Tensor& x,
 
 // unfold4d: the index list of Note [Convolution as a gathered product] over the output grid
 // gathers every block's cells, padding cells 0: [batch, channels * k_h * k_w, out_h * out_w],
-// each element a copy. fold4d_of_unfold is its gradient (an engine step of Autodiff<B>'s rule, not
-// a registry op): each block cell's gradient added back to the input cell it copied, in the list's
-// order, the padding dropped.
+// each element a copy. fold4d, its adjoint (col2im), scatters the same list: each block cell added
+// to the output cell it names, in the list's order, the padding dropped; so fold4d is unfold4d's
+// gradient and unfold4d fold4d's.
 inline Im2col unfold4d_im2col(const rules::Conv2dPlan& p, const UnfoldOptions& o) {
   return {p.channels_in, p.in_h + 2 * o.padding[0], p.in_w + 2 * o.padding[1], p.k_h, p.k_w, p.out_h, p.out_w, o.stride, o.dilation};
 }
@@ -337,14 +337,11 @@ typename B::Tensor unfold4d(const typename B::Tensor& x, const Size2& kernel, co
 }
 
 template <class B>
-typename B::Tensor fold4d_of_unfold(const typename B::Tensor& x, const typename B::Tensor& grad, const Size2& kernel,
-                                    const UnfoldOptions& o) {
-  const rules::Conv2dPlan p = rules::plan_unfold4d(B::shape(x), B::dtype(x), kernel, o);
-  if (B::shape(x).num_elements() == 0 || p.out.num_elements() == 0) {
-    return B::float_full(B::shape(x), 0.0, B::dtype(x), B::device(x));
-  }
-  const typename B::Tensor cols = B::float_reshape(grad, Shape{p.batch, p.out.num_elements() / p.batch});
-  return scattered<B>(cols, unfold4d_im2col(p, o), p.batch, o.padding[0], o.padding[1]);
+typename B::Tensor fold4d(const typename B::Tensor& x, const Size2& output_size, const Size2& kernel, const UnfoldOptions& o) {
+  const rules::Conv2dPlan p = rules::plan_fold4d(B::shape(x), B::dtype(x), output_size, kernel, o);
+  const std::size_t n = B::shape(x).num_elements();
+  if (n == 0) return B::float_full(p.out, 0.0, B::dtype(x), B::device(x));
+  return scattered<B>(B::float_reshape(x, Shape{p.batch, n / p.batch}), unfold4d_im2col(p, o), p.batch, o.padding[0], o.padding[1]);
 }
 
 // conv_transpose1d and its backward passes: the backend's own conv_transpose2d passes on the

@@ -3,6 +3,7 @@
 #include <crossgrad/core/shape_rules.hpp>
 
 #include <array>
+#include <limits>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -187,6 +188,22 @@ void check_pool_indices(std::span<const std::int64_t> indices, std::size_t plane
   }
 }
 
+namespace {
+Pool2dPlan plan_interpolate_named(const Shape& x, DType dtype, const Size2& output_size, const InterpolateOptions& o,
+                                  std::string_view op) {
+  check_float_dtype(dtype, op);
+  check_rank4(x, op, "input");
+  if (static_cast<unsigned>(o.mode) > static_cast<unsigned>(InterpolateMode::Bicubic)) {
+    panic(PanicId::InterpolateMode, {{"op", std::string(op)}, {"mode", std::to_string(static_cast<unsigned>(o.mode))}});
+  }
+  check_at_least_one(output_size, "output_size", op);
+  if (x[2] == 0 || x[3] == 0) panic(PanicId::PoolEmptyInput, {{"op", std::string(op)}, {"shape", x.to_string()}});
+  const Pool2dPlan p = plan_of(x, output_size[0], output_size[1]);
+  (void)p.out.num_elements();  // shape-overflow
+  return p;
+}
+}  // namespace
+
 Pool2dPlan plan_avg_pool2d(const Shape& x, DType dtype, const AvgPool2dOptions& options) {
   return plan_avg(x, dtype, options, "avg_pool2d");
 }
@@ -297,6 +314,84 @@ Conv2dPlan plan_unfold4d(const Shape& x, DType dtype, const Size2& kernel, const
   p.channels_out = Shape{x[1], kernel[0], kernel[1]}.num_elements();  // shape-overflow
   p.out = Shape{p.batch, p.channels_out, Shape{p.out_h, p.out_w}.num_elements()};
   (void)p.out.num_elements();
+  return p;
+}
+
+// fold4d's grid of blocks over the padded output, one dim: padded = out + 2 padding computed without
+// wrapping (a padding near 2^63 gives a grid no input dim 2 can match, never a wrapped small one).
+namespace {
+__extension__ typedef unsigned __int128 Wide;  // -Wpedantic accepts it through this name
+
+struct FoldDim {
+  bool fits;         // the padded output holds the dilated kernel
+  std::size_t padded;  // when it does not (then no wrap happened)
+  Wide blocks;
+};
+FoldDim fold_dim(std::size_t out, std::size_t padding, std::size_t kernel, std::size_t dilation, std::size_t stride) {
+  const Wide padded = static_cast<Wide>(out) + 2 * static_cast<Wide>(padding);
+  const Wide span = static_cast<Wide>(dilation) * (kernel - 1) + 1;
+  if (padded < span) return {false, static_cast<std::size_t>(padded), 0};
+  return {true, 0, (padded - span) / stride + 1};
+}
+}  // namespace
+
+Conv2dPlan plan_fold4d(const Shape& x, DType dtype, const Size2& output_size, const Size2& kernel, const UnfoldOptions& o) {
+  constexpr std::string_view op = "fold4d";
+  check_float_dtype(dtype, op);
+  check_rank(x, 3, "[batch, block_cells, blocks]", op, "input");
+  check_at_least_one(kernel, "kernel_size", op);
+  check_at_least_one(o.stride, "stride", op);
+  check_at_least_one(o.dilation, "dilation", op);
+  check_at_least_one(output_size, "output_size", op);
+  const std::size_t cells = Shape{kernel[0], kernel[1]}.num_elements();  // shape-overflow
+  if (x[1] % cells != 0) {
+    panic(PanicId::FoldChannels,
+          {{"op", std::string(op)}, {"cells", std::to_string(cells)}, {"kernel", sizes_text(kernel)}, {"shape", x.to_string()}});
+  }
+  const FoldDim rows = fold_dim(output_size[0], o.padding[0], kernel[0], o.dilation[0], o.stride[0]);
+  const FoldDim cols = fold_dim(output_size[1], o.padding[1], kernel[1], o.dilation[1], o.stride[1]);
+  if (!rows.fits || !cols.fits) {
+    const Size2 span{o.dilation[0] * (kernel[0] - 1) + 1, o.dilation[1] * (kernel[1] - 1) + 1};
+    const Size2 padded{rows.fits ? output_size[0] + 2 * o.padding[0] : rows.padded,
+                       cols.fits ? output_size[1] + 2 * o.padding[1] : cols.padded};
+    panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", sizes_text(padded)}, {"kernel", sizes_text(span)}});
+  }
+  const Wide blocks = rows.blocks * cols.blocks;  // each below 2^65: no wrap
+  if (blocks != x[2]) {
+    const auto text = [](Wide v) {
+      return v > std::numeric_limits<std::size_t>::max() ? std::string("2^64 or more") : std::to_string(static_cast<std::size_t>(v));
+    };
+    panic(PanicId::FoldBlocks, {{"op", std::string(op)},
+                                {"rows", text(rows.blocks)},
+                                {"cols", text(cols.blocks)},
+                                {"blocks", text(blocks)},
+                                {"shape", x.to_string()}});
+  }
+  Conv2dPlan p;
+  p.batch = x[0];
+  p.channels_in = x[1] / cells;
+  p.channels_out = x[1];
+  p.in_h = output_size[0];
+  p.in_w = output_size[1];
+  p.k_h = kernel[0];
+  p.k_w = kernel[1];
+  p.out_h = static_cast<std::size_t>(rows.blocks);
+  p.out_w = static_cast<std::size_t>(cols.blocks);
+  p.out = Shape{p.batch, p.channels_in, output_size[0], output_size[1]};
+  (void)p.out.num_elements();  // shape-overflow
+  return p;
+}
+
+Pool2dPlan plan_interpolate(const Shape& x, DType dtype, const Size2& output_size, const InterpolateOptions& o) {
+  return plan_interpolate_named(x, dtype, output_size, o, "interpolate");
+}
+
+Pool2dPlan plan_interpolate_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype, const Size2& output_size,
+                                     const InterpolateOptions& o) {
+  constexpr std::string_view op = "interpolate_backward";
+  check_grad_dtype(x_dtype, grad_dtype, op);
+  const Pool2dPlan p = plan_interpolate_named(x, x_dtype, output_size, o, op);
+  check_grad_is_output(grad, p.out, op);
   return p;
 }
 

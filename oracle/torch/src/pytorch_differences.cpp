@@ -544,8 +544,11 @@ bool conv_padding_meets_non_finite(const Disagreement& d) {
   return !std::isfinite(d.cotangent);
 }
 
-// A convolution (conv1d, conv2d, conv_transpose1d, conv_transpose2d) or unfold4d (ATen's im2col:
+// A convolution (conv1d, conv2d, conv_transpose1d, conv_transpose2d), unfold4d (ATen's im2col:
 // "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions")
+// fold4d (col2im: "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and
+// non-zero dimensions") or interpolate and its backward pass (ATen's upsampling: "Non-empty 4D data
+// tensor expected but got a tensor with sizes [0, 0, 1, 1]", 0 channels, or 0 batch and 0 channels)
 // over an input with no elements (0 batch, 0 channels, or a
 // padded row or image of 0 cells): crossgrad's output is the bias alone (zeros without one) or
 // empty, its gradients zeros; ATen's convolution raises ("shape '[1, 0, 1, 1]' is invalid for input
@@ -553,7 +556,10 @@ bool conv_padding_meets_non_finite(const Disagreement& d) {
 // 0]"; its autograd on an empty batch: "view size is not compatible with input tensor's size and
 // stride").
 bool conv_empty_input(const Disagreement& d) {
-  if (!conv_padding(d.op, d.args) && d.op != OpId::unfold4d) return false;
+  if (!conv_padding(d.op, d.args) && d.op != OpId::unfold4d && d.op != OpId::fold4d && d.op != OpId::interpolate &&
+      d.op != OpId::interpolate_backward) {
+    return false;
+  }
   if (d.output != kRefused || d.operands.empty() || d.operands[0].shape.size() < 3) return false;
   for (std::size_t size : d.operands[0].shape) {
     if (size == 0) return true;
@@ -561,9 +567,48 @@ bool conv_empty_input(const Disagreement& d) {
   return false;
 }
 
+// interpolate's gradient (interpolate_backward's value, or interpolate's operand-0 gradient) in
+// bicubic mode when the output size is the input's in both dims: ATen's upsample_bicubic2d_backward
+// copies the gradient (a same-size special case its forward does not have); crossgrad's is the
+// adjoint of the forward, each output's gradient times the weights 0, 1, 0, 0 of its four taps per
+// axis, so a non-finite gradient gives NaN at the neighbouring cells (0 * inf) and a -0 comes back
+// +0 (found by this check).
+bool bicubic_backward_same_size(const Disagreement& d) {
+  const bool gradient = (d.op == OpId::interpolate_backward && d.output == -1) || (d.op == OpId::interpolate && d.output == 0);
+  if (!gradient || d.args.interpolate.mode != InterpolateMode::Bicubic || d.operands.empty()) return false;
+  const auto& x = d.operands[0].shape;
+  if (x.size() != 4 || x[2] != d.args.output_size[0] || x[3] != d.args.output_size[1]) return false;
+  return (std::isnan(d.crossgrad) && !std::isnan(d.torch)) ||
+         (d.crossgrad == 0 && d.torch == 0 && std::signbit(d.crossgrad) != std::signbit(d.torch));
+}
+
+// interpolate, its backward pass and its gradient in bicubic mode, with an inf or NaN among the
+// operands or the cotangent: where a source position falls within a rounding of a whole cell, a tap
+// whose weight is about 0 reads the non-finite value on one side and not (or with an exact 0) on
+// the other, so one side gives NaN or inf and the other a finite value or NaN. Two mechanisms, both
+// in ATen: Keys' polynomial evaluated in float is exactly 0 in crossgrad's documented operation
+// order and about 1e-7 in ATen's build (fused multiply-adds), and ATen's bicubic backward kernel
+// rounds source positions differently from its forward kernel (a probe against libtorch 1.13: its
+// forward's tap sets are crossgrad's for every size 1..24; its backward reads a cell the forward
+// does not at positions such as 1/3 (4 + 1/2) - 1/2). Finite operands agree within the bound.
+bool bicubic_non_finite_taps(const Disagreement& d) {
+  if ((d.op != OpId::interpolate && d.op != OpId::interpolate_backward) || d.args.interpolate.mode != InterpolateMode::Bicubic) {
+    return false;
+  }
+  if (std::isnan(d.crossgrad) == std::isnan(d.torch) && std::isfinite(d.crossgrad) == std::isfinite(d.torch)) return false;
+  for (const HostArray& a : d.operands) {
+    for (double v : a.values) {
+      if (!std::isfinite(v)) return true;
+    }
+  }
+  return !std::isfinite(d.cotangent);
+}
+
 constexpr PyTorchDifference kDifferences[] = {
     {"conv-padding-meets-non-finite", conv_padding_meets_non_finite},
     {"conv-empty-input", conv_empty_input},
+    {"bicubic-backward-same-size", bicubic_backward_same_size},
+    {"bicubic-non-finite-taps", bicubic_non_finite_taps},
     {"relu-negative-zero", relu_negative_zero},
     {"relu-nan-gradient", relu_nan_gradient},
     {"clamp-nan-gradient", clamp_nan_gradient},

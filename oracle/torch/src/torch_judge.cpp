@@ -178,8 +178,11 @@ std::optional<std::string> judge_against_torch(OpId op, const std::vector<HostAr
     // dims the operand was broadcast along: bit for bit where the value is exact and nothing was
     // summed; otherwise the value's bound with room for one more rounding, plus the bound of a sum
     // of `folded` terms (crossgrad sums in double, ATen in the dtype).
-    const std::size_t folded = std::max<std::size_t>(1, element_count(ref.value.shape)) /
-                               std::max<std::size_t>(1, element_count(operands[k].shape));
+    // interpolate's gradient scatters: a cell sums every output whose taps read it (weights of
+    // both signs, which can cancel), the terms interpolate_backward sums.
+    std::size_t folded = std::max<std::size_t>(1, element_count(ref.value.shape)) /
+                         std::max<std::size_t>(1, element_count(operands[k].shape));
+    if (op == OpId::interpolate) folded = std::max(folded, reference_reduction_length(OpId::interpolate_backward, operands, args));
     Bound grad_bound = bound;
     if (!bound.exact || folded > 1) {
       const Bound sum = bound_for(OpId::float_sum, dtype, std::max<std::size_t>(1, folded),

@@ -540,6 +540,36 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
       const UnfoldOptions& o = a.unfold;
       return at::im2col(t[0], ints(a.unfold_kernel), ints(o.dilation), ints(o.padding), ints(o.stride));
     }
+    // interpolate: ATen's upsample kernels by mode (F.interpolate's nearest, nearest-exact, bilinear,
+    // bicubic); interpolate_backward {x, grad}: their backward passes with x's size.
+    case OpId::interpolate:
+    case OpId::interpolate_backward: {
+      const std::vector<std::int64_t> out{std::int64_t(a.output_size[0]), std::int64_t(a.output_size[1])};
+      const bool ac = a.interpolate.align_corners;
+      const InterpolateMode mode = a.interpolate.mode;
+      if (op == OpId::interpolate) {
+        switch (mode) {
+          case InterpolateMode::Nearest: return at::upsample_nearest2d(t[0], out);
+          case InterpolateMode::NearestExact: return at::_upsample_nearest_exact2d(t[0], out);
+          case InterpolateMode::Bilinear: return at::upsample_bilinear2d(t[0], out, ac);
+          case InterpolateMode::Bicubic: return at::upsample_bicubic2d(t[0], out, ac);
+        }
+      } else {
+        const std::vector<std::int64_t> in(t[0].sizes().begin(), t[0].sizes().end());
+        switch (mode) {
+          case InterpolateMode::Nearest: return at::upsample_nearest2d_backward(t[1], out, in);
+          case InterpolateMode::NearestExact: return at::_upsample_nearest_exact2d_backward(t[1], out, in);
+          case InterpolateMode::Bilinear: return at::upsample_bilinear2d_backward(t[1], out, in, ac);
+          case InterpolateMode::Bicubic: return at::upsample_bicubic2d_backward(t[1], out, in, ac);
+        }
+      }
+      throw std::runtime_error("interpolate: no ATen mode " + std::to_string(static_cast<unsigned>(mode)));
+    }
+    case OpId::fold4d: {  // ATen's col2im (torch.nn.functional.fold)
+      const auto ints = [](const Size2& v) { return std::vector<std::int64_t>{std::int64_t(v[0]), std::int64_t(v[1])}; };
+      const UnfoldOptions& o = a.unfold;
+      return at::col2im(t[0], ints(a.output_size), ints(a.unfold_kernel), ints(o.dilation), ints(o.padding), ints(o.stride));
+    }
     case OpId::embedding: return at::embedding(t[0], t[1].to(at::kLong));
     case OpId::embedding_backward:  // {weights, indices, grad}
       return at::embedding_dense_backward(t[2], t[1].to(at::kLong), t[0].size(0), /*padding_idx=*/-1,

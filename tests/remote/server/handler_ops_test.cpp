@@ -188,6 +188,20 @@ std::vector<Args> arguments(const OpInfo& info) {
     case OpSig::Unfold4d:
       return {{.tensors = {image}, .dims = {2, 2, 1, 1, 1, 0, 1, 1}, .label = "2x2 blocks, padding [1, 0]"},
               {.tensors = {image}, .dims = {5, 1, 1, 1, 0, 0, 1, 1}, .label = "a kernel past the image"}};
+    // interpolate: output_size, then the mode code and align_corners; its backward pass x, then the
+    // gradient of the output size's shape.
+    case OpSig::Interpolate:
+      return {{.tensors = {image}, .dims = {6, 5, 2, 0}, .label = "bilinear 4x3 to 6x5, half-pixel"},
+              {.tensors = {image}, .dims = {3, 2, 3, 1}, .label = "bicubic down to 3x2, corners aligned"},
+              {.tensors = {image}, .dims = {2, 2, 4, 1}, .label = "an unknown mode"}};
+    case OpSig::InterpolateBackward:
+      return {{.tensors = {image, image_grad_k3s2}, .dims = {2, 2, 1, 0}, .label = "nearest_exact 4x3 to 2x2"},
+              {.tensors = {image, image_grad_k3s2}, .dims = {3, 2, 2, 1}, .label = "a gradient of another shape"}};
+    // fold4d: output_size, kernel_size, then stride, padding and dilation; the sequence [1, 2, 6] as
+    // six 2x1 blocks of one channel.
+    case OpSig::Fold4d:
+      return {{.tensors = {sequence}, .dims = {7, 1, 2, 1, 1, 1, 0, 0, 1, 1}, .label = "six 2x1 blocks onto 7x1"},
+              {.tensors = {sequence}, .dims = {6, 1, 2, 1, 1, 1, 0, 0, 1, 1}, .label = "one block too many"}};
     // The 1-D poolings: kernel_size, stride, padding (one value each), then count_include_pad or
     // dilation, then ceil_mode.
     case OpSig::AvgPool1d:
@@ -328,6 +342,11 @@ struct LocalArgs {
       return v;
     } else if constexpr (std::is_same_v<D, Size1>) {
       return Size1{args.dims.at(next_dim++)};
+    } else if constexpr (std::is_same_v<D, InterpolateOptions>) {
+      InterpolateOptions o;
+      o.mode = static_cast<InterpolateMode>(args.dims.at(next_dim++));
+      o.align_corners = get<bool>();
+      return o;
     } else if constexpr (std::is_same_v<D, UnfoldOptions>) {
       UnfoldOptions o;
       for (Size2* v : {&o.stride, &o.padding, &o.dilation}) *v = get<Size2>();

@@ -74,6 +74,20 @@ struct UnfoldOptions {
   bool operator==(const UnfoldOptions&) const = default;
 };
 
+// interpolate's algorithm (Burn's InterpolateMode, in Burn's order, without Lanczos3: PyTorch, the
+// peer every value is compared with, has no such mode). The values are the wire's and the fuzz
+// decoders' codes; any other value is refused (interpolate-mode).
+enum class InterpolateMode : std::uint8_t { Nearest = 0, NearestExact = 1, Bilinear = 2, Bicubic = 3 };
+
+// interpolate / interpolate_backward (Burn's InterpolateOptions; the output size is its own
+// argument). align_corners maps the corner cells' centres onto each other (Burn's default); false
+// maps the half-pixel grids. The nearest modes ignore it (PyTorch takes none for them).
+struct InterpolateOptions {
+  InterpolateMode mode = InterpolateMode::Nearest;
+  bool align_corners = true;
+  bool operator==(const InterpolateOptions&) const = default;
+};
+
 // conv2d and its backward passes (Burn's ConvOptions<2>, in Burn's order). The kernel size is the
 // weight's last two dims; a kernel of k cells every dilation cells spans dilation (k - 1) + 1.
 struct Conv2dOptions {

@@ -207,6 +207,25 @@ ConvTranspose2dOptions conv_transpose2d_options_of(const ConvTranspose1dOptions&
 // out_h * out_w].
 Conv2dPlan plan_unfold4d(const Shape& x, DType dtype, const Size2& kernel_size, const UnfoldOptions& options);
 
+// fold4d(x, output_size, kernel_size, options), unfold4d's adjoint, in this order: x float
+// (unsupported-dtype) of rank 3 (module-input-rank), kernel_size, stride, dilation and output_size
+// at least 1 (module-option-zero), x's dim 1 a multiple of the kernel's cells (fold-channels), the
+// padded output at least the dilated kernel (pool-kernel-too-large), x's dim 2 the number of blocks
+// on it (fold-blocks), the result's size (shape-overflow). The plan is unfold4d's of the result
+// (in_h, in_w the output size; out_h, out_w the grid of blocks; channels_in its channels,
+// channels_out x's dim 1), with out the result [batch, channels, output_h, output_w].
+Conv2dPlan plan_fold4d(const Shape& x, DType dtype, const Size2& output_size, const Size2& kernel_size,
+                       const UnfoldOptions& options);
+
+// interpolate(x, output_size, options), in this order: x float (unsupported-dtype) of rank 4
+// (module-input-rank), a known mode (interpolate-mode), output_size at least 1 (module-option-zero),
+// x at least 1 in height and width (pool-empty-input), the result's size (shape-overflow).
+Pool2dPlan plan_interpolate(const Shape& x, DType dtype, const Size2& output_size, const InterpolateOptions& options);
+// interpolate_backward(x, grad, output_size, options): grad of x's dtype (dtype-mismatch),
+// interpolate's checks, then grad of the output's shape (pool-grad-shape).
+Pool2dPlan plan_interpolate_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype, const Size2& output_size,
+                                     const InterpolateOptions& options);
+
 // Raised by Autodiff<B> for the ops that are themselves backward passes (Rule NotDifferentiable),
 // as Burn's Autodiff<B> does: not-differentiable.
 [[noreturn]] void not_differentiable(std::string_view op);

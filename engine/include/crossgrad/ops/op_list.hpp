@@ -315,7 +315,10 @@
   X(max_pool1d, max_pool1d, MaxPool1d, Float, Float, Backward) \
   X(max_pool1d_indices, max_pool1d_indices, MaxPool1d, Float, Int, None) \
   X(max_pool1d_with_indices_backward, max_pool1d_with_indices_backward, MaxPool1dBackward, Float, Float, NotDifferentiable) \
-  X(unfold4d, unfold4d, Unfold4d, Float, Float, Backward)
+  X(unfold4d, unfold4d, Unfold4d, Float, Float, Backward) \
+  X(fold4d, fold4d, Fold4d, Float, Float, Backward) \
+  X(interpolate, interpolate, Interpolate, Float, Float, Backward) \
+  X(interpolate_backward, interpolate_backward, InterpolateBackward, Float, Float, NotDifferentiable)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -411,6 +414,13 @@
 #define CROSSGRAD_SIG_PARAMS_AvgPool1d(T, I) (const T& tensor, const ::crossgrad::AvgPool1dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_Unfold4d(T, I) \
   (const T& tensor, const ::crossgrad::Size2& kernel_size, const ::crossgrad::UnfoldOptions& options)
+#define CROSSGRAD_SIG_PARAMS_Fold4d(T, I) \
+  (const T& tensor, const ::crossgrad::Size2& output_size, const ::crossgrad::Size2& kernel_size, \
+   const ::crossgrad::UnfoldOptions& options)
+#define CROSSGRAD_SIG_PARAMS_Interpolate(T, I) \
+  (const T& tensor, const ::crossgrad::Size2& output_size, const ::crossgrad::InterpolateOptions& options)
+#define CROSSGRAD_SIG_PARAMS_InterpolateBackward(T, I) \
+  (const T& tensor, const T& grad, const ::crossgrad::Size2& output_size, const ::crossgrad::InterpolateOptions& options)
 #define CROSSGRAD_SIG_PARAMS_AvgPool1dBackward(T, I) \
   (const T& tensor, const T& grad, const ::crossgrad::AvgPool1dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_AdaptivePool1d(T, I) (const T& tensor, const ::crossgrad::Size1& output_size)
@@ -471,6 +481,9 @@
 #define CROSSGRAD_SIG_CLASS_ConvTranspose1dBackward ZIP3_WITH
 #define CROSSGRAD_SIG_CLASS_AvgPool1d MAP
 #define CROSSGRAD_SIG_CLASS_Unfold4d MAP
+#define CROSSGRAD_SIG_CLASS_Fold4d MAP
+#define CROSSGRAD_SIG_CLASS_Interpolate MAP
+#define CROSSGRAD_SIG_CLASS_InterpolateBackward ZIP_WITH
 #define CROSSGRAD_SIG_CLASS_AvgPool1dBackward ZIP_WITH
 #define CROSSGRAD_SIG_CLASS_AdaptivePool1d MAP
 #define CROSSGRAD_SIG_CLASS_AdaptivePool1dBackward ZIP_WITH
@@ -515,6 +528,9 @@
 #define CROSSGRAD_SIG_EXTRA_ConvTranspose1dBackward , options
 #define CROSSGRAD_SIG_EXTRA_AvgPool1d , options
 #define CROSSGRAD_SIG_EXTRA_Unfold4d , kernel_size, options
+#define CROSSGRAD_SIG_EXTRA_Fold4d , output_size, kernel_size, options
+#define CROSSGRAD_SIG_EXTRA_Interpolate , output_size, options
+#define CROSSGRAD_SIG_EXTRA_InterpolateBackward , output_size, options
 #define CROSSGRAD_SIG_EXTRA_AvgPool1dBackward , options
 #define CROSSGRAD_SIG_EXTRA_AdaptivePool1d , output_size
 #define CROSSGRAD_SIG_EXTRA_AdaptivePool1dBackward
@@ -568,6 +584,10 @@
 #define CROSSGRAD_SIG_TAIL_ConvTranspose1dBackward , const ::crossgrad::ConvTranspose1dOptions& options
 #define CROSSGRAD_SIG_TAIL_AvgPool1d (const ::crossgrad::AvgPool1dOptions& options)
 #define CROSSGRAD_SIG_TAIL_Unfold4d (const ::crossgrad::Size2& kernel_size, const ::crossgrad::UnfoldOptions& options)
+#define CROSSGRAD_SIG_TAIL_Fold4d \
+  (const ::crossgrad::Size2& output_size, const ::crossgrad::Size2& kernel_size, const ::crossgrad::UnfoldOptions& options)
+#define CROSSGRAD_SIG_TAIL_Interpolate (const ::crossgrad::Size2& output_size, const ::crossgrad::InterpolateOptions& options)
+#define CROSSGRAD_SIG_TAIL_InterpolateBackward , const ::crossgrad::Size2& output_size, const ::crossgrad::InterpolateOptions& options
 #define CROSSGRAD_SIG_TAIL_AvgPool1dBackward , const ::crossgrad::AvgPool1dOptions& options
 #define CROSSGRAD_SIG_TAIL_AdaptivePool1d (const ::crossgrad::Size1& output_size)
 #define CROSSGRAD_SIG_TAIL_AdaptivePool1dBackward
@@ -627,6 +647,9 @@
 #define CROSSGRAD_SIG_ARGS_ConvTranspose1dBackward tensor, weight, grad, options
 #define CROSSGRAD_SIG_ARGS_AvgPool1d tensor, options
 #define CROSSGRAD_SIG_ARGS_Unfold4d tensor, kernel_size, options
+#define CROSSGRAD_SIG_ARGS_Fold4d tensor, output_size, kernel_size, options
+#define CROSSGRAD_SIG_ARGS_Interpolate tensor, output_size, options
+#define CROSSGRAD_SIG_ARGS_InterpolateBackward tensor, grad, output_size, options
 #define CROSSGRAD_SIG_ARGS_AvgPool1dBackward tensor, grad, options
 #define CROSSGRAD_SIG_ARGS_AdaptivePool1d tensor, output_size
 #define CROSSGRAD_SIG_ARGS_AdaptivePool1dBackward tensor, grad
@@ -664,7 +687,8 @@ enum class OpId : std::uint16_t {
   X(Embedding) X(EmbeddingBackward) X(Linear) X(LinearXBackward) X(LinearWeightBackward) X(LinearBiasBackward) \
   X(Conv2d) X(Conv2dBackward) X(Conv2dBiasBackward) X(ConvTranspose2d) X(ConvTranspose2dBackward) \
   X(Conv1d) X(Conv1dBackward) X(Conv1dBiasBackward) X(ConvTranspose1d) X(ConvTranspose1dBackward) \
-  X(AvgPool1d) X(AvgPool1dBackward) X(AdaptivePool1d) X(AdaptivePool1dBackward) X(MaxPool1d) X(MaxPool1dBackward) X(Unfold4d)
+  X(AvgPool1d) X(AvgPool1dBackward) X(AdaptivePool1d) X(AdaptivePool1dBackward) X(MaxPool1d) X(MaxPool1dBackward) X(Unfold4d) X(Fold4d) \
+  X(Interpolate) X(InterpolateBackward)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

@@ -2,6 +2,7 @@
 #include "map_kernels.cuh"
 #include "../composite_ops.hpp"
 #include "../composite_conv.hpp"
+#include "../composite_interpolate.hpp"
 #include "../composite_linear.hpp"
 #include "../composite_pool.hpp"
 
@@ -98,6 +99,20 @@ CudaTensor Cuda::max_pool1d_with_indices_backward(const CudaTensor& tensor, cons
 // unfold4d: the blocks gathered by the convolution's index list (Note [Convolution as a gathered product]).
 CudaTensor Cuda::unfold4d(const CudaTensor& tensor, const Size2& kernel_size, const UnfoldOptions& options) {
   return composite::unfold4d<Cuda>(tensor, kernel_size, options);
+}
+// fold4d: unfold4d's index list scattered back (col2im).
+CudaTensor Cuda::fold4d(const CudaTensor& tensor, const Size2& output_size, const Size2& kernel_size,
+                          const UnfoldOptions& options) {
+  return composite::fold4d<Cuda>(tensor, output_size, kernel_size, options);
+}
+// interpolate and its backward pass: two passes of this backend's select (select_add) and mul per
+// axis (Note [Interpolation as separable taps]).
+CudaTensor Cuda::interpolate(const CudaTensor& tensor, const Size2& output_size, const InterpolateOptions& options) {
+  return composite::interpolate<Cuda>(tensor, output_size, options);
+}
+CudaTensor Cuda::interpolate_backward(const CudaTensor& tensor, const CudaTensor& grad, const Size2& output_size,
+                                   const InterpolateOptions& options) {
+  return composite::interpolate_backward<Cuda>(tensor, grad, output_size, options);
 }
 // conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
 CudaTensor Cuda::conv_transpose1d(const CudaTensor& tensor, const CudaTensor& weight, const std::optional<CudaTensor>& bias, const ConvTranspose1dOptions& options) {

@@ -2,6 +2,7 @@
 #include "common.hpp"
 #include "../composite_ops.hpp"
 #include "../composite_conv.hpp"
+#include "../composite_interpolate.hpp"
 #include "../composite_linear.hpp"
 #include "../composite_pool.hpp"
 
@@ -94,6 +95,20 @@ FlexTensor Flex::max_pool1d_with_indices_backward(const FlexTensor& tensor, cons
 // unfold4d: the blocks gathered by the convolution's index list (Note [Convolution as a gathered product]).
 FlexTensor Flex::unfold4d(const FlexTensor& tensor, const Size2& kernel_size, const UnfoldOptions& options) {
   return composite::unfold4d<Flex>(tensor, kernel_size, options);
+}
+// fold4d: unfold4d's index list scattered back (col2im).
+FlexTensor Flex::fold4d(const FlexTensor& tensor, const Size2& output_size, const Size2& kernel_size,
+                          const UnfoldOptions& options) {
+  return composite::fold4d<Flex>(tensor, output_size, kernel_size, options);
+}
+// interpolate and its backward pass: two passes of this backend's select (select_add) and mul per
+// axis (Note [Interpolation as separable taps]).
+FlexTensor Flex::interpolate(const FlexTensor& tensor, const Size2& output_size, const InterpolateOptions& options) {
+  return composite::interpolate<Flex>(tensor, output_size, options);
+}
+FlexTensor Flex::interpolate_backward(const FlexTensor& tensor, const FlexTensor& grad, const Size2& output_size,
+                                   const InterpolateOptions& options) {
+  return composite::interpolate_backward<Flex>(tensor, grad, output_size, options);
 }
 // conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
 FlexTensor Flex::conv_transpose1d(const FlexTensor& tensor, const FlexTensor& weight, const std::optional<FlexTensor>& bias, const ConvTranspose1dOptions& options) {

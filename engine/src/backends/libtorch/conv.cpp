@@ -7,6 +7,7 @@
 #include "plugin.hpp"
 
 #include "../composite_conv.hpp"
+#include "../composite_interpolate.hpp"
 
 #include <crossgrad/core/module_rules.hpp>
 
@@ -169,6 +170,21 @@ LibTorchTensor LibTorch::conv_transpose1d_bias_backward(const LibTorchTensor& te
 // unfold4d: the blocks gathered by the convolution's index list over LibTorch's own select.
 LibTorchTensor LibTorch::unfold4d(const LibTorchTensor& tensor, const Size2& kernel_size, const UnfoldOptions& options) {
   return composite::unfold4d<LibTorch>(tensor, kernel_size, options);
+}
+
+// fold4d: unfold4d's index list scattered back over LibTorch's own select_add.
+LibTorchTensor LibTorch::fold4d(const LibTorchTensor& tensor, const Size2& output_size, const Size2& kernel_size,
+                                const UnfoldOptions& options) {
+  return composite::fold4d<LibTorch>(tensor, output_size, kernel_size, options);
+}
+// interpolate and its backward pass: two passes of this backend's select (select_add) and mul per
+// axis (Note [Interpolation as separable taps]).
+LibTorchTensor LibTorch::interpolate(const LibTorchTensor& tensor, const Size2& output_size, const InterpolateOptions& options) {
+  return composite::interpolate<LibTorch>(tensor, output_size, options);
+}
+LibTorchTensor LibTorch::interpolate_backward(const LibTorchTensor& tensor, const LibTorchTensor& grad, const Size2& output_size,
+                                   const InterpolateOptions& options) {
+  return composite::interpolate_backward<LibTorch>(tensor, grad, output_size, options);
 }
 
 }  // namespace crossgrad::backends

@@ -2,6 +2,7 @@
 #include "common.hpp"
 #include "../composite_ops.hpp"
 #include "../composite_conv.hpp"
+#include "../composite_interpolate.hpp"
 #include "../composite_linear.hpp"
 #include "../composite_pool.hpp"
 
@@ -98,6 +99,20 @@ NdArrayTensor NdArray::max_pool1d_with_indices_backward(const NdArrayTensor& ten
 // unfold4d: the blocks gathered by the convolution's index list (Note [Convolution as a gathered product]).
 NdArrayTensor NdArray::unfold4d(const NdArrayTensor& tensor, const Size2& kernel_size, const UnfoldOptions& options) {
   return composite::unfold4d<NdArray>(tensor, kernel_size, options);
+}
+// fold4d: unfold4d's index list scattered back (col2im).
+NdArrayTensor NdArray::fold4d(const NdArrayTensor& tensor, const Size2& output_size, const Size2& kernel_size,
+                          const UnfoldOptions& options) {
+  return composite::fold4d<NdArray>(tensor, output_size, kernel_size, options);
+}
+// interpolate and its backward pass: two passes of this backend's select (select_add) and mul per
+// axis (Note [Interpolation as separable taps]).
+NdArrayTensor NdArray::interpolate(const NdArrayTensor& tensor, const Size2& output_size, const InterpolateOptions& options) {
+  return composite::interpolate<NdArray>(tensor, output_size, options);
+}
+NdArrayTensor NdArray::interpolate_backward(const NdArrayTensor& tensor, const NdArrayTensor& grad, const Size2& output_size,
+                                   const InterpolateOptions& options) {
+  return composite::interpolate_backward<NdArray>(tensor, grad, output_size, options);
 }
 // conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
 NdArrayTensor NdArray::conv_transpose1d(const NdArrayTensor& tensor, const NdArrayTensor& weight, const std::optional<NdArrayTensor>& bias, const ConvTranspose1dOptions& options) {

@@ -111,6 +111,10 @@ std::optional<std::vector<std::size_t>> broadcast_shape(const std::vector<std::s
                                                         const std::vector<std::size_t>& b);
 std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std::vector<std::size_t>& lhs,
                                                      const std::vector<std::size_t>& rhs);
+// The input a fold4d step with this dim1 folds: unfold4d's result [batch, channels k_h k_w, blocks]
+// over [batch, channels, output_size] under the step's kernel and options; nullopt when the kernel
+// does not fit its output size.
+std::optional<std::vector<std::size_t>> fold4d_graph_input(std::size_t dim1, std::size_t batch, std::size_t channels);
 // Operands resolved (modulo), dims resolved, any step whose shapes do not fit turned into Neg of
 // its lhs; at least one leaf; hop targets and leaf_backends (resized to the leaf count, padded
 // with `backend`) modulo all_backends().size(). Every run_* function normalises first.

@@ -58,7 +58,8 @@ struct OpArgs {
   std::size_t k = 0;                               // TopK (argtopk, topk), with dim
   IndexingUpdateOp update = IndexingUpdateOp::Assign;  // ScatterUpdate (with dim), ScatterNd
   AvgPool2dOptions avg_pool2d;                      // AvgPool2d, AvgPool2dBackward
-  Size2 output_size{1, 1};                          // AdaptivePool2d
+  Size2 output_size{1, 1};                          // AdaptivePool2d, Fold4d, Interpolate(Backward)
+  InterpolateOptions interpolate;                   // Interpolate, InterpolateBackward
   MaxPool2dOptions max_pool2d;                      // MaxPool2d, MaxPool2dBackward
   Conv2dOptions conv2d;                             // Conv2d, Conv2dBackward
   ConvTranspose2dOptions conv_transpose2d;          // ConvTranspose2d, ConvTranspose2dBackward
@@ -67,8 +68,8 @@ struct OpArgs {
   AvgPool1dOptions avg_pool1d;                      // AvgPool1d, AvgPool1dBackward
   Size1 output_size_1d{1};                          // AdaptivePool1d
   MaxPool1dOptions max_pool1d;                      // MaxPool1d, MaxPool1dBackward
-  Size2 unfold_kernel{1, 1};                        // Unfold4d's kernel_size
-  UnfoldOptions unfold;                             // Unfold4d
+  Size2 unfold_kernel{1, 1};                        // Unfold4d's and Fold4d's kernel_size
+  UnfoldOptions unfold;                             // Unfold4d, Fold4d
   bool tracked = false;  // the operands are on an autodiff device: Mul, Min and Max scatters panic
                          // scatter-update-gradient once their other checks pass
 };
@@ -78,7 +79,7 @@ struct OpArgs {
 // Conv1dBiasBackward and Conv2dBiasBackward {x, bias, grad};
 // Linear {x, weight} or {x, weight, bias}; LinearXBackward {weight, grad}; LinearWeightBackward {x, grad};
 // The operands, by Sig: Binary and BinaryDim {lhs, rhs}; AvgPool2dBackward, AdaptivePool2dBackward and their
-// 1-D forms {x, grad}; MaxPool2dBackward and MaxPool1dBackward {x, indices, grad}; Embedding {weights, indices}; EmbeddingBackward {weights, indices, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
+// 1-D forms and InterpolateBackward {x, grad}; MaxPool2dBackward and MaxPool1dBackward {x, indices, grad}; Embedding {weights, indices}; EmbeddingBackward {weights, indices, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
 // SelectAssign, Scatter, ScatterUpdate and ScatterNd {tensor, indices, values}; MaskWhere {tensor, mask, value}; MaskSelect {tensor, mask}; MaskFill {tensor, mask} (the
 // fill value is OpArgs::scalar); Cat the list (possibly empty); every other Sig {tensor}.
 struct ReferenceResult {
@@ -94,6 +95,9 @@ std::optional<std::vector<std::size_t>> max_pool2d_shape(const std::vector<std::
 // unfold4d's result shape, by the oracle's own rule; nullopt when invalid.
 std::optional<std::vector<std::size_t>> unfold4d_shape(const std::vector<std::size_t>& x, const Size2& kernel,
                                                        const UnfoldOptions& options);
+// fold4d's result shape, by the oracle's own rule; nullopt when invalid.
+std::optional<std::vector<std::size_t>> fold4d_shape(const std::vector<std::size_t>& x, const Size2& output_size,
+                                                     const Size2& kernel, const UnfoldOptions& options);
 // The 1-D poolings' result shapes, by the oracle's own rule; nullopt when invalid.
 std::optional<std::vector<std::size_t>> avg_pool1d_shape(const std::vector<std::size_t>& x, const AvgPool1dOptions& options);
 std::optional<std::vector<std::size_t>> max_pool1d_shape(const std::vector<std::size_t>& x, const MaxPool1dOptions& options);

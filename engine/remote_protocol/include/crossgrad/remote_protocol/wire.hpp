@@ -24,6 +24,7 @@
 //   AvgPool1dOptions             -> dims (5: kernel_size, stride, padding, count_include_pad, ceil_mode)
 //   MaxPool1dOptions             -> dims (5: kernel_size, stride, padding, dilation, ceil_mode)
 //   UnfoldOptions                -> dims (6: stride, padding, dilation)
+//   InterpolateOptions           -> dims (2: mode code, align_corners)
 // The client calls put_args(call, args...) with the op's arguments; the server walks the served
 // backend's function type with an ArgReader, which throws WireError when an argument is missing or
 // one is left over (finish()), so a call whose shape does not fit the op's Sig is INVALID_ARGUMENT.
@@ -114,6 +115,10 @@ inline void put_arg(proto::OpCall& call, const ::crossgrad::Size2& size) {
   call.add_dims(size[1]);
 }
 inline void put_arg(proto::OpCall& call, const ::crossgrad::Size1& size) { call.add_dims(size[0]); }
+inline void put_arg(proto::OpCall& call, const ::crossgrad::InterpolateOptions& o) {
+  call.add_dims(static_cast<std::uint64_t>(o.mode));
+  call.add_dims(o.align_corners ? 1 : 0);
+}
 inline void put_arg(proto::OpCall& call, const ::crossgrad::UnfoldOptions& o) {
   put_arg(call, o.stride);
   put_arg(call, o.padding);
@@ -225,6 +230,9 @@ class ArgReader {
   ::crossgrad::AvgPool1dOptions avg_pool1d_options();  // the next five dims (put_arg's order)
   ::crossgrad::MaxPool1dOptions max_pool1d_options();  // the next five dims (put_arg's order)
   ::crossgrad::UnfoldOptions unfold_options();          // the next six dims (put_arg's order)
+  // The next two dims: a mode code below 256 (the engine refuses the codes it does not know with
+  // its catalog panic, as for a local call), then align_corners.
+  ::crossgrad::InterpolateOptions interpolate_options();
   ::crossgrad::MaxPool2dOptions max_pool2d_options();  // the next nine dims (put_arg's order)
   ::crossgrad::Conv2dOptions conv2d_options();          // the next seven dims (put_arg's order)
   ::crossgrad::ConvTranspose2dOptions conv_transpose2d_options();  // the next nine dims (put_arg's order)
