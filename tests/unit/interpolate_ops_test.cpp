@@ -93,6 +93,29 @@ TYPED_TEST(InterpolateOps, GradientIsTheAdjoint) {
   }
 }
 
+// Every backend computes the same taps, weights and terms in the same order (Flex in one kernel per
+// plane, the others as passes of their own ops): NdArray's bits, on values that round.
+TYPED_TEST(InterpolateOps, EveryBackendGivesNdArraysBits) {
+  std::vector<double> v(2 * 3 * 5 * 4);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>((i * 37) % 23) / 7.0 - 1.3;
+  for (const DType dt : kDtypes) {
+    for (const InterpolateMode m : {InterpolateMode::Nearest, InterpolateMode::NearestExact, InterpolateMode::Bilinear, InterpolateMode::Bicubic}) {
+      for (const bool align : {false, true}) {
+        for (const Size2 out : {Size2{7, 3}, Size2{2, 9}, Size2{5, 4}}) {
+          const InterpolateOptions o{m, align};
+          const DispatchTensor here = tensor_on(plain_device<TypeParam>(), v, dt, {2, 3, 5, 4});
+          const DispatchTensor reference = tensor_on(DispatchDevice::NdArray(), v, dt, {2, 3, 5, 4});
+          EXPECT_EQ(values(Dispatch::interpolate(here, out, o)), values(Dispatch::interpolate(reference, out, o)));
+          const std::vector<double> g(2 * 3 * out[0] * out[1], 0.75);
+          const Shape gs{2, 3, out[0], out[1]};
+          EXPECT_EQ(values(Dispatch::interpolate_backward(here, tensor_on(plain_device<TypeParam>(), g, dt, gs), out, o)),
+                    values(Dispatch::interpolate_backward(reference, tensor_on(DispatchDevice::NdArray(), g, dt, gs), out, o)));
+        }
+      }
+    }
+  }
+}
+
 TYPED_TEST(InterpolateOps, BadArgumentsPanicInOrder) {
   const DispatchDevice device = plain_device<TypeParam>();
   const DispatchTensor x = tensor_on(device, {1, 2, 3, 4}, DType::F32, {1, 1, 2, 2});

@@ -101,11 +101,8 @@ FlexTensor Flex::fold4d(const FlexTensor& tensor, const Size2& output_size, cons
                           const UnfoldOptions& options) {
   return composite::fold4d<Flex>(tensor, output_size, kernel_size, options);
 }
-// interpolate and its backward pass: two passes of this backend's select (select_add) and mul per
-// axis (Note [Interpolation as separable taps]).
-FlexTensor Flex::interpolate(const FlexTensor& tensor, const Size2& output_size, const InterpolateOptions& options) {
-  return composite::interpolate<Flex>(tensor, output_size, options);
-}
+// interpolate's backward pass: two passes of this backend's select_add and mul, one per axis (Note
+// [Interpolation as separable taps]); the forward pass is flex/interpolate.cpp.
 FlexTensor Flex::interpolate_backward(const FlexTensor& tensor, const FlexTensor& grad, const Size2& output_size,
                                    const InterpolateOptions& options) {
   return composite::interpolate_backward<Flex>(tensor, grad, output_size, options);

@@ -1,0 +1,78 @@
+// Flex: interpolate plane by plane instead of the composite's passes of select, mul and add over
+// the whole tensor (Note [Interpolation as separable taps]): each input row interpolated along the
+// width into a scratch plane, then those rows combined along the height; the same taps and weights
+// and the same terms in the same order (x * b summed left to right, then row * a summed left to
+// right, in the dtype; nearest without products), so the same bits as every other backend. Runs of [batch, channels] planes go to Flex's threads. The backward pass stays the
+// composite's select_add adjoint (flex/composites.cpp).
+#include <crossgrad/backends/flex.hpp>
+
+#include "../composite_interpolate.hpp"
+#include "backends/host_pool.hpp"
+#include "common.hpp"
+#include "thread_pool.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace crossgrad::backends {
+
+FlexTensor Flex::interpolate(const FlexTensor& x, const Size2& output_size, const InterpolateOptions& options) {
+  const rules::Pool2dPlan p = rules::plan_interpolate(x.shape, x.dtype, output_size, options);
+  FlexTensor out = host_pool::make<FlexTensor>(p.out, x.dtype);
+  if (p.out.num_elements() == 0) return out;
+  const composite::AxisTaps rows = composite::axis_taps(p.in_h, p.out_h, options, x.dtype);
+  const composite::AxisTaps cols = composite::axis_taps(p.in_w, p.out_w, options, x.dtype);
+  const bool weighted = composite::weighted(options);
+  host::with_float_type(x.dtype, [&]<class T>(T) {
+    // Per tap, its cells and weights as flat arrays (T: the weights' own values).
+    std::vector<T> a(rows.count * p.out_h), b(cols.count * p.out_w);
+    for (std::size_t j = 0; j < rows.count; ++j) std::copy(rows.weight[j].begin(), rows.weight[j].end(), a.begin() + j * p.out_h);
+    for (std::size_t k = 0; k < cols.count; ++k) std::copy(cols.weight[k].begin(), cols.weight[k].end(), b.begin() + k * p.out_w);
+    const T* in = x.template data<T>();
+    T* y = out.template mutable_data<T>();
+    const std::size_t plane_in = p.in_h * p.in_w, plane_out = p.out_h * p.out_w;
+    const std::size_t per_plane = p.in_h * p.out_w * cols.count + plane_out * rows.count;
+    const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / per_plane);
+    flex::parallel_range(p.planes, grain, [&](std::size_t begin, std::size_t end) {
+      std::vector<T> widths(p.in_h * p.out_w);  // every input row interpolated along the width
+      for (std::size_t c = begin; c < end; ++c) {
+        const T* src = in + c * plane_in;
+        T* dst = y + c * plane_out;
+        for (std::size_t h = 0; h < p.in_h; ++h) {
+          const T* line = src + h * p.in_w;
+          T* t = widths.data() + h * p.out_w;
+          const std::int64_t* at = cols.index[0].data();
+          if (!weighted) {
+            for (std::size_t ow = 0; ow < p.out_w; ++ow) t[ow] = line[at[ow]];
+            continue;
+          }
+          for (std::size_t ow = 0; ow < p.out_w; ++ow) t[ow] = line[at[ow]] * b[ow];
+          for (std::size_t k = 1; k < cols.count; ++k) {
+            const std::int64_t* atk = cols.index[k].data();
+            const T* bk = b.data() + k * p.out_w;
+            for (std::size_t ow = 0; ow < p.out_w; ++ow) t[ow] = t[ow] + line[atk[ow]] * bk[ow];
+          }
+        }
+        for (std::size_t oh = 0; oh < p.out_h; ++oh) {
+          T* d = dst + oh * p.out_w;
+          const T* r0 = widths.data() + std::size_t(rows.index[0][oh]) * p.out_w;
+          if (!weighted) {
+            std::copy(r0, r0 + p.out_w, d);
+            continue;
+          }
+          const T a0 = a[oh];
+          for (std::size_t ow = 0; ow < p.out_w; ++ow) d[ow] = r0[ow] * a0;
+          for (std::size_t j = 1; j < rows.count; ++j) {
+            const T* rj = widths.data() + std::size_t(rows.index[j][oh]) * p.out_w;
+            const T aj = a[j * p.out_h + oh];
+            for (std::size_t ow = 0; ow < p.out_w; ++ow) d[ow] = d[ow] + rj[ow] * aj;
+          }
+        }
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace crossgrad::backends
