@@ -71,6 +71,23 @@ TYPED_TEST(Fold4dOps, GradientReadsEachBlockCellsCotangent) {
   }
 }
 
+// Every backend adds the same block cells to a cell in the same order (Flex plane by plane, the
+// others with their own select_add): NdArray's bits, on values whose sums round.
+TYPED_TEST(Fold4dOps, EveryBackendGivesNdArraysBits) {
+  for (const DType dt : kDtypes) {
+    for (const UnfoldOptions& o : {options(), options(2, 1), options(1, 1, 2), UnfoldOptions{{2, 1}, {0, 2}, {1, 2}}}) {
+      const Size2 out{5, 6}, k{3, 2};
+      std::size_t blocks = 1;
+      for (std::size_t d = 0; d < 2; ++d) blocks *= (out[d] + 2 * o.padding[d] - (o.dilation[d] * (k[d] - 1) + 1)) / o.stride[d] + 1;
+      std::vector<double> v(2 * 3 * 6 * blocks);
+      for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>((i * 37) % 23) / 7.0 - 1.3;
+      const Shape s{2, 18, blocks};
+      EXPECT_EQ(values(Dispatch::fold4d(tensor_on(plain_device<TypeParam>(), v, dt, s), out, k, o)),
+                values(Dispatch::fold4d(tensor_on(DispatchDevice::NdArray(), v, dt, s), out, k, o)));
+    }
+  }
+}
+
 TYPED_TEST(Fold4dOps, BadArgumentsPanicInOrder) {
   const DispatchDevice device = plain_device<TypeParam>();
   const DispatchTensor x = blocks_of_nine(device, DType::F32);

@@ -96,11 +96,6 @@ FlexTensor Flex::max_pool1d_with_indices_backward(const FlexTensor& tensor, cons
 FlexTensor Flex::unfold4d(const FlexTensor& tensor, const Size2& kernel_size, const UnfoldOptions& options) {
   return composite::unfold4d<Flex>(tensor, kernel_size, options);
 }
-// fold4d: unfold4d's index list scattered back (col2im).
-FlexTensor Flex::fold4d(const FlexTensor& tensor, const Size2& output_size, const Size2& kernel_size,
-                          const UnfoldOptions& options) {
-  return composite::fold4d<Flex>(tensor, output_size, kernel_size, options);
-}
 // interpolate's backward pass: two passes of this backend's select_add and mul, one per axis (Note
 // [Interpolation as separable taps]); the forward pass is flex/interpolate.cpp.
 FlexTensor Flex::interpolate_backward(const FlexTensor& tensor, const FlexTensor& grad, const Size2& output_size,
