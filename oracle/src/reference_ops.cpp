@@ -1435,10 +1435,12 @@ UnfoldGrid unfold_grid(const Dims& x, const Size2& k, const UnfoldOptions& o) {
   return UnfoldGrid{x[0], x[1], x[2], x[3], out[0], out[1]};
 }
 
-HostArray unfold4d(const HostArray& x, const Size2& k, const UnfoldOptions& o) {
-  require_float(x.dtype);
-  const UnfoldGrid g = unfold_grid(x.shape, k, o);
-  HostArray out = make({g.n, g.c * k[0] * k[1], g.oh * g.ow}, x.dtype);
+// Visits every element of unfold4d's result (fold4d's input) in order, row (c k_h + i) k_w + j of
+// block (oy, ox) of each batch: f(at, cell), cell the index of the image cell it copies (into
+// [n, c, h, w]), or kPaddingCell where that is padding.
+constexpr std::size_t kPaddingCell = static_cast<std::size_t>(-1);
+template <class F>
+void for_each_block_cell(const UnfoldGrid& g, const Size2& k, const UnfoldOptions& o, F f) {
   std::size_t at = 0;
   for (std::size_t b = 0; b < g.n; ++b) {
     for (std::size_t c = 0; c < g.c; ++c) {
@@ -1448,13 +1450,20 @@ HostArray unfold4d(const HostArray& x, const Size2& k, const UnfoldOptions& o) {
             for (std::size_t ox = 0; ox < g.ow; ++ox, ++at) {
               const std::size_t y = oy * o.stride[0] + i * o.dilation[0], xx = ox * o.stride[1] + j * o.dilation[1];
               const bool inside = y >= o.padding[0] && y - o.padding[0] < g.h && xx >= o.padding[1] && xx - o.padding[1] < g.w;
-              out.values[at] = inside ? x.values[((b * g.c + c) * g.h + (y - o.padding[0])) * g.w + (xx - o.padding[1])] : 0.0;
+              f(at, inside ? ((b * g.c + c) * g.h + (y - o.padding[0])) * g.w + (xx - o.padding[1]) : kPaddingCell);
             }
           }
         }
       }
     }
   }
+}
+
+HostArray unfold4d(const HostArray& x, const Size2& k, const UnfoldOptions& o) {
+  require_float(x.dtype);
+  const UnfoldGrid g = unfold_grid(x.shape, k, o);
+  HostArray out = make({g.n, g.c * k[0] * k[1], g.oh * g.ow}, x.dtype);
+  for_each_block_cell(g, k, o, [&](std::size_t at, std::size_t cell) { out.values[at] = cell == kPaddingCell ? 0.0 : x.values[cell]; });
   return out;
 }
 
@@ -1490,22 +1499,9 @@ HostArray fold4d(const HostArray& x, const Size2& out_size, const Size2& k, cons
   HostArray out = make({g.n, g.c, g.h, g.w}, x.dtype);
   with_t(x.dtype, [&]<class T>(T) {
     std::vector<T> sums(out.values.size(), T(0));
-    std::size_t at = 0;
-    for (std::size_t b = 0; b < g.n; ++b) {
-      for (std::size_t c = 0; c < g.c; ++c) {
-        for (std::size_t i = 0; i < k[0]; ++i) {
-          for (std::size_t j = 0; j < k[1]; ++j) {
-            for (std::size_t oy = 0; oy < g.oh; ++oy) {
-              for (std::size_t ox = 0; ox < g.ow; ++ox, ++at) {
-                const std::size_t y = oy * o.stride[0] + i * o.dilation[0], xx = ox * o.stride[1] + j * o.dilation[1];
-                if (y < o.padding[0] || y - o.padding[0] >= g.h || xx < o.padding[1] || xx - o.padding[1] >= g.w) continue;
-                sums[((b * g.c + c) * g.h + (y - o.padding[0])) * g.w + (xx - o.padding[1])] += static_cast<T>(x.values[at]);
-              }
-            }
-          }
-        }
-      }
-    }
+    for_each_block_cell(g, k, o, [&](std::size_t at, std::size_t cell) {
+      if (cell != kPaddingCell) sums[cell] += static_cast<T>(x.values[at]);
+    });
     for (std::size_t i = 0; i < sums.size(); ++i) out.values[i] = in_t<T>(sums[i]);
   });
   return out;
