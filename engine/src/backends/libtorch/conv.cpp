@@ -1,5 +1,5 @@
-// LibTorch: conv2d, conv_transpose2d and their backward passes, ATen's own (aten/ops.cpp:
-// at::conv2d, at::conv_transpose2d and at::convolution_backward, the kernels PyTorch's CPU build
+// LibTorch: conv2d, conv_transpose2d and their backward passes, unfold4d and fold4d, ATen's own (aten/ops.cpp:
+// at::conv2d, at::conv_transpose2d, at::convolution_backward, at::im2col and at::col2im, the kernels PyTorch's CPU build
 // runs; conv1d and conv_transpose1d run those on the single-row view), after the shared rules::plan_conv2d* / plan_conv_transpose2d* checks. Options travel as
 // ints (stride, padding, [padding_out,] dilation, groups). An empty
 // operand or result never reaches the plugin (Note [Empty LibTorch tensors stay in the engine]):
@@ -167,16 +167,47 @@ LibTorchTensor LibTorch::conv_transpose1d_bias_backward(const LibTorchTensor& te
   return composite::conv1d_bias_backward<LibTorch>(tensor, bias, grad, "conv_transpose1d_bias_backward");
 }
 
-// unfold4d: the blocks gathered by the convolution's index list over LibTorch's own select.
+// unfold4d and fold4d: ATen's im2col and col2im (copies and in-order sums: the composite's values),
+// with the composite over LibTorch's own ops for an empty operand or result and for options past
+// 2^61, where ATen's int64 size arithmetic could wrap.
+namespace {
+std::vector<int64_t> unfold_ints(const Size2& kernel, const UnfoldOptions& o) {
+  std::vector<int64_t> out;
+  for (const Size2& v : {kernel, o.stride, o.padding, o.dilation}) {
+    out.push_back(static_cast<int64_t>(v[0]));
+    out.push_back(static_cast<int64_t>(v[1]));
+  }
+  return out;
+}
+bool aten_can_unfold(const Size2& kernel, const UnfoldOptions& o, const Size2& size) {
+  constexpr std::uint64_t kMax = static_cast<std::uint64_t>(INT64_MAX) / 4;
+  for (const Size2& v : {kernel, o.stride, o.padding, o.dilation, size}) {
+    if (v[0] > kMax || v[1] > kMax) return false;
+  }
+  return true;
+}
+}  // namespace
+
 LibTorchTensor LibTorch::unfold4d(const LibTorchTensor& tensor, const Size2& kernel_size, const UnfoldOptions& options) {
-  return composite::unfold4d<LibTorch>(tensor, kernel_size, options);
+  const rules::Conv2dPlan p = rules::plan_unfold4d(tensor.shape, tensor.dtype, kernel_size, options);
+  if (p.out.num_elements() == 0 || any_empty({&tensor}) || !aten_can_unfold(kernel_size, options, Size2{p.in_h, p.in_w})) {
+    return composite::unfold4d<LibTorch>(tensor, kernel_size, options);
+  }
+  return libtorch::run(Call{op_code(OpId::unfold4d), {&tensor}, {}, unfold_ints(kernel_size, options)}, p.out, tensor.dtype);
 }
 
-// fold4d: unfold4d's index list scattered back over LibTorch's own select_add.
 LibTorchTensor LibTorch::fold4d(const LibTorchTensor& tensor, const Size2& output_size, const Size2& kernel_size,
                                 const UnfoldOptions& options) {
-  return composite::fold4d<LibTorch>(tensor, output_size, kernel_size, options);
+  const rules::Conv2dPlan p = rules::plan_fold4d(tensor.shape, tensor.dtype, output_size, kernel_size, options);
+  if (p.out.num_elements() == 0 || any_empty({&tensor}) || !aten_can_unfold(kernel_size, options, output_size)) {
+    return composite::fold4d<LibTorch>(tensor, output_size, kernel_size, options);
+  }
+  std::vector<int64_t> ints = unfold_ints(kernel_size, options);
+  ints.push_back(static_cast<int64_t>(output_size[0]));
+  ints.push_back(static_cast<int64_t>(output_size[1]));
+  return libtorch::run(Call{op_code(OpId::fold4d), {&tensor}, {}, std::move(ints)}, p.out, tensor.dtype);
 }
+
 // interpolate and its backward pass: two passes of this backend's select (select_add) and mul per
 // axis (Note [Interpolation as separable taps]).
 LibTorchTensor LibTorch::interpolate(const LibTorchTensor& tensor, const Size2& output_size, const InterpolateOptions& options) {

@@ -679,6 +679,14 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     }
     case OpId::conv2d_bias_backward:
     case OpId::conv_transpose2d_bias_backward: return in(c, 0).sum({0, 2, 3});
+    // unfold4d / fold4d: ints kernel_size, stride, padding, dilation (2 each), then fold4d's output
+    // size (libtorch/conv.cpp): ATen's im2col copies, its col2im adds.
+    case OpId::unfold4d:
+      return at::im2col(in(c, 0), {integer(c, 0), integer(c, 1)}, {integer(c, 6), integer(c, 7)}, {integer(c, 4), integer(c, 5)},
+                        {integer(c, 2), integer(c, 3)});
+    case OpId::fold4d:
+      return at::col2im(in(c, 0), {integer(c, 8), integer(c, 9)}, {integer(c, 0), integer(c, 1)}, {integer(c, 6), integer(c, 7)},
+                        {integer(c, 4), integer(c, 5)}, {integer(c, 2), integer(c, 3)});
     // conv_transpose2d: x, weight and the bias if given; ints stride, padding, padding_out, dilation
     // (2 each), groups (libtorch/conv.cpp). The forward pass crops with ATen's own padding (no term
     // is dropped: padding only removes cells). The backward passes read the gradient's padded
