@@ -74,6 +74,8 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_AvgPool1d(f) f(a.x, a.avg_pool1d)
 #define CROSSGRAD_BENCH_CALL_Unfold4d(f) f(a.x, a.unfold_kernel, a.unfold)
 #define CROSSGRAD_BENCH_CALL_Fold4d(f) f(a.x, a.output_size, a.unfold_kernel, a.unfold)
+#define CROSSGRAD_BENCH_CALL_AdaptivePool3d(f) f(a.x, a.output_size_3d)
+#define CROSSGRAD_BENCH_CALL_AdaptivePool3dBackward(f) f(a.x, a.y)
 #define CROSSGRAD_BENCH_CALL_Interpolate(f) f(a.x, a.output_size, a.interpolate)
 #define CROSSGRAD_BENCH_CALL_InterpolateBackward(f) f(a.x, a.y, a.output_size, a.interpolate)
 #define CROSSGRAD_BENCH_CALL_AvgPool1dBackward(f) f(a.x, a.y, a.avg_pool1d)

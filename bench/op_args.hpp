@@ -33,6 +33,7 @@ struct OpArgs {
   AvgPool2dOptions avg_pool2d;  // AvgPool2d, AvgPool2dBackward
   Size2 output_size{1, 1};      // AdaptivePool2d, Fold4d, Interpolate(Backward)
   InterpolateOptions interpolate;  // Interpolate, InterpolateBackward
+  Size3 output_size_3d{1, 1, 1};   // AdaptivePool3d
   MaxPool2dOptions max_pool2d;  // MaxPool2d, MaxPool2dBackward
   Conv2dOptions conv2d;         // Conv2d, Conv2dBackward
   ConvTranspose2dOptions conv_transpose2d;  // ConvTranspose2d, ConvTranspose2dBackward
@@ -424,6 +425,25 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                      a.indices = B::max_pool1d_indices(a.x, a.max_pool1d);
                      a.input_bytes += bytes_of<B>(a.indices);
                    }
+                 }
+                 return a;
+               }}};
+    }
+    case OpSig::AdaptivePool3d:
+    case OpSig::AdaptivePool3dBackward: {
+      // A video network's pooling, batch 8 of 64 channels over 16 frames of 28x28: size 0 the global
+      // pooling to 1x1x1, size 1 to 4x7x7 (trial: [1, 2, 3, 4, 5] to 2x3x2). The backward pass takes a
+      // gradient of the output's shape.
+      const bool backward = op.sig == OpSig::AdaptivePool3dBackward;
+      return {{{{0, 0}, {1, 0}}, {2, 0}, [](const BenchSize& s) { return std::string(s.n == 0 ? "8x64x16x28x28to1" : "8x64x16x28x28to4x7x7"); },
+               [=](const BenchSize& s) {
+                 OpArgs<B> a;
+                 receiver(s.n < 2 ? Shape{8, 64, 16, 28, 28} : Shape{1, 2, 3, 4, 5}, a);
+                 a.output_size_3d = s.n == 0 ? Size3{1, 1, 1} : s.n == 1 ? Size3{4, 7, 7} : Size3{2, 3, 2};
+                 if (backward) {
+                   const Shape& x = B::shape(a.x);
+                   a.y = operand_tensor<B>(kind, Shape{x[0], x[1], a.output_size_3d[0], a.output_size_3d[1], a.output_size_3d[2]}, 2);
+                   a.input_bytes += bytes_of<B>(a.y);
                  }
                  return a;
                }}};

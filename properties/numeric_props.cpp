@@ -641,6 +641,7 @@ TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {
       // fold4d (dim1 0: a 1x1 kernel folded to a 1x1 output) reads [batch, channels, 1 block].
       g.leaf_shapes = {one_d                    ? std::vector<std::size_t>{1, 2, 3}
                        : sig == OpSig::Fold4d   ? std::vector<std::size_t>{1, 6, 1}
+                       : sig == OpSig::AdaptivePool3d ? std::vector<std::size_t>{1, 2, 1, 1, 3}
                        : image || conv          ? std::vector<std::size_t>{1, 2, 1, 3}
                                        : std::vector<std::size_t>{2, 3},
                        sig == OpSig::Conv2d            ? std::vector<std::size_t>{1, 2, 1, 2}

@@ -835,6 +835,8 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::avg_pool2d_backward:
     case OpId::adaptive_avg_pool2d_backward:
     case OpId::interpolate_backward:
+    case OpId::adaptive_avg_pool3d:
+    case OpId::adaptive_avg_pool3d_backward:
     // max_pool2d reads every cell of its windows (a NaN anywhere wins); its indices and backward
     // pass have no gradient.
     case OpId::max_pool2d:

@@ -176,6 +176,8 @@ std::vector<std::size_t> pool_grad_shape(const OpArgsCase &c, ShapeMode mode, st
     if (const auto shape = oracle::max_pool1d_shape(x, max_pool1d_options(c))) out = *shape;
   } else if (sig == OpSig::AdaptivePool1dBackward && x.size() == 3) {
     out = {x[0], x[1], c.output_size[1]};
+  } else if (sig == OpSig::AdaptivePool3dBackward && x.size() == 5) {
+    out = {x[0], x[1], c.output_size_3d[0], c.output_size_3d[1], c.output_size_3d[2]};
   } else if ((sig == OpSig::AdaptivePool2dBackward || sig == OpSig::InterpolateBackward) && x.size() == 4) {
     out = {x[0], x[1], c.output_size[0], c.output_size[1]};
   }
@@ -408,6 +410,7 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   a.unfold = unfold_options(c);
   a.output_size = c.output_size;
   a.interpolate = interpolate_options(c);
+  a.output_size_3d = c.output_size_3d;
   a.conv2d = conv2d_options(c);
   a.conv_transpose2d = conv_transpose2d_options(c);
   a.conv1d = conv1d_options(c);
@@ -533,6 +536,10 @@ std::string describe(const OpArgsCase &c) {
     case OpSig::AdaptivePool1d:
     case OpSig::AdaptivePool1dBackward:
       os << "\n  output_size [" << c.output_size[1] << "]";
+      break;
+    case OpSig::AdaptivePool3d:
+    case OpSig::AdaptivePool3dBackward:
+      os << "\n  output_size [" << c.output_size_3d[0] << ", " << c.output_size_3d[1] << ", " << c.output_size_3d[2] << "]";
       break;
     case OpSig::Interpolate:
     case OpSig::InterpolateBackward: {

@@ -104,6 +104,7 @@ struct OpArgsCase {
   // not know, interpolate-mode) and align_corners.
   std::size_t interpolate_mode = 0;
   bool align_corners = false;
+  Size3 output_size_3d{};  // AdaptivePool3d (and the derived gradient of AdaptivePool3dBackward): counts
   friend bool operator==(const OpArgsCase &, const OpArgsCase &) = default;
 };
 
@@ -136,9 +137,16 @@ void codes(Io &io, ArgTensor &t, std::size_t code_count) {
 }
 
 template <class Io>
-void tensor(Io &io, ArgTensor &t, std::size_t code_count) {
-  shape(io, t.shape, kMaxRank);
+void tensor(Io &io, ArgTensor &t, std::size_t code_count, std::size_t max_rank = kMaxRank) {
+  shape(io, t.shape, max_rank);
   codes(io, t, code_count);
+}
+
+// The receiver's largest rank: kMaxRank, but one more for the 3-D module ops ([batch, channels,
+// depth, height, width]). Only their op codes read the rank byte modulo 6, so every input of
+// another op keeps its meaning.
+inline std::size_t receiver_max_rank(OpSig sig) {
+  return sig == OpSig::AdaptivePool3d || sig == OpSig::AdaptivePool3dBackward ? kMaxRank + 1 : kMaxRank;
 }
 
 // A tensor after the first: its mode, then its shape (when Explicit) and codes.
@@ -294,7 +302,7 @@ void schema(Io &io, OpArgsCase &c) {
   // The receiver of a non-float op (int/bool -> float conversions) holds ints or bools.
   const std::size_t receiver_codes = op.operand == OpKind::Float ? kFloatCodes : kIntCodes;
   if (op.operand == OpKind::Int) io.pick(c.int_dtype, std::size(kIntDTypes));
-  if (op.sig != OpSig::Cat) tensor(io, c.tensors[0], receiver_codes);
+  if (op.sig != OpSig::Cat) tensor(io, c.tensors[0], receiver_codes, receiver_max_rank(op.sig));
   switch (op.sig) {
     case OpSig::Unary:
       break;
@@ -442,6 +450,11 @@ void schema(Io &io, OpArgsCase &c) {
     case OpSig::AdaptivePool2dBackward:
       output_size(io, c);
       later_tensor(io, c, 1, kFloatCodes, &pool_grad_shape);
+      break;
+    case OpSig::AdaptivePool3d:
+    case OpSig::AdaptivePool3dBackward:
+      for (std::size_t &v : c.output_size_3d) io.pick(v, kDimChoices);
+      if (op_of(c).sig == OpSig::AdaptivePool3dBackward) later_tensor(io, c, 1, kFloatCodes, &pool_grad_shape);
       break;
     case OpSig::Interpolate:
     case OpSig::InterpolateBackward:

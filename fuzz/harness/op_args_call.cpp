@@ -105,6 +105,8 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
 #define CROSSGRAD_OPARGS_CALL_AvgPool1d(f) f(in.tensors[0], a.avg_pool1d)
 #define CROSSGRAD_OPARGS_CALL_Unfold4d(f) f(in.tensors[0], a.unfold_kernel, a.unfold)
 #define CROSSGRAD_OPARGS_CALL_Fold4d(f) f(in.tensors[0], a.output_size, a.unfold_kernel, a.unfold)
+#define CROSSGRAD_OPARGS_CALL_AdaptivePool3d(f) f(in.tensors[0], a.output_size_3d)
+#define CROSSGRAD_OPARGS_CALL_AdaptivePool3dBackward(f) f(in.tensors[0], in.tensors[1])
 #define CROSSGRAD_OPARGS_CALL_Interpolate(f) f(in.tensors[0], a.output_size, a.interpolate)
 #define CROSSGRAD_OPARGS_CALL_InterpolateBackward(f) f(in.tensors[0], in.tensors[1], a.output_size, a.interpolate)
 #define CROSSGRAD_OPARGS_CALL_AvgPool1dBackward(f) f(in.tensors[0], in.tensors[1], a.avg_pool1d)

@@ -397,6 +397,10 @@ class Run {
         return Reads{1, 0, 8, false, false};
       case OpSig::Fold4d:  // output_size, kernel_size, then stride, padding, dilation (2 each)
         return Reads{1, 0, 10, false, false};
+      case OpSig::AdaptivePool3d:  // output_size (3)
+        return Reads{1, 0, 3, false, false};
+      case OpSig::AdaptivePool3dBackward:
+        return Reads{2, 0, 0, false, false};
       case OpSig::Interpolate:  // output_size, mode, align_corners
         return Reads{1, 0, 4, false, false};
       case OpSig::InterpolateBackward:

@@ -968,6 +968,23 @@ Candidates candidates(OpSig sig, DType dtype) {
       if (backward) out.invalid.push_back(with({1, 2, 5, 5}, {2, 3}, oa::ShapeMode::Derived));
       return out;
     }
+    // adaptive_avg_pool3d and its backward pass: output_size [d, h, w] (the gradient of the output's
+    // shape). Faults: a rank-4 input, a zero output size, an empty depth, a gradient of another batch.
+    case OpSig::AdaptivePool3d:
+    case OpSig::AdaptivePool3dBackward: {
+      const bool backward = sig == OpSig::AdaptivePool3dBackward;
+      auto with = [backward](std::vector<std::size_t> x, Size3 out, oa::ShapeMode grad = oa::ShapeMode::LikeFirst) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors[0] = arg(x);
+          c.output_size_3d = out;
+          if (backward) second(c, grad, oa::pool_grad_shape(c, grad, 1));
+        };
+      };
+      Candidates out{{with({1, 2, 3, 4, 5}, {2, 3, 2}), with({2, 1, 2, 3, 3}, {1, 1, 1}), with({1, 1, 2, 2, 3}, {4, 3, 5})},
+                     {with({1, 2, 4, 4}, {1, 1, 1}), with({1, 2, 3, 4, 5}, {0, 2, 2}), with({1, 1, 0, 3, 3}, {1, 1, 1})}};
+      if (backward) out.invalid.push_back(with({1, 2, 3, 4, 5}, {2, 3, 2}, oa::ShapeMode::Derived));
+      return out;
+    }
     // interpolate and its backward pass: output_size, the mode code, align_corners (the gradient of
     // the output's shape). Faults: a rank-3 input, the unknown mode code 4, an output size of 0, an
     // empty width, a gradient of another shape.
@@ -1481,6 +1498,11 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::AdaptivePool2d) c.dims = {1, 1};
     if (op.sig == OpSig::AdaptivePool2dBackward) c.dims = {};
     if (op.sig == OpSig::Interpolate) c.dims = {3, 2, 2, 1};  // bilinear to 3x2, corners aligned
+    if (op.sig == OpSig::AdaptivePool3d) c.dims = {1, 1, 1};  // a rank-2 tensor: module-input-rank
+    if (op.sig == OpSig::AdaptivePool3dBackward) {
+      c.operands = {f, f};
+      c.dims = {};
+    }
     if (op.sig == OpSig::InterpolateBackward) {
       c.operands = {f, f};
       c.dims = {2, 2, 0, 0};  // nearest to 2x2

@@ -116,6 +116,8 @@ bool has_dim(Op op) {
     case OpSig::Fold4d:    // the output size, kernel and options come from dim1
     case OpSig::Interpolate:  // the output size and options come from dim1
     case OpSig::InterpolateBackward:
+    case OpSig::AdaptivePool3d:  // the output size comes from dim1
+    case OpSig::AdaptivePool3dBackward:
     case OpSig::Embedding:  // the indices come from dim1
     case OpSig::EmbeddingBackward:
     case OpSig::Linear:  // x @ rhs, no bias
@@ -165,6 +167,7 @@ bool has_dim1(Op op) {
     case OpSig::Unfold4d:       // the kernel and options
     case OpSig::Fold4d:         // the output size, kernel and options
     case OpSig::Interpolate:    // the output size and options
+    case OpSig::AdaptivePool3d: // the output size
     case OpSig::Embedding:      // the indices
     case OpSig::Conv2d:         // the options
     case OpSig::ConvTranspose2d:
@@ -183,6 +186,7 @@ bool has_dim1(Op op) {
       return false;
     case OpSig::AvgPool2dBackward:  // never a graph step (Rule NotDifferentiable)
     case OpSig::InterpolateBackward:
+    case OpSig::AdaptivePool3dBackward:
     case OpSig::AdaptivePool2dBackward:
     case OpSig::MaxPool2dBackward:
     case OpSig::EmbeddingBackward:
@@ -281,6 +285,7 @@ struct StepArgs {
   Size2 fold_output{1, 1};      // fold4d
   Size2 interpolate_output{1, 1};  // interpolate
   InterpolateOptions interpolate;  // interpolate
+  Size3 output_size_3d{1, 1, 1};   // adaptive_avg_pool3d
   MaxPool2dOptions max_pool2d;  // max_pool2d
   Size2 output_size{1, 1};      // adaptive_avg_pool2d
   Conv2dOptions conv2d;         // conv2d
@@ -383,6 +388,9 @@ Size2 interpolate_output_of(std::size_t dim1) { return {1 + dim1 % 7, 1 + dim1 /
 InterpolateOptions interpolate_of(std::size_t dim1) {
   return InterpolateOptions{static_cast<InterpolateMode>(dim1 / 49 % 4), dim1 / 196 % 2 == 1};
 }
+// adaptive_avg_pool3d's output size: {1 + dim1 % 3, 1 + dim1 / 3 % 3, 1 + dim1 / 9 % 3}.
+constexpr std::size_t kAdaptivePool3dSteps = 3 * 3 * 3;
+Size3 output_size_3d_of(std::size_t dim1) { return {1 + dim1 % 3, 1 + dim1 / 3 % 3, 1 + dim1 / 9 % 3}; }
 Size2 fold_output_of(std::size_t dim1) { return {1 + dim1 / kUnfold4dSteps % 5, 1 + dim1 / (kUnfold4dSteps * 5) % 5}; }
 
 bool same_except(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t dim) {
@@ -510,6 +518,7 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   a.fold_output = fold_output_of(op.dim1);
   a.interpolate_output = interpolate_output_of(op.dim1);
   a.interpolate = interpolate_of(op.dim1);
+  a.output_size_3d = output_size_3d_of(op.dim1);
   a.conv2d = conv2d_of(op.dim1);
   a.conv_transpose2d = conv_transpose2d_of(op.dim1);
   a.conv1d = conv1d_of(op.dim1);
@@ -584,7 +593,13 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
       return std::vector<std::size_t>{lhs[0], lhs[1], out[0], out[1]};
     }
     case Op::interpolate_backward:  // never a graph step (Rule NotDifferentiable)
+    case Op::adaptive_avg_pool3d_backward:
       return std::nullopt;
+    case Op::adaptive_avg_pool3d: {
+      if (lhs.size() != 5 || lhs[2] == 0 || lhs[3] == 0 || lhs[4] == 0) return std::nullopt;
+      const Size3 out = output_size_3d_of(op.dim1);
+      return std::vector<std::size_t>{lhs[0], lhs[1], out[0], out[1], out[2]};
+    }
     case Op::max_pool1d: return max_pool1d_shape(lhs, max_pool1d_of(op.dim1));
     case Op::adaptive_avg_pool1d:
       if (lhs.size() != 3 || lhs[2] == 0) return std::nullopt;
@@ -1054,6 +1069,8 @@ GraphSpec normalized(GraphSpec graph) {
       op.dim1 %= kFold4dSteps;
     } else if (op.op == Op::interpolate) {
       op.dim1 %= kInterpolateSteps;
+    } else if (op.op == Op::adaptive_avg_pool3d) {
+      op.dim1 %= kAdaptivePool3dSteps;
     } else if (op.op == Op::avg_pool1d) {
       op.dim1 %= kAvgPool2dSteps;
     } else if (op.op == Op::adaptive_avg_pool1d) {
@@ -1260,6 +1277,8 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_Fold4d(name)
 #define CROSSGRAD_APPLY_Interpolate(name)
 #define CROSSGRAD_APPLY_InterpolateBackward(name)
+#define CROSSGRAD_APPLY_AdaptivePool3d(name)
+#define CROSSGRAD_APPLY_AdaptivePool3dBackward(name)
 #define CROSSGRAD_APPLY_Embedding(name)
 #define CROSSGRAD_APPLY_EmbeddingBackward(name)
 #define CROSSGRAD_APPLY_Linear(name)
@@ -1286,6 +1305,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::unfold4d: return Dispatch::unfold4d(lhs, args().unfold_kernel, args().unfold);
     case Op::fold4d: return Dispatch::fold4d(lhs, args().fold_output, args().unfold_kernel, args().unfold);
     case Op::interpolate: return Dispatch::interpolate(lhs, args().interpolate_output, args().interpolate);
+    case Op::adaptive_avg_pool3d: return Dispatch::adaptive_avg_pool3d(lhs, args().output_size_3d);
     case Op::embedding: return Dispatch::embedding(lhs, indices());
     case Op::linear: return Dispatch::linear(lhs, rhs, std::nullopt);
     case Op::conv2d: return Dispatch::conv2d(lhs, rhs, std::nullopt, args().conv2d);
@@ -1317,6 +1337,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::max_pool1d_indices:
     case Op::max_pool1d_with_indices_backward:
     case Op::interpolate_backward:
+    case Op::adaptive_avg_pool3d_backward:
       throw std::logic_error("apply_op: a backward pass or an Int result is never a graph step");
     // Ops with structured arguments, by the conventions of graph.hpp (OpSpec).
     case Op::float_reshape: return Dispatch::float_reshape(lhs, Shape{element_count(Dispatch::float_into_data(lhs).shape().dims())});

@@ -356,6 +356,8 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::avg_pool2d_backward:
     case Op::adaptive_avg_pool2d:
     case Op::adaptive_avg_pool2d_backward:
+    case Op::adaptive_avg_pool3d:
+    case Op::adaptive_avg_pool3d_backward:
     case Op::max_pool2d_with_indices_backward:
     case Op::avg_pool1d:
     case Op::avg_pool1d_backward:
@@ -824,6 +826,8 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::avg_pool2d_backward:
     case Op::adaptive_avg_pool2d:
     case Op::adaptive_avg_pool2d_backward:
+    case Op::adaptive_avg_pool3d:
+    case Op::adaptive_avg_pool3d_backward:
     case Op::max_pool2d:  // a copy of one input
     case Op::max_pool2d_indices:
     case Op::max_pool2d_with_indices_backward:

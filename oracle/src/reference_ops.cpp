@@ -1585,18 +1585,34 @@ std::pair<std::size_t, std::size_t> adaptive_cells(std::size_t o, std::size_t in
 
 // The windows of an adaptive pooling of x to out_h x out_w: f(plane, oh, ow, cells) per output.
 template <class F>
-void adaptive_windows(const HostArray& x, std::size_t out_h, std::size_t out_w, F f) {
-  const std::size_t planes = x.shape[0] * x.shape[1], in_h = x.shape[2], in_w = x.shape[3];
+void adaptive_windows(const HostArray& x, const Dims& out, F f) {
+  const std::size_t n = out.size();  // the pooled dims, the last n of x
+  std::size_t planes = 1, plane_size = 1;
+  for (std::size_t d = 0; d + n < x.shape.size(); ++d) planes *= x.shape[d];
+  for (std::size_t d = 0; d < n; ++d) plane_size *= x.shape[x.shape.size() - n + d];
   for (std::size_t plane = 0; plane < planes; ++plane) {
-    for (std::size_t oh = 0; oh < out_h; ++oh) {
-      const auto [h0, h1] = adaptive_cells(oh, in_h, out_h);
-      for (std::size_t ow = 0; ow < out_w; ++ow) {
-        const auto [w0, w1] = adaptive_cells(ow, in_w, out_w);
-        std::vector<std::size_t> cells;
-        for (std::size_t h = h0; h < h1; ++h) {
-          for (std::size_t w = w0; w < w1; ++w) cells.push_back((plane * in_h + h) * in_w + w);
+    Dims o(n, 0);
+    for (bool more = true; more;) {
+      // Output o's window: the box of cells, row-major (the first pooled dim outermost).
+      std::vector<std::size_t> cells{0};
+      for (std::size_t d = 0; d < n; ++d) {
+        const std::size_t in = x.shape[x.shape.size() - n + d];
+        const auto [c0, c1] = adaptive_cells(o[d], in, out[d]);
+        std::vector<std::size_t> next;
+        for (std::size_t base : cells) {
+          for (std::size_t c = c0; c < c1; ++c) next.push_back(base * in + c);
         }
-        f(cells);
+        cells = std::move(next);
+      }
+      for (std::size_t& at : cells) at += plane * plane_size;
+      f(cells);
+      more = false;
+      for (std::size_t d = n; d-- > 0;) {
+        if (++o[d] < out[d]) {
+          more = true;
+          break;
+        }
+        o[d] = 0;
       }
     }
   }
@@ -1610,7 +1626,7 @@ HostArray adaptive_avg_pool2d(const HostArray& x, const Size2& output_size) {
   HostArray out = make({x.shape[0], x.shape[1], output_size[0], output_size[1]}, x.dtype);
   with_t(x.dtype, [&]<class T>(T) {
     std::size_t f = 0;
-    adaptive_windows(x, output_size[0], output_size[1], [&](const std::vector<std::size_t>& cells) {
+    adaptive_windows(x, Dims{output_size[0], output_size[1]}, [&](const std::vector<std::size_t>& cells) {
       T sum = T(0);
       for (std::size_t at : cells) sum += static_cast<T>(x.values[at]);
       out.values[f++] = in_t<T>(sum / static_cast<T>(cells.size()));
@@ -1631,7 +1647,47 @@ HostArray adaptive_avg_pool2d_backward(const HostArray& x, const HostArray& grad
   with_t(x.dtype, [&]<class T>(T) {
     std::vector<T> dx(out.values.size(), T(0));
     std::size_t f = 0;
-    adaptive_windows(x, grad.shape[2], grad.shape[3], [&](const std::vector<std::size_t>& cells) {
+    adaptive_windows(x, Dims{grad.shape[2], grad.shape[3]}, [&](const std::vector<std::size_t>& cells) {
+      const T share = static_cast<T>(grad.values[f++]) / static_cast<T>(cells.size());
+      for (std::size_t at : cells) dx[at] += share;
+    });
+    for (std::size_t i = 0; i < dx.size(); ++i) out.values[i] = in_t<T>(dx[i]);
+  });
+  return out;
+}
+
+// adaptive_avg_pool3d and its backward pass: adaptive_avg_pool2d's definition over depth, height
+// and width (each window a box, summed in row-major order, divided by its cells).
+HostArray adaptive_avg_pool3d(const HostArray& x, const Size3& output_size) {
+  require_float(x.dtype);
+  if (x.shape.size() != 5) invalid("module-input-rank");
+  if (output_size[0] == 0 || output_size[1] == 0 || output_size[2] == 0) invalid("module-option-zero");
+  if (x.shape[2] == 0 || x.shape[3] == 0 || x.shape[4] == 0) invalid("pool-empty-input");
+  HostArray out = make({x.shape[0], x.shape[1], output_size[0], output_size[1], output_size[2]}, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    std::size_t f = 0;
+    adaptive_windows(x, Dims{output_size[0], output_size[1], output_size[2]}, [&](const std::vector<std::size_t>& cells) {
+      T sum = T(0);
+      for (std::size_t at : cells) sum += static_cast<T>(x.values[at]);
+      out.values[f++] = in_t<T>(sum / static_cast<T>(cells.size()));
+    });
+  });
+  return out;
+}
+
+HostArray adaptive_avg_pool3d_backward(const HostArray& x, const HostArray& grad) {
+  require_float(x.dtype);
+  require_float(grad.dtype);
+  require_same(x.dtype, grad.dtype);
+  if (x.shape.size() != 5 || grad.shape.size() != 5) invalid("module-input-rank");
+  if (grad.shape[0] != x.shape[0] || grad.shape[1] != x.shape[1]) invalid("pool-grad-shape");
+  if (grad.shape[2] == 0 || grad.shape[3] == 0 || grad.shape[4] == 0) invalid("module-option-zero");
+  if (x.shape[2] == 0 || x.shape[3] == 0 || x.shape[4] == 0) invalid("pool-empty-input");
+  HostArray out = make(x.shape, x.dtype);
+  with_t(x.dtype, [&]<class T>(T) {
+    std::vector<T> dx(out.values.size(), T(0));
+    std::size_t f = 0;
+    adaptive_windows(x, Dims{grad.shape[2], grad.shape[3], grad.shape[4]}, [&](const std::vector<std::size_t>& cells) {
       const T share = static_cast<T>(grad.values[f++]) / static_cast<T>(cells.size());
       for (std::size_t at : cells) dx[at] += share;
     });
@@ -2836,6 +2892,8 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::fold4d: return fold4d(in[0], a.output_size, a.unfold_kernel, a.unfold);
     case OpId::interpolate: return interpolate(in[0], a.output_size, a.interpolate);
     case OpId::interpolate_backward: return interpolate_backward(in[0], in[1], a.output_size, a.interpolate);
+    case OpId::adaptive_avg_pool3d: return adaptive_avg_pool3d(in[0], a.output_size_3d);
+    case OpId::adaptive_avg_pool3d_backward: return adaptive_avg_pool3d_backward(in[0], in[1]);
     case OpId::embedding: return embedding(in[0], in[1]);
     case OpId::embedding_backward: return embedding_backward(in[0], in[1], in[2]);
     case OpId::linear: return linear(in[0], in[1], in.size() > 2 ? &in[2] : nullptr);
@@ -3103,7 +3161,7 @@ double reference_magnitude(OpId op, const std::vector<HostArray>& operands) {
     return largest_finite(2);
   }
   if (op == OpId::avg_pool2d_backward || op == OpId::adaptive_avg_pool2d_backward || op == OpId::avg_pool1d_backward ||
-      op == OpId::adaptive_avg_pool1d_backward || op == OpId::interpolate_backward) {
+      op == OpId::adaptive_avg_pool1d_backward || op == OpId::interpolate_backward || op == OpId::adaptive_avg_pool3d_backward) {
     return largest_finite(1);
   }
   if (op == OpId::max_pool2d_with_indices_backward || op == OpId::max_pool1d_with_indices_backward || op == OpId::embedding_backward) {
@@ -3270,6 +3328,19 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
       const auto overlap = [](std::size_t in, std::size_t o) { return in == 0 ? 1 : (o + in - 1) / in + 1; };
       if (op == OpId::adaptive_avg_pool2d) return widest(shape[2], out[0]) * widest(shape[3], out[1]);
       return overlap(shape[2], out[0]) * overlap(shape[3], out[1]);
+    }
+    case OpSig::AdaptivePool3d:
+    case OpSig::AdaptivePool3dBackward: {
+      if (shape.size() != 5) return 1;
+      const Size3 out = op == OpId::adaptive_avg_pool3d || operands.size() < 2 || operands[1].shape.size() != 5
+                            ? args.output_size_3d
+                            : Size3{operands[1].shape[2], operands[1].shape[3], operands[1].shape[4]};
+      std::size_t n = 1;
+      for (std::size_t d = 0; d < 3; ++d) {
+        const std::size_t in = shape[2 + d], o = out[d];
+        n *= op == OpId::adaptive_avg_pool3d ? (o == 0 ? 1 : (in + o - 1) / o + 1) : (in == 0 ? 1 : (o + in - 1) / in + 1);
+      }
+      return n;
     }
   }
   return 1;

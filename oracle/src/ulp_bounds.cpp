@@ -126,6 +126,8 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::avg_pool2d_backward:
     case OpId::adaptive_avg_pool2d:
     case OpId::adaptive_avg_pool2d_backward:
+    case OpId::adaptive_avg_pool3d:
+    case OpId::adaptive_avg_pool3d_backward:
     case OpId::max_pool2d:
     case OpId::max_pool2d_indices:
     case OpId::max_pool2d_with_indices_backward:

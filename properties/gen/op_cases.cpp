@@ -1147,6 +1147,8 @@ void gen_float_case(OpCase& c, bool bad) {
     case OpSig::AvgPool2dBackward: gen_avg_pool(c, bad, true, c.args.avg_pool2d); break;
     case OpSig::AdaptivePool2d: gen_adaptive_avg_pool(c, bad, false, c.args.output_size); break;
     case OpSig::AdaptivePool2dBackward: gen_adaptive_avg_pool(c, bad, true, c.args.output_size); break;
+    case OpSig::AdaptivePool3d: gen_adaptive_avg_pool(c, bad, false, c.args.output_size_3d); break;
+    case OpSig::AdaptivePool3dBackward: gen_adaptive_avg_pool(c, bad, true, c.args.output_size_3d); break;
     case OpSig::MaxPool2d: gen_max_pool(c, bad, false, c.args.max_pool2d); break;
     case OpSig::MaxPool2dBackward: gen_max_pool(c, bad, true, c.args.max_pool2d); break;
     case OpSig::AvgPool1d: gen_avg_pool(c, bad, false, c.args.avg_pool1d); break;
@@ -1308,6 +1310,11 @@ std::string describe(const OpCase& c) {
     case OpSig::AdaptivePool2d:
     case OpSig::AdaptivePool2dBackward:
       s += "\n  output_size [" + std::to_string(a.output_size[0]) + ", " + std::to_string(a.output_size[1]) + "]";
+      break;
+    case OpSig::AdaptivePool3d:
+    case OpSig::AdaptivePool3dBackward:
+      s += "\n  output_size [" + std::to_string(a.output_size_3d[0]) + ", " + std::to_string(a.output_size_3d[1]) + ", " +
+           std::to_string(a.output_size_3d[2]) + "]";
       break;
     case OpSig::MaxPool2d:
     case OpSig::MaxPool2dBackward: {

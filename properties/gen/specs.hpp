@@ -215,7 +215,7 @@ inline const std::vector<oracle::Op>& module_ops() {
       const OpSig sig = op_info(op).sig;
       if (sig == OpSig::AvgPool2d || sig == OpSig::AdaptivePool2d || sig == OpSig::MaxPool2d || sig == OpSig::Embedding ||
           sig == OpSig::AvgPool1d || sig == OpSig::AdaptivePool1d || sig == OpSig::MaxPool1d || sig == OpSig::Unfold4d ||
-          sig == OpSig::Fold4d || sig == OpSig::Interpolate) {
+          sig == OpSig::Fold4d || sig == OpSig::Interpolate || sig == OpSig::AdaptivePool3d) {
         out.push_back(op);
       }
     }
@@ -243,6 +243,7 @@ inline rc::Gen<oracle::GraphSpec> module_graph(Values mode) {
             const std::vector<std::size_t> shape = sig == OpSig::Embedding ? std::vector<std::size_t>{h, w}
                                                    : one_d                 ? std::vector<std::size_t>{n, c, w}
                                                    : folded                ? *folded
+                                                   : sig == OpSig::AdaptivePool3d ? std::vector<std::size_t>{n, c, 1 + (h + w) % 4, h, w}
                                                                            : std::vector<std::size_t>{n, c, h, w};
             auto value = mode == Values::Positive ? positive_value() : float_value(false);
             return rc::gen::map(rc::gen::container<std::vector<double>>(oracle::element_count(shape), value), [=](std::vector<double> v) {

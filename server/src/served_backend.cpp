@@ -232,6 +232,8 @@ class Table final : public TensorTable {
         return reader.ranges();
       } else if constexpr (std::is_same_v<D, Size2>) {
         return reader.size2();
+      } else if constexpr (std::is_same_v<D, Size3>) {
+        return reader.size3();
       } else if constexpr (std::is_same_v<D, InterpolateOptions>) {
         return reader.interpolate_options();
       } else if constexpr (std::is_same_v<D, UnfoldOptions>) {

@@ -248,6 +248,12 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     // unfold4d: the receiver as a [1, 1, 2, 3] image in 2x2 blocks, padding 1 across the width.
     case OpId::unfold4d:
       return Dispatch::unfold4d(Dispatch::float_reshape(x, {1, 1, 2, 3}), Size2{2, 2}, UnfoldOptions{{1, 1}, {0, 1}, {1, 1}});
+    // adaptive_avg_pool3d: the receiver as a [1, 1, 2, 1, 3] volume to 1x1x2; its backward pass with
+    // the other operand as the gradient of a 2x1x3 output.
+    case OpId::adaptive_avg_pool3d:
+      return Dispatch::adaptive_avg_pool3d(Dispatch::float_reshape(x, {1, 1, 2, 1, 3}), Size3{1, 1, 2});
+    case OpId::adaptive_avg_pool3d_backward:
+      return Dispatch::adaptive_avg_pool3d_backward(Dispatch::float_reshape(x, {1, 1, 2, 1, 3}), Dispatch::float_reshape(other, {1, 1, 2, 1, 3}));
     // interpolate: the receiver as a [1, 1, 2, 3] image up to 3x4, bilinear over the half-pixel grid;
     // its backward pass down to 3x2, bicubic with corners aligned (the other operand the gradient).
     case OpId::interpolate:

@@ -113,6 +113,12 @@ bool ArgReader::flag() {
 
 ::crossgrad::Size1 ArgReader::size1() { return {dim()}; }
 
+::crossgrad::Size3 ArgReader::size3() {
+  ::crossgrad::Size3 s;
+  for (std::size_t& v : s) v = dim();
+  return s;
+}
+
 ::crossgrad::InterpolateOptions ArgReader::interpolate_options() {
   const std::size_t mode = dim();
   if (mode > 255) throw WireError("an interpolate mode code must be below 256, got " + std::to_string(mode));

@@ -110,6 +110,15 @@ AutodiffTensor<B> Autodiff<B>::interpolate(const Tensor& x, const Size2& output_
   });
 }
 
+// adaptive_avg_pool3d's gradient: B::adaptive_avg_pool3d_backward (Burn's entry point).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::adaptive_avg_pool3d(const Tensor& x, const Size3& output_size) {
+  const Primitive px = x.primitive;
+  return record<B>(B::adaptive_avg_pool3d(px, output_size), {&x}, [px](const Primitive& g) {
+    return std::vector<Primitive>{B::adaptive_avg_pool3d_backward(px, g)};
+  });
+}
+
 // The gradient of the table is the positions' gradients added to the rows they read
 // (B::embedding_backward); the indices get none.
 template <class B>

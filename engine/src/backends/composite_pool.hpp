@@ -65,4 +65,39 @@ typename B::Tensor max_pool1d_with_indices_backward(const typename B::Tensor& x,
                           B::shape(x));
 }
 
+// adaptive_avg_pool3d and its backward pass: adaptive averaging is separable, so the backend's own
+// adaptive_avg_pool2d over height and width ([batch, channels * depth, h, w] to [.., out_h,
+// out_w]), then over depth with the pooled cells as one long row ([batch * channels, 1, depth,
+// out_h * out_w] to [.., out_d, out_h * out_w], a width kept whole); the backward pass is the
+// adjoint, the two 2-D backward passes in the other order. Each output is a mean of means (PyTorch
+// sums a window once and divides by its cells): the same value within the sum's rounding bound.
+template <class B>
+typename B::Tensor adaptive_avg_pool3d(const typename B::Tensor& x, const Size3& output_size) {
+  const rules::Pool3dPlan p = rules::plan_adaptive_avg_pool3d(B::shape(x), B::dtype(x), output_size);
+  if (p.out.num_elements() == 0) return B::float_full(p.out, 0.0, B::dtype(x), B::device(x));
+  const Shape& s = B::shape(x);
+  const std::size_t cells = output_size[1] * output_size[2];
+  const typename B::Tensor planes =
+      B::adaptive_avg_pool2d(B::float_reshape(x, Shape{s[0], s[1] * s[2], s[3], s[4]}), Size2{output_size[1], output_size[2]});
+  const typename B::Tensor depth =
+      B::adaptive_avg_pool2d(B::float_reshape(planes, Shape{s[0] * s[1], 1, s[2], cells}), Size2{output_size[0], cells});
+  return B::float_reshape(depth, p.out);
+}
+
+template <class B>
+typename B::Tensor adaptive_avg_pool3d_backward(const typename B::Tensor& x, const typename B::Tensor& grad) {
+  const rules::Pool3dPlan p = rules::plan_adaptive_avg_pool3d_backward(B::shape(x), B::dtype(x), B::shape(grad), B::dtype(grad));
+  const Shape& s = B::shape(x);
+  if (s.num_elements() == 0) return B::float_full(s, 0.0, B::dtype(x), B::device(x));
+  const std::size_t cells = p.out_size[1] * p.out_size[2];
+  // The depth pass reads only its input's shape: [batch * channels, 1, depth, out_h * out_w].
+  const typename B::Tensor depth_input = B::float_full(Shape{s[0] * s[1], 1, s[2], cells}, 0.0, B::dtype(x), B::device(x));
+  const typename B::Tensor planes_grad = B::adaptive_avg_pool2d_backward(
+      depth_input, B::float_reshape(grad, Shape{s[0] * s[1], 1, p.out_size[0], cells}));
+  const typename B::Tensor x_planes = B::float_reshape(x, Shape{s[0], s[1] * s[2], s[3], s[4]});
+  return B::float_reshape(
+      B::adaptive_avg_pool2d_backward(x_planes, B::float_reshape(planes_grad, Shape{s[0], s[1] * s[2], p.out_size[1], p.out_size[2]})),
+      s);
+}
+
 }  // namespace crossgrad::backends::composite

@@ -395,6 +395,42 @@ Pool2dPlan plan_interpolate_backward(const Shape& x, DType x_dtype, const Shape&
   return p;
 }
 
+namespace {
+constexpr std::string_view kPool3dInput = "[batch, channels, depth, height, width]";
+Pool3dPlan plan_of_volume(const Shape& x, const Size3& out, std::string_view op) {
+  if (x[2] == 0 || x[3] == 0 || x[4] == 0) panic(PanicId::PoolEmptyInput, {{"op", std::string(op)}, {"shape", x.to_string()}});
+  Pool3dPlan p;
+  p.planes = x[0] * x[1];
+  p.in = {x[2], x[3], x[4]};
+  p.out_size = out;
+  p.out = Shape{x[0], x[1], out[0], out[1], out[2]};
+  (void)p.out.num_elements();  // shape-overflow
+  return p;
+}
+}  // namespace
+
+Pool3dPlan plan_adaptive_avg_pool3d(const Shape& x, DType dtype, const Size3& output_size) {
+  constexpr std::string_view op = "adaptive_avg_pool3d";
+  check_float_dtype(dtype, op);
+  check_rank(x, 5, kPool3dInput, op, "input");
+  check_at_least_one(output_size, "output_size", op);
+  return plan_of_volume(x, output_size, op);
+}
+
+Pool3dPlan plan_adaptive_avg_pool3d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype) {
+  constexpr std::string_view op = "adaptive_avg_pool3d_backward";
+  check_grad_dtype(x_dtype, grad_dtype, op);
+  check_rank(x, 5, kPool3dInput, op, "input");
+  check_rank(grad, 5, kPool3dInput, op, "gradient");
+  if (grad[0] != x[0] || grad[1] != x[1]) {
+    const Shape expected{x[0], x[1], grad[2], grad[3], grad[4]};
+    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", expected.to_string()}, {"got", grad.to_string()}});
+  }
+  const Size3 out{grad[2], grad[3], grad[4]};
+  check_at_least_one(out, "output_size", op);
+  return plan_of_volume(x, out, op);
+}
+
 AvgPool2dOptions avg_pool2d_options_of(const AvgPool1dOptions& o) {
   return AvgPool2dOptions{{1, o.kernel_size[0]}, {1, o.stride[0]}, {0, o.padding[0]}, o.count_include_pad, o.ceil_mode};
 }

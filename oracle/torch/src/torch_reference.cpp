@@ -493,6 +493,11 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     case OpId::adaptive_avg_pool2d:
       return at::adaptive_avg_pool2d(t[0], {std::int64_t(a.output_size[0]), std::int64_t(a.output_size[1])});
     case OpId::adaptive_avg_pool2d_backward: return at::_adaptive_avg_pool2d_backward(t[1], t[0]);
+    case OpId::adaptive_avg_pool3d: {
+      const Size3& o = a.output_size_3d;
+      return at::adaptive_avg_pool3d(t[0], {std::int64_t(o[0]), std::int64_t(o[1]), std::int64_t(o[2])});
+    }
+    case OpId::adaptive_avg_pool3d_backward: return at::_adaptive_avg_pool3d_backward(t[1], t[0]);
     case OpId::max_pool2d:
     case OpId::max_pool2d_indices:
     case OpId::max_pool2d_with_indices_backward: {

@@ -89,6 +89,7 @@ std::vector<Args> arguments(const OpInfo& info) {
   const TensorData values_3x3 = of_kind(info.operand, floats(Shape{3, 3}, 4.0f, -0.5f));
   const TensorData image = floats(Shape{1, 2, 4, 3}, 1.5f, -0.75f);  // the module ops' [batch, channels, h, w]
   const TensorData sequence = floats(Shape{1, 2, 6}, 1.5f, -0.75f);  // the 1-D module ops' [batch, channels, length]
+  const TensorData volume = floats(Shape{1, 1, 2, 3, 2}, 1.5f, -0.75f);  // the 3-D ops' [batch, channels, depth, h, w]
   const TensorData image_grad_k3s2 = floats(Shape{1, 2, 2, 2}, 0.5f, 2.0f);
   switch (info.sig) {
     case OpSig::Unary:
@@ -188,6 +189,14 @@ std::vector<Args> arguments(const OpInfo& info) {
     case OpSig::Unfold4d:
       return {{.tensors = {image}, .dims = {2, 2, 1, 1, 1, 0, 1, 1}, .label = "2x2 blocks, padding [1, 0]"},
               {.tensors = {image}, .dims = {5, 1, 1, 1, 0, 0, 1, 1}, .label = "a kernel past the image"}};
+    // adaptive_avg_pool3d: output_size [d, h, w] over the volume; the rank-4 image is refused
+    // (module-input-rank). Its backward pass: x, then the gradient.
+    case OpSig::AdaptivePool3d:
+      return {{.tensors = {volume}, .dims = {2, 1, 2}, .label = "2x3x2 to 2x1x2"},
+              {.tensors = {image}, .dims = {1, 1, 1}, .label = "a 4-D input"}};
+    case OpSig::AdaptivePool3dBackward:
+      return {{.tensors = {volume, volume}, .dims = {}, .label = "the same size"},
+              {.tensors = {volume, image}, .dims = {}, .label = "a 4-D gradient"}};
     // interpolate: output_size, then the mode code and align_corners; its backward pass x, then the
     // gradient of the output size's shape.
     case OpSig::Interpolate:
@@ -342,6 +351,10 @@ struct LocalArgs {
       return v;
     } else if constexpr (std::is_same_v<D, Size1>) {
       return Size1{args.dims.at(next_dim++)};
+    } else if constexpr (std::is_same_v<D, Size3>) {
+      const Size3 v{args.dims.at(next_dim), args.dims.at(next_dim + 1), args.dims.at(next_dim + 2)};
+      next_dim += 3;
+      return v;
     } else if constexpr (std::is_same_v<D, InterpolateOptions>) {
       InterpolateOptions o;
       o.mode = static_cast<InterpolateMode>(args.dims.at(next_dim++));

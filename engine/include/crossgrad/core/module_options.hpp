@@ -20,6 +20,8 @@ namespace crossgrad {
 using Size2 = std::array<std::size_t, 2>;
 // One spatial size, [length] (the 1-D module ops').
 using Size1 = std::array<std::size_t, 1>;
+// Three spatial sizes, [depth, height, width] (the 3-D module ops').
+using Size3 = std::array<std::size_t, 3>;
 
 // avg_pool2d / avg_pool2d_backward (Burn's arguments of the same names, in Burn's order).
 struct AvgPool2dOptions {

@@ -226,6 +226,21 @@ Pool2dPlan plan_interpolate(const Shape& x, DType dtype, const Size2& output_siz
 Pool2dPlan plan_interpolate_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype, const Size2& output_size,
                                      const InterpolateOptions& options);
 
+// adaptive_avg_pool3d(x, output_size), in this order: x float (unsupported-dtype) of rank 5
+// (module-input-rank, [batch, channels, depth, height, width]), output_size at least 1
+// (module-option-zero), x at least 1 in depth, height and width (pool-empty-input), the result's
+// size (shape-overflow). The plan's planes are [batch, channels] pairs.
+struct Pool3dPlan {
+  Shape out;
+  std::size_t planes = 0;
+  Size3 in{}, out_size{};
+};
+Pool3dPlan plan_adaptive_avg_pool3d(const Shape& x, DType dtype, const Size3& output_size);
+// adaptive_avg_pool3d_backward(x, grad): grad of x's dtype (dtype-mismatch), both of rank 5, grad of
+// x's batch and channels (pool-grad-shape), an output size (grad's last three dims) of at least 1,
+// x non-empty in depth, height and width.
+Pool3dPlan plan_adaptive_avg_pool3d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype);
+
 // Raised by Autodiff<B> for the ops that are themselves backward passes (Rule NotDifferentiable),
 // as Burn's Autodiff<B> does: not-differentiable.
 [[noreturn]] void not_differentiable(std::string_view op);

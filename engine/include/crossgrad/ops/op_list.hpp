@@ -318,7 +318,9 @@
   X(unfold4d, unfold4d, Unfold4d, Float, Float, Backward) \
   X(fold4d, fold4d, Fold4d, Float, Float, Backward) \
   X(interpolate, interpolate, Interpolate, Float, Float, Backward) \
-  X(interpolate_backward, interpolate_backward, InterpolateBackward, Float, Float, NotDifferentiable)
+  X(interpolate_backward, interpolate_backward, InterpolateBackward, Float, Float, NotDifferentiable) \
+  X(adaptive_avg_pool3d, adaptive_avg_pool3d, AdaptivePool3d, Float, Float, Backward) \
+  X(adaptive_avg_pool3d_backward, adaptive_avg_pool3d_backward, AdaptivePool3dBackward, Float, Float, NotDifferentiable)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -421,6 +423,8 @@
   (const T& tensor, const ::crossgrad::Size2& output_size, const ::crossgrad::InterpolateOptions& options)
 #define CROSSGRAD_SIG_PARAMS_InterpolateBackward(T, I) \
   (const T& tensor, const T& grad, const ::crossgrad::Size2& output_size, const ::crossgrad::InterpolateOptions& options)
+#define CROSSGRAD_SIG_PARAMS_AdaptivePool3d(T, I) (const T& tensor, const ::crossgrad::Size3& output_size)
+#define CROSSGRAD_SIG_PARAMS_AdaptivePool3dBackward(T, I) (const T& tensor, const T& grad)
 #define CROSSGRAD_SIG_PARAMS_AvgPool1dBackward(T, I) \
   (const T& tensor, const T& grad, const ::crossgrad::AvgPool1dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_AdaptivePool1d(T, I) (const T& tensor, const ::crossgrad::Size1& output_size)
@@ -484,6 +488,8 @@
 #define CROSSGRAD_SIG_CLASS_Fold4d MAP
 #define CROSSGRAD_SIG_CLASS_Interpolate MAP
 #define CROSSGRAD_SIG_CLASS_InterpolateBackward ZIP_WITH
+#define CROSSGRAD_SIG_CLASS_AdaptivePool3d MAP
+#define CROSSGRAD_SIG_CLASS_AdaptivePool3dBackward ZIP_WITH
 #define CROSSGRAD_SIG_CLASS_AvgPool1dBackward ZIP_WITH
 #define CROSSGRAD_SIG_CLASS_AdaptivePool1d MAP
 #define CROSSGRAD_SIG_CLASS_AdaptivePool1dBackward ZIP_WITH
@@ -531,6 +537,8 @@
 #define CROSSGRAD_SIG_EXTRA_Fold4d , output_size, kernel_size, options
 #define CROSSGRAD_SIG_EXTRA_Interpolate , output_size, options
 #define CROSSGRAD_SIG_EXTRA_InterpolateBackward , output_size, options
+#define CROSSGRAD_SIG_EXTRA_AdaptivePool3d , output_size
+#define CROSSGRAD_SIG_EXTRA_AdaptivePool3dBackward
 #define CROSSGRAD_SIG_EXTRA_AvgPool1dBackward , options
 #define CROSSGRAD_SIG_EXTRA_AdaptivePool1d , output_size
 #define CROSSGRAD_SIG_EXTRA_AdaptivePool1dBackward
@@ -588,6 +596,8 @@
   (const ::crossgrad::Size2& output_size, const ::crossgrad::Size2& kernel_size, const ::crossgrad::UnfoldOptions& options)
 #define CROSSGRAD_SIG_TAIL_Interpolate (const ::crossgrad::Size2& output_size, const ::crossgrad::InterpolateOptions& options)
 #define CROSSGRAD_SIG_TAIL_InterpolateBackward , const ::crossgrad::Size2& output_size, const ::crossgrad::InterpolateOptions& options
+#define CROSSGRAD_SIG_TAIL_AdaptivePool3d (const ::crossgrad::Size3& output_size)
+#define CROSSGRAD_SIG_TAIL_AdaptivePool3dBackward
 #define CROSSGRAD_SIG_TAIL_AvgPool1dBackward , const ::crossgrad::AvgPool1dOptions& options
 #define CROSSGRAD_SIG_TAIL_AdaptivePool1d (const ::crossgrad::Size1& output_size)
 #define CROSSGRAD_SIG_TAIL_AdaptivePool1dBackward
@@ -650,6 +660,8 @@
 #define CROSSGRAD_SIG_ARGS_Fold4d tensor, output_size, kernel_size, options
 #define CROSSGRAD_SIG_ARGS_Interpolate tensor, output_size, options
 #define CROSSGRAD_SIG_ARGS_InterpolateBackward tensor, grad, output_size, options
+#define CROSSGRAD_SIG_ARGS_AdaptivePool3d tensor, output_size
+#define CROSSGRAD_SIG_ARGS_AdaptivePool3dBackward tensor, grad
 #define CROSSGRAD_SIG_ARGS_AvgPool1dBackward tensor, grad, options
 #define CROSSGRAD_SIG_ARGS_AdaptivePool1d tensor, output_size
 #define CROSSGRAD_SIG_ARGS_AdaptivePool1dBackward tensor, grad
@@ -688,7 +700,7 @@ enum class OpId : std::uint16_t {
   X(Conv2d) X(Conv2dBackward) X(Conv2dBiasBackward) X(ConvTranspose2d) X(ConvTranspose2dBackward) \
   X(Conv1d) X(Conv1dBackward) X(Conv1dBiasBackward) X(ConvTranspose1d) X(ConvTranspose1dBackward) \
   X(AvgPool1d) X(AvgPool1dBackward) X(AdaptivePool1d) X(AdaptivePool1dBackward) X(MaxPool1d) X(MaxPool1dBackward) X(Unfold4d) X(Fold4d) \
-  X(Interpolate) X(InterpolateBackward)
+  X(Interpolate) X(InterpolateBackward) X(AdaptivePool3d) X(AdaptivePool3dBackward)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

@@ -114,6 +114,14 @@ CudaTensor Cuda::interpolate_backward(const CudaTensor& tensor, const CudaTensor
                                    const InterpolateOptions& options) {
   return composite::interpolate_backward<Cuda>(tensor, grad, output_size, options);
 }
+// adaptive_avg_pool3d and its backward pass: this backend's adaptive_avg_pool2d passes over height
+// and width, then depth (composite_pool.hpp).
+CudaTensor Cuda::adaptive_avg_pool3d(const CudaTensor& tensor, const Size3& output_size) {
+  return composite::adaptive_avg_pool3d<Cuda>(tensor, output_size);
+}
+CudaTensor Cuda::adaptive_avg_pool3d_backward(const CudaTensor& tensor, const CudaTensor& grad) {
+  return composite::adaptive_avg_pool3d_backward<Cuda>(tensor, grad);
+}
 // conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
 CudaTensor Cuda::conv_transpose1d(const CudaTensor& tensor, const CudaTensor& weight, const std::optional<CudaTensor>& bias, const ConvTranspose1dOptions& options) {
   return composite::conv_transpose1d<Cuda>(tensor, weight, bias, options);

@@ -102,6 +102,14 @@ FlexTensor Flex::interpolate_backward(const FlexTensor& tensor, const FlexTensor
                                    const InterpolateOptions& options) {
   return composite::interpolate_backward<Flex>(tensor, grad, output_size, options);
 }
+// adaptive_avg_pool3d and its backward pass: this backend's adaptive_avg_pool2d passes over height
+// and width, then depth (composite_pool.hpp).
+FlexTensor Flex::adaptive_avg_pool3d(const FlexTensor& tensor, const Size3& output_size) {
+  return composite::adaptive_avg_pool3d<Flex>(tensor, output_size);
+}
+FlexTensor Flex::adaptive_avg_pool3d_backward(const FlexTensor& tensor, const FlexTensor& grad) {
+  return composite::adaptive_avg_pool3d_backward<Flex>(tensor, grad);
+}
 // conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
 FlexTensor Flex::conv_transpose1d(const FlexTensor& tensor, const FlexTensor& weight, const std::optional<FlexTensor>& bias, const ConvTranspose1dOptions& options) {
   return composite::conv_transpose1d<Flex>(tensor, weight, bias, options);

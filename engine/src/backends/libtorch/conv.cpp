@@ -8,6 +8,7 @@
 
 #include "../composite_conv.hpp"
 #include "../composite_interpolate.hpp"
+#include "../composite_pool.hpp"
 
 #include <crossgrad/core/module_rules.hpp>
 
@@ -216,6 +217,14 @@ LibTorchTensor LibTorch::interpolate(const LibTorchTensor& tensor, const Size2& 
 LibTorchTensor LibTorch::interpolate_backward(const LibTorchTensor& tensor, const LibTorchTensor& grad, const Size2& output_size,
                                    const InterpolateOptions& options) {
   return composite::interpolate_backward<LibTorch>(tensor, grad, output_size, options);
+}
+// adaptive_avg_pool3d and its backward pass: this backend's adaptive_avg_pool2d passes over height
+// and width, then depth (composite_pool.hpp).
+LibTorchTensor LibTorch::adaptive_avg_pool3d(const LibTorchTensor& tensor, const Size3& output_size) {
+  return composite::adaptive_avg_pool3d<LibTorch>(tensor, output_size);
+}
+LibTorchTensor LibTorch::adaptive_avg_pool3d_backward(const LibTorchTensor& tensor, const LibTorchTensor& grad) {
+  return composite::adaptive_avg_pool3d_backward<LibTorch>(tensor, grad);
 }
 
 }  // namespace crossgrad::backends

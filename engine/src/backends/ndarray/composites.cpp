@@ -114,6 +114,14 @@ NdArrayTensor NdArray::interpolate_backward(const NdArrayTensor& tensor, const N
                                    const InterpolateOptions& options) {
   return composite::interpolate_backward<NdArray>(tensor, grad, output_size, options);
 }
+// adaptive_avg_pool3d and its backward pass: this backend's adaptive_avg_pool2d passes over height
+// and width, then depth (composite_pool.hpp).
+NdArrayTensor NdArray::adaptive_avg_pool3d(const NdArrayTensor& tensor, const Size3& output_size) {
+  return composite::adaptive_avg_pool3d<NdArray>(tensor, output_size);
+}
+NdArrayTensor NdArray::adaptive_avg_pool3d_backward(const NdArrayTensor& tensor, const NdArrayTensor& grad) {
+  return composite::adaptive_avg_pool3d_backward<NdArray>(tensor, grad);
+}
 // conv_transpose1d and its backward passes: this backend's conv_transpose2d passes on the single-row view.
 NdArrayTensor NdArray::conv_transpose1d(const NdArrayTensor& tensor, const NdArrayTensor& weight, const std::optional<NdArrayTensor>& bias, const ConvTranspose1dOptions& options) {
   return composite::conv_transpose1d<NdArray>(tensor, weight, bias, options);

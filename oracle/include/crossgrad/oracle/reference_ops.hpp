@@ -67,6 +67,7 @@ struct OpArgs {
   ConvTranspose1dOptions conv_transpose1d;          // ConvTranspose1d, ConvTranspose1dBackward
   AvgPool1dOptions avg_pool1d;                      // AvgPool1d, AvgPool1dBackward
   Size1 output_size_1d{1};                          // AdaptivePool1d
+  Size3 output_size_3d{1, 1, 1};                    // AdaptivePool3d
   MaxPool1dOptions max_pool1d;                      // MaxPool1d, MaxPool1dBackward
   Size2 unfold_kernel{1, 1};                        // Unfold4d's and Fold4d's kernel_size
   UnfoldOptions unfold;                             // Unfold4d, Fold4d
@@ -79,7 +80,7 @@ struct OpArgs {
 // Conv1dBiasBackward and Conv2dBiasBackward {x, bias, grad};
 // Linear {x, weight} or {x, weight, bias}; LinearXBackward {weight, grad}; LinearWeightBackward {x, grad};
 // The operands, by Sig: Binary and BinaryDim {lhs, rhs}; AvgPool2dBackward, AdaptivePool2dBackward and their
-// 1-D forms and InterpolateBackward {x, grad}; MaxPool2dBackward and MaxPool1dBackward {x, indices, grad}; Embedding {weights, indices}; EmbeddingBackward {weights, indices, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
+// 1-D and 3-D forms and InterpolateBackward {x, grad}; MaxPool2dBackward and MaxPool1dBackward {x, indices, grad}; Embedding {weights, indices}; EmbeddingBackward {weights, indices, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
 // SelectAssign, Scatter, ScatterUpdate and ScatterNd {tensor, indices, values}; MaskWhere {tensor, mask, value}; MaskSelect {tensor, mask}; MaskFill {tensor, mask} (the
 // fill value is OpArgs::scalar); Cat the list (possibly empty); every other Sig {tensor}.
 struct ReferenceResult {

@@ -21,6 +21,7 @@
 //   Conv1dOptions                -> dims (4: stride, padding, dilation, groups)
 //   ConvTranspose1dOptions       -> dims (5: stride, padding, padding_out, dilation, groups)
 //   Size1                        -> dims (1)
+//   Size3                        -> dims (3)
 //   AvgPool1dOptions             -> dims (5: kernel_size, stride, padding, count_include_pad, ceil_mode)
 //   MaxPool1dOptions             -> dims (5: kernel_size, stride, padding, dilation, ceil_mode)
 //   UnfoldOptions                -> dims (6: stride, padding, dilation)
@@ -115,6 +116,9 @@ inline void put_arg(proto::OpCall& call, const ::crossgrad::Size2& size) {
   call.add_dims(size[1]);
 }
 inline void put_arg(proto::OpCall& call, const ::crossgrad::Size1& size) { call.add_dims(size[0]); }
+inline void put_arg(proto::OpCall& call, const ::crossgrad::Size3& size) {
+  for (std::size_t v : size) call.add_dims(v);
+}
 inline void put_arg(proto::OpCall& call, const ::crossgrad::InterpolateOptions& o) {
   call.add_dims(static_cast<std::uint64_t>(o.mode));
   call.add_dims(o.align_corners ? 1 : 0);
@@ -227,6 +231,7 @@ class ArgReader {
   ::crossgrad::Size2 size2();                       // the next two dims
   ::crossgrad::AvgPool2dOptions avg_pool2d_options();  // the next eight dims (put_arg's order)
   ::crossgrad::Size1 size1();                          // the next dim
+  ::crossgrad::Size3 size3();                          // the next three dims
   ::crossgrad::AvgPool1dOptions avg_pool1d_options();  // the next five dims (put_arg's order)
   ::crossgrad::MaxPool1dOptions max_pool1d_options();  // the next five dims (put_arg's order)
   ::crossgrad::UnfoldOptions unfold_options();          // the next six dims (put_arg's order)
