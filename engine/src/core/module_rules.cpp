@@ -217,6 +217,21 @@ Pool2dPlan plan_avg_pool2d_backward(const Shape& x, DType x_dtype, const Shape& 
   return p;
 }
 
+namespace {
+// The adaptive poolings' backward passes (1-D, 2-D, 3-D): grad of x's dtype, both of the op's rank,
+// grad of x's batch and channels (its pooled dims are the output size).
+void check_adaptive_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype, std::size_t rank,
+                             std::string_view layout, std::string_view op) {
+  check_grad_dtype(x_dtype, grad_dtype, op);
+  check_rank(x, rank, layout, op, "input");
+  check_rank(grad, rank, layout, op, "gradient");
+  if (grad[0] == x[0] && grad[1] == x[1]) return;
+  std::vector<std::size_t> expected{x[0], x[1]};
+  for (std::size_t d = 2; d < rank; ++d) expected.push_back(grad[d]);
+  panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", Shape(expected).to_string()}, {"got", grad.to_string()}});
+}
+}  // namespace
+
 Pool2dPlan plan_adaptive_avg_pool2d(const Shape& x, DType dtype, const Size2& output_size) {
   constexpr std::string_view op = "adaptive_avg_pool2d";
   check_float_dtype(dtype, op);
@@ -228,14 +243,7 @@ Pool2dPlan plan_adaptive_avg_pool2d(const Shape& x, DType dtype, const Size2& ou
 
 Pool2dPlan plan_adaptive_avg_pool2d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype) {
   constexpr std::string_view op = "adaptive_avg_pool2d_backward";
-  check_grad_dtype(x_dtype, grad_dtype, op);
-  check_rank4(x, op, "input");
-  check_rank4(grad, op, "gradient");
-  if (grad[0] != x[0] || grad[1] != x[1]) {
-    const Shape expected{x[0], x[1], grad[2], grad[3]};
-    panic(PanicId::PoolGradShape,
-          {{"op", std::string(op)}, {"expected", expected.to_string()}, {"got", grad.to_string()}});
-  }
+  check_adaptive_backward(x, x_dtype, grad, grad_dtype, 4, kPool2dInput, op);
   check_at_least_one(Size2{grad[2], grad[3]}, "output_size", op);
   if (x[2] == 0 || x[3] == 0) panic(PanicId::PoolEmptyInput, {{"op", std::string(op)}, {"shape", x.to_string()}});
   return plan_of(x, grad[2], grad[3]);
@@ -264,13 +272,7 @@ Pool2dPlan plan_adaptive_avg_pool1d(const Shape& x, DType dtype, const Size1& ou
 
 Pool2dPlan plan_adaptive_avg_pool1d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype) {
   constexpr std::string_view op = "adaptive_avg_pool1d_backward";
-  check_grad_dtype(x_dtype, grad_dtype, op);
-  check_rank(x, 3, kPool1dInput, op, "input");
-  check_rank(grad, 3, kPool1dInput, op, "gradient");
-  if (grad[0] != x[0] || grad[1] != x[1]) {
-    const Shape expected{x[0], x[1], grad[2]};
-    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", expected.to_string()}, {"got", grad.to_string()}});
-  }
+  check_adaptive_backward(x, x_dtype, grad, grad_dtype, 3, kPool1dInput, op);
   check_at_least_one(Size1{grad[2]}, "output_size", op);
   if (x[2] == 0) panic(PanicId::PoolEmptyInput, {{"op", std::string(op)}, {"shape", x.to_string()}});
   return plan_of_row(x, grad[2]);
@@ -419,13 +421,7 @@ Pool3dPlan plan_adaptive_avg_pool3d(const Shape& x, DType dtype, const Size3& ou
 
 Pool3dPlan plan_adaptive_avg_pool3d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype) {
   constexpr std::string_view op = "adaptive_avg_pool3d_backward";
-  check_grad_dtype(x_dtype, grad_dtype, op);
-  check_rank(x, 5, kPool3dInput, op, "input");
-  check_rank(grad, 5, kPool3dInput, op, "gradient");
-  if (grad[0] != x[0] || grad[1] != x[1]) {
-    const Shape expected{x[0], x[1], grad[2], grad[3], grad[4]};
-    panic(PanicId::PoolGradShape, {{"op", std::string(op)}, {"expected", expected.to_string()}, {"got", grad.to_string()}});
-  }
+  check_adaptive_backward(x, x_dtype, grad, grad_dtype, 5, kPool3dInput, op);
   const Size3 out{grad[2], grad[3], grad[4]};
   check_at_least_one(out, "output_size", op);
   return plan_of_volume(x, out, op);
