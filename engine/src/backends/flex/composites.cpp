@@ -96,12 +96,6 @@ FlexTensor Flex::max_pool1d_with_indices_backward(const FlexTensor& tensor, cons
 FlexTensor Flex::unfold4d(const FlexTensor& tensor, const Size2& kernel_size, const UnfoldOptions& options) {
   return composite::unfold4d<Flex>(tensor, kernel_size, options);
 }
-// interpolate's backward pass: two passes of this backend's select_add and mul, one per axis (Note
-// [Interpolation as separable taps]); the forward pass is flex/interpolate.cpp.
-FlexTensor Flex::interpolate_backward(const FlexTensor& tensor, const FlexTensor& grad, const Size2& output_size,
-                                   const InterpolateOptions& options) {
-  return composite::interpolate_backward<Flex>(tensor, grad, output_size, options);
-}
 // adaptive_avg_pool3d and its backward pass: this backend's adaptive_avg_pool2d passes over height
 // and width, then depth (composite_pool.hpp).
 FlexTensor Flex::adaptive_avg_pool3d(const FlexTensor& tensor, const Size3& output_size) {
