@@ -287,13 +287,15 @@ class Table final : public TensorTable {
 
   // Note [Results larger than their operands]
   // store_new admits a result against the session's bytes once it exists, which bounds the
-  // allocation while a result is no larger than what the session already holds. Seven kinds of op
+  // allocation while a result is no larger than what the session already holds. These kinds of op
   // can make more than that from small or empty operands: broadcasting binary ops ([n,1] with
   // [1,m]) and the masked ops (mask_where, mask_fill broadcast too), matmul ([n,0] x [0,m] gives
   // n x m zeros), reductions along an empty dim ([n,0] summed over dim 1 gives n values), select
-  // along an empty dim, gather_nd (indices [n, 0] name the whole tensor n times) and argwhere (up
+  // along an empty dim, gather_nd (indices [n, 0] name the whole tensor n times), argwhere (up
   // to rank I64 coordinates per Bool byte: admitted at that bound, the count of trues being
-  // unknown until it runs). (The fuzzer's session of 1 MiB once
+  // unknown until it runs), repeat_dim and unfold (a dim times a count; windows of windows), the
+  // convolutions, and the module ops that take their output size as an argument (the adaptive
+  // poolings, interpolate, fold4d) or copy a kernel's cells per position (unfold4d). (The fuzzer's session of 1 MiB once
   // had 15 GB allocated for the sum of an empty [1936224768, 0] tensor over dim 1.) Their result
   // size is worked out from the operands' shapes and admitted before they run. A shape the op
   // itself refuses is left to the op, so its own panic is the one reported.
@@ -367,6 +369,45 @@ class Table final : public TensorTable {
         const rules::Conv2dPlan p = convolution_plan(B::shape(x), B::dtype(x), B::shape(w), B::dtype(w), b ? &bias_shape : nullptr,
                                                      b ? B::dtype(*b) : B::dtype(x), std::get<3>(args));
         return bytes_of(p.out, B::dtype(x));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, std::size_t, std::size_t>>) {
+        // repeat_dim: dim's size times `times` ([2] repeated 67,108,865 times is 1 GiB).
+        const T& t = std::get<0>(args).get();
+        std::vector<std::size_t> dims = B::shape(t).dims();
+        const std::size_t dim = std::get<1>(args);
+        if (op_stem(op) != "repeat_dim" || dim >= dims.size() || __builtin_mul_overflow(dims[dim], std::get<2>(args), &dims[dim])) {
+          return std::nullopt;
+        }
+        return bytes_of(Shape(std::move(dims)), B::dtype(t));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, std::size_t, std::size_t, std::size_t>>) {
+        // unfold (dim, size, step): every window copied, size cells each (quadratic in dim's size).
+        const T& t = std::get<0>(args).get();
+        std::vector<std::size_t> dims = B::shape(t).dims();
+        const std::size_t dim = std::get<1>(args), size = std::get<2>(args), step = std::get<3>(args);
+        if (op_stem(op) != "unfold" || dim >= dims.size() || step == 0 || size > dims[dim]) return std::nullopt;
+        dims[dim] = (dims[dim] - size) / step + 1;
+        dims.push_back(size);
+        return bytes_of(Shape(std::move(dims)), B::dtype(t));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, Size1>>) {
+        const T& x = std::get<0>(args).get();
+        return bytes_of(rules::plan_adaptive_avg_pool1d(B::shape(x), B::dtype(x), std::get<1>(args)).out, B::dtype(x));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, Size2>>) {
+        // The module ops whose output size is an argument: any size from a one-cell input.
+        const T& x = std::get<0>(args).get();
+        return bytes_of(rules::plan_adaptive_avg_pool2d(B::shape(x), B::dtype(x), std::get<1>(args)).out, B::dtype(x));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, Size3>>) {
+        const T& x = std::get<0>(args).get();
+        return bytes_of(rules::plan_adaptive_avg_pool3d(B::shape(x), B::dtype(x), std::get<1>(args)).out, B::dtype(x));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, Size2, InterpolateOptions>>) {
+        const T& x = std::get<0>(args).get();
+        return bytes_of(rules::plan_interpolate(B::shape(x), B::dtype(x), std::get<1>(args), std::get<2>(args)).out, B::dtype(x));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, Size2, UnfoldOptions>>) {
+        // unfold4d: every block copied (a kernel's cells per position).
+        const T& x = std::get<0>(args).get();
+        return bytes_of(rules::plan_unfold4d(B::shape(x), B::dtype(x), std::get<1>(args), std::get<2>(args)).out, B::dtype(x));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, Size2, Size2, UnfoldOptions>>) {
+        const T& x = std::get<0>(args).get();
+        return bytes_of(rules::plan_fold4d(B::shape(x), B::dtype(x), std::get<1>(args), std::get<2>(args), std::get<3>(args)).out,
+                        B::dtype(x));
       } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, CRef>>) {
         // mask_where: the tensor, the mask and the value broadcast.
         if (op_stem(op) != "mask_where") return std::nullopt;

@@ -108,6 +108,30 @@ TEST_F(HandlerTest, ResultsLargerThanTheirOperandsAreRefusedBeforeTheyRun) {
   fill.add_scalars(0.5);
   refused(fill, "float_mask_fill");
   refused(op(session, code(OpId::float_mask_where), {column, mask_row, column}), "float_mask_where");
+  // A dim times a count, and windows of windows: [3] repeated 2^34 times; [2^18] in windows of
+  // 2^17 every cell (found by the remote_protocol fuzzer: repeat_dim allocated 1.6 GB in a 1 MiB
+  // session before the limit was checked). A session of their own: their operands take 3 MiB.
+  const std::uint64_t grown = open();
+  const std::uint64_t three3 = upload_ok(grown, TensorData::from_f32({1, 2, 3}, Shape{3}));
+  const auto with_dims = [&](proto::OpCall c, std::initializer_list<std::uint64_t> dims) {
+    for (std::uint64_t d : dims) c.add_dims(d);
+    return c;
+  };
+  refused(with_dims(op(grown, code(OpId::float_repeat_dim), {three3}), {0, std::uint64_t{1} << 34}), "float_repeat_dim");
+  const std::uint64_t line = upload_ok(grown, TensorData::from_f32(std::vector<float>(std::size_t{1} << 18, 1.0f), Shape{std::size_t{1} << 18}));
+  refused(with_dims(op(grown, code(OpId::float_unfold), {line}), {0, std::uint64_t{1} << 17, 1}), "float_unfold");
+  // The module ops whose output size is an argument, from one cell: 2^17 x 2^17 (2^12 cubed for
+  // the 3-D pooling; fold4d's one 1x1 block with stride 2^17), and unfold4d's 2^16-cell blocks.
+  const std::uint64_t cell = upload_ok(grown, TensorData::from_f32({1}, Shape{1, 1, 1, 1}));
+  const std::uint64_t big = std::uint64_t{1} << 17;
+  refused(with_dims(op(grown, code(OpId::adaptive_avg_pool2d), {cell}), {big, big}), "adaptive_avg_pool2d");
+  refused(with_dims(op(grown, code(OpId::interpolate), {cell}), {big, big, 2, 0}), "interpolate");
+  const std::uint64_t voxel = upload_ok(grown, TensorData::from_f32({1}, Shape{1, 1, 1, 1, 1}));
+  refused(with_dims(op(grown, code(OpId::adaptive_avg_pool3d), {voxel}), {1 << 12, 1 << 12, 1 << 12}), "adaptive_avg_pool3d");
+  const std::uint64_t block = upload_ok(grown, TensorData::from_f32({1}, Shape{1, 1, 1}));
+  refused(with_dims(op(grown, code(OpId::fold4d), {block}), {big, big, 1, 1, big, big, 0, 0, 1, 1}), "fold4d");
+  const std::uint64_t image = upload_ok(grown, TensorData::from_f32(std::vector<float>(std::size_t{1} << 19, 1.0f), Shape{1, 1, 1 << 9, 1 << 10}));
+  refused(with_dims(op(grown, code(OpId::unfold4d), {image}), {1 << 8, 1 << 8, 1, 1, 0, 0, 1, 1}), "unfold4d");
   // The same ops on shapes the op refuses still give the op's own answer, not the limit.
   const std::uint64_t three = upload_ok(session, TensorData::from_f32({1, 2, 3}, Shape{3}));
   proto::TensorReply reply;
