@@ -294,8 +294,9 @@ class Table final : public TensorTable {
   // along an empty dim, gather_nd (indices [n, 0] name the whole tensor n times), argwhere (up
   // to rank I64 coordinates per Bool byte: admitted at that bound, the count of trues being
   // unknown until it runs), repeat_dim and unfold (a dim times a count; windows of windows), the
-  // convolutions, and the module ops that take their output size as an argument (the adaptive
-  // poolings, interpolate, fold4d) or copy a kernel's cells per position (unfold4d). (The fuzzer's session of 1 MiB once
+  // convolutions, embedding (a table row per index), and the module ops that take their output
+  // size as an argument (the adaptive poolings, interpolate, fold4d) or copy a kernel's cells per
+  // position (unfold4d). (The fuzzer's session of 1 MiB once
   // had 15 GB allocated for the sum of an empty [1936224768, 0] tensor over dim 1.) Their result
   // size is worked out from the operands' shapes and admitted before they run. A shape the op
   // itself refuses is left to the op, so its own panic is the one reported.
@@ -317,6 +318,8 @@ class Table final : public TensorTable {
         const DType da = B::dtype(std::get<0>(args).get()), db = B::dtype(std::get<1>(args).get());
         if (op == OpId::linear_x_backward) return bytes_of(rules::plan_linear_x_backward(a, da, b, db).out, da);
         if (op == OpId::linear_weight_backward) return bytes_of(rules::plan_linear_weight_backward(a, da, b, db).out, da);
+        // embedding: a row of the table per index ([1, 2^12] read at [2^17, 1] indices is 2 GiB).
+        if (op == OpId::embedding) return bytes_of(rules::plan_embedding(a, da, b, db).out, da);
         const Shape out = op_stem(op) == "matmul"      ? rules::plan_matmul(a, b, info.name).out
                           : op_stem(op) == "gather_nd" ? rules::check_gather_nd(a, b, B::dtype(std::get<1>(args).get()), info.name)
                                                        : rules::broadcast_shapes(a, b, info.name);

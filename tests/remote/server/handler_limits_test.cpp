@@ -132,6 +132,11 @@ TEST_F(HandlerTest, ResultsLargerThanTheirOperandsAreRefusedBeforeTheyRun) {
   refused(with_dims(op(grown, code(OpId::fold4d), {block}), {big, big, 1, 1, big, big, 0, 0, 1, 1}), "fold4d");
   const std::uint64_t image = upload_ok(grown, TensorData::from_f32(std::vector<float>(std::size_t{1} << 19, 1.0f), Shape{1, 1, 1 << 9, 1 << 10}));
   refused(with_dims(op(grown, code(OpId::unfold4d), {image}), {1 << 8, 1 << 8, 1, 1, 0, 0, 1, 1}), "unfold4d");
+  // embedding: a row of a [1, 2^16] table per index, 2^17 indices (32 GiB), in a session of its own.
+  const std::uint64_t lookups = open();
+  const std::uint64_t table = upload_ok(lookups, TensorData::from_f32(std::vector<float>(std::size_t{1} << 16, 1.0f), Shape{1, std::size_t{1} << 16}));
+  const std::uint64_t ids = upload_ok(lookups, TensorData::from_i32(std::vector<std::int32_t>(n, 0), Shape{n, 1}));
+  refused(op(lookups, code(OpId::embedding), {table, ids}), "embedding");
   // The same ops on shapes the op refuses still give the op's own answer, not the limit.
   const std::uint64_t three = upload_ok(session, TensorData::from_f32({1, 2, 3}, Shape{3}));
   proto::TensorReply reply;
