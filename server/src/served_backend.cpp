@@ -281,7 +281,10 @@ class Table final : public TensorTable {
     std::tuple<decltype(reading.template read<P>())...> args{reading.template read<P>()...};
     reader.finish();
     if (reading.shape_bytes) admit(*reading.shape_bytes);
-    if (const std::optional<std::size_t> bytes = grown_result_bytes(op, args)) admit(*bytes);
+    // A result past 2^64 bytes is the op's own tensor-too-large (it checks before allocating).
+    if (const std::optional<std::size_t> bytes = grown_result_bytes(op, args); bytes && *bytes != std::numeric_limits<std::size_t>::max()) {
+      admit(*bytes);
+    }
     return keep(std::apply(fn, args));
   }
 
