@@ -378,21 +378,14 @@ class Table final : public TensorTable {
       } else if constexpr (std::is_same_v<Args, std::tuple<CRef, std::size_t, std::size_t>>) {
         // repeat_dim: dim's size times `times` ([2] repeated 67,108,865 times is 1 GiB).
         const T& t = std::get<0>(args).get();
-        std::vector<std::size_t> dims = B::shape(t).dims();
-        const std::size_t dim = std::get<1>(args);
-        if (op_stem(op) != "repeat_dim" || dim >= dims.size() || __builtin_mul_overflow(dims[dim], std::get<2>(args), &dims[dim])) {
-          return std::nullopt;
-        }
-        return bytes_of(Shape(std::move(dims)), B::dtype(t));
+        if (op_stem(op) != "repeat_dim" || std::get<1>(args) >= B::shape(t).rank()) return std::nullopt;
+        return bytes_of(rules::repeated_shape(B::shape(t), std::get<1>(args), std::get<2>(args)), B::dtype(t));
       } else if constexpr (std::is_same_v<Args, std::tuple<CRef, std::size_t, std::size_t, std::size_t>>) {
         // unfold (dim, size, step): every window copied, size cells each (quadratic in dim's size).
         const T& t = std::get<0>(args).get();
-        std::vector<std::size_t> dims = B::shape(t).dims();
-        const std::size_t dim = std::get<1>(args), size = std::get<2>(args), step = std::get<3>(args);
-        if (op_stem(op) != "unfold" || dim >= dims.size() || step == 0 || size > dims[dim]) return std::nullopt;
-        dims[dim] = (dims[dim] - size) / step + 1;
-        dims.push_back(size);
-        return bytes_of(Shape(std::move(dims)), B::dtype(t));
+        if (op_stem(op) != "unfold" || std::get<1>(args) >= B::shape(t).rank()) return std::nullopt;
+        return bytes_of(rules::unfolded_shape(B::shape(t), std::get<1>(args), std::get<2>(args), std::get<3>(args), info.name),
+                        B::dtype(t));
       } else if constexpr (std::is_same_v<Args, std::tuple<CRef, Size1>>) {
         const T& x = std::get<0>(args).get();
         return bytes_of(rules::plan_adaptive_avg_pool1d(B::shape(x), B::dtype(x), std::get<1>(args)).out, B::dtype(x));

@@ -55,8 +55,9 @@ AxisTaps axis_taps_in(std::size_t in, std::size_t out, const InterpolateOptions&
     taps.index[j].push_back(at);
     taps.weight[j].push_back(static_cast<double>(w));
   };
-  const T ratio = o.align_corners ? (out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0))
-                                  : static_cast<T>(in) / static_cast<T>(out);
+  // Bilinear's and bicubic's ratio, in T, as a double for the source positions.
+  const double r = static_cast<double>(o.align_corners ? (out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0))
+                                                       : static_cast<T>(in) / static_cast<T>(out));
   switch (o.mode) {
     case InterpolateMode::Nearest:
     case InterpolateMode::NearestExact: {
@@ -77,7 +78,6 @@ AxisTaps axis_taps_in(std::size_t in, std::size_t out, const InterpolateOptions&
           push(1, static_cast<std::int64_t>(i), T(0));
           continue;
         }
-        const double r = static_cast<double>(ratio);
         const double x = o.align_corners ? r * static_cast<double>(i) : std::max(0.0, std::fma(r, static_cast<double>(i) + 0.5, -0.5));
         const std::int64_t i0 = static_cast<std::int64_t>(x);
         const T lambda1 = static_cast<T>(x - static_cast<double>(i0));
@@ -92,7 +92,6 @@ AxisTaps axis_taps_in(std::size_t in, std::size_t out, const InterpolateOptions&
       const auto near = [a](T x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };         // |x| <= 1
       const auto far = [a](T x) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; };  // 1 < |x| < 2
       for (std::size_t i = 0; i < out; ++i) {
-        const double r = static_cast<double>(ratio);
         const double x = o.align_corners ? r * static_cast<double>(i) : std::fma(r, static_cast<double>(i) + 0.5, -0.5);
         const std::int64_t at = static_cast<std::int64_t>(std::floor(static_cast<float>(x)));
         const T t = static_cast<T>(x - static_cast<double>(at));

@@ -12,6 +12,11 @@
 namespace crossgrad::rules {
 namespace {
 
+// GCC's and clang's 128-bit integers (__extension__: -Wpedantic accepts them through these names).
+__extension__ typedef __int128 Int128;
+__extension__ typedef unsigned __int128 UInt128;
+
+
 // One spatial value per dim, as the messages print it: [5] or [5, 3].
 template <std::size_t N>
 std::string sizes_text(const std::array<std::size_t, N>& s) {
@@ -322,16 +327,14 @@ Conv2dPlan plan_unfold4d(const Shape& x, DType dtype, const Size2& kernel, const
 // fold4d's grid of blocks over the padded output, one dim: padded = out + 2 padding computed without
 // wrapping (a padding near 2^63 gives a grid no input dim 2 can match, never a wrapped small one).
 namespace {
-__extension__ typedef unsigned __int128 Wide;  // -Wpedantic accepts it through this name
-
 struct FoldDim {
   bool fits;         // the padded output holds the dilated kernel
   std::size_t padded;  // when it does not (then no wrap happened)
-  Wide blocks;
+  UInt128 blocks;
 };
 FoldDim fold_dim(std::size_t out, std::size_t padding, std::size_t kernel, std::size_t dilation, std::size_t stride) {
-  const Wide padded = static_cast<Wide>(out) + 2 * static_cast<Wide>(padding);
-  const Wide span = static_cast<Wide>(dilation) * (kernel - 1) + 1;
+  const UInt128 padded = static_cast<UInt128>(out) + 2 * static_cast<UInt128>(padding);
+  const UInt128 span = static_cast<UInt128>(dilation) * (kernel - 1) + 1;
   if (padded < span) return {false, static_cast<std::size_t>(padded), 0};
   return {true, 0, (padded - span) / stride + 1};
 }
@@ -358,9 +361,9 @@ Conv2dPlan plan_fold4d(const Shape& x, DType dtype, const Size2& output_size, co
                        cols.fits ? output_size[1] + 2 * o.padding[1] : cols.padded};
     panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", sizes_text(padded)}, {"kernel", sizes_text(span)}});
   }
-  const Wide blocks = rows.blocks * cols.blocks;  // each below 2^65: no wrap
+  const UInt128 blocks = rows.blocks * cols.blocks;  // each below 2^65: no wrap
   if (blocks != x[2]) {
-    const auto text = [](Wide v) {
+    const auto text = [](UInt128 v) {
       return v > std::numeric_limits<std::size_t>::max() ? std::string("2^64 or more") : std::to_string(static_cast<std::size_t>(v));
     };
     panic(PanicId::FoldBlocks, {{"op", std::string(op)},
@@ -689,9 +692,6 @@ Shape plan_conv2d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias
 
 namespace {
 
-// GCC's and clang's 128-bit integers (__extension__: -Wpedantic accepts them through these names).
-__extension__ typedef __int128 Int128;
-__extension__ typedef unsigned __int128 UInt128;
 
 // A decimal rendering of a 128-bit value (std::to_string has no overload for it).
 std::string int128_string(Int128 v) {

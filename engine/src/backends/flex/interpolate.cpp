@@ -17,6 +17,18 @@
 #include <vector>
 
 namespace crossgrad::backends {
+namespace {
+
+// An axis's weights as one flat array of T (their own values): tap j's weight for output o at
+// j * outputs + o.
+template <class T>
+std::vector<T> flat_weights(const composite::AxisTaps& taps) {
+  std::vector<T> out;
+  for (std::size_t j = 0; j < taps.count; ++j) out.insert(out.end(), taps.weight[j].begin(), taps.weight[j].end());
+  return out;
+}
+
+}  // namespace
 
 FlexTensor Flex::interpolate(const FlexTensor& x, const Size2& output_size, const InterpolateOptions& options) {
   const rules::Pool2dPlan p = rules::plan_interpolate(x.shape, x.dtype, output_size, options);
@@ -26,10 +38,7 @@ FlexTensor Flex::interpolate(const FlexTensor& x, const Size2& output_size, cons
   const composite::AxisTaps cols = composite::axis_taps(p.in_w, p.out_w, options, x.dtype);
   const bool weighted = composite::weighted(options);
   host::with_float_type(x.dtype, [&]<class T>(T) {
-    // Per tap, its cells and weights as flat arrays (T: the weights' own values).
-    std::vector<T> a(rows.count * p.out_h), b(cols.count * p.out_w);
-    for (std::size_t j = 0; j < rows.count; ++j) std::copy(rows.weight[j].begin(), rows.weight[j].end(), a.begin() + j * p.out_h);
-    for (std::size_t k = 0; k < cols.count; ++k) std::copy(cols.weight[k].begin(), cols.weight[k].end(), b.begin() + k * p.out_w);
+    const std::vector<T> a = flat_weights<T>(rows), b = flat_weights<T>(cols);
     const T* in = x.template data<T>();
     T* y = out.template mutable_data<T>();
     const std::size_t plane_in = p.in_h * p.in_w, plane_out = p.out_h * p.out_w;
@@ -91,9 +100,7 @@ FlexTensor Flex::interpolate_backward(const FlexTensor& x, const FlexTensor& gra
     const std::size_t plane_in = p.in_h * p.in_w, plane_out = p.out_h * p.out_w;
     std::fill(dx, dx + p.planes * plane_in, T(0));
     if (plane_out == 0) return;
-    std::vector<T> a(rows.count * p.out_h), b(cols.count * p.out_w);
-    for (std::size_t j = 0; j < rows.count; ++j) std::copy(rows.weight[j].begin(), rows.weight[j].end(), a.begin() + j * p.out_h);
-    for (std::size_t k = 0; k < cols.count; ++k) std::copy(cols.weight[k].begin(), cols.weight[k].end(), b.begin() + k * p.out_w);
+    const std::vector<T> a = flat_weights<T>(rows), b = flat_weights<T>(cols);
     const T* g = grad.template data<T>();
     const std::size_t per_plane = plane_out * rows.count + p.in_h * p.out_w * cols.count;
     const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / per_plane);
