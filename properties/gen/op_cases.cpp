@@ -617,9 +617,9 @@ std::optional<Dims> pooled_shape(const Dims& x, const MaxPool1dOptions& o) { ret
 template <class Options>
 void gen_avg_pool(OpCase& c, bool bad, bool backward, Options& o) {
   constexpr std::size_t n = std::tuple_size_v<decltype(o.kernel_size)>;
-  Dims x{pick(0, 2), pick(1, 2)};
+  Dims x{pick(0, 2), pick(0, 2)};
   x.resize(n + 2, 0);
-  if (!chance(6)) x[0] = std::max<std::size_t>(x[0], 1);  // an empty batch now and then
+  if (!chance(6)) x[0] = std::max<std::size_t>(x[0], 1), x[1] = std::max<std::size_t>(x[1], 1);  // an empty batch or channels now and then
   for (std::size_t d = 0; d < n; ++d) {
     o.kernel_size[d] = pick(1, 3);
     o.stride[d] = pick(1, 3);
@@ -642,8 +642,8 @@ void gen_avg_pool(OpCase& c, bool bad, bool backward, Options& o) {
   c.operands.push_back(floats(g, c.dtype));
 }
 
-// adaptive_avg_pool2d / adaptive_avg_pool1d (Size's dims) and their backward passes: x [N, C,
-// 1..7 per dim] to 1..5 per dim (larger than the input too); faults: x one rank short, an output
+// adaptive_avg_pool1d / 2d / 3d (Size's dims) and their backward passes: x [N, C, 1..7 per dim]
+// (N or C now and then 0) to 1..5 per dim (larger than the input too); faults: x one rank short, an output
 // size of 0 (module-option-zero; from the gradient's last dims in the backward pass), x with a
 // pooled dim of 0 (pool-empty-input), a gradient of another batch (pool-grad-shape).
 template <class Size>
@@ -651,6 +651,7 @@ void gen_adaptive_avg_pool(OpCase& c, bool bad, bool backward, Size& out) {
   constexpr std::size_t n = std::tuple_size_v<Size>;
   Dims x{pick(1, 2), pick(1, 2)};
   for (std::size_t d = 0; d < n; ++d) x.push_back(pick(1, 7));
+  if (chance(8)) x[pick(0, 1)] = 0;  // an empty batch or channel dim: an empty result
   for (std::size_t& v : out) v = pick(1, 5);
   const int fault = bad ? static_cast<int>(pick(0, backward ? 3 : 2)) : -1;
   if (fault == 0) x.erase(x.begin());
@@ -676,6 +677,7 @@ template <class Options>
 void gen_max_pool(OpCase& c, bool bad, bool backward, Options& o) {
   constexpr std::size_t n = std::tuple_size_v<decltype(o.kernel_size)>;
   Dims x{pick(1, 2), pick(1, 2)};
+  if (chance(8)) x[pick(0, 1)] = 0;  // an empty batch or channel dim: an empty result
   x.resize(n + 2, 0);
   for (std::size_t d = 0; d < n; ++d) {
     o.kernel_size[d] = pick(1, 3);

@@ -544,22 +544,32 @@ bool conv_padding_meets_non_finite(const Disagreement& d) {
   return !std::isfinite(d.cotangent);
 }
 
-// A convolution (conv1d, conv2d, conv_transpose1d, conv_transpose2d), unfold4d (ATen's im2col:
-// "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions")
-// fold4d (col2im: "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and
-// non-zero dimensions") or interpolate and its backward pass (ATen's upsampling: "Non-empty 4D data
-// tensor expected but got a tensor with sizes [0, 0, 1, 1]", 0 channels, or 0 batch and 0 channels)
-// over an input with no elements (0 batch, 0 channels, or a
-// padded row or image of 0 cells): crossgrad's output is the bias alone (zeros without one) or
-// empty, its gradients zeros; ATen's convolution raises ("shape '[1, 0, 1, 1]' is invalid for input
-// of size 1"; "Only zero batch or zero channel inputs are supported, but got input shape: [1, 2, 1,
-// 0]"; its autograd on an empty batch: "view size is not compatible with input tensor's size and
-// stride").
+// The module ops ATen refuses over an input with no elements (0 batch, 0 channels, or a padded row
+// or image of 0 cells) where crossgrad's result is the bias alone (zeros without one) or empty and
+// its gradients zeros: the convolutions (conv1d, conv2d, conv_transpose1d, conv_transpose2d and
+// their passes; "shape '[1, 0, 1, 1]' is invalid for input of size 1", "Only zero batch or zero
+// channel inputs are supported, but got input shape: [1, 2, 1, 0]", its autograd on an empty batch:
+// "view size is not compatible with input tensor's size and stride"), unfold4d (im2col: "Expected
+// 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions"), fold4d
+// (col2im, alike), interpolate and its backward pass ("Non-empty 4D data tensor expected but got a
+// tensor with sizes [0, 0, 1, 1]"), and, over 0 channels, the average and max poolings of one and
+// two dims and their passes ("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size
+// for input", found by scripts/fuzz's PyTorch judge), adaptive_avg_pool3d ("Expected input to
+// have non-zero size for non-batch dimensions") and the adaptive poolings of one and two dims, whose
+// forward ATen runs but whose backward pass refuses 0 channels ("adaptive_avg_pool2d_backward():
+// Expected grad_output to have non-zero size for non-batch dimensions").
+bool refuses_empty_input(OpId op, const OpArgs& a) {
+  constexpr OpId kOps[] = {OpId::unfold4d, OpId::fold4d, OpId::interpolate, OpId::interpolate_backward,
+                           OpId::avg_pool2d, OpId::avg_pool2d_backward, OpId::max_pool2d, OpId::max_pool2d_indices,
+                           OpId::max_pool2d_with_indices_backward, OpId::avg_pool1d, OpId::avg_pool1d_backward, OpId::max_pool1d,
+                           OpId::max_pool1d_indices, OpId::max_pool1d_with_indices_backward, OpId::adaptive_avg_pool1d,
+                           OpId::adaptive_avg_pool1d_backward, OpId::adaptive_avg_pool2d, OpId::adaptive_avg_pool2d_backward,
+                           OpId::adaptive_avg_pool3d, OpId::adaptive_avg_pool3d_backward};
+  return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps) || conv_padding(op, a).has_value();
+}
+
 bool conv_empty_input(const Disagreement& d) {
-  if (!conv_padding(d.op, d.args) && d.op != OpId::unfold4d && d.op != OpId::fold4d && d.op != OpId::interpolate &&
-      d.op != OpId::interpolate_backward) {
-    return false;
-  }
+  if (!refuses_empty_input(d.op, d.args)) return false;
   if (d.output != kRefused || d.operands.empty() || d.operands[0].shape.size() < 3) return false;
   for (std::size_t size : d.operands[0].shape) {
     if (size == 0) return true;
