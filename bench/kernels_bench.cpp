@@ -86,6 +86,8 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_Embedding(f) f(a.x, a.indices)
 #define CROSSGRAD_BENCH_CALL_EmbeddingBackward(f) f(a.x, a.y, a.indices)
 #define CROSSGRAD_BENCH_CALL_Linear(f) f(a.x, a.y, std::make_optional(a.values))
+#define CROSSGRAD_BENCH_CALL_LayerNorm(f) f(a.x, a.y, std::make_optional(a.values), a.scalar)
+#define CROSSGRAD_BENCH_CALL_Attention(f) f(a.x, a.y, a.values, std::optional<typename B::Tensor>(), std::optional<typename B::Tensor>(), a.attention)
 #define CROSSGRAD_BENCH_CALL_LinearXBackward(f) f(a.x, a.y)
 #define CROSSGRAD_BENCH_CALL_LinearWeightBackward(f) f(a.x, a.y)
 #define CROSSGRAD_BENCH_CALL_LinearBiasBackward(f) f(a.x)
@@ -204,6 +206,23 @@ void register_backend() {
     })->UseRealTime()->Unit(benchmark::kMicrosecond);
   }
   if constexpr (!std::is_same_v<B, backends::NdArray>) register_hop_mlp<B>();
+  // attention_backward/<B>/...: attention's forward and backward through Autodiff<B> (Burn's
+  // composition over it: the gradient of every step), query, key and value [1, 8, 512, 64] as the
+  // registry's attention benchmark, plain and causal.
+  for (const bool causal : {false, true}) {
+    benchmark::RegisterBenchmark(("attention_backward/" + name + "/1x8x512x64" + (causal ? "causal" : "")).c_str(),
+                                 [causal](benchmark::State& state) {
+      using AD = Autodiff<B>;
+      const Shape shape{1, 8, 512, 64};
+      const auto q = random_tensor<B>(shape, 1), k = random_tensor<B>(shape, 2), v = random_tensor<B>(shape, 3);
+      const AttentionOptions options{std::nullopt, std::nullopt, causal};
+      time_op<B>(state, [&] {
+        const auto tq = AD::from_inner(q), tk = AD::from_inner(k), tv = AD::from_inner(v);
+        return AD::backward(AD::float_sum(AD::attention(tq, tk, tv, std::nullopt, std::nullopt, options)));
+      });
+      set_flops(state, 3 * 4.0 * 8 * 512 * 512 * 64);  // forward QK^T and PV, backward twice that
+    })->UseRealTime()->Unit(benchmark::kMicrosecond);
+  }
 }
 
 }  // namespace

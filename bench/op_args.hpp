@@ -44,6 +44,7 @@ struct OpArgs {
   Size2 unfold_kernel{1, 1};                // Unfold4d
   UnfoldOptions unfold;                     // Unfold4d, Fold4d
   Conv1dOptions conv1d;                     // Conv1d, Conv1dBackward
+  AttentionOptions attention;               // Attention
   double input_bytes = 0;  // bytes the op reads (GB/s counts these plus the result's)
 };
 
@@ -503,6 +504,34 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                    a.y = operand_tensor<B>(kind, Shape{positions[0], positions[1], table[1]}, 2);
                    a.input_bytes += bytes_of<B>(a.y);
                  }
+                 return a;
+               }}};
+    case OpSig::LayerNorm:
+      // A transformer's normalisation over d_model with a weight and bias, epsilon 1e-5: size 0
+      // BERT-base's [8, 512, 768], size 1 [32, 128, 1024] (trial: [2, 3]).
+      return {{{{0, 0}, {1, 0}}, {2, 0}, [](const BenchSize& s) { return std::string(s.n == 0 ? "8x512x768" : "32x128x1024"); },
+               [=](const BenchSize& s) {
+                 const Shape x = s.n == 0 ? Shape{8, 512, 768} : s.n == 1 ? Shape{32, 128, 1024} : Shape{2, 3};
+                 OpArgs<B> a;
+                 receiver(x, a);
+                 a.y = operand_tensor<B>(kind, Shape{x[x.rank() - 1]}, 2);
+                 a.values = operand_tensor<B>(kind, Shape{x[x.rank() - 1]}, 3);
+                 a.input_bytes += bytes_of<B>(a.y) + bytes_of<B>(a.values);
+                 a.scalar = 1e-5;
+                 return a;
+               }}};
+    case OpSig::Attention:
+      // Self-attention of one sequence of 512 over 8 heads of 64 (the shape: query, key and
+      // value [1, 8, 512, 64]), size 0 without masking, size 1 causal (trial: [1, 1, 2, 2]).
+      return {{{{0, 0}, {1, 0}}, {2, 0}, [](const BenchSize& s) { return std::string(s.n == 0 ? "1x8x512x64" : "1x8x512x64causal"); },
+               [=](const BenchSize& s) {
+                 const Shape q = s.n < 2 ? Shape{1, 8, 512, 64} : Shape{1, 1, 2, 2};
+                 OpArgs<B> a;
+                 receiver(q, a);
+                 a.y = operand_tensor<B>(kind, q, 2);
+                 a.values = operand_tensor<B>(kind, q, 3);
+                 a.input_bytes += bytes_of<B>(a.y) + bytes_of<B>(a.values);
+                 a.attention.is_causal = s.n == 1;
                  return a;
                }}};
     case OpSig::Linear:

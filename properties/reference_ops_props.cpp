@@ -92,7 +92,7 @@ void check_case(const gen::OpCase& c) {
   } else {
     g = got_data.to_f64();
   }
-  const double magnitude = og::reference_magnitude(c.op, c.operands);
+  const double magnitude = og::reference_magnitude(c.op, c.operands, c.args);
   const DType dtype = c.operands.empty() ? c.dtype : c.operands[0].dtype;
   const og::Bound bound = og::bound_for_receiver(c.op, dtype, og::reference_reduction_length(c.op, c.operands, c.args),
                                                  magnitude, c.operands.empty() ? std::vector<double>{} : c.operands[0].values);

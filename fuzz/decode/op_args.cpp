@@ -210,6 +210,7 @@ std::vector<std::size_t> gather_index_shape(const OpArgsCase &c) {
 bool mask_is_bool(const OpArgsCase &c) { return c.int_dtype % kMaskDTypeChoices >= std::size(kIntDTypes); }
 
 std::vector<std::size_t> mask_shape(const OpArgsCase &c) {
+  if (op_of(c).sig == OpSig::Attention) return attention_operand_shape(c, c.index_mode, 3);
   const std::vector<std::size_t> &s = c.tensors[0].shape;
   if (c.index_mode == ShapeMode::Derived && !s.empty()) return {s.back()};
   return s;
@@ -237,6 +238,31 @@ std::vector<std::size_t> embedding_grad_shape(const OpArgsCase &c, ShapeMode mod
   if (w.size() == 2 && idx.size() == 2) out = {idx[0], idx[1], w[1]};
   if (mode == ShapeMode::Derived && !out.empty()) ++out[0];
   return out;
+}
+
+std::vector<std::size_t> layer_norm_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
+  const std::vector<std::size_t> &x = c.tensors[0].shape;
+  return {(x.empty() ? 1 : x.back()) + (mode == ShapeMode::Derived ? 1 : 0)};
+}
+
+std::vector<std::size_t> attention_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k) {
+  const std::size_t bump = mode == ShapeMode::Derived ? 1 : 0;
+  const auto dim = [](const std::vector<std::size_t> &s, std::size_t d, std::size_t otherwise) {
+    return d < s.size() ? s[d] : otherwise;
+  };
+  const std::vector<std::size_t> &q = c.tensors[0].shape;
+  if (k == 1) return {dim(q, 0, 1), dim(q, 1, 1), 3 + bump, dim(q, 3, 2)};
+  const std::vector<std::size_t> &key = c.tensors[1].shape;
+  if (k == 2) return {dim(key, 0, 1), dim(key, 1, 1), dim(key, 2, 3) + bump, 2};
+  return {dim(q, 0, 1), dim(q, 1, 1), dim(q, 2, 1), dim(key, 2, 3) + bump};  // the mask, the bias
+}
+
+AttentionOptions attention_options(const OpArgsCase &c) {
+  AttentionOptions o;
+  if (c.has_scale) o.scale = float_value(c.scalar);
+  if (c.has_softcap) o.softcap = float_value(c.max);
+  o.is_causal = c.causal;
+  return o;
 }
 
 std::vector<std::size_t> linear_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k) {
@@ -381,6 +407,10 @@ ReferenceCall reference_call(const OpArgsCase &c) {
     call.operands.insert(call.operands.begin() + 1, mask_is_bool(c) ? bools(c.indices) : ints(c.indices, int_dtype));
   }
   if (takes_index_tensor(op.sig)) call.operands.insert(call.operands.begin() + 1, ints(c.indices, int_dtype));
+  // attention: {query, key, value, [mask], [bias]}, the oracle's order.
+  if (op.sig == OpSig::Attention && c.attention_mask) {
+    call.operands.insert(call.operands.begin() + 3, mask_is_bool(c) ? bools(c.indices) : ints(c.indices, int_dtype));
+  }
   oracle::OpArgs &a = call.args;
   a.scalar = float_value(c.scalar);
   a.alpha = float_value(c.alpha);
@@ -415,6 +445,9 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   a.conv_transpose2d = conv_transpose2d_options(c);
   a.conv1d = conv1d_options(c);
   a.conv_transpose1d = conv_transpose1d_options(c);
+  a.attention = attention_options(c);
+  a.attention_mask = op.sig == OpSig::Attention && c.attention_mask;
+  a.attention_bias = op.sig == OpSig::Attention && c.attention_bias;
   return call;
 }
 
@@ -583,6 +616,17 @@ std::string describe(const OpArgsCase &c) {
     case OpSig::Linear:
       os << (c.tensors.size() > 2 ? "\n  with a bias" : "\n  no bias");
       break;
+    case OpSig::LayerNorm:
+      os << (c.tensors.size() > 2 ? "\n  with a bias" : "\n  no bias") << ", epsilon " << float_value(c.scalar);
+      break;
+    case OpSig::Attention: {
+      const AttentionOptions o = attention_options(c);
+      os << "\n  " << (c.attention_mask ? "with a mask" : "no mask") << ", " << (c.attention_bias ? "with a bias" : "no bias")
+         << ", scale " << (o.scale ? std::to_string(*o.scale) : std::string("default")) << ", softcap "
+         << (o.softcap ? std::to_string(*o.softcap) : std::string("none")) << (o.is_causal ? ", causal" : "");
+      if (c.attention_mask) os << "\n  mask " << tensor_text(c.indices, true);
+      break;
+    }
     case OpSig::Conv2d:
     case OpSig::Conv2dBackward: {
       const Conv2dOptions o = conv2d_options(c);

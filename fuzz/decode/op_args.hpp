@@ -105,6 +105,9 @@ struct OpArgsCase {
   std::size_t interpolate_mode = 0;
   bool align_corners = false;
   Size3 output_size_3d{};  // AdaptivePool3d (and the derived gradient of AdaptivePool3dBackward): counts
+  // Attention: the mask (in `indices`) and the bias (tensors[3]) given, scale and softcap given
+  // (float codes in scalar and max), causal.
+  bool attention_mask = false, attention_bias = false, has_scale = false, has_softcap = false, causal = false;
   friend bool operator==(const OpArgsCase &, const OpArgsCase &) = default;
 };
 
@@ -187,6 +190,13 @@ std::vector<std::size_t> embedding_grad_shape(const OpArgsCase &c, ShapeMode mod
 // LinearWeightBackward: the gradient, x's leading dims and 3). Derived makes one dim one larger:
 // the size the operands share, or the gradient's first (a gradient that does not fit).
 std::vector<std::size_t> linear_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
+// layer_norm's weight and bias: [x's last dim] (Derived: one larger).
+std::vector<std::size_t> layer_norm_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
+// attention's key [query's batch, heads, 3, head_dim], value [the key's batch, heads, seq_k, 2] and
+// bias (the scores' shape [batch, heads, seq_q, seq_k]); Derived makes dim 2 (the key's, the
+// value's) or dim 3 (the bias's) one larger.
+std::vector<std::size_t> attention_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
+AttentionOptions attention_options(const OpArgsCase &c);
 // conv2d's later operands: the weight [2 groups, x's channels / groups, 2, 2], the bias [the
 // weight's channels_out], the gradient (the forward output's shape; x's when the forward is
 // invalid); conv2d_bias_backward's bias [3] and gradient [x's batch, the bias's size, 2, 2].
@@ -484,6 +494,34 @@ void schema(Io &io, OpArgsCase &c) {
     case OpSig::LinearWeightBackward:
       later_tensor(io, c, 1, kFloatCodes, &linear_operand_shape);
       break;
+    case OpSig::LayerNorm: {
+      later_tensor(io, c, 1, kFloatCodes, &layer_norm_operand_shape);
+      bool bias = c.tensors.size() > 2;
+      io.flag(bias);
+      if (bias) later_tensor(io, c, 2, kFloatCodes, &layer_norm_operand_shape);
+      if constexpr (Io::reading) {
+        if (!bias) c.tensors.resize(2);
+      }
+      io.pick(c.scalar, kFloatCodes);  // epsilon
+      break;
+    }
+    case OpSig::Attention: {
+      later_tensor(io, c, 1, kFloatCodes, &attention_operand_shape);  // key
+      later_tensor(io, c, 2, kFloatCodes, &attention_operand_shape);  // value
+      io.flag(c.attention_mask);
+      if (c.attention_mask) mask_tensor(io, c);  // of the scores' shape, unless Explicit
+      io.flag(c.attention_bias);
+      if (c.attention_bias) later_tensor(io, c, 3, kFloatCodes, &attention_operand_shape);
+      if constexpr (Io::reading) {
+        if (!c.attention_bias) c.tensors.resize(3);
+      }
+      io.flag(c.has_scale);
+      if (c.has_scale) io.pick(c.scalar, kFloatCodes);
+      io.flag(c.has_softcap);
+      if (c.has_softcap) io.pick(c.max, kFloatCodes);
+      io.flag(c.causal);
+      break;
+    }
     case OpSig::LinearBiasBackward:
       break;
     case OpSig::Conv2d: {

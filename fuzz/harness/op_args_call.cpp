@@ -56,11 +56,15 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
   Call call;
   const bool indexed =
       takes_index_tensor(op.sig) || takes_mask(op.sig);  // the index tensor or the mask
+  // attention's mask is its fourth operand (op_args.cpp's reference_call).
+  const std::size_t mask_at = op.sig == OpSig::Attention ? (rc.args.attention_mask ? 3 : rc.operands.size()) : 1;
   for (std::size_t k = 0; k < rc.operands.size(); ++k) {
-    if (indexed && k == 1)
+    if ((indexed || op.sig == OpSig::Attention) && k == mask_at) {
       call.indices = engine_tensor(rc.operands[k], dev);
-    else
+      call.index_operand = k;
+    } else {
       call.tensors.push_back(engine_tensor(rc.operands[k], dev));
+    }
   }
   call.reference_operands = std::move(rc.operands);
   call.args = std::move(rc.args);
@@ -118,6 +122,11 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
 #define CROSSGRAD_OPARGS_CALL_EmbeddingBackward(f) f(in.tensors[0], in.tensors[1], *in.indices)
 #define CROSSGRAD_OPARGS_CALL_Linear(f) \
   f(in.tensors[0], in.tensors[1], in.tensors.size() > 2 ? std::optional<DispatchTensor>(in.tensors[2]) : std::nullopt)
+#define CROSSGRAD_OPARGS_CALL_LayerNorm(f) \
+  f(in.tensors[0], in.tensors[1], in.tensors.size() > 2 ? std::optional<DispatchTensor>(in.tensors[2]) : std::nullopt, a.scalar)
+#define CROSSGRAD_OPARGS_CALL_Attention(f)                                                                       \
+  f(in.tensors[0], in.tensors[1], in.tensors[2], in.indices,                                                     \
+    in.tensors.size() > 3 ? std::optional<DispatchTensor>(in.tensors[3]) : std::nullopt, a.attention)
 #define CROSSGRAD_OPARGS_CALL_LinearXBackward(f) f(in.tensors[0], in.tensors[1])
 #define CROSSGRAD_OPARGS_CALL_LinearWeightBackward(f) f(in.tensors[0], in.tensors[1])
 #define CROSSGRAD_OPARGS_CALL_LinearBiasBackward(f) f(in.tensors[0])

@@ -18,6 +18,7 @@ struct Call {
   oracle::OpArgs args;
   std::vector<DispatchTensor> tensors;  // float operands, or the int/bool receiver
   std::optional<DispatchTensor> indices;
+  std::size_t index_operand = 1;  // where `indices` sits among reference_operands (attention's mask: 3)
 };
 
 // The engine tensor holding exactly the host values (F32 values are exact floats, ints exact).

@@ -448,6 +448,10 @@ class Run {
         return Reads{2, 0, 6, false, false};
       case OpSig::ConvTranspose1dBackward:  // x, weight, grad and the options
         return Reads{3, 0, 5, false, false};
+      case OpSig::LayerNorm:  // x, weight, the bias flag, epsilon
+        return Reads{2, 1, 1, false, false};
+      case OpSig::Attention:  // query, key, value, the mask's and the bias's flags, then the options' three flags and two scalars
+        return Reads{3, 2, 5, false, false};
     }
     return std::nullopt;
   }
@@ -473,8 +477,11 @@ class Run {
         const bool bias_flag = op == static_cast<std::uint32_t>(OpId::linear) || op == static_cast<std::uint32_t>(OpId::conv2d) ||
                                op == static_cast<std::uint32_t>(OpId::conv_transpose2d) ||
                                op == static_cast<std::uint32_t>(OpId::conv1d) ||
-                               op == static_cast<std::uint32_t>(OpId::conv_transpose1d);
+                               op == static_cast<std::uint32_t>(OpId::conv_transpose1d) ||
+                               op == static_cast<std::uint32_t>(OpId::layer_norm);
         if (bias_flag && dims[0] == 1) operands.resize(3, recent);
+        // attention: a handle after each optional operand's flag that is 1 (the mask, the bias).
+        if (op == static_cast<std::uint32_t>(OpId::attention)) operands.resize(3 + (dims[0] == 1) + (dims[1] == 1), recent);
         if (!r->shape) shape.clear();
         if (!r->ranges) ranges.clear();
       }

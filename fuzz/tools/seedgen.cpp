@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <set>
 #include <filesystem>
 #include <fstream>
@@ -1086,6 +1087,78 @@ Candidates candidates(OpSig sig, DType dtype) {
               {with({}, given, {1, 2}, false), with({2, 3}, derived, {}, false), with({2, 3}, like, {}, true, derived),
                with({2, 3}, given, {3}, false), with({2, 3}, like, {}, true, given, {3, 3})}};
     }
+    // layer_norm: x [..., d] normalised over d with a weight [d] and a bias or none, epsilon 1e-3,
+    // 0.1 or 1; no rows and empty rows. Faults: a scalar x, a rank-2 weight, a weight or bias one
+    // size off.
+    case OpSig::LayerNorm: {
+      auto with = [](std::vector<std::size_t> x, oa::ShapeMode w, std::vector<std::size_t> w_shape, bool bias, double epsilon,
+                     oa::ShapeMode b = oa::ShapeMode::LikeFirst) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors[0] = arg(x);
+          second(c, w, w == oa::ShapeMode::Explicit ? w_shape : oa::layer_norm_operand_shape(c, w, 1));
+          c.scalar = float_code(epsilon);
+          if (!bias) return;
+          c.tensors.resize(3);
+          c.tensors[2] = arg(oa::layer_norm_operand_shape(c, b, 2));
+          c.modes.push_back(b);
+        };
+      };
+      const oa::ShapeMode like = oa::ShapeMode::LikeFirst, derived = oa::ShapeMode::Derived,
+                          given = oa::ShapeMode::Explicit;
+      return {{with({2, 3}, like, {}, true, 1e-3), with({2, 2, 3}, given, {3}, false, 0.1), with({4}, like, {}, true, 1.0),
+               with({2, 0}, like, {}, true, 1e-3), with({0, 3}, like, {}, false, 1e-3)},
+              {with({}, given, {1}, false, 1e-3), with({2, 3}, derived, {}, false, 1e-3), with({2, 3}, like, {}, true, 1e-3, derived),
+               with({2, 3}, given, {3, 1}, false, 1e-3)}};
+    }
+    // attention: query [batch, heads, seq_q, head_dim], key and value of seq_k 3 (the decoder's
+    // LikeFirst shapes), a Bool mask of the scores' shape with a fully masked row, a bias, scale
+    // and softcap from the float table, causal masking; no queries, no keys. Faults: a rank-3 query,
+    // a key of another seq (LikeFirst for the value then misfits), a value of another seq_k, a mask
+    // and a bias of another shape, a softcap of 0 or -1.
+    case OpSig::Attention: {
+      struct Edit {
+        std::vector<std::size_t> q;
+        oa::ShapeMode k = oa::ShapeMode::LikeFirst, v = oa::ShapeMode::LikeFirst;
+        bool mask = false, bias = false, causal = false;
+        oa::ShapeMode mask_mode = oa::ShapeMode::LikeFirst, bias_mode = oa::ShapeMode::LikeFirst;
+        std::optional<double> scale, softcap;
+      };
+      auto with = [](Edit e) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors.assign(3, oa::ArgTensor{});
+          c.tensors[0] = arg(e.q);
+          c.modes = {e.k, e.v};
+          c.tensors[1] = arg(oa::attention_operand_shape(c, e.k, 1));
+          c.tensors[2] = arg(oa::attention_operand_shape(c, e.v, 2));
+          c.attention_mask = e.mask;
+          if (e.mask) {
+            c.index_mode = e.mask_mode;
+            c.int_dtype = std::size(oa::kIntDTypes);  // Bool
+            const std::vector<std::size_t> m = oa::attention_operand_shape(c, e.mask_mode, 3);
+            std::vector<std::int64_t> cells(m[0] * m[1] * m[2] * m[3]);
+            for (std::size_t i = 0; i < cells.size(); ++i) cells[i] = i % m[3] == 0 || i < m[3] ? 1 : 0;  // row 0 fully masked
+            c.indices = index_arg(m, cells);
+          }
+          c.attention_bias = e.bias;
+          if (e.bias) {
+            c.tensors.push_back(arg(oa::attention_operand_shape(c, e.bias_mode, 3)));
+            c.modes.push_back(e.bias_mode);
+          }
+          c.has_scale = e.scale.has_value();
+          if (e.scale) c.scalar = float_code(*e.scale);
+          c.has_softcap = e.softcap.has_value();
+          if (e.softcap) c.max = float_code(*e.softcap);
+          c.causal = e.causal;
+        };
+      };
+      const oa::ShapeMode derived = oa::ShapeMode::Derived;
+      return {{with({.q = {1, 2, 4, 2}, .mask = true, .bias = true, .causal = true}), with({.q = {2, 1, 3, 4}}),
+               with({.q = {1, 1, 2, 3}, .causal = true}), with({.q = {1, 2, 3, 2}, .mask = true, .scale = 0.5, .softcap = 7.0}),
+               with({.q = {1, 1, 0, 2}}), with({.q = {0, 1, 2, 2}, .mask = true, .bias = true})},
+              {with({.q = {2, 4, 2}}), with({.q = {1, 2, 3, 2}, .v = derived}), with({.q = {1, 2, 3, 2}, .mask = true, .mask_mode = derived}),
+               with({.q = {1, 2, 3, 2}, .bias = true, .bias_mode = derived}), with({.q = {1, 2, 3, 2}, .softcap = 0.0}),
+               with({.q = {1, 2, 3, 2}, .softcap = -1.0})}};
+    }
     case OpSig::LinearXBackward:
     case OpSig::LinearWeightBackward: {
       const bool x_grad = sig == OpSig::LinearXBackward;
@@ -1514,6 +1587,15 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::Linear) {  // x, weight and a bias (the flag 1)
       c.operands = {f, f, f};
       c.dims = {1};
+    }
+    if (op.sig == OpSig::LayerNorm) {  // x, weight and a bias (the flag 1), epsilon
+      c.operands = {f, f, f};
+      c.dims = {1};
+      c.scalars = {scalar_code(0.1)};
+    }
+    if (op.sig == OpSig::Attention) {  // query, key, value, no mask, a bias (the flags 0, 1), causal
+      c.operands = {f, f, f, f};
+      c.dims = {0, 1, 0, 0, 1};
     }
     if (op.sig == OpSig::LinearXBackward || op.sig == OpSig::LinearWeightBackward) c.operands = {f, f};
     if (op.sig == OpSig::LinearXBackward || op.sig == OpSig::LinearWeightBackward || op.sig == OpSig::LinearBiasBackward)

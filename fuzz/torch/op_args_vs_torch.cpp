@@ -80,11 +80,11 @@ og::EngineAnswer run_engine(const oa::OpArgsCase& c, const OpInfo& op, const og:
   const DispatchTensor ct = oa::engine_tensor(*cotangent, dev);
   const Gradients grads = Dispatch::backward(Dispatch::float_sum(Dispatch::float_mul(y, ct)));
   // The float operands, in reference order: in.tensors holds them in that order, the index
-  // tensor (Select, SelectAssign, Gather, Scatter: reference operand 1) aside.
+  // tensor or mask (reference operand in.index_operand: 1, attention's mask 3) aside.
   std::size_t t = 0;
   for (std::size_t k = 0; k < in.reference_operands.size(); ++k) {
     const og::HostArray& h = in.reference_operands[k];
-    const bool is_index = in.indices && k == 1;
+    const bool is_index = in.indices && k == in.index_operand;
     if (is_index) continue;
     const DispatchTensor& operand = in.tensors.at(t++);
     if (h.dtype != DType::F32 && h.dtype != DType::F64) continue;

@@ -56,7 +56,7 @@ bool is_binary(Op op) {
   return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign || sig == OpSig::Scatter ||
          sig == OpSig::ScatterUpdate || sig == OpSig::ScatterNd || sig == OpSig::MaskWhere || sig == OpSig::BinaryDim ||
          sig == OpSig::RangesAssign || sig == OpSig::Linear || sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d ||
-         sig == OpSig::Conv1d || sig == OpSig::ConvTranspose1d;
+         sig == OpSig::Conv1d || sig == OpSig::ConvTranspose1d || sig == OpSig::LayerNorm || sig == OpSig::Attention;
 }
 
 namespace {
@@ -121,6 +121,8 @@ bool has_dim(Op op) {
     case OpSig::Embedding:  // the indices come from dim1
     case OpSig::EmbeddingBackward:
     case OpSig::Linear:  // x @ rhs, no bias
+    case OpSig::LayerNorm:  // x and the weight rhs, no bias
+    case OpSig::Attention:  // query lhs, key and value rhs; the options come from dim1
     case OpSig::Conv2d:  // x and the weight rhs, no bias; the options come from dim1
     case OpSig::ConvTranspose2d:
     case OpSig::Conv1d:
@@ -169,6 +171,7 @@ bool has_dim1(Op op) {
     case OpSig::Interpolate:    // the output size and options
     case OpSig::AdaptivePool3d: // the output size
     case OpSig::Embedding:      // the indices
+    case OpSig::Attention:      // the options
     case OpSig::Conv2d:         // the options
     case OpSig::ConvTranspose2d:
     case OpSig::Conv1d:
@@ -195,6 +198,7 @@ bool has_dim1(Op op) {
     case OpSig::LinearBiasBackward:
       return false;
     case OpSig::Linear:  // x @ rhs: no arguments
+    case OpSig::LayerNorm:  // x and the weight rhs: epsilon is kGraphLayerNormEpsilon
     case OpSig::Affine:
     case OpSig::BinaryDim:
     case OpSig::RangesAssign:  // the block is rhs's size at the end of dim
@@ -286,6 +290,7 @@ struct StepArgs {
   Size2 interpolate_output{1, 1};  // interpolate
   InterpolateOptions interpolate;  // interpolate
   Size3 output_size_3d{1, 1, 1};   // adaptive_avg_pool3d
+  AttentionOptions attention;      // attention
   MaxPool2dOptions max_pool2d;  // max_pool2d
   Size2 output_size{1, 1};      // adaptive_avg_pool2d
   Conv2dOptions conv2d;         // conv2d
@@ -391,6 +396,19 @@ InterpolateOptions interpolate_of(std::size_t dim1) {
 // adaptive_avg_pool3d's output size: {1 + dim1 % 3, 1 + dim1 / 3 % 3, 1 + dim1 / 9 % 3}.
 constexpr std::size_t kAdaptivePool3dSteps = 3 * 3 * 3;
 Size3 output_size_3d_of(std::size_t dim1) { return {1 + dim1 % 3, 1 + dim1 / 3 % 3, 1 + dim1 / 9 % 3}; }
+// attention's options: causal when dim1 % 2, softcap 2 when dim1 / 2 % 2, scale 0.5 (else
+// 1 / sqrt(head_dim)) when dim1 / 4 % 2.
+constexpr std::size_t kAttentionSteps = 8;
+AttentionOptions attention_of(std::size_t dim1) {
+  AttentionOptions o;
+  o.is_causal = dim1 % 2 == 1;
+  if (dim1 / 2 % 2 == 1) o.softcap = 2.0;
+  if (dim1 / 4 % 2 == 1) o.scale = 0.5;
+  return o;
+}
+// layer_norm's epsilon in a graph: large enough that a row of nearly equal values keeps its
+// partials moderate for the finite differences (1 / sqrt(epsilon) bounds them).
+constexpr double kGraphLayerNormEpsilon = 0.0625;
 Size2 fold_output_of(std::size_t dim1) { return {1 + dim1 / kUnfold4dSteps % 5, 1 + dim1 / (kUnfold4dSteps * 5) % 5}; }
 
 bool same_except(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b, std::size_t dim) {
@@ -518,6 +536,7 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   a.fold_output = fold_output_of(op.dim1);
   a.interpolate_output = interpolate_output_of(op.dim1);
   a.interpolate = interpolate_of(op.dim1);
+  a.attention = attention_of(op.dim1);
   a.output_size_3d = output_size_3d_of(op.dim1);
   a.conv2d = conv2d_of(op.dim1);
   a.conv_transpose2d = conv_transpose2d_of(op.dim1);
@@ -638,6 +657,14 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::linear_weight_backward:
     case Op::linear_bias_backward:
       return std::nullopt;
+    // layer_norm(x, rhs) without a bias: rhs the weight [d_model], x's last dim.
+    case Op::layer_norm:
+      if (lhs.empty() || rhs.size() != 1 || lhs.back() != rhs[0]) return std::nullopt;
+      return lhs;
+    // attention(query lhs, key rhs, value rhs): [batch, heads, seq, head_dim] both, seq_k may differ.
+    case Op::attention:
+      if (lhs.size() != 4 || rhs.size() != 4 || lhs[0] != rhs[0] || lhs[1] != rhs[1] || lhs[3] != rhs[3]) return std::nullopt;
+      return std::vector<std::size_t>{lhs[0], lhs[1], lhs[2], rhs[3]};
     // linear(x, rhs) without a bias: x [..., d_input], rhs the weight [d_input, d_output].
     case Op::linear: {
       if (lhs.empty() || rhs.size() != 2 || lhs.back() != rhs[0]) return std::nullopt;
@@ -1071,6 +1098,8 @@ GraphSpec normalized(GraphSpec graph) {
       op.dim1 %= kInterpolateSteps;
     } else if (op.op == Op::adaptive_avg_pool3d) {
       op.dim1 %= kAdaptivePool3dSteps;
+    } else if (op.op == Op::attention) {
+      op.dim1 %= kAttentionSteps;
     } else if (op.op == Op::avg_pool1d) {
       op.dim1 %= kAvgPool2dSteps;
     } else if (op.op == Op::adaptive_avg_pool1d) {
@@ -1282,6 +1311,8 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_Embedding(name)
 #define CROSSGRAD_APPLY_EmbeddingBackward(name)
 #define CROSSGRAD_APPLY_Linear(name)
+#define CROSSGRAD_APPLY_LayerNorm(name)
+#define CROSSGRAD_APPLY_Attention(name)
 #define CROSSGRAD_APPLY_Conv2d(name)
 #define CROSSGRAD_APPLY_Conv2dBackward(name)
 #define CROSSGRAD_APPLY_Conv2dBiasBackward(name)
@@ -1308,6 +1339,8 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::adaptive_avg_pool3d: return Dispatch::adaptive_avg_pool3d(lhs, args().output_size_3d);
     case Op::embedding: return Dispatch::embedding(lhs, indices());
     case Op::linear: return Dispatch::linear(lhs, rhs, std::nullopt);
+    case Op::layer_norm: return Dispatch::layer_norm(lhs, rhs, std::nullopt, kGraphLayerNormEpsilon);
+    case Op::attention: return Dispatch::attention(lhs, rhs, rhs, std::nullopt, std::nullopt, args().attention);
     case Op::conv2d: return Dispatch::conv2d(lhs, rhs, std::nullopt, args().conv2d);
     case Op::conv_transpose2d: return Dispatch::conv_transpose2d(lhs, rhs, std::nullopt, args().conv_transpose2d);
     case Op::conv1d: return Dispatch::conv1d(lhs, rhs, std::nullopt, args().conv1d);

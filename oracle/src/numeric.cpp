@@ -386,6 +386,16 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     // final rounding to the dtype (1 ulp apart at most when the double products differ). Where the
     // product of the magnitudes can leave the range, whether an intermediate overflows depends on
     // the order (ATen's F32 prod, for one, multiplies in F32).
+    // layer_norm and attention: magnitude is their rounding sensitivity (reference_magnitude), the
+    // error of one output about eps times it, per term summed (n: d_model; head_dim + seq_k).
+    // Infinite (a square, score or sum that can overflow, a 0 / 0 row) judges the classes only.
+    case Op::layer_norm:
+    case Op::attention: {
+      const double n = static_cast<double>(reduction_length == 0 ? 1 : reduction_length);
+      Bound b{16 * (n + 4) * eps * magnitude + tiny, 8 * eps, false};
+      b.overflow_may_change_class = !std::isfinite(magnitude);
+      return b;
+    }
     case Op::float_prod:
     case Op::float_prod_dim: {
       const double n = static_cast<double>(reduction_length == 0 ? 1 : reduction_length);
@@ -687,6 +697,17 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::conv_transpose1d:
       d = {max_abs(b), max_abs(a)};
       break;
+    // layer_norm(x, w) (the graph's epsilon 1/16: 1 / sqrt(var + epsilon) <= 4): x's partials are
+    // at most |w| (2 + d) / sqrt(var + epsilon), w's the normalised values, at most sqrt(d).
+    case Op::layer_norm: {
+      const double n = static_cast<double>(b.size());
+      d = {4 * (2 + n) * max_abs(b), std::sqrt(std::fmax(n, 1.0))};
+      break;
+    }
+    // attention(q, kv, kv) with |scale| <= 1 and softcap's partial <= 1: a weight moves by at most
+    // twice its score's change, so q's partials are at most 2 |kv|^2 and kv's (the value's weight
+    // plus the key's share) 1 + 2 |q| |kv|.
+    case Op::attention: d = {2 * max_abs(b) * max_abs(b), 1 + 2 * max_abs(a) * max_abs(b)}; break;
     case Op::float_exp: d.lhs = max_abs(y); break;
     case Op::float_log: d.lhs = max_of(a, [](double x) { return 1 / x; }); break;
     case Op::float_log1p: d.lhs = max_of(a, [](double x) { return 1 / (1 + x); }); break;

@@ -1002,6 +1002,122 @@ HostArray embedding_backward(const HostArray& weights, const HostArray& indices,
   return out;
 }
 
+// layer_norm's checks, in the engine's documented order (docs/OPS.md "Module ops"): float operands
+// of one dtype, x of rank at least 1, a rank-1 weight and bias, then the sizes they share.
+void require_layer_norm(const HostArray& x, const HostArray& weight, const HostArray* bias) {
+  require_float(x.dtype);
+  require_same(x.dtype, weight.dtype);
+  if (bias != nullptr) require_same(x.dtype, bias->dtype);
+  if (x.shape.empty()) invalid("module-input-scalar");
+  if (weight.shape.size() != 1) invalid("module-input-rank");
+  if (bias != nullptr && bias->shape.size() != 1) invalid("module-input-rank");
+  if (x.shape.back() != weight.shape[0]) invalid("module-dim-mismatch");
+  if (bias != nullptr && bias->shape[0] != weight.shape[0]) invalid("module-dim-mismatch");
+}
+
+// Each row of x's last dim: (x - mean) / sqrt(var + epsilon) * weight + bias with mean and the
+// biased variance of the row, from the definition in long double, rounded to the dtype once.
+HostArray layer_norm(const HostArray& x, const HostArray& weight, const HostArray* bias, double epsilon) {
+  require_layer_norm(x, weight, bias);
+  HostArray out = make(x.shape, x.dtype);
+  const std::size_t d = weight.shape[0];
+  const std::size_t rows = d == 0 ? 0 : x.values.size() / d;
+  // epsilon as the dtype holds it (docs/OPS.md "Scalar arguments").
+  const long double eps = x.dtype == DType::F32 ? static_cast<float>(epsilon) : epsilon;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double* row = &x.values[r * d];
+    long double mean = 0, var = 0;
+    for (std::size_t i = 0; i < d; ++i) mean += row[i];
+    mean /= static_cast<long double>(d);
+    for (std::size_t i = 0; i < d; ++i) var += (row[i] - mean) * (row[i] - mean);
+    var /= static_cast<long double>(d);
+    const long double denom = std::sqrt(var + eps);
+    for (std::size_t i = 0; i < d; ++i) {
+      long double y = (row[i] - mean) / denom * static_cast<long double>(weight.values[i]);
+      if (bias != nullptr) y += bias->values[i];
+      out.values[r * d + i] = x.dtype == DType::F32 ? static_cast<double>(static_cast<float>(y)) : static_cast<double>(y);
+    }
+  }
+  return out;
+}
+
+// attention's checks, in Dispatch's and then the engine's documented order: the mask a Bool
+// tensor (the wrong kind through Dispatch), float query, key, value and bias of one dtype, a
+// positive softcap, rank-4 query, key and value sharing batch, heads, head_dim and seq_k, a mask
+// and bias of the scores' shape.
+void require_attention(const HostArray& q, const HostArray& k, const HostArray& v, const HostArray* mask,
+                       const HostArray* bias, const AttentionOptions& o) {
+  if (mask != nullptr && mask->dtype != DType::Bool) invalid("op-kind-mismatch");
+  require_float(q.dtype);
+  require_same(q.dtype, k.dtype);
+  require_same(q.dtype, v.dtype);
+  if (bias != nullptr) require_same(q.dtype, bias->dtype);
+  if (o.softcap && !(*o.softcap > 0.0)) invalid("attention-softcap");
+  if (q.shape.size() != 4 || k.shape.size() != 4 || v.shape.size() != 4) invalid("module-input-rank");
+  if (k.shape[0] != q.shape[0] || k.shape[1] != q.shape[1] || k.shape[3] != q.shape[3]) invalid("module-dim-mismatch");
+  if (v.shape[0] != k.shape[0] || v.shape[1] != k.shape[1] || v.shape[2] != k.shape[2]) invalid("module-dim-mismatch");
+  const Dims scores{q.shape[0], q.shape[1], q.shape[2], k.shape[2]};
+  if (mask != nullptr && mask->shape != scores) invalid("attention-operand-shape");
+  if (bias != nullptr && bias->shape != scores) invalid("attention-operand-shape");
+}
+
+// softmax(cap(q k^T * scale) with masked and (causal) future cells at -inf, + bias) @ v, from the
+// definition in long double, each result rounded to the dtype once. A row with no finite or +inf
+// score (every cell -inf, or no key at all) attends to nothing: weights of 0, so zeros unless a
+// value it multiplies is non-finite (Note [A fully masked row attends to nothing]). The causal diagonal ends at the bottom-right corner: key j is masked for
+// query i when j > i + seq_k - seq_q. The scalars are the dtype's values of scale and softcap.
+HostArray attention(const HostArray& q, const HostArray& k, const HostArray& v, const HostArray* mask, const HostArray* bias,
+                    const AttentionOptions& o) {
+  require_attention(q, k, v, mask, bias, o);
+  const std::size_t heads = q.shape[0] * q.shape[1], sq = q.shape[2], dh = q.shape[3], sk = k.shape[2], dv = v.shape[3];
+  HostArray out = make({q.shape[0], q.shape[1], sq, dv}, q.dtype);
+  const bool f32 = q.dtype == DType::F32;
+  const auto in_dtype = [&](double s) -> long double { return f32 ? static_cast<float>(s) : s; };
+  const long double scale = in_dtype(o.scale ? *o.scale : 1.0 / std::sqrt(static_cast<double>(dh)));
+  const long double inf = std::numeric_limits<long double>::infinity();
+  std::vector<long double> row(sk);
+  for (std::size_t h = 0; h < heads; ++h) {
+    for (std::size_t i = 0; i < sq; ++i) {
+      for (std::size_t j = 0; j < sk; ++j) {
+        long double dot = 0;
+        for (std::size_t c = 0; c < dh; ++c) {
+          dot += static_cast<long double>(q.values[(h * sq + i) * dh + c]) * k.values[(h * sk + j) * dh + c];
+        }
+        long double s = dot * scale;
+        if (o.softcap) {
+          const long double cap = in_dtype(*o.softcap);
+          s = cap * std::tanh(s / cap);
+        }
+        const std::size_t cell = (h * sq + i) * sk + j;
+        if (mask != nullptr && mask->values[cell] != 0) s = -inf;
+        if (o.is_causal && static_cast<long double>(j) > static_cast<long double>(i) + static_cast<long double>(sk) - sq) s = -inf;
+        if (bias != nullptr) s += bias->values[cell];
+        row[j] = s;
+      }
+      long double top = -inf;
+      bool nan = false;
+      for (long double s : row) {
+        if (std::isnan(s)) nan = true;
+        top = std::max(top, s);
+      }
+      for (std::size_t c = 0; c < dv; ++c) {
+        long double acc = 0;
+        if (nan) {
+          acc = std::numeric_limits<long double>::quiet_NaN();
+        } else if (top != -inf) {
+          long double total = 0;
+          for (long double s : row) total += std::exp(s - top);
+          for (std::size_t j = 0; j < sk; ++j) acc += std::exp(row[j] - top) / total * v.values[(h * sk + j) * dv + c];
+        } else {  // weights of 0: a non-finite value still makes the product NaN, as in any matmul
+          for (std::size_t j = 0; j < sk; ++j) acc += 0.0L * v.values[(h * sk + j) * dv + c];
+        }
+        out.values[(h * sq + i) * dv + c] = f32 ? static_cast<double>(static_cast<float>(acc)) : static_cast<double>(acc);
+      }
+    }
+  }
+  return out;
+}
+
 // linear's checks, in the engine's documented order (docs/OPS.md "Module ops"): float operands of
 // one dtype, x of rank at least 1, a rank-2 weight [d_input, d_output] and a rank-1 bias, then the
 // sizes they share.
@@ -2897,6 +3013,12 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::embedding: return embedding(in[0], in[1]);
     case OpId::embedding_backward: return embedding_backward(in[0], in[1], in[2]);
     case OpId::linear: return linear(in[0], in[1], in.size() > 2 ? &in[2] : nullptr);
+    case OpId::layer_norm: return layer_norm(in[0], in[1], in.size() > 2 ? &in[2] : nullptr, a.scalar);
+    case OpId::attention: {
+      const std::size_t at_mask = 3, at_bias = a.attention_mask ? 4 : 3;
+      return attention(in[0], in[1], in[2], a.attention_mask ? &in[at_mask] : nullptr, a.attention_bias ? &in[at_bias] : nullptr,
+                       a.attention);
+    }
     case OpId::linear_x_backward: return linear_x_backward(in[0], in[1]);
     case OpId::linear_weight_backward: return linear_weight_backward(in[0], in[1]);
     case OpId::linear_bias_backward: return linear_bias_backward(in[0]);
@@ -3132,7 +3254,96 @@ bool differentiable(OpId op, const OpArgs& args) {
   return args.update == IndexingUpdateOp::Assign || args.update == IndexingUpdateOp::Add;
 }
 
-double reference_magnitude(OpId op, const std::vector<HostArray>& operands) {
+namespace {
+
+double largest_of(const HostArray& h) {
+  double m = 0;
+  for (double v : h.values) {
+    if (std::isfinite(v)) m = std::fmax(m, std::fabs(v));
+  }
+  return m;
+}
+
+// layer_norm's rounding sensitivity (reference_magnitude). A row's computed variance carries an
+// error of a few eps max|x|^2, so its normalised values one of about eps (r + r^3) (times the
+// weight in the result, times 1 in the weight's gradient) with r =
+// max|x| / sqrt(var + epsilon); rows holding a non-finite value are non-finite and compared as
+// classes. Infinite when a square can overflow the dtype (the composition's variance is then inf
+// and its row 0) or var + epsilon is 0 (0 / 0 on one side, rounding noise on the other).
+double layer_norm_sensitivity(const std::vector<HostArray>& operands, double epsilon) {
+  const HostArray& x = operands[0];
+  const double largest = x.dtype == DType::F32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+  const std::size_t d = x.shape.empty() ? 0 : x.shape.back();
+  if (d == 0) return 0;
+  const long double eps = x.dtype == DType::F32 ? static_cast<float>(epsilon) : epsilon;
+  long double r = 0;
+  for (std::size_t row = 0; row < x.values.size() / d; ++row) {
+    long double mean = 0, var = 0, top = 0;
+    bool finite = true;
+    for (std::size_t i = 0; i < d; ++i) {
+      const double v = x.values[row * d + i];
+      finite = finite && std::isfinite(v);
+      mean += v;
+      top = std::max(top, static_cast<long double>(std::fabs(v)));
+    }
+    if (!finite) continue;
+    if (top * top * static_cast<long double>(d) * 4 >= largest) return INFINITY;
+    mean /= static_cast<long double>(d);
+    for (std::size_t i = 0; i < d; ++i) var += (x.values[row * d + i] - mean) * (x.values[row * d + i] - mean);
+    var /= static_cast<long double>(d);
+    const long double denom = std::sqrt(var + eps);
+    if (!(denom > 0)) return INFINITY;
+    r = std::max(r, top / denom);
+  }
+  const double w = largest_of(operands[1]), b = operands.size() > 2 ? largest_of(operands[2]) : 0.0;
+  const double eps_t = x.dtype == DType::F32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+  // Rounding noise of the order of the values themselves, or outputs near the dtype's end: only
+  // the classes mean anything.
+  if (!(static_cast<double>(r + r * r * r) * 64 * (static_cast<double>(d) + 4) * eps_t < 1)) return INFINITY;
+  if (!(w * std::sqrt(static_cast<double>(d)) + b < largest / 4)) return INFINITY;
+  // ATen's backward forms sums of gradient * weight * x (F32 overflows for |w x| past 1e38, where
+  // the composition's does not): a product of the weight and x near the dtype's end judges classes.
+  long double top_x = 0;
+  for (double v : x.values) {
+    if (std::isfinite(v)) top_x = std::max(top_x, static_cast<long double>(std::fabs(v)));
+  }
+  if (!(w * static_cast<double>(top_x) * static_cast<double>(d + 4) < largest / 4)) return INFINITY;
+  // (1 + w): the weight's own gradient is the normalised value, whose error does not scale with w.
+  return static_cast<double>((1 + w) * (r + r * r * r) + b + 1);
+}
+
+// attention's rounding sensitivity (reference_magnitude): a score carries an error of about
+// eps (head_dim + 2) |scale| max|q| max|k| plus eps times the bias and the softcap, and a weight's
+// error is its score's times the weight, so an output's is about max|v| times the scores' error.
+// Infinite when the scale is (head_dim 0: NaN on every side), when a value is not finite, or
+// when a score, a bias or a sum of values may overflow the dtype.
+double attention_sensitivity(const std::vector<HostArray>& operands, const OpArgs& args) {
+  const HostArray &q = operands[0], &k = operands[1], &v = operands[2];
+  if (q.shape.size() != 4 || k.shape.size() != 4 || v.shape.size() != 4) return largest_of(q);
+  const double largest = q.dtype == DType::F32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+  const double dh = static_cast<double>(q.shape[3]), sk = static_cast<double>(k.shape[2]);
+  const double scale = std::fabs(args.attention.scale ? *args.attention.scale : 1.0 / std::sqrt(dh));
+  if (!std::isfinite(scale)) return INFINITY;
+  const std::size_t bias_at = args.attention_mask ? 4 : 3;
+  const double bias = args.attention_bias && operands.size() > bias_at ? largest_of(operands[bias_at]) : 0.0;
+  const double cap = args.attention.softcap ? std::fabs(*args.attention.softcap) : 0.0;
+  const double scores = scale * largest_of(q) * largest_of(k) * std::max(dh, 1.0);
+  const double values = largest_of(v);
+  // A weight that underflows to 0 on one side and stays a subnormal on the other turns an infinite
+  // value into NaN or inf: with a non-finite value only the classes are judged.
+  for (double x : v.values) {
+    if (!std::isfinite(x)) return INFINITY;
+  }
+  // The products q k^T are formed before the scale multiplies them (a scale of 0 does not save an
+  // overflowed dot product from inf * 0 = NaN).
+  if (!(largest_of(q) * largest_of(k) * std::max(dh, 1.0) < largest / 4)) return INFINITY;
+  if (!(scores < largest / 4) || !(bias < largest / 4) || !(values * std::max(sk, 1.0) < largest / 4)) return INFINITY;
+  return values * (scores + bias + cap + 1);
+}
+
+}  // namespace
+
+double reference_magnitude(OpId op, const std::vector<HostArray>& operands, const OpArgs& args) {
   const auto largest_finite = [&](std::size_t i) {
     double m = 0;
     if (i >= operands.size()) return m;
@@ -3141,6 +3352,8 @@ double reference_magnitude(OpId op, const std::vector<HostArray>& operands) {
     }
     return m;
   };
+  if (op == OpId::layer_norm && operands.size() >= 2) return layer_norm_sensitivity(operands, args.scalar);
+  if (op == OpId::attention && operands.size() >= 3) return attention_sensitivity(operands, args);
   if (op == OpId::float_matmul || op == OpId::linear_x_backward || op == OpId::linear_weight_backward) {
     return largest_finite(0) * largest_finite(1);
   }
@@ -3296,6 +3509,11 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
       if (op == OpId::conv_transpose1d_x_backward) return std::max<std::size_t>(1, w[1] * w[2]);
       return std::max<std::size_t>(1, x[1] / groups * w[2] + (operands.size() > 2 ? 1 : 0));
     }
+    case OpSig::LayerNorm:  // a row's sums of d_model terms
+      return shape.empty() ? 1 : std::max<std::size_t>(1, shape.back());
+    case OpSig::Attention:  // head_dim products per score, seq_k weighted values per output
+      if (operands.size() < 3 || shape.size() != 4 || operands[1].shape.size() != 4) return 1;
+      return std::max<std::size_t>(1, shape[3] + operands[1].shape[2]);
     case OpSig::Unfold4d:  // copies
       return 1;
     case OpSig::Fold4d:  // a cell sums at most one block cell per kernel cell

@@ -142,6 +142,8 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::fold4d:
     case OpId::interpolate:
     case OpId::interpolate_backward:
+    case OpId::layer_norm:  // compositions: numeric.cpp's sensitivity bounds
+    case OpId::attention:
     case OpId::embedding:
     case OpId::embedding_backward:
     case OpId::float_reshape:

@@ -857,6 +857,59 @@ void gen_linear(OpCase& c, bool bad) {
   }
 }
 
+// layer_norm over x [lead..., d] (lead 0..2 dims of 0..3, d 0..4), a weight [d] and a bias [d]
+// half the time, epsilon from 1e-5 to 1 or 0 (then a row of equal values is 0 / 0). Faults: a
+// scalar x, a weight of rank 0 or 2, a bias of rank 2, a weight or bias one off.
+void gen_layer_norm(OpCase& c, bool bad) {
+  Dims x(pick(0, 2));
+  for (std::size_t& d : x) d = pick(0, 3);
+  const std::size_t d = pick(0, 4);
+  x.push_back(d);
+  Dims w{d}, b{d};
+  static const std::vector<double> kEpsilons{1e-5, 1e-3, 0.1, 1.0, 0.0};
+  c.args.scalar = kEpsilons[pick(0, chance(8) ? 4 : 3)];
+  const int fault = bad ? static_cast<int>(pick(0, 4)) : -1;
+  if (fault == 0) x.clear();
+  if (fault == 1) w = chance(2) ? Dims{} : Dims{d, 1};
+  if (fault == 2) b.push_back(1);
+  if (fault == 3) (chance(2) ? w[0] : b[0]) += 1;
+  if (fault == 4) w[0] += 1, b[0] += 1;
+  c.operands = {floats(x, c.dtype), floats(w, c.dtype)};
+  if (fault == 2 || fault == 3 || chance(2)) c.operands.push_back(floats(b, c.dtype));
+}
+
+// attention over query [batch, heads, seq_q, head_dim], key [.., seq_k, head_dim] and value
+// [.., seq_k, value_dim] (batch 0..2, heads 1..2, the rest 0..4; head_dim 0 one time in eight),
+// a Bool mask of the scores' shape half the time (rows fully masked among them), a bias a third of
+// the time, a scale, a softcap and causal masking each drawn. Faults: a rank-3 query, a key of
+// another head_dim, a value of another seq_k, a mask or bias of another shape, a softcap of 0, -1
+// or NaN, a float mask (op-kind-mismatch through Dispatch).
+void gen_attention(OpCase& c, bool bad) {
+  const std::size_t batch = pick(0, 2), heads = pick(1, 2), sq = pick(0, 4), sk = pick(0, 4);
+  const std::size_t dh = chance(8) ? 0 : pick(1, 4), dv = pick(0, 4);
+  Dims q{batch, heads, sq, dh}, k{batch, heads, sk, dh}, v{batch, heads, sk, dv}, scores{batch, heads, sq, sk};
+  AttentionOptions& o = c.args.attention;
+  static const std::vector<double> kScales{0.5, 2.0, -1.0, 0.0};
+  static const std::vector<double> kSoftcaps{1.0, 5.0, 30.0};
+  if (chance(3)) o.scale = kScales[pick(0, 3)];
+  if (chance(3)) o.softcap = kSoftcaps[pick(0, 2)];
+  o.is_causal = chance(2);
+  c.args.attention_mask = chance(2);
+  c.args.attention_bias = chance(3);
+  const int fault = bad ? static_cast<int>(pick(0, 6)) : -1;
+  Dims mask = scores, bias = scores;
+  if (fault == 0) q.erase(q.begin());
+  if (fault == 1) k[3] += 1;
+  if (fault == 2) v[2] += 1;
+  if (fault == 3) c.args.attention_mask = true, mask[pick(0, 3)] += 1;
+  if (fault == 4) c.args.attention_bias = true, bias[pick(0, 3)] += 1;
+  if (fault == 5) o.softcap = std::vector<double>{0.0, -1.0, NAN}[pick(0, 2)];
+  if (fault == 6) c.args.attention_mask = true;
+  c.operands = {floats(q, c.dtype), floats(k, c.dtype), floats(v, c.dtype)};
+  if (c.args.attention_mask) c.operands.push_back(fault == 6 ? floats(mask, c.dtype) : bools(mask));
+  if (c.args.attention_bias) c.operands.push_back(floats(bias, c.dtype));
+}
+
 // conv2d and its backward passes over x [0..2, channels, 1..5, 1..5] with groups 1..2 dividing
 // channels 0..4 and output channels (no batch or no channels one time in eight each), a kernel 1..3, stride, padding 0..2 and dilation 1..2 (options
 // redrawn until the kernel fits, so most cases are valid). Faults: a rank-3 x, a zero stride, groups
@@ -1169,6 +1222,8 @@ void gen_float_case(OpCase& c, bool bad) {
     case OpSig::LinearXBackward:
     case OpSig::LinearWeightBackward:
     case OpSig::LinearBiasBackward: gen_linear(c, bad); break;
+    case OpSig::LayerNorm: gen_layer_norm(c, bad); break;
+    case OpSig::Attention: gen_attention(c, bad); break;
     case OpSig::Conv2d:
     case OpSig::Conv2dBackward:
     case OpSig::Conv2dBiasBackward: gen_conv2d(c, bad); break;
@@ -1255,6 +1310,12 @@ std::string describe(const OpCase& c) {
     case OpSig::GatherNd:
     case OpSig::Embedding:
     case OpSig::EmbeddingBackward:
+    case OpSig::LayerNorm: s += "\n  epsilon " + show(a.scalar); break;
+    case OpSig::Attention:
+      s += std::string("\n  mask ") + (a.attention_mask ? "given" : "none") + ", bias " + (a.attention_bias ? "given" : "none") +
+           ", scale " + (a.attention.scale ? show(*a.attention.scale) : "default") + ", softcap " +
+           (a.attention.softcap ? show(*a.attention.softcap) : "none") + (a.attention.is_causal ? ", causal" : "");
+      break;
     case OpSig::Linear:  // the bias is operand 2 when there is one
     case OpSig::LinearXBackward:
     case OpSig::LinearWeightBackward:

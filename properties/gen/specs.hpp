@@ -303,4 +303,45 @@ inline rc::Gen<oracle::GraphSpec> convolution_graph(oracle::Op op, Values mode) 
       [op](const oracle::GraphSpec& g) { return g.ops[0].op == op; });
 }
 
+// layer_norm of x [1..3, 1..3, 1..4] (rank 2 or 3) with a weight [x's last dim] (no bias, the
+// graph's epsilon), or attention of a query [1..2, 1..2, 1..4, 1..4] over key = value [its batch,
+// heads, 1..4, its head_dim] under the graph's options (dim1: causal, softcap, scale; graph.cpp
+// attention_of), then maybe tanh.
+inline rc::Gen<oracle::GraphSpec> normalization_or_attention_graph(oracle::Op op, Values mode) {
+  return rc::gen::suchThat(
+      rc::gen::mapcat(
+          rc::gen::tuple(backend(), rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64}),
+                         rc::gen::container<std::vector<std::size_t>>(5, rc::gen::inRange<std::size_t>(1, 5)),
+                         rc::gen::inRange<std::size_t>(0, 8), rc::gen::arbitrary<bool>(), rc::gen::arbitrary<bool>()),
+          [=](const auto& t) {
+            const auto [b_, dtype_, sizes, dim1_, tanh_, rank3_] = t;
+            const std::size_t b = b_, dim1 = dim1_;
+            const DType dtype = dtype_;
+            const bool tanh = tanh_, rank3 = rank3_;
+            std::vector<std::size_t> lhs, rhs;
+            if (op == oracle::Op::layer_norm) {
+              lhs = {1 + sizes[0] % 3, sizes[3]};
+              if (rank3) lhs.insert(lhs.begin() + 1, 1 + sizes[1] % 3);
+              rhs = {sizes[3]};
+            } else {
+              lhs = {1 + sizes[0] % 2, 1 + sizes[1] % 2, sizes[2], sizes[3]};
+              rhs = {lhs[0], lhs[1], sizes[4], sizes[3]};
+            }
+            auto value = mode == Values::Positive ? positive_value() : float_value(false);
+            return rc::gen::map(rc::gen::tuple(rc::gen::container<std::vector<double>>(oracle::element_count(lhs), value),
+                                               rc::gen::container<std::vector<double>>(oracle::element_count(rhs), value)),
+                                [=](const auto& v) {
+                                  oracle::GraphSpec g;
+                                  g.backend = b;
+                                  g.dtype = dtype;
+                                  g.leaf_shapes = {lhs, rhs};
+                                  g.leaf_values = {std::get<0>(v), std::get<1>(v)};
+                                  g.ops = {oracle::OpSpec{op, 0, 1, 1.0, 0, op == oracle::Op::attention ? dim1 : 0}};
+                                  if (tanh) g.ops.push_back(oracle::OpSpec{oracle::Op::float_tanh, 2, 0, 1.0, 0, 0});
+                                  return oracle::normalized(g);
+                                });
+          }),
+      [op](const oracle::GraphSpec& g) { return g.ops[0].op == op; });
+}
+
 }  // namespace crossgrad::properties::gen

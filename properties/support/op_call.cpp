@@ -95,6 +95,18 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
 #define CG_CALL_ConvTranspose1d(name) \
   Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt, a.conv_transpose1d)
 #define CG_CALL_ConvTranspose1dBackward(name) Dispatch::name(t[0], t[1], t[2], a.conv_transpose1d)
+#define CG_CALL_LayerNorm(name) \
+  Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt, a.scalar)
+#define CG_CALL_Attention(name) Dispatch::name(t[0], t[1], t[2], attention_mask(t, a), attention_bias(t, a), a.attention)
+namespace {
+// attention's operands {query, key, value, [mask], [bias]} (og::OpArgs says which follow).
+std::optional<DispatchTensor> attention_mask(const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
+  return a.attention_mask ? std::optional<DispatchTensor>(t[3]) : std::nullopt;
+}
+std::optional<DispatchTensor> attention_bias(const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
+  return a.attention_bias ? std::optional<DispatchTensor>(t[a.attention_mask ? 4 : 3]) : std::nullopt;
+}
+}  // namespace
 DispatchTensor call_op(OpId op, const std::vector<DispatchTensor>& t, const og::OpArgs& a) {
   switch (op) {
 #define CG_CALL_CASE(name, method, Sig, Operand, Result, Rule) \

@@ -14,7 +14,8 @@ namespace crossgrad::properties {
 DispatchTensor upload(const oracle::HostArray& h, std::size_t backend, bool tracked);
 
 // The registry op `op` on operands `t` (by Sig: Binary {lhs, rhs}; Select, Gather and GatherNd
-// {tensor, indices}; Embedding {weights, indices}; Linear {x, weight} or {x, weight, bias};
+// {tensor, indices}; Embedding {weights, indices}; Linear and LayerNorm {x, weight} or {x, weight, bias};
+// Attention {query, key, value, [mask], [bias]};
 // EmbeddingBackward and MaxPool2dBackward {x, indices,
 // grad}; SelectAssign, Scatter, ScatterUpdate and ScatterNd {tensor, indices, values};
 // MaskWhere {tensor, mask, value}; MaskFill {tensor, mask}; Cat the list; others {tensor}) and arguments `a`.

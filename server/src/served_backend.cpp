@@ -58,8 +58,8 @@ template <class>
 // A convolution's arguments: x, the weight, an optional bias and the options.
 template <class Args, class T>
 constexpr bool is_convolution_args() {
-  if constexpr (std::tuple_size_v<Args> == 4) {
-    return std::is_same_v<std::tuple_element_t<2, Args>, std::optional<T>>;
+  if constexpr (std::tuple_size_v<Args> == 4) {  // x, weight, the optional bias and the options (layer_norm's epsilon is none)
+    return std::is_same_v<std::tuple_element_t<2, Args>, std::optional<T>> && !std::is_same_v<std::tuple_element_t<3, Args>, double>;
   } else {
     return false;
   }
@@ -205,7 +205,7 @@ class Table final : public TensorTable {
         if (tensors_read++ == 0) check_receiver(B::dtype(tensor));
         return std::cref(tensor);
       } else if constexpr (std::is_same_v<D, std::optional<T>>) {
-        // linear's bias: a copy of the table's handle (a shared buffer), or none.
+        // linear's bias, attention's mask and bias: a copy of the table's handle (a shared buffer), or none.
         const std::optional<std::uint64_t> handle = reader.optional_operand();
         return handle ? std::optional<T>(table.lookup(*handle)) : std::optional<T>();
       } else if constexpr (std::is_same_v<D, std::vector<T>>) {
@@ -238,6 +238,8 @@ class Table final : public TensorTable {
         return reader.interpolate_options();
       } else if constexpr (std::is_same_v<D, UnfoldOptions>) {
         return reader.unfold_options();
+      } else if constexpr (std::is_same_v<D, AttentionOptions>) {
+        return reader.attention_options();
       } else if constexpr (std::is_same_v<D, Size1>) {
         return reader.size1();
       } else if constexpr (std::is_same_v<D, AvgPool1dOptions>) {
@@ -407,6 +409,19 @@ class Table final : public TensorTable {
         const T& x = std::get<0>(args).get();
         return bytes_of(rules::plan_fold4d(B::shape(x), B::dtype(x), std::get<1>(args), std::get<2>(args), std::get<3>(args)).out,
                         B::dtype(x));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, CRef, std::optional<T>, std::optional<T>, AttentionOptions>>) {
+        // attention: the scores [batch, heads, seq_q, seq_k] of a query and key with head_dim 0
+        // (no bytes) are materialised, and the result [batch, heads, seq_q, value_dim] is as large.
+        const T& q = std::get<0>(args).get();
+        const T& k = std::get<1>(args).get();
+        const T& v = std::get<2>(args).get();
+        const std::optional<T>& m = std::get<3>(args);
+        const std::optional<T>& b = std::get<4>(args);
+        const Shape mask_shape = m ? B::shape(*m) : Shape{}, bias_shape = b ? B::shape(*b) : Shape{};
+        const rules::AttentionPlan p = rules::plan_attention(
+            B::shape(q), B::dtype(q), B::shape(k), B::dtype(k), B::shape(v), B::dtype(v), m ? &mask_shape : nullptr,
+            m ? B::dtype(*m) : DType::Bool, b ? &bias_shape : nullptr, b ? B::dtype(*b) : B::dtype(q), std::get<5>(args));
+        return std::max(bytes_of(p.out, B::dtype(q)), bytes_of(p.scores, B::dtype(q)));
       } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, CRef>>) {
         // mask_where: the tensor, the mask and the value broadcast.
         if (op_stem(op) != "mask_where") return std::nullopt;

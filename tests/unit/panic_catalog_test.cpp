@@ -281,6 +281,18 @@ std::map<std::string, Trigger> triggers() {
                                                    InterpolateOptions{static_cast<InterpolateMode>(4), true});
                            },
                            "interpolate needs mode nearest (0), nearest_exact (1), bilinear (2) or bicubic (3), got 4.", ""};
+  t["attention-operand-shape"] = {[] {
+                                    const DispatchTensor q = nd_f32(std::vector<float>(8), {1, 1, 2, 4});
+                                    const DispatchTensor kv = nd_f32(std::vector<float>(12), {1, 1, 3, 4});
+                                    Dispatch::attention(q, kv, kv, std::nullopt, nd_f32(std::vector<float>(6), {2, 3}), AttentionOptions{});
+                                  },
+                                  "attention needs a bias of the scores' shape [batch, heads, seq_q, seq_k] = [1, 1, 2, 3], got [2, 3].",
+                                  ""};
+  t["attention-softcap"] = {[] {
+                              const DispatchTensor q = nd_f32(std::vector<float>(8), {1, 1, 2, 4});
+                              Dispatch::attention(q, q, q, std::nullopt, std::nullopt, AttentionOptions{std::nullopt, 0.0, false});
+                            },
+                            "attention needs a positive softcap, got 0.", ""};
   t["mask-select-shape"] = {[] {
                                Dispatch::float_mask_select(nd_f32(std::vector<float>(6), {2, 3}),
                                                            Dispatch::bool_from_data(TensorData::from_bool({true, false, true}, {3}),

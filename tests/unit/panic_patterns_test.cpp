@@ -506,6 +506,19 @@ std::map<std::string, Examples> examples() {
                            {"interpolate needs mode nearest (0), nearest_exact (1), bilinear (2) or bicubic (3), got 4",
                             "interpolate needs mode nearest (0), nearest_exact (1), bilinear (2) or bicubic (3), got -1.",
                             "interpolate needs mode nearest, nearest_exact, bilinear or bicubic, got 4."}};
+  e["attention-operand-shape"] = {
+      "{op} needs a {operand} of the scores' shape [batch, heads, seq_q, seq_k] = {expected}, got {got}.",
+      {"attention needs a mask of the scores' shape [batch, heads, seq_q, seq_k] = [1, 2, 3, 4], got [1, 2, 3].",
+       "attention needs a bias of the scores' shape [batch, heads, seq_q, seq_k] = [0, 1, 2, 2], got [0, 1, 2, 3]."},
+      {"attention needs a mask of the scores' shape [batch, heads, seq_q, seq_k] = [1, 2, 3, 4], got [1, 2, 3]",
+       "attention needs a value of the scores' shape [batch, heads, seq_q, seq_k] = [1, 2, 3, 4], got [1, 2, 3].",
+       "attention needs a mask of the scores' shape (batch, heads, seq_q, seq_k) = [1, 2, 3, 4], got [1, 2, 3].",
+       "attention needs a mask of the scores' shape [batch, heads, seq_q, seq_k] = [1, 2, 3, 4], got (1, 2, 3)."}};
+  e["attention-softcap"] = {"{op} needs a positive softcap, got {softcap}.",
+                            {"attention needs a positive softcap, got 0.", "attention needs a positive softcap, got -1.5.",
+                             "attention needs a positive softcap, got nan."},
+                            {"attention needs a positive softcap, got 0", "attention needs a positive softcap, got .",
+                             "attention needs a positive soft cap, got 0."}};
   e["mask-select-shape"] = {"{op} needs a mask of the tensor's shape {expected}, got {got}.",
                             {"float_mask_select needs a mask of the tensor's shape [2, 3], got [3].",
                              "float_mask_select needs a mask of the tensor's shape [], got [1]."},

@@ -299,6 +299,20 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::linear_x_backward: return Dispatch::linear_x_backward(Dispatch::float_reshape(other, {3, 2}), Dispatch::float_reshape(x, {3, 2}));
     case OpId::linear_weight_backward: return Dispatch::linear_weight_backward(x, Dispatch::float_reshape(other, {2, 3}));
     case OpId::linear_bias_backward: return Dispatch::linear_bias_backward(x);
+    // layer_norm: the receiver's rows of 3 with `other`'s first row as the weight and its second as
+    // the bias.
+    case OpId::layer_norm:
+      return Dispatch::layer_norm(x, Dispatch::float_reshape(Dispatch::float_slice(other, {Range{0, 1}, Range{0, 3}}), {3}),
+                                  Dispatch::float_reshape(Dispatch::float_slice(other, {Range{1, 2}, Range{0, 3}}), {3}), 1e-5);
+    // attention: the receiver as the query [1, 1, 2, 3], `other` as key and value [1, 1, 2, 3],
+    // causal (query 0 sees key 0 alone) with a mask hiding key 0 from query 1.
+    case OpId::attention: {
+      const DispatchTensor kv = Dispatch::float_reshape(other, {1, 1, 2, 3});
+      const DispatchTensor mask = Dispatch::bool_from_data(TensorData::from_bool({false, false, true, false}, Shape{1, 1, 2, 2}),
+                                                           device_of(x, OpKind::Float));
+      return Dispatch::attention(Dispatch::float_reshape(x, {1, 1, 2, 3}), kv, kv, mask, std::nullopt,
+                                 AttentionOptions{std::nullopt, std::nullopt, true});
+    }
     // conv2d: the receiver as [1, 2, 1, 3] (2 channels) through a [3, 2, 1, 1] weight (`other`),
     // stride 1, with a bias of the weight's row sums; the backward passes through a [1, 2, 1, 3]
     // weight (one output) or a [3] bias and `other` as the gradient [1, 3, 1, 2].

@@ -40,6 +40,13 @@
   Tensor method(const Tensor& second, const Tensor& grad CROSSGRAD_SIG_TAIL_##Sig) const {               \
     return Tensor(Dispatch::name(inner_, second.inner_, grad.inner_ CROSSGRAD_SIG_EXTRA_##Sig));        \
   }
+#define CROSSGRAD_TENSOR_METHOD_ATTENTION(name, method, Sig, Result)                                  \
+  Tensor method(const Tensor& key, const Tensor& value, const std::optional<DispatchTensor>& mask,       \
+                const std::optional<Tensor>& bias CROSSGRAD_SIG_TAIL_##Sig) const {                     \
+    return Tensor(Dispatch::name(inner_, key.inner_, value.inner_, mask,                                  \
+                                 bias ? std::optional<DispatchTensor>(bias->inner_) : std::nullopt        \
+                                     CROSSGRAD_SIG_EXTRA_##Sig));                                         \
+  }
 #define CROSSGRAD_TENSOR_METHOD_INDEXED_WITH(name, method, Sig, Result)                                     \
   Tensor method(const Tensor& grad, const DispatchTensor& indices CROSSGRAD_SIG_TAIL_##Sig) const {             \
     return Tensor(Dispatch::name(inner_, grad.inner_, indices CROSSGRAD_SIG_EXTRA_##Sig));                     \

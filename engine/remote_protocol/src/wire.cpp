@@ -128,6 +128,16 @@ bool ArgReader::flag() {
   return o;
 }
 
+::crossgrad::AttentionOptions ArgReader::attention_options() {
+  const bool has_scale = flag(), has_softcap = flag();
+  ::crossgrad::AttentionOptions o;
+  o.is_causal = flag();
+  const double scale_value = scalar(), softcap_value = scalar();
+  if (has_scale) o.scale = scale_value;
+  if (has_softcap) o.softcap = softcap_value;
+  return o;
+}
+
 ::crossgrad::UnfoldOptions ArgReader::unfold_options() {
   ::crossgrad::UnfoldOptions o;
   o.stride = size2();

@@ -3,6 +3,8 @@
 // backward entry point, as in Burn's Autodiff<B> (avg_pool2d -> B::avg_pool2d_backward). Included by
 // instantiate.cpp only.
 #include "autodiff/autodiff_impl.hpp"
+#include "backends/composite_attention.hpp"
+#include "backends/composite_norm.hpp"
 
 namespace crossgrad {
 using autodiff_detail::record;
@@ -194,6 +196,65 @@ AutodiffTensor<B> Autodiff<B>::conv_transpose1d(const Tensor& x, const Tensor& w
                                                 const ConvTranspose1dOptions& options) {
   return record_convolution<B>(&B::conv_transpose1d, &B::conv_transpose1d_x_backward, &B::conv_transpose1d_weight_backward,
                                &B::conv_transpose1d_bias_backward, x, weight, bias, options);
+}
+
+}  // namespace crossgrad
+
+namespace crossgrad {
+namespace autodiff_detail {
+// A result with no cell to differentiate through (an empty layer_norm or attention result, or
+// attention's rows of no key): B's zeros, recorded with a gradient of zeros for every input, so
+// that each tracked operand still gets a gradient of its own shape, as the composition would give.
+template <class B>
+AutodiffTensor<B> record_constant(typename B::Tensor out, std::vector<const AutodiffTensor<B>*> inputs,
+                                  const char* site = __builtin_FUNCTION()) {
+  std::vector<std::pair<Shape, DType>> metas;
+  for (const AutodiffTensor<B>* in : inputs) metas.emplace_back(B::shape(in->primitive), B::dtype(in->primitive));
+  const Device device = B::device(out);
+  return record<B>(
+      std::move(out), std::span<const AutodiffTensor<B>* const>(inputs.data(), inputs.size()),
+      [metas, device](const typename B::Tensor&) {
+        std::vector<typename B::Tensor> grads;
+        for (const auto& [shape, dtype] : metas) grads.push_back(B::float_full(shape, 0.0, dtype, device));
+        return grads;
+      },
+      site);
+}
+}  // namespace autodiff_detail
+
+// Burn's Autodiff<B> keeps ModuleOps' default layer_norm and runs attention_fallback over itself:
+// the forward is the composition over Autodiff<B>'s own ops, so the gradient is theirs
+// (composite_norm.hpp, composite_attention.hpp).
+template <class B>
+AutodiffTensor<B> Autodiff<B>::layer_norm(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias,
+                                          double epsilon) {
+  if (B::shape(x.primitive).num_elements() == 0) {
+    std::optional<Primitive> pb;
+    if (bias) pb = bias->primitive;
+    std::vector<const Tensor*> inputs{&x, &weight};
+    if (bias) inputs.push_back(&*bias);
+    return autodiff_detail::record_constant<B>(B::layer_norm(x.primitive, weight.primitive, pb, epsilon), std::move(inputs));
+  }
+  return backends::composite::layer_norm<Autodiff<B>>(x, weight, bias, epsilon);
+}
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                         const std::optional<Primitive>& mask, const std::optional<Tensor>& bias,
+                                         const AttentionOptions& options) {
+  const Shape q = B::shape(query.primitive), k = B::shape(key.primitive), v = B::shape(value.primitive);
+  const bool no_cells = q.rank() == 4 && k.rank() == 4 && v.rank() == 4 &&
+                        (q[0] == 0 || q[1] == 0 || q[2] == 0 || v[3] == 0 || k[2] == 0);
+  if (no_cells) {
+    std::optional<Primitive> pb;
+    if (bias) pb = bias->primitive;
+    std::vector<const Tensor*> inputs{&query, &key, &value};
+    if (bias) inputs.push_back(&*bias);
+    // B's attention runs the checks and gives the zeros (or its panic, for operands that disagree).
+    return autodiff_detail::record_constant<B>(
+        B::attention(query.primitive, key.primitive, value.primitive, mask, pb, options), std::move(inputs));
+  }
+  return backends::composite::attention<Autodiff<B>>(query, key, value, mask, bias, options);
 }
 
 }  // namespace crossgrad

@@ -3,6 +3,8 @@
 #include <crossgrad/core/shape_rules.hpp>
 
 #include <array>
+#include <cmath>
+#include <sstream>
 #include <limits>
 #include <optional>
 #include <string>
@@ -874,6 +876,76 @@ Shape plan_conv1d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias
 
 Conv2dOptions conv2d_options_of(const Conv1dOptions& o) {
   return Conv2dOptions{{1, o.stride[0]}, {0, o.padding[0]}, {1, o.dilation[0]}, o.groups};
+}
+
+LayerNormPlan plan_layer_norm(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                              DType bias_dtype) {
+  constexpr std::string_view op = "layer_norm";
+  check_grad_dtype(x_dtype, weight_dtype, op);
+  if (bias != nullptr) check_same_dtype(x_dtype, bias_dtype, op);
+  check_not_scalar(x, "[..., d_model]", op, "input");
+  check_rank(weight, 1, "[d_model]", op, "weight");
+  if (bias != nullptr) check_rank(*bias, 1, "[d_model]", op, "bias");
+  check_dim_match(op, "input", x, x.rank() - 1, "weight", weight, 0);
+  if (bias != nullptr) check_dim_match(op, "bias", *bias, 0, "weight", weight, 0);
+  LayerNormPlan p;
+  p.out = x;
+  p.d_model = weight[0];
+  const std::size_t elements = x.num_elements();
+  p.rows = elements == 0 ? 0 : elements / p.d_model;
+  return p;
+}
+
+namespace {
+
+void check_scores_shape(const Shape& operand, const Shape& scores, std::string_view name, std::string_view op) {
+  if (operand == scores) return;
+  panic(PanicId::AttentionOperandShape, {{"op", std::string(op)},
+                                         {"operand", std::string(name)},
+                                         {"expected", scores.to_string()},
+                                         {"got", operand.to_string()}});
+}
+
+std::string softcap_text(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+}  // namespace
+
+AttentionPlan plan_attention(const Shape& query, DType query_dtype, const Shape& key, DType key_dtype, const Shape& value,
+                             DType value_dtype, const Shape* mask, DType mask_dtype, const Shape* bias, DType bias_dtype,
+                             const AttentionOptions& o) {
+  constexpr std::string_view op = "attention";
+  check_grad_dtype(query_dtype, key_dtype, op);
+  check_same_dtype(query_dtype, value_dtype, op);
+  if (bias != nullptr) check_same_dtype(query_dtype, bias_dtype, op);
+  if (mask != nullptr) check_bool_dtype(mask_dtype, op);
+  if (o.softcap && !(*o.softcap > 0.0)) {
+    panic(PanicId::AttentionSoftcap, {{"op", std::string(op)}, {"softcap", softcap_text(*o.softcap)}});
+  }
+  check_rank(query, 4, "[batch, heads, seq_q, head_dim]", op, "query");
+  check_rank(key, 4, "[batch, heads, seq_k, head_dim]", op, "key");
+  check_rank(value, 4, "[batch, heads, seq_k, value_dim]", op, "value");
+  for (std::size_t d : {0, 1, 3}) check_dim_match(op, "key", key, d, "query", query, d);
+  for (std::size_t d : {0, 1, 2}) check_dim_match(op, "value", value, d, "key", key, d);
+  AttentionPlan p;
+  p.batch = query[0];
+  p.heads = query[1];
+  p.seq_q = query[2];
+  p.head_dim = query[3];
+  p.seq_k = key[2];
+  p.value_dim = value[3];
+  p.scores = Shape{p.batch, p.heads, p.seq_q, p.seq_k};
+  if (mask != nullptr) check_scores_shape(*mask, p.scores, "mask", op);
+  if (bias != nullptr) check_scores_shape(*bias, p.scores, "bias", op);
+  p.out = Shape{p.batch, p.heads, p.seq_q, p.value_dim};
+  (void)p.out.num_elements();
+  (void)p.scores.num_elements();
+  p.scale = o.scale ? *o.scale : 1.0 / std::sqrt(static_cast<double>(p.head_dim));
+  return p;
 }
 
 void not_differentiable(std::string_view op) { panic(PanicId::NotDifferentiable, {{"op", std::string(op)}}); }

@@ -359,6 +359,44 @@ DispatchTensor zip3_op(std::string_view op, const DispatchTensor& a, const Dispa
                          [&]<class Be>(const auto& x, const auto& y, const auto& z) { return f.template operator()<Be>(x, y, *z); });
 }
 
+// attention's operands: query, key, value and the optional bias, float tensors of one backend
+// tracked alike, and the optional Bool mask of that backend (B's primitive on an autodiff device
+// too, as indexed_op's masks). f gets (q, k, v, mask, bias) with mask a std::optional of B's
+// tensor and bias one of the layer's.
+template <class F>
+DispatchTensor attention_op(std::string_view op, const DispatchTensor& q, const DispatchTensor& k, const DispatchTensor& v,
+                            const std::optional<DispatchTensor>& mask, const std::optional<DispatchTensor>& bias, F&& f) {
+  const FloatView vq = receiver_view<PrimitiveKind::Float>(op, q);
+  check_same_backend(op, q, vq, k, receiver_view<PrimitiveKind::Float>(op, k));
+  check_same_backend(op, q, vq, v, receiver_view<PrimitiveKind::Float>(op, v));
+  if (mask) {
+    const std::optional<FloatView> vm = primitive_view(mask->kind, PrimitiveKind::Bool);
+    if (!vm) kind_mismatch(op, primitive_kind_name(PrimitiveKind::Bool), mask->kind);
+    check_same_backend(op, q, vq, *mask, *vm);
+  }
+  if (bias) check_same_backend(op, q, vq, *bias, receiver_view<PrimitiveKind::Float>(op, *bias));
+  const auto inner = [&](const DispatchTensor& x) -> const DispatchTensorKind& {
+    return vq.tracked ? x.kind.autodiff_inner() : x.kind;
+  };
+  return visit_backend<DispatchTensor>(inner(q), [&]<class B>(const BackendTensor<B>& bq) -> DispatchTensor {
+    const BackendTensor<B>& bk = std::get<BackendTensor<B>>(inner(k).value);
+    const BackendTensor<B>& bv = std::get<BackendTensor<B>>(inner(v).value);
+    std::optional<typename B::Tensor> m;
+    if (mask) m = primitive_of<B>(std::get<BackendTensor<B>>(inner(*mask).value), PrimitiveKind::Bool);
+    if (vq.tracked) {
+      std::optional<AutodiffTensor<B>> b;
+      if (bias) b = std::get<AutodiffTensor<B>>(std::get<BackendTensor<B>>(inner(*bias).value).value);
+      return tracked<B>(f.template operator()<Autodiff<B>>(std::get<AutodiffTensor<B>>(bq.value), std::get<AutodiffTensor<B>>(bk.value),
+                                                            std::get<AutodiffTensor<B>>(bv.value), m, b),
+                        q.checkpointing);
+    }
+    std::optional<typename B::Tensor> b;
+    if (bias) b = std::get<FloatPrimitive<B>>(std::get<BackendTensor<B>>(inner(*bias).value).value).tensor;
+    return plain<B>(f.template operator()<B>(std::get<FloatPrimitive<B>>(bq.value).tensor, std::get<FloatPrimitive<B>>(bk.value).tensor,
+                                             std::get<FloatPrimitive<B>>(bv.value).tensor, m, b));
+  });
+}
+
 // Resolves the receiver of an autodiff operation exactly as CONTRACT section 5 orders the checks:
 // not Autodiff(...) -> requires-autodiff; Autodiff(Autodiff(...)) -> autodiff-wraps-autodiff;
 // Autodiff(B(p)) with p not an Autodiff primitive -> unreachable. Then f<B>(autodiff tensor).

@@ -51,6 +51,11 @@ using namespace dispatch_detail;
   return zip3_op(#name, CROSSGRAD_SIG_TENSORS_##Sig, [&]<class Be>(const auto& x, const auto& y, const auto& z) { \
     return Be::name(x, y, z CROSSGRAD_SIG_EXTRA_##Sig);                                                 \
   });
+#define CROSSGRAD_DISPATCH_BODY_ATTENTION(name, Sig, Operand, Result)                                  \
+  return attention_op(#name, tensor, key, value, mask, bias,                                           \
+                      [&]<class Be>(const auto& q, const auto& k, const auto& v, const auto& m, const auto& b) { \
+                        return Be::name(q, k, v, m, b CROSSGRAD_SIG_EXTRA_##Sig);                       \
+                      });
 #define CROSSGRAD_DISPATCH_BODY_INDEXED_WITH(name, Sig, Operand, Result)                               \
   return indexed_op<true, PrimitiveKind::Int, PrimitiveKind::Operand>(#name, tensor, indices, &grad,                \
                     [&]<class Be>(const auto& x, const auto& i, const auto& g) { return Be::name(x, g, i CROSSGRAD_SIG_EXTRA_##Sig); });

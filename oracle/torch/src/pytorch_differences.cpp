@@ -614,7 +614,38 @@ bool bicubic_non_finite_taps(const Disagreement& d) {
   return !std::isfinite(d.cotangent);
 }
 
+// attention with no cell to weigh (an empty result: no batch, head, query or value column; or no
+// key): crossgrad's gradients are zeros, the derivative of a function of no outputs or of a row of
+// no weights; ATen's autograd multiplies the zero cotangent through the scores, NaN where an operand
+// holds inf or NaN (0 * inf), and so gives NaN.
+bool attention_no_cell_gradient(const Disagreement& d) {
+  if (d.op != OpId::attention || d.output < 0 || d.operands.size() < 3) return false;
+  const std::vector<std::size_t>& q = d.operands[0].shape;
+  const std::vector<std::size_t>& k = d.operands[1].shape;
+  const std::vector<std::size_t>& v = d.operands[2].shape;
+  if (q.size() != 4 || k.size() != 4 || v.size() != 4) return false;
+  const bool no_cell = q[0] == 0 || q[1] == 0 || q[2] == 0 || v[3] == 0 || k[2] == 0;
+  return no_cell && d.crossgrad == 0 && std::isnan(d.torch);
+}
+
+// layer_norm where an operand holds inf or NaN: crossgrad runs Burn's composition, (x - mean) /
+// sqrt(var + eps) * weight + bias step by step, so a non-finite value turns its row (or column)
+// NaN; ATen folds the affine step into x * (rstd * weight) + (bias - mean * rstd * weight) and its
+// backward into sums of gradient * weight * x, which can give inf where crossgrad has NaN, or the
+// reverse. Only which non-finite class differs.
+bool layer_norm_non_finite_operand(const Disagreement& d) {
+  if (d.op != OpId::layer_norm || std::isfinite(d.crossgrad) || std::isfinite(d.torch)) return false;
+  for (const HostArray& h : d.operands) {
+    for (double v : h.values) {
+      if (!std::isfinite(v)) return true;
+    }
+  }
+  return false;
+}
+
 constexpr PyTorchDifference kDifferences[] = {
+    {"layer-norm-non-finite-operand", layer_norm_non_finite_operand},
+    {"attention-no-cell-gradient", attention_no_cell_gradient},
     {"conv-padding-meets-non-finite", conv_padding_meets_non_finite},
     {"conv-empty-input", conv_empty_input},
     {"bicubic-backward-same-size", bicubic_backward_same_size},

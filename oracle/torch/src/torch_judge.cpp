@@ -166,7 +166,7 @@ std::optional<std::string> judge_against_torch(OpId op, const std::vector<HostAr
   const EngineAnswer mine = run_engine(with_gradients ? &cot : nullptr);
   const Judged j{op, operands, args, tally};
   const DType dtype = operands.empty() ? DType::F32 : operands[0].dtype;
-  const double magnitude = reference_magnitude(op, operands);
+  const double magnitude = reference_magnitude(op, operands, args);
   Bound bound = bound_for_receiver(op, dtype, reference_reduction_length(op, operands, args), magnitude,
                                    operands.empty() ? std::vector<double>{} : operands[0].values);
   if (info.result != OpKind::Float) bound = Bound{};  // ints and bools: exact

@@ -583,6 +583,33 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
     // The backward passes as PyTorch's autograd computes linear's gradients (addmm's: grad @ W,
     // x^T @ grad over the flattened rows, grad summed over the rows).
     case OpId::linear: return t.size() > 2 ? at::linear(t[0], t[1].t(), t[2]) : at::linear(t[0], t[1].t());
+    // layer_norm: ATen's own over the last dim, epsilon as the dtype holds it.
+    case OpId::layer_norm: {
+      const double eps = t[0].scalar_type() == at::kFloat ? static_cast<double>(static_cast<float>(a.scalar)) : a.scalar;
+      const c10::optional<at::Tensor> bias = t.size() > 2 ? c10::optional<at::Tensor>(t[2]) : c10::nullopt;
+      return at::layer_norm(t[0], {t[0].size(-1)}, t[1], bias, eps);
+    }
+    // attention {query, key, value, [mask], [bias]}: PyTorch's math path (matmul, softmax,
+    // matmul) with the documented semantics spelled in ATen: the causal diagonal at the bottom-right
+    // corner, and a row whose every score is -inf (or that has no key) gives zeros, with no
+    // gradient, where softmax alone gives NaN (Note [A fully masked row attends to nothing]).
+    case OpId::attention: {
+      const at::Tensor& q = t[0];
+      std::size_t next = 3;
+      const double dh = static_cast<double>(q.size(3));
+      const double inf = std::numeric_limits<double>::infinity();
+      at::Tensor s = at::matmul(q, t[1].transpose(2, 3)).mul(a.attention.scale.value_or(1.0 / std::sqrt(dh)));
+      if (a.attention.softcap) s = at::tanh(s.div(*a.attention.softcap)).mul(*a.attention.softcap);
+      if (a.attention_mask) s = s.masked_fill(t[next++].to(at::kBool), -inf);
+      if (a.attention.is_causal) {
+        const std::int64_t sq = s.size(2), sk = s.size(3);
+        s = s.masked_fill(at::ones({sq, sk}, q.options().dtype(at::kBool)).triu(sk - sq + 1), -inf);
+      }
+      if (a.attention_bias) s = s.add(t[next++]);
+      const at::Tensor dead = s.eq(-inf).all(3, /*keepdim=*/true);
+      const at::Tensor p = at::softmax(at::where(dead, at::zeros_like(s), s), 3).masked_fill(dead, 0.0);
+      return at::matmul(p, t[2]);
+    }
     case OpId::linear_x_backward: return at::matmul(t[1], t[0].t());  // {weight, grad}
     case OpId::linear_weight_backward: {  // {x, grad}
       const std::int64_t d_in = t[0].size(-1), d_out = t[1].size(-1);

@@ -245,6 +245,24 @@ std::vector<Args> arguments(const OpInfo& info) {
       return {{.tensors = {a, b, TensorData::from_f32({0.5f, -1, 2}, Shape{3})}, .dims = {1}, .label = "[3, 3] @ [3, 3] + bias"},
               {.tensors = {a, b}, .dims = {0}, .label = "no bias"},
               {.tensors = {a, b, TensorData::from_f32({0.5f, -1}, Shape{2})}, .dims = {1}, .label = "a bias of 2"}};
+    // layer_norm: x, weight, the bias flag (then the bias), epsilon.
+    case OpSig::LayerNorm:
+      return {{.tensors = {a, TensorData::from_f32({0.5f, -1, 2}, Shape{3}), TensorData::from_f32({1, 0, -1}, Shape{3})},
+               .scalars = {1e-5}, .dims = {1}, .label = "rows of 3, a bias"},
+              {.tensors = {a, TensorData::from_f32({0.5f, -1}, Shape{2})}, .scalars = {0.1}, .dims = {0}, .label = "a weight of 2"}};
+    // attention: query, key, value, the mask's flag (then the mask), the bias's flag (then the bias),
+    // the options' flags (scale given, softcap given, causal) and their two scalars.
+    case OpSig::Attention: {
+      const TensorData q = floats(Shape{1, 2, 3, 2}, 0.5f, -0.25f), kv = floats(Shape{1, 2, 4, 2}, -1.0f, 0.5f);
+      const TensorData mask = TensorData::from_bool({true, false, false, false, true, true, true, true, false, false, true, false,
+                                                     false, false, false, false, true, false, true, false, false, true, false, true},
+                                                    Shape{1, 2, 3, 4});
+      return {{.tensors = {q, kv, kv, mask}, .scalars = {0.0, 0.0}, .dims = {1, 0, 0, 0, 1}, .label = "a mask with a full row, causal"},
+              {.tensors = {q, kv, kv, floats(Shape{1, 2, 3, 4}, 0.125f, 0.25f)}, .scalars = {0.5, 3.0}, .dims = {0, 1, 1, 1, 0},
+               .label = "a bias, scale 0.5, softcap 3"},
+              {.tensors = {q, kv, kv}, .scalars = {0.0, -1.0}, .dims = {0, 0, 0, 1, 0}, .label = "softcap -1"},
+              {.tensors = {q, q, kv}, .scalars = {0.0, 0.0}, .dims = {0, 0, 0, 0, 0}, .label = "a value of another seq_k"}};
+    }
     case OpSig::LinearXBackward:
     case OpSig::LinearWeightBackward:
       return {{.tensors = {a, b}, .label = "[3, 3] with [3, 3]"},
@@ -359,6 +377,14 @@ struct LocalArgs {
       InterpolateOptions o;
       o.mode = static_cast<InterpolateMode>(args.dims.at(next_dim++));
       o.align_corners = get<bool>();
+      return o;
+    } else if constexpr (std::is_same_v<D, AttentionOptions>) {
+      AttentionOptions o;
+      const bool has_scale = get<bool>(), has_softcap = get<bool>();
+      o.is_causal = get<bool>();
+      const double scale = args.scalars.at(next_scalar++), softcap = args.scalars.at(next_scalar++);
+      if (has_scale) o.scale = scale;
+      if (has_softcap) o.softcap = softcap;
       return o;
     } else if constexpr (std::is_same_v<D, UnfoldOptions>) {
       UnfoldOptions o;

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 namespace crossgrad {
 
@@ -134,6 +135,19 @@ struct ConvTranspose1dOptions {
   Size1 dilation{1};
   std::size_t groups = 1;
   bool operator==(const ConvTranspose1dOptions&) const = default;
+};
+
+// attention (Burn's AttentionModuleOptions, in Burn's order): scores = query @ key^T * scale
+// (1 / sqrt(head_dim) when unset), then softcap * tanh(scores / softcap) when set (positive, or
+// attention-softcap), masked cells and (is_causal) cells past the diagonal set to -inf (the
+// diagonal ends at the bottom-right corner: key position j is masked for query i when
+// j > i + seq_k - seq_q), the bias added, a softmax over the keys that gives a row of zeros where
+// every cell is -inf, and that times value (docs/OPS.md "attention").
+struct AttentionOptions {
+  std::optional<double> scale;
+  std::optional<double> softcap;
+  bool is_causal = false;
+  bool operator==(const AttentionOptions&) const = default;
 };
 
 // One pooled dim of one output position: the input range [start, end) it averages (never empty

@@ -241,6 +241,35 @@ Pool3dPlan plan_adaptive_avg_pool3d(const Shape& x, DType dtype, const Size3& ou
 // x non-empty in depth, height and width.
 Pool3dPlan plan_adaptive_avg_pool3d_backward(const Shape& x, DType x_dtype, const Shape& grad, DType grad_dtype);
 
+// layer_norm(x, weight, bias, epsilon) over x's last dim: x a float tensor of rank at least 1
+// [..., d_model] (unsupported-dtype, module-input-scalar), weight and bias of its dtype
+// (dtype-mismatch) and of rank 1 (module-input-rank) with d_model elements (module-dim-mismatch).
+// Any epsilon: a negative one gives NaN where the variance is below -epsilon, as the formula does.
+// `rows` = the number of d_model-long rows, 0 when x is empty (then the kernels only shape it).
+struct LayerNormPlan {
+  Shape out;
+  std::size_t rows = 0, d_model = 0;
+};
+LayerNormPlan plan_layer_norm(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                              DType bias_dtype);
+
+// attention(query, key, value, mask, bias, options), in this order: query a float tensor
+// (unsupported-dtype), key, value and bias of its dtype (dtype-mismatch), the mask Bool
+// (unsupported-dtype), softcap positive when set (attention-softcap), query, key and value of rank 4
+// (module-input-rank), key sharing the query's batch, heads and head_dim and value the key's
+// batch, heads and seq_k (module-dim-mismatch), mask and bias of the scores' shape
+// (attention-operand-shape), the result's size (shape-overflow). `scale` is the option's value or
+// 1 / sqrt(head_dim) (inf for head_dim 0: then every score is 0 * inf = NaN, as in Burn and PyTorch).
+struct AttentionPlan {
+  Shape out;     // [batch, heads, seq_q, value_dim]
+  Shape scores;  // [batch, heads, seq_q, seq_k]
+  std::size_t batch = 0, heads = 0, seq_q = 0, seq_k = 0, head_dim = 0, value_dim = 0;
+  double scale = 1.0;
+};
+AttentionPlan plan_attention(const Shape& query, DType query_dtype, const Shape& key, DType key_dtype, const Shape& value,
+                             DType value_dtype, const Shape* mask, DType mask_dtype, const Shape* bias, DType bias_dtype,
+                             const AttentionOptions& options);
+
 // Raised by Autodiff<B> for the ops that are themselves backward passes (Rule NotDifferentiable),
 // as Burn's Autodiff<B> does: not-differentiable.
 [[noreturn]] void not_differentiable(std::string_view op);

@@ -320,7 +320,9 @@
   X(interpolate, interpolate, Interpolate, Float, Float, Backward) \
   X(interpolate_backward, interpolate_backward, InterpolateBackward, Float, Float, NotDifferentiable) \
   X(adaptive_avg_pool3d, adaptive_avg_pool3d, AdaptivePool3d, Float, Float, Backward) \
-  X(adaptive_avg_pool3d_backward, adaptive_avg_pool3d_backward, AdaptivePool3dBackward, Float, Float, NotDifferentiable)
+  X(adaptive_avg_pool3d_backward, adaptive_avg_pool3d_backward, AdaptivePool3dBackward, Float, Float, NotDifferentiable) \
+  X(layer_norm, layer_norm, LayerNorm, Float, Float, Backward) \
+  X(attention, attention, Attention, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -342,11 +344,12 @@
 // index tensor (max_pool2d_with_indices_backward: x, the gradient, the indices; embedding_backward:
 // the weights, the gradient, the indices), then the
 // CROSSGRAD_SIG_EXTRA_<Sig> arguments. ZIP_OPTIONAL: two tensors of one backend and an optional
-// third of that backend (linear, conv1d, conv2d, conv_transpose1d, conv_transpose2d: x, weight and the bias Burn passes as an Option), tracked
+// third of that backend (linear, conv1d, conv2d, conv_transpose1d, conv_transpose2d, layer_norm: x, weight and the bias Burn passes as an Option), tracked
 // alike when present, then the CROSSGRAD_SIG_EXTRA_<Sig> arguments. ZIP3_WITH: three tensors of one
 // backend (CROSSGRAD_SIG_TENSORS_<Sig> names them: conv2d_x_backward's and conv_transpose2d_x_backward's x, weight and the gradient),
 // then the CROSSGRAD_SIG_EXTRA_<Sig> arguments. The module ops' options are structs (Note [Module ops],
-// core/module_options.hpp). MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
+// core/module_options.hpp). ATTENTION: query, key and value of one backend, an optional Bool mask
+// of that backend (I: untracked) and an optional float bias tracked like them, then the options. MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
 // a scalar.
 #define CROSSGRAD_SIG_PARAMS_Unary(T, I) (const T& tensor)
 #define CROSSGRAD_SIG_PARAMS_Binary(T, I) (const T& lhs, const T& rhs)
@@ -432,6 +435,11 @@
 #define CROSSGRAD_SIG_PARAMS_MaxPool1d(T, I) (const T& tensor, const ::crossgrad::MaxPool1dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_MaxPool1dBackward(T, I) \
   (const T& tensor, const T& grad, const I& indices, const ::crossgrad::MaxPool1dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_LayerNorm(T, I) \
+  (const T& tensor, const T& weight, const std::optional<T>& bias, double epsilon)
+#define CROSSGRAD_SIG_PARAMS_Attention(T, I)                                                        \
+  (const T& tensor, const T& key, const T& value, const std::optional<I>& mask, const std::optional<T>& bias, \
+   const ::crossgrad::AttentionOptions& options)
 
 #define CROSSGRAD_SIG_CLASS_Unary MAP
 #define CROSSGRAD_SIG_CLASS_Binary ZIP
@@ -495,6 +503,8 @@
 #define CROSSGRAD_SIG_CLASS_AdaptivePool1dBackward ZIP_WITH
 #define CROSSGRAD_SIG_CLASS_MaxPool1d MAP
 #define CROSSGRAD_SIG_CLASS_MaxPool1dBackward INDEXED_WITH
+#define CROSSGRAD_SIG_CLASS_LayerNorm ZIP_OPTIONAL
+#define CROSSGRAD_SIG_CLASS_Attention ATTENTION
 
 // The arguments after the receiver, for MAP signatures (after the second tensor, for ZIP_WITH).
 #define CROSSGRAD_SIG_EXTRA_Unary
@@ -544,6 +554,8 @@
 #define CROSSGRAD_SIG_EXTRA_AdaptivePool1dBackward
 #define CROSSGRAD_SIG_EXTRA_MaxPool1d , options
 #define CROSSGRAD_SIG_EXTRA_MaxPool1dBackward , options
+#define CROSSGRAD_SIG_EXTRA_LayerNorm , epsilon
+#define CROSSGRAD_SIG_EXTRA_Attention , options
 
 // The three tensors of a ZIP3_WITH signature, in order.
 #define CROSSGRAD_SIG_TENSORS_Conv2dBackward tensor, weight, grad
@@ -603,6 +615,8 @@
 #define CROSSGRAD_SIG_TAIL_AdaptivePool1dBackward
 #define CROSSGRAD_SIG_TAIL_MaxPool1d (const ::crossgrad::MaxPool1dOptions& options)
 #define CROSSGRAD_SIG_TAIL_MaxPool1dBackward , const ::crossgrad::MaxPool1dOptions& options
+#define CROSSGRAD_SIG_TAIL_LayerNorm , double epsilon
+#define CROSSGRAD_SIG_TAIL_Attention , const ::crossgrad::AttentionOptions& options
 
 // Every parameter of a Sig by name, in order (a call forwarding all of them).
 #define CROSSGRAD_SIG_ARGS_Unary tensor
@@ -667,6 +681,8 @@
 #define CROSSGRAD_SIG_ARGS_AdaptivePool1dBackward tensor, grad
 #define CROSSGRAD_SIG_ARGS_MaxPool1d tensor, options
 #define CROSSGRAD_SIG_ARGS_MaxPool1dBackward tensor, grad, indices, options
+#define CROSSGRAD_SIG_ARGS_LayerNorm tensor, weight, bias, epsilon
+#define CROSSGRAD_SIG_ARGS_Attention tensor, key, value, mask, bias, options
 
 // Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
 #define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
@@ -700,7 +716,7 @@ enum class OpId : std::uint16_t {
   X(Conv2d) X(Conv2dBackward) X(Conv2dBiasBackward) X(ConvTranspose2d) X(ConvTranspose2dBackward) \
   X(Conv1d) X(Conv1dBackward) X(Conv1dBiasBackward) X(ConvTranspose1d) X(ConvTranspose1dBackward) \
   X(AvgPool1d) X(AvgPool1dBackward) X(AdaptivePool1d) X(AdaptivePool1dBackward) X(MaxPool1d) X(MaxPool1dBackward) X(Unfold4d) X(Fold4d) \
-  X(Interpolate) X(InterpolateBackward) X(AdaptivePool3d) X(AdaptivePool3dBackward)
+  X(Interpolate) X(InterpolateBackward) X(AdaptivePool3d) X(AdaptivePool3dBackward) X(LayerNorm) X(Attention)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

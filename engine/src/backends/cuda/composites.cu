@@ -1,6 +1,8 @@
 // Cuda: the ops written once for every backend as compositions of its own ops (composite_ops.hpp).
 #include "map_kernels.cuh"
 #include "../composite_ops.hpp"
+#include "../composite_attention.hpp"
+#include "../composite_norm.hpp"
 #include "../composite_conv.hpp"
 #include "../composite_interpolate.hpp"
 #include "../composite_linear.hpp"
@@ -147,6 +149,16 @@ CudaTensor Cuda::conv_transpose2d_weight_backward(const CudaTensor& tensor, cons
 }
 CudaTensor Cuda::conv_transpose2d_bias_backward(const CudaTensor& tensor, const CudaTensor& bias, const CudaTensor& grad) {
   return composite::conv2d_bias_backward<Cuda>(tensor, bias, grad, "conv_transpose2d_bias_backward");
+}
+
+// layer_norm and attention: Burn's default ModuleOps compositions over this backend's own ops
+// (composite_norm.hpp, composite_attention.hpp).
+CudaTensor Cuda::layer_norm(const CudaTensor& tensor, const CudaTensor& weight, const std::optional<CudaTensor>& bias, double epsilon) {
+  return composite::layer_norm<Cuda>(tensor, weight, bias, epsilon);
+}
+CudaTensor Cuda::attention(const CudaTensor& tensor, const CudaTensor& key, const CudaTensor& value, const std::optional<CudaTensor>& mask,
+                   const std::optional<CudaTensor>& bias, const AttentionOptions& options) {
+  return composite::attention<Cuda>(tensor, key, value, mask, bias, options);
 }
 
 }  // namespace crossgrad::backends

@@ -1,6 +1,8 @@
 // Flex: the ops written once for every backend as compositions of its own ops (composite_ops.hpp).
 #include "common.hpp"
 #include "../composite_ops.hpp"
+#include "../composite_attention.hpp"
+#include "../composite_norm.hpp"
 #include "../composite_conv.hpp"
 #include "../composite_interpolate.hpp"
 #include "../composite_linear.hpp"
@@ -129,6 +131,16 @@ FlexTensor Flex::conv_transpose2d_weight_backward(const FlexTensor& tensor, cons
 }
 FlexTensor Flex::conv_transpose2d_bias_backward(const FlexTensor& tensor, const FlexTensor& bias, const FlexTensor& grad) {
   return composite::conv2d_bias_backward<Flex>(tensor, bias, grad, "conv_transpose2d_bias_backward");
+}
+
+// layer_norm and attention: Burn's default ModuleOps compositions over this backend's own ops
+// (composite_norm.hpp, composite_attention.hpp).
+FlexTensor Flex::layer_norm(const FlexTensor& tensor, const FlexTensor& weight, const std::optional<FlexTensor>& bias, double epsilon) {
+  return composite::layer_norm<Flex>(tensor, weight, bias, epsilon);
+}
+FlexTensor Flex::attention(const FlexTensor& tensor, const FlexTensor& key, const FlexTensor& value, const std::optional<FlexTensor>& mask,
+                   const std::optional<FlexTensor>& bias, const AttentionOptions& options) {
+  return composite::attention<Flex>(tensor, key, value, mask, bias, options);
 }
 
 }  // namespace crossgrad::backends

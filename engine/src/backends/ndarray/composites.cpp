@@ -1,6 +1,8 @@
 // NdArray: the ops written once for every backend as compositions of its own ops (composite_ops.hpp).
 #include "common.hpp"
 #include "../composite_ops.hpp"
+#include "../composite_attention.hpp"
+#include "../composite_norm.hpp"
 #include "../composite_conv.hpp"
 #include "../composite_interpolate.hpp"
 #include "../composite_linear.hpp"
@@ -147,6 +149,16 @@ NdArrayTensor NdArray::conv_transpose2d_weight_backward(const NdArrayTensor& ten
 }
 NdArrayTensor NdArray::conv_transpose2d_bias_backward(const NdArrayTensor& tensor, const NdArrayTensor& bias, const NdArrayTensor& grad) {
   return composite::conv2d_bias_backward<NdArray>(tensor, bias, grad, "conv_transpose2d_bias_backward");
+}
+
+// layer_norm and attention: Burn's default ModuleOps compositions over this backend's own ops
+// (composite_norm.hpp, composite_attention.hpp).
+NdArrayTensor NdArray::layer_norm(const NdArrayTensor& tensor, const NdArrayTensor& weight, const std::optional<NdArrayTensor>& bias, double epsilon) {
+  return composite::layer_norm<NdArray>(tensor, weight, bias, epsilon);
+}
+NdArrayTensor NdArray::attention(const NdArrayTensor& tensor, const NdArrayTensor& key, const NdArrayTensor& value, const std::optional<NdArrayTensor>& mask,
+                   const std::optional<NdArrayTensor>& bias, const AttentionOptions& options) {
+  return composite::attention<NdArray>(tensor, key, value, mask, bias, options);
 }
 
 }  // namespace crossgrad::backends

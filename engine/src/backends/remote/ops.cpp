@@ -262,6 +262,7 @@ RemoteTensor Remote::dequantize(const Quantized& tensor) {
 #define CROSSGRAD_REMOTE_ARGS_CAT(Sig) tensors, dim
 #define CROSSGRAD_REMOTE_ARGS_ZIP_WITH(Sig) tensor, grad CROSSGRAD_SIG_EXTRA_##Sig
 #define CROSSGRAD_REMOTE_ARGS_ZIP_OPTIONAL(Sig) tensor, weight, bias CROSSGRAD_SIG_EXTRA_##Sig
+#define CROSSGRAD_REMOTE_ARGS_ATTENTION(Sig) tensor, key, value, mask, bias CROSSGRAD_SIG_EXTRA_##Sig
 #define CROSSGRAD_REMOTE_ARGS_ZIP3_WITH(Sig) CROSSGRAD_SIG_TENSORS_##Sig CROSSGRAD_SIG_EXTRA_##Sig
 #define CROSSGRAD_REMOTE_ARGS_INDEXED_WITH(Sig) tensor, grad, indices CROSSGRAD_SIG_EXTRA_##Sig
 #define CROSSGRAD_REMOTE_OP(name, method, Sig, Operand, Result, Rule)                                    \

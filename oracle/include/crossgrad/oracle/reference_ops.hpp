@@ -71,6 +71,8 @@ struct OpArgs {
   MaxPool1dOptions max_pool1d;                      // MaxPool1d, MaxPool1dBackward
   Size2 unfold_kernel{1, 1};                        // Unfold4d's and Fold4d's kernel_size
   UnfoldOptions unfold;                             // Unfold4d, Fold4d
+  AttentionOptions attention;                       // Attention
+  bool attention_mask = false, attention_bias = false;  // Attention: which optional operands follow
   bool tracked = false;  // the operands are on an autodiff device: Mul, Min and Max scatters panic
                          // scatter-update-gradient once their other checks pass
 };
@@ -78,6 +80,8 @@ struct OpArgs {
 // Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d {x, weight} or {x, weight, bias}; Conv1dBackward,
 // Conv2dBackward, ConvTranspose1dBackward and ConvTranspose2dBackward {x, weight, grad};
 // Conv1dBiasBackward and Conv2dBiasBackward {x, bias, grad};
+// LayerNorm {x, weight} or {x, weight, bias} (epsilon is OpArgs::scalar); Attention {query, key,
+// value}, then the mask when attention_mask, then the bias when attention_bias;
 // Linear {x, weight} or {x, weight, bias}; LinearXBackward {weight, grad}; LinearWeightBackward {x, grad};
 // The operands, by Sig: Binary and BinaryDim {lhs, rhs}; AvgPool2dBackward, AdaptivePool2dBackward and their
 // 1-D and 3-D forms and InterpolateBackward {x, grad}; MaxPool2dBackward and MaxPool1dBackward {x, indices, grad}; Embedding {weights, indices}; EmbeddingBackward {weights, indices, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};
@@ -122,8 +126,11 @@ bool differentiable(OpId op, const OpArgs& args);
 
 // The largest finite |value| an op's float result is computed from, the magnitude its bound scales
 // with: operand 0's, times operand 1's for matmul, and the output's gradient's for the module ops'
-// backward passes.
-double reference_magnitude(OpId op, const std::vector<HostArray>& operands);
+// backward passes. layer_norm and attention give their sensitivity to rounding instead (the
+// weight times (r + r^3), r = max|x| / sqrt(var + epsilon) per row, plus the bias; the value's
+// magnitude times the scores' plus the bias and softcap), infinite where a square or a score may
+// overflow the dtype or a row's variance and epsilon are 0 (then only the classes are judged).
+double reference_magnitude(OpId op, const std::vector<HostArray>& operands, const OpArgs& args = {});
 
 // Elements summed into each output element (bound_for's reduction_length): matmul k, sum/mean all,
 // the *_dim reductions and softmax the size of dim, 1 elsewhere. Arguments assumed valid.

@@ -26,6 +26,8 @@
 //   MaxPool1dOptions             -> dims (5: kernel_size, stride, padding, dilation, ceil_mode)
 //   UnfoldOptions                -> dims (6: stride, padding, dilation)
 //   InterpolateOptions           -> dims (2: mode code, align_corners)
+//   AttentionOptions             -> dims (3: scale given, softcap given, is_causal) and scalars
+//                                   (2: scale, softcap; 0 for one not given)
 // The client calls put_args(call, args...) with the op's arguments; the server walks the served
 // backend's function type with an ArgReader, which throws WireError when an argument is missing or
 // one is left over (finish()), so a call whose shape does not fit the op's Sig is INVALID_ARGUMENT.
@@ -122,6 +124,13 @@ inline void put_arg(proto::OpCall& call, const ::crossgrad::Size3& size) {
 inline void put_arg(proto::OpCall& call, const ::crossgrad::InterpolateOptions& o) {
   call.add_dims(static_cast<std::uint64_t>(o.mode));
   call.add_dims(o.align_corners ? 1 : 0);
+}
+inline void put_arg(proto::OpCall& call, const ::crossgrad::AttentionOptions& o) {
+  put_arg(call, o.scale.has_value());
+  put_arg(call, o.softcap.has_value());
+  put_arg(call, o.is_causal);
+  call.add_scalars(o.scale.value_or(0.0));
+  call.add_scalars(o.softcap.value_or(0.0));
 }
 inline void put_arg(proto::OpCall& call, const ::crossgrad::UnfoldOptions& o) {
   put_arg(call, o.stride);
@@ -238,6 +247,7 @@ class ArgReader {
   // The next two dims: a mode code below 256 (the engine refuses the codes it does not know with
   // its catalog panic, as for a local call), then align_corners.
   ::crossgrad::InterpolateOptions interpolate_options();
+  ::crossgrad::AttentionOptions attention_options();  // three dims, then two scalars (put_arg's order)
   ::crossgrad::MaxPool2dOptions max_pool2d_options();  // the next nine dims (put_arg's order)
   ::crossgrad::Conv2dOptions conv2d_options();          // the next seven dims (put_arg's order)
   ::crossgrad::ConvTranspose2dOptions conv_transpose2d_options();  // the next nine dims (put_arg's order)

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -707,6 +708,32 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
       auto grads = at::convolution_backward(grad, in(c, 0), in(c, 1), c10::nullopt, stride, at::IntArrayRef(none), dilation,
                                             /*transposed=*/true, padding_out, groups, {x_grad, !x_grad, false});
       return x_grad ? std::get<0>(grads) : std::get<1>(grads);
+    }
+    // layer_norm: x, weight and the bias if given (libtorch/layer_norm.cpp), over the last dim.
+    case OpId::layer_norm: {
+      const at::Tensor& x = in(c, 0);
+      const c10::optional<at::Tensor> bias = c.input_count > 2 ? c10::optional<at::Tensor>(in(c, 2)) : c10::nullopt;
+      return at::layer_norm(x, {x.size(x.dim() - 1)}, in(c, 1), bias, scalar(c, 0));
+    }
+    // attention (libtorch/attention.cpp): PyTorch's math path (matmul, softmax, matmul) with Burn's
+    // causal corner and its zeros for a row with every score -inf (where ATen's softmax gives NaN).
+    case OpId::attention: {
+      const at::Tensor& q = in(c, 0);
+      std::size_t next = 3;
+      const double neg_inf = -std::numeric_limits<double>::infinity();
+      at::Tensor s = at::matmul(q, in(c, 1).transpose(2, 3)).mul(in_dtype(q, scalar(c, 0)));
+      if (integer(c, 3) != 0) {
+        const at::Scalar cap = in_dtype(q, scalar(c, 1));
+        s = at::tanh(s.div(cap)).mul(cap);
+      }
+      if (integer(c, 0) != 0) s = s.masked_fill(in(c, next++), neg_inf);
+      if (integer(c, 2) != 0) {
+        const int64_t seq_q = s.size(2), seq_k = s.size(3);
+        s = s.masked_fill(at::ones({seq_q, seq_k}, q.options().dtype(at::kBool)).triu(seq_k - seq_q + 1), neg_inf);
+      }
+      if (integer(c, 1) != 0) s = s.add(in(c, next++));
+      const at::Tensor dead = std::get<0>(s.max(3, /*keepdim=*/true)).eq(neg_inf);
+      return at::matmul(at::softmax(s, 3).masked_fill(dead, 0.0), in(c, 2));
     }
   }
   throw std::invalid_argument("unknown op code");
