@@ -2,7 +2,6 @@
 #include "common.hpp"
 #include "../composite_ops.hpp"
 #include "../composite_attention.hpp"
-#include "../composite_norm.hpp"
 #include "../composite_conv.hpp"
 #include "../composite_interpolate.hpp"
 #include "../composite_linear.hpp"
@@ -133,11 +132,8 @@ FlexTensor Flex::conv_transpose2d_bias_backward(const FlexTensor& tensor, const 
   return composite::conv2d_bias_backward<Flex>(tensor, bias, grad, "conv_transpose2d_bias_backward");
 }
 
-// layer_norm and attention: Burn's default ModuleOps compositions over this backend's own ops
-// (composite_norm.hpp, composite_attention.hpp).
-FlexTensor Flex::layer_norm(const FlexTensor& tensor, const FlexTensor& weight, const std::optional<FlexTensor>& bias, double epsilon) {
-  return composite::layer_norm<Flex>(tensor, weight, bias, epsilon);
-}
+// attention: Burn's default ModuleOps composition over this backend's own ops
+// (composite_attention.hpp); layer_norm has its own kernel (layer_norm.cpp).
 FlexTensor Flex::attention(const FlexTensor& tensor, const FlexTensor& key, const FlexTensor& value, const std::optional<FlexTensor>& mask,
                    const std::optional<FlexTensor>& bias, const AttentionOptions& options) {
   return composite::attention<Flex>(tensor, key, value, mask, bias, options);
