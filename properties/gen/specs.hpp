@@ -260,6 +260,25 @@ inline rc::Gen<oracle::GraphSpec> module_graph(Values mode) {
       [](const oracle::GraphSpec& g) { return g.ops[0].op != oracle::Op::float_neg; });
 }
 
+// One binary step op(leaf 0, leaf 1) with the graph option dim1 on leaves of these shapes, values
+// drawn by `mode`, then maybe tanh of it; normalized.
+inline rc::Gen<oracle::GraphSpec> binary_step_graph(std::size_t b, DType dtype, oracle::Op op, std::vector<std::size_t> lhs,
+                                                    std::vector<std::size_t> rhs, std::size_t dim1, bool tanh, Values mode) {
+  auto value = mode == Values::Positive ? positive_value() : float_value(false);
+  return rc::gen::map(rc::gen::tuple(rc::gen::container<std::vector<double>>(oracle::element_count(lhs), value),
+                                     rc::gen::container<std::vector<double>>(oracle::element_count(rhs), value)),
+                      [=](const auto& v) {
+                        oracle::GraphSpec g;
+                        g.backend = b;
+                        g.dtype = dtype;
+                        g.leaf_shapes = {lhs, rhs};
+                        g.leaf_values = {std::get<0>(v), std::get<1>(v)};
+                        g.ops = {oracle::OpSpec{op, 0, 1, 1.0, 0, dim1}};
+                        if (tanh) g.ops.push_back(oracle::OpSpec{oracle::Op::float_tanh, 2, 0, 1.0, 0, 0});
+                        return oracle::normalized(g);
+                      });
+}
+
 // A convolution (conv1d, conv2d, conv_transpose1d or conv_transpose2d; no bias) of x [1..2, 1..3,
 // spatial...] with a weight [channels_out 1..3, x's channels, kernel 1..3 per dim] (a transposed
 // one's [x's channels, channels_out / groups 1..3, kernel...]) under the graph's options (dim1:
@@ -286,19 +305,7 @@ inline rc::Gen<oracle::GraphSpec> convolution_graph(oracle::Op op, Values mode) 
             x.push_back(w);
             if (!one_d) weight.push_back(sizes[3]);
             weight.push_back(sizes[4]);
-            auto value = mode == Values::Positive ? positive_value() : float_value(false);
-            return rc::gen::map(rc::gen::tuple(rc::gen::container<std::vector<double>>(oracle::element_count(x), value),
-                                               rc::gen::container<std::vector<double>>(oracle::element_count(weight), value)),
-                                [=](const auto& v) {
-                                  oracle::GraphSpec g;
-                                  g.backend = b;
-                                  g.dtype = dtype;
-                                  g.leaf_shapes = {x, weight};
-                                  g.leaf_values = {std::get<0>(v), std::get<1>(v)};
-                                  g.ops = {oracle::OpSpec{op, 0, 1, 1.0, 0, dim1}};
-                                  if (tanh) g.ops.push_back(oracle::OpSpec{oracle::Op::float_tanh, 2, 0, 1.0, 0, 0});
-                                  return oracle::normalized(g);
-                                });
+            return binary_step_graph(b, dtype, op, x, weight, dim1, tanh, mode);
           }),
       [op](const oracle::GraphSpec& g) { return g.ops[0].op == op; });
 }
@@ -327,19 +334,7 @@ inline rc::Gen<oracle::GraphSpec> normalization_or_attention_graph(oracle::Op op
               lhs = {1 + sizes[0] % 2, 1 + sizes[1] % 2, sizes[2], sizes[3]};
               rhs = {lhs[0], lhs[1], sizes[4], sizes[3]};
             }
-            auto value = mode == Values::Positive ? positive_value() : float_value(false);
-            return rc::gen::map(rc::gen::tuple(rc::gen::container<std::vector<double>>(oracle::element_count(lhs), value),
-                                               rc::gen::container<std::vector<double>>(oracle::element_count(rhs), value)),
-                                [=](const auto& v) {
-                                  oracle::GraphSpec g;
-                                  g.backend = b;
-                                  g.dtype = dtype;
-                                  g.leaf_shapes = {lhs, rhs};
-                                  g.leaf_values = {std::get<0>(v), std::get<1>(v)};
-                                  g.ops = {oracle::OpSpec{op, 0, 1, 1.0, 0, op == oracle::Op::attention ? dim1 : 0}};
-                                  if (tanh) g.ops.push_back(oracle::OpSpec{oracle::Op::float_tanh, 2, 0, 1.0, 0, 0});
-                                  return oracle::normalized(g);
-                                });
+            return binary_step_graph(b, dtype, op, lhs, rhs, op == oracle::Op::attention ? dim1 : 0, tanh, mode);
           }),
       [op](const oracle::GraphSpec& g) { return g.ops[0].op == op; });
 }
