@@ -1227,6 +1227,9 @@ namespace {
 IndexingUpdateOp graph_update(const OpSpec& op) { return op.dim1 % 2 == 0 ? IndexingUpdateOp::Assign : IndexingUpdateOp::Add; }
 }  // namespace
 
+double graph_layer_norm_epsilon() { return kGraphLayerNormEpsilon; }
+AttentionOptions graph_attention_options(std::size_t dim1) { return attention_of(dim1); }
+
 DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const DispatchTensor& rhs) {
   // Shapes are read only for the ops whose arguments depend on them, so that an op on a malformed
   // kind panics from the op itself, as the kind checks expect.

@@ -1,4 +1,5 @@
 #include <crossgrad/oracle/numeric.hpp>
+#include <crossgrad/oracle/reference_ops.hpp>
 #include <crossgrad/oracle/ulp_bounds.hpp>
 #include <crossgrad/oracle/registry.hpp>
 #include <crossgrad/oracle/render.hpp>
@@ -471,6 +472,17 @@ Bound bound_for_inputs(const OpSpec& op, DType dtype, const TensorData& lhs, con
   double magnitude = largest_finite(lhs);
   if (is_bilinear(op.op)) {
     magnitude *= largest_finite(rhs);
+  }
+  // layer_norm(lhs, rhs) and attention(lhs, rhs, rhs): the rounding sensitivity the reference
+  // works out from the values and the step's options (reference_magnitude).
+  if (op.op == Op::layer_norm || op.op == Op::attention) {
+    const auto host = [](const TensorData& t) { return HostArray{t.shape().dims(), t.dtype(), t.to_f64()}; };
+    OpArgs args;
+    args.scalar = graph_layer_norm_epsilon();
+    args.attention = graph_attention_options(op.dim1);
+    std::vector<HostArray> operands{host(lhs), host(rhs)};
+    if (op.op == Op::attention) operands.push_back(host(rhs));
+    magnitude = reference_magnitude(op.op, operands, args);
   }
   return bound_for_receiver(op.op, dtype, reduction_length(op, lhs.shape().dims()), magnitude, lhs.to_f64());
 }

@@ -118,6 +118,9 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
 // over [batch, channels, output_size] under the step's kernel and options; nullopt when the kernel
 // does not fit its output size.
 std::optional<std::vector<std::size_t>> fold4d_graph_input(std::size_t dim1, std::size_t batch, std::size_t channels);
+// The arguments of a layer_norm and an attention step (the conventions above), for the bounds.
+double graph_layer_norm_epsilon();
+AttentionOptions graph_attention_options(std::size_t dim1);
 // Operands resolved (modulo), dims resolved, any step whose shapes do not fit turned into Neg of
 // its lhs; at least one leaf; hop targets and leaf_backends (resized to the leaf count, padded
 // with `backend`) modulo all_backends().size(). Every run_* function normalises first.
