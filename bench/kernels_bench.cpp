@@ -87,6 +87,7 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_EmbeddingBackward(f) f(a.x, a.y, a.indices)
 #define CROSSGRAD_BENCH_CALL_Linear(f) f(a.x, a.y, std::make_optional(a.values))
 #define CROSSGRAD_BENCH_CALL_LayerNorm(f) f(a.x, a.y, std::make_optional(a.values), a.scalar)
+#define CROSSGRAD_BENCH_CALL_BatchNorm(f) f(a.x, a.y, a.values, a.indices, a.pieces.at(0), a.scalar)
 #define CROSSGRAD_BENCH_CALL_Attention(f) f(a.x, a.y, a.values, std::optional<typename B::Tensor>(), std::optional<typename B::Tensor>(), a.attention)
 #define CROSSGRAD_BENCH_CALL_LinearXBackward(f) f(a.x, a.y)
 #define CROSSGRAD_BENCH_CALL_LinearWeightBackward(f) f(a.x, a.y)

@@ -520,6 +520,26 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  a.scalar = 1e-5;
                  return a;
                }}};
+    case OpSig::BatchNorm:
+      // Inference-mode normalisation with given statistics: size 0 a ResNet stage [8, 64, 56, 56],
+      // size 1 [8, 256, 14, 14] (trial: [1, 2, 3]). weight, bias, mean and variance are a.y,
+      // a.values, a.indices and a.pieces[0] ([channels]; the variance of the operand values
+      // squared, so positive).
+      return {{{{0, 0}, {1, 0}}, {2, 0}, [](const BenchSize& s) { return std::string(s.n == 0 ? "8x64x56x56" : "8x256x14x14"); },
+               [=](const BenchSize& s) {
+                 const Shape x = s.n == 0 ? Shape{8, 64, 56, 56} : s.n == 1 ? Shape{8, 256, 14, 14} : Shape{1, 2, 3};
+                 OpArgs<B> a;
+                 receiver(x, a);
+                 const Shape c{x[1]};
+                 a.y = operand_tensor<B>(kind, c, 2);
+                 a.values = operand_tensor<B>(kind, c, 3);
+                 a.indices = operand_tensor<B>(kind, c, 4);
+                 const auto v = operand_tensor<B>(kind, c, 5);
+                 a.pieces = {B::float_mul(v, v)};
+                 a.input_bytes += 4 * bytes_of<B>(a.y);
+                 a.scalar = 1e-5;
+                 return a;
+               }}};
     case OpSig::Attention:
       // Self-attention of one sequence of 512 over 8 heads of 64 (the shape: query, key and
       // value [1, 8, 512, 64]), size 0 without masking, size 1 causal (trial: [1, 1, 2, 2]).

@@ -193,7 +193,8 @@ TEST(Numeric, Conv1dEqualsReferenceAndFiniteDifferences) { check_convolution(og:
 TEST(Numeric, ConvTranspose2dEqualsReferenceAndFiniteDifferences) { check_convolution(og::Op::conv_transpose2d, 150); }
 TEST(Numeric, ConvTranspose1dEqualsReferenceAndFiniteDifferences) { check_convolution(og::Op::conv_transpose1d, 100); }
 
-// layer_norm (weight, no bias) and attention (key = value, no mask or bias; causal, softcap and
+// layer_norm (weight, no bias), batch_norm (one [channels] leaf as every statistic) and attention
+// (key = value, no mask or bias; causal, softcap and
 // scale from the graph's options): every backend against the reference run, and the gradients of
 // both operands (the composition's, through Autodiff<B>) against central finite differences.
 namespace {
@@ -215,6 +216,7 @@ void check_normalization_or_attention(og::Op op, int cases) {
 }  // namespace
 
 TEST(Numeric, LayerNormEqualsReferenceAndFiniteDifferences) { check_normalization_or_attention(og::Op::layer_norm, 100); }
+TEST(Numeric, BatchNormEqualsReferenceAndFiniteDifferences) { check_normalization_or_attention(og::Op::batch_norm, 100); }
 TEST(Numeric, AttentionEqualsReferenceAndFiniteDifferences) { check_normalization_or_attention(og::Op::attention, 150); }
 
 // ---- Direct checks of the numeric oracle itself: each fails when its rule is undone.
@@ -663,10 +665,12 @@ TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {
                          sig == OpSig::AdaptivePool1d || sig == OpSig::MaxPool1d;
       const bool conv = sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d || one_d;
       // fold4d (dim1 0: a 1x1 kernel folded to a 1x1 output) reads [batch, channels, 1 block];
-      // layer_norm two rows of 3 with a weight [3]; attention two queries over two keys of 3.
-      const bool norm = sig == OpSig::LayerNorm, attention = sig == OpSig::Attention;
+      // layer_norm two rows of 3 with a weight [3]; batch_norm two samples of 3 channels with one
+      // [3] leaf as every statistic; attention two queries over two keys of 3.
+      const bool norm = sig == OpSig::LayerNorm, attention = sig == OpSig::Attention, batch_norm = sig == OpSig::BatchNorm;
       g.leaf_shapes = {one_d                    ? std::vector<std::size_t>{1, 2, 3}
                        : attention              ? std::vector<std::size_t>{1, 1, 2, 3}
+                       : batch_norm             ? std::vector<std::size_t>{2, 3}
                        : sig == OpSig::Fold4d   ? std::vector<std::size_t>{1, 6, 1}
                        : sig == OpSig::AdaptivePool3d ? std::vector<std::size_t>{1, 2, 1, 1, 3}
                        : image || conv          ? std::vector<std::size_t>{1, 2, 1, 3}
@@ -675,11 +679,11 @@ TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {
                        : sig == OpSig::ConvTranspose2d ? std::vector<std::size_t>{2, 1, 1, 2}
                        : sig == OpSig::Conv1d          ? std::vector<std::size_t>{1, 2, 2}
                        : sig == OpSig::ConvTranspose1d ? std::vector<std::size_t>{2, 1, 2}
-                       : norm                          ? std::vector<std::size_t>{3}
+                       : norm || batch_norm            ? std::vector<std::size_t>{3}
                        : attention                     ? std::vector<std::size_t>{1, 1, 2, 3}
                                                        : std::vector<std::size_t>{3, 2}};
-      g.leaf_values = {{0.5, 1, 1.5, 2, 2.5, 3}, norm ? std::vector<double>{0.25, 0.5, 0.75} : std::vector<double>{0.25, 0.5, 0.75, 1, 1.25, 1.5}};
-      g.ops = {og::OpSpec{op, 0, og::is_binary(op) && op != og::Op::float_matmul && op != og::Op::linear && !conv && !norm && !attention ? 0u : 1u, 2.0, 1, 0}};
+      g.leaf_values = {{0.5, 1, 1.5, 2, 2.5, 3}, norm || batch_norm ? std::vector<double>{0.25, 0.5, 0.75} : std::vector<double>{0.25, 0.5, 0.75, 1, 1.25, 1.5}};
+      g.ops = {og::OpSpec{op, 0, og::is_binary(op) && op != og::Op::float_matmul && op != og::Op::linear && !conv && !norm && !attention && !batch_norm ? 0u : 1u, 2.0, 1, 0}};
       ASSERT_EQ(og::check_graph_differential(og::normalized(g)), std::nullopt);
     }
   }

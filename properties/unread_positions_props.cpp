@@ -612,6 +612,7 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::float_matmul:
     case OpId::linear:
     case OpId::layer_norm:
+    case OpId::batch_norm:
     case OpId::conv2d:  // the padding is not an element
     case OpId::conv_transpose2d:
     case OpId::conv1d:

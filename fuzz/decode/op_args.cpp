@@ -240,6 +240,11 @@ std::vector<std::size_t> embedding_grad_shape(const OpArgsCase &c, ShapeMode mod
   return out;
 }
 
+std::vector<std::size_t> batch_norm_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
+  const std::vector<std::size_t> &x = c.tensors[0].shape;
+  return {(x.size() > 1 ? x[1] : 1) + (mode == ShapeMode::Derived ? 1 : 0)};
+}
+
 std::vector<std::size_t> layer_norm_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t) {
   const std::vector<std::size_t> &x = c.tensors[0].shape;
   return {(x.empty() ? 1 : x.back()) + (mode == ShapeMode::Derived ? 1 : 0)};
@@ -618,6 +623,9 @@ std::string describe(const OpArgsCase &c) {
       break;
     case OpSig::LayerNorm:
       os << (c.tensors.size() > 2 ? "\n  with a bias" : "\n  no bias") << ", epsilon " << float_value(c.scalar);
+      break;
+    case OpSig::BatchNorm:
+      os << "\n  epsilon " << float_value(c.scalar);
       break;
     case OpSig::Attention: {
       const AttentionOptions o = attention_options(c);

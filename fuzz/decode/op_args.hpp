@@ -190,6 +190,8 @@ std::vector<std::size_t> embedding_grad_shape(const OpArgsCase &c, ShapeMode mod
 // LinearWeightBackward: the gradient, x's leading dims and 3). Derived makes one dim one larger:
 // the size the operands share, or the gradient's first (a gradient that does not fit).
 std::vector<std::size_t> linear_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
+// batch_norm's weight, bias, mean and variance: [x's dim 1] (Derived: one larger).
+std::vector<std::size_t> batch_norm_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 // layer_norm's weight and bias: [x's last dim] (Derived: one larger).
 std::vector<std::size_t> layer_norm_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k);
 // attention's key [query's batch, heads, 3, head_dim], value [the key's batch, heads, seq_k, 2] and
@@ -505,6 +507,10 @@ void schema(Io &io, OpArgsCase &c) {
       io.pick(c.scalar, kFloatCodes);  // epsilon
       break;
     }
+    case OpSig::BatchNorm:
+      for (std::size_t k = 1; k <= 4; ++k) later_tensor(io, c, k, kFloatCodes, &batch_norm_operand_shape);
+      io.pick(c.scalar, kFloatCodes);  // epsilon
+      break;
     case OpSig::Attention: {
       later_tensor(io, c, 1, kFloatCodes, &attention_operand_shape);  // key
       later_tensor(io, c, 2, kFloatCodes, &attention_operand_shape);  // value

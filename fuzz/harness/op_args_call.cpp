@@ -124,6 +124,7 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
   f(in.tensors[0], in.tensors[1], in.tensors.size() > 2 ? std::optional<DispatchTensor>(in.tensors[2]) : std::nullopt)
 #define CROSSGRAD_OPARGS_CALL_LayerNorm(f) \
   f(in.tensors[0], in.tensors[1], in.tensors.size() > 2 ? std::optional<DispatchTensor>(in.tensors[2]) : std::nullopt, a.scalar)
+#define CROSSGRAD_OPARGS_CALL_BatchNorm(f) f(in.tensors[0], in.tensors[1], in.tensors[2], in.tensors[3], in.tensors[4], a.scalar)
 #define CROSSGRAD_OPARGS_CALL_Attention(f)                                                                       \
   f(in.tensors[0], in.tensors[1], in.tensors[2], in.indices,                                                     \
     in.tensors.size() > 3 ? std::optional<DispatchTensor>(in.tensors[3]) : std::nullopt, a.attention)

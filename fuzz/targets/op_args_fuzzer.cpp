@@ -96,7 +96,7 @@ std::string number(double v) {
 // the two operands' largest.
 double magnitude(const OpInfo &op, const std::vector<HostArray> &operands, const oracle::OpArgs &args) {
   // The compositions' rounding sensitivity, which the oracle works out from the values and options.
-  if (op.sig == OpSig::LayerNorm || op.sig == OpSig::Attention) return oracle::reference_magnitude(op.id, operands, args);
+  if (op.sig == OpSig::LayerNorm || op.sig == OpSig::Attention || op.sig == OpSig::BatchNorm) return oracle::reference_magnitude(op.id, operands, args);
   std::vector<double> largest;
   for (const HostArray &h : operands) {
     if (dtype_category(h.dtype) != DTypeCategory::Float) continue;

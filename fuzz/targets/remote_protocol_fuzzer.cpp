@@ -450,6 +450,8 @@ class Run {
         return Reads{3, 0, 5, false, false};
       case OpSig::LayerNorm:  // x, weight, the bias flag, epsilon
         return Reads{2, 1, 1, false, false};
+      case OpSig::BatchNorm:  // x, weight, bias, mean, variance, epsilon
+        return Reads{5, 1, 0, false, false};
       case OpSig::Attention:  // query, key, value, the mask's and the bias's flags, then the options' three flags and two scalars
         return Reads{3, 2, 5, false, false};
     }

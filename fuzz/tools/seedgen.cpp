@@ -1110,6 +1110,28 @@ Candidates candidates(OpSig sig, DType dtype) {
               {with({}, given, {1}, false, 1e-3), with({2, 3}, derived, {}, false, 1e-3), with({2, 3}, like, {}, true, 1e-3, derived),
                with({2, 3}, given, {3, 1}, false, 1e-3)}};
     }
+    // batch_norm: x [batch, channels, ...] with weight, bias, mean and variance [channels] (the
+    // decoder's LikeFirst shape), epsilon 1e-3 or 1; no batch, no channels. Faults: a rank-1 x,
+    // a statistic one channel off (Derived), a rank-2 statistic.
+    case OpSig::BatchNorm: {
+      auto with = [](std::vector<std::size_t> x, std::size_t odd = 0, oa::ShapeMode mode = oa::ShapeMode::Derived,
+                     std::vector<std::size_t> shape = {}, double epsilon = 1e-3) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors.assign(5, oa::ArgTensor{});
+          c.tensors[0] = arg(x);
+          c.modes.assign(4, oa::ShapeMode::LikeFirst);
+          for (std::size_t k = 1; k <= 4; ++k) c.tensors[k] = arg(oa::batch_norm_operand_shape(c, oa::ShapeMode::LikeFirst, k));
+          if (odd > 0) {
+            c.modes[odd - 1] = mode;
+            c.tensors[odd] = arg(mode == oa::ShapeMode::Explicit ? shape : oa::batch_norm_operand_shape(c, mode, odd));
+          }
+          c.scalar = float_code(epsilon);
+        };
+      };
+      return {{with({2, 3, 4}), with({2, 3}, 0, oa::ShapeMode::Derived, {}, 1.0), with({1, 2, 2, 3}), with({0, 3, 2}),
+               with({2, 0, 2})},
+              {with({3}), with({2, 3, 4}, 2), with({2, 3, 4}, 4, oa::ShapeMode::Explicit, {3, 1})}};
+    }
     // attention: query [batch, heads, seq_q, head_dim], key and value of seq_k 3 (the decoder's
     // LikeFirst shapes), a Bool mask of the scores' shape with a fully masked row, a bias, scale
     // and softcap from the float table, causal masking; no queries, no keys. Faults: a rank-3 query,
@@ -1591,6 +1613,10 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::LayerNorm) {  // x, weight and a bias (the flag 1), epsilon
       c.operands = {f, f, f};
       c.dims = {1};
+      c.scalars = {scalar_code(0.1)};
+    }
+    if (op.sig == OpSig::BatchNorm) {  // x, weight, bias, mean, variance, epsilon
+      c.operands = {f, f, f, f, f};
       c.scalars = {scalar_code(0.1)};
     }
     if (op.sig == OpSig::Attention) {  // query, key, value, no mask, a bias (the flags 0, 1), causal

@@ -56,7 +56,7 @@ bool is_binary(Op op) {
   return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign || sig == OpSig::Scatter ||
          sig == OpSig::ScatterUpdate || sig == OpSig::ScatterNd || sig == OpSig::MaskWhere || sig == OpSig::BinaryDim ||
          sig == OpSig::RangesAssign || sig == OpSig::Linear || sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d ||
-         sig == OpSig::Conv1d || sig == OpSig::ConvTranspose1d || sig == OpSig::LayerNorm || sig == OpSig::Attention;
+         sig == OpSig::Conv1d || sig == OpSig::ConvTranspose1d || sig == OpSig::LayerNorm || sig == OpSig::Attention || sig == OpSig::BatchNorm;
 }
 
 namespace {
@@ -122,6 +122,7 @@ bool has_dim(Op op) {
     case OpSig::EmbeddingBackward:
     case OpSig::Linear:  // x @ rhs, no bias
     case OpSig::LayerNorm:  // x and the weight rhs, no bias
+    case OpSig::BatchNorm:  // x and rhs as every statistic
     case OpSig::Attention:  // query lhs, key and value rhs; the options come from dim1
     case OpSig::Conv2d:  // x and the weight rhs, no bias; the options come from dim1
     case OpSig::ConvTranspose2d:
@@ -199,6 +200,7 @@ bool has_dim1(Op op) {
       return false;
     case OpSig::Linear:  // x @ rhs: no arguments
     case OpSig::LayerNorm:  // x and the weight rhs: epsilon is kGraphLayerNormEpsilon
+    case OpSig::BatchNorm:  // x and rhs [channels]: epsilon as layer_norm's
     case OpSig::Affine:
     case OpSig::BinaryDim:
     case OpSig::RangesAssign:  // the block is rhs's size at the end of dim
@@ -657,6 +659,10 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::linear_weight_backward:
     case Op::linear_bias_backward:
       return std::nullopt;
+    // batch_norm(x, rhs, rhs, rhs, rhs): rhs [channels] as weight, bias, mean and variance.
+    case Op::batch_norm:
+      if (lhs.size() < 2 || rhs.size() != 1 || lhs[1] != rhs[0]) return std::nullopt;
+      return lhs;
     // layer_norm(x, rhs) without a bias: rhs the weight [d_model], x's last dim.
     case Op::layer_norm:
       if (lhs.empty() || rhs.size() != 1 || lhs.back() != rhs[0]) return std::nullopt;
@@ -1315,6 +1321,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_EmbeddingBackward(name)
 #define CROSSGRAD_APPLY_Linear(name)
 #define CROSSGRAD_APPLY_LayerNorm(name)
+#define CROSSGRAD_APPLY_BatchNorm(name)
 #define CROSSGRAD_APPLY_Attention(name)
 #define CROSSGRAD_APPLY_Conv2d(name)
 #define CROSSGRAD_APPLY_Conv2dBackward(name)
@@ -1343,6 +1350,7 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::embedding: return Dispatch::embedding(lhs, indices());
     case Op::linear: return Dispatch::linear(lhs, rhs, std::nullopt);
     case Op::layer_norm: return Dispatch::layer_norm(lhs, rhs, std::nullopt, kGraphLayerNormEpsilon);
+    case Op::batch_norm: return Dispatch::batch_norm(lhs, rhs, rhs, rhs, rhs, kGraphLayerNormEpsilon);
     case Op::attention: return Dispatch::attention(lhs, rhs, rhs, std::nullopt, std::nullopt, args().attention);
     case Op::conv2d: return Dispatch::conv2d(lhs, rhs, std::nullopt, args().conv2d);
     case Op::conv_transpose2d: return Dispatch::conv_transpose2d(lhs, rhs, std::nullopt, args().conv_transpose2d);

@@ -391,6 +391,7 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     // error of one output about eps times it, per term summed (n: d_model; head_dim + seq_k).
     // Infinite (a square, score or sum that can overflow, a 0 / 0 row) judges the classes only.
     case Op::layer_norm:
+    case Op::batch_norm:
     case Op::attention: {
       const double n = static_cast<double>(reduction_length == 0 ? 1 : reduction_length);
       Bound b{16 * (n + 4) * eps * magnitude + tiny, 8 * eps, false};
@@ -475,13 +476,14 @@ Bound bound_for_inputs(const OpSpec& op, DType dtype, const TensorData& lhs, con
   }
   // layer_norm(lhs, rhs) and attention(lhs, rhs, rhs): the rounding sensitivity the reference
   // works out from the values and the step's options (reference_magnitude).
-  if (op.op == Op::layer_norm || op.op == Op::attention) {
+  if (op.op == Op::layer_norm || op.op == Op::attention || op.op == Op::batch_norm) {
     const auto host = [](const TensorData& t) { return HostArray{t.shape().dims(), t.dtype(), t.to_f64()}; };
     OpArgs args;
     args.scalar = graph_layer_norm_epsilon();
     args.attention = graph_attention_options(op.dim1);
     std::vector<HostArray> operands{host(lhs), host(rhs)};
     if (op.op == Op::attention) operands.push_back(host(rhs));
+    if (op.op == Op::batch_norm) operands.insert(operands.end(), {host(rhs), host(rhs), host(rhs)});
     magnitude = reference_magnitude(op.op, operands, args);
   }
   return bound_for_receiver(op.op, dtype, reduction_length(op, lhs.shape().dims()), magnitude, lhs.to_f64());
@@ -720,6 +722,9 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     // twice its score's change, so q's partials are at most 2 |kv|^2 and kv's (the value's weight
     // plus the key's share) 1 + 2 |q| |kv|.
     case Op::attention: d = {2 * max_abs(b) * max_abs(b), 1 + 2 * max_abs(a) * max_abs(b)}; break;
+    // batch_norm(x, s, s, s, s) (epsilon 1/16): x's partial is s / sqrt(s + 1/16) <= 4 s, s's the
+    // sum of its four roles' partials, each at most 4 (1 + |x| + |s|) (1 + |s|).
+    case Op::batch_norm: d = {4 * max_abs(b), 16 * (1 + max_abs(a) + max_abs(b)) * (1 + max_abs(b))}; break;
     case Op::float_exp: d.lhs = max_abs(y); break;
     case Op::float_log: d.lhs = max_of(a, [](double x) { return 1 / x; }); break;
     case Op::float_log1p: d.lhs = max_of(a, [](double x) { return 1 / (1 + x); }); break;

@@ -1041,6 +1041,37 @@ HostArray layer_norm(const HostArray& x, const HostArray& weight, const HostArra
   return out;
 }
 
+// batch_norm with the given statistics, the engine's documented order: float operands of one
+// dtype, x of rank at least 2, the four statistics of rank 1 with x's channels; then per cell
+// (x - mean[c]) / sqrt(variance[c] + epsilon) * weight[c] + bias[c] in long double, rounded to the
+// dtype once (epsilon as the dtype holds it).
+HostArray batch_norm(const std::vector<HostArray>& in, double epsilon) {
+  const HostArray& x = in[0];
+  require_float(x.dtype);
+  for (std::size_t k = 1; k < 5; ++k) require_same(x.dtype, in[k].dtype);
+  if (x.shape.size() < 2) invalid("module-input-min-rank");
+  for (std::size_t k = 1; k < 5; ++k) {
+    if (in[k].shape.size() != 1) invalid("module-input-rank");
+  }
+  for (std::size_t k = 1; k < 5; ++k) {
+    if (in[k].shape[0] != x.shape[1]) invalid("module-dim-mismatch");
+  }
+  HostArray out = make(x.shape, x.dtype);
+  const std::size_t channels = x.shape[1];
+  std::size_t inner = 1;
+  for (std::size_t d = 2; d < x.shape.size(); ++d) inner *= x.shape[d];
+  const bool f32 = x.dtype == DType::F32;
+  const long double eps = f32 ? static_cast<float>(epsilon) : epsilon;
+  for (std::size_t i = 0; i < x.values.size(); ++i) {
+    const std::size_t c = i / inner % channels;
+    const long double y = (x.values[i] - static_cast<long double>(in[3].values[c])) / std::sqrt(in[4].values[c] + eps) *
+                              static_cast<long double>(in[1].values[c]) +
+                          in[2].values[c];
+    out.values[i] = f32 ? static_cast<double>(static_cast<float>(y)) : static_cast<double>(y);
+  }
+  return out;
+}
+
 // attention's checks, in Dispatch's and then the engine's documented order: the mask a Bool
 // tensor (the wrong kind through Dispatch), float query, key, value and bias of one dtype, a
 // positive softcap, rank-4 query, key and value sharing batch, heads, head_dim and seq_k, a mask
@@ -3014,6 +3045,7 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::embedding_backward: return embedding_backward(in[0], in[1], in[2]);
     case OpId::linear: return linear(in[0], in[1], in.size() > 2 ? &in[2] : nullptr);
     case OpId::layer_norm: return layer_norm(in[0], in[1], in.size() > 2 ? &in[2] : nullptr, a.scalar);
+    case OpId::batch_norm: return batch_norm(in, a.scalar);
     case OpId::attention: {
       const std::size_t at_mask = 3, at_bias = a.attention_mask ? 4 : 3;
       return attention(in[0], in[1], in[2], a.attention_mask ? &in[at_mask] : nullptr, a.attention_bias ? &in[at_bias] : nullptr,
@@ -3312,6 +3344,26 @@ double layer_norm_sensitivity(const std::vector<HostArray>& operands, double eps
   return static_cast<double>((1 + w) * (r + r * r * r) + b + 1);
 }
 
+// batch_norm's rounding sensitivity (reference_magnitude): a cell's error is about eps times
+// |x - mean| / sqrt(variance + epsilon) (each rounded once) times the weight, plus the bias's.
+// Infinite where a channel's variance + epsilon is not positive (sqrt of a negative: NaN on one
+// side, maybe not the other after rounding) or a product may overflow the dtype.
+double batch_norm_sensitivity(const std::vector<HostArray>& in, double epsilon) {
+  const HostArray& x = in[0];
+  if (x.shape.size() < 2 || in.size() < 5) return largest_of(x);
+  const double largest = x.dtype == DType::F32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+  const double eps = x.dtype == DType::F32 ? static_cast<float>(epsilon) : epsilon;
+  double smallest = INFINITY;
+  for (double v : in[4].values) {
+    if (std::isfinite(v)) smallest = std::min(smallest, v + eps);
+  }
+  if (!(smallest > 0)) return in[4].values.empty() ? 0.0 : INFINITY;
+  const double r = (largest_of(x) + largest_of(in[3])) / std::sqrt(smallest);
+  const double w = largest_of(in[1]), b = largest_of(in[2]);
+  if (!(r * (1 + w) + b < largest / 4)) return INFINITY;
+  return (1 + w) * (r + 1) + b + 1;
+}
+
 // attention's rounding sensitivity (reference_magnitude): a score carries an error of about
 // eps (head_dim + 2) |scale| max|q| max|k| plus eps times the bias and the softcap, and a weight's
 // error is its score's times the weight, so an output's is about max|v| times the scores' error.
@@ -3354,6 +3406,7 @@ double reference_magnitude(OpId op, const std::vector<HostArray>& operands, cons
   };
   if (op == OpId::layer_norm && operands.size() >= 2) return layer_norm_sensitivity(operands, args.scalar);
   if (op == OpId::attention && operands.size() >= 3) return attention_sensitivity(operands, args);
+  if (op == OpId::batch_norm && operands.size() >= 5) return batch_norm_sensitivity(operands, args.scalar);
   if (op == OpId::float_matmul || op == OpId::linear_x_backward || op == OpId::linear_weight_backward) {
     return largest_finite(0) * largest_finite(1);
   }
@@ -3509,6 +3562,8 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
       if (op == OpId::conv_transpose1d_x_backward) return std::max<std::size_t>(1, w[1] * w[2]);
       return std::max<std::size_t>(1, x[1] / groups * w[2] + (operands.size() > 2 ? 1 : 0));
     }
+    case OpSig::BatchNorm:  // a few roundings per cell, no sum
+      return 4;
     case OpSig::LayerNorm:  // a row's sums of d_model terms
       return shape.empty() ? 1 : std::max<std::size_t>(1, shape.back());
     case OpSig::Attention:  // head_dim products per score, seq_k weighted values per output

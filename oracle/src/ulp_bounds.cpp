@@ -144,6 +144,7 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::interpolate_backward:
     case OpId::layer_norm:  // compositions: numeric.cpp's sensitivity bounds
     case OpId::attention:
+    case OpId::batch_norm:
     case OpId::embedding:
     case OpId::embedding_backward:
     case OpId::float_reshape:

@@ -878,6 +878,28 @@ void gen_layer_norm(OpCase& c, bool bad) {
   if (fault == 2 || fault == 3 || chance(2)) c.operands.push_back(floats(b, c.dtype));
 }
 
+// batch_norm over x [0..2, channels 0..3, 0..2 spatial dims of 1..3] with weight, bias, mean and
+// variance [channels] (variances drawn non-negative but for a sign flip one time in eight), epsilon
+// as layer_norm's. Faults: a rank-1 x, a statistic of rank 2, a statistic one off.
+void gen_batch_norm(OpCase& c, bool bad) {
+  const std::size_t channels = pick(0, 3);
+  Dims x{pick(0, 2), channels};
+  for (std::size_t d = pick(0, 2); d > 0; --d) x.push_back(pick(1, 3));
+  static const std::vector<double> kEpsilons{1e-5, 1e-3, 0.1, 1.0, 0.0};
+  c.args.scalar = kEpsilons[pick(0, chance(8) ? 4 : 3)];
+  std::vector<Dims> stats(4, Dims{channels});
+  const int fault = bad ? static_cast<int>(pick(0, 2)) : -1;
+  const std::size_t which = pick(0, 3);
+  if (fault == 0) x = {channels};
+  if (fault == 1) stats[which].push_back(1);
+  if (fault == 2) stats[which][0] += 1;
+  c.operands = {floats(x, c.dtype)};
+  for (const Dims& s : stats) c.operands.push_back(floats(s, c.dtype));
+  if (!chance(8)) {
+    for (double& v : c.operands[4].values) v = std::fabs(v);
+  }
+}
+
 // attention over query [batch, heads, seq_q, head_dim], key [.., seq_k, head_dim] and value
 // [.., seq_k, value_dim] (batch 0..2, heads 1..2, the rest 0..4; head_dim 0 one time in eight),
 // a Bool mask of the scores' shape half the time (rows fully masked among them), a bias a third of
@@ -1224,6 +1246,7 @@ void gen_float_case(OpCase& c, bool bad) {
     case OpSig::LinearBiasBackward: gen_linear(c, bad); break;
     case OpSig::LayerNorm: gen_layer_norm(c, bad); break;
     case OpSig::Attention: gen_attention(c, bad); break;
+    case OpSig::BatchNorm: gen_batch_norm(c, bad); break;
     case OpSig::Conv2d:
     case OpSig::Conv2dBackward:
     case OpSig::Conv2dBiasBackward: gen_conv2d(c, bad); break;
@@ -1310,7 +1333,8 @@ std::string describe(const OpCase& c) {
     case OpSig::GatherNd:
     case OpSig::Embedding:
     case OpSig::EmbeddingBackward:
-    case OpSig::LayerNorm: s += "\n  epsilon " + show(a.scalar); break;
+    case OpSig::LayerNorm:
+    case OpSig::BatchNorm: s += "\n  epsilon " + show(a.scalar); break;
     case OpSig::Attention:
       s += std::string("\n  mask ") + (a.attention_mask ? "given" : "none") + ", bias " + (a.attention_bias ? "given" : "none") +
            ", scale " + (a.attention.scale ? show(*a.attention.scale) : "default") + ", softcap " +

@@ -311,7 +311,8 @@ inline rc::Gen<oracle::GraphSpec> convolution_graph(oracle::Op op, Values mode) 
 }
 
 // layer_norm of x [1..3, 1..3, 1..4] (rank 2 or 3) with a weight [x's last dim] (no bias, the
-// graph's epsilon), or attention of a query [1..2, 1..2, 1..4, 1..4] over key = value [its batch,
+// graph's epsilon), batch_norm of x [1..3, 1..4, 1..4 (, 1..4)] with one [channels] leaf as every
+// statistic (positive values: a positive variance), or attention of a query [1..2, 1..2, 1..4, 1..4] over key = value [its batch,
 // heads, 1..4, its head_dim] under the graph's options (dim1: causal, softcap, scale; graph.cpp
 // attention_of), then maybe tanh.
 inline rc::Gen<oracle::GraphSpec> normalization_or_attention_graph(oracle::Op op, Values mode) {
@@ -329,6 +330,10 @@ inline rc::Gen<oracle::GraphSpec> normalization_or_attention_graph(oracle::Op op
             if (op == oracle::Op::layer_norm) {
               lhs = {1 + sizes[0] % 3, sizes[3]};
               if (rank3) lhs.insert(lhs.begin() + 1, 1 + sizes[1] % 3);
+              rhs = {sizes[3]};
+            } else if (op == oracle::Op::batch_norm) {  // [batch, channels, spatial...], rhs [channels]
+              lhs = {1 + sizes[0] % 3, sizes[3], sizes[2]};
+              if (rank3) lhs.push_back(sizes[1]);
               rhs = {sizes[3]};
             } else {
               lhs = {1 + sizes[0] % 2, 1 + sizes[1] % 2, sizes[2], sizes[3]};

@@ -97,6 +97,7 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
 #define CG_CALL_ConvTranspose1dBackward(name) Dispatch::name(t[0], t[1], t[2], a.conv_transpose1d)
 #define CG_CALL_LayerNorm(name) \
   Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt, a.scalar)
+#define CG_CALL_BatchNorm(name) Dispatch::name(t[0], t[1], t[2], t[3], t[4], a.scalar)
 #define CG_CALL_Attention(name) Dispatch::name(t[0], t[1], t[2], attention_mask(t, a), attention_bias(t, a), a.attention)
 namespace {
 // attention's operands {query, key, value, [mask], [bias]} (og::OpArgs says which follow).

@@ -281,6 +281,11 @@ std::map<std::string, Trigger> triggers() {
                                                    InterpolateOptions{static_cast<InterpolateMode>(4), true});
                            },
                            "interpolate needs mode nearest (0), nearest_exact (1), bilinear (2) or bicubic (3), got 4.", ""};
+  t["module-input-min-rank"] = {[] {
+                                  const DispatchTensor s = nd_f32({1, 2, 3, 4}, {4});
+                                  Dispatch::batch_norm(s, s, s, s, s, 1e-5);
+                                },
+                                "batch_norm needs an input of rank at least 2 [batch, channels, ...], got shape [4].", ""};
   t["attention-operand-shape"] = {[] {
                                     const DispatchTensor q = nd_f32(std::vector<float>(8), {1, 1, 2, 4});
                                     const DispatchTensor kv = nd_f32(std::vector<float>(12), {1, 1, 3, 4});

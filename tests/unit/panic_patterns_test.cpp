@@ -506,6 +506,13 @@ std::map<std::string, Examples> examples() {
                            {"interpolate needs mode nearest (0), nearest_exact (1), bilinear (2) or bicubic (3), got 4",
                             "interpolate needs mode nearest (0), nearest_exact (1), bilinear (2) or bicubic (3), got -1.",
                             "interpolate needs mode nearest, nearest_exact, bilinear or bicubic, got 4."}};
+  e["module-input-min-rank"] = {"{op} needs an input of rank at least {rank} {layout}, got shape {shape}.",
+                                {"batch_norm needs an input of rank at least 2 [batch, channels, ...], got shape [4].",
+                                 "batch_norm needs an input of rank at least 2 [batch, channels, ...], got shape []."},
+                                {"batch_norm needs an input of rank at least 2 [batch, channels, ...], got shape [4]",
+                                 "batch_norm needs an input of rank at least two [batch, channels, ...], got shape [4].",
+                                 "batch_norm needs a weight of rank at least 2 [batch, channels, ...], got shape [4].",
+                                 "batch_norm needs an input of rank at least 2 (batch, channels, ...), got shape [4]."}};
   e["attention-operand-shape"] = {
       "{op} needs a {operand} of the scores' shape [batch, heads, seq_q, seq_k] = {expected}, got {got}.",
       {"attention needs a mask of the scores' shape [batch, heads, seq_q, seq_k] = [1, 2, 3, 4], got [1, 2, 3].",

@@ -304,6 +304,13 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::layer_norm:
       return Dispatch::layer_norm(x, Dispatch::float_reshape(Dispatch::float_slice(other, {Range{0, 1}, Range{0, 3}}), {3}),
                                   Dispatch::float_reshape(Dispatch::float_slice(other, {Range{1, 2}, Range{0, 3}}), {3}), 1e-5);
+    // batch_norm: the receiver as two samples of 3 channels, `other`'s first row as weight, bias
+    // and mean, its square plus 1 as the variance.
+    case OpId::batch_norm: {
+      const DispatchTensor s = Dispatch::float_reshape(Dispatch::float_slice(other, {Range{0, 1}, Range{0, 3}}), {3});
+      const DispatchTensor v = Dispatch::float_add_scalar(Dispatch::float_mul(s, s), 1.0);
+      return Dispatch::batch_norm(x, s, s, s, v, 1e-5);
+    }
     // attention: the receiver as the query [1, 1, 2, 3], `other` as key and value [1, 1, 2, 3],
     // causal (query 0 sees key 0 alone) with a mask hiding key 0 from query 1.
     case OpId::attention: {

@@ -40,6 +40,12 @@
   Tensor method(const Tensor& second, const Tensor& grad CROSSGRAD_SIG_TAIL_##Sig) const {               \
     return Tensor(Dispatch::name(inner_, second.inner_, grad.inner_ CROSSGRAD_SIG_EXTRA_##Sig));        \
   }
+#define CROSSGRAD_TENSOR_METHOD_ZIP5_WITH(name, method, Sig, Result)                                   \
+  Tensor method(const Tensor& weight, const Tensor& bias, const Tensor& mean,                            \
+                const Tensor& variance CROSSGRAD_SIG_TAIL_##Sig) const {                                 \
+    return Tensor(Dispatch::name(inner_, weight.inner_, bias.inner_, mean.inner_,                        \
+                                 variance.inner_ CROSSGRAD_SIG_EXTRA_##Sig));                             \
+  }
 #define CROSSGRAD_TENSOR_METHOD_ATTENTION(name, method, Sig, Result)                                  \
   Tensor method(const Tensor& key, const Tensor& value, const std::optional<DispatchTensor>& mask,       \
                 const std::optional<Tensor>& bias CROSSGRAD_SIG_TAIL_##Sig) const {                     \

@@ -222,7 +222,8 @@ AutodiffTensor<B> record_constant(typename B::Tensor out, std::vector<const Auto
 }
 }  // namespace autodiff_detail
 
-// Burn's Autodiff<B> keeps ModuleOps' default layer_norm and runs attention_fallback over itself:
+// Burn's Autodiff<B> keeps ModuleOps' default layer_norm and batch_norm and runs
+// attention_fallback over itself:
 // the forward is the composition over Autodiff<B>'s own ops, so the gradient is theirs
 // (composite_norm.hpp, composite_attention.hpp).
 template <class B>
@@ -236,6 +237,17 @@ AutodiffTensor<B> Autodiff<B>::layer_norm(const Tensor& x, const Tensor& weight,
     return autodiff_detail::record_constant<B>(B::layer_norm(x.primitive, weight.primitive, pb, epsilon), std::move(inputs));
   }
   return backends::composite::layer_norm<Autodiff<B>>(x, weight, bias, epsilon);
+}
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& mean,
+                                          const Tensor& variance, double epsilon) {
+  if (B::shape(x.primitive).num_elements() == 0) {
+    return autodiff_detail::record_constant<B>(
+        B::batch_norm(x.primitive, weight.primitive, bias.primitive, mean.primitive, variance.primitive, epsilon),
+        {&x, &weight, &bias, &mean, &variance});
+  }
+  return backends::composite::batch_norm<Autodiff<B>>(x, weight, bias, mean, variance, epsilon);
 }
 
 template <class B>

@@ -42,4 +42,22 @@ typename B::Tensor layer_norm(const typename B::Tensor& x, const typename B::Ten
   return B::float_add(scaled, B::float_reshape(*bias, Shape(std::move(along_last))));
 }
 
+// batch_norm with the given channel statistics (Burn's default ModuleOps::batch_norm, step for
+// step): the four [channels] tensors reshaped to [1, channels, 1, ...], then
+// (x - mean) / sqrt(variance + epsilon) * weight + bias.
+template <class B>
+typename B::Tensor batch_norm(const typename B::Tensor& x, const typename B::Tensor& weight, const typename B::Tensor& bias,
+                              const typename B::Tensor& mean, const typename B::Tensor& variance, double epsilon) {
+  const rules::BatchNormPlan p =
+      rules::plan_batch_norm(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight), B::shape(bias), B::dtype(bias),
+                             B::shape(mean), B::dtype(mean), B::shape(variance), B::dtype(variance));
+  if (p.out.num_elements() == 0) return zeros_on<B>(p.out, x);
+  std::vector<std::size_t> per_channel(p.out.rank(), 1);
+  per_channel[1] = p.channels;
+  const Shape s(std::move(per_channel));
+  const typename B::Tensor std_dev = B::float_sqrt(B::float_add_scalar(B::float_reshape(variance, s), epsilon));
+  const typename B::Tensor normalized = B::float_div(B::float_sub(x, B::float_reshape(mean, s)), std_dev);
+  return B::float_add(B::float_mul(normalized, B::float_reshape(weight, s)), B::float_reshape(bias, s));
+}
+
 }  // namespace crossgrad::backends::composite

@@ -896,6 +896,24 @@ LayerNormPlan plan_layer_norm(const Shape& x, DType x_dtype, const Shape& weight
   return p;
 }
 
+BatchNormPlan plan_batch_norm(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape& bias,
+                              DType bias_dtype, const Shape& mean, DType mean_dtype, const Shape& variance, DType variance_dtype) {
+  constexpr std::string_view op = "batch_norm";
+  check_grad_dtype(x_dtype, weight_dtype, op);
+  for (DType d : {bias_dtype, mean_dtype, variance_dtype}) check_same_dtype(x_dtype, d, op);
+  if (x.rank() < 2) {
+    panic(PanicId::ModuleInputMinRank,
+          {{"op", std::string(op)}, {"rank", "2"}, {"layout", "[batch, channels, ...]"}, {"shape", x.to_string()}});
+  }
+  const std::pair<const Shape*, std::string_view> stats[] = {{&weight, "weight"}, {&bias, "bias"}, {&mean, "mean"}, {&variance, "variance"}};
+  for (const auto& [shape, name] : stats) check_rank(*shape, 1, "[channels]", op, name);
+  for (const auto& [shape, name] : stats) check_dim_match(op, name, *shape, 0, "input", x, 1);
+  BatchNormPlan p;
+  p.out = x;
+  p.channels = x[1];
+  return p;
+}
+
 namespace {
 
 void check_scores_shape(const Shape& operand, const Shape& scores, std::string_view name, std::string_view op) {

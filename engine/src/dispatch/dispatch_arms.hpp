@@ -359,6 +359,27 @@ DispatchTensor zip3_op(std::string_view op, const DispatchTensor& a, const Dispa
                          [&]<class Be>(const auto& x, const auto& y, const auto& z) { return f.template operator()<Be>(x, y, *z); });
 }
 
+// Five float tensors of one backend, tracked alike (batch_norm's x, weight, bias, mean and
+// variance). f gets them as B's primitives, or AutodiffTensor<B> on an autodiff device.
+template <class F>
+DispatchTensor zip5_op(std::string_view op, const DispatchTensor& a, const DispatchTensor& b, const DispatchTensor& c,
+                       const DispatchTensor& d, const DispatchTensor& e, F&& f) {
+  const FloatView va = receiver_view<PrimitiveKind::Float>(op, a);
+  for (const DispatchTensor* t : {&b, &c, &d, &e}) check_same_backend(op, a, va, *t, receiver_view<PrimitiveKind::Float>(op, *t));
+  const auto inner = [&](const DispatchTensor& x) -> const DispatchTensorKind& {
+    return va.tracked ? x.kind.autodiff_inner() : x.kind;
+  };
+  return visit_backend<DispatchTensor>(inner(a), [&]<class B>(const BackendTensor<B>& ba) -> DispatchTensor {
+    const auto of = [&](const DispatchTensor& x) -> const BackendTensor<B>& { return std::get<BackendTensor<B>>(inner(x).value); };
+    if (va.tracked) {
+      const auto t = [&](const BackendTensor<B>& x) -> const AutodiffTensor<B>& { return std::get<AutodiffTensor<B>>(x.value); };
+      return tracked<B>(f.template operator()<Autodiff<B>>(t(ba), t(of(b)), t(of(c)), t(of(d)), t(of(e))), a.checkpointing);
+    }
+    const auto p = [&](const BackendTensor<B>& x) -> const typename B::Tensor& { return std::get<FloatPrimitive<B>>(x.value).tensor; };
+    return plain<B>(f.template operator()<B>(p(ba), p(of(b)), p(of(c)), p(of(d)), p(of(e))));
+  });
+}
+
 // attention's operands: query, key, value and the optional bias, float tensors of one backend
 // tracked alike, and the optional Bool mask of that backend (B's primitive on an autodiff device
 // too, as indexed_op's masks). f gets (q, k, v, mask, bias) with mask a std::optional of B's

@@ -56,6 +56,11 @@ using namespace dispatch_detail;
                       [&]<class Be>(const auto& q, const auto& k, const auto& v, const auto& m, const auto& b) { \
                         return Be::name(q, k, v, m, b CROSSGRAD_SIG_EXTRA_##Sig);                       \
                       });
+#define CROSSGRAD_DISPATCH_BODY_ZIP5_WITH(name, Sig, Operand, Result)                                  \
+  return zip5_op(#name, CROSSGRAD_SIG_TENSORS_##Sig,                                                    \
+                 [&]<class Be>(const auto& a, const auto& b, const auto& c, const auto& d, const auto& e) { \
+                   return Be::name(a, b, c, d, e CROSSGRAD_SIG_EXTRA_##Sig);                             \
+                 });
 #define CROSSGRAD_DISPATCH_BODY_INDEXED_WITH(name, Sig, Operand, Result)                               \
   return indexed_op<true, PrimitiveKind::Int, PrimitiveKind::Operand>(#name, tensor, indices, &grad,                \
                     [&]<class Be>(const auto& x, const auto& i, const auto& g) { return Be::name(x, g, i CROSSGRAD_SIG_EXTRA_##Sig); });

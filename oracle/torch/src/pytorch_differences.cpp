@@ -614,18 +614,25 @@ bool bicubic_non_finite_taps(const Disagreement& d) {
   return !std::isfinite(d.cotangent);
 }
 
-// attention with no cell to weigh (an empty result: no batch, head, query or value column; or no
-// key): crossgrad's gradients are zeros, the derivative of a function of no outputs or of a row of
-// no weights; ATen's autograd multiplies the zero cotangent through the scores, NaN where an operand
-// holds inf or NaN (0 * inf), and so gives NaN.
-bool attention_no_cell_gradient(const Disagreement& d) {
-  if (d.op != OpId::attention || d.output < 0 || d.operands.size() < 3) return false;
+// A composition with no cell to differentiate: attention with an empty result (no batch, head,
+// query or value column) or no key, layer_norm and batch_norm of an empty x. crossgrad's gradients
+// are zeros, the derivative of a function of no outputs (or of a row of no weights); ATen's
+// autograd multiplies the zero (or empty) cotangent through the steps, NaN where an operand holds
+// inf or NaN (0 * inf, a sum of nothing times sqrt's partial at NaN), and so gives NaN.
+bool no_cell_gradient(const Disagreement& d) {
+  if (d.output < 0 || d.operands.empty() || d.crossgrad != 0 || !std::isnan(d.torch)) return false;
+  if (d.op == OpId::layer_norm || d.op == OpId::batch_norm) {
+    for (std::size_t size : d.operands[0].shape) {
+      if (size == 0) return true;
+    }
+    return false;
+  }
+  if (d.op != OpId::attention || d.operands.size() < 3) return false;
   const std::vector<std::size_t>& q = d.operands[0].shape;
   const std::vector<std::size_t>& k = d.operands[1].shape;
   const std::vector<std::size_t>& v = d.operands[2].shape;
   if (q.size() != 4 || k.size() != 4 || v.size() != 4) return false;
-  const bool no_cell = q[0] == 0 || q[1] == 0 || q[2] == 0 || v[3] == 0 || k[2] == 0;
-  return no_cell && d.crossgrad == 0 && std::isnan(d.torch);
+  return q[0] == 0 || q[1] == 0 || q[2] == 0 || v[3] == 0 || k[2] == 0;
 }
 
 // layer_norm where an operand holds inf or NaN: crossgrad runs Burn's composition, (x - mean) /
@@ -645,7 +652,7 @@ bool layer_norm_non_finite_operand(const Disagreement& d) {
 
 constexpr PyTorchDifference kDifferences[] = {
     {"layer-norm-non-finite-operand", layer_norm_non_finite_operand},
-    {"attention-no-cell-gradient", attention_no_cell_gradient},
+    {"no-cell-gradient", no_cell_gradient},
     {"conv-padding-meets-non-finite", conv_padding_meets_non_finite},
     {"conv-empty-input", conv_empty_input},
     {"bicubic-backward-same-size", bicubic_backward_same_size},

@@ -589,6 +589,16 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
       const c10::optional<at::Tensor> bias = t.size() > 2 ? c10::optional<at::Tensor>(t[2]) : c10::nullopt;
       return at::layer_norm(t[0], {t[0].size(-1)}, t[1], bias, eps);
     }
+    // batch_norm {x, weight, bias, mean, variance} with the given statistics: the definition in
+    // ATen's broadcast arithmetic, so that autograd reaches all five (ATen's own batch_norm gives
+    // no gradient to the running statistics).
+    case OpId::batch_norm: {
+      std::vector<std::int64_t> per_channel(static_cast<std::size_t>(t[0].dim()), 1);
+      per_channel[1] = t[0].size(1);
+      const auto s = [&](const at::Tensor& v) { return v.reshape(per_channel); };
+      const double eps = t[0].scalar_type() == at::kFloat ? static_cast<double>(static_cast<float>(a.scalar)) : a.scalar;
+      return (t[0] - s(t[3])).div(at::sqrt(s(t[4]) + eps)).mul(s(t[1])).add(s(t[2]));
+    }
     // attention {query, key, value, [mask], [bias]}: PyTorch's math path (matmul, softmax,
     // matmul) with the documented semantics spelled in ATen: the causal diagonal at the bottom-right
     // corner, and a row whose every score is -inf (or that has no key) gives zeros, with no

@@ -250,6 +250,12 @@ std::vector<Args> arguments(const OpInfo& info) {
       return {{.tensors = {a, TensorData::from_f32({0.5f, -1, 2}, Shape{3}), TensorData::from_f32({1, 0, -1}, Shape{3})},
                .scalars = {1e-5}, .dims = {1}, .label = "rows of 3, a bias"},
               {.tensors = {a, TensorData::from_f32({0.5f, -1}, Shape{2})}, .scalars = {0.1}, .dims = {0}, .label = "a weight of 2"}};
+    // batch_norm: x, weight, bias, mean, variance, epsilon.
+    case OpSig::BatchNorm: {
+      const TensorData s = TensorData::from_f32({0.5f, 2}, Shape{2});
+      return {{.tensors = {image, s, s, s, s}, .scalars = {1e-5}, .label = "2 channels"},
+              {.tensors = {image, s, s, s, TensorData::from_f32({1, 2, 3}, Shape{3})}, .scalars = {1e-5}, .label = "a variance of 3"}};
+    }
     // attention: query, key, value, the mask's flag (then the mask), the bias's flag (then the bias),
     // the options' flags (scale given, softcap given, causal) and their two scalars.
     case OpSig::Attention: {

@@ -253,6 +253,18 @@ struct LayerNormPlan {
 LayerNormPlan plan_layer_norm(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
                               DType bias_dtype);
 
+// batch_norm(x, weight, bias, mean, variance, epsilon) with the given channel statistics (Burn's
+// ModuleOps::batch_norm: no statistics are computed or updated): x a float tensor
+// (unsupported-dtype) of rank at least 2 [batch, channels, ...] (module-input-min-rank), the four
+// others of its dtype (dtype-mismatch) and of rank 1 (module-input-rank) with x's channels
+// (module-dim-mismatch).
+struct BatchNormPlan {
+  Shape out;
+  std::size_t channels = 0;
+};
+BatchNormPlan plan_batch_norm(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape& bias,
+                              DType bias_dtype, const Shape& mean, DType mean_dtype, const Shape& variance, DType variance_dtype);
+
 // attention(query, key, value, mask, bias, options), in this order: query a float tensor
 // (unsupported-dtype), key, value and bias of its dtype (dtype-mismatch), the mask Bool
 // (unsupported-dtype), softcap positive when set (attention-softcap), query, key and value of rank 4

@@ -322,7 +322,8 @@
   X(adaptive_avg_pool3d, adaptive_avg_pool3d, AdaptivePool3d, Float, Float, Backward) \
   X(adaptive_avg_pool3d_backward, adaptive_avg_pool3d_backward, AdaptivePool3dBackward, Float, Float, NotDifferentiable) \
   X(layer_norm, layer_norm, LayerNorm, Float, Float, Backward) \
-  X(attention, attention, Attention, Float, Float, Backward)
+  X(attention, attention, Attention, Float, Float, Backward) \
+  X(batch_norm, batch_norm, BatchNorm, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -347,7 +348,9 @@
 // third of that backend (linear, conv1d, conv2d, conv_transpose1d, conv_transpose2d, layer_norm: x, weight and the bias Burn passes as an Option), tracked
 // alike when present, then the CROSSGRAD_SIG_EXTRA_<Sig> arguments. ZIP3_WITH: three tensors of one
 // backend (CROSSGRAD_SIG_TENSORS_<Sig> names them: conv2d_x_backward's and conv_transpose2d_x_backward's x, weight and the gradient),
-// then the CROSSGRAD_SIG_EXTRA_<Sig> arguments. The module ops' options are structs (Note [Module ops],
+// then the CROSSGRAD_SIG_EXTRA_<Sig> arguments. ZIP5_WITH: five tensors of one backend tracked alike
+// (CROSSGRAD_SIG_TENSORS_<Sig>: batch_norm's x, weight, bias, mean and variance), then the
+// CROSSGRAD_SIG_EXTRA_<Sig> arguments. The module ops' options are structs (Note [Module ops],
 // core/module_options.hpp). ATTENTION: query, key and value of one backend, an optional Bool mask
 // of that backend (I: untracked) and an optional float bias tracked like them, then the options. MASKED / MASK_FILL: a receiver, a Bool mask (I: untracked, like indices) and a values tensor or
 // a scalar.
@@ -437,6 +440,8 @@
   (const T& tensor, const T& grad, const I& indices, const ::crossgrad::MaxPool1dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_LayerNorm(T, I) \
   (const T& tensor, const T& weight, const std::optional<T>& bias, double epsilon)
+#define CROSSGRAD_SIG_PARAMS_BatchNorm(T, I) \
+  (const T& tensor, const T& weight, const T& bias, const T& mean, const T& variance, double epsilon)
 #define CROSSGRAD_SIG_PARAMS_Attention(T, I)                                                        \
   (const T& tensor, const T& key, const T& value, const std::optional<I>& mask, const std::optional<T>& bias, \
    const ::crossgrad::AttentionOptions& options)
@@ -505,6 +510,7 @@
 #define CROSSGRAD_SIG_CLASS_MaxPool1dBackward INDEXED_WITH
 #define CROSSGRAD_SIG_CLASS_LayerNorm ZIP_OPTIONAL
 #define CROSSGRAD_SIG_CLASS_Attention ATTENTION
+#define CROSSGRAD_SIG_CLASS_BatchNorm ZIP5_WITH
 
 // The arguments after the receiver, for MAP signatures (after the second tensor, for ZIP_WITH).
 #define CROSSGRAD_SIG_EXTRA_Unary
@@ -556,6 +562,7 @@
 #define CROSSGRAD_SIG_EXTRA_MaxPool1dBackward , options
 #define CROSSGRAD_SIG_EXTRA_LayerNorm , epsilon
 #define CROSSGRAD_SIG_EXTRA_Attention , options
+#define CROSSGRAD_SIG_EXTRA_BatchNorm , epsilon
 
 // The three tensors of a ZIP3_WITH signature, in order.
 #define CROSSGRAD_SIG_TENSORS_Conv2dBackward tensor, weight, grad
@@ -564,6 +571,8 @@
 #define CROSSGRAD_SIG_TENSORS_Conv1dBackward tensor, weight, grad
 #define CROSSGRAD_SIG_TENSORS_Conv1dBiasBackward tensor, bias, grad
 #define CROSSGRAD_SIG_TENSORS_ConvTranspose1dBackward tensor, weight, grad
+// The five tensors of a ZIP5_WITH signature, in order.
+#define CROSSGRAD_SIG_TENSORS_BatchNorm tensor, weight, bias, mean, variance
 
 // The parameters after the receiver, for MAP signatures (Tensor methods); after the second
 // tensor, for ZIP_WITH.
@@ -617,6 +626,7 @@
 #define CROSSGRAD_SIG_TAIL_MaxPool1dBackward , const ::crossgrad::MaxPool1dOptions& options
 #define CROSSGRAD_SIG_TAIL_LayerNorm , double epsilon
 #define CROSSGRAD_SIG_TAIL_Attention , const ::crossgrad::AttentionOptions& options
+#define CROSSGRAD_SIG_TAIL_BatchNorm , double epsilon
 
 // Every parameter of a Sig by name, in order (a call forwarding all of them).
 #define CROSSGRAD_SIG_ARGS_Unary tensor
@@ -683,6 +693,7 @@
 #define CROSSGRAD_SIG_ARGS_MaxPool1dBackward tensor, grad, indices, options
 #define CROSSGRAD_SIG_ARGS_LayerNorm tensor, weight, bias, epsilon
 #define CROSSGRAD_SIG_ARGS_Attention tensor, key, value, mask, bias, options
+#define CROSSGRAD_SIG_ARGS_BatchNorm tensor, weight, bias, mean, variance, epsilon
 
 // Expands M(args...) after the arguments are macro-expanded (for CLASS lookups).
 #define CROSSGRAD_PP_CAT(a, b) CROSSGRAD_PP_CAT_(a, b)
@@ -716,7 +727,7 @@ enum class OpId : std::uint16_t {
   X(Conv2d) X(Conv2dBackward) X(Conv2dBiasBackward) X(ConvTranspose2d) X(ConvTranspose2dBackward) \
   X(Conv1d) X(Conv1dBackward) X(Conv1dBiasBackward) X(ConvTranspose1d) X(ConvTranspose1dBackward) \
   X(AvgPool1d) X(AvgPool1dBackward) X(AdaptivePool1d) X(AdaptivePool1dBackward) X(MaxPool1d) X(MaxPool1dBackward) X(Unfold4d) X(Fold4d) \
-  X(Interpolate) X(InterpolateBackward) X(AdaptivePool3d) X(AdaptivePool3dBackward) X(LayerNorm) X(Attention)
+  X(Interpolate) X(InterpolateBackward) X(AdaptivePool3d) X(AdaptivePool3dBackward) X(LayerNorm) X(Attention) X(BatchNorm)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

@@ -161,4 +161,10 @@ CudaTensor Cuda::attention(const CudaTensor& tensor, const CudaTensor& key, cons
   return composite::attention<Cuda>(tensor, key, value, mask, bias, options);
 }
 
+// batch_norm: Burn's default composition over this backend's own ops (composite_norm.hpp).
+CudaTensor Cuda::batch_norm(const CudaTensor& tensor, const CudaTensor& weight, const CudaTensor& bias, const CudaTensor& mean, const CudaTensor& variance,
+                    double epsilon) {
+  return composite::batch_norm<Cuda>(tensor, weight, bias, mean, variance, epsilon);
+}
+
 }  // namespace crossgrad::backends

@@ -1,6 +1,7 @@
-// LibTorch: layer_norm, ATen's own (aten/ops.cpp: at::layer_norm over the last dim), after the
-// shared rules::plan_layer_norm checks. An empty x never reaches the plugin (Note [Empty LibTorch
-// tensors stay in the engine]): the composite shapes it.
+// LibTorch: layer_norm and batch_norm, ATen's own (aten/ops.cpp: at::layer_norm over the last dim,
+// at::batch_norm in inference mode with the given statistics), after the shared rules::plan_*
+// checks. An empty x never reaches the plugin (Note [Empty LibTorch tensors stay in the engine]):
+// the composite shapes it.
 #include "plugin.hpp"
 
 #include "../composite_norm.hpp"
@@ -18,6 +19,15 @@ LibTorchTensor LibTorch::layer_norm(const LibTorchTensor& tensor, const LibTorch
   libtorch::Call call{libtorch::op_code(OpId::layer_norm), {&tensor, &weight}, {epsilon}, {}};
   if (bias) call.inputs.push_back(&*bias);
   return libtorch::run(call, p.out, tensor.dtype);
+}
+
+LibTorchTensor LibTorch::batch_norm(const LibTorchTensor& tensor, const LibTorchTensor& weight, const LibTorchTensor& bias,
+                                    const LibTorchTensor& mean, const LibTorchTensor& variance, double epsilon) {
+  const rules::BatchNormPlan p = rules::plan_batch_norm(tensor.shape, tensor.dtype, weight.shape, weight.dtype, bias.shape,
+                                                        bias.dtype, mean.shape, mean.dtype, variance.shape, variance.dtype);
+  if (p.out.num_elements() == 0) return composite::batch_norm<LibTorch>(tensor, weight, bias, mean, variance, epsilon);
+  return libtorch::run(libtorch::Call{libtorch::op_code(OpId::batch_norm), {&tensor, &weight, &bias, &mean, &variance}, {epsilon}, {}},
+                       p.out, tensor.dtype);
 }
 
 }  // namespace crossgrad::backends

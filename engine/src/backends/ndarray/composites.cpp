@@ -161,4 +161,10 @@ NdArrayTensor NdArray::attention(const NdArrayTensor& tensor, const NdArrayTenso
   return composite::attention<NdArray>(tensor, key, value, mask, bias, options);
 }
 
+// batch_norm: Burn's default composition over this backend's own ops (composite_norm.hpp).
+NdArrayTensor NdArray::batch_norm(const NdArrayTensor& tensor, const NdArrayTensor& weight, const NdArrayTensor& bias, const NdArrayTensor& mean, const NdArrayTensor& variance,
+                    double epsilon) {
+  return composite::batch_norm<NdArray>(tensor, weight, bias, mean, variance, epsilon);
+}
+
 }  // namespace crossgrad::backends

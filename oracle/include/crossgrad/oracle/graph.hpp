@@ -76,6 +76,7 @@ bool is_hop(Op op);
 // 1 + dim1 / 144 % 2} and ceil_mode when dim1 / 288 is odd; embedding reads a rank-2 lhs (the
 // table) at indices [2, 3], position p at row (dim1 + p / 2) % rows.
 // layer_norm normalises lhs over its last dim with rhs as the weight, no bias and epsilon 1/16;
+// batch_norm takes rhs [channels] as weight, bias, mean and variance, epsilon 1/16;
 // attention takes lhs as the query and rhs as both key and value, no mask or bias, causal when
 // dim1 % 2, softcap 2 when dim1 / 2 % 2 and scale 1/2 when dim1 / 4 % 2.
 struct OpSpec {

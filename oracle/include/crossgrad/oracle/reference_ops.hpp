@@ -80,7 +80,8 @@ struct OpArgs {
 // Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d {x, weight} or {x, weight, bias}; Conv1dBackward,
 // Conv2dBackward, ConvTranspose1dBackward and ConvTranspose2dBackward {x, weight, grad};
 // Conv1dBiasBackward and Conv2dBiasBackward {x, bias, grad};
-// LayerNorm {x, weight} or {x, weight, bias} (epsilon is OpArgs::scalar); Attention {query, key,
+// LayerNorm {x, weight} or {x, weight, bias} (epsilon is OpArgs::scalar); BatchNorm {x, weight,
+// bias, mean, variance} (epsilon is OpArgs::scalar); Attention {query, key,
 // value}, then the mask when attention_mask, then the bias when attention_bias;
 // Linear {x, weight} or {x, weight, bias}; LinearXBackward {weight, grad}; LinearWeightBackward {x, grad};
 // The operands, by Sig: Binary and BinaryDim {lhs, rhs}; AvgPool2dBackward, AdaptivePool2dBackward and their

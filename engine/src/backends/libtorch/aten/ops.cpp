@@ -33,6 +33,16 @@ int64_t integer(const cg_aten_call& c, std::size_t i) {
 }
 std::vector<int64_t> ints(const cg_aten_call& c) { return std::vector<int64_t>(c.ints, c.ints + c.int_count); }
 
+// Whether every tensor operand of the call holds only finite values: x * 0 is 0 for a finite x and
+// NaN for inf or NaN, so its sum is NaN exactly when one is not finite (two vectorised passes;
+// at::isfinite(x).all() took 4 ms on 3 M floats).
+bool all_finite(const cg_aten_call& c) {
+  for (std::size_t i = 0; i < c.input_count; ++i) {
+    if (std::isnan(c.inputs[i]->value.mul(0).sum().item<double>())) return false;
+  }
+  return true;
+}
+
 // crossgrad rounds a double scalar to the tensor's dtype first and computes in that dtype (as NdArray's
 // static_cast<T>(scalar)); an F32 tensor gets the float nearest the scalar.
 at::Scalar in_dtype(const at::Tensor& x, double s) {
@@ -709,11 +719,35 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
                                             /*transposed=*/true, padding_out, groups, {x_grad, !x_grad, false});
       return x_grad ? std::get<0>(grads) : std::get<1>(grads);
     }
-    // layer_norm: x, weight and the bias if given (libtorch/layer_norm.cpp), over the last dim.
+    // layer_norm: x, weight and the bias if given (libtorch/layer_norm.cpp), over the last dim;
+    // batch_norm: x, weight, bias, mean, variance. ATen's fused kernels where every operand is
+    // finite; otherwise the composition step by step (crossgrad's definition): ATen folds the
+    // affine step into x * (rstd * weight) + (bias - mean * rstd * weight), which turns an inf
+    // weight with a zero mean into NaN where the definition gives inf (and the reverse).
     case OpId::layer_norm: {
       const at::Tensor& x = in(c, 0);
-      const c10::optional<at::Tensor> bias = c.input_count > 2 ? c10::optional<at::Tensor>(in(c, 2)) : c10::nullopt;
-      return at::layer_norm(x, {x.size(x.dim() - 1)}, in(c, 1), bias, scalar(c, 0));
+      const bool has_bias = c.input_count > 2;
+      const at::Scalar eps = in_dtype(x, scalar(c, 0));
+      if (all_finite(c)) {
+        const c10::optional<at::Tensor> bias = has_bias ? c10::optional<at::Tensor>(in(c, 2)) : c10::nullopt;
+        return at::layer_norm(x, {x.size(x.dim() - 1)}, in(c, 1), bias, eps.toDouble());
+      }
+      const int64_t last = x.dim() - 1;
+      const at::Tensor centered = x - x.mean(last, /*keepdim=*/true);
+      const at::Tensor y = centered / at::sqrt((centered * centered).mean(last, /*keepdim=*/true) + eps) * in(c, 1);
+      return has_bias ? y + in(c, 2) : y;
+    }
+    case OpId::batch_norm: {
+      const at::Tensor& x = in(c, 0);
+      const at::Scalar eps = in_dtype(x, scalar(c, 0));
+      if (all_finite(c)) {
+        return at::batch_norm(x, in(c, 1), in(c, 2), in(c, 3), in(c, 4), /*training=*/false, /*momentum=*/0.0, eps.toDouble(),
+                              /*cudnn_enabled=*/false);
+      }
+      std::vector<int64_t> per_channel(static_cast<std::size_t>(x.dim()), 1);
+      per_channel[1] = x.size(1);
+      const auto s = [&](std::size_t k) { return in(c, k).reshape(per_channel); };
+      return (x - s(3)) / at::sqrt(s(4) + eps) * s(1) + s(2);
     }
     // attention (libtorch/attention.cpp): PyTorch's math path (matmul, softmax, matmul) with Burn's
     // causal corner and its zeros for a row with every score -inf (where ATen's softmax gives NaN).
