@@ -1,7 +1,6 @@
 // Flex: the ops written once for every backend as compositions of its own ops (composite_ops.hpp).
 #include "common.hpp"
 #include "../composite_ops.hpp"
-#include "../composite_norm.hpp"
 #include "../composite_attention.hpp"
 #include "../composite_conv.hpp"
 #include "../composite_interpolate.hpp"
@@ -138,12 +137,6 @@ FlexTensor Flex::conv_transpose2d_bias_backward(const FlexTensor& tensor, const 
 FlexTensor Flex::attention(const FlexTensor& tensor, const FlexTensor& key, const FlexTensor& value, const std::optional<FlexTensor>& mask,
                    const std::optional<FlexTensor>& bias, const AttentionOptions& options) {
   return composite::attention<Flex>(tensor, key, value, mask, bias, options);
-}
-
-// batch_norm: Burn's default composition over this backend's own ops (composite_norm.hpp).
-FlexTensor Flex::batch_norm(const FlexTensor& tensor, const FlexTensor& weight, const FlexTensor& bias, const FlexTensor& mean, const FlexTensor& variance,
-                    double epsilon) {
-  return composite::batch_norm<Flex>(tensor, weight, bias, mean, variance, epsilon);
 }
 
 }  // namespace crossgrad::backends
