@@ -166,6 +166,19 @@ void later_tensor(Io &io, OpArgsCase &c, std::size_t k, std::size_t code_count,
   codes(io, c.tensors[k], code_count);
 }
 
+// An optional tensor operand k (Burn's Option: a bias): a flag, then the tensor when it is set;
+// read back absent, the case holds k tensors.
+template <class Io>
+void optional_tensor(Io &io, OpArgsCase &c, std::size_t k,
+                     std::vector<std::size_t> (*derive)(const OpArgsCase &, ShapeMode, std::size_t)) {
+  bool present = c.tensors.size() > k;
+  io.flag(present);
+  if (present) later_tensor(io, c, k, kFloatCodes, derive);
+  if constexpr (Io::reading) {
+    if (!present) c.tensors.resize(k);
+  }
+}
+
 // interpolate's mode codes: InterpolateMode's four, then one past them.
 inline constexpr std::size_t kInterpolateModeCodes = 5;
 InterpolateOptions interpolate_options(const OpArgsCase &c);
@@ -484,12 +497,7 @@ void schema(Io &io, OpArgsCase &c) {
       break;
     case OpSig::Linear: {
       later_tensor(io, c, 1, kFloatCodes, &linear_operand_shape);
-      bool bias = c.tensors.size() > 2;  // Burn's Option: a flag, then the tensor
-      io.flag(bias);
-      if (bias) later_tensor(io, c, 2, kFloatCodes, &linear_operand_shape);
-      if constexpr (Io::reading) {
-        if (!bias) c.tensors.resize(2);
-      }
+      optional_tensor(io, c, 2, &linear_operand_shape);
       break;
     }
     case OpSig::LinearXBackward:
@@ -498,12 +506,7 @@ void schema(Io &io, OpArgsCase &c) {
       break;
     case OpSig::LayerNorm: {
       later_tensor(io, c, 1, kFloatCodes, &layer_norm_operand_shape);
-      bool bias = c.tensors.size() > 2;
-      io.flag(bias);
-      if (bias) later_tensor(io, c, 2, kFloatCodes, &layer_norm_operand_shape);
-      if constexpr (Io::reading) {
-        if (!bias) c.tensors.resize(2);
-      }
+      optional_tensor(io, c, 2, &layer_norm_operand_shape);
       io.pick(c.scalar, kFloatCodes);  // epsilon
       break;
     }
@@ -533,12 +536,7 @@ void schema(Io &io, OpArgsCase &c) {
     case OpSig::Conv2d: {
       for (std::size_t &v : c.conv) io.pick(v, kDimChoices);
       later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
-      bool bias = c.tensors.size() > 2;
-      io.flag(bias);
-      if (bias) later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
-      if constexpr (Io::reading) {
-        if (!bias) c.tensors.resize(2);
-      }
+      optional_tensor(io, c, 2, &conv_operand_shape);
       break;
     }
     case OpSig::Conv2dBackward:
@@ -553,12 +551,7 @@ void schema(Io &io, OpArgsCase &c) {
     case OpSig::Conv1d: {
       for (std::size_t &v : c.conv) io.pick(v, kDimChoices);
       later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
-      bool bias = c.tensors.size() > 2;
-      io.flag(bias);
-      if (bias) later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
-      if constexpr (Io::reading) {
-        if (!bias) c.tensors.resize(2);
-      }
+      optional_tensor(io, c, 2, &conv_operand_shape);
       break;
     }
     case OpSig::Conv1dBackward:
@@ -575,12 +568,7 @@ void schema(Io &io, OpArgsCase &c) {
       for (std::size_t &v : c.conv) io.pick(v, kDimChoices);
       for (std::size_t &v : c.padding_out) io.pick(v, kDimChoices);
       later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
-      bool bias = c.tensors.size() > 2;
-      io.flag(bias);
-      if (bias) later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
-      if constexpr (Io::reading) {
-        if (!bias) c.tensors.resize(2);
-      }
+      optional_tensor(io, c, 2, &conv_operand_shape);
       break;
     }
     case OpSig::ConvTranspose2dBackward:

@@ -3335,11 +3335,7 @@ double layer_norm_sensitivity(const std::vector<HostArray>& operands, double eps
   if (!(w * std::sqrt(static_cast<double>(d)) + b < largest / 4)) return INFINITY;
   // ATen's backward forms sums of gradient * weight * x (F32 overflows for |w x| past 1e38, where
   // the composition's does not): a product of the weight and x near the dtype's end judges classes.
-  long double top_x = 0;
-  for (double v : x.values) {
-    if (std::isfinite(v)) top_x = std::max(top_x, static_cast<long double>(std::fabs(v)));
-  }
-  if (!(w * static_cast<double>(top_x) * static_cast<double>(d + 4) < largest / 4)) return INFINITY;
+  if (!(w * largest_of(x) * static_cast<double>(d + 4) < largest / 4)) return INFINITY;
   // (1 + w): the weight's own gradient is the normalised value, whose error does not scale with w.
   return static_cast<double>((1 + w) * (r + r * r * r) + b + 1);
 }
@@ -3396,14 +3392,7 @@ double attention_sensitivity(const std::vector<HostArray>& operands, const OpArg
 }  // namespace
 
 double reference_magnitude(OpId op, const std::vector<HostArray>& operands, const OpArgs& args) {
-  const auto largest_finite = [&](std::size_t i) {
-    double m = 0;
-    if (i >= operands.size()) return m;
-    for (double v : operands[i].values) {
-      if (std::isfinite(v)) m = std::fmax(m, std::fabs(v));
-    }
-    return m;
-  };
+  const auto largest_finite = [&](std::size_t i) { return i < operands.size() ? largest_of(operands[i]) : 0.0; };
   if (op == OpId::layer_norm && operands.size() >= 2) return layer_norm_sensitivity(operands, args.scalar);
   if (op == OpId::attention && operands.size() >= 3) return attention_sensitivity(operands, args);
   if (op == OpId::batch_norm && operands.size() >= 5) return batch_norm_sensitivity(operands, args.scalar);

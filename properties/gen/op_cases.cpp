@@ -857,6 +857,13 @@ void gen_linear(OpCase& c, bool bad) {
   }
 }
 
+// The normalisations' epsilon: 1e-5 to 1, or 0 one time in eight (then a constant row or a zero
+// variance is 0 / 0).
+double norm_epsilon() {
+  static const std::vector<double> kEpsilons{1e-5, 1e-3, 0.1, 1.0, 0.0};
+  return kEpsilons[pick(0, chance(8) ? 4 : 3)];
+}
+
 // layer_norm over x [lead..., d] (lead 0..2 dims of 0..3, d 0..4), a weight [d] and a bias [d]
 // half the time, epsilon from 1e-5 to 1 or 0 (then a row of equal values is 0 / 0). Faults: a
 // scalar x, a weight of rank 0 or 2, a bias of rank 2, a weight or bias one off.
@@ -866,8 +873,7 @@ void gen_layer_norm(OpCase& c, bool bad) {
   const std::size_t d = pick(0, 4);
   x.push_back(d);
   Dims w{d}, b{d};
-  static const std::vector<double> kEpsilons{1e-5, 1e-3, 0.1, 1.0, 0.0};
-  c.args.scalar = kEpsilons[pick(0, chance(8) ? 4 : 3)];
+  c.args.scalar = norm_epsilon();
   const int fault = bad ? static_cast<int>(pick(0, 4)) : -1;
   if (fault == 0) x.clear();
   if (fault == 1) w = chance(2) ? Dims{} : Dims{d, 1};
@@ -885,8 +891,7 @@ void gen_batch_norm(OpCase& c, bool bad) {
   const std::size_t channels = pick(0, 3);
   Dims x{pick(0, 2), channels};
   for (std::size_t d = pick(0, 2); d > 0; --d) x.push_back(pick(1, 3));
-  static const std::vector<double> kEpsilons{1e-5, 1e-3, 0.1, 1.0, 0.0};
-  c.args.scalar = kEpsilons[pick(0, chance(8) ? 4 : 3)];
+  c.args.scalar = norm_epsilon();
   std::vector<Dims> stats(4, Dims{channels});
   const int fault = bad ? static_cast<int>(pick(0, 2)) : -1;
   const std::size_t which = pick(0, 3);
