@@ -102,6 +102,11 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_Conv1dBiasBackward(f) f(a.x, a.y, a.values)
 #define CROSSGRAD_BENCH_CALL_ConvTranspose1d(f) f(a.x, a.y, std::make_optional(a.values), a.conv_transpose1d)
 #define CROSSGRAD_BENCH_CALL_ConvTranspose1dBackward(f) f(a.x, a.y, a.values, a.conv_transpose1d)
+#define CROSSGRAD_BENCH_CALL_Conv3d(f) f(a.x, a.y, std::make_optional(a.values), a.conv3d)
+#define CROSSGRAD_BENCH_CALL_Conv3dBackward(f) f(a.x, a.y, a.values, a.conv3d)
+#define CROSSGRAD_BENCH_CALL_Conv3dBiasBackward(f) f(a.x, a.y, a.values)
+#define CROSSGRAD_BENCH_CALL_ConvTranspose3d(f) f(a.x, a.y, std::make_optional(a.values), a.conv_transpose3d)
+#define CROSSGRAD_BENCH_CALL_ConvTranspose3dBackward(f) f(a.x, a.y, a.values, a.conv_transpose3d)
 
 // One registry op on B, called with its Sig's arguments. A plain function pointer, not the lambda's
 // own type: register_op is then compiled once per backend instead of once per op and backend,

@@ -44,6 +44,8 @@ struct OpArgs {
   Size2 unfold_kernel{1, 1};                // Unfold4d
   UnfoldOptions unfold;                     // Unfold4d, Fold4d
   Conv1dOptions conv1d;                     // Conv1d, Conv1dBackward
+  Conv3dOptions conv3d;                     // Conv3d, Conv3dBackward
+  ConvTranspose3dOptions conv_transpose3d;  // ConvTranspose3d, ConvTranspose3dBackward
   AttentionOptions attention;               // Attention
   double input_bytes = 0;  // bytes the op reads (GB/s counts these plus the result's)
 };
@@ -634,6 +636,57 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  // A kernel of k with padding k / 2 (k odd) keeps the length.
                  a.values = op.sig == OpSig::Conv1d ? operand_tensor<B>(kind, Shape{co}, 3)
                                                     : operand_tensor<B>(kind, Shape{batch, co, length}, 3);
+                 a.input_bytes += bytes_of<B>(a.values);
+                 return a;
+               }}};
+    case OpSig::Conv3d:
+    case OpSig::Conv3dBackward:
+    case OpSig::Conv3dBiasBackward:
+      // A video model's convolution (C3D-like), batch 2: 32 -> 32 channels, 3x3x3 padding 1 over 8
+      // frames of 28x28 (trial: a 1x1x1x3x3 input). conv3d reads x, the weight and a bias; the
+      // backward passes x, the weight (or the bias) and the output's gradient.
+      return {{{{0, 0}}, {1, 0},
+               [](const BenchSize&) { return std::string("2x32x8x28x28@32x3x3x3"); },
+               [=](const BenchSize& s) {
+                 const bool trial = s.n == 1;
+                 const std::size_t c = trial ? 1 : 32, co = c, batch = trial ? 1 : 2, depth = trial ? 1 : 8, side = trial ? 3 : 28;
+                 OpArgs<B> a;
+                 a.conv3d.padding = {1, 1, 1};
+                 receiver(Shape{batch, c, depth, side, side}, a);
+                 a.y = op.sig == OpSig::Conv3dBiasBackward ? operand_tensor<B>(kind, Shape{co}, 2)
+                                                           : operand_tensor<B>(kind, Shape{co, c, 3, 3, 3}, 2);
+                 a.input_bytes += bytes_of<B>(a.y);
+                 // A 3x3x3 kernel with padding 1 keeps every dim.
+                 a.values = op.sig == OpSig::Conv3d ? operand_tensor<B>(kind, Shape{co}, 3)
+                                                    : operand_tensor<B>(kind, Shape{batch, co, depth, side, side}, 3);
+                 a.input_bytes += bytes_of<B>(a.values);
+                 return a;
+               }}};
+    case OpSig::ConvTranspose3d:
+    case OpSig::ConvTranspose3dBackward:
+      // A volumetric decoder's upsampling (3-D U-Net-like), batch 2: 64 -> 32 channels, 4x4x4
+      // stride 2 padding 1, 4x14x14 -> 8x28x28 (trial: a 1x1x1x3x3 input, 3x3x3 padding 1). The
+      // forward pass reads x, the weight and a bias; the backward passes x, the weight and the
+      // output's gradient.
+      return {{{{0, 0}}, {1, 0},
+               [](const BenchSize&) { return std::string("2x64x4x14x14@32x4x4x4s2"); },
+               [=](const BenchSize& s) {
+                 const bool trial = s.n == 1;
+                 const std::size_t c = trial ? 1 : 64, co = trial ? 1 : 32, batch = trial ? 1 : 2, k = trial ? 3 : 4;
+                 const std::size_t depth = trial ? 1 : 4, side = trial ? 3 : 14;
+                 OpArgs<B> a;
+                 a.conv_transpose3d.stride = trial ? Size3{1, 1, 1} : Size3{2, 2, 2};
+                 a.conv_transpose3d.padding = {1, 1, 1};
+                 receiver(Shape{batch, c, depth, side, side}, a);
+                 a.y = operand_tensor<B>(kind, Shape{c, co, k, k, k}, 2);
+                 a.input_bytes += bytes_of<B>(a.y);
+                 if (op.sig == OpSig::ConvTranspose3d) {
+                   a.values = operand_tensor<B>(kind, Shape{co}, 3);
+                 } else {
+                   const std::size_t st = a.conv_transpose3d.stride[0];
+                   const std::size_t out_d = (depth - 1) * st + k - 2, out_s = (side - 1) * st + k - 2;
+                   a.values = operand_tensor<B>(kind, Shape{batch, co, out_d, out_s, out_s}, 3);
+                 }
                  a.input_bytes += bytes_of<B>(a.values);
                  return a;
                }}};

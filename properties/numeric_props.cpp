@@ -170,7 +170,7 @@ TEST(Numeric, MatmulEqualsReferenceAndFiniteDifferences) {
 // differences, over `cases` graphs.
 namespace {
 void check_convolution(og::Op op, int cases) {
-  const bool transposed = op == og::Op::conv_transpose1d || op == og::Op::conv_transpose2d;
+  const bool transposed = op == og::Op::conv_transpose1d || op == og::Op::conv_transpose2d || op == og::Op::conv_transpose3d;
   JudgedShare share;
   check_property(
       [&] {
@@ -192,6 +192,8 @@ TEST(Numeric, Conv2dEqualsReferenceAndFiniteDifferences) { check_convolution(og:
 TEST(Numeric, Conv1dEqualsReferenceAndFiniteDifferences) { check_convolution(og::Op::conv1d, 100); }
 TEST(Numeric, ConvTranspose2dEqualsReferenceAndFiniteDifferences) { check_convolution(og::Op::conv_transpose2d, 150); }
 TEST(Numeric, ConvTranspose1dEqualsReferenceAndFiniteDifferences) { check_convolution(og::Op::conv_transpose1d, 100); }
+TEST(Numeric, Conv3dEqualsReferenceAndFiniteDifferences) { check_convolution(og::Op::conv3d, 100); }
+TEST(Numeric, ConvTranspose3dEqualsReferenceAndFiniteDifferences) { check_convolution(og::Op::conv_transpose3d, 100); }
 
 // layer_norm (weight, no bias), batch_norm (one [channels] leaf as every statistic) and attention
 // (key = value, no mask or bias; causal, softcap and
@@ -663,7 +665,8 @@ TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {
                          sig == OpSig::Interpolate;
       const bool one_d = sig == OpSig::Conv1d || sig == OpSig::ConvTranspose1d || sig == OpSig::AvgPool1d ||
                          sig == OpSig::AdaptivePool1d || sig == OpSig::MaxPool1d;
-      const bool conv = sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d || one_d;
+      const bool three_d = sig == OpSig::Conv3d || sig == OpSig::ConvTranspose3d;
+      const bool conv = sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d || one_d || three_d;
       // fold4d (dim1 0: a 1x1 kernel folded to a 1x1 output) reads [batch, channels, 1 block];
       // layer_norm two rows of 3 with a weight [3]; batch_norm two samples of 3 channels with one
       // [3] leaf as every statistic; attention two queries over two keys of 3.
@@ -672,13 +675,15 @@ TEST(Numeric, TightnessIsRecordedPerOpAndDtype) {
                        : attention              ? std::vector<std::size_t>{1, 1, 2, 3}
                        : batch_norm             ? std::vector<std::size_t>{2, 3}
                        : sig == OpSig::Fold4d   ? std::vector<std::size_t>{1, 6, 1}
-                       : sig == OpSig::AdaptivePool3d ? std::vector<std::size_t>{1, 2, 1, 1, 3}
+                       : sig == OpSig::AdaptivePool3d || three_d ? std::vector<std::size_t>{1, 2, 1, 1, 3}
                        : image || conv          ? std::vector<std::size_t>{1, 2, 1, 3}
                                        : std::vector<std::size_t>{2, 3},
                        sig == OpSig::Conv2d            ? std::vector<std::size_t>{1, 2, 1, 2}
                        : sig == OpSig::ConvTranspose2d ? std::vector<std::size_t>{2, 1, 1, 2}
                        : sig == OpSig::Conv1d          ? std::vector<std::size_t>{1, 2, 2}
                        : sig == OpSig::ConvTranspose1d ? std::vector<std::size_t>{2, 1, 2}
+                       : sig == OpSig::Conv3d          ? std::vector<std::size_t>{1, 2, 1, 1, 2}
+                       : sig == OpSig::ConvTranspose3d ? std::vector<std::size_t>{2, 1, 1, 1, 2}
                        : norm || batch_norm            ? std::vector<std::size_t>{3}
                        : attention                     ? std::vector<std::size_t>{1, 1, 2, 3}
                                                        : std::vector<std::size_t>{3, 2}};

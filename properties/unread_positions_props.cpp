@@ -617,6 +617,8 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::conv_transpose2d:
     case OpId::conv1d:
     case OpId::conv_transpose1d:
+    case OpId::conv3d:
+    case OpId::conv_transpose3d:
     case OpId::float_neg:
     case OpId::float_exp:
     case OpId::float_log:
@@ -871,6 +873,12 @@ std::optional<UnreadGenerator> unread_positions(OpId op) {
     case OpId::conv_transpose1d_x_backward:
     case OpId::conv_transpose1d_weight_backward:
     case OpId::conv_transpose1d_bias_backward:
+    case OpId::conv3d_x_backward:
+    case OpId::conv3d_weight_backward:
+    case OpId::conv3d_bias_backward:
+    case OpId::conv_transpose3d_x_backward:
+    case OpId::conv_transpose3d_weight_backward:
+    case OpId::conv_transpose3d_bias_backward:
       return std::nullopt;
   }
   return std::nullopt;

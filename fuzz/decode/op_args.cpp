@@ -84,11 +84,40 @@ ConvTranspose1dOptions conv_transpose1d_options(const OpArgsCase &c) {
   return ConvTranspose1dOptions{{c.conv[1]}, {c.conv[3]}, {c.padding_out[1]}, {c.conv[5]}, c.conv[6]};
 }
 
+Conv3dOptions conv3d_options(const OpArgsCase &c) {
+  return Conv3dOptions{{c.depth[0], c.conv[0], c.conv[1]}, {c.depth[1], c.conv[2], c.conv[3]},
+                       {c.depth[2], c.conv[4], c.conv[5]}, c.conv[6]};
+}
+
+ConvTranspose3dOptions conv_transpose3d_options(const OpArgsCase &c) {
+  const Conv3dOptions conv = conv3d_options(c);
+  return ConvTranspose3dOptions{conv.stride, conv.padding, {c.depth[3], c.padding_out[0], c.padding_out[1]}, conv.dilation,
+                                conv.groups};
+}
+
 std::vector<std::size_t> conv_operand_shape(const OpArgsCase &c, ShapeMode mode, std::size_t k) {
   const std::vector<std::size_t> &x = c.tensors[0].shape;
   const OpSig sig = op_of(c).sig;
   std::vector<std::size_t> out;
-  if (sig == OpSig::Conv1dBiasBackward) {  // {x, bias, grad}
+  if (sig == OpSig::Conv3dBiasBackward) {  // {x, bias, grad}
+    out = k == 1 ? std::vector<std::size_t>{3}
+                 : std::vector<std::size_t>{x.empty() ? 1 : x[0], c.tensors[1].shape.empty() ? 1 : c.tensors[1].shape[0], 2, 2, 2};
+  } else if (k == 1 && (sig == OpSig::Conv3d || sig == OpSig::Conv3dBackward)) {  // the weight
+    const std::size_t groups = c.conv[6] == 0 ? 1 : c.conv[6];
+    out = {2 * groups, x.size() == 5 ? x[1] / groups : 1, 2, 2, 2};
+  } else if (sig == OpSig::Conv3d) {  // the bias
+    out = {c.tensors[1].shape.empty() ? 1 : c.tensors[1].shape[0]};
+  } else if (sig == OpSig::Conv3dBackward) {  // the gradient
+    out = x;
+    if (const auto shape = oracle::conv3d_shape(x, c.tensors[1].shape, conv3d_options(c))) out = *shape;
+  } else if (k == 1 && (sig == OpSig::ConvTranspose3d || sig == OpSig::ConvTranspose3dBackward)) {
+    out = {x.size() == 5 ? x[1] : 1, 2, 2, 2, 2};  // [channels_in, channels_out / groups, k_d, k_h, k_w]
+  } else if (sig == OpSig::ConvTranspose3d) {  // the bias: the output channels
+    out = {c.tensors[1].shape.size() == 5 ? c.tensors[1].shape[1] * (c.conv[6] == 0 ? 1 : c.conv[6]) : 1};
+  } else if (sig == OpSig::ConvTranspose3dBackward) {  // the gradient
+    out = x;
+    if (const auto shape = oracle::conv_transpose3d_shape(x, c.tensors[1].shape, conv_transpose3d_options(c))) out = *shape;
+  } else if (sig == OpSig::Conv1dBiasBackward) {  // {x, bias, grad}
     out = k == 1 ? std::vector<std::size_t>{3}
                  : std::vector<std::size_t>{x.empty() ? 1 : x[0], c.tensors[1].shape.empty() ? 1 : c.tensors[1].shape[0], 4};
   } else if (k == 1 && (sig == OpSig::Conv1d || sig == OpSig::Conv1dBackward)) {  // the weight
@@ -128,7 +157,7 @@ std::vector<std::size_t> conv_operand_shape(const OpArgsCase &c, ShapeMode mode,
   // Derived: conv2d's weight's dim 1 one larger (a weight for other channels), else the first dim
   // (conv_transpose2d's weight's input channels).
   const bool weight = k == 1 && (sig == OpSig::Conv2d || sig == OpSig::Conv2dBackward || sig == OpSig::Conv1d ||
-                                 sig == OpSig::Conv1dBackward);
+                                 sig == OpSig::Conv1dBackward || sig == OpSig::Conv3d || sig == OpSig::Conv3dBackward);
   if (mode == ShapeMode::Derived && out.size() > 1) ++out[weight ? 1 : 0];
   if (mode == ShapeMode::Derived && out.size() == 1) ++out[0];
   return out;
@@ -304,6 +333,11 @@ std::string size_text(std::size_t v) {
   return v == std::numeric_limits<std::size_t>::max() ? "SIZE_MAX" : std::to_string(v);
 }
 
+// A 3-D option as [d, h, w].
+std::string sizes_text(const Size3 &v) {
+  return "[" + size_text(v[0]) + ", " + size_text(v[1]) + ", " + size_text(v[2]) + "]";
+}
+
 std::string float_text(std::size_t code) {
   std::ostringstream os;
   os.precision(17);
@@ -450,6 +484,8 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   a.conv_transpose2d = conv_transpose2d_options(c);
   a.conv1d = conv1d_options(c);
   a.conv_transpose1d = conv_transpose1d_options(c);
+  a.conv3d = conv3d_options(c);
+  a.conv_transpose3d = conv_transpose3d_options(c);
   a.attention = attention_options(c);
   a.attention_mask = op.sig == OpSig::Attention && c.attention_mask;
   a.attention_bias = op.sig == OpSig::Attention && c.attention_bias;
@@ -671,6 +707,24 @@ std::string describe(const OpArgsCase &c) {
       os << "\n  stride " << pair(o.stride) << ", padding " << pair(o.padding) << ", padding_out " << pair(o.padding_out)
          << ", dilation " << pair(o.dilation) << ", groups " << o.groups;
       if (op.sig == OpSig::ConvTranspose2d) os << (c.tensors.size() > 2 ? ", with a bias" : ", no bias");
+      break;
+    }
+    case OpSig::Conv3d:
+    case OpSig::Conv3dBackward: {
+      const Conv3dOptions o = conv3d_options(c);
+      os << "\n  stride " << sizes_text(o.stride) << ", padding " << sizes_text(o.padding) << ", dilation "
+         << sizes_text(o.dilation) << ", groups " << o.groups;
+      if (op.sig == OpSig::Conv3d) os << (c.tensors.size() > 2 ? ", with a bias" : ", no bias");
+      break;
+    }
+    case OpSig::Conv3dBiasBackward:
+      break;
+    case OpSig::ConvTranspose3d:
+    case OpSig::ConvTranspose3dBackward: {
+      const ConvTranspose3dOptions o = conv_transpose3d_options(c);
+      os << "\n  stride " << sizes_text(o.stride) << ", padding " << sizes_text(o.padding) << ", padding_out "
+         << sizes_text(o.padding_out) << ", dilation " << sizes_text(o.dilation) << ", groups " << o.groups;
+      if (op.sig == OpSig::ConvTranspose3d) os << (c.tensors.size() > 2 ? ", with a bias" : ", no bias");
       break;
     }
     case OpSig::ScatterNd:

@@ -100,6 +100,10 @@ struct OpArgsCase {
   // ConvTranspose2d, ConvTranspose2dBackward: conv[] as for Conv2d, then padding_out [h, w], counts
   // (the 1-D ops read the width entries of both).
   Size2 padding_out{};
+  // Conv3d, Conv3dBackward (with conv[] for height and width): the depth's stride, padding and
+  // dilation; ConvTranspose3d, ConvTranspose3dBackward (with conv[] and padding_out[]) also its
+  // padding_out. Counts.
+  std::array<std::size_t, 4> depth{};
   // Interpolate, InterpolateBackward (with output_size): the mode code 0..4 (4: one the engine does
   // not know, interpolate-mode) and align_corners.
   std::size_t interpolate_mode = 0;
@@ -148,9 +152,17 @@ void tensor(Io &io, ArgTensor &t, std::size_t code_count, std::size_t max_rank =
 // The receiver's largest rank: kMaxRank, but one more for the 3-D module ops ([batch, channels,
 // depth, height, width]). Only their op codes read the rank byte modulo 6, so every input of
 // another op keeps its meaning.
-inline std::size_t receiver_max_rank(OpSig sig) {
-  return sig == OpSig::AdaptivePool3d || sig == OpSig::AdaptivePool3dBackward ? kMaxRank + 1 : kMaxRank;
+// The 3-D convolutions, whose operands are all of rank 5.
+inline bool is_volume_conv(OpSig sig) {
+  return sig == OpSig::Conv3d || sig == OpSig::Conv3dBackward || sig == OpSig::Conv3dBiasBackward ||
+         sig == OpSig::ConvTranspose3d || sig == OpSig::ConvTranspose3dBackward;
 }
+inline std::size_t receiver_max_rank(OpSig sig) {
+  return sig == OpSig::AdaptivePool3d || sig == OpSig::AdaptivePool3dBackward || is_volume_conv(sig) ? kMaxRank + 1 : kMaxRank;
+}
+// An explicit shape after the first: rank 5 for the 3-D convolutions' weights and gradients (the
+// other ops' stay at kMaxRank, so that their stored seeds keep their meaning).
+inline std::size_t later_max_rank(OpSig sig) { return is_volume_conv(sig) ? kMaxRank + 1 : kMaxRank; }
 
 // A tensor after the first: its mode, then its shape (when Explicit) and codes.
 template <class Io>
@@ -160,7 +172,7 @@ void later_tensor(Io &io, OpArgsCase &c, std::size_t k, std::size_t code_count,
   if (c.modes.size() < k) c.modes.resize(k);
   io.pick_enum(c.modes[k - 1], static_cast<std::size_t>(ShapeMode::kCount));
   if (c.modes[k - 1] == ShapeMode::Explicit)
-    shape(io, c.tensors[k].shape, kMaxRank);
+    shape(io, c.tensors[k].shape, later_max_rank(op_of(c).sig));
   else if constexpr (Io::reading)
     c.tensors[k].shape = derive(c, c.modes[k - 1], k);
   codes(io, c.tensors[k], code_count);
@@ -222,6 +234,8 @@ Conv2dOptions conv2d_options(const OpArgsCase &c);
 ConvTranspose2dOptions conv_transpose2d_options(const OpArgsCase &c);
 Conv1dOptions conv1d_options(const OpArgsCase &c);  // conv[] as for Conv2d, its widths' entries
 ConvTranspose1dOptions conv_transpose1d_options(const OpArgsCase &c);  // conv[] and padding_out's widths' entries
+Conv3dOptions conv3d_options(const OpArgsCase &c);  // depth[0..2] before conv[]'s height and width entries
+ConvTranspose3dOptions conv_transpose3d_options(const OpArgsCase &c);  // depth[] before conv[]'s and padding_out's
 AvgPool2dOptions avg_pool2d_options(const OpArgsCase &c);
 MaxPool2dOptions max_pool2d_options(const OpArgsCase &c);
 // The 1-D poolings read the width entries: window[1], [3], [5], dilation[1], output_size[1].
@@ -575,6 +589,28 @@ void schema(Io &io, OpArgsCase &c) {
     case OpSig::ConvTranspose1dBackward:
       for (std::size_t &v : c.conv) io.pick(v, kDimChoices);
       for (std::size_t &v : c.padding_out) io.pick(v, kDimChoices);
+      later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
+      later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
+      break;
+    case OpSig::Conv3d:
+    case OpSig::Conv3dBackward:
+    case OpSig::ConvTranspose3d:
+    case OpSig::ConvTranspose3dBackward: {
+      const bool transposed = op.sig == OpSig::ConvTranspose3d || op.sig == OpSig::ConvTranspose3dBackward;
+      for (std::size_t &v : c.conv) io.pick(v, kDimChoices);
+      if (transposed) {
+        for (std::size_t &v : c.padding_out) io.pick(v, kDimChoices);
+      }
+      for (std::size_t d = 0; d < (transposed ? 4u : 3u); ++d) io.pick(c.depth[d], kDimChoices);
+      later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
+      if (op.sig == OpSig::Conv3d || op.sig == OpSig::ConvTranspose3d) {
+        optional_tensor(io, c, 2, &conv_operand_shape);
+      } else {
+        later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
+      }
+      break;
+    }
+    case OpSig::Conv3dBiasBackward:
       later_tensor(io, c, 1, kFloatCodes, &conv_operand_shape);
       later_tensor(io, c, 2, kFloatCodes, &conv_operand_shape);
       break;

@@ -149,6 +149,15 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
   f(in.tensors[0], in.tensors[1], in.tensors.size() > 2 ? std::optional<DispatchTensor>(in.tensors[2]) : std::nullopt, \
     a.conv_transpose1d)
 #define CROSSGRAD_OPARGS_CALL_ConvTranspose1dBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2], a.conv_transpose1d)
+#define CROSSGRAD_OPARGS_CALL_Conv3d(f)                                                                                 \
+  f(in.tensors[0], in.tensors[1], in.tensors.size() > 2 ? std::optional<DispatchTensor>(in.tensors[2]) : std::nullopt, \
+    a.conv3d)
+#define CROSSGRAD_OPARGS_CALL_Conv3dBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2], a.conv3d)
+#define CROSSGRAD_OPARGS_CALL_Conv3dBiasBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2])
+#define CROSSGRAD_OPARGS_CALL_ConvTranspose3d(f)                                                                       \
+  f(in.tensors[0], in.tensors[1], in.tensors.size() > 2 ? std::optional<DispatchTensor>(in.tensors[2]) : std::nullopt, \
+    a.conv_transpose3d)
+#define CROSSGRAD_OPARGS_CALL_ConvTranspose3dBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2], a.conv_transpose3d)
 
 DispatchTensor dispatch(OpId op, const Call &in) {
   const oracle::OpArgs &a = in.args;

@@ -448,6 +448,16 @@ class Run {
         return Reads{2, 0, 6, false, false};
       case OpSig::ConvTranspose1dBackward:  // x, weight, grad and the options
         return Reads{3, 0, 5, false, false};
+      case OpSig::Conv3d:  // x, weight, the bias flag, then stride, padding, dilation (3 each), groups
+        return Reads{2, 0, 11, false, false};
+      case OpSig::Conv3dBackward:  // x, weight, grad and the options
+        return Reads{3, 0, 10, false, false};
+      case OpSig::Conv3dBiasBackward:  // x, bias, grad
+        return Reads{3, 0, 0, false, false};
+      case OpSig::ConvTranspose3d:  // x, weight, the bias flag, then stride, padding, padding_out, dilation (3 each), groups
+        return Reads{2, 0, 14, false, false};
+      case OpSig::ConvTranspose3dBackward:  // x, weight, grad and the options
+        return Reads{3, 0, 13, false, false};
       case OpSig::LayerNorm:  // x, weight, the bias flag, epsilon
         return Reads{2, 1, 1, false, false};
       case OpSig::BatchNorm:  // x, weight, bias, mean, variance, epsilon
@@ -480,6 +490,8 @@ class Run {
                                op == static_cast<std::uint32_t>(OpId::conv_transpose2d) ||
                                op == static_cast<std::uint32_t>(OpId::conv1d) ||
                                op == static_cast<std::uint32_t>(OpId::conv_transpose1d) ||
+                               op == static_cast<std::uint32_t>(OpId::conv3d) ||
+                               op == static_cast<std::uint32_t>(OpId::conv_transpose3d) ||
                                op == static_cast<std::uint32_t>(OpId::layer_norm);
         if (bias_flag && dims[0] == 1) operands.resize(3, recent);
         // attention: a handle after each optional operand's flag that is 1 (the mask, the bias).

@@ -1358,6 +1358,66 @@ Candidates candidates(OpSig sig, DType dtype) {
                with({1, 2, 3, 3}, plain, {1, 0}, {{like}}), with({1, 1, 1, 1}, {1, 1, 1, 0, 1, 1, 1}, {0, 0}, {{given, {1, 1, 1, 1}}}),
                with({1, 1, 0, 2}, plain, {0, 0}, {{like}})}};
     }
+    // conv3d and conv_transpose3d: conv2d's and conv_transpose2d's cases on small volumes (the depth's
+    // options in depth[]: stride, padding, dilation, padding_out), a bias or none, no input
+    // channels and no batch. Faults: a rank-4 input, a zero depth stride, groups not dividing, a
+    // weight for other channels, a bias one off, a kernel past the padded depth, padding_out at the
+    // depth's stride and dilation; the backward passes: a gradient or weight one off.
+    case OpSig::Conv3d:
+    case OpSig::Conv3dBackward:
+    case OpSig::Conv3dBiasBackward:
+    case OpSig::ConvTranspose3d:
+    case OpSig::ConvTranspose3dBackward: {
+      using Conv = std::array<std::size_t, 7>;
+      using Depth = std::array<std::size_t, 4>;
+      const oa::ShapeMode like = oa::ShapeMode::LikeFirst, derived = oa::ShapeMode::Derived,
+                          given = oa::ShapeMode::Explicit;
+      struct Later {
+        oa::ShapeMode mode = oa::ShapeMode::LikeFirst;
+        std::vector<std::size_t> shape = {};
+      };
+      // conv3d's passes store no padding_out (of the depth or the plane): theirs stay 0.
+      const bool has_padding_out = sig == OpSig::ConvTranspose3d || sig == OpSig::ConvTranspose3dBackward;
+      auto with = [has_padding_out](std::vector<std::size_t> x, Conv conv, Depth depth, Size2 padding_out, std::vector<Later> later) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors.assign(1, arg(x));
+          c.modes.clear();
+          c.conv = conv;
+          c.depth = depth;
+          c.padding_out = padding_out;
+          if (!has_padding_out) c.depth[3] = 0, c.padding_out = {0, 0};
+          for (std::size_t k = 0; k < later.size(); ++k) {
+            c.tensors.resize(k + 2);
+            c.modes.push_back(later[k].mode);
+            c.tensors[k + 1] = arg(later[k].mode == oa::ShapeMode::Explicit ? later[k].shape
+                                                                              : oa::conv_operand_shape(c, later[k].mode, k + 1));
+          }
+        };
+      };
+      const Conv plain{1, 1, 1, 1, 1, 1, 1}, strided{2, 2, 0, 0, 1, 1, 2}, none{};
+      const Depth flat{1, 0, 1, 0}, padded{1, 1, 1, 0}, deep{2, 0, 1, 1};
+      if (sig == OpSig::Conv3dBiasBackward) {
+        return {{with({2, 3, 2, 3, 3}, none, {}, {}, {{like}, {like}}), with({1, 2, 1, 2, 2}, none, {}, {}, {{given, {2}}, {like}})},
+                {with({2, 3, 2, 3, 3}, none, {}, {}, {{like}, {derived}}),
+                 with({2, 3, 2, 3, 3}, none, {}, {}, {{given, {3, 1}}, {like}})}};
+      }
+      if (sig == OpSig::Conv3dBackward || sig == OpSig::ConvTranspose3dBackward) {
+        return {{with({1, 2, 3, 3, 3}, plain, flat, {0, 0}, {{like}, {like}}),
+                 with({2, 2, 3, 3, 3}, strided, deep, {1, 1}, {{like}, {like}})},
+                {with({1, 2, 3, 3, 3}, plain, padded, {0, 0}, {{like}, {derived}}),
+                 with({1, 2, 3, 3, 3}, plain, flat, {0, 0}, {{derived}, {like}})}};
+      }
+      const bool transposed = sig == OpSig::ConvTranspose3d;
+      return {{with({1, 2, 3, 3, 3}, plain, padded, {0, 0}, {{like}, {like}}),
+               with({2, 2, 3, 3, 3}, strided, deep, {1, 1}, {{like}}), with({1, 0, 2, 2, 2}, plain, flat, {0, 0}, {{like}, {like}}),
+               with({0, 2, 2, 2, 2}, plain, flat, {0, 0}, {{like}})},
+              {with({2, 3, 3, 3}, plain, flat, {0, 0}, {{given, {2, 2, 2, 2, 2}}}),
+               with({1, 2, 3, 3, 3}, plain, {0, 0, 1, 0}, {0, 0}, {{like}}),
+               with({1, 2, 3, 3, 3}, {1, 1, 1, 1, 1, 1, 3}, flat, {0, 0}, {{given, {2, 1, 2, 2, 2}}}),
+               with({1, 2, 3, 3, 3}, plain, flat, {0, 0}, {{derived}}), with({1, 2, 3, 3, 3}, plain, flat, {0, 0}, {{like}, {derived}}),
+               transposed ? with({1, 2, 3, 3, 3}, plain, {1, 0, 1, 1}, {0, 0}, {{like}})
+                          : with({1, 2, 1, 3, 3}, plain, {1, 0, 1, 0}, {0, 0}, {{given, {2, 2, 2, 2, 2}}})}};
+    }
     case OpSig::LinearBiasBackward:
       return {{[](auto &c) { c.tensors[0] = arg({2, 3}); }, [](auto &c) { c.tensors[0] = arg({2, 2, 4}); },
                [](auto &c) { c.tensors[0] = arg({0, 3}); }, [](auto &c) { c.tensors[0] = arg({3}); }},
@@ -1665,6 +1725,17 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::ConvTranspose1dBackward) {
       c.operands = {f, f, f};
       c.dims = {1, 0, 0, 1, 1};
+    }
+    // conv3d and conv_transpose3d: x, weight, bias (the flag 1), stride 1 1 1, padding 1 1 (at most
+    // six dims are stored: `fit` pads the rest with 0, a zero dilation, module-option-zero); the
+    // backward passes x, weight or bias and the gradient.
+    if (op.sig == OpSig::Conv3d || op.sig == OpSig::ConvTranspose3d) {
+      c.operands = {f, f, f};
+      c.dims = {1, 1, 1, 1, 1, 1};
+    }
+    if (op.sig == OpSig::Conv3dBackward || op.sig == OpSig::ConvTranspose3dBackward || op.sig == OpSig::Conv3dBiasBackward) {
+      c.operands = {f, f, f};
+      c.dims = op.sig == OpSig::Conv3dBiasBackward ? std::vector<std::uint64_t>{} : std::vector<std::uint64_t>{1, 1, 1, 0, 0, 0};
     }
     if (op.sig == OpSig::MaxPool2d || op.sig == OpSig::MaxPool2dBackward) c.dims = {2, 2, 1, 1, 0, 0};  // fit: dilation 0 0, no ceil
     r.into(recent(0));

@@ -56,7 +56,8 @@ bool is_binary(Op op) {
   return sig == OpSig::Binary || sig == OpSig::Cat || sig == OpSig::SelectAssign || sig == OpSig::Scatter ||
          sig == OpSig::ScatterUpdate || sig == OpSig::ScatterNd || sig == OpSig::MaskWhere || sig == OpSig::BinaryDim ||
          sig == OpSig::RangesAssign || sig == OpSig::Linear || sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d ||
-         sig == OpSig::Conv1d || sig == OpSig::ConvTranspose1d || sig == OpSig::LayerNorm || sig == OpSig::Attention || sig == OpSig::BatchNorm;
+         sig == OpSig::Conv1d || sig == OpSig::ConvTranspose1d || sig == OpSig::Conv3d ||
+         sig == OpSig::ConvTranspose3d || sig == OpSig::LayerNorm || sig == OpSig::Attention || sig == OpSig::BatchNorm;
 }
 
 namespace {
@@ -128,10 +129,15 @@ bool has_dim(Op op) {
     case OpSig::ConvTranspose2d:
     case OpSig::Conv1d:
     case OpSig::ConvTranspose1d:
+    case OpSig::Conv3d:
+    case OpSig::ConvTranspose3d:
     case OpSig::Conv2dBackward:
     case OpSig::ConvTranspose2dBackward:
     case OpSig::Conv1dBackward:
     case OpSig::ConvTranspose1dBackward:
+    case OpSig::Conv3dBackward:
+    case OpSig::ConvTranspose3dBackward:
+    case OpSig::Conv3dBiasBackward:
     case OpSig::Conv1dBiasBackward:
     case OpSig::Conv2dBiasBackward:
     case OpSig::LinearXBackward:
@@ -177,9 +183,14 @@ bool has_dim1(Op op) {
     case OpSig::ConvTranspose2d:
     case OpSig::Conv1d:
     case OpSig::ConvTranspose1d:
+    case OpSig::Conv3d:
+    case OpSig::ConvTranspose3d:
       return true;
     case OpSig::Conv2dBackward:  // never graph steps (Rule NotDifferentiable)
     case OpSig::ConvTranspose2dBackward:
+    case OpSig::Conv3dBackward:
+    case OpSig::ConvTranspose3dBackward:
+    case OpSig::Conv3dBiasBackward:
     case OpSig::Conv1dBackward:
     case OpSig::ConvTranspose1dBackward:
     case OpSig::AvgPool1dBackward:
@@ -299,6 +310,8 @@ struct StepArgs {
   ConvTranspose2dOptions conv_transpose2d;  // conv_transpose2d
   Conv1dOptions conv1d;                     // conv1d
   ConvTranspose1dOptions conv_transpose1d;  // conv_transpose1d
+  Conv3dOptions conv3d;                     // conv3d
+  ConvTranspose3dOptions conv_transpose3d;  // conv_transpose3d
 };
 
 // avg_pool2d's options from a step's dim1 (< kAvgPool2dSteps after normalisation; graph.hpp).
@@ -364,6 +377,22 @@ constexpr std::size_t kConvTranspose1dSteps = kConvTranspose2dSteps;
 ConvTranspose1dOptions conv_transpose1d_of(std::size_t dim1) {
   const ConvTranspose2dOptions c = conv_transpose2d_of(dim1);
   return ConvTranspose1dOptions{{c.stride[1]}, {c.padding[1]}, {c.padding_out[1]}, {c.dilation[1]}, 1};
+}
+// conv3d's: conv2d's stride, padding and dilation in every dim (a graph's weight is any leaf of
+// rank 5 whose dim 1 is x's channels).
+constexpr std::size_t kConv3dSteps = kConv2dSteps;
+Conv3dOptions conv3d_of(std::size_t dim1) {
+  const Conv2dOptions c = conv2d_of(dim1);
+  const std::size_t s = c.stride[0], p = c.padding[0], d = c.dilation[0];
+  return Conv3dOptions{{s, s, s}, {p, p, p}, {d, d, d}, 1};
+}
+// conv_transpose3d's: conv_transpose2d's in every dim (a graph's weight is any leaf of rank 5
+// whose dim 0 is x's channels).
+constexpr std::size_t kConvTranspose3dSteps = kConvTranspose2dSteps;
+ConvTranspose3dOptions conv_transpose3d_of(std::size_t dim1) {
+  const ConvTranspose2dOptions c = conv_transpose2d_of(dim1);
+  const std::size_t s = c.stride[0], p = c.padding[0], q = c.padding_out[0], d = c.dilation[0];
+  return ConvTranspose3dOptions{{s, s, s}, {p, p, p}, {q, q, q}, {d, d, d}, 1};
 }
 constexpr std::size_t kAdaptivePool2dSteps = 9;
 Size2 output_size_of(std::size_t dim1) { return {1 + dim1 % 3, 1 + dim1 / 3 % 3}; }
@@ -544,6 +573,8 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   a.conv_transpose2d = conv_transpose2d_of(op.dim1);
   a.conv1d = conv1d_of(op.dim1);
   a.conv_transpose1d = conv_transpose1d_of(op.dim1);
+  a.conv3d = conv3d_of(op.dim1);
+  a.conv_transpose3d = conv_transpose3d_of(op.dim1);
   return a;
 }
 
@@ -634,6 +665,14 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::conv_transpose2d: return conv_transpose2d_shape(lhs, rhs, conv_transpose2d_of(op.dim1));
     case Op::conv1d: return conv1d_shape(lhs, rhs, conv1d_of(op.dim1));
     case Op::conv_transpose1d: return conv_transpose1d_shape(lhs, rhs, conv_transpose1d_of(op.dim1));
+    case Op::conv3d: return conv3d_shape(lhs, rhs, conv3d_of(op.dim1));
+    case Op::conv_transpose3d: return conv_transpose3d_shape(lhs, rhs, conv_transpose3d_of(op.dim1));
+    case Op::conv3d_x_backward:  // never graph steps (Rule NotDifferentiable)
+    case Op::conv3d_weight_backward:
+    case Op::conv3d_bias_backward:
+    case Op::conv_transpose3d_x_backward:
+    case Op::conv_transpose3d_weight_backward:
+    case Op::conv_transpose3d_bias_backward:
     case Op::conv_transpose1d_x_backward:  // never graph steps (Rule NotDifferentiable)
     case Op::conv_transpose1d_weight_backward:
     case Op::conv_transpose1d_bias_backward:
@@ -1026,6 +1065,12 @@ std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& l
   if (op.op == Op::conv1d && lhs.size() == 3) return lhs[1] * (lhs[2] + 2 * conv1d_of(op.dim1).padding[0]) + 1;
   // conv_transpose1d: conv_transpose2d's on the single-row view.
   if (op.op == Op::conv_transpose1d && lhs.size() == 3) return lhs[1] * lhs[2] + 1;
+  // conv3d and conv_transpose3d: conv2d's and conv_transpose2d's with a depth dim.
+  if (op.op == Op::conv3d && lhs.size() == 5) {
+    const std::size_t p = conv3d_of(op.dim1).padding[0];
+    return lhs[1] * (lhs[2] + 2 * p) * (lhs[3] + 2 * p) * (lhs[4] + 2 * p) + 1;
+  }
+  if (op.op == Op::conv_transpose3d && lhs.size() == 5) return lhs[1] * lhs[2] * lhs[3] * lhs[4] + 1;
   if (op.op == Op::adaptive_avg_pool2d && lhs.size() == 4) {
     const Size2 out = output_size_of(op.dim1);
     return ((lhs[2] + out[0] - 1) / out[0] + 1) * ((lhs[3] + out[1] - 1) / out[1] + 1);
@@ -1120,6 +1165,10 @@ GraphSpec normalized(GraphSpec graph) {
       op.dim1 %= kConv1dSteps;
     } else if (op.op == Op::conv_transpose1d) {
       op.dim1 %= kConvTranspose1dSteps;
+    } else if (op.op == Op::conv3d) {
+      op.dim1 %= kConv3dSteps;
+    } else if (op.op == Op::conv_transpose3d) {
+      op.dim1 %= kConvTranspose3dSteps;
     } else if (op.dim < rank) {
       const std::size_t size = shapes[op.lhs][op.dim];
       op.dim1 = op.op == Op::float_slice ? op.dim1 % (size + 1) : (size ? op.dim1 % size : 0);
@@ -1333,6 +1382,11 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_Conv1dBiasBackward(name)
 #define CROSSGRAD_APPLY_ConvTranspose1d(name)
 #define CROSSGRAD_APPLY_ConvTranspose1dBackward(name)
+#define CROSSGRAD_APPLY_Conv3d(name)
+#define CROSSGRAD_APPLY_Conv3dBackward(name)
+#define CROSSGRAD_APPLY_Conv3dBiasBackward(name)
+#define CROSSGRAD_APPLY_ConvTranspose3d(name)
+#define CROSSGRAD_APPLY_ConvTranspose3dBackward(name)
 #define CROSSGRAD_APPLY_LinearXBackward(name)
 #define CROSSGRAD_APPLY_LinearWeightBackward(name)
 #define CROSSGRAD_APPLY_LinearBiasBackward(name)
@@ -1356,6 +1410,14 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::conv_transpose2d: return Dispatch::conv_transpose2d(lhs, rhs, std::nullopt, args().conv_transpose2d);
     case Op::conv1d: return Dispatch::conv1d(lhs, rhs, std::nullopt, args().conv1d);
     case Op::conv_transpose1d: return Dispatch::conv_transpose1d(lhs, rhs, std::nullopt, args().conv_transpose1d);
+    case Op::conv3d: return Dispatch::conv3d(lhs, rhs, std::nullopt, args().conv3d);
+    case Op::conv_transpose3d: return Dispatch::conv_transpose3d(lhs, rhs, std::nullopt, args().conv_transpose3d);
+    case Op::conv3d_x_backward:
+    case Op::conv3d_weight_backward:
+    case Op::conv3d_bias_backward:
+    case Op::conv_transpose3d_x_backward:
+    case Op::conv_transpose3d_weight_backward:
+    case Op::conv_transpose3d_bias_backward:
     case Op::conv_transpose1d_x_backward:
     case Op::conv_transpose1d_weight_backward:
     case Op::conv_transpose1d_bias_backward:

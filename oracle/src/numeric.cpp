@@ -28,7 +28,7 @@ double epsilon_of(DType dtype) {
 namespace {
 bool is_bilinear(Op op) {
   return op == Op::float_matmul || op == Op::linear || op == Op::conv1d || op == Op::conv2d || op == Op::conv_transpose1d ||
-         op == Op::conv_transpose2d;
+         op == Op::conv_transpose2d || op == Op::conv3d || op == Op::conv_transpose3d;
 }
 }  // namespace
 
@@ -349,6 +349,14 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::conv_transpose1d_x_backward:
     case Op::conv_transpose1d_weight_backward:
     case Op::conv_transpose1d_bias_backward:
+    case Op::conv3d:
+    case Op::conv3d_x_backward:
+    case Op::conv3d_weight_backward:
+    case Op::conv3d_bias_backward:
+    case Op::conv_transpose3d:
+    case Op::conv_transpose3d_x_backward:
+    case Op::conv_transpose3d_weight_backward:
+    case Op::conv_transpose3d_bias_backward:
     case Op::linear_x_backward:
     case Op::linear_weight_backward:
     case Op::linear_bias_backward:
@@ -709,6 +717,8 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::conv_transpose2d:
     case Op::conv1d:
     case Op::conv_transpose1d:
+    case Op::conv3d:
+    case Op::conv_transpose3d:
       d = {max_abs(b), max_abs(a)};
       break;
     // layer_norm(x, w) (the graph's epsilon 1/16: 1 / sqrt(var + epsilon) <= 4): x's partials are
@@ -892,6 +902,12 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::conv_transpose1d_x_backward:
     case Op::conv_transpose1d_weight_backward:
     case Op::conv_transpose1d_bias_backward:
+    case Op::conv3d_x_backward:
+    case Op::conv3d_weight_backward:
+    case Op::conv3d_bias_backward:
+    case Op::conv_transpose3d_x_backward:
+    case Op::conv_transpose3d_weight_backward:
+    case Op::conv_transpose3d_bias_backward:
     case Op::linear_x_backward:
     case Op::linear_weight_backward:
     case Op::linear_bias_backward:

@@ -1250,48 +1250,86 @@ HostArray linear_bias_backward(const HostArray& grad) {
   return out;
 }
 
-// conv2d's checks, in the engine's documented order (docs/OPS.md "Module ops"), and its geometry.
+// A convolution's geometry over N = 2 or 3 spatial dims, held as (depth, height, width) with a 2-D
+// op's depth 1 (a 2-D tensor's flat indices are those of the depth-1 volume): x [n, c, in...], a
+// weight [co, cg, k...] (conv; cg = c / groups) or [c, cg, k...] (transposed; cg = co / groups),
+// output [n, co, out...].
 struct ConvGeometry {
-  std::size_t n, c, h, w, co, cg, kh, kw, oh, ow, groups;
-  Conv2dOptions o;
-  // The padded cell a kernel tap reads for an output position: the input cell, or nothing (padding).
-  std::optional<std::pair<std::size_t, std::size_t>> cell(std::size_t oy, std::size_t ox, std::size_t i, std::size_t j) const {
-    const std::size_t y = oy * o.stride[0] + i * o.dilation[0], x = ox * o.stride[1] + j * o.dilation[1];
-    if (y < o.padding[0] || x < o.padding[1] || y - o.padding[0] >= h || x - o.padding[1] >= w) return std::nullopt;
-    return std::pair{y - o.padding[0], x - o.padding[1]};
-  }
+  std::size_t n, c, co, cg, groups;
+  Size3 in, k, out, stride, padding, dilation;
+  Dims out_shape;
 };
-ConvGeometry conv_geometry(const Dims& x, const Dims& weight, const Dims* bias, const Conv2dOptions& o) {
-  if (x.size() != 4 || weight.size() != 4) invalid("module-input-rank");
-  if (bias != nullptr && bias->size() != 1) invalid("module-input-rank");
-  for (const Size2& v : {o.stride, o.dilation, Size2{weight[2], weight[3]}}) {
-    if (v[0] == 0 || v[1] == 0) invalid("module-option-zero");
+
+std::size_t volume(const Size3& s) { return s[0] * s[1] * s[2]; }
+Size3 unflatten(std::size_t at, const Size3& s) { return {at / (s[1] * s[2]), at / s[2] % s[1], at % s[2]}; }
+
+// The cell of a `bound` volume that position `pos` reaches through kernel tap `tap`: pos * stride +
+// tap * dilation - padding along each dim, flattened; nothing where that falls outside the volume
+// (conv: a padding cell of the input; transposed: an output cell the padding crops).
+std::optional<std::size_t> tap_cell(const ConvGeometry& g, const Size3& pos, const Size3& tap, const Size3& bound) {
+  std::size_t flat = 0;
+  for (std::size_t d = 0; d < 3; ++d) {
+    const std::size_t v = pos[d] * g.stride[d] + tap[d] * g.dilation[d];
+    if (v < g.padding[d] || v - g.padding[d] >= bound[d]) return std::nullopt;
+    flat = flat * bound[d] + (v - g.padding[d]);
   }
-  if (o.groups == 0 || x[1] % o.groups != 0 || weight[0] % o.groups != 0) invalid("conv-groups");
-  if (weight[1] != x[1] / o.groups) invalid("conv-channels");
-  if (bias != nullptr && (*bias)[0] != weight[0]) invalid("module-dim-mismatch");
-  ConvGeometry g{x[0], x[1], x[2], x[3], weight[0], weight[1], weight[2], weight[3], 0, 0, o.groups, o};
-  const std::size_t span_h = o.dilation[0] * (g.kh - 1) + 1, span_w = o.dilation[1] * (g.kw - 1) + 1;
-  const std::size_t padded_h = g.h + 2 * o.padding[0], padded_w = g.w + 2 * o.padding[1];
-  if (padded_h < span_h || padded_w < span_w) invalid("pool-kernel-too-large");
-  g.oh = (padded_h - span_h) / o.stride[0] + 1;
-  g.ow = (padded_w - span_w) / o.stride[1] + 1;
-  return g;
+  return flat;
 }
 
-// Each tap of output (b, oc, oy, ox): the input channel, the weight's flat index and the input's
-// flat index (nullopt: a padding cell, a zero of the padded input), in the order (ci, i, j).
+// An N-d option, spatial dims right-aligned into (depth, height, width), `missing` before them.
+template <std::size_t N>
+Size3 lifted(const std::array<std::size_t, N>& v, std::size_t missing) {
+  Size3 out{missing, missing, missing};
+  for (std::size_t d = 0; d < N; ++d) out[3 - N + d] = v[d];
+  return out;
+}
+
+// conv2d's (N = 2) and conv3d's (N = 3) checks, in the engine's documented order (docs/OPS.md
+// "Module ops"), and their geometry.
+template <std::size_t N>
+ConvGeometry conv_geometry(const Dims& x, const Dims& weight, const Dims* bias, const std::array<std::size_t, N>& stride,
+                           const std::array<std::size_t, N>& padding, const std::array<std::size_t, N>& dilation,
+                           std::size_t groups) {
+  if (x.size() != N + 2 || weight.size() != N + 2) invalid("module-input-rank");
+  if (bias != nullptr && bias->size() != 1) invalid("module-input-rank");
+  for (std::size_t d = 0; d < N; ++d) {
+    if (stride[d] == 0 || dilation[d] == 0 || weight[2 + d] == 0) invalid("module-option-zero");
+  }
+  if (groups == 0 || x[1] % groups != 0 || weight[0] % groups != 0) invalid("conv-groups");
+  if (weight[1] != x[1] / groups) invalid("conv-channels");
+  if (bias != nullptr && (*bias)[0] != weight[0]) invalid("module-dim-mismatch");
+  ConvGeometry g{x[0], x[1], weight[0], weight[1], groups, {1, 1, 1}, {1, 1, 1}, {1, 1, 1},
+                 lifted(stride, 1), lifted(padding, 0), lifted(dilation, 1), {x[0], weight[0]}};
+  for (std::size_t d = 0; d < N; ++d) {
+    g.in[3 - N + d] = x[2 + d];
+    g.k[3 - N + d] = weight[2 + d];
+  }
+  for (std::size_t d = 0; d < 3; ++d) {
+    if (g.in[d] + 2 * g.padding[d] < g.dilation[d] * (g.k[d] - 1) + 1) invalid("pool-kernel-too-large");
+  }
+  for (std::size_t d = 0; d < 3; ++d) {
+    g.out[d] = (g.in[d] + 2 * g.padding[d] - (g.dilation[d] * (g.k[d] - 1) + 1)) / g.stride[d] + 1;
+  }
+  for (std::size_t d = 3 - N; d < 3; ++d) g.out_shape.push_back(g.out[d]);
+  return g;
+}
+ConvGeometry conv_geometry(const Dims& x, const Dims& weight, const Dims* bias, const Conv2dOptions& o) {
+  return conv_geometry<2>(x, weight, bias, o.stride, o.padding, o.dilation, o.groups);
+}
+ConvGeometry conv_geometry(const Dims& x, const Dims& weight, const Dims* bias, const Conv3dOptions& o) {
+  return conv_geometry<3>(x, weight, bias, o.stride, o.padding, o.dilation, o.groups);
+}
+
+// Each tap of output (b, oc, position `o`): the weight's flat index and the input's flat index
+// (nullopt: a padding cell, a zero of the padded input), in the order (ci, t, i, j).
 template <class F>
-void for_each_tap(const ConvGeometry& g, std::size_t b, std::size_t oc, std::size_t oy, std::size_t ox, F f) {
-  const std::size_t group = oc / (g.co / g.groups);
+void for_each_tap(const ConvGeometry& g, std::size_t b, std::size_t oc, const Size3& o, F f) {
+  const std::size_t group = oc / (g.co / g.groups), taps = volume(g.k), cells = volume(g.in);
   for (std::size_t ci = 0; ci < g.cg; ++ci) {
     const std::size_t c = group * g.cg + ci;
-    for (std::size_t i = 0; i < g.kh; ++i) {
-      for (std::size_t j = 0; j < g.kw; ++j) {
-        const std::size_t wi = ((oc * g.cg + ci) * g.kh + i) * g.kw + j;
-        const auto at = g.cell(oy, ox, i, j);
-        f(wi, at ? std::optional<std::size_t>(((b * g.c + c) * g.h + at->first) * g.w + at->second) : std::nullopt);
-      }
+    for (std::size_t t = 0; t < taps; ++t) {
+      const auto at = tap_cell(g, o, unflatten(t, g.k), g.in);
+      f((oc * g.cg + ci) * taps + t, at ? std::optional<std::size_t>((b * g.c + c) * cells + *at) : std::nullopt);
     }
   }
 }
@@ -1301,27 +1339,22 @@ void require_conv_dtypes(const std::vector<const HostArray*>& in) {
   for (const HostArray* a : in) require_same(in[0]->dtype, a->dtype);
 }
 
-// y[b, oc, oy, ox] = sum over the taps of the zero-padded x times the weight (a padding cell is a
-// 0 term: 0 * inf is NaN, as im2col-based kernels give), in T from 0, then + bias[oc].
-HostArray conv2d(const HostArray& x, const HostArray& weight, const HostArray* bias, const Conv2dOptions& o) {
-  std::vector<const HostArray*> in{&x, &weight};
-  if (bias != nullptr) in.push_back(bias);
-  require_conv_dtypes(in);
-  const ConvGeometry g = conv_geometry(x.shape, weight.shape, bias ? &bias->shape : nullptr, o);
-  HostArray out = make({g.n, g.co, g.oh, g.ow}, x.dtype);
+// y[b, oc, o...] = sum over the taps of the zero-padded x times the weight (a padding cell is a 0
+// term: 0 * inf is NaN, as im2col-based kernels give), in T from 0, then + bias[oc].
+HostArray convolved(const HostArray& x, const HostArray& weight, const HostArray* bias, const ConvGeometry& g) {
+  HostArray out = make(g.out_shape, x.dtype);
+  const std::size_t cells = volume(g.out);
   with_t(x.dtype, [&]<class T>(T) {
     std::size_t at = 0;
     for (std::size_t b = 0; b < g.n; ++b) {
       for (std::size_t oc = 0; oc < g.co; ++oc) {
-        for (std::size_t oy = 0; oy < g.oh; ++oy) {
-          for (std::size_t ox = 0; ox < g.ow; ++ox) {
-            T acc = T(0);
-            for_each_tap(g, b, oc, oy, ox, [&](std::size_t wi, std::optional<std::size_t> xi) {
-              acc += (xi ? static_cast<T>(x.values[*xi]) : T(0)) * static_cast<T>(weight.values[wi]);
-            });
-            if (bias != nullptr) acc += static_cast<T>(bias->values[oc]);
-            out.values[at++] = in_t<T>(acc);
-          }
+        for (std::size_t q = 0; q < cells; ++q) {
+          T acc = T(0);
+          for_each_tap(g, b, oc, unflatten(q, g.out), [&](std::size_t wi, std::optional<std::size_t> xi) {
+            acc += (xi ? static_cast<T>(x.values[*xi]) : T(0)) * static_cast<T>(weight.values[wi]);
+          });
+          if (bias != nullptr) acc += static_cast<T>(bias->values[oc]);
+          out.values[at++] = in_t<T>(acc);
         }
       }
     }
@@ -1329,26 +1362,37 @@ HostArray conv2d(const HostArray& x, const HostArray& weight, const HostArray* b
   return out;
 }
 
-// conv2d_x_backward / conv2d_weight_backward: each tap's product g * weight added to the input
-// cell it read (x's gradient; padding cells dropped), or g * x (zero at padding) to the weight.
-HostArray conv2d_backward(const HostArray& x, const HostArray& weight, const HostArray& grad, const Conv2dOptions& o, bool of_x) {
+template <class Options>
+HostArray conv_nd(const HostArray& x, const HostArray& weight, const HostArray* bias, const Options& o) {
+  std::vector<const HostArray*> in{&x, &weight};
+  if (bias != nullptr) in.push_back(bias);
+  require_conv_dtypes(in);
+  return convolved(x, weight, bias, conv_geometry(x.shape, weight.shape, bias ? &bias->shape : nullptr, o));
+}
+HostArray conv2d(const HostArray& x, const HostArray& weight, const HostArray* bias, const Conv2dOptions& o) {
+  return conv_nd(x, weight, bias, o);
+}
+
+// conv2d's and conv3d's x_backward / weight_backward: each tap's product g * weight added to the
+// input cell it read (x's gradient; padding cells dropped), or g * x (zero at padding) to the weight.
+template <class Options>
+HostArray conv_nd_backward(const HostArray& x, const HostArray& weight, const HostArray& grad, const Options& o, bool of_x) {
   require_conv_dtypes({&x, &weight, &grad});
   const ConvGeometry g = conv_geometry(x.shape, weight.shape, nullptr, o);
-  if (grad.shape != Dims{g.n, g.co, g.oh, g.ow}) invalid("pool-grad-shape");
+  if (grad.shape != g.out_shape) invalid("pool-grad-shape");
   HostArray out = make(of_x ? x.shape : weight.shape, x.dtype);
+  const std::size_t cells = volume(g.out);
   with_t(x.dtype, [&]<class T>(T) {
     std::vector<T> acc(out.values.size(), T(0));
     std::size_t at = 0;
     for (std::size_t b = 0; b < g.n; ++b) {
       for (std::size_t oc = 0; oc < g.co; ++oc) {
-        for (std::size_t oy = 0; oy < g.oh; ++oy) {
-          for (std::size_t ox = 0; ox < g.ow; ++ox) {
-            const T gv = static_cast<T>(grad.values[at++]);
-            for_each_tap(g, b, oc, oy, ox, [&](std::size_t wi, std::optional<std::size_t> xi) {
-              if (of_x && xi) acc[*xi] += gv * static_cast<T>(weight.values[wi]);
-              if (!of_x) acc[wi] += gv * (xi ? static_cast<T>(x.values[*xi]) : T(0));
-            });
-          }
+        for (std::size_t q = 0; q < cells; ++q) {
+          const T gv = static_cast<T>(grad.values[at++]);
+          for_each_tap(g, b, oc, unflatten(q, g.out), [&](std::size_t wi, std::optional<std::size_t> xi) {
+            if (of_x && xi) acc[*xi] += gv * static_cast<T>(weight.values[wi]);
+            if (!of_x) acc[wi] += gv * (xi ? static_cast<T>(x.values[*xi]) : T(0));
+          });
         }
       }
     }
@@ -1356,128 +1400,132 @@ HostArray conv2d_backward(const HostArray& x, const HostArray& weight, const Hos
   });
   return out;
 }
+HostArray conv2d_backward(const HostArray& x, const HostArray& weight, const HostArray& grad, const Conv2dOptions& o, bool of_x) {
+  return conv_nd_backward(x, weight, grad, o, of_x);
+}
 
 __extension__ typedef __int128 Int128;  // GCC's and clang's (__extension__: -Wpedantic accepts the name)
 __extension__ typedef unsigned __int128 UInt128;
 
-// conv_transpose2d's checks, in the engine's documented order (docs/OPS.md "Module ops"), and its
-// geometry: x [n, c, h, w], weight [c, cog, kh, kw], output [n, cog * groups, oh, ow].
-struct TransposedGeometry {
-  std::size_t n, c, h, w, co, cog, kh, kw, oh, ow, groups;
-  ConvTranspose2dOptions o;
-  // The output cell input cell (iy, ix) reaches through tap (i, j), before the padding is cropped:
-  // a cell of the output, or nothing (a cropped cell, the padding).
-  std::optional<std::pair<std::size_t, std::size_t>> cell(std::size_t iy, std::size_t ix, std::size_t i, std::size_t j) const {
-    const std::size_t y = iy * o.stride[0] + i * o.dilation[0], x = ix * o.stride[1] + j * o.dilation[1];
-    if (y < o.padding[0] || x < o.padding[1] || y - o.padding[0] >= oh || x - o.padding[1] >= ow) return std::nullopt;
-    return std::pair{y - o.padding[0], x - o.padding[1]};
-  }
-};
-TransposedGeometry transposed_geometry(const Dims& x, const Dims& weight, const Dims* bias, const ConvTranspose2dOptions& o) {
-  if (x.size() != 4 || weight.size() != 4) invalid("module-input-rank");
+// conv_transpose2d's (N = 2) and conv_transpose3d's (N = 3) checks, in the engine's documented
+// order (docs/OPS.md "Module ops"), and their geometry: x [n, c, in...], weight [c, cog, k...],
+// output [n, cog * groups, out...].
+template <std::size_t N>
+ConvGeometry transposed_geometry(const Dims& x, const Dims& weight, const Dims* bias, const std::array<std::size_t, N>& stride,
+                                 const std::array<std::size_t, N>& padding, const std::array<std::size_t, N>& padding_out,
+                                 const std::array<std::size_t, N>& dilation, std::size_t groups) {
+  if (x.size() != N + 2 || weight.size() != N + 2) invalid("module-input-rank");
   if (bias != nullptr && bias->size() != 1) invalid("module-input-rank");
-  for (const Size2& v : {o.stride, o.dilation, Size2{weight[2], weight[3]}}) {
-    if (v[0] == 0 || v[1] == 0) invalid("module-option-zero");
+  for (std::size_t d = 0; d < N; ++d) {
+    if (stride[d] == 0 || dilation[d] == 0 || weight[2 + d] == 0) invalid("module-option-zero");
   }
-  const UInt128 channels_out = static_cast<UInt128>(weight[1]) * o.groups;
+  const UInt128 channels_out = static_cast<UInt128>(weight[1]) * groups;
   if (channels_out > std::numeric_limits<std::size_t>::max()) invalid("shape-overflow");
-  if (o.groups == 0 || x[1] % o.groups != 0) invalid("conv-groups");
+  if (groups == 0 || x[1] % groups != 0) invalid("conv-groups");
   if (weight[0] != x[1]) invalid("conv-transpose-weight");
   if (bias != nullptr && (*bias)[0] != channels_out) invalid("conv-bias-channels");
-  for (std::size_t d = 0; d < 2; ++d) {
-    if (o.padding_out[d] >= o.stride[d] && o.padding_out[d] >= o.dilation[d]) invalid("conv-padding-out");
+  for (std::size_t d = 0; d < N; ++d) {
+    if (padding_out[d] >= stride[d] && padding_out[d] >= dilation[d]) invalid("conv-padding-out");
   }
-  Size2 out{};
-  for (std::size_t d = 0; d < 2; ++d) {
+  ConvGeometry g{x[0], x[1], static_cast<std::size_t>(channels_out), weight[1], groups, {1, 1, 1}, {1, 1, 1}, {1, 1, 1},
+                 lifted(stride, 1), lifted(padding, 0), lifted(dilation, 1), {x[0], static_cast<std::size_t>(channels_out)}};
+  for (std::size_t d = 0; d < N; ++d) {
     // (in - 1) * stride + dilation * (kernel - 1) + 1 + padding_out - 2 * padding, in long double
     // first (within a few units: terms below 2^65, a 64-bit mantissa) to rule out sizes far outside
     // 1 to 2^64 - 1, whose terms no signed 128-bit sum holds, then exactly.
-    const long double rough = (static_cast<long double>(x[2 + d]) - 1) * o.stride[d] +
-                              static_cast<long double>(o.dilation[d]) * (weight[2 + d] - 1) + 1 + o.padding_out[d] -
-                              2.0L * o.padding[d];
+    const long double rough = (static_cast<long double>(x[2 + d]) - 1) * stride[d] +
+                              static_cast<long double>(dilation[d]) * (weight[2 + d] - 1) + 1 + padding_out[d] -
+                              2.0L * padding[d];
     if (x[2 + d] == 0 || rough < -16.0L || rough > 1.9e19L) invalid("conv-transpose-size");
-    const Int128 size = (static_cast<Int128>(x[2 + d]) - 1) * o.stride[d] +
-                          static_cast<Int128>(o.dilation[d]) * (weight[2 + d] - 1) + 1 + o.padding_out[d] -
-                          2 * static_cast<Int128>(o.padding[d]);
+    const Int128 size = (static_cast<Int128>(x[2 + d]) - 1) * stride[d] + static_cast<Int128>(dilation[d]) * (weight[2 + d] - 1) +
+                        1 + padding_out[d] - 2 * static_cast<Int128>(padding[d]);
     if (size < 1 || size > static_cast<Int128>(std::numeric_limits<std::size_t>::max())) invalid("conv-transpose-size");
-    out[d] = static_cast<std::size_t>(size);
+    g.in[3 - N + d] = x[2 + d];
+    g.k[3 - N + d] = weight[2 + d];
+    g.out[3 - N + d] = static_cast<std::size_t>(size);
+    g.out_shape.push_back(static_cast<std::size_t>(size));
   }
-  return TransposedGeometry{x[0], x[1], x[2], x[3], static_cast<std::size_t>(channels_out), weight[1], weight[2], weight[3],
-                            out[0], out[1], o.groups, o};
+  return g;
+}
+ConvGeometry transposed_geometry(const Dims& x, const Dims& weight, const Dims* bias, const ConvTranspose2dOptions& o) {
+  return transposed_geometry<2>(x, weight, bias, o.stride, o.padding, o.padding_out, o.dilation, o.groups);
+}
+ConvGeometry transposed_geometry(const Dims& x, const Dims& weight, const Dims* bias, const ConvTranspose3dOptions& o) {
+  return transposed_geometry<3>(x, weight, bias, o.stride, o.padding, o.padding_out, o.dilation, o.groups);
 }
 
-// Each tap of input cell (b, ci, iy, ix): the output channel, the weight's flat index and the
-// output's flat index (nullopt: a cropped cell), in the order (oc', i, j).
+// Each tap of input cell (b, ci, position `i`): the weight's flat index and the output's flat index
+// (nullopt: a cropped cell), in the order (oc', t, i, j).
 template <class F>
-void for_each_transposed_tap(const TransposedGeometry& g, std::size_t b, std::size_t ci, std::size_t iy, std::size_t ix, F f) {
-  const std::size_t group = ci / (g.c / g.groups);
-  for (std::size_t oc_in_group = 0; oc_in_group < g.cog; ++oc_in_group) {
-    const std::size_t oc = group * g.cog + oc_in_group;
-    for (std::size_t i = 0; i < g.kh; ++i) {
-      for (std::size_t j = 0; j < g.kw; ++j) {
-        const std::size_t wi = ((ci * g.cog + oc_in_group) * g.kh + i) * g.kw + j;
-        const auto at = g.cell(iy, ix, i, j);
-        f(wi, at ? std::optional<std::size_t>(((b * g.co + oc) * g.oh + at->first) * g.ow + at->second) : std::nullopt);
-      }
+void for_each_transposed_tap(const ConvGeometry& g, std::size_t b, std::size_t ci, const Size3& i, F f) {
+  const std::size_t group = ci / (g.c / g.groups), taps = volume(g.k), cells = volume(g.out);
+  for (std::size_t oc_in_group = 0; oc_in_group < g.cg; ++oc_in_group) {
+    const std::size_t oc = group * g.cg + oc_in_group;
+    for (std::size_t t = 0; t < taps; ++t) {
+      const auto at = tap_cell(g, i, unflatten(t, g.k), g.out);
+      f((ci * g.cg + oc_in_group) * taps + t, at ? std::optional<std::size_t>((b * g.co + oc) * cells + *at) : std::nullopt);
     }
   }
 }
 
-// y[b, oc, Y, X] = the sum of x[b, ci, iy, ix] * weight[ci, oc', i, j] over the taps landing on
-// (Y + padding, X + padding) of the full output, in T from 0, then + bias[oc]. No padding cell is a
-// term here: the padding crops cells of the output, it adds none to the input.
-HostArray conv_transpose2d(const HostArray& x, const HostArray& weight, const HostArray* bias, const ConvTranspose2dOptions& o) {
+// y[b, oc, Y...] = the sum of x[b, ci, i...] * weight[ci, oc', t...] over the taps landing on
+// (Y + padding, ...) of the full output, in T from 0, then + bias[oc]. No padding cell is a term
+// here: the padding crops cells of the output, it adds none to the input.
+template <class Options>
+HostArray conv_transpose_nd(const HostArray& x, const HostArray& weight, const HostArray* bias, const Options& o) {
   std::vector<const HostArray*> in{&x, &weight};
   if (bias != nullptr) in.push_back(bias);
   require_conv_dtypes(in);
-  const TransposedGeometry g = transposed_geometry(x.shape, weight.shape, bias ? &bias->shape : nullptr, o);
-  HostArray out = make({g.n, g.co, g.oh, g.ow}, x.dtype);
+  const ConvGeometry g = transposed_geometry(x.shape, weight.shape, bias ? &bias->shape : nullptr, o);
+  HostArray out = make(g.out_shape, x.dtype);
+  const std::size_t cells = volume(g.in);
   with_t(x.dtype, [&]<class T>(T) {
     std::vector<T> acc(out.values.size(), T(0));
     std::size_t at = 0;
     for (std::size_t b = 0; b < g.n; ++b) {
       for (std::size_t ci = 0; ci < g.c; ++ci) {
-        for (std::size_t iy = 0; iy < g.h; ++iy) {
-          for (std::size_t ix = 0; ix < g.w; ++ix) {
-            const T xv = static_cast<T>(x.values[at++]);
-            for_each_transposed_tap(g, b, ci, iy, ix, [&](std::size_t wi, std::optional<std::size_t> yi) {
-              if (yi) acc[*yi] += xv * static_cast<T>(weight.values[wi]);
-            });
-          }
+        for (std::size_t q = 0; q < cells; ++q) {
+          const T xv = static_cast<T>(x.values[at++]);
+          for_each_transposed_tap(g, b, ci, unflatten(q, g.in), [&](std::size_t wi, std::optional<std::size_t> yi) {
+            if (yi) acc[*yi] += xv * static_cast<T>(weight.values[wi]);
+          });
         }
       }
     }
-    const std::size_t plane = g.oh * g.ow;
+    const std::size_t plane = volume(g.out);
     for (std::size_t i = 0; i < acc.size(); ++i) {
       out.values[i] = in_t<T>(bias != nullptr ? acc[i] + static_cast<T>(bias->values[i / plane % g.co]) : acc[i]);
     }
   });
   return out;
 }
+HostArray conv_transpose2d(const HostArray& x, const HostArray& weight, const HostArray* bias, const ConvTranspose2dOptions& o) {
+  return conv_transpose_nd(x, weight, bias, o);
+}
 
-// conv_transpose2d_x_backward / conv_transpose2d_weight_backward: each tap's output cell's
-// gradient g (0 where the tap lands in the cropped padding: a 0 term, so 0 * inf is NaN as in
-// conv2d's padding) times the weight, added to x's cell, or times x, added to the weight.
-HostArray conv_transpose2d_backward(const HostArray& x, const HostArray& weight, const HostArray& grad,
-                                    const ConvTranspose2dOptions& o, bool of_x) {
+// The transposed convolutions' x_backward / weight_backward: each tap's output cell's gradient g
+// (0 where the tap lands in the cropped padding: a 0 term, so 0 * inf is NaN as in conv2d's
+// padding) times the weight, added to x's cell, or times x, added to the weight.
+template <class Options>
+HostArray conv_transpose_nd_backward(const HostArray& x, const HostArray& weight, const HostArray& grad, const Options& o,
+                                     bool of_x) {
   require_conv_dtypes({&x, &weight, &grad});
-  const TransposedGeometry g = transposed_geometry(x.shape, weight.shape, nullptr, o);
-  if (grad.shape != Dims{g.n, g.co, g.oh, g.ow}) invalid("pool-grad-shape");
+  const ConvGeometry g = transposed_geometry(x.shape, weight.shape, nullptr, o);
+  if (grad.shape != g.out_shape) invalid("pool-grad-shape");
   HostArray out = make(of_x ? x.shape : weight.shape, x.dtype);
+  const std::size_t cells = volume(g.in);
   with_t(x.dtype, [&]<class T>(T) {
     std::vector<T> acc(out.values.size(), T(0));
     std::size_t at = 0;
     for (std::size_t b = 0; b < g.n; ++b) {
       for (std::size_t ci = 0; ci < g.c; ++ci) {
-        for (std::size_t iy = 0; iy < g.h; ++iy) {
-          for (std::size_t ix = 0; ix < g.w; ++ix) {
-            const std::size_t xi = at++;
-            for_each_transposed_tap(g, b, ci, iy, ix, [&](std::size_t wi, std::optional<std::size_t> yi) {
-              const T gv = yi ? static_cast<T>(grad.values[*yi]) : T(0);
-              if (of_x) acc[xi] += gv * static_cast<T>(weight.values[wi]);
-              else acc[wi] += gv * static_cast<T>(x.values[xi]);
-            });
-          }
+        for (std::size_t q = 0; q < cells; ++q) {
+          const std::size_t xi = at++;
+          for_each_transposed_tap(g, b, ci, unflatten(q, g.in), [&](std::size_t wi, std::optional<std::size_t> yi) {
+            const T gv = yi ? static_cast<T>(grad.values[*yi]) : T(0);
+            if (of_x) acc[xi] += gv * static_cast<T>(weight.values[wi]);
+            else acc[wi] += gv * static_cast<T>(x.values[xi]);
+          });
         }
       }
     }
@@ -1485,14 +1533,21 @@ HostArray conv_transpose2d_backward(const HostArray& x, const HostArray& weight,
   });
   return out;
 }
+HostArray conv_transpose2d_backward(const HostArray& x, const HostArray& weight, const HostArray& grad,
+                                    const ConvTranspose2dOptions& o, bool of_x) {
+  return conv_transpose_nd_backward(x, weight, grad, o, of_x);
+}
 
-// conv2d_bias_backward: the gradient summed over batch, height and width per channel.
-HostArray conv2d_bias_backward(const HostArray& x, const HostArray& bias, const HostArray& grad) {
+// The bias gradient of a convolution over `spatial` dims: the gradient summed over batch and every
+// spatial dim per channel.
+HostArray conv_bias_backward(const HostArray& x, const HostArray& bias, const HostArray& grad, std::size_t spatial) {
   require_conv_dtypes({&x, &bias, &grad});
-  if (x.shape.size() != 4 || bias.shape.size() != 1 || grad.shape.size() != 4) invalid("module-input-rank");
+  if (x.shape.size() != spatial + 2 || bias.shape.size() != 1 || grad.shape.size() != spatial + 2) invalid("module-input-rank");
   if (grad.shape[0] != x.shape[0] || grad.shape[1] != bias.shape[0]) invalid("pool-grad-shape");
   HostArray out = make(bias.shape, x.dtype);
-  const std::size_t plane = grad.shape[2] * grad.shape[3], co = grad.shape[1];
+  std::size_t plane = 1;
+  for (std::size_t d = 2; d < grad.shape.size(); ++d) plane *= grad.shape[d];
+  const std::size_t co = grad.shape[1];
   with_t(x.dtype, [&]<class T>(T) {
     for (std::size_t oc = 0; oc < co; ++oc) {
       T acc = T(0);
@@ -1503,6 +1558,9 @@ HostArray conv2d_bias_backward(const HostArray& x, const HostArray& bias, const 
     }
   });
   return out;
+}
+HostArray conv2d_bias_backward(const HostArray& x, const HostArray& bias, const HostArray& grad) {
+  return conv_bias_backward(x, bias, grad, 2);
 }
 
 // conv1d is conv2d over a single row (Burn's default conv1d): x [n, c, l] as [n, c, 1, l], the weight
@@ -3070,6 +3128,15 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::conv_transpose2d_x_backward: return conv_transpose2d_backward(in[0], in[1], in[2], a.conv_transpose2d, true);
     case OpId::conv_transpose2d_weight_backward: return conv_transpose2d_backward(in[0], in[1], in[2], a.conv_transpose2d, false);
     case OpId::conv_transpose2d_bias_backward: return conv2d_bias_backward(in[0], in[1], in[2]);
+    case OpId::conv3d: return conv_nd(in[0], in[1], in.size() > 2 ? &in[2] : nullptr, a.conv3d);
+    case OpId::conv3d_x_backward: return conv_nd_backward(in[0], in[1], in[2], a.conv3d, true);
+    case OpId::conv3d_weight_backward: return conv_nd_backward(in[0], in[1], in[2], a.conv3d, false);
+    case OpId::conv3d_bias_backward:
+    case OpId::conv_transpose3d_bias_backward: return conv_bias_backward(in[0], in[1], in[2], 3);
+    case OpId::conv_transpose3d: return conv_transpose_nd(in[0], in[1], in.size() > 2 ? &in[2] : nullptr, a.conv_transpose3d);
+    case OpId::conv_transpose3d_x_backward: return conv_transpose_nd_backward(in[0], in[1], in[2], a.conv_transpose3d, true);
+    case OpId::conv_transpose3d_weight_backward:
+      return conv_transpose_nd_backward(in[0], in[1], in[2], a.conv_transpose3d, false);
     case OpId::float_cummin: return cumulative_extreme(in[0], a.dim, false);
     case OpId::float_cummax: return cumulative_extreme(in[0], a.dim, true);
     case OpId::float_permute: return permute(in[0], a.axes);
@@ -3210,8 +3277,7 @@ std::optional<std::vector<std::size_t>> max_pool2d_shape(const std::vector<std::
 std::optional<std::vector<std::size_t>> conv2d_shape(const std::vector<std::size_t>& x, const std::vector<std::size_t>& weight,
                                                      const Conv2dOptions& options) {
   try {
-    const ConvGeometry g = conv_geometry(x, weight, nullptr, options);
-    return std::vector<std::size_t>{g.n, g.co, g.oh, g.ow};
+    return conv_geometry(x, weight, nullptr, options).out_shape;
   } catch (const Invalid&) {
     return std::nullopt;
   }
@@ -3272,8 +3338,26 @@ std::optional<std::vector<std::size_t>> conv_transpose2d_shape(const std::vector
                                                                const std::vector<std::size_t>& weight,
                                                                const ConvTranspose2dOptions& options) {
   try {
-    const TransposedGeometry g = transposed_geometry(x, weight, nullptr, options);
-    return std::vector<std::size_t>{g.n, g.co, g.oh, g.ow};
+    return transposed_geometry(x, weight, nullptr, options).out_shape;
+  } catch (const Invalid&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::vector<std::size_t>> conv3d_shape(const std::vector<std::size_t>& x, const std::vector<std::size_t>& weight,
+                                                     const Conv3dOptions& options) {
+  try {
+    return conv_geometry(x, weight, nullptr, options).out_shape;
+  } catch (const Invalid&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::vector<std::size_t>> conv_transpose3d_shape(const std::vector<std::size_t>& x,
+                                                               const std::vector<std::size_t>& weight,
+                                                               const ConvTranspose3dOptions& options) {
+  try {
+    return transposed_geometry(x, weight, nullptr, options).out_shape;
   } catch (const Invalid&) {
     return std::nullopt;
   }
@@ -3400,19 +3484,21 @@ double reference_magnitude(OpId op, const std::vector<HostArray>& operands, cons
     return largest_finite(0) * largest_finite(1);
   }
   if (op == OpId::linear || op == OpId::conv2d || op == OpId::conv_transpose2d || op == OpId::conv1d ||
-      op == OpId::conv_transpose1d) {
+      op == OpId::conv_transpose1d || op == OpId::conv3d || op == OpId::conv_transpose3d) {
     return std::fmax(largest_finite(0) * largest_finite(1), largest_finite(2));
   }
   if (op == OpId::conv2d_x_backward || op == OpId::conv_transpose2d_x_backward || op == OpId::conv1d_x_backward ||
-      op == OpId::conv_transpose1d_x_backward) {
+      op == OpId::conv_transpose1d_x_backward || op == OpId::conv3d_x_backward || op == OpId::conv_transpose3d_x_backward) {
     return largest_finite(1) * largest_finite(2);
   }
   if (op == OpId::conv2d_weight_backward || op == OpId::conv_transpose2d_weight_backward || op == OpId::conv1d_weight_backward ||
-      op == OpId::conv_transpose1d_weight_backward) {
+      op == OpId::conv_transpose1d_weight_backward || op == OpId::conv3d_weight_backward ||
+      op == OpId::conv_transpose3d_weight_backward) {
     return largest_finite(0) * largest_finite(2);
   }
   if (op == OpId::conv2d_bias_backward || op == OpId::conv_transpose2d_bias_backward || op == OpId::conv1d_bias_backward ||
-      op == OpId::conv_transpose1d_bias_backward) {
+      op == OpId::conv_transpose1d_bias_backward || op == OpId::conv3d_bias_backward ||
+      op == OpId::conv_transpose3d_bias_backward) {
     return largest_finite(2);
   }
   if (op == OpId::avg_pool2d_backward || op == OpId::adaptive_avg_pool2d_backward || op == OpId::avg_pool1d_backward ||
@@ -3550,6 +3636,34 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
       if (op == OpId::conv_transpose1d_weight_backward) return std::max<std::size_t>(1, x[0] * x[2]);
       if (op == OpId::conv_transpose1d_x_backward) return std::max<std::size_t>(1, w[1] * w[2]);
       return std::max<std::size_t>(1, x[1] / groups * w[2] + (operands.size() > 2 ? 1 : 0));
+    }
+    // conv3d: conv2d's counts with a depth dim (taps ci / groups * k_d * k_h * k_w; positions n *
+    // d * h * w).
+    case OpSig::Conv3d:
+    case OpSig::Conv3dBackward:
+    case OpSig::Conv3dBiasBackward: {
+      if (operands.size() < 2 || shape.size() != 5) return 1;
+      const Dims& w = operands[1].shape;
+      const Dims& g = operands.size() > 2 ? operands[2].shape : Dims{};
+      const std::size_t positions = g.size() == 5 ? std::max<std::size_t>(1, g[0] * g[2] * g[3] * g[4]) : 1;
+      if (op == OpId::conv3d_bias_backward || op == OpId::conv3d_weight_backward || op == OpId::conv_transpose3d_bias_backward) {
+        return positions;
+      }
+      if (w.size() != 5) return 1;
+      if (op == OpId::conv3d) return std::max<std::size_t>(1, w[1] * w[2] * w[3] * w[4] + 1);
+      const std::size_t groups = std::max<std::size_t>(1, args.conv3d.groups);
+      return std::max<std::size_t>(1, w[0] / groups * w[2] * w[3] * w[4]);  // conv3d_x_backward
+    }
+    // conv_transpose3d: conv_transpose2d's counts with a depth dim.
+    case OpSig::ConvTranspose3d:
+    case OpSig::ConvTranspose3dBackward: {
+      if (operands.size() < 2 || operands[0].shape.size() != 5 || operands[1].shape.size() != 5) return 1;
+      const Dims& x = operands[0].shape;
+      const Dims& w = operands[1].shape;
+      const std::size_t groups = std::max<std::size_t>(1, args.conv_transpose3d.groups);
+      if (op == OpId::conv_transpose3d_weight_backward) return std::max<std::size_t>(1, x[0] * x[2] * x[3] * x[4]);
+      if (op == OpId::conv_transpose3d_x_backward) return std::max<std::size_t>(1, w[1] * w[2] * w[3] * w[4]);
+      return std::max<std::size_t>(1, x[1] / groups * w[2] * w[3] * w[4] + (operands.size() > 2 ? 1 : 0));
     }
     case OpSig::BatchNorm:  // a few roundings per cell, no sum
       return 4;

@@ -118,6 +118,14 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::conv_transpose1d_x_backward:
     case OpId::conv_transpose1d_weight_backward:
     case OpId::conv_transpose1d_bias_backward:
+    case OpId::conv3d:
+    case OpId::conv3d_x_backward:
+    case OpId::conv3d_weight_backward:
+    case OpId::conv3d_bias_backward:
+    case OpId::conv_transpose3d:
+    case OpId::conv_transpose3d_x_backward:
+    case OpId::conv_transpose3d_weight_backward:
+    case OpId::conv_transpose3d_bias_backward:
     case OpId::float_sum:
     case OpId::float_mean:
     case OpId::float_sum_dim:

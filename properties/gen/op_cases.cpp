@@ -937,38 +937,47 @@ void gen_attention(OpCase& c, bool bad) {
   if (c.args.attention_bias) c.operands.push_back(floats(bias, c.dtype));
 }
 
-// conv2d and its backward passes over x [0..2, channels, 1..5, 1..5] with groups 1..2 dividing
-// channels 0..4 and output channels (no batch or no channels one time in eight each), a kernel 1..3, stride, padding 0..2 and dilation 1..2 (options
-// redrawn until the kernel fits, so most cases are valid). Faults: a rank-3 x, a zero stride, groups
-// that do not divide, a weight for other channels, a bias one off, a gradient one off.
-void gen_conv2d(OpCase& c, bool bad) {
+std::optional<Dims> conv_shape(const Dims& x, const Dims& w, const Conv2dOptions& o) { return og::conv2d_shape(x, w, o); }
+std::optional<Dims> conv_shape(const Dims& x, const Dims& w, const Conv3dOptions& o) { return og::conv3d_shape(x, w, o); }
+
+// conv2d and conv3d (Options' spatial dims: 2 or 3) and their backward passes over x [0..2,
+// channels, 1..5 per dim (3-D: 1..3)] with groups 1..2 dividing channels 0..4 and output channels
+// (no batch or no channels one time in eight each), a kernel 1..3 per dim (3-D: 1..2), stride,
+// padding 0..2 and dilation 1..2 (options redrawn until the kernel fits, so most cases are valid).
+// Faults: x one rank short, a zero stride, groups that do not divide, a weight for other channels,
+// a bias one off, a gradient one off.
+template <class Options>
+void gen_conv(OpCase& c, bool bad, Options& o) {
+  constexpr std::size_t n = std::tuple_size_v<decltype(o.stride)>;
   const OpSig sig = op_info(c.op).sig;
   const std::size_t groups = pick(1, 2);
   const std::size_t cg = chance(8) ? 0 : pick(1, 2), cog = pick(1, 2);  // empty inputs one time in eight each
-  Dims x{chance(8) ? 0 : pick(1, 2), cg * groups, pick(1, 5), pick(1, 5)};
-  Dims w{cog * groups, cg, pick(1, 3), pick(1, 3)};
-  Conv2dOptions& o = c.args.conv2d;
+  Dims x{chance(8) ? 0 : pick(1, 2), cg * groups};
+  for (std::size_t d = 0; d < n; ++d) x.push_back(pick(1, n == 3 ? 3 : 5));
+  Dims w{cog * groups, cg};
+  for (std::size_t d = 0; d < n; ++d) w.push_back(pick(1, n == 3 ? 2 : 3));
   o.groups = groups;
   for (int tries = 0;; ++tries) {
-    o.stride = {pick(1, 2), pick(1, 2)};
-    o.padding = {pick(0, 2), pick(0, 2)};
-    o.dilation = {pick(1, 2), pick(1, 2)};
-    if (og::conv2d_shape(x, w, o) || tries > 8) break;
+    for (std::size_t& v : o.stride) v = pick(1, 2);
+    for (std::size_t& v : o.padding) v = pick(0, 2);
+    for (std::size_t& v : o.dilation) v = pick(1, 2);
+    if (conv_shape(x, w, o) || tries > 8) break;
   }
-  const std::optional<Dims> out = og::conv2d_shape(x, w, o);
-  Dims g = out ? *out : Dims{x[0], w[0], 1, 1};
+  const std::optional<Dims> out = conv_shape(x, w, o);
+  Dims g = out ? *out : Dims{x[0], w[0]};
+  if (!out) g.resize(n + 2, 1);
   Dims b{w[0]};
   const int fault = bad ? static_cast<int>(pick(0, 5)) : -1;
   if (fault == 0) x.erase(x.begin() + 2);
-  if (fault == 1) o.stride[pick(0, 1)] = 0;
+  if (fault == 1) o.stride[pick(0, n - 1)] = 0;
   if (fault == 2) o.groups = chance(2) ? 0 : 3;
   if (fault == 3) w[1] += 1;
   if (fault == 4) b[0] += 1;
-  if (fault == 5) g[pick(0, 3)] += 1;
-  if (sig == OpSig::Conv2d) {
+  if (fault == 5) g[pick(0, n + 1)] += 1;
+  if (sig == OpSig::Conv2d || sig == OpSig::Conv3d) {
     c.operands = {floats(x, c.dtype), floats(w, c.dtype)};
     if (fault == 4 || chance(2)) c.operands.push_back(floats(b, c.dtype));
-  } else if (sig == OpSig::Conv2dBackward) {
+  } else if (sig == OpSig::Conv2dBackward || sig == OpSig::Conv3dBackward) {
     c.operands = {floats(x, c.dtype), floats(w, c.dtype), floats(g, c.dtype)};
   } else {
     if (fault == 4) g[1] = b[0] - 1;  // the gradient's channels one off the bias
@@ -976,8 +985,8 @@ void gen_conv2d(OpCase& c, bool bad) {
   }
 }
 
-// conv1d and its backward passes: gen_conv2d's cases on a single row, x [0..2, channels, 1..7],
-// a kernel 1..3, stride 1..2, padding 0..2, dilation 1..2. Faults as gen_conv2d's (a rank-2 x).
+// conv1d and its backward passes: gen_conv's cases on a single row, x [0..2, channels, 1..7],
+// a kernel 1..3, stride 1..2, padding 0..2, dilation 1..2. Faults as gen_conv's (a rank-2 x).
 void gen_conv1d(OpCase& c, bool bad) {
   const OpSig sig = op_info(c.op).sig;
   const std::size_t groups = pick(1, 2);
@@ -1019,8 +1028,11 @@ std::optional<Dims> transposed_shape(const Dims& x, const Dims& w, const ConvTra
 std::optional<Dims> transposed_shape(const Dims& x, const Dims& w, const ConvTranspose1dOptions& o) {
   return og::conv_transpose1d_shape(x, w, o);
 }
+std::optional<Dims> transposed_shape(const Dims& x, const Dims& w, const ConvTranspose3dOptions& o) {
+  return og::conv_transpose3d_shape(x, w, o);
+}
 
-// conv_transpose2d and conv_transpose1d (Options' spatial dims: 2 or 1) and their backward passes
+// conv_transpose1d, 2d and 3d (Options' spatial dims: 1, 2 or 3) and their backward passes
 // over x [0..2, channels, 1..4 per dim] with groups 1..2 dividing channels 0..4 (no batch or no
 // input channels one time in eight each), a kernel 1..3, stride and dilation 1..2, padding 0..2
 // and padding_out below the stride or dilation (options redrawn until the output has cells, so
@@ -1060,7 +1072,7 @@ void gen_conv_transpose(OpCase& c, bool bad, Options& o) {
     o.padding_out[d] = std::max(o.stride[d], o.dilation[d]);
   }
   if (fault == 6) g[pick(0, n + 1)] += 1;
-  if (sig == OpSig::ConvTranspose2d || sig == OpSig::ConvTranspose1d) {
+  if (sig == OpSig::ConvTranspose2d || sig == OpSig::ConvTranspose1d || sig == OpSig::ConvTranspose3d) {
     c.operands = {floats(x, c.dtype), floats(w, c.dtype)};
     if (fault == 4 || chance(2)) c.operands.push_back(floats(b, c.dtype));
   } else {
@@ -1254,7 +1266,12 @@ void gen_float_case(OpCase& c, bool bad) {
     case OpSig::BatchNorm: gen_batch_norm(c, bad); break;
     case OpSig::Conv2d:
     case OpSig::Conv2dBackward:
-    case OpSig::Conv2dBiasBackward: gen_conv2d(c, bad); break;
+    case OpSig::Conv2dBiasBackward: gen_conv(c, bad, c.args.conv2d); break;
+    case OpSig::Conv3d:
+    case OpSig::Conv3dBackward:
+    case OpSig::Conv3dBiasBackward: gen_conv(c, bad, c.args.conv3d); break;
+    case OpSig::ConvTranspose3d:
+    case OpSig::ConvTranspose3dBackward: gen_conv_transpose(c, bad, c.args.conv_transpose3d); break;
     case OpSig::ConvTranspose2d:
     case OpSig::ConvTranspose2dBackward: gen_conv_transpose(c, bad, c.args.conv_transpose2d); break;
     case OpSig::ConvTranspose1d:
@@ -1372,6 +1389,24 @@ std::string describe(const OpCase& c) {
       s += "\n  stride [" + std::to_string(o.stride[0]) + "] padding [" + std::to_string(o.padding[0]) + "] padding_out [" +
            std::to_string(o.padding_out[0]) + "] dilation [" + std::to_string(o.dilation[0]) + "] groups " +
            std::to_string(o.groups);
+      break;
+    }
+    case OpSig::Conv3dBiasBackward: break;
+    case OpSig::Conv3d:
+    case OpSig::Conv3dBackward: {
+      const Conv3dOptions& o = a.conv3d;
+      s += "\n  stride " + show(std::vector<std::size_t>(o.stride.begin(), o.stride.end())) + " padding " +
+           show(std::vector<std::size_t>(o.padding.begin(), o.padding.end())) + " dilation " +
+           show(std::vector<std::size_t>(o.dilation.begin(), o.dilation.end())) + " groups " + std::to_string(o.groups);
+      break;
+    }
+    case OpSig::ConvTranspose3d:
+    case OpSig::ConvTranspose3dBackward: {
+      const ConvTranspose3dOptions& o = a.conv_transpose3d;
+      s += "\n  stride " + show(std::vector<std::size_t>(o.stride.begin(), o.stride.end())) + " padding " +
+           show(std::vector<std::size_t>(o.padding.begin(), o.padding.end())) + " padding_out " +
+           show(std::vector<std::size_t>(o.padding_out.begin(), o.padding_out.end())) + " dilation " +
+           show(std::vector<std::size_t>(o.dilation.begin(), o.dilation.end())) + " groups " + std::to_string(o.groups);
       break;
     }
     case OpSig::ConvTranspose2d:

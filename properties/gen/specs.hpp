@@ -279,32 +279,36 @@ inline rc::Gen<oracle::GraphSpec> binary_step_graph(std::size_t b, DType dtype, 
                       });
 }
 
-// A convolution (conv1d, conv2d, conv_transpose1d or conv_transpose2d; no bias) of x [1..2, 1..3,
-// spatial...] with a weight [channels_out 1..3, x's channels, kernel 1..3 per dim] (a transposed
-// one's [x's channels, channels_out / groups 1..3, kernel...]) under the graph's options (dim1:
-// stride, padding, dilation and, transposed, padding_out; graph.cpp conv2d_of and its kin), then
-// maybe tanh; redrawn until the kernel fits. The spatial sizes are 1..5 per dim for conv2d, 1..7
-// for conv1d and 1..4 per dim for the transposed ops (whose outputs grow with the stride).
+// A convolution (conv1d, conv2d, conv3d or a transpose; no bias) of x [1..2, 1..3, spatial...]
+// with a weight [channels_out 1..3, x's channels, kernel 1..3 per dim] (a transposed one's [x's
+// channels, channels_out / groups 1..3, kernel...]) under the graph's options (dim1: stride,
+// padding, dilation and, transposed, padding_out; graph.cpp conv2d_of and its kin), then maybe
+// tanh; redrawn until the kernel fits. The spatial sizes are 1..5 per dim for conv2d, 1..7 for
+// conv1d, 1..4 per dim for the 2-D transposed op (whose outputs grow with the stride) and 1..3 per
+// dim (kernels 1..2) for the 3-D ops, whose cells multiply.
 inline rc::Gen<oracle::GraphSpec> convolution_graph(oracle::Op op, Values mode) {
   const bool one_d = op == oracle::Op::conv1d || op == oracle::Op::conv_transpose1d;
-  const bool transposed = op == oracle::Op::conv_transpose1d || op == oracle::Op::conv_transpose2d;
-  const std::size_t longest = op == oracle::Op::conv1d ? 7 : op == oracle::Op::conv2d ? 5 : 4;
+  const bool three_d = op == oracle::Op::conv3d || op == oracle::Op::conv_transpose3d;
+  const bool transposed = op == oracle::Op::conv_transpose1d || op == oracle::Op::conv_transpose2d ||
+                          op == oracle::Op::conv_transpose3d;
+  const std::size_t longest = op == oracle::Op::conv1d ? 7 : op == oracle::Op::conv2d ? 5 : three_d ? 3 : 4;
   return rc::gen::suchThat(
       rc::gen::mapcat(
           rc::gen::tuple(backend(), rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64}),
-                         rc::gen::container<std::vector<std::size_t>>(5, rc::gen::inRange<std::size_t>(1, 4)),
-                         rc::gen::inRange<std::size_t>(1, longest + 1), rc::gen::inRange<std::size_t>(1, longest + 1),
+                         rc::gen::container<std::vector<std::size_t>>(7, rc::gen::inRange<std::size_t>(1, 4)),
+                         rc::gen::container<std::vector<std::size_t>>(3, rc::gen::inRange<std::size_t>(1, longest + 1)),
                          rc::gen::inRange<std::size_t>(0, 16), rc::gen::arbitrary<bool>()),
           [=](const auto& t) {
-            const auto [b_, dtype_, sizes, h, w, dim1_, tanh_] = t;
+            const auto [b_, dtype_, sizes, spatial, dim1_, tanh_] = t;
             const std::size_t b = b_, dim1 = dim1_;
             const DType dtype = dtype_;
             const bool tanh = tanh_;
+            const std::size_t dims = one_d ? 1 : three_d ? 3 : 2;
             std::vector<std::size_t> x{1 + sizes[0] % 2, sizes[1]}, weight{transposed ? sizes[1] : sizes[2], transposed ? sizes[2] : sizes[1]};
-            if (!one_d) x.push_back(h);
-            x.push_back(w);
-            if (!one_d) weight.push_back(sizes[3]);
-            weight.push_back(sizes[4]);
+            for (std::size_t d = 3 - dims; d < 3; ++d) {
+              x.push_back(spatial[d]);
+              weight.push_back(three_d ? 1 + sizes[4 + d] % 2 : sizes[4 + d]);
+            }
             return binary_step_graph(b, dtype, op, x, weight, dim1, tanh, mode);
           }),
       [op](const oracle::GraphSpec& g) { return g.ops[0].op == op; });

@@ -95,6 +95,13 @@ DispatchTensor upload(const og::HostArray& h, std::size_t backend, bool tracked)
 #define CG_CALL_ConvTranspose1d(name) \
   Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt, a.conv_transpose1d)
 #define CG_CALL_ConvTranspose1dBackward(name) Dispatch::name(t[0], t[1], t[2], a.conv_transpose1d)
+#define CG_CALL_Conv3d(name) \
+  Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt, a.conv3d)
+#define CG_CALL_Conv3dBackward(name) Dispatch::name(t[0], t[1], t[2], a.conv3d)
+#define CG_CALL_Conv3dBiasBackward(name) Dispatch::name(t[0], t[1], t[2])
+#define CG_CALL_ConvTranspose3d(name) \
+  Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt, a.conv_transpose3d)
+#define CG_CALL_ConvTranspose3dBackward(name) Dispatch::name(t[0], t[1], t[2], a.conv_transpose3d)
 #define CG_CALL_LayerNorm(name) \
   Dispatch::name(t[0], t[1], t.size() > 2 ? std::optional<DispatchTensor>(t[2]) : std::nullopt, a.scalar)
 #define CG_CALL_BatchNorm(name) Dispatch::name(t[0], t[1], t[2], t[3], t[4], a.scalar)

@@ -51,6 +51,14 @@ rules::Conv2dPlan convolution_plan(const Shape& x, DType xd, const Shape& w, DTy
                                    const ConvTranspose1dOptions& o) {
   return rules::plan_conv_transpose1d(x, xd, w, wd, b, bd, o);
 }
+rules::Conv2dPlan convolution_plan(const Shape& x, DType xd, const Shape& w, DType wd, const Shape* b, DType bd,
+                                   const Conv3dOptions& o) {
+  return rules::plan_conv3d(x, xd, w, wd, b, bd, o);
+}
+rules::Conv2dPlan convolution_plan(const Shape& x, DType xd, const Shape& w, DType wd, const Shape* b, DType bd,
+                                   const ConvTranspose3dOptions& o) {
+  return rules::plan_conv_transpose3d(x, xd, w, wd, b, bd, o);
+}
 
 template <class>
 [[maybe_unused]] inline constexpr bool kAlwaysFalse = false;  // only in a discarded static_assert
@@ -258,6 +266,10 @@ class Table final : public TensorTable {
         return reader.conv1d_options();
       } else if constexpr (std::is_same_v<D, ConvTranspose1dOptions>) {
         return reader.conv_transpose1d_options();
+      } else if constexpr (std::is_same_v<D, Conv3dOptions>) {
+        return reader.conv3d_options();
+      } else if constexpr (std::is_same_v<D, ConvTranspose3dOptions>) {
+        return reader.conv_transpose3d_options();
       } else {
         static_assert(kAlwaysFalse<D>, "a backend parameter type the wire does not carry");
       }

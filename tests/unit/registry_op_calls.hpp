@@ -379,6 +379,38 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
           Dispatch::float_reshape(x, {1, 2, 1, 3}),
           Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {2, 3}), 0), {3}),
           Dispatch::float_reshape(other, {1, 3, 1, 2}));
+    // conv3d and conv_transpose3d: conv2d's and conv_transpose2d's calls on a volume of depth 1.
+    case OpId::conv3d:
+      return Dispatch::conv3d(Dispatch::float_reshape(x, {1, 2, 1, 1, 3}), Dispatch::float_reshape(other, {3, 2, 1, 1, 1}),
+                              Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {3, 2}), 1), {3}),
+                              Conv3dOptions{});
+    case OpId::conv3d_x_backward:
+      return Dispatch::conv3d_x_backward(Dispatch::float_reshape(x, {1, 2, 1, 1, 3}), Dispatch::float_reshape(other, {1, 2, 1, 1, 3}),
+                                         Dispatch::float_reshape(Dispatch::float_sum(x), {1, 1, 1, 1, 1}), Conv3dOptions{});
+    case OpId::conv3d_weight_backward:
+      return Dispatch::conv3d_weight_backward(Dispatch::float_reshape(x, {1, 2, 1, 1, 3}),
+                                              Dispatch::float_reshape(other, {1, 2, 1, 1, 3}),
+                                              Dispatch::float_reshape(Dispatch::float_sum(x), {1, 1, 1, 1, 1}), Conv3dOptions{});
+    case OpId::conv3d_bias_backward:
+    case OpId::conv_transpose3d_bias_backward: {
+      const DispatchTensor input = Dispatch::float_reshape(x, {1, 2, 1, 1, 3});
+      const DispatchTensor bias = Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {3, 2}), 1), {3});
+      const DispatchTensor g = Dispatch::float_reshape(other, {1, 3, 1, 1, 2});
+      return op == OpId::conv3d_bias_backward ? Dispatch::conv3d_bias_backward(input, bias, g)
+                                              : Dispatch::conv_transpose3d_bias_backward(input, bias, g);
+    }
+    case OpId::conv_transpose3d:
+      return Dispatch::conv_transpose3d(Dispatch::float_reshape(x, {1, 2, 1, 1, 3}), Dispatch::float_reshape(other, {2, 3, 1, 1, 1}),
+                                        Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {2, 3}), 0), {3}),
+                                        ConvTranspose3dOptions{});
+    case OpId::conv_transpose3d_x_backward:
+    case OpId::conv_transpose3d_weight_backward: {
+      const DispatchTensor input = Dispatch::float_reshape(x, {1, 2, 1, 1, 3});
+      const DispatchTensor w = Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(other, {2, 3}), 1), {2, 1, 1, 1, 1});
+      const DispatchTensor g = Dispatch::float_reshape(Dispatch::float_sum_dim(Dispatch::float_reshape(x, {2, 3}), 0), {1, 1, 1, 1, 3});
+      return op == OpId::conv_transpose3d_x_backward ? Dispatch::conv_transpose3d_x_backward(input, w, g, ConvTranspose3dOptions{})
+                                                     : Dispatch::conv_transpose3d_weight_backward(input, w, g, ConvTranspose3dOptions{});
+    }
     // conv_transpose1d: conv_transpose2d's calls on the single-row view.
     case OpId::conv_transpose1d:
       return Dispatch::conv_transpose1d(Dispatch::float_reshape(x, {1, 2, 3}), Dispatch::float_reshape(other, {2, 3, 1}),

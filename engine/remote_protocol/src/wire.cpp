@@ -224,6 +224,25 @@ bool ArgReader::flag() {
   return o;
 }
 
+::crossgrad::Conv3dOptions ArgReader::conv3d_options() {
+  ::crossgrad::Conv3dOptions o;
+  o.stride = size3();
+  o.padding = size3();
+  o.dilation = size3();
+  o.groups = dim();
+  return o;
+}
+
+::crossgrad::ConvTranspose3dOptions ArgReader::conv_transpose3d_options() {
+  ::crossgrad::ConvTranspose3dOptions o;
+  o.stride = size3();
+  o.padding = size3();
+  o.padding_out = size3();
+  o.dilation = size3();
+  o.groups = dim();
+  return o;
+}
+
 std::vector<std::size_t> ArgReader::remaining_dims() {
   std::vector<std::size_t> out(call_.dims().begin() + dims_, call_.dims().end());
   dims_ = call_.dims_size();

@@ -145,7 +145,7 @@ AutodiffTensor<B> Autodiff<B>::linear(const Tensor& x, const Tensor& weight, con
       [](const Primitive& g) { return B::linear_bias_backward(g); });
 }
 
-// Burn's Autodiff<B>::conv1d, conv2d, conv_transpose1d and conv_transpose2d: x's gradient is the
+// Burn's Autodiff<B>::conv1d, conv2d, conv3d and their transposes: x's gradient is the
 // backend's <op>_x_backward, the weight's <op>_weight_backward, the bias's <op>_bias_backward;
 // parents x, weight and, when given, the bias.
 template <class B, class Options>
@@ -196,6 +196,20 @@ AutodiffTensor<B> Autodiff<B>::conv_transpose1d(const Tensor& x, const Tensor& w
                                                 const ConvTranspose1dOptions& options) {
   return record_convolution<B>(&B::conv_transpose1d, &B::conv_transpose1d_x_backward, &B::conv_transpose1d_weight_backward,
                                &B::conv_transpose1d_bias_backward, x, weight, bias, options);
+}
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::conv3d(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias,
+                                      const Conv3dOptions& options) {
+  return record_convolution<B>(&B::conv3d, &B::conv3d_x_backward, &B::conv3d_weight_backward, &B::conv3d_bias_backward, x,
+                               weight, bias, options);
+}
+
+template <class B>
+AutodiffTensor<B> Autodiff<B>::conv_transpose3d(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias,
+                                                const ConvTranspose3dOptions& options) {
+  return record_convolution<B>(&B::conv_transpose3d, &B::conv_transpose3d_x_backward, &B::conv_transpose3d_weight_backward,
+                               &B::conv_transpose3d_bias_backward, x, weight, bias, options);
 }
 
 }  // namespace crossgrad

@@ -1,7 +1,8 @@
 #pragma once
-// conv2d and its three backward passes, written once for every backend B from its own select,
-// select_add, slice, slice_assign, matmul and sums (each backend's member is a one-line call),
-// after the checks of rules::plan_conv2d* under the op's own name.
+// The convolutions (conv2d, conv3d, their transposes, unfold4d, fold4d) and their backward passes,
+// written once for every backend B from its own select, select_add, slice, slice_assign, matmul
+// and sums (each backend's member is a one-line call), after the checks of rules::plan_conv* under
+// the op's own name; conv3d is conv2d with a depth index in every row and position (ConvSpec).
 //
 // Note [Convolution as a gathered product]
 // The input, zero-padded, is flattened per batch to [batch, channels_in * padded_h * padded_w]; one
@@ -26,36 +27,66 @@
 
 namespace crossgrad::backends::composite {
 
+// A convolution's stride, padding and dilation over (depth, height, width): a 2-D op's with a depth
+// stride and dilation of 1 and no depth padding, so that one set of passes serves conv2d and conv3d
+// (and unfold4d, fold4d and the transposed ops) alike.
+struct ConvSpec {
+  Size3 stride, padding, dilation;
+};
+inline ConvSpec spec_of(const Size2& stride, const Size2& padding, const Size2& dilation) {
+  return {{1, stride[0], stride[1]}, {0, padding[0], padding[1]}, {1, dilation[0], dilation[1]}};
+}
+inline ConvSpec spec_of(const Conv2dOptions& o) { return spec_of(o.stride, o.padding, o.dilation); }
+inline ConvSpec spec_of(const ConvTranspose2dOptions& o) { return spec_of(o.stride, o.padding, o.dilation); }
+inline ConvSpec spec_of(const UnfoldOptions& o) { return spec_of(o.stride, o.padding, o.dilation); }
+inline ConvSpec spec_of(const Conv3dOptions& o) { return {o.stride, o.padding, o.dilation}; }
+inline ConvSpec spec_of(const ConvTranspose3dOptions& o) { return {o.stride, o.padding, o.dilation}; }
+
 // Note [Convolution as a gathered product]'s index list, for any geometry: for every row k =
-// (channel, i, j) and every position l = (y, x) of a grid_h x grid_w grid, the cell
-// (y * stride + i * dilation, x * stride + j * dilation) of that channel of a padded_h x padded_w
-// plane. conv2d's grid is its output and its planes the padded input.
+// (channel, t, i, j) and every position l = (z, y, x) of a grid, the cell (z * stride + t *
+// dilation, y * stride + i * dilation, x * stride + j * dilation) of that channel of a padded
+// volume (a 2-D geometry's has a depth of 1). conv2d's grid is its output and its planes the padded
+// input. `rank` is the count of spatial dims the tensors carry (2: [batch, channels, h, w]).
 struct Im2col {
-  std::size_t channels, padded_h, padded_w, k_h, k_w, grid_h, grid_w;
-  Size2 stride, dilation;
+  std::size_t channels;
+  Size3 padded, kernel, grid, stride, dilation;
+  std::size_t rank;
 };
 
-inline Im2col conv2d_im2col(const rules::Conv2dPlan& p, const Conv2dOptions& o) {
-  return {p.channels_in, p.in_h + 2 * o.padding[0], p.in_w + 2 * o.padding[1], p.k_h, p.k_w, p.out_h, p.out_w, o.stride, o.dilation};
+inline Im2col conv_im2col(const rules::Conv2dPlan& p, const ConvSpec& s) {
+  return {p.channels_in,
+          {p.in_d + 2 * s.padding[0], p.in_h + 2 * s.padding[1], p.in_w + 2 * s.padding[2]},
+          {p.k_d, p.k_h, p.k_w},
+          {p.out_d, p.out_h, p.out_w},
+          s.stride,
+          s.dilation,
+          p.out.rank() - 2};
 }
+
+inline std::size_t cells_of(const Size3& s) { return s[0] * s[1] * s[2]; }
 
 // The index list, as an I64 tensor on `like`'s device, once the matrix it gathers ([batch, rows,
 // cols] of `like`'s dtype) and the list itself are known to fit (tensor-too-large).
 template <class B>
 typename B::Tensor im2col_indices(const Im2col& g, std::size_t batch, const typename B::Tensor& like) {
-  const std::size_t rows = g.channels * g.k_h * g.k_w, cols = g.grid_h * g.grid_w;
+  const std::size_t rows = g.channels * cells_of(g.kernel), cols = cells_of(g.grid);
   checked_tensor_bytes(Shape{batch, rows, cols}, B::dtype(like));
   checked_tensor_bytes(Shape{rows, cols}, DType::I64);
   std::vector<std::int64_t> at;
   at.reserve(rows * cols);
   for (std::size_t c = 0; c < g.channels; ++c) {
-    for (std::size_t i = 0; i < g.k_h; ++i) {
-      for (std::size_t j = 0; j < g.k_w; ++j) {
-        for (std::size_t gy = 0; gy < g.grid_h; ++gy) {
-          const std::size_t y = gy * g.stride[0] + i * g.dilation[0];
-          for (std::size_t gx = 0; gx < g.grid_w; ++gx) {
-            const std::size_t x = gx * g.stride[1] + j * g.dilation[1];
-            at.push_back(static_cast<std::int64_t>((c * g.padded_h + y) * g.padded_w + x));
+    for (std::size_t t = 0; t < g.kernel[0]; ++t) {
+      for (std::size_t i = 0; i < g.kernel[1]; ++i) {
+        for (std::size_t j = 0; j < g.kernel[2]; ++j) {
+          for (std::size_t gz = 0; gz < g.grid[0]; ++gz) {
+            const std::size_t z = gz * g.stride[0] + t * g.dilation[0];
+            for (std::size_t gy = 0; gy < g.grid[1]; ++gy) {
+              const std::size_t y = gy * g.stride[1] + i * g.dilation[1];
+              const std::size_t row = ((c * g.padded[0] + z) * g.padded[1] + y) * g.padded[2];
+              for (std::size_t gx = 0; gx < g.grid[2]; ++gx) {
+                at.push_back(static_cast<std::int64_t>(row + gx * g.stride[2] + j * g.dilation[2]));
+              }
+            }
           }
         }
       }
@@ -64,52 +95,126 @@ typename B::Tensor im2col_indices(const Im2col& g, std::size_t batch, const type
   return B::from_data(TensorData::from_i64(std::move(at), Shape{rows * cols}), B::device(like));
 }
 
-// t [batch, channels, h, w] zero-padded by (pad_h, pad_w) and flattened per batch: [batch,
-// channels * (h + 2 pad_h) * (w + 2 pad_w)].
+// t [batch, channels, spatial...] (2 or 3 spatial dims) zero-padded by the last entries of `pad` and
+// flattened per batch: [batch, channels * padded cells].
 template <class B>
-typename B::Tensor padded_rows(const typename B::Tensor& t, std::size_t pad_h, std::size_t pad_w) {
+typename B::Tensor padded_rows(const typename B::Tensor& t, const Size3& pad) {
   const Shape& s = B::shape(t);
-  const std::size_t padded_h = s[2] + 2 * pad_h, padded_w = s[3] + 2 * pad_w;
-  typename B::Tensor tp = t;
-  if (pad_h != 0 || pad_w != 0) {
-    const typename B::Tensor zeros = B::float_full(Shape{s[0], s[1], padded_h, padded_w}, 0.0, B::dtype(t), B::device(t));
-    tp = B::float_slice_assign(zeros, {Range{0, s[0]}, Range{0, s[1]}, Range{pad_h, pad_h + s[2]}, Range{pad_w, pad_w + s[3]}}, t);
+  const std::size_t n = s.rank() - 2;
+  std::vector<std::size_t> padded = s.dims();
+  std::vector<Range> kept{Range{0, s[0]}, Range{0, s[1]}};
+  std::size_t row = s[1];
+  bool any = false;
+  for (std::size_t d = 0; d < n; ++d) {
+    const std::size_t p = pad[3 - n + d];
+    padded[2 + d] = s[2 + d] + 2 * p;
+    kept.push_back(Range{p, p + s[2 + d]});
+    row *= padded[2 + d];
+    any = any || p != 0;
   }
-  return B::float_reshape(tp, Shape{s[0], s[1] * padded_h * padded_w});
+  typename B::Tensor tp = t;
+  if (any) tp = B::float_slice_assign(B::float_full(Shape(std::move(padded)), 0.0, B::dtype(t), B::device(t)), kept, t);
+  return B::float_reshape(tp, Shape{s[0], row});
 }
 
 // cols [batch, groups * K * L] in the index list's row and position order, added into the zero
-// planes [batch, channels, padded_h, padded_w] the list names, the padding sliced off: [batch,
-// channels, padded_h - 2 pad_h, padded_w - 2 pad_w] (conv2d's x gradient).
+// volumes [batch, channels, padded...] the list names, the padding sliced off: [batch, channels,
+// spatial...] (conv2d's and conv3d's x gradient).
 template <class B>
-typename B::Tensor scattered(const typename B::Tensor& cols, const Im2col& g, std::size_t batch, std::size_t pad_h,
-                             std::size_t pad_w) {
+typename B::Tensor scattered(const typename B::Tensor& cols, const Im2col& g, std::size_t batch, const Size3& pad) {
   const typename B::Tensor zeros =
-      B::float_full(Shape{batch, g.channels * g.padded_h * g.padded_w}, 0.0, B::dtype(cols), B::device(cols));
-  const typename B::Tensor planes = B::float_reshape(B::float_select_add(zeros, 1, im2col_indices<B>(g, batch, cols), cols),
-                                                     Shape{batch, g.channels, g.padded_h, g.padded_w});
-  if (pad_h == 0 && pad_w == 0) return planes;
-  return B::float_slice(planes, {Range{0, batch}, Range{0, g.channels}, Range{pad_h, g.padded_h - pad_h},
-                                 Range{pad_w, g.padded_w - pad_w}});
+      B::float_full(Shape{batch, g.channels * cells_of(g.padded)}, 0.0, B::dtype(cols), B::device(cols));
+  std::vector<std::size_t> dims{batch, g.channels};
+  std::vector<Range> kept{Range{0, batch}, Range{0, g.channels}};
+  bool any = false;
+  for (std::size_t d = 3 - g.rank; d < 3; ++d) {
+    dims.push_back(g.padded[d]);
+    kept.push_back(Range{pad[d], g.padded[d] - pad[d]});
+    any = any || pad[d] != 0;
+  }
+  const typename B::Tensor volumes =
+      B::float_reshape(B::float_select_add(zeros, 1, im2col_indices<B>(g, batch, cols), cols), Shape(std::move(dims)));
+  return any ? B::float_slice(volumes, kept) : volumes;
 }
 
-// t's planes gathered by the index list: [batch, groups, K, L] (K = channels / groups * k_h * k_w,
-// L = grid_h * grid_w).
+// t's volumes gathered by the index list: [batch, groups, K, L] (K = channels / groups * kernel
+// cells, L = grid cells).
 template <class B>
-typename B::Tensor gathered(const typename B::Tensor& t, const Im2col& g, std::size_t groups, std::size_t pad_h,
-                            std::size_t pad_w) {
-  const std::size_t batch = B::shape(t)[0], k = g.channels / groups * g.k_h * g.k_w;
-  return B::float_reshape(B::float_select(padded_rows<B>(t, pad_h, pad_w), 1, im2col_indices<B>(g, batch, t)),
-                          Shape{batch, groups, k, g.grid_h * g.grid_w});
+typename B::Tensor gathered(const typename B::Tensor& t, const Im2col& g, std::size_t groups, const Size3& pad) {
+  const std::size_t batch = B::shape(t)[0], k = g.channels / groups * cells_of(g.kernel);
+  return B::float_reshape(B::float_select(padded_rows<B>(t, pad), 1, im2col_indices<B>(g, batch, t)),
+                          Shape{batch, groups, k, cells_of(g.grid)});
 }
 
-// A weight [a, b, k_h, k_w] as [1, groups, a / groups, b * k_h * k_w]: conv2d's [channels_out,
-// channels_in / groups, ...] by output channel, conv_transpose2d's [channels_in, channels_out /
+// A weight [a, b, kernel...] as [1, groups, a / groups, b * kernel cells]: conv's [channels_out,
+// channels_in / groups, ...] by output channel, the transposed ops' [channels_in, channels_out /
 // groups, ...] by input channel.
 template <class B>
 typename B::Tensor grouped_weight(const typename B::Tensor& weight, std::size_t groups) {
   const Shape& w = B::shape(weight);
-  return B::float_reshape(weight, Shape{1, groups, w[0] / groups, w[1] * w[2] * w[3]});
+  std::size_t per_row = 1;
+  for (std::size_t d = 1; d < w.rank(); ++d) per_row *= w[d];
+  return B::float_reshape(weight, Shape{1, groups, w[0] / groups, per_row});
+}
+
+// A bias [channels] as [1, channels, 1...] against a result of `rank` dims.
+template <class B>
+typename B::Tensor channel_view(const typename B::Tensor& bias, std::size_t rank) {
+  std::vector<std::size_t> dims(rank, 1);
+  dims[1] = B::shape(bias)[0];
+  return B::float_reshape(bias, Shape(std::move(dims)));
+}
+
+// conv2d's and conv3d's forward pass once `p` is planned.
+template <class B>
+typename B::Tensor conv_forward(const typename B::Tensor& x, const typename B::Tensor& weight,
+                                const std::optional<typename B::Tensor>& bias, const rules::Conv2dPlan& p, const ConvSpec& s) {
+  if (p.out.num_elements() == 0 || p.channels_in == 0) {  // no taps: the bias alone, else zeros
+    const typename B::Tensor zeros = B::float_full(p.out, 0.0, B::dtype(x), B::device(x));
+    return bias && p.out.num_elements() != 0 ? B::float_add(zeros, channel_view<B>(*bias, p.out.rank())) : zeros;
+  }
+  const typename B::Tensor cols = gathered<B>(x, conv_im2col(p, s), p.groups, s.padding);
+  const typename B::Tensor out = B::float_reshape(B::float_matmul(grouped_weight<B>(weight, p.groups), cols), p.out);
+  return bias ? B::float_add(out, channel_view<B>(*bias, p.out.rank())) : out;
+}
+
+// conv2d's and conv3d's x gradient once `p` is planned.
+template <class B>
+typename B::Tensor conv_x_gradient(const typename B::Tensor& x, const typename B::Tensor& weight, const typename B::Tensor& grad,
+                                   const rules::Conv2dPlan& p, const ConvSpec& s) {
+  const Shape& xs = B::shape(x);
+  const Im2col g = conv_im2col(p, s);
+  const std::size_t l = cells_of(g.grid);
+  if (xs.num_elements() == 0 || p.channels_out == 0 || l == 0) return B::float_full(xs, 0.0, B::dtype(x), B::device(x));
+  const std::size_t k = p.channels_in / p.groups * cells_of(g.kernel);
+  const typename B::Tensor gr = B::float_reshape(grad, Shape{p.batch, p.groups, p.channels_out / p.groups, l});
+  const typename B::Tensor wt = B::float_swap_dims(grouped_weight<B>(weight, p.groups), 2, 3);  // [1, groups, K, co / groups]
+  const typename B::Tensor dcols = B::float_reshape(B::float_matmul(wt, gr), Shape{p.batch, p.groups * k * l});
+  return scattered<B>(dcols, g, p.batch, s.padding);
+}
+
+// conv2d's and conv3d's weight gradient once `p` is planned.
+template <class B>
+typename B::Tensor conv_weight_gradient(const typename B::Tensor& x, const typename B::Tensor& weight,
+                                        const typename B::Tensor& grad, const rules::Conv2dPlan& p, const ConvSpec& s) {
+  const Shape& ws = B::shape(weight);
+  if (ws.num_elements() == 0 || p.out.num_elements() == 0) return B::float_full(ws, 0.0, B::dtype(x), B::device(x));
+  const Im2col g = conv_im2col(p, s);
+  const typename B::Tensor gr = B::float_reshape(grad, Shape{p.batch, p.groups, p.channels_out / p.groups, cells_of(g.grid)});
+  const typename B::Tensor cols_t = B::float_swap_dims(gathered<B>(x, g, p.groups, s.padding), 2, 3);
+  const typename B::Tensor per_batch = B::float_matmul(gr, cols_t);  // [batch, groups, co / groups, K]
+  return B::float_reshape(B::float_sum_dim(per_batch, 0), ws);
+}
+
+// The bias gradient of any convolution once `out` (the bias's shape) is planned: grad summed over
+// batch and every spatial dim.
+template <class B>
+typename B::Tensor bias_gradient(const typename B::Tensor& x, const typename B::Tensor& grad, const Shape& out) {
+  const Shape& gs = B::shape(grad);
+  if (out.num_elements() == 0 || gs.num_elements() == 0) return B::float_full(out, 0.0, B::dtype(x), B::device(x));
+  const typename B::Tensor per_channel =
+      B::float_reshape(B::float_sum_dim(grad, 0), Shape{gs[1], gs.num_elements() / (gs[0] * gs[1])});
+  return B::float_reshape(B::float_sum_dim(per_channel, 1), out);
 }
 
 template <class B>
@@ -118,13 +223,7 @@ typename B::Tensor conv2d(const typename B::Tensor& x, const typename B::Tensor&
   const Shape bias_shape = bias ? B::shape(*bias) : Shape{};
   const rules::Conv2dPlan p = rules::plan_conv2d(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight),
                                                  bias ? &bias_shape : nullptr, bias ? B::dtype(*bias) : B::dtype(x), o);
-  if (p.out.num_elements() == 0 || p.channels_in == 0) {  // no taps: the bias alone, else zeros
-    const typename B::Tensor zeros = B::float_full(p.out, 0.0, B::dtype(x), B::device(x));
-    return bias && p.out.num_elements() != 0 ? B::float_add(zeros, B::float_reshape(*bias, Shape{1, p.channels_out, 1, 1})) : zeros;
-  }
-  const typename B::Tensor cols = gathered<B>(x, conv2d_im2col(p, o), p.groups, o.padding[0], o.padding[1]);
-  const typename B::Tensor out = B::float_reshape(B::float_matmul(grouped_weight<B>(weight, p.groups), cols), p.out);
-  return bias ? B::float_add(out, B::float_reshape(*bias, Shape{1, p.channels_out, 1, 1})) : out;
+  return conv_forward<B>(x, weight, bias, p, spec_of(o));
 }
 
 template <class B>
@@ -132,14 +231,7 @@ typename B::Tensor conv2d_x_backward(const typename B::Tensor& x, const typename
                                      const typename B::Tensor& grad, const Conv2dOptions& o) {
   const rules::Conv2dPlan p = rules::plan_conv2d_backward(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight),
                                                           B::shape(grad), B::dtype(grad), o, "conv2d_x_backward");
-  const Shape& xs = B::shape(x);
-  if (xs.num_elements() == 0 || p.channels_out == 0 || p.out_h * p.out_w == 0) return B::float_full(xs, 0.0, B::dtype(x), B::device(x));
-  const Im2col g = conv2d_im2col(p, o);
-  const std::size_t k = p.channels_in / p.groups * p.k_h * p.k_w, l = p.out_h * p.out_w;
-  const typename B::Tensor gr = B::float_reshape(grad, Shape{p.batch, p.groups, p.channels_out / p.groups, l});
-  const typename B::Tensor wt = B::float_swap_dims(grouped_weight<B>(weight, p.groups), 2, 3);  // [1, groups, K, co / groups]
-  const typename B::Tensor dcols = B::float_reshape(B::float_matmul(wt, gr), Shape{p.batch, p.groups * k * l});
-  return scattered<B>(dcols, g, p.batch, o.padding[0], o.padding[1]);
+  return conv_x_gradient<B>(x, weight, grad, p, spec_of(o));
 }
 
 template <class B>
@@ -147,14 +239,7 @@ typename B::Tensor conv2d_weight_backward(const typename B::Tensor& x, const typ
                                           const typename B::Tensor& grad, const Conv2dOptions& o) {
   const rules::Conv2dPlan p = rules::plan_conv2d_backward(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight),
                                                           B::shape(grad), B::dtype(grad), o, "conv2d_weight_backward");
-  const Shape& ws = B::shape(weight);
-  if (ws.num_elements() == 0 || p.out.num_elements() == 0) return B::float_full(ws, 0.0, B::dtype(x), B::device(x));
-  const std::size_t l = p.out_h * p.out_w;
-  const typename B::Tensor gr = B::float_reshape(grad, Shape{p.batch, p.groups, p.channels_out / p.groups, l});
-  const typename B::Tensor cols_t =
-      B::float_swap_dims(gathered<B>(x, conv2d_im2col(p, o), p.groups, o.padding[0], o.padding[1]), 2, 3);
-  const typename B::Tensor per_batch = B::float_matmul(gr, cols_t);  // [batch, groups, co / groups, K]
-  return B::float_reshape(B::float_sum_dim(per_batch, 0), ws);
+  return conv_weight_gradient<B>(x, weight, grad, p, spec_of(o));
 }
 
 template <class B>
@@ -162,10 +247,42 @@ typename B::Tensor conv2d_bias_backward(const typename B::Tensor& x, const typen
                                         const typename B::Tensor& grad, std::string_view op = "conv2d_bias_backward") {
   const Shape out = rules::plan_conv2d_bias_backward(B::shape(x), B::dtype(x), B::shape(bias), B::dtype(bias), B::shape(grad),
                                                      B::dtype(grad), op);
-  const Shape& gs = B::shape(grad);
-  if (out.num_elements() == 0 || gs.num_elements() == 0) return B::float_full(out, 0.0, B::dtype(x), B::device(x));
-  const typename B::Tensor per_channel = B::float_reshape(B::float_sum_dim(grad, 0), Shape{gs[1], gs[2] * gs[3]});
-  return B::float_reshape(B::float_sum_dim(per_channel, 1), out);
+  return bias_gradient<B>(x, grad, out);
+}
+
+// conv3d and its backward passes: conv2d's passes with a depth dim (one index list over volumes).
+template <class B>
+typename B::Tensor conv3d(const typename B::Tensor& x, const typename B::Tensor& weight,
+                          const std::optional<typename B::Tensor>& bias, const Conv3dOptions& o) {
+  const Shape bias_shape = bias ? B::shape(*bias) : Shape{};
+  const rules::Conv2dPlan p = rules::plan_conv3d(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight),
+                                                 bias ? &bias_shape : nullptr, bias ? B::dtype(*bias) : B::dtype(x), o);
+  return conv_forward<B>(x, weight, bias, p, spec_of(o));
+}
+
+template <class B>
+typename B::Tensor conv3d_x_backward(const typename B::Tensor& x, const typename B::Tensor& weight,
+                                     const typename B::Tensor& grad, const Conv3dOptions& o) {
+  const rules::Conv2dPlan p = rules::plan_conv3d_backward(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight),
+                                                          B::shape(grad), B::dtype(grad), o, "conv3d_x_backward");
+  return conv_x_gradient<B>(x, weight, grad, p, spec_of(o));
+}
+
+template <class B>
+typename B::Tensor conv3d_weight_backward(const typename B::Tensor& x, const typename B::Tensor& weight,
+                                          const typename B::Tensor& grad, const Conv3dOptions& o) {
+  const rules::Conv2dPlan p = rules::plan_conv3d_backward(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight),
+                                                          B::shape(grad), B::dtype(grad), o, "conv3d_weight_backward");
+  return conv_weight_gradient<B>(x, weight, grad, p, spec_of(o));
+}
+
+// conv3d_bias_backward or conv_transpose3d_bias_backward (`op`).
+template <class B>
+typename B::Tensor conv3d_bias_backward(const typename B::Tensor& x, const typename B::Tensor& bias,
+                                        const typename B::Tensor& grad, std::string_view op = "conv3d_bias_backward") {
+  const Shape out = rules::plan_conv3d_bias_backward(B::shape(x), B::dtype(x), B::shape(bias), B::dtype(bias), B::shape(grad),
+                                                     B::dtype(grad), op);
+  return bias_gradient<B>(x, grad, out);
 }
 
 // conv1d and its backward passes: the backend's own conv2d passes on the single-row view (Burn's
@@ -221,37 +338,42 @@ typename B::Tensor conv1d_bias_backward(const typename B::Tensor& x, const typen
 // NaN, as conv2d's padding). So no buffer grows with the padding, which shrinks the output. An
 // output cell is a sum over the taps that land on it, added in the order of the list: the
 // oracle's accumulation bound is the count of taps a cell can receive, channels_in / groups * k_h *
-// k_w.
+// k_w. conv_transpose3d's rows and cells carry a depth index first (channel, t, i, j) and (iz, iy,
+// ix), and its bound has a factor k_d.
 template <class B>
-typename B::Tensor transposed_cells(const rules::Conv2dPlan& p, const ConvTranspose2dOptions& o, const typename B::Tensor& like) {
-  const std::size_t plane = p.out_h * p.out_w + 1;  // the output cells, then the dropped-tap cell
-  const std::size_t rows = p.channels_out * p.k_h * p.k_w, cols = p.in_h * p.in_w;
+typename B::Tensor transposed_cells(const rules::Conv2dPlan& p, const ConvSpec& o, const typename B::Tensor& like) {
+  const std::size_t plane = p.out_d * p.out_h * p.out_w + 1;  // the output cells, then the dropped-tap cell
+  const std::size_t rows = p.channels_out * p.k_d * p.k_h * p.k_w, cols = p.in_d * p.in_h * p.in_w;
   // The matrix the list scatters or gathers, the planes with their extra cells, the list itself.
   checked_tensor_bytes(Shape{p.batch, rows, cols}, B::dtype(like));
   checked_tensor_bytes(Shape{p.batch, p.channels_out, plane}, B::dtype(like));
   checked_tensor_bytes(Shape{rows, cols}, DType::I64);
   // The output coordinate of a tap along one dim, or nothing when it is cropped (or past the sizes
   // a std::size_t holds, which no output reaches).
-  const auto land = [](std::size_t at, std::size_t stride, std::size_t tap, std::size_t dilation, std::size_t padding,
-                       std::size_t size) -> std::optional<std::size_t> {
+  const auto land = [&o](std::size_t d, std::size_t at, std::size_t tap, std::size_t size) -> std::optional<std::size_t> {
     std::size_t y = 0, step = 0;
-    if (__builtin_mul_overflow(at, stride, &y) || __builtin_mul_overflow(tap, dilation, &step) ||
-        __builtin_add_overflow(y, step, &y) || y < padding || y - padding >= size) {
+    if (__builtin_mul_overflow(at, o.stride[d], &y) || __builtin_mul_overflow(tap, o.dilation[d], &step) ||
+        __builtin_add_overflow(y, step, &y) || y < o.padding[d] || y - o.padding[d] >= size) {
       return std::nullopt;
     }
-    return y - padding;
+    return y - o.padding[d];
   };
   std::vector<std::int64_t> at;
   at.reserve(rows * cols);
   for (std::size_t c = 0; c < p.channels_out; ++c) {
     const std::size_t base = c * plane, dropped = base + plane - 1;
-    for (std::size_t i = 0; i < p.k_h; ++i) {
-      for (std::size_t j = 0; j < p.k_w; ++j) {
-        for (std::size_t iy = 0; iy < p.in_h; ++iy) {
-          const std::optional<std::size_t> y = land(iy, o.stride[0], i, o.dilation[0], o.padding[0], p.out_h);
-          for (std::size_t ix = 0; ix < p.in_w; ++ix) {
-            const std::optional<std::size_t> x = y ? land(ix, o.stride[1], j, o.dilation[1], o.padding[1], p.out_w) : std::nullopt;
-            at.push_back(static_cast<std::int64_t>(x ? base + *y * p.out_w + *x : dropped));
+    for (std::size_t t = 0; t < p.k_d; ++t) {
+      for (std::size_t i = 0; i < p.k_h; ++i) {
+        for (std::size_t j = 0; j < p.k_w; ++j) {
+          for (std::size_t iz = 0; iz < p.in_d; ++iz) {
+            const std::optional<std::size_t> z = land(0, iz, t, p.out_d);
+            for (std::size_t iy = 0; iy < p.in_h; ++iy) {
+              const std::optional<std::size_t> y = z ? land(1, iy, i, p.out_h) : std::nullopt;
+              for (std::size_t ix = 0; ix < p.in_w; ++ix) {
+                const std::optional<std::size_t> x = y ? land(2, ix, j, p.out_w) : std::nullopt;
+                at.push_back(static_cast<std::int64_t>(x ? base + (*z * p.out_h + *y) * p.out_w + *x : dropped));
+              }
+            }
           }
         }
       }
@@ -260,29 +382,29 @@ typename B::Tensor transposed_cells(const rules::Conv2dPlan& p, const ConvTransp
   return B::from_data(TensorData::from_i64(std::move(at), Shape{rows * cols}), B::device(like));
 }
 
-// The gradient [batch, channels_out, out_h, out_w] with a zero appended to each channel's cells,
-// gathered by the list: [batch, groups, K, L] (K = channels_out / groups * k_h * k_w, L = in_h * in_w).
+// The gradient [batch, channels_out, out...] with a zero appended to each channel's cells, gathered
+// by the list: [batch, groups, K, L] (K = channels_out / groups * kernel cells, L = input cells).
 template <class B>
-typename B::Tensor transposed_gathered(const typename B::Tensor& grad, const rules::Conv2dPlan& p, const ConvTranspose2dOptions& o) {
-  const std::size_t cells = p.out_h * p.out_w, k = p.channels_out / p.groups * p.k_h * p.k_w;
+typename B::Tensor transposed_gathered(const typename B::Tensor& grad, const rules::Conv2dPlan& p, const ConvSpec& o) {
+  const std::size_t cells = p.out_d * p.out_h * p.out_w, k = p.channels_out / p.groups * p.k_d * p.k_h * p.k_w;
   const typename B::Tensor list = transposed_cells<B>(p, o, grad);
   const typename B::Tensor zero = B::float_full(Shape{p.batch, p.channels_out, 1}, 0.0, B::dtype(grad), B::device(grad));
   const typename B::Tensor planes = B::float_cat({B::float_reshape(grad, Shape{p.batch, p.channels_out, cells}), zero}, 2);
   return B::float_reshape(B::float_select(B::float_reshape(planes, Shape{p.batch, p.channels_out * (cells + 1)}), 1, list),
-                          Shape{p.batch, p.groups, k, p.in_h * p.in_w});
+                          Shape{p.batch, p.groups, k, p.in_d * p.in_h * p.in_w});
 }
 
+// conv_transpose2d's and conv_transpose3d's forward pass once `p` is planned.
 template <class B>
-typename B::Tensor conv_transpose2d(const typename B::Tensor& x, const typename B::Tensor& weight,
-                                    const std::optional<typename B::Tensor>& bias, const ConvTranspose2dOptions& o) {
-  const Shape bias_shape = bias ? B::shape(*bias) : Shape{};
-  const rules::Conv2dPlan p = rules::plan_conv_transpose2d(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight),
-                                                           bias ? &bias_shape : nullptr, bias ? B::dtype(*bias) : B::dtype(x), o);
+typename B::Tensor conv_transpose_forward(const typename B::Tensor& x, const typename B::Tensor& weight,
+                                          const std::optional<typename B::Tensor>& bias, const rules::Conv2dPlan& p,
+                                          const ConvSpec& o) {
   if (p.out.num_elements() == 0 || p.channels_in == 0) {  // no taps: the bias alone, else zeros
     const typename B::Tensor zeros = B::float_full(p.out, 0.0, B::dtype(x), B::device(x));
-    return bias && p.out.num_elements() != 0 ? B::float_add(zeros, B::float_reshape(*bias, Shape{1, p.channels_out, 1, 1})) : zeros;
+    return bias && p.out.num_elements() != 0 ? B::float_add(zeros, channel_view<B>(*bias, p.out.rank())) : zeros;
   }
-  const std::size_t k = p.channels_out / p.groups * p.k_h * p.k_w, l = p.in_h * p.in_w, cells = p.out_h * p.out_w;
+  const std::size_t k = p.channels_out / p.groups * p.k_d * p.k_h * p.k_w, l = p.in_d * p.in_h * p.in_w;
+  const std::size_t cells = p.out_d * p.out_h * p.out_w;
   const typename B::Tensor list = transposed_cells<B>(p, o, x);
   const typename B::Tensor xs = B::float_reshape(x, Shape{p.batch, p.groups, p.channels_in / p.groups, l});
   const typename B::Tensor wt = B::float_swap_dims(grouped_weight<B>(weight, p.groups), 2, 3);  // [1, groups, K, ci / groups]
@@ -292,7 +414,39 @@ typename B::Tensor conv_transpose2d(const typename B::Tensor& x, const typename 
       B::float_reshape(B::float_select_add(zeros, 1, list, cols), Shape{p.batch, p.channels_out, cells + 1});
   const typename B::Tensor out =
       B::float_reshape(B::float_slice(planes, {Range{0, p.batch}, Range{0, p.channels_out}, Range{0, cells}}), p.out);
-  return bias ? B::float_add(out, B::float_reshape(*bias, Shape{1, p.channels_out, 1, 1})) : out;
+  return bias ? B::float_add(out, channel_view<B>(*bias, p.out.rank())) : out;
+}
+
+// conv_transpose2d's and conv_transpose3d's x gradient once `p` is planned.
+template <class B>
+typename B::Tensor conv_transpose_x_gradient(const typename B::Tensor& x, const typename B::Tensor& weight,
+                                             const typename B::Tensor& grad, const rules::Conv2dPlan& p, const ConvSpec& o) {
+  const Shape& xs = B::shape(x);
+  if (xs.num_elements() == 0 || p.channels_out == 0) return B::float_full(xs, 0.0, B::dtype(x), B::device(x));
+  return B::float_reshape(B::float_matmul(grouped_weight<B>(weight, p.groups), transposed_gathered<B>(grad, p, o)), xs);
+}
+
+// conv_transpose2d's and conv_transpose3d's weight gradient once `p` is planned.
+template <class B>
+typename B::Tensor conv_transpose_weight_gradient(const typename B::Tensor& x, const typename B::Tensor& weight,
+                                                  const typename B::Tensor& grad, const rules::Conv2dPlan& p,
+                                                  const ConvSpec& o) {
+  const Shape& ws = B::shape(weight);
+  if (ws.num_elements() == 0 || B::shape(x).num_elements() == 0) return B::float_full(ws, 0.0, B::dtype(x), B::device(x));
+  const typename B::Tensor xs =
+      B::float_reshape(x, Shape{p.batch, p.groups, p.channels_in / p.groups, p.in_d * p.in_h * p.in_w});
+  const typename B::Tensor cols_t = B::float_swap_dims(transposed_gathered<B>(grad, p, o), 2, 3);
+  const typename B::Tensor per_batch = B::float_matmul(xs, cols_t);  // [batch, groups, ci / groups, K]
+  return B::float_reshape(B::float_sum_dim(per_batch, 0), ws);
+}
+
+template <class B>
+typename B::Tensor conv_transpose2d(const typename B::Tensor& x, const typename B::Tensor& weight,
+                                    const std::optional<typename B::Tensor>& bias, const ConvTranspose2dOptions& o) {
+  const Shape bias_shape = bias ? B::shape(*bias) : Shape{};
+  const rules::Conv2dPlan p = rules::plan_conv_transpose2d(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight),
+                                                           bias ? &bias_shape : nullptr, bias ? B::dtype(*bias) : B::dtype(x), o);
+  return conv_transpose_forward<B>(x, weight, bias, p, spec_of(o));
 }
 
 template <class B>
@@ -301,9 +455,7 @@ typename B::Tensor conv_transpose2d_x_backward(const typename B::Tensor& x, cons
   const rules::Conv2dPlan p =
       rules::plan_conv_transpose2d_backward(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight), B::shape(grad),
                                             B::dtype(grad), o, "conv_transpose2d_x_backward");
-  const Shape& xs = B::shape(x);
-  if (xs.num_elements() == 0 || p.channels_out == 0) return B::float_full(xs, 0.0, B::dtype(x), B::device(x));
-  return B::float_reshape(B::float_matmul(grouped_weight<B>(weight, p.groups), transposed_gathered<B>(grad, p, o)), xs);
+  return conv_transpose_x_gradient<B>(x, weight, grad, p, spec_of(o));
 }
 
 template <class B>
@@ -312,12 +464,35 @@ typename B::Tensor conv_transpose2d_weight_backward(const typename B::Tensor& x,
   const rules::Conv2dPlan p =
       rules::plan_conv_transpose2d_backward(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight), B::shape(grad),
                                             B::dtype(grad), o, "conv_transpose2d_weight_backward");
-  const Shape& ws = B::shape(weight);
-  if (ws.num_elements() == 0 || B::shape(x).num_elements() == 0) return B::float_full(ws, 0.0, B::dtype(x), B::device(x));
-  const typename B::Tensor xs = B::float_reshape(x, Shape{p.batch, p.groups, p.channels_in / p.groups, p.in_h * p.in_w});
-  const typename B::Tensor cols_t = B::float_swap_dims(transposed_gathered<B>(grad, p, o), 2, 3);
-  const typename B::Tensor per_batch = B::float_matmul(xs, cols_t);  // [batch, groups, ci / groups, K]
-  return B::float_reshape(B::float_sum_dim(per_batch, 0), ws);
+  return conv_transpose_weight_gradient<B>(x, weight, grad, p, spec_of(o));
+}
+
+// conv_transpose3d and its backward passes: conv_transpose2d's with a depth dim.
+template <class B>
+typename B::Tensor conv_transpose3d(const typename B::Tensor& x, const typename B::Tensor& weight,
+                                    const std::optional<typename B::Tensor>& bias, const ConvTranspose3dOptions& o) {
+  const Shape bias_shape = bias ? B::shape(*bias) : Shape{};
+  const rules::Conv2dPlan p = rules::plan_conv_transpose3d(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight),
+                                                           bias ? &bias_shape : nullptr, bias ? B::dtype(*bias) : B::dtype(x), o);
+  return conv_transpose_forward<B>(x, weight, bias, p, spec_of(o));
+}
+
+template <class B>
+typename B::Tensor conv_transpose3d_x_backward(const typename B::Tensor& x, const typename B::Tensor& weight,
+                                               const typename B::Tensor& grad, const ConvTranspose3dOptions& o) {
+  const rules::Conv2dPlan p =
+      rules::plan_conv_transpose3d_backward(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight), B::shape(grad),
+                                            B::dtype(grad), o, "conv_transpose3d_x_backward");
+  return conv_transpose_x_gradient<B>(x, weight, grad, p, spec_of(o));
+}
+
+template <class B>
+typename B::Tensor conv_transpose3d_weight_backward(const typename B::Tensor& x, const typename B::Tensor& weight,
+                                                    const typename B::Tensor& grad, const ConvTranspose3dOptions& o) {
+  const rules::Conv2dPlan p =
+      rules::plan_conv_transpose3d_backward(B::shape(x), B::dtype(x), B::shape(weight), B::dtype(weight), B::shape(grad),
+                                            B::dtype(grad), o, "conv_transpose3d_weight_backward");
+  return conv_transpose_weight_gradient<B>(x, weight, grad, p, spec_of(o));
 }
 
 // unfold4d: the index list of Note [Convolution as a gathered product] over the output grid
@@ -326,14 +501,16 @@ typename B::Tensor conv_transpose2d_weight_backward(const typename B::Tensor& x,
 // to the output cell it names, in the list's order, the padding dropped; so fold4d is unfold4d's
 // gradient and unfold4d fold4d's.
 inline Im2col unfold4d_im2col(const rules::Conv2dPlan& p, const UnfoldOptions& o) {
-  return {p.channels_in, p.in_h + 2 * o.padding[0], p.in_w + 2 * o.padding[1], p.k_h, p.k_w, p.out_h, p.out_w, o.stride, o.dilation};
+  Im2col g = conv_im2col(p, spec_of(o));
+  g.rank = 2;  // unfold4d's plan shapes its [batch, block cells, blocks] result; the volumes are planes
+  return g;
 }
 
 template <class B>
 typename B::Tensor unfold4d(const typename B::Tensor& x, const Size2& kernel, const UnfoldOptions& o) {
   const rules::Conv2dPlan p = rules::plan_unfold4d(B::shape(x), B::dtype(x), kernel, o);
   if (p.out.num_elements() == 0) return B::float_full(p.out, 0.0, B::dtype(x), B::device(x));
-  return B::float_reshape(gathered<B>(x, unfold4d_im2col(p, o), 1, o.padding[0], o.padding[1]), p.out);
+  return B::float_reshape(gathered<B>(x, unfold4d_im2col(p, o), 1, spec_of(o).padding), p.out);
 }
 
 template <class B>
@@ -341,7 +518,7 @@ typename B::Tensor fold4d(const typename B::Tensor& x, const Size2& output_size,
   const rules::Conv2dPlan p = rules::plan_fold4d(B::shape(x), B::dtype(x), output_size, kernel, o);
   const std::size_t n = B::shape(x).num_elements();
   if (n == 0) return B::float_full(p.out, 0.0, B::dtype(x), B::device(x));
-  return scattered<B>(B::float_reshape(x, Shape{p.batch, n / p.batch}), unfold4d_im2col(p, o), p.batch, o.padding[0], o.padding[1]);
+  return scattered<B>(B::float_reshape(x, Shape{p.batch, n / p.batch}), unfold4d_im2col(p, o), p.batch, spec_of(o).padding);
 }
 
 // conv_transpose1d and its backward passes: the backend's own conv_transpose2d passes on the

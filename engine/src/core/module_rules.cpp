@@ -584,6 +584,38 @@ namespace {
 constexpr std::string_view kConvInput = "[batch, channels_in, height, width]";
 constexpr std::string_view kConvWeight = "[channels_out, channels_per_group, kernel_height, kernel_width]";
 constexpr std::string_view kConv1dInput = "[batch, channels_in, length]";
+constexpr std::string_view kConv3dInput = "[batch, channels_in, depth, height, width]";
+
+// The input layout of an N-d convolution, and its output's (the gradient's).
+constexpr std::string_view conv_input_layout(std::size_t n) {
+  return n == 3 ? kConv3dInput : n == 2 ? kConvInput : kConv1dInput;
+}
+constexpr std::string_view conv_output_layout(std::size_t n) {
+  return n == 3   ? "[batch, channels_out, depth, height, width]"
+         : n == 2 ? "[batch, channels_out, height, width]"
+                  : "[batch, channels_out, length]";
+}
+
+// The plan's geometry for N spatial dims: each size right-aligned into (depth, height, width), the
+// missing leading ones 1 (a 1-D op's plan is the single-row view's, a 2-D op's a single plane's),
+// out [batch, channels_out, out...] with the op's own N dims.
+template <std::size_t N>
+void fill_conv_geometry(Conv2dPlan& p, const std::array<std::size_t, N>& input, const std::array<std::size_t, N>& kernel,
+                        const std::array<std::size_t, N>& out) {
+  Size3 in3{1, 1, 1}, k3{1, 1, 1}, out3{1, 1, 1};
+  for (std::size_t d = 0; d < N; ++d) {
+    in3[3 - N + d] = input[d];
+    k3[3 - N + d] = kernel[d];
+    out3[3 - N + d] = out[d];
+  }
+  p.in_d = in3[0], p.in_h = in3[1], p.in_w = in3[2];
+  p.k_d = k3[0], p.k_h = k3[1], p.k_w = k3[2];
+  p.out_d = out3[0], p.out_h = out3[1], p.out_w = out3[2];
+  std::vector<std::size_t> dims{p.batch, p.channels_out};
+  dims.insert(dims.end(), out.begin(), out.end());
+  p.out = Shape(std::move(dims));
+  (void)p.out.num_elements();  // shape-overflow
+}
 
 // conv1d's and conv2d's channel checks, in their order: groups at least 1 dividing x's channels
 // (dim 1) and the weight's output channels (dim 0) (conv-groups), the weight's dim 1 the input
@@ -615,12 +647,18 @@ Conv2dPlan plan_conv_named(const Shape& x, DType x_dtype, const Shape& weight, D
   using Sizes = std::array<std::size_t, N>;
   check_grad_dtype(x_dtype, weight_dtype, op);
   if (bias != nullptr) check_same_dtype(x_dtype, bias_dtype, op);
-  check_rank(x, N + 2, N == 2 ? kConvInput : kConv1dInput, op, "input");
-  check_rank(weight, N + 2, N == 2 ? kConvWeight : std::string_view("[channels_out, channels_per_group, kernel_size]"), op,
-             "weight");
+  check_rank(x, N + 2, conv_input_layout(N), op, "input");
+  check_rank(weight, N + 2,
+             N == 3   ? std::string_view("[channels_out, channels_per_group, kernel_depth, kernel_height, kernel_width]")
+             : N == 2 ? kConvWeight
+                      : std::string_view("[channels_out, channels_per_group, kernel_size]"),
+             op, "weight");
   if (bias != nullptr) check_rank(*bias, 1, "[channels_out]", op, "bias");
-  Sizes kernel{}, span{}, padded{}, out{};
-  for (std::size_t d = 0; d < N; ++d) kernel[d] = weight[2 + d];
+  Sizes input{}, kernel{}, span{}, padded{}, out{};
+  for (std::size_t d = 0; d < N; ++d) {
+    input[d] = x[2 + d];
+    kernel[d] = weight[2 + d];
+  }
   check_at_least_one(o.stride, "stride", op);
   check_at_least_one(o.dilation, "dilation", op);
   check_at_least_one(kernel, "kernel_size", op);
@@ -640,14 +678,7 @@ Conv2dPlan plan_conv_named(const Shape& x, DType x_dtype, const Shape& weight, D
   p.channels_in = x[1];
   p.channels_out = weight[0];
   p.groups = o.groups;
-  p.in_h = N == 2 ? x[2] : 1;
-  p.in_w = x[N + 1];
-  p.k_h = N == 2 ? kernel[0] : 1;
-  p.k_w = kernel[N - 1];
-  p.out_h = N == 2 ? out[0] : 1;
-  p.out_w = out[N - 1];
-  p.out = N == 2 ? Shape{p.batch, p.channels_out, p.out_h, p.out_w} : Shape{p.batch, p.channels_out, p.out_w};
-  (void)p.out.num_elements();  // shape-overflow
+  fill_conv_geometry<N>(p, input, kernel, out);
   return p;
 }
 
@@ -659,9 +690,9 @@ Shape plan_bias_backward(const Shape& x, DType x_dtype, const Shape& bias, DType
                          DType grad_dtype, std::string_view op) {
   check_grad_dtype(x_dtype, bias_dtype, op);
   check_same_dtype(x_dtype, grad_dtype, op);
-  check_rank(x, N + 2, N == 2 ? kConvInput : kConv1dInput, op, "input");
+  check_rank(x, N + 2, conv_input_layout(N), op, "input");
   check_rank(bias, 1, "[channels_out]", op, "bias");
-  check_rank(grad, N + 2, N == 2 ? "[batch, channels_out, height, width]" : "[batch, channels_out, length]", op, "gradient");
+  check_rank(grad, N + 2, conv_output_layout(N), op, "gradient");
   if (grad[0] != x[0] || grad[1] != bias[0]) {
     std::vector<std::size_t> expected = grad.dims();
     expected[0] = x[0];
@@ -736,10 +767,11 @@ Conv2dPlan plan_conv_transpose_named(const Shape& x, DType x_dtype, const Shape&
   using Sizes = std::array<std::size_t, N>;
   check_grad_dtype(x_dtype, weight_dtype, op);
   if (bias != nullptr) check_same_dtype(x_dtype, bias_dtype, op);
-  check_rank(x, N + 2, N == 2 ? kConvInput : kConv1dInput, op, "input");
+  check_rank(x, N + 2, conv_input_layout(N), op, "input");
   check_rank(weight, N + 2,
-             N == 2 ? std::string_view("[channels_in, channels_out_per_group, kernel_height, kernel_width]")
-                    : std::string_view("[channels_in, channels_out_per_group, kernel_size]"),
+             N == 3   ? std::string_view("[channels_in, channels_out_per_group, kernel_depth, kernel_height, kernel_width]")
+             : N == 2 ? std::string_view("[channels_in, channels_out_per_group, kernel_height, kernel_width]")
+                      : std::string_view("[channels_in, channels_out_per_group, kernel_size]"),
              op, "weight");
   if (bias != nullptr) check_rank(*bias, 1, "[channels_out]", op, "bias");
   Sizes kernel{}, input{};
@@ -797,14 +829,9 @@ Conv2dPlan plan_conv_transpose_named(const Shape& x, DType x_dtype, const Shape&
   p.channels_in = x[1];
   p.channels_out = channels_out;
   p.groups = o.groups;
-  p.in_h = N == 2 ? input[0] : 1;
-  p.in_w = input[N - 1];
-  p.k_h = N == 2 ? kernel[0] : 1;
-  p.k_w = kernel[N - 1];
-  p.out_h = N == 2 ? static_cast<std::size_t>(*size[0]) : 1;
-  p.out_w = static_cast<std::size_t>(*size[N - 1]);
-  p.out = N == 2 ? Shape{p.batch, p.channels_out, p.out_h, p.out_w} : Shape{p.batch, p.channels_out, p.out_w};
-  (void)p.out.num_elements();  // shape-overflow
+  Sizes out{};
+  for (std::size_t d = 0; d < N; ++d) out[d] = static_cast<std::size_t>(*size[d]);
+  fill_conv_geometry<N>(p, input, kernel, out);
   return p;
 }
 
@@ -820,6 +847,13 @@ Conv2dPlan plan_conv_transpose1d_named(const Shape& x, DType x_dtype, const Shap
                                        std::string_view op) {
   const TransposedOptions<1> t{o.stride, o.padding, o.padding_out, o.dilation, o.groups};
   return plan_conv_transpose_named<1>(x, x_dtype, weight, weight_dtype, bias, bias_dtype, t, op);
+}
+
+Conv2dPlan plan_conv_transpose3d_named(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype,
+                                       const Shape* bias, DType bias_dtype, const ConvTranspose3dOptions& o,
+                                       std::string_view op) {
+  const TransposedOptions<3> t{o.stride, o.padding, o.padding_out, o.dilation, o.groups};
+  return plan_conv_transpose_named<3>(x, x_dtype, weight, weight_dtype, bias, bias_dtype, t, op);
 }
 
 }  // namespace
@@ -967,5 +1001,38 @@ AttentionPlan plan_attention(const Shape& query, DType query_dtype, const Shape&
 }
 
 void not_differentiable(std::string_view op) { panic(PanicId::NotDifferentiable, {{"op", std::string(op)}}); }
+
+
+Conv2dPlan plan_conv3d(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                       DType bias_dtype, const Conv3dOptions& options) {
+  return plan_conv_named(x, x_dtype, weight, weight_dtype, bias, bias_dtype, options, "conv3d");
+}
+
+Conv2dPlan plan_conv3d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape& grad,
+                                DType grad_dtype, const Conv3dOptions& options, std::string_view op) {
+  check_grad_dtype(x_dtype, grad_dtype, op);
+  Conv2dPlan p = plan_conv_named(x, x_dtype, weight, weight_dtype, nullptr, x_dtype, options, op);
+  check_grad_is_output(grad, p.out, op);
+  return p;
+}
+
+Shape plan_conv3d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias, DType bias_dtype, const Shape& grad,
+                                DType grad_dtype, std::string_view op) {
+  return plan_bias_backward<3>(x, x_dtype, bias, bias_dtype, grad, grad_dtype, op);
+}
+
+Conv2dPlan plan_conv_transpose3d(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                                 DType bias_dtype, const ConvTranspose3dOptions& options) {
+  return plan_conv_transpose3d_named(x, x_dtype, weight, weight_dtype, bias, bias_dtype, options, "conv_transpose3d");
+}
+
+Conv2dPlan plan_conv_transpose3d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype,
+                                          const Shape& grad, DType grad_dtype, const ConvTranspose3dOptions& options,
+                                          std::string_view op) {
+  check_grad_dtype(x_dtype, grad_dtype, op);
+  Conv2dPlan p = plan_conv_transpose3d_named(x, x_dtype, weight, weight_dtype, nullptr, x_dtype, options, op);
+  check_grad_is_output(grad, p.out, op);
+  return p;
+}
 
 }  // namespace crossgrad::rules

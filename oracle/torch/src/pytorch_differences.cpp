@@ -501,30 +501,38 @@ bool shift_count_outside_the_width(const Disagreement& d) {
   return count < 0 || count >= width;
 }
 
-// The padding of a convolution op (forward or backward pass; a 1-D op's as [0, padding]), or
-// nothing for the other ops.
-std::optional<Size2> conv_padding(OpId op, const OpArgs& a) {
+// The padding of a convolution op (forward or backward pass) over (depth, height, width), a 1-D or
+// 2-D op's with zeros before it, or nothing for the other ops.
+std::optional<Size3> conv_padding(OpId op, const OpArgs& a) {
   const auto any_of = [op](std::initializer_list<OpId> ops) { return std::find(ops.begin(), ops.end(), op) != ops.end(); };
   if (any_of({OpId::conv2d, OpId::conv2d_x_backward, OpId::conv2d_weight_backward, OpId::conv2d_bias_backward})) {
-    return a.conv2d.padding;
+    return Size3{0, a.conv2d.padding[0], a.conv2d.padding[1]};
   }
   if (any_of({OpId::conv1d, OpId::conv1d_x_backward, OpId::conv1d_weight_backward, OpId::conv1d_bias_backward})) {
-    return Size2{0, a.conv1d.padding[0]};
+    return Size3{0, 0, a.conv1d.padding[0]};
+  }
+  if (any_of({OpId::conv3d, OpId::conv3d_x_backward, OpId::conv3d_weight_backward, OpId::conv3d_bias_backward})) {
+    return a.conv3d.padding;
   }
   if (any_of({OpId::conv_transpose2d, OpId::conv_transpose2d_x_backward, OpId::conv_transpose2d_weight_backward,
               OpId::conv_transpose2d_bias_backward})) {
-    return a.conv_transpose2d.padding;
+    return Size3{0, a.conv_transpose2d.padding[0], a.conv_transpose2d.padding[1]};
   }
   if (any_of({OpId::conv_transpose1d, OpId::conv_transpose1d_x_backward, OpId::conv_transpose1d_weight_backward,
               OpId::conv_transpose1d_bias_backward})) {
-    return Size2{0, a.conv_transpose1d.padding[0]};
+    return Size3{0, 0, a.conv_transpose1d.padding[0]};
+  }
+  if (any_of({OpId::conv_transpose3d, OpId::conv_transpose3d_x_backward, OpId::conv_transpose3d_weight_backward,
+              OpId::conv_transpose3d_bias_backward})) {
+    return a.conv_transpose3d.padding;
   }
   return std::nullopt;
 }
 
 bool is_conv_bias_backward(OpId op) {
   return op == OpId::conv2d_bias_backward || op == OpId::conv_transpose2d_bias_backward || op == OpId::conv1d_bias_backward ||
-         op == OpId::conv_transpose1d_bias_backward;
+         op == OpId::conv_transpose1d_bias_backward || op == OpId::conv3d_bias_backward ||
+         op == OpId::conv_transpose3d_bias_backward;
 }
 
 // conv2d's zero padding is a 0 term of each tap's product (the im2col matrix holds zeros there),
@@ -534,8 +542,8 @@ bool is_conv_bias_backward(OpId op) {
 // pass only crops, but its row carries the gradients through PyTorch's autograd too).
 bool conv_padding_meets_non_finite(const Disagreement& d) {
   if (!std::isnan(d.crossgrad) || is_conv_bias_backward(d.op)) return false;
-  const std::optional<Size2> padding = conv_padding(d.op, d.args);
-  if (!padding || ((*padding)[0] == 0 && (*padding)[1] == 0)) return false;
+  const std::optional<Size3> padding = conv_padding(d.op, d.args);
+  if (!padding || *padding == Size3{0, 0, 0}) return false;
   for (const HostArray& a : d.operands) {
     for (double v : a.values) {
       if (!std::isfinite(v)) return true;
@@ -546,7 +554,7 @@ bool conv_padding_meets_non_finite(const Disagreement& d) {
 
 // The module ops ATen refuses over an input with no elements (0 batch, 0 channels, or a padded row
 // or image of 0 cells) where crossgrad's result is the bias alone (zeros without one) or empty and
-// its gradients zeros: the convolutions (conv1d, conv2d, conv_transpose1d, conv_transpose2d and
+// its gradients zeros: the convolutions (conv1d, conv2d, conv3d, their transposes and
 // their passes; "shape '[1, 0, 1, 1]' is invalid for input of size 1", "Only zero batch or zero
 // channel inputs are supported, but got input shape: [1, 2, 1, 0]", its autograd on an empty batch:
 // "view size is not compatible with input tensor's size and stride"), unfold4d (im2col: "Expected

@@ -690,6 +690,38 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
                                             /*transposed=*/true, ints(o.padding_out), groups, {x_grad, !x_grad, false});
       return x_grad ? std::get<0>(grads) : std::get<1>(grads);
     }
+    case OpId::conv3d_bias_backward:
+    case OpId::conv_transpose3d_bias_backward: return t[2].sum({0, 2, 3, 4});  // {x, bias, grad}
+    case OpId::conv3d:
+    case OpId::conv3d_x_backward:
+    case OpId::conv3d_weight_backward: {
+      const Conv3dOptions& o = a.conv3d;
+      const auto ints = [](const Size3& v) { return std::vector<std::int64_t>{std::int64_t(v[0]), std::int64_t(v[1]), std::int64_t(v[2])}; };
+      const std::int64_t groups = static_cast<std::int64_t>(o.groups);
+      if (op == OpId::conv3d) {  // {x, weight} or {x, weight, bias}
+        return at::conv3d(t[0], t[1], t.size() > 2 ? c10::optional<at::Tensor>(t[2]) : c10::nullopt, ints(o.stride),
+                          ints(o.padding), ints(o.dilation), groups);
+      }
+      const bool x_grad = op == OpId::conv3d_x_backward;  // {x, weight, grad}
+      auto grads = at::convolution_backward(t[2], t[0], t[1], c10::nullopt, ints(o.stride), ints(o.padding), ints(o.dilation),
+                                            /*transposed=*/false, {0, 0, 0}, groups, {x_grad, !x_grad, false});
+      return x_grad ? std::get<0>(grads) : std::get<1>(grads);
+    }
+    case OpId::conv_transpose3d:
+    case OpId::conv_transpose3d_x_backward:
+    case OpId::conv_transpose3d_weight_backward: {
+      const ConvTranspose3dOptions& o = a.conv_transpose3d;
+      const auto ints = [](const Size3& v) { return std::vector<std::int64_t>{std::int64_t(v[0]), std::int64_t(v[1]), std::int64_t(v[2])}; };
+      const std::int64_t groups = static_cast<std::int64_t>(o.groups);
+      if (op == OpId::conv_transpose3d) {  // {x, weight} or {x, weight, bias}
+        return at::conv_transpose3d(t[0], t[1], t.size() > 2 ? c10::optional<at::Tensor>(t[2]) : c10::nullopt, ints(o.stride),
+                                    ints(o.padding), ints(o.padding_out), groups, ints(o.dilation));
+      }
+      const bool x_grad = op == OpId::conv_transpose3d_x_backward;  // {x, weight, grad}
+      auto grads = at::convolution_backward(t[2], t[0], t[1], c10::nullopt, ints(o.stride), ints(o.padding), ints(o.dilation),
+                                            /*transposed=*/true, ints(o.padding_out), groups, {x_grad, !x_grad, false});
+      return x_grad ? std::get<0>(grads) : std::get<1>(grads);
+    }
     case OpId::linear_bias_backward: {  // {grad}
       const std::int64_t d_out = t[0].size(-1);
       if (d_out == 0) return at::zeros({0}, t[0].options());

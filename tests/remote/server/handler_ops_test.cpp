@@ -306,6 +306,32 @@ std::vector<Args> arguments(const OpInfo& info) {
     case OpSig::Conv1dBiasBackward:
       return {{.tensors = {sequence, TensorData::from_f32({1, 2}, Shape{2}), sequence}, .label = "2 channels"},
               {.tensors = {sequence, TensorData::from_f32({1, 2, 3}, Shape{3}), sequence}, .label = "a bias of 3"}};
+    // conv3d's options travel as dims after the bias flag: stride, padding, dilation (3 each), groups.
+    case OpSig::Conv3d:
+      return {{.tensors = {volume, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{2, 1, 1, 2, 1}), TensorData::from_f32({0.5f, -1}, Shape{2})},
+               .dims = {1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1}, .label = "1 -> 2 channels, 1x2x1 kernel, padding [0, 1, 0], bias"},
+              {.tensors = {volume, TensorData::from_f32({1, -1}, Shape{1, 2, 1, 1, 1})}, .dims = {0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1},
+               .label = "a weight for 2 channels"}};
+    case OpSig::Conv3dBackward:
+      return {{.tensors = {volume, TensorData::from_f32({1, -1}, Shape{1, 1, 1, 2, 1}), floats(Shape{1, 1, 2, 2, 2}, 0.25f, 0.5f)},
+               .dims = {1, 1, 1, 0, 0, 0, 1, 1, 1, 1}, .label = "1 -> 1 channel, 1x2x1 kernel"},
+              {.tensors = {volume, TensorData::from_f32({1, -1}, Shape{1, 1, 1, 2, 1}), volume}, .dims = {1, 1, 1, 0, 0, 0, 1, 1, 1, 1},
+               .label = "a gradient of another shape"}};
+    case OpSig::Conv3dBiasBackward:
+      return {{.tensors = {volume, TensorData::from_f32({1}, Shape{1}), volume}, .label = "1 channel"},
+              {.tensors = {volume, TensorData::from_f32({1, 2, 3}, Shape{3}), volume}, .label = "a bias of 3"}};
+    // conv_transpose3d's: stride, padding, padding_out, dilation (3 each), groups.
+    case OpSig::ConvTranspose3d:
+      return {{.tensors = {volume, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{1, 2, 1, 1, 2}), TensorData::from_f32({0.5f, -1}, Shape{2})},
+               .dims = {1, 1, 1, 2, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1},
+               .label = "1 -> 2 channels, 1x1x2 kernel, stride [1, 1, 2], padding_out [0, 0, 1], bias"},
+              {.tensors = {volume, TensorData::from_f32({1, -1}, Shape{1, 1, 1, 1, 2})}, .dims = {0, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1},
+               .label = "padding_out [1, 0, 0] at stride 1"}};
+    case OpSig::ConvTranspose3dBackward:
+      return {{.tensors = {volume, TensorData::from_f32({1, -1}, Shape{1, 1, 1, 1, 2}), floats(Shape{1, 1, 2, 3, 3}, 0.25f, 0.5f)},
+               .dims = {1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1}, .label = "1 -> 1 channel, 1x1x2 kernel"},
+              {.tensors = {volume, TensorData::from_f32({1, -1}, Shape{1, 1, 1, 1, 2}), volume},
+               .dims = {1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1}, .label = "a gradient of another shape"}};
     // conv_transpose2d's options travel as dims after the bias flag: stride, padding, padding_out,
     // dilation, groups.
     case OpSig::ConvTranspose2d:
@@ -426,6 +452,16 @@ struct LocalArgs {
     } else if constexpr (std::is_same_v<D, ConvTranspose1dOptions>) {
       ConvTranspose1dOptions o;
       for (Size1* v : {&o.stride, &o.padding, &o.padding_out, &o.dilation}) (*v)[0] = args.dims.at(next_dim++);
+      o.groups = args.dims.at(next_dim++);
+      return o;
+    } else if constexpr (std::is_same_v<D, Conv3dOptions>) {
+      Conv3dOptions o;
+      for (Size3* v : {&o.stride, &o.padding, &o.dilation}) *v = get<Size3>();
+      o.groups = args.dims.at(next_dim++);
+      return o;
+    } else if constexpr (std::is_same_v<D, ConvTranspose3dOptions>) {
+      ConvTranspose3dOptions o;
+      for (Size3* v : {&o.stride, &o.padding, &o.padding_out, &o.dilation}) *v = get<Size3>();
       o.groups = args.dims.at(next_dim++);
       return o;
     } else if constexpr (std::is_same_v<D, ConvTranspose2dOptions>) {

@@ -137,6 +137,27 @@ struct ConvTranspose1dOptions {
   bool operator==(const ConvTranspose1dOptions&) const = default;
 };
 
+// conv3d and its backward passes (Burn's ConvOptions<3>, in Burn's order): conv2d with a depth
+// dim first; the kernel size is the weight's last three dims.
+struct Conv3dOptions {
+  Size3 stride{1, 1, 1};
+  Size3 padding{0, 0, 0};
+  Size3 dilation{1, 1, 1};
+  std::size_t groups = 1;
+  bool operator==(const Conv3dOptions&) const = default;
+};
+
+// conv_transpose3d and its backward passes (Burn's ConvTransposeOptions<3>, in Burn's order):
+// conv_transpose2d with a depth dim first; padding_out obeys the same rule.
+struct ConvTranspose3dOptions {
+  Size3 stride{1, 1, 1};
+  Size3 padding{0, 0, 0};
+  Size3 padding_out{0, 0, 0};
+  Size3 dilation{1, 1, 1};
+  std::size_t groups = 1;
+  bool operator==(const ConvTranspose3dOptions&) const = default;
+};
+
 // attention (Burn's AttentionModuleOptions, in Burn's order): scores = query @ key^T * scale
 // (1 / sqrt(head_dim) when unset), then softcap * tanh(scores / softcap) when set (positive, or
 // attention-softcap), masked cells and (is_causal) cells past the diagonal set to -inf (the

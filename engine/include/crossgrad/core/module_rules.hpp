@@ -128,10 +128,12 @@ LinearPlan plan_linear_bias_backward(const Shape& grad, DType grad_dtype);
 // conv2d over x [batch, channels_in, in_h, in_w] with a weight [channels_out, channels_in / groups,
 // k_h, k_w]: output [batch, channels_out, out_h, out_w], out = (in + 2 padding - span) / stride + 1
 // with span = dilation (k - 1) + 1 (Burn's and PyTorch's).
+// The 3-D ops' plans fill the depth fields too; every 1-D and 2-D plan has a depth of 1 (one plane).
 struct Conv2dPlan {
   Shape out;
   std::size_t batch = 0, channels_in = 0, channels_out = 0, groups = 1;
   std::size_t in_h = 0, in_w = 0, k_h = 0, k_w = 0, out_h = 0, out_w = 0;
+  std::size_t in_d = 1, k_d = 1, out_d = 1;
 };
 // conv2d(x, weight, bias, options), in this order: x float (unsupported-dtype), weight and bias of
 // its dtype (dtype-mismatch), x and weight of rank 4 and bias of rank 1 (module-input-rank), stride,
@@ -198,6 +200,29 @@ Conv2dPlan plan_conv_transpose1d_backward(const Shape& x, DType x_dtype, const S
                                           std::string_view op);
 // conv_transpose1d's options as conv_transpose2d's on the single-row view.
 ConvTranspose2dOptions conv_transpose2d_options_of(const ConvTranspose1dOptions& options);
+
+// conv3d over x [batch, channels_in, in_d, in_h, in_w] with a weight [channels_out, channels_in /
+// groups, k_d, k_h, k_w]: conv2d's checks in conv2d's order with rank-5 layouts and 3-D values in
+// the messages; out [batch, channels_out, out_d, out_h, out_w], each dim as conv2d's.
+Conv2dPlan plan_conv3d(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                       DType bias_dtype, const Conv3dOptions& options);
+// conv3d_x_backward / conv3d_weight_backward(x, weight, grad, options), as plan_conv2d_backward.
+Conv2dPlan plan_conv3d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape& grad,
+                                DType grad_dtype, const Conv3dOptions& options, std::string_view op);
+// conv3d_bias_backward / conv_transpose3d_bias_backward(x, bias, grad) (`op` names it): as
+// plan_conv2d_bias_backward with x and grad of rank 5.
+Shape plan_conv3d_bias_backward(const Shape& x, DType x_dtype, const Shape& bias, DType bias_dtype, const Shape& grad,
+                                DType grad_dtype, std::string_view op = "conv3d_bias_backward");
+
+// conv_transpose3d over x [batch, channels_in, in_d, in_h, in_w] with a weight [channels_in,
+// channels_out / groups, k_d, k_h, k_w]: conv_transpose2d's checks in its order with rank-5 layouts
+// and 3-D values in the messages; each output dim as conv_transpose2d's.
+Conv2dPlan plan_conv_transpose3d(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
+                                 DType bias_dtype, const ConvTranspose3dOptions& options);
+// conv_transpose3d_x_backward / conv_transpose3d_weight_backward, as plan_conv_transpose2d_backward.
+Conv2dPlan plan_conv_transpose3d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype,
+                                          const Shape& grad, DType grad_dtype, const ConvTranspose3dOptions& options,
+                                          std::string_view op);
 
 // unfold4d(x, kernel_size, options), in this order: x float (unsupported-dtype) of rank 4
 // (module-input-rank), kernel_size, stride and dilation at least 1 (module-option-zero), x at

@@ -323,7 +323,15 @@
   X(adaptive_avg_pool3d_backward, adaptive_avg_pool3d_backward, AdaptivePool3dBackward, Float, Float, NotDifferentiable) \
   X(layer_norm, layer_norm, LayerNorm, Float, Float, Backward) \
   X(attention, attention, Attention, Float, Float, Backward) \
-  X(batch_norm, batch_norm, BatchNorm, Float, Float, Backward)
+  X(batch_norm, batch_norm, BatchNorm, Float, Float, Backward) \
+  X(conv3d, conv3d, Conv3d, Float, Float, Backward) \
+  X(conv3d_x_backward, conv3d_x_backward, Conv3dBackward, Float, Float, NotDifferentiable) \
+  X(conv3d_weight_backward, conv3d_weight_backward, Conv3dBackward, Float, Float, NotDifferentiable) \
+  X(conv3d_bias_backward, conv3d_bias_backward, Conv3dBiasBackward, Float, Float, NotDifferentiable) \
+  X(conv_transpose3d, conv_transpose3d, ConvTranspose3d, Float, Float, Backward) \
+  X(conv_transpose3d_x_backward, conv_transpose3d_x_backward, ConvTranspose3dBackward, Float, Float, NotDifferentiable) \
+  X(conv_transpose3d_weight_backward, conv_transpose3d_weight_backward, ConvTranspose3dBackward, Float, Float, NotDifferentiable) \
+  X(conv_transpose3d_bias_backward, conv_transpose3d_bias_backward, Conv3dBiasBackward, Float, Float, NotDifferentiable)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -415,6 +423,15 @@
 #define CROSSGRAD_SIG_PARAMS_Conv1dBackward(T, I) \
   (const T& tensor, const T& weight, const T& grad, const ::crossgrad::Conv1dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_Conv1dBiasBackward(T, I) (const T& tensor, const T& bias, const T& grad)
+#define CROSSGRAD_SIG_PARAMS_Conv3d(T, I) \
+  (const T& tensor, const T& weight, const std::optional<T>& bias, const ::crossgrad::Conv3dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_Conv3dBackward(T, I) \
+  (const T& tensor, const T& weight, const T& grad, const ::crossgrad::Conv3dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_Conv3dBiasBackward(T, I) (const T& tensor, const T& bias, const T& grad)
+#define CROSSGRAD_SIG_PARAMS_ConvTranspose3d(T, I) \
+  (const T& tensor, const T& weight, const std::optional<T>& bias, const ::crossgrad::ConvTranspose3dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_ConvTranspose3dBackward(T, I) \
+  (const T& tensor, const T& weight, const T& grad, const ::crossgrad::ConvTranspose3dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_ConvTranspose1d(T, I) \
   (const T& tensor, const T& weight, const std::optional<T>& bias, const ::crossgrad::ConvTranspose1dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_ConvTranspose1dBackward(T, I) \
@@ -494,6 +511,11 @@
 #define CROSSGRAD_SIG_CLASS_Conv1d ZIP_OPTIONAL
 #define CROSSGRAD_SIG_CLASS_Conv1dBackward ZIP3_WITH
 #define CROSSGRAD_SIG_CLASS_Conv1dBiasBackward ZIP3_WITH
+#define CROSSGRAD_SIG_CLASS_Conv3d ZIP_OPTIONAL
+#define CROSSGRAD_SIG_CLASS_Conv3dBackward ZIP3_WITH
+#define CROSSGRAD_SIG_CLASS_Conv3dBiasBackward ZIP3_WITH
+#define CROSSGRAD_SIG_CLASS_ConvTranspose3d ZIP_OPTIONAL
+#define CROSSGRAD_SIG_CLASS_ConvTranspose3dBackward ZIP3_WITH
 #define CROSSGRAD_SIG_CLASS_ConvTranspose1d ZIP_OPTIONAL
 #define CROSSGRAD_SIG_CLASS_ConvTranspose1dBackward ZIP3_WITH
 #define CROSSGRAD_SIG_CLASS_AvgPool1d MAP
@@ -546,6 +568,11 @@
 #define CROSSGRAD_SIG_EXTRA_Conv1d , options
 #define CROSSGRAD_SIG_EXTRA_Conv1dBackward , options
 #define CROSSGRAD_SIG_EXTRA_Conv1dBiasBackward
+#define CROSSGRAD_SIG_EXTRA_Conv3d , options
+#define CROSSGRAD_SIG_EXTRA_Conv3dBackward , options
+#define CROSSGRAD_SIG_EXTRA_Conv3dBiasBackward
+#define CROSSGRAD_SIG_EXTRA_ConvTranspose3d , options
+#define CROSSGRAD_SIG_EXTRA_ConvTranspose3dBackward , options
 #define CROSSGRAD_SIG_EXTRA_ConvTranspose1d , options
 #define CROSSGRAD_SIG_EXTRA_ConvTranspose1dBackward , options
 #define CROSSGRAD_SIG_EXTRA_AvgPool1d , options
@@ -570,6 +597,9 @@
 #define CROSSGRAD_SIG_TENSORS_ConvTranspose2dBackward tensor, weight, grad
 #define CROSSGRAD_SIG_TENSORS_Conv1dBackward tensor, weight, grad
 #define CROSSGRAD_SIG_TENSORS_Conv1dBiasBackward tensor, bias, grad
+#define CROSSGRAD_SIG_TENSORS_Conv3dBackward tensor, weight, grad
+#define CROSSGRAD_SIG_TENSORS_Conv3dBiasBackward tensor, bias, grad
+#define CROSSGRAD_SIG_TENSORS_ConvTranspose3dBackward tensor, weight, grad
 #define CROSSGRAD_SIG_TENSORS_ConvTranspose1dBackward tensor, weight, grad
 // The five tensors of a ZIP5_WITH signature, in order.
 #define CROSSGRAD_SIG_TENSORS_BatchNorm tensor, weight, bias, mean, variance
@@ -609,6 +639,11 @@
 #define CROSSGRAD_SIG_TAIL_Conv1d , const ::crossgrad::Conv1dOptions& options
 #define CROSSGRAD_SIG_TAIL_Conv1dBackward , const ::crossgrad::Conv1dOptions& options
 #define CROSSGRAD_SIG_TAIL_Conv1dBiasBackward
+#define CROSSGRAD_SIG_TAIL_Conv3d , const ::crossgrad::Conv3dOptions& options
+#define CROSSGRAD_SIG_TAIL_Conv3dBackward , const ::crossgrad::Conv3dOptions& options
+#define CROSSGRAD_SIG_TAIL_Conv3dBiasBackward
+#define CROSSGRAD_SIG_TAIL_ConvTranspose3d , const ::crossgrad::ConvTranspose3dOptions& options
+#define CROSSGRAD_SIG_TAIL_ConvTranspose3dBackward , const ::crossgrad::ConvTranspose3dOptions& options
 #define CROSSGRAD_SIG_TAIL_ConvTranspose1d , const ::crossgrad::ConvTranspose1dOptions& options
 #define CROSSGRAD_SIG_TAIL_ConvTranspose1dBackward , const ::crossgrad::ConvTranspose1dOptions& options
 #define CROSSGRAD_SIG_TAIL_AvgPool1d (const ::crossgrad::AvgPool1dOptions& options)
@@ -677,6 +712,11 @@
 #define CROSSGRAD_SIG_ARGS_Conv1d tensor, weight, bias, options
 #define CROSSGRAD_SIG_ARGS_Conv1dBackward tensor, weight, grad, options
 #define CROSSGRAD_SIG_ARGS_Conv1dBiasBackward tensor, bias, grad
+#define CROSSGRAD_SIG_ARGS_Conv3d tensor, weight, bias, options
+#define CROSSGRAD_SIG_ARGS_Conv3dBackward tensor, weight, grad, options
+#define CROSSGRAD_SIG_ARGS_Conv3dBiasBackward tensor, bias, grad
+#define CROSSGRAD_SIG_ARGS_ConvTranspose3d tensor, weight, bias, options
+#define CROSSGRAD_SIG_ARGS_ConvTranspose3dBackward tensor, weight, grad, options
 #define CROSSGRAD_SIG_ARGS_ConvTranspose1d tensor, weight, bias, options
 #define CROSSGRAD_SIG_ARGS_ConvTranspose1dBackward tensor, weight, grad, options
 #define CROSSGRAD_SIG_ARGS_AvgPool1d tensor, options
@@ -727,7 +767,8 @@ enum class OpId : std::uint16_t {
   X(Conv2d) X(Conv2dBackward) X(Conv2dBiasBackward) X(ConvTranspose2d) X(ConvTranspose2dBackward) \
   X(Conv1d) X(Conv1dBackward) X(Conv1dBiasBackward) X(ConvTranspose1d) X(ConvTranspose1dBackward) \
   X(AvgPool1d) X(AvgPool1dBackward) X(AdaptivePool1d) X(AdaptivePool1dBackward) X(MaxPool1d) X(MaxPool1dBackward) X(Unfold4d) X(Fold4d) \
-  X(Interpolate) X(InterpolateBackward) X(AdaptivePool3d) X(AdaptivePool3dBackward) X(LayerNorm) X(Attention) X(BatchNorm)
+  X(Interpolate) X(InterpolateBackward) X(AdaptivePool3d) X(AdaptivePool3dBackward) X(LayerNorm) X(Attention) X(BatchNorm) \
+  X(Conv3d) X(Conv3dBackward) X(Conv3dBiasBackward) X(ConvTranspose3d) X(ConvTranspose3dBackward)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

@@ -150,6 +150,31 @@ CudaTensor Cuda::conv_transpose2d_weight_backward(const CudaTensor& tensor, cons
 CudaTensor Cuda::conv_transpose2d_bias_backward(const CudaTensor& tensor, const CudaTensor& bias, const CudaTensor& grad) {
   return composite::conv2d_bias_backward<Cuda>(tensor, bias, grad, "conv_transpose2d_bias_backward");
 }
+// conv3d, conv_transpose3d and their backward passes: the 2-D passes with a depth index (ConvSpec).
+CudaTensor Cuda::conv3d(const CudaTensor& tensor, const CudaTensor& weight, const std::optional<CudaTensor>& bias, const Conv3dOptions& options) {
+  return composite::conv3d<Cuda>(tensor, weight, bias, options);
+}
+CudaTensor Cuda::conv3d_x_backward(const CudaTensor& tensor, const CudaTensor& weight, const CudaTensor& grad, const Conv3dOptions& options) {
+  return composite::conv3d_x_backward<Cuda>(tensor, weight, grad, options);
+}
+CudaTensor Cuda::conv3d_weight_backward(const CudaTensor& tensor, const CudaTensor& weight, const CudaTensor& grad, const Conv3dOptions& options) {
+  return composite::conv3d_weight_backward<Cuda>(tensor, weight, grad, options);
+}
+CudaTensor Cuda::conv3d_bias_backward(const CudaTensor& tensor, const CudaTensor& bias, const CudaTensor& grad) {
+  return composite::conv3d_bias_backward<Cuda>(tensor, bias, grad);
+}
+CudaTensor Cuda::conv_transpose3d(const CudaTensor& tensor, const CudaTensor& weight, const std::optional<CudaTensor>& bias, const ConvTranspose3dOptions& options) {
+  return composite::conv_transpose3d<Cuda>(tensor, weight, bias, options);
+}
+CudaTensor Cuda::conv_transpose3d_x_backward(const CudaTensor& tensor, const CudaTensor& weight, const CudaTensor& grad, const ConvTranspose3dOptions& options) {
+  return composite::conv_transpose3d_x_backward<Cuda>(tensor, weight, grad, options);
+}
+CudaTensor Cuda::conv_transpose3d_weight_backward(const CudaTensor& tensor, const CudaTensor& weight, const CudaTensor& grad, const ConvTranspose3dOptions& options) {
+  return composite::conv_transpose3d_weight_backward<Cuda>(tensor, weight, grad, options);
+}
+CudaTensor Cuda::conv_transpose3d_bias_backward(const CudaTensor& tensor, const CudaTensor& bias, const CudaTensor& grad) {
+  return composite::conv3d_bias_backward<Cuda>(tensor, bias, grad, "conv_transpose3d_bias_backward");
+}
 
 // layer_norm and attention: Burn's default ModuleOps compositions over this backend's own ops
 // (composite_norm.hpp, composite_attention.hpp).

@@ -131,6 +131,31 @@ FlexTensor Flex::conv_transpose2d_weight_backward(const FlexTensor& tensor, cons
 FlexTensor Flex::conv_transpose2d_bias_backward(const FlexTensor& tensor, const FlexTensor& bias, const FlexTensor& grad) {
   return composite::conv2d_bias_backward<Flex>(tensor, bias, grad, "conv_transpose2d_bias_backward");
 }
+// conv3d, conv_transpose3d and their backward passes: the 2-D passes with a depth index (ConvSpec).
+FlexTensor Flex::conv3d(const FlexTensor& tensor, const FlexTensor& weight, const std::optional<FlexTensor>& bias, const Conv3dOptions& options) {
+  return composite::conv3d<Flex>(tensor, weight, bias, options);
+}
+FlexTensor Flex::conv3d_x_backward(const FlexTensor& tensor, const FlexTensor& weight, const FlexTensor& grad, const Conv3dOptions& options) {
+  return composite::conv3d_x_backward<Flex>(tensor, weight, grad, options);
+}
+FlexTensor Flex::conv3d_weight_backward(const FlexTensor& tensor, const FlexTensor& weight, const FlexTensor& grad, const Conv3dOptions& options) {
+  return composite::conv3d_weight_backward<Flex>(tensor, weight, grad, options);
+}
+FlexTensor Flex::conv3d_bias_backward(const FlexTensor& tensor, const FlexTensor& bias, const FlexTensor& grad) {
+  return composite::conv3d_bias_backward<Flex>(tensor, bias, grad);
+}
+FlexTensor Flex::conv_transpose3d(const FlexTensor& tensor, const FlexTensor& weight, const std::optional<FlexTensor>& bias, const ConvTranspose3dOptions& options) {
+  return composite::conv_transpose3d<Flex>(tensor, weight, bias, options);
+}
+FlexTensor Flex::conv_transpose3d_x_backward(const FlexTensor& tensor, const FlexTensor& weight, const FlexTensor& grad, const ConvTranspose3dOptions& options) {
+  return composite::conv_transpose3d_x_backward<Flex>(tensor, weight, grad, options);
+}
+FlexTensor Flex::conv_transpose3d_weight_backward(const FlexTensor& tensor, const FlexTensor& weight, const FlexTensor& grad, const ConvTranspose3dOptions& options) {
+  return composite::conv_transpose3d_weight_backward<Flex>(tensor, weight, grad, options);
+}
+FlexTensor Flex::conv_transpose3d_bias_backward(const FlexTensor& tensor, const FlexTensor& bias, const FlexTensor& grad) {
+  return composite::conv3d_bias_backward<Flex>(tensor, bias, grad, "conv_transpose3d_bias_backward");
+}
 
 // attention: Burn's default ModuleOps composition over this backend's own ops
 // (composite_attention.hpp); layer_norm has its own kernel (layer_norm.cpp).

@@ -1,4 +1,4 @@
-// LibTorch: conv2d, conv_transpose2d and their backward passes, unfold4d and fold4d, ATen's own (aten/ops.cpp:
+// LibTorch: conv2d, conv3d, conv_transpose2d, conv_transpose3d and their backward passes, unfold4d and fold4d, ATen's own (aten/ops.cpp:
 // at::conv2d, at::conv_transpose2d, at::convolution_backward, at::im2col and at::col2im, the kernels PyTorch's CPU build
 // runs; conv1d and conv_transpose1d run those on the single-row view), after the shared rules::plan_conv2d* / plan_conv_transpose2d* checks. Options travel as
 // ints (stride, padding, [padding_out,] dilation, groups). An empty
@@ -21,18 +21,18 @@ namespace {
 using libtorch::Call;
 using libtorch::op_code;
 
-std::vector<int64_t> option_ints(const Conv2dOptions& o) {
-  return {static_cast<int64_t>(o.stride[0]),   static_cast<int64_t>(o.stride[1]),   static_cast<int64_t>(o.padding[0]),
-          static_cast<int64_t>(o.padding[1]),  static_cast<int64_t>(o.dilation[0]), static_cast<int64_t>(o.dilation[1]),
-          static_cast<int64_t>(o.groups)};
-}
-
-std::vector<int64_t> option_ints(const ConvTranspose2dOptions& o) {
+// A convolution's options as ints: stride, padding, [padding_out,] dilation (one per spatial dim
+// each), groups.
+template <class Options>
+std::vector<int64_t> option_ints(const Options& o) {
   std::vector<int64_t> out;
-  for (const Size2& v : {o.stride, o.padding, o.padding_out, o.dilation}) {
-    out.push_back(static_cast<int64_t>(v[0]));
-    out.push_back(static_cast<int64_t>(v[1]));
-  }
+  const auto put = [&out](const auto& sizes) {
+    for (const std::size_t v : sizes) out.push_back(static_cast<int64_t>(v));
+  };
+  put(o.stride);
+  put(o.padding);
+  if constexpr (requires { o.padding_out; }) put(o.padding_out);
+  put(o.dilation);
   out.push_back(static_cast<int64_t>(o.groups));
   return out;
 }
@@ -41,10 +41,13 @@ std::vector<int64_t> option_ints(const ConvTranspose2dOptions& o) {
 // padding_out, in int64 before cropping it; past INT64_MAX it raises an internal error (found by
 // ConvTranspose2dOps.ACropOfAHugeFullOutputBuildsOnlyTheKeptCells), so such geometries (every value
 // crossgrad accepts, the output itself at most 2^64 - 1) run the composite over LibTorch's ops.
-bool aten_can_transpose(const rules::Conv2dPlan& p, const ConvTranspose2dOptions& o) {
+template <class Options>
+bool aten_can_transpose(const rules::Conv2dPlan& p, const Options& o) {
   constexpr std::uint64_t kMax = static_cast<std::uint64_t>(INT64_MAX);
-  for (std::size_t d = 0; d < 2; ++d) {
-    const std::size_t out = d == 0 ? p.out_h : p.out_w;
+  constexpr std::size_t n = std::tuple_size_v<decltype(o.stride)>;
+  const std::size_t outs[3] = {p.out_d, p.out_h, p.out_w};
+  for (std::size_t d = 0; d < n; ++d) {
+    const std::size_t out = outs[3 - n + d];
     for (const std::size_t v : {o.stride[d], o.padding[d], o.padding_out[d], o.dilation[d], out}) {
       if (v > kMax / 4) return false;
     }
@@ -225,6 +228,85 @@ LibTorchTensor LibTorch::adaptive_avg_pool3d(const LibTorchTensor& tensor, const
 }
 LibTorchTensor LibTorch::adaptive_avg_pool3d_backward(const LibTorchTensor& tensor, const LibTorchTensor& grad) {
   return composite::adaptive_avg_pool3d_backward<LibTorch>(tensor, grad);
+}
+
+// conv3d and conv_transpose3d: ATen's convolution over volumes, as conv2d's and conv_transpose2d's.
+LibTorchTensor LibTorch::conv3d(const LibTorchTensor& tensor, const LibTorchTensor& weight,
+                                const std::optional<LibTorchTensor>& bias, const Conv3dOptions& options) {
+  const Shape bias_shape = bias ? bias->shape : Shape{};
+  const rules::Conv2dPlan p = rules::plan_conv3d(tensor.shape, tensor.dtype, weight.shape, weight.dtype,
+                                                 bias ? &bias_shape : nullptr, bias ? bias->dtype : tensor.dtype, options);
+  if (p.out.num_elements() == 0 || any_empty({&tensor, &weight})) return composite::conv3d<LibTorch>(tensor, weight, bias, options);
+  Call call{op_code(OpId::conv3d), {&tensor, &weight}, {}, option_ints(options)};
+  if (bias) call.inputs.push_back(&*bias);
+  return libtorch::run(call, p.out, tensor.dtype);
+}
+
+LibTorchTensor LibTorch::conv3d_x_backward(const LibTorchTensor& tensor, const LibTorchTensor& weight, const LibTorchTensor& grad,
+                                           const Conv3dOptions& options) {
+  (void)rules::plan_conv3d_backward(tensor.shape, tensor.dtype, weight.shape, weight.dtype, grad.shape, grad.dtype, options,
+                                    "conv3d_x_backward");
+  if (any_empty({&tensor, &weight, &grad})) return composite::conv3d_x_backward<LibTorch>(tensor, weight, grad, options);
+  return libtorch::run(Call{op_code(OpId::conv3d_x_backward), {&tensor, &weight, &grad}, {}, option_ints(options)}, tensor.shape,
+                       tensor.dtype);
+}
+
+LibTorchTensor LibTorch::conv3d_weight_backward(const LibTorchTensor& tensor, const LibTorchTensor& weight,
+                                                const LibTorchTensor& grad, const Conv3dOptions& options) {
+  (void)rules::plan_conv3d_backward(tensor.shape, tensor.dtype, weight.shape, weight.dtype, grad.shape, grad.dtype, options,
+                                    "conv3d_weight_backward");
+  if (any_empty({&tensor, &weight, &grad})) return composite::conv3d_weight_backward<LibTorch>(tensor, weight, grad, options);
+  return libtorch::run(Call{op_code(OpId::conv3d_weight_backward), {&tensor, &weight, &grad}, {}, option_ints(options)},
+                       weight.shape, tensor.dtype);
+}
+
+LibTorchTensor LibTorch::conv3d_bias_backward(const LibTorchTensor& tensor, const LibTorchTensor& bias, const LibTorchTensor& grad) {
+  const Shape out = rules::plan_conv3d_bias_backward(tensor.shape, tensor.dtype, bias.shape, bias.dtype, grad.shape, grad.dtype);
+  if (any_empty({&bias, &grad})) return composite::conv3d_bias_backward<LibTorch>(tensor, bias, grad);
+  return libtorch::run(Call{op_code(OpId::conv3d_bias_backward), {&grad}, {}, {}}, out, tensor.dtype);
+}
+
+LibTorchTensor LibTorch::conv_transpose3d(const LibTorchTensor& tensor, const LibTorchTensor& weight,
+                                          const std::optional<LibTorchTensor>& bias, const ConvTranspose3dOptions& options) {
+  const Shape bias_shape = bias ? bias->shape : Shape{};
+  const rules::Conv2dPlan p = rules::plan_conv_transpose3d(tensor.shape, tensor.dtype, weight.shape, weight.dtype,
+                                                           bias ? &bias_shape : nullptr, bias ? bias->dtype : tensor.dtype, options);
+  if (p.out.num_elements() == 0 || any_empty({&tensor, &weight}) || !aten_can_transpose(p, options)) {
+    return composite::conv_transpose3d<LibTorch>(tensor, weight, bias, options);
+  }
+  Call call{op_code(OpId::conv_transpose3d), {&tensor, &weight}, {}, option_ints(options)};
+  if (bias) call.inputs.push_back(&*bias);
+  return libtorch::run(call, p.out, tensor.dtype);
+}
+
+LibTorchTensor LibTorch::conv_transpose3d_x_backward(const LibTorchTensor& tensor, const LibTorchTensor& weight,
+                                                     const LibTorchTensor& grad, const ConvTranspose3dOptions& options) {
+  const rules::Conv2dPlan p = rules::plan_conv_transpose3d_backward(tensor.shape, tensor.dtype, weight.shape, weight.dtype, grad.shape,
+                                                                    grad.dtype, options, "conv_transpose3d_x_backward");
+  if (any_empty({&tensor, &weight, &grad}) || !aten_can_transpose(p, options)) {
+    return composite::conv_transpose3d_x_backward<LibTorch>(tensor, weight, grad, options);
+  }
+  return libtorch::run(Call{op_code(OpId::conv_transpose3d_x_backward), {&tensor, &weight, &grad}, {}, option_ints(options)},
+                       tensor.shape, tensor.dtype);
+}
+
+LibTorchTensor LibTorch::conv_transpose3d_weight_backward(const LibTorchTensor& tensor, const LibTorchTensor& weight,
+                                                          const LibTorchTensor& grad, const ConvTranspose3dOptions& options) {
+  const rules::Conv2dPlan p = rules::plan_conv_transpose3d_backward(tensor.shape, tensor.dtype, weight.shape, weight.dtype, grad.shape,
+                                                                    grad.dtype, options, "conv_transpose3d_weight_backward");
+  if (any_empty({&tensor, &weight, &grad}) || !aten_can_transpose(p, options)) {
+    return composite::conv_transpose3d_weight_backward<LibTorch>(tensor, weight, grad, options);
+  }
+  return libtorch::run(Call{op_code(OpId::conv_transpose3d_weight_backward), {&tensor, &weight, &grad}, {}, option_ints(options)},
+                       weight.shape, tensor.dtype);
+}
+
+LibTorchTensor LibTorch::conv_transpose3d_bias_backward(const LibTorchTensor& tensor, const LibTorchTensor& bias,
+                                                        const LibTorchTensor& grad) {
+  constexpr std::string_view op = "conv_transpose3d_bias_backward";
+  const Shape out = rules::plan_conv3d_bias_backward(tensor.shape, tensor.dtype, bias.shape, bias.dtype, grad.shape, grad.dtype, op);
+  if (any_empty({&bias, &grad})) return composite::conv3d_bias_backward<LibTorch>(tensor, bias, grad, op);
+  return libtorch::run(Call{op_code(OpId::conv_transpose3d_bias_backward), {&grad}, {}, {}}, out, tensor.dtype);
 }
 
 }  // namespace crossgrad::backends

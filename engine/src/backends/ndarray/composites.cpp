@@ -150,6 +150,31 @@ NdArrayTensor NdArray::conv_transpose2d_weight_backward(const NdArrayTensor& ten
 NdArrayTensor NdArray::conv_transpose2d_bias_backward(const NdArrayTensor& tensor, const NdArrayTensor& bias, const NdArrayTensor& grad) {
   return composite::conv2d_bias_backward<NdArray>(tensor, bias, grad, "conv_transpose2d_bias_backward");
 }
+// conv3d, conv_transpose3d and their backward passes: the 2-D passes with a depth index (ConvSpec).
+NdArrayTensor NdArray::conv3d(const NdArrayTensor& tensor, const NdArrayTensor& weight, const std::optional<NdArrayTensor>& bias, const Conv3dOptions& options) {
+  return composite::conv3d<NdArray>(tensor, weight, bias, options);
+}
+NdArrayTensor NdArray::conv3d_x_backward(const NdArrayTensor& tensor, const NdArrayTensor& weight, const NdArrayTensor& grad, const Conv3dOptions& options) {
+  return composite::conv3d_x_backward<NdArray>(tensor, weight, grad, options);
+}
+NdArrayTensor NdArray::conv3d_weight_backward(const NdArrayTensor& tensor, const NdArrayTensor& weight, const NdArrayTensor& grad, const Conv3dOptions& options) {
+  return composite::conv3d_weight_backward<NdArray>(tensor, weight, grad, options);
+}
+NdArrayTensor NdArray::conv3d_bias_backward(const NdArrayTensor& tensor, const NdArrayTensor& bias, const NdArrayTensor& grad) {
+  return composite::conv3d_bias_backward<NdArray>(tensor, bias, grad);
+}
+NdArrayTensor NdArray::conv_transpose3d(const NdArrayTensor& tensor, const NdArrayTensor& weight, const std::optional<NdArrayTensor>& bias, const ConvTranspose3dOptions& options) {
+  return composite::conv_transpose3d<NdArray>(tensor, weight, bias, options);
+}
+NdArrayTensor NdArray::conv_transpose3d_x_backward(const NdArrayTensor& tensor, const NdArrayTensor& weight, const NdArrayTensor& grad, const ConvTranspose3dOptions& options) {
+  return composite::conv_transpose3d_x_backward<NdArray>(tensor, weight, grad, options);
+}
+NdArrayTensor NdArray::conv_transpose3d_weight_backward(const NdArrayTensor& tensor, const NdArrayTensor& weight, const NdArrayTensor& grad, const ConvTranspose3dOptions& options) {
+  return composite::conv_transpose3d_weight_backward<NdArray>(tensor, weight, grad, options);
+}
+NdArrayTensor NdArray::conv_transpose3d_bias_backward(const NdArrayTensor& tensor, const NdArrayTensor& bias, const NdArrayTensor& grad) {
+  return composite::conv3d_bias_backward<NdArray>(tensor, bias, grad, "conv_transpose3d_bias_backward");
+}
 
 // layer_norm and attention: Burn's default ModuleOps compositions over this backend's own ops
 // (composite_norm.hpp, composite_attention.hpp).

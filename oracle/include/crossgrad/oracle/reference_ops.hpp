@@ -65,6 +65,8 @@ struct OpArgs {
   ConvTranspose2dOptions conv_transpose2d;          // ConvTranspose2d, ConvTranspose2dBackward
   Conv1dOptions conv1d;                             // Conv1d, Conv1dBackward
   ConvTranspose1dOptions conv_transpose1d;          // ConvTranspose1d, ConvTranspose1dBackward
+  Conv3dOptions conv3d;                             // Conv3d, Conv3dBackward
+  ConvTranspose3dOptions conv_transpose3d;          // ConvTranspose3d, ConvTranspose3dBackward
   AvgPool1dOptions avg_pool1d;                      // AvgPool1d, AvgPool1dBackward
   Size1 output_size_1d{1};                          // AdaptivePool1d
   Size3 output_size_3d{1, 1, 1};                    // AdaptivePool3d
@@ -77,9 +79,9 @@ struct OpArgs {
                          // scatter-update-gradient once their other checks pass
 };
 
-// Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d {x, weight} or {x, weight, bias}; Conv1dBackward,
-// Conv2dBackward, ConvTranspose1dBackward and ConvTranspose2dBackward {x, weight, grad};
-// Conv1dBiasBackward and Conv2dBiasBackward {x, bias, grad};
+// Conv1d, Conv2d, Conv3d and their transposes {x, weight} or {x, weight, bias}; Conv1dBackward,
+// Conv2dBackward, Conv3dBackward and the transposes' {x, weight, grad};
+// Conv1dBiasBackward, Conv2dBiasBackward and Conv3dBiasBackward {x, bias, grad};
 // LayerNorm {x, weight} or {x, weight, bias} (epsilon is OpArgs::scalar); BatchNorm {x, weight,
 // bias, mean, variance} (epsilon is OpArgs::scalar); Attention {query, key,
 // value}, then the mask when attention_mask, then the bias when attention_bias;
@@ -107,7 +109,6 @@ std::optional<std::vector<std::size_t>> fold4d_shape(const std::vector<std::size
 // The 1-D poolings' result shapes, by the oracle's own rule; nullopt when invalid.
 std::optional<std::vector<std::size_t>> avg_pool1d_shape(const std::vector<std::size_t>& x, const AvgPool1dOptions& options);
 std::optional<std::vector<std::size_t>> max_pool1d_shape(const std::vector<std::size_t>& x, const MaxPool1dOptions& options);
-// conv2d's result shape for x and weight shapes, by the oracle's own rule; nullopt when invalid.
 // conv1d's result shape for x and weight shapes, by the oracle's own rule; nullopt when invalid.
 std::optional<std::vector<std::size_t>> conv1d_shape(const std::vector<std::size_t>& x, const std::vector<std::size_t>& weight,
                                                      const Conv1dOptions& options);
@@ -119,8 +120,15 @@ std::optional<std::vector<std::size_t>> conv_transpose1d_shape(const std::vector
 std::optional<std::vector<std::size_t>> conv_transpose2d_shape(const std::vector<std::size_t>& x,
                                                                const std::vector<std::size_t>& weight,
                                                                const ConvTranspose2dOptions& options);
+// conv2d's result shape for x and weight shapes, by the oracle's own rule; nullopt when invalid.
 std::optional<std::vector<std::size_t>> conv2d_shape(const std::vector<std::size_t>& x, const std::vector<std::size_t>& weight,
                                                      const Conv2dOptions& options);
+// conv3d's and conv_transpose3d's result shapes, by the oracle's own rules; nullopt when invalid.
+std::optional<std::vector<std::size_t>> conv3d_shape(const std::vector<std::size_t>& x, const std::vector<std::size_t>& weight,
+                                                     const Conv3dOptions& options);
+std::optional<std::vector<std::size_t>> conv_transpose3d_shape(const std::vector<std::size_t>& x,
+                                                               const std::vector<std::size_t>& weight,
+                                                               const ConvTranspose3dOptions& options);
 // Whether the op has a backward rule with these arguments: its registry rule is Backward and, for
 // float_scatter / float_scatter_nd, the update is Assign or Add (scatter-update-gradient otherwise).
 bool differentiable(OpId op, const OpArgs& args);

@@ -20,6 +20,8 @@
 //   ConvTranspose2dOptions       -> dims (9: stride, padding, padding_out, dilation, groups)
 //   Conv1dOptions                -> dims (4: stride, padding, dilation, groups)
 //   ConvTranspose1dOptions       -> dims (5: stride, padding, padding_out, dilation, groups)
+//   Conv3dOptions                -> dims (10: stride, padding, dilation, groups)
+//   ConvTranspose3dOptions       -> dims (13: stride, padding, padding_out, dilation, groups)
 //   Size1                        -> dims (1)
 //   Size3                        -> dims (3)
 //   AvgPool1dOptions             -> dims (5: kernel_size, stride, padding, count_include_pad, ceil_mode)
@@ -191,6 +193,19 @@ inline void put_arg(proto::OpCall& call, const ::crossgrad::ConvTranspose2dOptio
   put_arg(call, o.dilation);
   call.add_dims(o.groups);
 }
+inline void put_arg(proto::OpCall& call, const ::crossgrad::Conv3dOptions& o) {
+  put_arg(call, o.stride);
+  put_arg(call, o.padding);
+  put_arg(call, o.dilation);
+  call.add_dims(o.groups);
+}
+inline void put_arg(proto::OpCall& call, const ::crossgrad::ConvTranspose3dOptions& o) {
+  put_arg(call, o.stride);
+  put_arg(call, o.padding);
+  put_arg(call, o.padding_out);
+  put_arg(call, o.dilation);
+  call.add_dims(o.groups);
+}
 inline void put_arg(proto::OpCall& call, const ::crossgrad::Shape& shape) {
   put_shape(shape, call.mutable_shape());
 }
@@ -253,6 +268,8 @@ class ArgReader {
   ::crossgrad::ConvTranspose2dOptions conv_transpose2d_options();  // the next nine dims (put_arg's order)
   ::crossgrad::Conv1dOptions conv1d_options();          // the next four dims (put_arg's order)
   ::crossgrad::ConvTranspose1dOptions conv_transpose1d_options();  // the next five dims (put_arg's order)
+  ::crossgrad::Conv3dOptions conv3d_options();          // the next ten dims (put_arg's order)
+  ::crossgrad::ConvTranspose3dOptions conv_transpose3d_options();  // the next thirteen dims (put_arg's order)
   ::crossgrad::Shape shape();                       // the whole shape field
   ::crossgrad::DType dtype();                       // the dtype field
   std::vector<::crossgrad::Range> ranges();         // the whole ranges field

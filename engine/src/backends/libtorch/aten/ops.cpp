@@ -9,6 +9,7 @@
 #include <crossgrad/core/int_conversion.hpp>
 #include <crossgrad/ops/op_list.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -668,28 +669,45 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::linear_weight_backward:
       return in(c, 0).reshape({integer(c, 0), integer(c, 1)}).t().mm(in(c, 1).reshape({integer(c, 0), integer(c, 2)}));
     case OpId::linear_bias_backward: return in(c, 0).reshape({integer(c, 0), integer(c, 1)}).sum(0);
-    // conv2d: x, weight and the bias if given; ints stride, padding, dilation (2 each), groups
-    // (libtorch/conv.cpp). The backward passes: x, weight, grad; conv2d_bias_backward: grad. The
-    // input is zero-padded here and convolved without padding: crossgrad's padding cells are 0
-    // terms (0 * inf is NaN), where ATen's own padding skips them (docs/OPS.md
+    // conv2d / conv3d: x, weight and the bias if given; ints stride, padding, dilation (one per
+    // spatial dim each), groups (libtorch/conv.cpp). The backward passes: x, weight, grad; the bias
+    // passes: grad. The input is zero-padded here and convolved without padding: crossgrad's padding
+    // cells are 0 terms (0 * inf is NaN), where ATen's own padding skips them (docs/OPS.md
     // conv-padding-meets-non-finite); x's gradient is then sliced back to x.
     case OpId::conv2d:
     case OpId::conv2d_x_backward:
-    case OpId::conv2d_weight_backward: {
-      const int64_t ph = integer(c, 2), pw = integer(c, 3);
-      const at::Tensor x = ph == 0 && pw == 0 ? in(c, 0) : at::constant_pad_nd(in(c, 0), {pw, pw, ph, ph}, 0);
-      const std::vector<int64_t> stride{integer(c, 0), integer(c, 1)}, dilation{integer(c, 4), integer(c, 5)}, none{0, 0};
-      const c10::optional<at::Tensor> bias = c.input_count > 2 ? c10::optional<at::Tensor>(in(c, 2)) : c10::nullopt;
-      if (op == OpId::conv2d) return at::conv2d(x, in(c, 1), bias, stride, at::IntArrayRef(none), dilation, integer(c, 6));
-      const bool x_grad = op == OpId::conv2d_x_backward;
-      auto grads = at::convolution_backward(in(c, 2), x, in(c, 1), c10::nullopt, stride, {0, 0}, dilation, /*transposed=*/false,
-                                            {0, 0}, integer(c, 6), {x_grad, !x_grad, false});
+    case OpId::conv2d_weight_backward:
+    case OpId::conv3d:
+    case OpId::conv3d_x_backward:
+    case OpId::conv3d_weight_backward: {
+      const bool is_3d = op == OpId::conv3d || op == OpId::conv3d_x_backward || op == OpId::conv3d_weight_backward;
+      const std::size_t n = is_3d ? 3 : 2;
+      std::vector<int64_t> stride, padding, dilation, none(n, 0), pads;
+      for (std::size_t d = 0; d < n; ++d) {
+        stride.push_back(integer(c, d));
+        padding.push_back(integer(c, n + d));
+        dilation.push_back(integer(c, 2 * n + d));
+      }
+      for (std::size_t d = n; d-- > 0;) pads.insert(pads.end(), {padding[d], padding[d]});  // last dim first
+      const bool padded = std::any_of(padding.begin(), padding.end(), [](int64_t v) { return v != 0; });
+      const at::Tensor x = padded ? at::constant_pad_nd(in(c, 0), pads, 0) : in(c, 0);
+      const int64_t groups = integer(c, 3 * n);
+      if (op == OpId::conv2d || op == OpId::conv3d) {
+        const c10::optional<at::Tensor> bias = c.input_count > 2 ? c10::optional<at::Tensor>(in(c, 2)) : c10::nullopt;
+        return at::convolution(x, in(c, 1), bias, stride, none, dilation, /*transposed=*/false, none, groups);
+      }
+      const bool x_grad = op == OpId::conv2d_x_backward || op == OpId::conv3d_x_backward;
+      auto grads = at::convolution_backward(in(c, 2), x, in(c, 1), c10::nullopt, stride, none, dilation, /*transposed=*/false,
+                                            none, groups, {x_grad, !x_grad, false});
       if (!x_grad) return std::get<1>(grads);
-      const at::Tensor& dx = std::get<0>(grads);
-      return dx.narrow(2, ph, dx.size(2) - 2 * ph).narrow(3, pw, dx.size(3) - 2 * pw).contiguous();
+      at::Tensor dx = std::get<0>(grads);
+      for (std::size_t d = 0; d < n; ++d) dx = dx.narrow(2 + d, padding[d], dx.size(2 + d) - 2 * padding[d]);
+      return dx.contiguous();
     }
     case OpId::conv2d_bias_backward:
     case OpId::conv_transpose2d_bias_backward: return in(c, 0).sum({0, 2, 3});
+    case OpId::conv3d_bias_backward:
+    case OpId::conv_transpose3d_bias_backward: return in(c, 0).sum({0, 2, 3, 4});
     // unfold4d / fold4d: ints kernel_size, stride, padding, dilation (2 each), then fold4d's output
     // size (libtorch/conv.cpp): ATen's im2col copies, its col2im adds.
     case OpId::unfold4d:
@@ -698,24 +716,37 @@ at::Tensor run_registry_op(OpId op, const cg_aten_call& c) {
     case OpId::fold4d:
       return at::col2im(in(c, 0), {integer(c, 8), integer(c, 9)}, {integer(c, 0), integer(c, 1)}, {integer(c, 6), integer(c, 7)},
                         {integer(c, 4), integer(c, 5)}, {integer(c, 2), integer(c, 3)});
-    // conv_transpose2d: x, weight and the bias if given; ints stride, padding, padding_out, dilation
-    // (2 each), groups (libtorch/conv.cpp). The forward pass crops with ATen's own padding (no term
-    // is dropped: padding only removes cells). The backward passes read the gradient's padded
-    // planes, whose padding cells are 0 terms in crossgrad (0 * inf is NaN) where ATen's
-    // convolution skips them, so the gradient is zero-padded here and ATen sees padding 0.
+    // conv_transpose2d / conv_transpose3d: x, weight and the bias if given; ints stride, padding,
+    // padding_out, dilation (one per spatial dim each), groups (libtorch/conv.cpp). The forward pass
+    // crops with ATen's own padding (no term is dropped: padding only removes cells). The backward
+    // passes read the gradient's padded planes, whose padding cells are 0 terms in crossgrad (0 * inf
+    // is NaN) where ATen's convolution skips them, so the gradient is zero-padded here and ATen sees
+    // padding 0.
     case OpId::conv_transpose2d:
     case OpId::conv_transpose2d_x_backward:
-    case OpId::conv_transpose2d_weight_backward: {
-      const std::vector<int64_t> stride{integer(c, 0), integer(c, 1)}, padding{integer(c, 2), integer(c, 3)},
-          padding_out{integer(c, 4), integer(c, 5)}, dilation{integer(c, 6), integer(c, 7)}, none{0, 0};
-      const int64_t groups = integer(c, 8);
-      if (op == OpId::conv_transpose2d) {
-        const c10::optional<at::Tensor> bias = c.input_count > 2 ? c10::optional<at::Tensor>(in(c, 2)) : c10::nullopt;
-        return at::conv_transpose2d(in(c, 0), in(c, 1), bias, stride, padding, padding_out, groups, dilation);
+    case OpId::conv_transpose2d_weight_backward:
+    case OpId::conv_transpose3d:
+    case OpId::conv_transpose3d_x_backward:
+    case OpId::conv_transpose3d_weight_backward: {
+      const bool is_3d = op == OpId::conv_transpose3d || op == OpId::conv_transpose3d_x_backward ||
+                         op == OpId::conv_transpose3d_weight_backward;
+      const std::size_t n = is_3d ? 3 : 2;
+      std::vector<int64_t> stride, padding, padding_out, dilation, none(n, 0), pads;
+      for (std::size_t d = 0; d < n; ++d) {
+        stride.push_back(integer(c, d));
+        padding.push_back(integer(c, n + d));
+        padding_out.push_back(integer(c, 2 * n + d));
+        dilation.push_back(integer(c, 3 * n + d));
       }
-      const at::Tensor grad = at::constant_pad_nd(in(c, 2), {padding[1], padding[1], padding[0], padding[0]}, 0);
-      const bool x_grad = op == OpId::conv_transpose2d_x_backward;
-      auto grads = at::convolution_backward(grad, in(c, 0), in(c, 1), c10::nullopt, stride, at::IntArrayRef(none), dilation,
+      const int64_t groups = integer(c, 4 * n);
+      if (op == OpId::conv_transpose2d || op == OpId::conv_transpose3d) {
+        const c10::optional<at::Tensor> bias = c.input_count > 2 ? c10::optional<at::Tensor>(in(c, 2)) : c10::nullopt;
+        return at::convolution(in(c, 0), in(c, 1), bias, stride, padding, dilation, /*transposed=*/true, padding_out, groups);
+      }
+      for (std::size_t d = n; d-- > 0;) pads.insert(pads.end(), {padding[d], padding[d]});  // last dim first
+      const at::Tensor grad = at::constant_pad_nd(in(c, 2), pads, 0);
+      const bool x_grad = op == OpId::conv_transpose2d_x_backward || op == OpId::conv_transpose3d_x_backward;
+      auto grads = at::convolution_backward(grad, in(c, 0), in(c, 1), c10::nullopt, stride, none, dilation,
                                             /*transposed=*/true, padding_out, groups, {x_grad, !x_grad, false});
       return x_grad ? std::get<0>(grads) : std::get<1>(grads);
     }
