@@ -95,6 +95,16 @@ typename B::Tensor im2col_indices(const Im2col& g, std::size_t batch, const type
   return B::from_data(TensorData::from_i64(std::move(at), Shape{rows * cols}), B::device(like));
 }
 
+// Note [Backend im2col kernels]
+// gathered and scattered below are the index list's select and select_add. A backend may give the
+// same results bit for bit (copies, padding cells 0; sums from 0 in the list's order) with
+// kernels of its own by specialising Im2colKernels<B> before it instantiates these templates:
+// Flex walks the volumes directly (flex/im2col.cpp), with no index tensor and no padded copy.
+template <class B>
+struct Im2colKernels {
+  static constexpr bool kPresent = false;
+};
+
 // t [batch, channels, spatial...] (2 or 3 spatial dims) zero-padded by the last entries of `pad` and
 // flattened per batch: [batch, channels * padded cells].
 template <class B>
@@ -122,6 +132,7 @@ typename B::Tensor padded_rows(const typename B::Tensor& t, const Size3& pad) {
 // spatial...] (conv2d's and conv3d's x gradient).
 template <class B>
 typename B::Tensor scattered(const typename B::Tensor& cols, const Im2col& g, std::size_t batch, const Size3& pad) {
+  if constexpr (Im2colKernels<B>::kPresent) return Im2colKernels<B>::scatter(cols, g, batch, pad);
   const typename B::Tensor zeros =
       B::float_full(Shape{batch, g.channels * cells_of(g.padded)}, 0.0, B::dtype(cols), B::device(cols));
   std::vector<std::size_t> dims{batch, g.channels};
@@ -141,6 +152,7 @@ typename B::Tensor scattered(const typename B::Tensor& cols, const Im2col& g, st
 // cells, L = grid cells).
 template <class B>
 typename B::Tensor gathered(const typename B::Tensor& t, const Im2col& g, std::size_t groups, const Size3& pad) {
+  if constexpr (Im2colKernels<B>::kPresent) return Im2colKernels<B>::gather(t, g, groups, pad);
   const std::size_t batch = B::shape(t)[0], k = g.channels / groups * cells_of(g.kernel);
   return B::float_reshape(B::float_select(padded_rows<B>(t, pad), 1, im2col_indices<B>(g, batch, t)),
                           Shape{batch, groups, k, cells_of(g.grid)});

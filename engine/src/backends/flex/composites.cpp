@@ -3,6 +3,7 @@
 #include "../composite_ops.hpp"
 #include "../composite_attention.hpp"
 #include "../composite_conv.hpp"
+#include "im2col.hpp"  // before the convolutions below are instantiated (Note [Backend im2col kernels])
 #include "../composite_interpolate.hpp"
 #include "../composite_linear.hpp"
 #include "../composite_pool.hpp"
@@ -96,6 +97,10 @@ FlexTensor Flex::max_pool1d_with_indices_backward(const FlexTensor& tensor, cons
 // unfold4d: the blocks gathered by the convolution's index list (Note [Convolution as a gathered product]).
 FlexTensor Flex::unfold4d(const FlexTensor& tensor, const Size2& kernel_size, const UnfoldOptions& options) {
   return composite::unfold4d<Flex>(tensor, kernel_size, options);
+}
+// fold4d: the same list scattered back (col2im), by Flex's scatter kernel (flex/im2col.cpp).
+FlexTensor Flex::fold4d(const FlexTensor& tensor, const Size2& output_size, const Size2& kernel_size, const UnfoldOptions& options) {
+  return composite::fold4d<Flex>(tensor, output_size, kernel_size, options);
 }
 // adaptive_avg_pool3d and its backward pass: this backend's adaptive_avg_pool2d passes over height
 // and width, then depth (composite_pool.hpp).

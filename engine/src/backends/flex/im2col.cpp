@@ -1,0 +1,116 @@
+// Flex: the convolutions' im2col and col2im (flex/im2col.hpp), one (batch, channel) volume per task.
+// gather copies, for every row (channel, t, i, j) and grid position (z, y, x), the input cell
+// (z stride + t dilation - padding, ...) or 0 where that is padding: select's result over the
+// padded copy. scatter adds every column entry whose cell is not padding into zeros, for each
+// cell in the order of the list (taps outer, positions inner, within the cell's channel): the
+// sums select_add forms, bit for bit, without the padded planes it then slices off.
+#include "im2col.hpp"
+
+#include "common.hpp"
+#include "thread_pool.hpp"
+
+#include <crossgrad/core/host_buffer.hpp>
+
+#include <algorithm>
+#include <cstring>
+
+namespace crossgrad::backends::composite {
+namespace {
+
+// The geometry one task walks: the input volume (padding taken off), the kernel, the grid.
+struct Walk {
+  Size3 in, kernel, grid, stride, dilation, pad;
+  std::size_t in_cells, taps, positions;
+};
+
+Walk walk_of(const Im2col& g, const Size3& pad) {
+  Walk w{{g.padded[0] - 2 * pad[0], g.padded[1] - 2 * pad[1], g.padded[2] - 2 * pad[2]}, g.kernel, g.grid, g.stride, g.dilation,
+         pad, 0, cells_of(g.kernel), cells_of(g.grid)};
+  w.in_cells = cells_of(w.in);
+  return w;
+}
+
+// f(input cell or -1 for padding) for every tap and grid position of one volume, in the list's order.
+template <class F>
+void for_each_tap_cell(const Walk& w, F f) {
+  for (std::size_t t = 0; t < w.kernel[0]; ++t) {
+    for (std::size_t i = 0; i < w.kernel[1]; ++i) {
+      for (std::size_t j = 0; j < w.kernel[2]; ++j) {
+        for (std::size_t gz = 0; gz < w.grid[0]; ++gz) {
+          const std::size_t z = gz * w.stride[0] + t * w.dilation[0];
+          const bool z_in = z >= w.pad[0] && z - w.pad[0] < w.in[0];
+          for (std::size_t gy = 0; gy < w.grid[1]; ++gy) {
+            const std::size_t y = gy * w.stride[1] + i * w.dilation[1];
+            const bool row_in = z_in && y >= w.pad[1] && y - w.pad[1] < w.in[1];
+            const std::ptrdiff_t row =
+                row_in ? static_cast<std::ptrdiff_t>(((z - w.pad[0]) * w.in[1] + (y - w.pad[1])) * w.in[2]) : -1;
+            for (std::size_t gx = 0; gx < w.grid[2]; ++gx) {
+              const std::size_t x = gx * w.stride[2] + j * w.dilation[2];
+              const bool in = row_in && x >= w.pad[2] && x - w.pad[2] < w.in[2];
+              f(in ? row + static_cast<std::ptrdiff_t>(x - w.pad[2]) : std::ptrdiff_t{-1});
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+FlexTensor Im2colKernels<Flex>::gather(const FlexTensor& t, const Im2col& g, std::size_t groups, const Size3& pad) {
+  const std::size_t batch = t.shape[0], rows = g.channels * cells_of(g.kernel), cols = cells_of(g.grid);
+  // The composite's checks, in its order: the matrix, then the index list it would build.
+  checked_tensor_bytes(Shape{batch, rows, cols}, t.dtype);
+  checked_tensor_bytes(Shape{rows, cols}, DType::I64);
+  FlexTensor out = flex::make_tensor(Shape{batch, groups, g.channels / groups * cells_of(g.kernel), cols}, t.dtype);
+  const Walk w = walk_of(g, pad);
+  const std::size_t volumes = batch * g.channels, per_volume = w.taps * w.positions;
+  if (volumes == 0 || per_volume == 0) return out;
+  flex::with_float_type(t.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* src = t.data<T>();
+    T* dst = out.mutable_data<T>();
+    const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / per_volume);
+    flex::parallel_range(volumes, grain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t v = begin; v < end; ++v) {
+        const T* in = src + v * w.in_cells;
+        T* o = dst + v * per_volume;
+        for_each_tap_cell(w, [&](std::ptrdiff_t cell) { *o++ = cell < 0 ? T(0) : in[cell]; });
+      }
+    });
+  });
+  return out;
+}
+
+FlexTensor Im2colKernels<Flex>::scatter(const FlexTensor& cols, const Im2col& g, std::size_t batch, const Size3& pad) {
+  const std::size_t rows = g.channels * cells_of(g.kernel), positions = cells_of(g.grid);
+  checked_tensor_bytes(Shape{batch, rows, positions}, cols.dtype);
+  checked_tensor_bytes(Shape{rows, positions}, DType::I64);
+  const Walk w = walk_of(g, pad);
+  std::vector<std::size_t> dims{batch, g.channels};
+  for (std::size_t d = 3 - g.rank; d < 3; ++d) dims.push_back(w.in[d]);
+  FlexTensor out = flex::make_tensor(Shape(std::move(dims)), cols.dtype);
+  const std::size_t volumes = batch * g.channels, per_volume = w.taps * w.positions;
+  flex::with_float_type(cols.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* src = cols.data<T>();
+    T* dst = out.mutable_data<T>();
+    if (volumes * w.in_cells != 0) std::fill(dst, dst + volumes * w.in_cells, T(0));
+    if (volumes == 0 || per_volume == 0) return;
+    const std::size_t grain = std::max<std::size_t>(1, flex::kElementwiseGrain / per_volume);
+    flex::parallel_range(volumes, grain, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t v = begin; v < end; ++v) {
+        const T* c = src + v * per_volume;
+        T* o = dst + v * w.in_cells;
+        for_each_tap_cell(w, [&](std::ptrdiff_t cell) {
+          if (cell >= 0) o[cell] += *c;
+          ++c;
+        });
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace crossgrad::backends::composite
