@@ -1,4 +1,5 @@
-// Flex: the convolutions' im2col and col2im (flex/im2col.hpp), one (batch, channel) volume per task.
+// Flex: the convolutions' im2col and col2im (flex/im2col.hpp), one (batch, channel) volume per task,
+// a grid row at a time (the positions that read input cells are one range of it).
 // gather copies, for every row (channel, t, i, j) and grid position (z, y, x), the input cell
 // (z stride + t dilation - padding, ...) or 0 where that is padding: select's result over the
 // padded copy. scatter adds every column entry whose cell is not padding into zeros, for each
@@ -30,25 +31,32 @@ Walk walk_of(const Im2col& g, const Size3& pad) {
   return w;
 }
 
-// f(input cell or -1 for padding) for every tap and grid position of one volume, in the list's order.
+// f(row, lo, hi, step) for every tap (t, i, j) and grid row (z, y) of one volume, in the list's
+// order: grid positions x in [lo, hi) of the row read input cell row + x * step (row may be
+// negative, as the offset of x = 0 lies in the padding), the others (and every position of a row
+// in the padding: lo = hi = 0) read padding.
 template <class F>
-void for_each_tap_cell(const Walk& w, F f) {
+void for_each_tap_row(const Walk& w, F f) {
   for (std::size_t t = 0; t < w.kernel[0]; ++t) {
     for (std::size_t i = 0; i < w.kernel[1]; ++i) {
       for (std::size_t j = 0; j < w.kernel[2]; ++j) {
+        // x = gx stride + j dilation lies in [pad, pad + in) for gx in [lo, hi).
+        const std::size_t first = j * w.dilation[2], s = w.stride[2];
+        const std::size_t lo = std::min(w.grid[2], first >= w.pad[2] ? 0 : (w.pad[2] - first + s - 1) / s);
+        const std::size_t end = w.pad[2] + w.in[2];
+        const std::size_t hi = std::max(lo, std::min(w.grid[2], first >= end ? 0 : (end - first + s - 1) / s));
         for (std::size_t gz = 0; gz < w.grid[0]; ++gz) {
           const std::size_t z = gz * w.stride[0] + t * w.dilation[0];
           const bool z_in = z >= w.pad[0] && z - w.pad[0] < w.in[0];
           for (std::size_t gy = 0; gy < w.grid[1]; ++gy) {
             const std::size_t y = gy * w.stride[1] + i * w.dilation[1];
-            const bool row_in = z_in && y >= w.pad[1] && y - w.pad[1] < w.in[1];
-            const std::ptrdiff_t row =
-                row_in ? static_cast<std::ptrdiff_t>(((z - w.pad[0]) * w.in[1] + (y - w.pad[1])) * w.in[2]) : -1;
-            for (std::size_t gx = 0; gx < w.grid[2]; ++gx) {
-              const std::size_t x = gx * w.stride[2] + j * w.dilation[2];
-              const bool in = row_in && x >= w.pad[2] && x - w.pad[2] < w.in[2];
-              f(in ? row + static_cast<std::ptrdiff_t>(x - w.pad[2]) : std::ptrdiff_t{-1});
+            if (!(z_in && y >= w.pad[1] && y - w.pad[1] < w.in[1])) {
+              f(std::ptrdiff_t{0}, std::size_t{0}, std::size_t{0}, s);
+              continue;
             }
+            const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(((z - w.pad[0]) * w.in[1] + (y - w.pad[1])) * w.in[2]) +
+                                       static_cast<std::ptrdiff_t>(first) - static_cast<std::ptrdiff_t>(w.pad[2]);
+            f(row, lo, hi, s);
           }
         }
       }
@@ -76,7 +84,16 @@ FlexTensor Im2colKernels<Flex>::gather(const FlexTensor& t, const Im2col& g, std
       for (std::size_t v = begin; v < end; ++v) {
         const T* in = src + v * w.in_cells;
         T* o = dst + v * per_volume;
-        for_each_tap_cell(w, [&](std::ptrdiff_t cell) { *o++ = cell < 0 ? T(0) : in[cell]; });
+        for_each_tap_row(w, [&](std::ptrdiff_t row, std::size_t lo, std::size_t hi, std::size_t step) {
+          std::fill(o, o + lo, T(0));
+          if (step == 1 && hi > lo) {
+            std::copy_n(in + (row + static_cast<std::ptrdiff_t>(lo)), hi - lo, o + lo);
+          } else {
+            for (std::size_t x = lo; x < hi; ++x) o[x] = in[row + static_cast<std::ptrdiff_t>(x * step)];
+          }
+          std::fill(o + hi, o + w.grid[2], T(0));
+          o += w.grid[2];
+        });
       }
     });
   });
@@ -103,9 +120,9 @@ FlexTensor Im2colKernels<Flex>::scatter(const FlexTensor& cols, const Im2col& g,
       for (std::size_t v = begin; v < end; ++v) {
         const T* c = src + v * per_volume;
         T* o = dst + v * w.in_cells;
-        for_each_tap_cell(w, [&](std::ptrdiff_t cell) {
-          if (cell >= 0) o[cell] += *c;
-          ++c;
+        for_each_tap_row(w, [&](std::ptrdiff_t row, std::size_t lo, std::size_t hi, std::size_t step) {
+          for (std::size_t x = lo; x < hi; ++x) o[row + static_cast<std::ptrdiff_t>(x * step)] += c[x];
+          c += w.grid[2];
         });
       }
     });
