@@ -102,6 +102,8 @@ constexpr OpId kHandWritten[] = {OpId::float_matmul};
 #define CROSSGRAD_BENCH_CALL_Conv1dBiasBackward(f) f(a.x, a.y, a.values)
 #define CROSSGRAD_BENCH_CALL_ConvTranspose1d(f) f(a.x, a.y, std::make_optional(a.values), a.conv_transpose1d)
 #define CROSSGRAD_BENCH_CALL_ConvTranspose1dBackward(f) f(a.x, a.y, a.values, a.conv_transpose1d)
+#define CROSSGRAD_BENCH_CALL_Rfft(f) f(a.x, a.dim, a.fft_size)
+#define CROSSGRAD_BENCH_CALL_Irfft(f) f(a.x, a.y, a.dim, a.fft_size)
 #define CROSSGRAD_BENCH_CALL_Conv3d(f) f(a.x, a.y, std::make_optional(a.values), a.conv3d)
 #define CROSSGRAD_BENCH_CALL_Conv3dBackward(f) f(a.x, a.y, a.values, a.conv3d)
 #define CROSSGRAD_BENCH_CALL_Conv3dBiasBackward(f) f(a.x, a.y, a.values)

@@ -46,6 +46,7 @@ struct OpArgs {
   Conv1dOptions conv1d;                     // Conv1d, Conv1dBackward
   Conv3dOptions conv3d;                     // Conv3d, Conv3dBackward
   ConvTranspose3dOptions conv_transpose3d;  // ConvTranspose3d, ConvTranspose3dBackward
+  std::optional<std::size_t> fft_size;      // Rfft, Irfft (with dim)
   AttentionOptions attention;               // Attention
   double input_bytes = 0;  // bytes the op reads (GB/s counts these plus the result's)
 };
@@ -637,6 +638,26 @@ std::vector<ArgFamily<B>> arg_families(const OpInfo& op) {
                  a.values = op.sig == OpSig::Conv1d ? operand_tensor<B>(kind, Shape{co}, 3)
                                                     : operand_tensor<B>(kind, Shape{batch, co, length}, 3);
                  a.input_bytes += bytes_of<B>(a.values);
+                 return a;
+               }}};
+    case OpSig::Rfft:
+    case OpSig::Irfft:
+      // Audio frames: 64 frames of 1024 samples transformed along dim 1 (rfft), or their 513 bins
+      // back (irfft) (trial: 2 frames of 4 samples, 3 bins).
+      return {{{{0, 0}}, {1, 0},
+               [](const BenchSize&) { return std::string("64x1024"); },
+               [=](const BenchSize& s) {
+                 const bool trial = s.n == 1;
+                 const std::size_t frames = trial ? 2 : 64, n = trial ? 4 : 1024;
+                 OpArgs<B> a;
+                 a.dim = 1;
+                 if (op.sig == OpSig::Rfft) {
+                   receiver(Shape{frames, n}, a);
+                 } else {
+                   receiver(Shape{frames, n / 2 + 1}, a);
+                   a.y = operand_tensor<B>(kind, Shape{frames, n / 2 + 1}, 2);
+                   a.input_bytes += bytes_of<B>(a.y);
+                 }
                  return a;
                }}};
     case OpSig::Conv3d:

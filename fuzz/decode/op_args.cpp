@@ -484,6 +484,7 @@ ReferenceCall reference_call(const OpArgsCase &c) {
   a.conv_transpose2d = conv_transpose2d_options(c);
   a.conv1d = conv1d_options(c);
   a.conv_transpose1d = conv_transpose1d_options(c);
+  a.fft_size = c.has_fft_size ? std::optional<std::size_t>(fft_size_value(c.fft_size)) : std::nullopt;
   a.conv3d = conv3d_options(c);
   a.conv_transpose3d = conv_transpose3d_options(c);
   a.attention = attention_options(c);
@@ -709,6 +710,11 @@ std::string describe(const OpArgsCase &c) {
       if (op.sig == OpSig::ConvTranspose2d) os << (c.tensors.size() > 2 ? ", with a bias" : ", no bias");
       break;
     }
+    case OpSig::Rfft:
+    case OpSig::Irfft:
+      os << "\n  dim " << size_text(size_value(c.dim, kDimCodes)) << ", n "
+         << (c.has_fft_size ? std::to_string(fft_size_value(c.fft_size)) : std::string("none"));
+      break;
     case OpSig::Conv3d:
     case OpSig::Conv3dBackward: {
       const Conv3dOptions o = conv3d_options(c);

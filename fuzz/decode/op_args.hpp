@@ -45,6 +45,8 @@ std::int64_t int_value(std::size_t code);
 std::int64_t int_operand_value(std::size_t code, DType dtype);
 // Dims, axes and range bounds: codes 0..n-2 are themselves, the last code is SIZE_MAX.
 inline constexpr std::size_t kDimCodes = 8;    // dim, dim1: 0..6, SIZE_MAX
+inline constexpr std::size_t kFftSizeCodes = 8;  // rfft's and irfft's n: 1, 2, 4, 8, 16, 32, then 3 and 0
+inline constexpr std::size_t fft_size_value(std::size_t code) { return code < 6 ? std::size_t{1} << code : code == 6 ? 3 : 0; }
 inline constexpr std::size_t kAxisCodes = 7;   // 0..5, SIZE_MAX
 inline constexpr std::size_t kBoundCodes = 9;  // range start / end: 0..7, SIZE_MAX
 std::size_t size_value(std::size_t code, std::size_t codes);
@@ -104,6 +106,9 @@ struct OpArgsCase {
   // dilation; ConvTranspose3d, ConvTranspose3dBackward (with conv[] and padding_out[]) also its
   // padding_out. Counts.
   std::array<std::size_t, 4> depth{};
+  // Rfft, Irfft (with dim): n given, and its code (fft_size_value: powers of two 1..32, then 3 and 0).
+  bool has_fft_size = false;
+  std::size_t fft_size = 0;
   // Interpolate, InterpolateBackward (with output_size): the mode code 0..4 (4: one the engine does
   // not know, interpolate-mode) and align_corners.
   std::size_t interpolate_mode = 0;
@@ -358,6 +363,13 @@ void schema(Io &io, OpArgsCase &c) {
       break;
     case OpSig::Dim:
       io.pick(c.dim, kDimCodes);
+      break;
+    case OpSig::Rfft:
+    case OpSig::Irfft:
+      io.pick(c.dim, kDimCodes);
+      io.flag(c.has_fft_size);
+      if (c.has_fft_size) io.pick(c.fft_size, kFftSizeCodes);
+      if (op.sig == OpSig::Irfft) later_tensor(io, c, 1, kFloatCodes, &binary_rhs_shape);  // the imaginary part
       break;
     case OpSig::DimPair:
       io.pick(c.dim, kDimCodes);

@@ -149,6 +149,8 @@ Call build(const OpArgsCase &c, const OpInfo &op, const DispatchDevice &dev) {
   f(in.tensors[0], in.tensors[1], in.tensors.size() > 2 ? std::optional<DispatchTensor>(in.tensors[2]) : std::nullopt, \
     a.conv_transpose1d)
 #define CROSSGRAD_OPARGS_CALL_ConvTranspose1dBackward(f) f(in.tensors[0], in.tensors[1], in.tensors[2], a.conv_transpose1d)
+#define CROSSGRAD_OPARGS_CALL_Rfft(f) f(in.tensors[0], a.dim, a.fft_size)
+#define CROSSGRAD_OPARGS_CALL_Irfft(f) f(in.tensors[0], in.tensors[1], a.dim, a.fft_size)
 #define CROSSGRAD_OPARGS_CALL_Conv3d(f)                                                                                 \
   f(in.tensors[0], in.tensors[1], in.tensors.size() > 2 ? std::optional<DispatchTensor>(in.tensors[2]) : std::nullopt, \
     a.conv3d)

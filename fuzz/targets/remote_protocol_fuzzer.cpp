@@ -448,6 +448,10 @@ class Run {
         return Reads{2, 0, 6, false, false};
       case OpSig::ConvTranspose1dBackward:  // x, weight, grad and the options
         return Reads{3, 0, 5, false, false};
+      case OpSig::Rfft:  // signal, dim, n's flag (fit: 0, none)
+        return Reads{1, 0, 2, false, false};
+      case OpSig::Irfft:  // real, imaginary, dim, n's flag
+        return Reads{2, 0, 2, false, false};
       case OpSig::Conv3d:  // x, weight, the bias flag, then stride, padding, dilation (3 each), groups
         return Reads{2, 0, 11, false, false};
       case OpSig::Conv3dBackward:  // x, weight, grad and the options

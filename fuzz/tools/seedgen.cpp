@@ -637,6 +637,37 @@ Candidates candidates(OpSig sig, DType dtype) {
                }}};
     case OpSig::DimPair:
       return {{[](auto &c) { c.dim = 0, c.dim1 = 1; }}, {[](auto &c) { c.dim = 0, c.dim1 = 5; }}};
+    // rfft: a power-of-two length, zero-padded or truncated by n (codes: 2^code, then 3 and 0).
+    // Faults: a length of 3, n 3 or 0, a dim past the rank.
+    case OpSig::Rfft: {
+      auto with = [](std::vector<std::size_t> x, std::size_t dim, std::optional<std::size_t> n_code) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors[0] = arg(x);
+          c.dim = dim;
+          c.has_fft_size = n_code.has_value();
+          c.fft_size = n_code.value_or(0);
+        };
+      };
+      return {{with({2, 4}, 1, std::nullopt), with({3, 2}, 0, 3), with({2, 8}, 1, 1), with({4}, 0, 0)},
+              {with({2, 3}, 1, std::nullopt), with({2, 4}, 1, 6), with({2, 4}, 1, 7), with({2, 4}, 5, std::nullopt)}};
+    }
+    // irfft: spectra of n / 2 + 1 bins, or n truncating or padding them. Faults: 4 bins (2 (4 - 1)
+    // = 6), parts of two shapes, n 3, a dim past the rank.
+    case OpSig::Irfft: {
+      auto with = [](std::vector<std::size_t> x, std::size_t dim, std::optional<std::size_t> n_code, oa::ShapeMode im) {
+        return [=](oa::OpArgsCase &c) {
+          c.tensors[0] = arg(x);
+          c.dim = dim;
+          c.has_fft_size = n_code.has_value();
+          c.fft_size = n_code.value_or(0);
+          second(c, im, oa::binary_rhs_shape(c, im, 1));
+        };
+      };
+      const oa::ShapeMode like = oa::ShapeMode::LikeFirst, derived = oa::ShapeMode::Derived;
+      return {{with({2, 3}, 1, std::nullopt, like), with({3, 2}, 0, std::nullopt, like), with({2, 5}, 1, 2, like)},
+              {with({2, 4}, 1, std::nullopt, like), with({2, 3}, 1, std::nullopt, derived), with({2, 3}, 1, 6, like),
+               with({2, 3}, 5, std::nullopt, like)}};
+    }
     case OpSig::ToShape:
       return {{[](auto &c) { c.shape = {3, 2}; }, [](auto &c) { c.shape = {4, 2, 3}; }},
               {[](auto &c) { c.shape = {4}; }}};
@@ -1623,6 +1654,9 @@ void remote_protocol_seeds() {
     if (op.sig == OpSig::Sort) c.dims = {1, 1};
     if (op.sig == OpSig::TopK) c.dims = {1, 2};
     if (op.sig == OpSig::ScatterUpdate) c.dims = {0, 4};  // dim 0, Max
+    // rfft: dim 0 of the [2, 3] tensor (2 samples), n not given; irfft: two such spectra (n 2).
+    if (op.sig == OpSig::Rfft || op.sig == OpSig::Irfft) c.dims = {0, 0};
+    if (op.sig == OpSig::Irfft) c.operands = {f, f};
     if (op.sig == OpSig::GatherNd) c.dims = {};
     if (op.sig == OpSig::ScatterNd) c.dims = {2};  // Mul
     if (op.sig == OpSig::Select || op.sig == OpSig::SelectAssign || op.sig == OpSig::Gather ||

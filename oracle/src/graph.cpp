@@ -57,7 +57,7 @@ bool is_binary(Op op) {
          sig == OpSig::ScatterUpdate || sig == OpSig::ScatterNd || sig == OpSig::MaskWhere || sig == OpSig::BinaryDim ||
          sig == OpSig::RangesAssign || sig == OpSig::Linear || sig == OpSig::Conv2d || sig == OpSig::ConvTranspose2d ||
          sig == OpSig::Conv1d || sig == OpSig::ConvTranspose1d || sig == OpSig::Conv3d ||
-         sig == OpSig::ConvTranspose3d || sig == OpSig::LayerNorm || sig == OpSig::Attention || sig == OpSig::BatchNorm;
+         sig == OpSig::ConvTranspose3d || sig == OpSig::Irfft || sig == OpSig::LayerNorm || sig == OpSig::Attention || sig == OpSig::BatchNorm;
 }
 
 namespace {
@@ -72,6 +72,8 @@ bool is_masked(Op op) {
 bool has_dim(Op op) {
   if (!is_op_code(op)) return false;
   switch (op_info(op).sig) {
+    case OpSig::Rfft:  // the transformed dim
+    case OpSig::Irfft:
     case OpSig::Dim:
     case OpSig::DimPair:
     case OpSig::Cat:
@@ -185,6 +187,8 @@ bool has_dim1(Op op) {
     case OpSig::ConvTranspose1d:
     case OpSig::Conv3d:
     case OpSig::ConvTranspose3d:
+    case OpSig::Rfft:  // n
+    case OpSig::Irfft:
       return true;
     case OpSig::Conv2dBackward:  // never graph steps (Rule NotDifferentiable)
     case OpSig::ConvTranspose2dBackward:
@@ -312,6 +316,7 @@ struct StepArgs {
   ConvTranspose1dOptions conv_transpose1d;  // conv_transpose1d
   Conv3dOptions conv3d;                     // conv3d
   ConvTranspose3dOptions conv_transpose3d;  // conv_transpose3d
+  std::optional<std::size_t> fft_size;      // rfft, irfft: n
 };
 
 // avg_pool2d's options from a step's dim1 (< kAvgPool2dSteps after normalisation; graph.hpp).
@@ -377,6 +382,11 @@ constexpr std::size_t kConvTranspose1dSteps = kConvTranspose2dSteps;
 ConvTranspose1dOptions conv_transpose1d_of(std::size_t dim1) {
   const ConvTranspose2dOptions c = conv_transpose2d_of(dim1);
   return ConvTranspose1dOptions{{c.stride[1]}, {c.padding[1]}, {c.padding_out[1]}, {c.dilation[1]}, 1};
+}
+// rfft's and irfft's n: none (the operand's own size) or 1, 2, 4, 8.
+constexpr std::size_t kFftSteps = 5;
+std::optional<std::size_t> fft_size_of(std::size_t dim1) {
+  return dim1 % kFftSteps == 0 ? std::nullopt : std::optional<std::size_t>(std::size_t{1} << (dim1 % kFftSteps - 1));
 }
 // conv3d's: conv2d's stride, padding and dilation in every dim (a graph's weight is any leaf of
 // rank 5 whose dim 1 is x's channels).
@@ -575,6 +585,7 @@ StepArgs args_of(const OpSpec& op, const std::vector<std::size_t>& lhs, const st
   a.conv_transpose1d = conv_transpose1d_of(op.dim1);
   a.conv3d = conv3d_of(op.dim1);
   a.conv_transpose3d = conv_transpose3d_of(op.dim1);
+  a.fft_size = fft_size_of(op.dim1);
   return a;
 }
 
@@ -665,6 +676,23 @@ std::optional<std::vector<std::size_t>> result_shape(const OpSpec& op, const std
     case Op::conv_transpose2d: return conv_transpose2d_shape(lhs, rhs, conv_transpose2d_of(op.dim1));
     case Op::conv1d: return conv1d_shape(lhs, rhs, conv1d_of(op.dim1));
     case Op::conv_transpose1d: return conv_transpose1d_shape(lhs, rhs, conv_transpose1d_of(op.dim1));
+    case Op::rfft: {  // n / 2 + 1 bins along dim, the real parts then the imaginary parts along dim 0
+      if (op.dim >= lhs.size()) return std::nullopt;
+      const std::size_t n = fft_size_of(op.dim1).value_or(lhs[op.dim]);
+      if (n == 0 || (n & (n - 1)) != 0) return std::nullopt;
+      std::vector<std::size_t> out = lhs;
+      out[op.dim] = n / 2 + 1;
+      out[0] *= 2;
+      return out;
+    }
+    case Op::irfft: {  // n samples along dim from spectra of one shape
+      if (op.dim >= lhs.size() || lhs != rhs || lhs[op.dim] == 0) return std::nullopt;
+      const std::size_t n = fft_size_of(op.dim1).value_or(2 * (lhs[op.dim] - 1));
+      if (n == 0 || (n & (n - 1)) != 0) return std::nullopt;
+      std::vector<std::size_t> out = lhs;
+      out[op.dim] = n;
+      return out;
+    }
     case Op::conv3d: return conv3d_shape(lhs, rhs, conv3d_of(op.dim1));
     case Op::conv_transpose3d: return conv_transpose3d_shape(lhs, rhs, conv_transpose3d_of(op.dim1));
     case Op::conv3d_x_backward:  // never graph steps (Rule NotDifferentiable)
@@ -1065,6 +1093,11 @@ std::size_t reduction_length(const OpSpec& op, const std::vector<std::size_t>& l
   if (op.op == Op::conv1d && lhs.size() == 3) return lhs[1] * (lhs[2] + 2 * conv1d_of(op.dim1).padding[0]) + 1;
   // conv_transpose1d: conv_transpose2d's on the single-row view.
   if (op.op == Op::conv_transpose1d && lhs.size() == 3) return lhs[1] * lhs[2] + 1;
+  // rfft and irfft: about n + 2 terms (the operand's own size when n is not given).
+  if ((op.op == Op::rfft || op.op == Op::irfft) && op.dim < lhs.size()) {
+    const std::size_t along = lhs[op.dim];
+    return fft_size_of(op.dim1).value_or(op.op == Op::rfft ? along : along == 0 ? 0 : 2 * (along - 1)) + 2;
+  }
   // conv3d and conv_transpose3d: conv2d's and conv_transpose2d's with a depth dim.
   if (op.op == Op::conv3d && lhs.size() == 5) {
     const std::size_t p = conv3d_of(op.dim1).padding[0];
@@ -1165,6 +1198,8 @@ GraphSpec normalized(GraphSpec graph) {
       op.dim1 %= kConv1dSteps;
     } else if (op.op == Op::conv_transpose1d) {
       op.dim1 %= kConvTranspose1dSteps;
+    } else if (op.op == Op::rfft || op.op == Op::irfft) {
+      op.dim1 %= kFftSteps;
     } else if (op.op == Op::conv3d) {
       op.dim1 %= kConv3dSteps;
     } else if (op.op == Op::conv_transpose3d) {
@@ -1383,6 +1418,8 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
 #define CROSSGRAD_APPLY_ConvTranspose1d(name)
 #define CROSSGRAD_APPLY_ConvTranspose1dBackward(name)
 #define CROSSGRAD_APPLY_Conv3d(name)
+#define CROSSGRAD_APPLY_Rfft(name)
+#define CROSSGRAD_APPLY_Irfft(name)
 #define CROSSGRAD_APPLY_Conv3dBackward(name)
 #define CROSSGRAD_APPLY_Conv3dBiasBackward(name)
 #define CROSSGRAD_APPLY_ConvTranspose3d(name)
@@ -1410,6 +1447,8 @@ DispatchTensor apply_op(const OpSpec& op, const DispatchTensor& lhs, const Dispa
     case Op::conv_transpose2d: return Dispatch::conv_transpose2d(lhs, rhs, std::nullopt, args().conv_transpose2d);
     case Op::conv1d: return Dispatch::conv1d(lhs, rhs, std::nullopt, args().conv1d);
     case Op::conv_transpose1d: return Dispatch::conv_transpose1d(lhs, rhs, std::nullopt, args().conv_transpose1d);
+    case Op::rfft: return Dispatch::rfft(lhs, op.dim, args().fft_size);
+    case Op::irfft: return Dispatch::irfft(lhs, rhs, op.dim, args().fft_size);
     case Op::conv3d: return Dispatch::conv3d(lhs, rhs, std::nullopt, args().conv3d);
     case Op::conv_transpose3d: return Dispatch::conv_transpose3d(lhs, rhs, std::nullopt, args().conv_transpose3d);
     case Op::conv3d_x_backward:

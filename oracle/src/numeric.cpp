@@ -357,6 +357,8 @@ Bound bound_for(Op op, DType dtype, std::size_t reduction_length, double magnitu
     case Op::conv_transpose3d_x_backward:
     case Op::conv_transpose3d_weight_backward:
     case Op::conv_transpose3d_bias_backward:
+    case Op::rfft:   // the DFT as a matrix product (n products summed)
+    case Op::irfft:
     case Op::linear_x_backward:
     case Op::linear_weight_backward:
     case Op::linear_bias_backward:
@@ -720,6 +722,14 @@ Partials largest_partials(const OpSpec& op, const std::vector<double>& a, const 
     case Op::conv3d:
     case Op::conv_transpose3d:
       d = {max_abs(b), max_abs(a)};
+      break;
+    // rfft: every bin moves by at most a twiddle (<= 1) per sample; irfft: every sample by at most
+    // 2 / n per bin, n / 2 + 1 bins of each part.
+    case Op::rfft:
+      d.lhs = 1;
+      break;
+    case Op::irfft:
+      d = {2, 2};
       break;
     // layer_norm(x, w) (the graph's epsilon 1/16: 1 / sqrt(var + epsilon) <= 4): x's partials are
     // at most |w| (2 + d) / sqrt(var + epsilon), w's the normalised values, at most sqrt(d).

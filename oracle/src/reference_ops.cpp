@@ -1563,6 +1563,111 @@ HostArray conv2d_bias_backward(const HostArray& x, const HostArray& bias, const 
   return conv_bias_backward(x, bias, grad, 2);
 }
 
+// rfft and irfft from their definitions (docs/OPS.md "rfft"), in long double with the twiddles
+// cos and sin of 2 pi m / n exact at multiples of a quarter turn, every sample times every twiddle
+// (0 * inf is NaN). The checks in the engine's order; then, for a result with elements, the
+// n x (n / 2 + 1) matrix of doubles the engine's DFT is a product with (tensor-too-large).
+std::pair<long double, long double> twiddle_of(std::size_t m, std::size_t n) {
+  if (m == 0) return {1.0L, 0.0L};
+  if (4 * m == n) return {0.0L, 1.0L};
+  if (2 * m == n) return {-1.0L, 0.0L};
+  if (4 * m == 3 * n) return {0.0L, -1.0L};
+  const long double angle = 2.0L * 3.141592653589793238462643383279502884L * static_cast<long double>(m) / static_cast<long double>(n);
+  return {std::cos(angle), std::sin(angle)};
+}
+// The element count, or shape-overflow past SIZE_MAX.
+std::size_t count_checked(const Dims& shape) {
+  std::size_t n = 1;
+  for (std::size_t d : shape) {
+    if (__builtin_mul_overflow(n, d, &n)) invalid("shape-overflow");
+  }
+  return n;
+}
+std::size_t fft_size(std::optional<std::size_t> n, std::size_t fallback) {
+  const std::size_t size = n.value_or(fallback);
+  if (size == 0 || (size & (size - 1)) != 0) invalid("fft-size");
+  return size;
+}
+void require_dft_matrix(std::size_t n_fft, const Dims& out) {
+  if (count(out) == 0) return;
+  const std::size_t bins = n_fft / 2 + 1;
+  if (static_cast<long double>(n_fft) * static_cast<long double>(bins) * 8 > static_cast<long double>(std::size_t{16} << 30)) {
+    invalid("tensor-too-large");
+  }
+}
+
+HostArray rfft(const HostArray& x, std::size_t dim, std::optional<std::size_t> n) {
+  require_float(x.dtype);
+  require_dim(dim, x.shape.size());
+  const std::size_t n_fft = fft_size(n, x.shape[dim]), bins = n_fft / 2 + 1;
+  Dims out_shape = x.shape;
+  out_shape[dim] = bins;
+  if (out_shape[0] > std::numeric_limits<std::size_t>::max() / 2) invalid("shape-overflow");
+  out_shape[0] *= 2;  // the real parts, then the imaginary parts
+  const std::size_t half = count_checked(out_shape) / 2;
+  require_dft_matrix(n_fft, out_shape);
+  HostArray out = make(out_shape, x.dtype);
+  const Around v(x.shape, dim);
+  const std::size_t samples = std::min(v.len, n_fft);
+  with_t(x.dtype, [&]<class T>(T) {
+    for (std::size_t o = 0; o < v.outer; ++o) {
+      for (std::size_t i = 0; i < v.inner; ++i) {
+        for (std::size_t k = 0; k < bins; ++k) {
+          long double re = 0, im = 0;
+          for (std::size_t t = 0; t < samples; ++t) {
+            const auto [c, sn] = twiddle_of(k * t % n_fft, n_fft);
+            const long double value = static_cast<long double>(x.values[v.at(o, t, i)]);
+            re += value * c;
+            im -= value * sn;
+          }
+          const std::size_t at = (o * bins + k) * v.inner + i;
+          out.values[at] = in_t<T>(static_cast<T>(re));
+          out.values[half + at] = in_t<T>(static_cast<T>(im));
+        }
+      }
+    }
+  });
+  return out;
+}
+
+// x[t] = (1 / n) (re[0] + (-1)^t re[n / 2] + 2 sum over 0 < k < n / 2 of (re[k] cos - im[k] sin)),
+// the spectrum truncated or zero-padded to n / 2 + 1 bins; the imaginary parts of bins 0 and
+// n / 2 are not read.
+HostArray irfft(const HostArray& re, const HostArray& im, std::size_t dim, std::optional<std::size_t> n) {
+  require_float(re.dtype);
+  require_same(re.dtype, im.dtype);
+  if (re.shape != im.shape) invalid("fft-spectrum-shape");
+  require_dim(dim, re.shape.size());
+  const std::size_t given = re.shape[dim];
+  const std::size_t fallback =
+      given == 0 ? 0 : given - 1 > std::numeric_limits<std::size_t>::max() / 2 ? std::numeric_limits<std::size_t>::max() : 2 * (given - 1);
+  const std::size_t n_fft = fft_size(n, fallback), bins = n_fft / 2 + 1, last = bins - 1;
+  Dims out_shape = re.shape;
+  out_shape[dim] = n_fft;
+  (void)count_checked(out_shape);
+  require_dft_matrix(n_fft, out_shape);
+  HostArray out = make(out_shape, re.dtype);
+  const Around v(re.shape, dim);
+  const std::size_t read = std::min(v.len, bins);
+  with_t(re.dtype, [&]<class T>(T) {
+    for (std::size_t o = 0; o < v.outer; ++o) {
+      for (std::size_t i = 0; i < v.inner; ++i) {
+        for (std::size_t t = 0; t < n_fft; ++t) {
+          long double sum = 0;
+          for (std::size_t k = 0; k < read; ++k) {
+            const auto [c, sn] = twiddle_of(k * t % n_fft, n_fft);
+            const long double weight = (k == 0 || k == last) ? 1.0L : 2.0L;
+            sum += weight * static_cast<long double>(re.values[v.at(o, k, i)]) * c;
+            if (k != 0 && k != last) sum -= weight * static_cast<long double>(im.values[v.at(o, k, i)]) * sn;
+          }
+          out.values[(o * n_fft + t) * v.inner + i] = in_t<T>(static_cast<T>(sum / static_cast<long double>(n_fft)));
+        }
+      }
+    }
+  });
+  return out;
+}
+
 // conv1d is conv2d over a single row (Burn's default conv1d): x [n, c, l] as [n, c, 1, l], the weight
 // [co, cg, k] as [co, cg, 1, k], stride, padding and dilation 1, 0 and 1 across rows; its own
 // checks are the ranks of its 1-D layouts (and, for a gradient, its shape, checked on the view).
@@ -3128,6 +3233,8 @@ HostArray evaluate(OpId op, const std::vector<HostArray>& in, const OpArgs& a) {
     case OpId::conv_transpose2d_x_backward: return conv_transpose2d_backward(in[0], in[1], in[2], a.conv_transpose2d, true);
     case OpId::conv_transpose2d_weight_backward: return conv_transpose2d_backward(in[0], in[1], in[2], a.conv_transpose2d, false);
     case OpId::conv_transpose2d_bias_backward: return conv2d_bias_backward(in[0], in[1], in[2]);
+    case OpId::rfft: return rfft(in[0], a.dim, a.fft_size);
+    case OpId::irfft: return irfft(in[0], in[1], a.dim, a.fft_size);
     case OpId::conv3d: return conv_nd(in[0], in[1], in.size() > 2 ? &in[2] : nullptr, a.conv3d);
     case OpId::conv3d_x_backward: return conv_nd_backward(in[0], in[1], in[2], a.conv3d, true);
     case OpId::conv3d_weight_backward: return conv_nd_backward(in[0], in[1], in[2], a.conv3d, false);
@@ -3483,6 +3590,9 @@ double reference_magnitude(OpId op, const std::vector<HostArray>& operands, cons
   if (op == OpId::float_matmul || op == OpId::linear_x_backward || op == OpId::linear_weight_backward) {
     return largest_finite(0) * largest_finite(1);
   }
+  // rfft's twiddles are at most 1; irfft's weights at most 2 / n, over n / 2 + 1 bins of each part.
+  if (op == OpId::rfft) return largest_finite(0);
+  if (op == OpId::irfft) return 2 * std::fmax(largest_finite(0), largest_finite(1));
   if (op == OpId::linear || op == OpId::conv2d || op == OpId::conv_transpose2d || op == OpId::conv1d ||
       op == OpId::conv_transpose1d || op == OpId::conv3d || op == OpId::conv_transpose3d) {
     return std::fmax(largest_finite(0) * largest_finite(1), largest_finite(2));
@@ -3664,6 +3774,15 @@ std::size_t reference_reduction_length(OpId op, const std::vector<HostArray>& op
       if (op == OpId::conv_transpose3d_weight_backward) return std::max<std::size_t>(1, x[0] * x[2] * x[3] * x[4]);
       if (op == OpId::conv_transpose3d_x_backward) return std::max<std::size_t>(1, w[1] * w[2] * w[3] * w[4]);
       return std::max<std::size_t>(1, x[1] / groups * w[2] * w[3] * w[4] + (operands.size() > 2 ? 1 : 0));
+    }
+    // rfft sums n samples' products (the matmul), irfft the real parts' bins and the interior's
+    // imaginary parts (two matmuls added): about n + 2 terms either way.
+    case OpSig::Rfft:
+    case OpSig::Irfft: {
+      if (operands.empty() || args.dim >= operands[0].shape.size()) return 1;
+      const std::size_t along = operands[0].shape[args.dim];
+      const std::size_t n = args.fft_size.value_or(op == OpId::rfft ? along : along == 0 ? 0 : 2 * (along - 1));
+      return std::max<std::size_t>(1, n + 2);
     }
     case OpSig::BatchNorm:  // a few roundings per cell, no sum
       return 4;

@@ -126,6 +126,8 @@ std::optional<UlpBound> ulp_bound(OpId op) {
     case OpId::conv_transpose3d_x_backward:
     case OpId::conv_transpose3d_weight_backward:
     case OpId::conv_transpose3d_bias_backward:
+    case OpId::rfft:
+    case OpId::irfft:
     case OpId::float_sum:
     case OpId::float_mean:
     case OpId::float_sum_dim:

@@ -937,6 +937,30 @@ void gen_attention(OpCase& c, bool bad) {
   if (c.args.attention_bias) c.operands.push_back(floats(bias, c.dtype));
 }
 
+// rfft and irfft over any shape of rank 1..3 whose dim is a power of two 1..16 (irfft: a spectrum
+// of n / 2 + 1 bins, n 2..16), n none or a power of two 1..16 (truncating or padding), one time in eight an
+// empty other dim. Faults: a size that is no power of two (n 0, 3 or 6, or such a length), a dim
+// past the rank, irfft's parts of two shapes.
+void gen_fft(OpCase& c, bool bad) {
+  const bool inverse = op_info(c.op).sig == OpSig::Irfft;
+  Dims s;
+  for (std::size_t d = 0, rank = pick(1, 3); d < rank; ++d) s.push_back(chance(8) ? 0 : pick(1, 3));
+  c.args.dim = pick(0, s.size() - 1);
+  const std::size_t n = std::size_t{1} << pick(inverse ? 1 : 0, 4);  // irfft's own size 2 (bins - 1) is at least 2
+  s[c.args.dim] = inverse ? n / 2 + 1 : n;
+  if (chance(3)) c.args.fft_size = std::size_t{1} << pick(0, 4);
+  const int fault = bad ? static_cast<int>(pick(0, 3)) : -1;
+  if (fault == 0) c.args.fft_size = std::vector<std::size_t>{0, 3, 6}[pick(0, 2)];
+  if (fault == 1) c.args.fft_size.reset(), s[c.args.dim] = inverse ? 4 : 6;  // rfft: 6 samples; irfft: 2 (4 - 1)
+  if (fault == 2) c.args.dim = s.size();
+  c.operands = {floats(s, c.dtype)};
+  if (inverse) {
+    Dims other = s;
+    if (fault == 3) other[0] += 1;
+    c.operands.push_back(floats(other, c.dtype));
+  }
+}
+
 std::optional<Dims> conv_shape(const Dims& x, const Dims& w, const Conv2dOptions& o) { return og::conv2d_shape(x, w, o); }
 std::optional<Dims> conv_shape(const Dims& x, const Dims& w, const Conv3dOptions& o) { return og::conv3d_shape(x, w, o); }
 
@@ -1264,6 +1288,8 @@ void gen_float_case(OpCase& c, bool bad) {
     case OpSig::LayerNorm: gen_layer_norm(c, bad); break;
     case OpSig::Attention: gen_attention(c, bad); break;
     case OpSig::BatchNorm: gen_batch_norm(c, bad); break;
+    case OpSig::Rfft:
+    case OpSig::Irfft: gen_fft(c, bad); break;
     case OpSig::Conv2d:
     case OpSig::Conv2dBackward:
     case OpSig::Conv2dBiasBackward: gen_conv(c, bad, c.args.conv2d); break;
@@ -1391,6 +1417,10 @@ std::string describe(const OpCase& c) {
            std::to_string(o.groups);
       break;
     }
+    case OpSig::Rfft:
+    case OpSig::Irfft:
+      s += "\n  dim " + std::to_string(a.dim) + " n " + (a.fft_size ? std::to_string(*a.fft_size) : std::string("none"));
+      break;
     case OpSig::Conv3dBiasBackward: break;
     case OpSig::Conv3d:
     case OpSig::Conv3dBackward: {

@@ -348,4 +348,42 @@ inline rc::Gen<oracle::GraphSpec> normalization_or_attention_graph(oracle::Op op
       [op](const oracle::GraphSpec& g) { return g.ops[0].op == op; });
 }
 
+// rfft of a signal [1..3, 2^k] or [2^k, 1..3] (k 0..4) along its power-of-two dim, or irfft of a
+// real and an imaginary part of n / 2 + 1 bins (n 2..16) there, with n from the graph's options
+// (dim1: none, 1, 2, 4, 8; graph.cpp fft_size_of: truncating or zero-padding), then maybe tanh.
+inline rc::Gen<oracle::GraphSpec> fft_graph(oracle::Op op, Values mode) {
+  const bool inverse = op == oracle::Op::irfft;
+  return rc::gen::suchThat(
+      rc::gen::mapcat(
+          rc::gen::tuple(backend(), rc::gen::elementOf(std::vector<DType>{DType::F32, DType::F64}), rc::gen::inRange<std::size_t>(0, 2),
+                         rc::gen::inRange<std::size_t>(1, 4), rc::gen::inRange<std::size_t>(inverse ? 1 : 0, 5),
+                         rc::gen::inRange<std::size_t>(0, 5), rc::gen::arbitrary<bool>()),
+          [=](const auto& t) {
+            const auto [b, dtype, dim, other, log_n, dim1, tanh] = t;
+            const std::size_t n = std::size_t{1} << log_n;
+            std::vector<std::size_t> shape{other, other};
+            shape[dim] = inverse ? n / 2 + 1 : n;
+            auto value = mode == Values::Positive ? positive_value() : float_value(false);
+            const std::size_t cells = oracle::element_count(shape);
+            return rc::gen::map(rc::gen::tuple(rc::gen::container<std::vector<double>>(cells, value),
+                                               rc::gen::container<std::vector<double>>(cells, value)),
+                                [=](const auto& v) {
+                                  oracle::GraphSpec g;
+                                  g.backend = b;
+                                  g.dtype = dtype;
+                                  g.leaf_shapes = {shape};
+                                  g.leaf_values = {std::get<0>(v)};
+                                  if (inverse) {
+                                    g.leaf_shapes.push_back(shape);
+                                    g.leaf_values.push_back(std::get<1>(v));
+                                  }
+                                  const std::size_t leaves = g.leaf_shapes.size();
+                                  g.ops = {oracle::OpSpec{op, 0, inverse ? 1u : 0u, 1.0, dim, dim1}};
+                                  if (tanh) g.ops.push_back(oracle::OpSpec{oracle::Op::float_tanh, leaves, 0, 1.0, 0, 0});
+                                  return oracle::normalized(g);
+                                });
+          }),
+      [op](const oracle::GraphSpec& g) { return g.ops[0].op == op; });
+}
+
 }  // namespace crossgrad::properties::gen

@@ -228,6 +228,8 @@ class Table final : public TensorTable {
         return reader.update();
       } else if constexpr (std::is_same_v<D, std::size_t>) {
         return reader.dim();
+      } else if constexpr (std::is_same_v<D, std::optional<std::size_t>>) {
+        return reader.optional_size();
       } else if constexpr (std::is_same_v<D, std::vector<std::size_t>>) {
         return reader.remaining_dims();
       } else if constexpr (std::is_same_v<D, Shape>) {
@@ -434,6 +436,18 @@ class Table final : public TensorTable {
             B::shape(q), B::dtype(q), B::shape(k), B::dtype(k), B::shape(v), B::dtype(v), m ? &mask_shape : nullptr,
             m ? B::dtype(*m) : DType::Bool, b ? &bias_shape : nullptr, b ? B::dtype(*b) : B::dtype(q), std::get<5>(args));
         return std::max(bytes_of(p.out, B::dtype(q)), bytes_of(p.scores, B::dtype(q)));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, std::size_t, std::optional<std::size_t>>>) {
+        // rfft: n / 2 + 1 bins per row whatever the signal's length, and the n x (n / 2 + 1) DFT matrix.
+        const T& x = std::get<0>(args).get();
+        const rules::FftPlan p = rules::plan_rfft(B::shape(x), B::dtype(x), std::get<1>(args), std::get<2>(args));
+        return std::max(bytes_of(p.out, B::dtype(x)), bytes_of(Shape{p.n_fft, p.bins}, DType::F64));
+      } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, std::size_t, std::optional<std::size_t>>>) {
+        // irfft: n samples per row from any number of bins, and the DFT matrix.
+        const T& re = std::get<0>(args).get();
+        const T& im = std::get<1>(args).get();
+        const rules::FftPlan p =
+            rules::plan_irfft(B::shape(re), B::dtype(re), B::shape(im), B::dtype(im), std::get<2>(args), std::get<3>(args));
+        return std::max(bytes_of(p.out, B::dtype(re)), bytes_of(Shape{p.n_fft, p.bins}, DType::F64));
       } else if constexpr (std::is_same_v<Args, std::tuple<CRef, CRef, CRef>>) {
         // mask_where: the tensor, the mask and the value broadcast.
         if (op_stem(op) != "mask_where") return std::nullopt;

@@ -298,6 +298,13 @@ std::map<std::string, Trigger> triggers() {
                               Dispatch::attention(q, q, q, std::nullopt, std::nullopt, AttentionOptions{std::nullopt, 0.0, false});
                             },
                             "attention needs a positive softcap, got 0.", ""};
+  t["fft-size"] = {[] { Dispatch::rfft(nd_f32(std::vector<float>(6), {2, 3}), 1, std::nullopt); },
+                   "rfft needs a transform size that is a power of two along dim 1, got 3.", ""};
+  t["fft-spectrum-shape"] = {[] {
+                               Dispatch::irfft(nd_f32(std::vector<float>(6), {2, 3}), nd_f32(std::vector<float>(6), {3, 2}), 1,
+                                               std::nullopt);
+                             },
+                             "irfft needs the real and imaginary parts of one shape, got [2, 3] and [3, 2].", ""};
   t["mask-select-shape"] = {[] {
                                Dispatch::float_mask_select(nd_f32(std::vector<float>(6), {2, 3}),
                                                            Dispatch::bool_from_data(TensorData::from_bool({true, false, true}, {3}),

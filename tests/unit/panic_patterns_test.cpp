@@ -526,6 +526,18 @@ std::map<std::string, Examples> examples() {
                              "attention needs a positive softcap, got nan."},
                             {"attention needs a positive softcap, got 0", "attention needs a positive softcap, got .",
                              "attention needs a positive soft cap, got 0."}};
+  e["fft-size"] = {"{op} needs a transform size that is a power of two along dim {dim}, got {size}.",
+                   {"rfft needs a transform size that is a power of two along dim 0, got 3.",
+                    "irfft needs a transform size that is a power of two along dim 2, got 18446744073709551615."},
+                   {"rfft needs a transform size that is a power of two along dim 0, got 3",
+                    "rfft needs a transform size that is a power of two along dim x, got 3.",
+                    "rfft needs a transform size that is a power of two along dim 0, got -3."}};
+  e["fft-spectrum-shape"] = {"{op} needs the real and imaginary parts of one shape, got {real} and {imaginary}.",
+                             {"irfft needs the real and imaginary parts of one shape, got [2, 3] and [3, 2].",
+                              "irfft needs the real and imaginary parts of one shape, got [] and [1]."},
+                             {"irfft needs the real and imaginary parts of one shape, got [2, 3] and [3, 2]",
+                              "irfft needs the real and imaginary parts of one shape, got (2, 3) and [3, 2].",
+                              "irfft needs the real and imaginary part of one shape, got [2, 3] and [3, 2]."}};
   e["mask-select-shape"] = {"{op} needs a mask of the tensor's shape {expected}, got {got}.",
                             {"float_mask_select needs a mask of the tensor's shape [2, 3], got [3].",
                              "float_mask_select needs a mask of the tensor's shape [], got [1]."},

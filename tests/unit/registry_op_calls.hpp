@@ -92,6 +92,9 @@ inline DispatchTensor call_registry_op(OpId op, const DispatchTensor& x, const D
     case OpId::float_sum: return Dispatch::float_sum(x);
     case OpId::float_mean: return Dispatch::float_mean(x);
     case OpId::float_sum_dim: return Dispatch::float_sum_dim(x, 1);
+    // rfft: the receiver's 2 rows along dim 0 (2 samples); irfft: them as spectra of 2 bins (n 2).
+    case OpId::rfft: return Dispatch::rfft(x, 0, std::nullopt);
+    case OpId::irfft: return Dispatch::irfft(x, Dispatch::float_reshape(other, {2, 3}), 0, std::nullopt);
     case OpId::float_mean_dim: return Dispatch::float_mean_dim(x, 1);
     case OpId::float_reshape: return Dispatch::float_reshape(x, {3, 2});
     case OpId::float_swap_dims: return Dispatch::float_swap_dims(x, 0, 1);

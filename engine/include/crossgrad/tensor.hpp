@@ -27,8 +27,8 @@
     return CROSSGRAD_TENSOR_RESULT_##Result(Dispatch::name(inner_, rhs.inner_)); \
   }
 #define CROSSGRAD_TENSOR_METHOD_ZIP_WITH(name, method, Sig, Result)                                    \
-  CROSSGRAD_TENSOR_RESULT_##Result method(const Tensor& grad CROSSGRAD_SIG_TAIL_##Sig) const {         \
-    return CROSSGRAD_TENSOR_RESULT_##Result(Dispatch::name(inner_, grad.inner_ CROSSGRAD_SIG_EXTRA_##Sig)); \
+  CROSSGRAD_TENSOR_RESULT_##Result method(const Tensor& second CROSSGRAD_SIG_TAIL_##Sig) const {       \
+    return CROSSGRAD_TENSOR_RESULT_##Result(Dispatch::name(inner_, second.inner_ CROSSGRAD_SIG_EXTRA_##Sig)); \
   }
 #define CROSSGRAD_TENSOR_METHOD_ZIP_OPTIONAL(name, method, Sig, Result)                                \
   Tensor method(const Tensor& weight, const std::optional<Tensor>& bias CROSSGRAD_SIG_TAIL_##Sig) const { \

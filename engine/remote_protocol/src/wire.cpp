@@ -224,6 +224,11 @@ bool ArgReader::flag() {
   return o;
 }
 
+std::optional<std::size_t> ArgReader::optional_size() {
+  if (!flag()) return std::nullopt;
+  return dim();
+}
+
 ::crossgrad::Conv3dOptions ArgReader::conv3d_options() {
   ::crossgrad::Conv3dOptions o;
   o.stride = size3();

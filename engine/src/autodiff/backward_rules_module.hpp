@@ -283,4 +283,81 @@ AutodiffTensor<B> Autodiff<B>::attention(const Tensor& query, const Tensor& key,
   return backends::composite::attention<Autodiff<B>>(query, key, value, mask, bias, options);
 }
 
+namespace autodiff_detail {
+// The spectrum helpers of Burn's rfft / irfft rules: the parts of a bundle (rfft's result, the real
+// parts then the imaginary parts along dim 0), the interior bins (all but bin 0 and bin n / 2)
+// scaled by `factor`, and a tensor cut or zero-padded to `target` along dim.
+template <class B>
+std::pair<typename B::Tensor, typename B::Tensor> spectrum_parts(const typename B::Tensor& bundle) {
+  const Shape& s = B::shape(bundle);
+  std::vector<Range> re, im;
+  for (std::size_t d = 0; d < s.rank(); ++d) {
+    re.push_back(d == 0 ? Range{0, s[0] / 2} : Range{0, s[d]});
+    im.push_back(d == 0 ? Range{s[0] / 2, s[0]} : Range{0, s[d]});
+  }
+  return {B::float_slice(bundle, re), B::float_slice(bundle, im)};
+}
+template <class B>
+typename B::Tensor interior_scaled(const typename B::Tensor& bins, std::size_t dim, double factor) {
+  const Shape& s = B::shape(bins);
+  const std::size_t count = s[dim];
+  if (count <= 2) return bins;
+  std::vector<double> w(count, factor);
+  w.front() = 1.0;
+  w.back() = 1.0;
+  std::vector<std::size_t> dims(s.rank(), 1);
+  dims[dim] = count;
+  const TensorData data = B::dtype(bins) == DType::F64
+                              ? TensorData::from_f64(std::move(w), Shape(std::move(dims)))
+                              : TensorData::from_f32(std::vector<float>(w.begin(), w.end()), Shape(std::move(dims)));
+  return B::float_mul(bins, B::from_data(data, B::device(bins)));
+}
+template <class B>
+typename B::Tensor cut_or_padded(const typename B::Tensor& t, std::size_t dim, std::size_t target) {
+  const Shape& s = B::shape(t);
+  if (s[dim] == target) return t;
+  if (s[dim] > target) {
+    std::vector<Range> kept;
+    for (std::size_t d = 0; d < s.rank(); ++d) kept.push_back(Range{0, d == dim ? target : s[d]});
+    return B::float_slice(t, kept);
+  }
+  std::vector<std::size_t> zeros = s.dims();
+  zeros[dim] = target - s[dim];
+  return B::float_cat({t, B::float_full(Shape(std::move(zeros)), 0.0, B::dtype(t), B::device(t))}, dim);
+}
+}  // namespace autodiff_detail
+
+// Burn's rfft rule: the bundle's gradient split into its parts, the interior bins halved (each
+// stands for a bin and its conjugate), irfft of them times n, cut or zero-padded back to the
+// signal's length.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::rfft(const Tensor& signal, std::size_t dim, std::optional<std::size_t> n) {
+  Primitive out = B::rfft(signal.primitive, dim, n);
+  const std::size_t length = B::shape(signal.primitive)[dim];
+  const std::size_t n_fft = n.value_or(length);
+  return record<B>(std::move(out), {&signal}, [dim, length, n_fft](const Primitive& g) {
+    auto [re, im] = autodiff_detail::spectrum_parts<B>(g);
+    re = autodiff_detail::interior_scaled<B>(re, dim, 0.5);
+    im = autodiff_detail::interior_scaled<B>(im, dim, 0.5);
+    const Primitive x = B::float_mul_scalar(B::irfft(re, im, dim, n_fft), static_cast<double>(n_fft));
+    return std::vector<Primitive>{autodiff_detail::cut_or_padded<B>(x, dim, length)};
+  });
+}
+
+// Burn's irfft rule: rfft of the gradient over n, the interior bins doubled, each part cut or
+// zero-padded back to the spectrum's bins.
+template <class B>
+AutodiffTensor<B> Autodiff<B>::irfft(const Tensor& real, const Tensor& imaginary, std::size_t dim, std::optional<std::size_t> n) {
+  Primitive out = B::irfft(real.primitive, imaginary.primitive, dim, n);
+  const std::size_t bins = B::shape(real.primitive)[dim];
+  const std::size_t n_fft = B::shape(out)[dim];
+  return record<B>(std::move(out), {&real, &imaginary}, [dim, bins, n_fft](const Primitive& g) {
+    const Primitive spectrum = B::rfft(B::float_div_scalar(g, static_cast<double>(n_fft)), dim, n_fft);
+    auto [re, im] = autodiff_detail::spectrum_parts<B>(spectrum);
+    re = autodiff_detail::interior_scaled<B>(re, dim, 2.0);
+    im = autodiff_detail::interior_scaled<B>(im, dim, 2.0);
+    return std::vector<Primitive>{autodiff_detail::cut_or_padded<B>(re, dim, bins), autodiff_detail::cut_or_padded<B>(im, dim, bins)};
+  });
+}
+
 }  // namespace crossgrad

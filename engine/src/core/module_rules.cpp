@@ -1035,4 +1035,64 @@ Conv2dPlan plan_conv_transpose3d_backward(const Shape& x, DType x_dtype, const S
   return p;
 }
 
+namespace {
+
+bool is_power_of_two(std::size_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// The transform size n (or `fallback`) checked (fft-size), and the plan's dims around `dim`.
+FftPlan fft_plan(const Shape& operand, std::size_t dim, std::optional<std::size_t> n, std::size_t fallback, std::string_view op) {
+  check_dim(dim, operand.rank(), op);
+  const std::size_t size = n.value_or(fallback);
+  if (!is_power_of_two(size)) {
+    panic(PanicId::FftSize, {{"op", std::string(op)}, {"dim", std::to_string(dim)}, {"size", std::to_string(size)}});
+  }
+  FftPlan p;
+  p.dim = dim;
+  p.n_fft = size;
+  p.bins = size / 2 + 1;
+  p.length = operand[dim];
+  p.outer = 1;
+  p.inner = 1;
+  for (std::size_t d = 0; d < dim; ++d) p.outer *= operand[d];
+  for (std::size_t d = dim + 1; d < operand.rank(); ++d) p.inner *= operand[d];
+  return p;
+}
+
+}  // namespace
+
+FftPlan plan_rfft(const Shape& signal, DType dtype, std::size_t dim, std::optional<std::size_t> n) {
+  constexpr std::string_view op = "rfft";
+  check_float_dtype(dtype, op);
+  check_dim(dim, signal.rank(), op);
+  FftPlan p = fft_plan(signal, dim, n, signal[dim], op);
+  std::vector<std::size_t> out = signal.dims();
+  out[dim] = p.bins;
+  std::size_t doubled = 0;  // the real parts, then the imaginary parts
+  if (__builtin_mul_overflow(out[0], std::size_t{2}, &doubled)) (void)Shape{out[0], 2}.num_elements();  // shape-overflow
+  out[0] = doubled;
+  p.out = Shape(std::move(out));
+  (void)p.out.num_elements();
+  return p;
+}
+
+FftPlan plan_irfft(const Shape& real, DType real_dtype, const Shape& imaginary, DType imaginary_dtype, std::size_t dim,
+                   std::optional<std::size_t> n) {
+  constexpr std::string_view op = "irfft";
+  check_float_dtype(real_dtype, op);
+  check_same_dtype(real_dtype, imaginary_dtype, op);
+  if (real != imaginary) {
+    panic(PanicId::FftSpectrumShape, {{"op", std::string(op)}, {"real", real.to_string()}, {"imaginary", imaginary.to_string()}});
+  }
+  check_dim(dim, real.rank(), op);
+  // 2 (bins - 1), saturated where it would pass SIZE_MAX (no power of two: fft-size).
+  const std::size_t bins = real[dim];
+  const std::size_t size = bins == 0 ? 0 : bins - 1 > SIZE_MAX / 2 ? SIZE_MAX : 2 * (bins - 1);
+  FftPlan p = fft_plan(real, dim, n, size, op);
+  std::vector<std::size_t> out = real.dims();
+  out[dim] = p.n_fft;
+  p.out = Shape(std::move(out));
+  (void)p.out.num_elements();
+  return p;
+}
+
 }  // namespace crossgrad::rules

@@ -42,7 +42,7 @@ using namespace dispatch_detail;
                     [&]<class Be>(const auto& x, const auto& m) { return Be::name(x, m); });
 #define CROSSGRAD_DISPATCH_BODY_ZIP_WITH(name, Sig, Operand, Result)                                   \
   return zip_op<PrimitiveKind::Operand, PrimitiveKind::Result>(                                         \
-      #name, tensor, grad, [&]<class Be>(const auto& x, const auto& g) { return Be::name(x, g CROSSGRAD_SIG_EXTRA_##Sig); });
+      #name, CROSSGRAD_SIG_TENSORS_##Sig, [&]<class Be>(const auto& x, const auto& g) { return Be::name(x, g CROSSGRAD_SIG_EXTRA_##Sig); });
 #define CROSSGRAD_DISPATCH_BODY_ZIP_OPTIONAL(name, Sig, Operand, Result)                               \
   return zip_optional_op(#name, tensor, weight, bias, [&]<class Be>(const auto& x, const auto& w, const auto& b) { \
     return Be::name(x, w, b CROSSGRAD_SIG_EXTRA_##Sig);                                                  \

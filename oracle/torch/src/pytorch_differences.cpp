@@ -585,6 +585,33 @@ bool conv_empty_input(const Disagreement& d) {
   return false;
 }
 
+// rfft and irfft (values and gradients) with an inf or NaN among the operands or the cotangent:
+// crossgrad's DFT is a matrix product, every sample times every twiddle (0 * inf is NaN where a
+// twiddle is 0, and an inf meets twiddles of both signs), where ATen's FFT combines samples in
+// butterflies that skip the zero twiddles, so a bin is inf or finite there and NaN here (Note [The
+// DFT as a matrix product]).
+bool fft_non_finite(const Disagreement& d) {
+  if (d.op != OpId::rfft && d.op != OpId::irfft) return false;
+  for (const HostArray& a : d.operands) {
+    for (double v : a.values) {
+      if (!std::isfinite(v)) return true;
+    }
+  }
+  return !std::isfinite(d.cotangent);
+}
+
+// rfft and irfft over an operand with no elements (a 0 in any dim): crossgrad's result is empty, or
+// zeros of n samples or bins per row where dim itself is empty and n is given; ATen refuses ("The
+// input size 0, plus negative padding 0 and 0 resulted in a negative output size", found by this
+// check).
+bool fft_empty_input(const Disagreement& d) {
+  if ((d.op != OpId::rfft && d.op != OpId::irfft) || d.output != kRefused || d.operands.empty()) return false;
+  for (std::size_t size : d.operands[0].shape) {
+    if (size == 0) return true;
+  }
+  return false;
+}
+
 // interpolate's gradient (interpolate_backward's value, or interpolate's operand-0 gradient) in
 // bicubic mode when the output size is the input's in both dims: ATen's upsample_bicubic2d_backward
 // copies the gradient (a same-size special case its forward does not have); crossgrad's is the
@@ -663,6 +690,8 @@ constexpr PyTorchDifference kDifferences[] = {
     {"no-cell-gradient", no_cell_gradient},
     {"conv-padding-meets-non-finite", conv_padding_meets_non_finite},
     {"conv-empty-input", conv_empty_input},
+    {"fft-non-finite", fft_non_finite},
+    {"fft-empty-input", fft_empty_input},
     {"bicubic-backward-same-size", bicubic_backward_same_size},
     {"bicubic-non-finite-taps", bicubic_non_finite_taps},
     {"relu-negative-zero", relu_negative_zero},

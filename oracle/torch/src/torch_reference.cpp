@@ -690,6 +690,17 @@ at::Tensor aten_op(OpId op, const std::vector<at::Tensor>& t, const OpArgs& a) {
                                             /*transposed=*/true, ints(o.padding_out), groups, {x_grad, !x_grad, false});
       return x_grad ? std::get<0>(grads) : std::get<1>(grads);
     }
+    // rfft {signal}: ATen's FFT, the real parts then the imaginary parts along dim 0 (the engine's
+    // bundle); irfft {real, imaginary}: the complex spectrum's inverse.
+    case OpId::rfft: {
+      const c10::optional<std::int64_t> n = a.fft_size ? c10::optional<std::int64_t>(static_cast<std::int64_t>(*a.fft_size)) : c10::nullopt;
+      const at::Tensor spectrum = at::fft_rfft(t[0], n, static_cast<std::int64_t>(a.dim));
+      return at::cat({at::real(spectrum), at::imag(spectrum)}, 0);
+    }
+    case OpId::irfft: {
+      const c10::optional<std::int64_t> n = a.fft_size ? c10::optional<std::int64_t>(static_cast<std::int64_t>(*a.fft_size)) : c10::nullopt;
+      return at::fft_irfft(at::complex(t[0], t[1]), n, static_cast<std::int64_t>(a.dim));
+    }
     case OpId::conv3d_bias_backward:
     case OpId::conv_transpose3d_bias_backward: return t[2].sum({0, 2, 3, 4});  // {x, bias, grad}
     case OpId::conv3d:

@@ -306,6 +306,15 @@ std::vector<Args> arguments(const OpInfo& info) {
     case OpSig::Conv1dBiasBackward:
       return {{.tensors = {sequence, TensorData::from_f32({1, 2}, Shape{2}), sequence}, .label = "2 channels"},
               {.tensors = {sequence, TensorData::from_f32({1, 2, 3}, Shape{3}), sequence}, .label = "a bias of 3"}};
+    // rfft's and irfft's: dim, then n's flag and n when given.
+    case OpSig::Rfft:
+      return {{.tensors = {image}, .dims = {2, 0}, .label = "4 rows along height"},
+              {.tensors = {image}, .dims = {2, 1, 8}, .label = "n 8 along height (zero-padded)"},
+              {.tensors = {sequence}, .dims = {2, 0}, .label = "6 samples along length: no power of two"}};
+    case OpSig::Irfft:
+      return {{.tensors = {image, image}, .dims = {3, 0}, .label = "3 bins along width: n 4"},
+              {.tensors = {image, image}, .dims = {2, 1, 2}, .label = "n 2 along height"},
+              {.tensors = {image, sequence}, .dims = {2, 0}, .label = "parts of two shapes"}};
     // conv3d's options travel as dims after the bias flag: stride, padding, dilation (3 each), groups.
     case OpSig::Conv3d:
       return {{.tensors = {volume, TensorData::from_f32({1, -1, 0.5f, 2}, Shape{2, 1, 1, 2, 1}), TensorData::from_f32({0.5f, -1}, Shape{2})},
@@ -385,6 +394,8 @@ struct LocalArgs {
       return args.scalars.at(next_scalar++);
     } else if constexpr (std::is_same_v<D, std::size_t>) {
       return args.dims.at(next_dim++);
+    } else if constexpr (std::is_same_v<D, std::optional<std::size_t>>) {  // a flag, then the size
+      return args.dims.at(next_dim++) == 1 ? std::optional<std::size_t>(args.dims.at(next_dim++)) : std::nullopt;
     } else if constexpr (std::is_same_v<D, bool>) {  // a flag travels as a dim of 0 or 1
       return args.dims.at(next_dim++) == 1;
     } else if constexpr (std::is_same_v<D, IndexingUpdateOp>) {

@@ -7,6 +7,7 @@
 #include <crossgrad/core/shape.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -223,6 +224,25 @@ Conv2dPlan plan_conv_transpose3d(const Shape& x, DType x_dtype, const Shape& wei
 Conv2dPlan plan_conv_transpose3d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype,
                                           const Shape& grad, DType grad_dtype, const ConvTranspose3dOptions& options,
                                           std::string_view op);
+
+// rfft over `dim` of a signal, or irfft back: n_fft samples (a power of two), `bins` = n_fft / 2 + 1
+// frequency bins, `length` the operand's own size along dim (the signal's samples or the
+// spectrum's bins, truncated or zero-padded to n_fft or bins). out is the result's shape: rfft's
+// real parts then imaginary parts concatenated along dim 0 (Burn's bundle), irfft's signal.
+struct FftPlan {
+  Shape out;
+  std::size_t dim = 0, n_fft = 1, bins = 1, length = 0;
+  std::size_t outer = 0, inner = 0;  // the dims before and after dim, as products
+};
+// rfft(signal, dim, n), in this order: float signal (unsupported-dtype), dim below its rank
+// (dim-out-of-range), the size n or else the signal's length along dim a power of two (fft-size),
+// the result's size (shape-overflow).
+FftPlan plan_rfft(const Shape& signal, DType dtype, std::size_t dim, std::optional<std::size_t> n);
+// irfft(real, imaginary, dim, n), in this order: float real, imaginary of its dtype
+// (dtype-mismatch), of its shape (fft-spectrum-shape), dim below their rank (dim-out-of-range), the
+// size n or else 2 (bins - 1) a power of two (fft-size), the result's size (shape-overflow).
+FftPlan plan_irfft(const Shape& real, DType real_dtype, const Shape& imaginary, DType imaginary_dtype, std::size_t dim,
+                   std::optional<std::size_t> n);
 
 // unfold4d(x, kernel_size, options), in this order: x float (unsupported-dtype) of rank 4
 // (module-input-rank), kernel_size, stride and dilation at least 1 (module-option-zero), x at

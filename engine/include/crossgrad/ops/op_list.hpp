@@ -331,7 +331,9 @@
   X(conv_transpose3d, conv_transpose3d, ConvTranspose3d, Float, Float, Backward) \
   X(conv_transpose3d_x_backward, conv_transpose3d_x_backward, ConvTranspose3dBackward, Float, Float, NotDifferentiable) \
   X(conv_transpose3d_weight_backward, conv_transpose3d_weight_backward, ConvTranspose3dBackward, Float, Float, NotDifferentiable) \
-  X(conv_transpose3d_bias_backward, conv_transpose3d_bias_backward, Conv3dBiasBackward, Float, Float, NotDifferentiable)
+  X(conv_transpose3d_bias_backward, conv_transpose3d_bias_backward, Conv3dBiasBackward, Float, Float, NotDifferentiable) \
+  X(rfft, rfft, Rfft, Float, Float, Backward) \
+  X(irfft, irfft, Irfft, Float, Float, Backward)
 
 // Note [Op signatures]
 // Each Sig names a parameter list once for every layer. CROSSGRAD_SIG_PARAMS_<Sig>(T, I) is the
@@ -348,8 +350,8 @@
 // the receiver's leading dims; embedding's: rows of its table) and, for SCATTER_ND, a values
 // tensor and an IndexingUpdateOp.
 // MASK_SELECT: a receiver and a Bool mask of its shape (float_mask_select). ZIP_WITH: two tensors
-// of one backend that need not broadcast (a module op's input and its output's gradient), then the
-// CROSSGRAD_SIG_EXTRA_<Sig> arguments. INDEXED_WITH: a receiver, a second float tensor, an Int
+// of one backend that need not broadcast (CROSSGRAD_SIG_TENSORS_<Sig> names them: a module op's input
+// and its output's gradient; irfft's real and imaginary parts), then the CROSSGRAD_SIG_EXTRA_<Sig> arguments. INDEXED_WITH: a receiver, a second float tensor, an Int
 // index tensor (max_pool2d_with_indices_backward: x, the gradient, the indices; embedding_backward:
 // the weights, the gradient, the indices), then the
 // CROSSGRAD_SIG_EXTRA_<Sig> arguments. ZIP_OPTIONAL: two tensors of one backend and an optional
@@ -432,6 +434,8 @@
   (const T& tensor, const T& weight, const std::optional<T>& bias, const ::crossgrad::ConvTranspose3dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_ConvTranspose3dBackward(T, I) \
   (const T& tensor, const T& weight, const T& grad, const ::crossgrad::ConvTranspose3dOptions& options)
+#define CROSSGRAD_SIG_PARAMS_Rfft(T, I) (const T& tensor, std::size_t dim, std::optional<std::size_t> n)
+#define CROSSGRAD_SIG_PARAMS_Irfft(T, I) (const T& tensor, const T& imaginary, std::size_t dim, std::optional<std::size_t> n)
 #define CROSSGRAD_SIG_PARAMS_ConvTranspose1d(T, I) \
   (const T& tensor, const T& weight, const std::optional<T>& bias, const ::crossgrad::ConvTranspose1dOptions& options)
 #define CROSSGRAD_SIG_PARAMS_ConvTranspose1dBackward(T, I) \
@@ -516,6 +520,8 @@
 #define CROSSGRAD_SIG_CLASS_Conv3dBiasBackward ZIP3_WITH
 #define CROSSGRAD_SIG_CLASS_ConvTranspose3d ZIP_OPTIONAL
 #define CROSSGRAD_SIG_CLASS_ConvTranspose3dBackward ZIP3_WITH
+#define CROSSGRAD_SIG_CLASS_Rfft MAP
+#define CROSSGRAD_SIG_CLASS_Irfft ZIP_WITH
 #define CROSSGRAD_SIG_CLASS_ConvTranspose1d ZIP_OPTIONAL
 #define CROSSGRAD_SIG_CLASS_ConvTranspose1dBackward ZIP3_WITH
 #define CROSSGRAD_SIG_CLASS_AvgPool1d MAP
@@ -573,6 +579,8 @@
 #define CROSSGRAD_SIG_EXTRA_Conv3dBiasBackward
 #define CROSSGRAD_SIG_EXTRA_ConvTranspose3d , options
 #define CROSSGRAD_SIG_EXTRA_ConvTranspose3dBackward , options
+#define CROSSGRAD_SIG_EXTRA_Rfft , dim, n
+#define CROSSGRAD_SIG_EXTRA_Irfft , dim, n
 #define CROSSGRAD_SIG_EXTRA_ConvTranspose1d , options
 #define CROSSGRAD_SIG_EXTRA_ConvTranspose1dBackward , options
 #define CROSSGRAD_SIG_EXTRA_AvgPool1d , options
@@ -591,6 +599,16 @@
 #define CROSSGRAD_SIG_EXTRA_Attention , options
 #define CROSSGRAD_SIG_EXTRA_BatchNorm , epsilon
 
+// The two tensors of a ZIP_WITH signature, in order.
+#define CROSSGRAD_SIG_TENSORS_AvgPool2dBackward tensor, grad
+#define CROSSGRAD_SIG_TENSORS_AdaptivePool2dBackward tensor, grad
+#define CROSSGRAD_SIG_TENSORS_LinearXBackward tensor, grad
+#define CROSSGRAD_SIG_TENSORS_LinearWeightBackward tensor, grad
+#define CROSSGRAD_SIG_TENSORS_InterpolateBackward tensor, grad
+#define CROSSGRAD_SIG_TENSORS_AdaptivePool3dBackward tensor, grad
+#define CROSSGRAD_SIG_TENSORS_AvgPool1dBackward tensor, grad
+#define CROSSGRAD_SIG_TENSORS_AdaptivePool1dBackward tensor, grad
+#define CROSSGRAD_SIG_TENSORS_Irfft tensor, imaginary
 // The three tensors of a ZIP3_WITH signature, in order.
 #define CROSSGRAD_SIG_TENSORS_Conv2dBackward tensor, weight, grad
 #define CROSSGRAD_SIG_TENSORS_Conv2dBiasBackward tensor, bias, grad
@@ -644,6 +662,8 @@
 #define CROSSGRAD_SIG_TAIL_Conv3dBiasBackward
 #define CROSSGRAD_SIG_TAIL_ConvTranspose3d , const ::crossgrad::ConvTranspose3dOptions& options
 #define CROSSGRAD_SIG_TAIL_ConvTranspose3dBackward , const ::crossgrad::ConvTranspose3dOptions& options
+#define CROSSGRAD_SIG_TAIL_Rfft (std::size_t dim, std::optional<std::size_t> n)
+#define CROSSGRAD_SIG_TAIL_Irfft , std::size_t dim, std::optional<std::size_t> n
 #define CROSSGRAD_SIG_TAIL_ConvTranspose1d , const ::crossgrad::ConvTranspose1dOptions& options
 #define CROSSGRAD_SIG_TAIL_ConvTranspose1dBackward , const ::crossgrad::ConvTranspose1dOptions& options
 #define CROSSGRAD_SIG_TAIL_AvgPool1d (const ::crossgrad::AvgPool1dOptions& options)
@@ -717,6 +737,8 @@
 #define CROSSGRAD_SIG_ARGS_Conv3dBiasBackward tensor, bias, grad
 #define CROSSGRAD_SIG_ARGS_ConvTranspose3d tensor, weight, bias, options
 #define CROSSGRAD_SIG_ARGS_ConvTranspose3dBackward tensor, weight, grad, options
+#define CROSSGRAD_SIG_ARGS_Rfft tensor, dim, n
+#define CROSSGRAD_SIG_ARGS_Irfft tensor, imaginary, dim, n
 #define CROSSGRAD_SIG_ARGS_ConvTranspose1d tensor, weight, bias, options
 #define CROSSGRAD_SIG_ARGS_ConvTranspose1dBackward tensor, weight, grad, options
 #define CROSSGRAD_SIG_ARGS_AvgPool1d tensor, options
@@ -768,7 +790,7 @@ enum class OpId : std::uint16_t {
   X(Conv1d) X(Conv1dBackward) X(Conv1dBiasBackward) X(ConvTranspose1d) X(ConvTranspose1dBackward) \
   X(AvgPool1d) X(AvgPool1dBackward) X(AdaptivePool1d) X(AdaptivePool1dBackward) X(MaxPool1d) X(MaxPool1dBackward) X(Unfold4d) X(Fold4d) \
   X(Interpolate) X(InterpolateBackward) X(AdaptivePool3d) X(AdaptivePool3dBackward) X(LayerNorm) X(Attention) X(BatchNorm) \
-  X(Conv3d) X(Conv3dBackward) X(Conv3dBiasBackward) X(ConvTranspose3d) X(ConvTranspose3dBackward)
+  X(Conv3d) X(Conv3dBackward) X(Conv3dBiasBackward) X(ConvTranspose3d) X(ConvTranspose3dBackward) X(Rfft) X(Irfft)
 enum class OpSig {
 #define CROSSGRAD_X(Sig) Sig,
   CROSSGRAD_OP_SIGS(CROSSGRAD_X)

@@ -4,6 +4,7 @@
 #include "../composite_attention.hpp"
 #include "../composite_norm.hpp"
 #include "../composite_conv.hpp"
+#include "../composite_fft.hpp"
 #include "../composite_interpolate.hpp"
 #include "../composite_linear.hpp"
 #include "../composite_pool.hpp"
@@ -190,6 +191,15 @@ CudaTensor Cuda::attention(const CudaTensor& tensor, const CudaTensor& key, cons
 CudaTensor Cuda::batch_norm(const CudaTensor& tensor, const CudaTensor& weight, const CudaTensor& bias, const CudaTensor& mean, const CudaTensor& variance,
                     double epsilon) {
   return composite::batch_norm<Cuda>(tensor, weight, bias, mean, variance, epsilon);
+}
+
+// rfft and irfft: the DFT as a matrix product over this backend's matmul (Note [The DFT as a matrix
+// product]).
+CudaTensor Cuda::rfft(const CudaTensor& tensor, std::size_t dim, std::optional<std::size_t> n) {
+  return composite::rfft<Cuda>(tensor, dim, n);
+}
+CudaTensor Cuda::irfft(const CudaTensor& tensor, const CudaTensor& imaginary, std::size_t dim, std::optional<std::size_t> n) {
+  return composite::irfft<Cuda>(tensor, imaginary, dim, n);
 }
 
 }  // namespace crossgrad::backends

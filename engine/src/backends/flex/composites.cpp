@@ -3,6 +3,7 @@
 #include "../composite_ops.hpp"
 #include "../composite_attention.hpp"
 #include "../composite_conv.hpp"
+#include "../composite_fft.hpp"
 #include "im2col.hpp"  // before the convolutions below are instantiated (Note [Backend im2col kernels])
 #include "../composite_interpolate.hpp"
 #include "../composite_linear.hpp"
@@ -167,6 +168,15 @@ FlexTensor Flex::conv_transpose3d_bias_backward(const FlexTensor& tensor, const 
 FlexTensor Flex::attention(const FlexTensor& tensor, const FlexTensor& key, const FlexTensor& value, const std::optional<FlexTensor>& mask,
                    const std::optional<FlexTensor>& bias, const AttentionOptions& options) {
   return composite::attention<Flex>(tensor, key, value, mask, bias, options);
+}
+
+// rfft and irfft: the DFT as a matrix product over this backend's matmul (Note [The DFT as a matrix
+// product]).
+FlexTensor Flex::rfft(const FlexTensor& tensor, std::size_t dim, std::optional<std::size_t> n) {
+  return composite::rfft<Flex>(tensor, dim, n);
+}
+FlexTensor Flex::irfft(const FlexTensor& tensor, const FlexTensor& imaginary, std::size_t dim, std::optional<std::size_t> n) {
+  return composite::irfft<Flex>(tensor, imaginary, dim, n);
 }
 
 }  // namespace crossgrad::backends

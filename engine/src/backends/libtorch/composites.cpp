@@ -1,6 +1,7 @@
 // LibTorch: the ops written once for every backend as compositions of its own ops (composite_ops.hpp).
 #include "plugin.hpp"
 #include "../composite_ops.hpp"
+#include "../composite_fft.hpp"
 
 namespace crossgrad::backends {
 
@@ -25,5 +26,14 @@ CROSSGRAD_KIND_MEMBERS(LibTorch, repeat_dim, Repeat, composite::repeat_dim<LibTo
 CROSSGRAD_KIND_MEMBERS(LibTorch, unfold, Window, composite::unfold<LibTorch>)
 CROSSGRAD_KIND_MEMBERS(LibTorch, gather_nd, GatherNd, composite::gather_nd<LibTorch>)
 CROSSGRAD_KIND_MEMBERS(LibTorch, mask_select, MaskSelect, composite::mask_select<LibTorch>)
+
+// rfft and irfft: the DFT as a matrix product over this backend's matmul (Note [The DFT as a matrix
+// product]) (LibTorch too: the same twiddles meet every sample as on the other backends, where ATen's FFT skips zero twiddles).
+LibTorchTensor LibTorch::rfft(const LibTorchTensor& tensor, std::size_t dim, std::optional<std::size_t> n) {
+  return composite::rfft<LibTorch>(tensor, dim, n);
+}
+LibTorchTensor LibTorch::irfft(const LibTorchTensor& tensor, const LibTorchTensor& imaginary, std::size_t dim, std::optional<std::size_t> n) {
+  return composite::irfft<LibTorch>(tensor, imaginary, dim, n);
+}
 
 }  // namespace crossgrad::backends

@@ -4,6 +4,7 @@
 #include "../composite_attention.hpp"
 #include "../composite_norm.hpp"
 #include "../composite_conv.hpp"
+#include "../composite_fft.hpp"
 #include "../composite_interpolate.hpp"
 #include "../composite_linear.hpp"
 #include "../composite_pool.hpp"
@@ -190,6 +191,15 @@ NdArrayTensor NdArray::attention(const NdArrayTensor& tensor, const NdArrayTenso
 NdArrayTensor NdArray::batch_norm(const NdArrayTensor& tensor, const NdArrayTensor& weight, const NdArrayTensor& bias, const NdArrayTensor& mean, const NdArrayTensor& variance,
                     double epsilon) {
   return composite::batch_norm<NdArray>(tensor, weight, bias, mean, variance, epsilon);
+}
+
+// rfft and irfft: the DFT as a matrix product over this backend's matmul (Note [The DFT as a matrix
+// product]).
+NdArrayTensor NdArray::rfft(const NdArrayTensor& tensor, std::size_t dim, std::optional<std::size_t> n) {
+  return composite::rfft<NdArray>(tensor, dim, n);
+}
+NdArrayTensor NdArray::irfft(const NdArrayTensor& tensor, const NdArrayTensor& imaginary, std::size_t dim, std::optional<std::size_t> n) {
+  return composite::irfft<NdArray>(tensor, imaginary, dim, n);
 }
 
 }  // namespace crossgrad::backends

@@ -260,7 +260,7 @@ RemoteTensor Remote::dequantize(const Quantized& tensor) {
 #define CROSSGRAD_REMOTE_ARGS_MASK_FILL(Sig) tensor, mask, value
 #define CROSSGRAD_REMOTE_ARGS_MASK_SELECT(Sig) tensor, mask
 #define CROSSGRAD_REMOTE_ARGS_CAT(Sig) tensors, dim
-#define CROSSGRAD_REMOTE_ARGS_ZIP_WITH(Sig) tensor, grad CROSSGRAD_SIG_EXTRA_##Sig
+#define CROSSGRAD_REMOTE_ARGS_ZIP_WITH(Sig) CROSSGRAD_SIG_TENSORS_##Sig CROSSGRAD_SIG_EXTRA_##Sig
 #define CROSSGRAD_REMOTE_ARGS_ZIP_OPTIONAL(Sig) tensor, weight, bias CROSSGRAD_SIG_EXTRA_##Sig
 #define CROSSGRAD_REMOTE_ARGS_ZIP5_WITH(Sig) CROSSGRAD_SIG_TENSORS_##Sig CROSSGRAD_SIG_EXTRA_##Sig
 #define CROSSGRAD_REMOTE_ARGS_ATTENTION(Sig) tensor, key, value, mask, bias CROSSGRAD_SIG_EXTRA_##Sig

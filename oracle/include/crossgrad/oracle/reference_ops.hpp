@@ -67,6 +67,7 @@ struct OpArgs {
   ConvTranspose1dOptions conv_transpose1d;          // ConvTranspose1d, ConvTranspose1dBackward
   Conv3dOptions conv3d;                             // Conv3d, Conv3dBackward
   ConvTranspose3dOptions conv_transpose3d;          // ConvTranspose3d, ConvTranspose3dBackward
+  std::optional<std::size_t> fft_size;              // Rfft, Irfft: n (with dim)
   AvgPool1dOptions avg_pool1d;                      // AvgPool1d, AvgPool1dBackward
   Size1 output_size_1d{1};                          // AdaptivePool1d
   Size3 output_size_3d{1, 1, 1};                    // AdaptivePool3d
@@ -85,6 +86,7 @@ struct OpArgs {
 // LayerNorm {x, weight} or {x, weight, bias} (epsilon is OpArgs::scalar); BatchNorm {x, weight,
 // bias, mean, variance} (epsilon is OpArgs::scalar); Attention {query, key,
 // value}, then the mask when attention_mask, then the bias when attention_bias;
+// Irfft {real, imaginary}; Rfft {signal};
 // Linear {x, weight} or {x, weight, bias}; LinearXBackward {weight, grad}; LinearWeightBackward {x, grad};
 // The operands, by Sig: Binary and BinaryDim {lhs, rhs}; AvgPool2dBackward, AdaptivePool2dBackward and their
 // 1-D and 3-D forms and InterpolateBackward {x, grad}; MaxPool2dBackward and MaxPool1dBackward {x, indices, grad}; Embedding {weights, indices}; EmbeddingBackward {weights, indices, grad}; RangesAssign {tensor, values}; Select, Gather and GatherNd {tensor, indices};

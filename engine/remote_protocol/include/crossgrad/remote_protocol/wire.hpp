@@ -22,6 +22,7 @@
 //   ConvTranspose1dOptions       -> dims (5: stride, padding, padding_out, dilation, groups)
 //   Conv3dOptions                -> dims (10: stride, padding, dilation, groups)
 //   ConvTranspose3dOptions       -> dims (13: stride, padding, padding_out, dilation, groups)
+//   std::optional<std::size_t>   -> dims (1: present or not, then the size if present)
 //   Size1                        -> dims (1)
 //   Size3                        -> dims (3)
 //   AvgPool1dOptions             -> dims (5: kernel_size, stride, padding, count_include_pad, ceil_mode)
@@ -108,6 +109,11 @@ inline void put_arg(proto::OpCall& call, double scalar) { call.add_scalars(scala
 inline void put_arg(proto::OpCall& call, std::size_t dim) { call.add_dims(dim); }
 // A flag (float_sort's descending) travels as a dim of 0 or 1.
 inline void put_arg(proto::OpCall& call, bool flag) { call.add_dims(flag ? 1 : 0); }
+// An optional size (rfft's and irfft's n): a flag, then the size when present.
+inline void put_arg(proto::OpCall& call, const std::optional<std::size_t>& size) {
+  put_arg(call, size.has_value());
+  if (size) call.add_dims(*size);
+}
 // An IndexingUpdateOp (float_scatter's update) travels as a dim holding its code.
 inline void put_arg(proto::OpCall& call, ::crossgrad::IndexingUpdateOp update) {
   call.add_dims(static_cast<std::size_t>(update));
@@ -250,6 +256,7 @@ class ArgReader {
   double scalar();
   std::size_t dim();
   bool flag();                                      // the next dim, 0 or 1 (WireError otherwise)
+  std::optional<std::size_t> optional_size();       // a flag, then the size when it is 1
   ::crossgrad::IndexingUpdateOp update();           // the next dim, an update's code (WireError otherwise)
   std::vector<std::size_t> remaining_dims();        // all the rest (Axes)
   ::crossgrad::Size2 size2();                       // the next two dims
