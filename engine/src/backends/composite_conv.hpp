@@ -15,7 +15,8 @@
 // windows read add up in index order) with the padding sliced off, the weight's the gradient times
 // the gathered matrix summed over the batch, the bias's the gradient summed over batch, height and
 // width. Each element of the forward result is one dot product of K terms in the backend's matmul
-// order, then + bias: the oracle's accumulation bound (K + 1 terms).
+// order, then + bias: the oracle's accumulation bound (K + 1 terms). conv3d's rows are (channel, t,
+// i, j) and its positions (oz, oy, ox) over padded volumes, K with a factor k_d.
 #include <crossgrad/core/host_buffer.hpp>
 #include <crossgrad/core/module_rules.hpp>
 #include <crossgrad/core/tensor_data.hpp>
