@@ -1060,15 +1060,18 @@ HostArray batch_norm(const std::vector<HostArray>& in, double epsilon) {
   const std::size_t channels = x.shape[1];
   std::size_t inner = 1;
   for (std::size_t d = 2; d < x.shape.size(); ++d) inner *= x.shape[d];
-  const bool f32 = x.dtype == DType::F32;
-  const long double eps = f32 ? static_cast<float>(epsilon) : epsilon;
-  for (std::size_t i = 0; i < x.values.size(); ++i) {
-    const std::size_t c = i / inner % channels;
-    const long double y = (x.values[i] - static_cast<long double>(in[3].values[c])) / std::sqrt(in[4].values[c] + eps) *
-                              static_cast<long double>(in[1].values[c]) +
-                          in[2].values[c];
-    out.values[i] = f32 ? static_cast<double>(static_cast<float>(y)) : static_cast<double>(y);
-  }
+  // Each step rounded to the dtype T, as the definition composes them (Burn's batch_norm is four
+  // tensor ops): x - mean can underflow to 0 in F32 where it would not in a wider type, and 0 * inf
+  // is then NaN, not inf (found by ReferenceOps batch_norm: -4.2e-45 / 9.4 times an inf weight).
+  with_t(x.dtype, [&]<class T>(T) {
+    const T eps = static_cast<T>(epsilon);
+    for (std::size_t i = 0; i < x.values.size(); ++i) {
+      const std::size_t c = i / inner % channels;
+      const T std_dev = std::sqrt(static_cast<T>(in[4].values[c]) + eps);
+      const T normalized = (static_cast<T>(x.values[i]) - static_cast<T>(in[3].values[c])) / std_dev;
+      out.values[i] = in_t<T>(normalized * static_cast<T>(in[1].values[c]) + static_cast<T>(in[2].values[c]));
+    }
+  });
   return out;
 }
 

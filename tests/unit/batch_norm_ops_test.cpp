@@ -4,6 +4,7 @@
 // argument panics in the documented order.
 #include "test_support.hpp"
 
+#include <cmath>
 #include <vector>
 
 namespace crossgrad {
@@ -31,6 +32,24 @@ TYPED_TEST(BatchNormOps, NormalisesEachChannelWithItsStatistics) {
       EXPECT_EQ(values(Dispatch::batch_norm(tensor_on(device, {3, 0, -1, -2}, dt, {2, 2}), w, b, m, v, 0.0)),
                 (std::vector<double>{3, 2, -1, -2}));
       EXPECT_EQ(Dispatch::float_shape(Dispatch::batch_norm(tensor_on(device, {}, dt, {0, 2, 3}), w, b, m, v, 1e-5)), (Shape{0, 2, 3}));
+    }
+  }
+}
+
+// Every step is rounded to the dtype: in F32, -3 * 2^-149 / sqrt(88.5) underflows to -0, and -0 times
+// an inf weight is NaN; in F64 the quotient is a subnormal and the product -inf.
+TYPED_TEST(BatchNormOps, AStepThatUnderflowsMeetsAnInfWeightInTheDtype) {
+  for (const DispatchDevice& device : {plain_device<TypeParam>(), autodiff_device<TypeParam>()}) {
+    for (const DType dt : kDtypes) {
+      const DispatchTensor y = Dispatch::batch_norm(
+          tensor_on(device, {-4.2038953929744512e-45}, dt, {1, 1}), tensor_on(device, {INFINITY}, dt, {1}),
+          tensor_on(device, {-0.0}, dt, {1}), tensor_on(device, {0.0}, dt, {1}), tensor_on(device, {88.5}, dt, {1}), 1e-5);
+      const double v = values(y).at(0);
+      if (dt == DType::F32) {
+        EXPECT_TRUE(std::isnan(v)) << v;
+      } else {
+        EXPECT_EQ(v, -INFINITY);
+      }
     }
   }
 }
