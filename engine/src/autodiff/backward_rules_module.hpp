@@ -4,6 +4,7 @@
 // instantiate.cpp only.
 #include "autodiff/autodiff_impl.hpp"
 #include "backends/composite_attention.hpp"
+#include "backends/composite_fft.hpp"
 #include "backends/composite_norm.hpp"
 
 namespace crossgrad {
@@ -307,10 +308,7 @@ typename B::Tensor interior_scaled(const typename B::Tensor& bins, std::size_t d
   w.back() = 1.0;
   std::vector<std::size_t> dims(s.rank(), 1);
   dims[dim] = count;
-  const TensorData data = B::dtype(bins) == DType::F64
-                              ? TensorData::from_f64(std::move(w), Shape(std::move(dims)))
-                              : TensorData::from_f32(std::vector<float>(w.begin(), w.end()), Shape(std::move(dims)));
-  return B::float_mul(bins, B::from_data(data, B::device(bins)));
+  return B::float_mul(bins, backends::composite::from_doubles<B>(std::move(w), Shape(std::move(dims)), bins));
 }
 template <class B>
 typename B::Tensor cut_or_padded(const typename B::Tensor& t, std::size_t dim, std::size_t target) {

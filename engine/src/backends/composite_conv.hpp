@@ -66,13 +66,21 @@ inline Im2col conv_im2col(const rules::Conv2dPlan& p, const ConvSpec& s) {
 
 inline std::size_t cells_of(const Size3& s) { return s[0] * s[1] * s[2]; }
 
+// The gathered matrix [batch, rows, positions] of `dtype` and the index list naming its cells fit
+// (tensor-too-large): checked before either is built, by the composite and by a backend's own
+// kernels alike (Note [Backend im2col kernels]), so that every backend refuses the same geometries.
+inline void check_im2col_fits(const Im2col& g, std::size_t batch, DType dtype) {
+  const std::size_t rows = g.channels * cells_of(g.kernel), cols = cells_of(g.grid);
+  checked_tensor_bytes(Shape{batch, rows, cols}, dtype);
+  checked_tensor_bytes(Shape{rows, cols}, DType::I64);
+}
+
 // The index list, as an I64 tensor on `like`'s device, once the matrix it gathers ([batch, rows,
 // cols] of `like`'s dtype) and the list itself are known to fit (tensor-too-large).
 template <class B>
 typename B::Tensor im2col_indices(const Im2col& g, std::size_t batch, const typename B::Tensor& like) {
+  check_im2col_fits(g, batch, B::dtype(like));
   const std::size_t rows = g.channels * cells_of(g.kernel), cols = cells_of(g.grid);
-  checked_tensor_bytes(Shape{batch, rows, cols}, B::dtype(like));
-  checked_tensor_bytes(Shape{rows, cols}, DType::I64);
   std::vector<std::int64_t> at;
   at.reserve(rows * cols);
   for (std::size_t c = 0; c < g.channels; ++c) {

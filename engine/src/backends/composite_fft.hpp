@@ -47,6 +47,13 @@ struct TwiddleTable {
   }
 };
 
+// Host values as a tensor of `like`'s float dtype on its device (each rounded once to F32 there).
+template <class B>
+typename B::Tensor from_doubles(std::vector<double> values, Shape shape, const typename B::Tensor& like) {
+  if (B::dtype(like) == DType::F64) return B::from_data(TensorData::from_f64(std::move(values), std::move(shape)), B::device(like));
+  return B::from_data(TensorData::from_f32(std::vector<float>(values.begin(), values.end()), std::move(shape)), B::device(like));
+}
+
 // A [rows, cols] matrix of f(r, c) in `like`'s dtype on its device, once it is known to fit
 // (tensor-too-large: the matrix is n x (n / 2 + 1), Note [The DFT as a matrix product]).
 template <class B, class F>
@@ -57,8 +64,7 @@ typename B::Tensor host_matrix(std::size_t rows, std::size_t cols, const typenam
   for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t c = 0; c < cols; ++c) v.push_back(f(r, c));
   }
-  if (B::dtype(like) == DType::F64) return B::from_data(TensorData::from_f64(std::move(v), Shape{rows, cols}), B::device(like));
-  return B::from_data(TensorData::from_f32(std::vector<float>(v.begin(), v.end()), Shape{rows, cols}), B::device(like));
+  return from_doubles<B>(std::move(v), Shape{rows, cols}, like);
 }
 
 // t with `dim` moved last and the other dims flattened: [the plan's outer * inner, size along dim].

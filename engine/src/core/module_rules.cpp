@@ -1039,9 +1039,9 @@ namespace {
 
 bool is_power_of_two(std::size_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
-// The transform size n (or `fallback`) checked (fft-size), and the plan's dims around `dim`.
+// The transform size n (or `fallback`) checked (fft-size), and the plan's dims around `dim` (which
+// the caller has checked: its fallback reads operand[dim]).
 FftPlan fft_plan(const Shape& operand, std::size_t dim, std::optional<std::size_t> n, std::size_t fallback, std::string_view op) {
-  check_dim(dim, operand.rank(), op);
   const std::size_t size = n.value_or(fallback);
   if (!is_power_of_two(size)) {
     panic(PanicId::FftSize, {{"op", std::string(op)}, {"dim", std::to_string(dim)}, {"size", std::to_string(size)}});

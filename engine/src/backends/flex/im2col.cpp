@@ -67,10 +67,8 @@ void for_each_tap_row(const Walk& w, F f) {
 }  // namespace
 
 FlexTensor Im2colKernels<Flex>::gather(const FlexTensor& t, const Im2col& g, std::size_t groups, const Size3& pad) {
-  const std::size_t batch = t.shape[0], rows = g.channels * cells_of(g.kernel), cols = cells_of(g.grid);
-  // The composite's checks, in its order: the matrix, then the index list it would build.
-  checked_tensor_bytes(Shape{batch, rows, cols}, t.dtype);
-  checked_tensor_bytes(Shape{rows, cols}, DType::I64);
+  const std::size_t batch = t.shape[0], cols = cells_of(g.grid);
+  check_im2col_fits(g, batch, t.dtype);  // the composite's checks, though no index list is built here
   FlexTensor out = flex::make_tensor(Shape{batch, groups, g.channels / groups * cells_of(g.kernel), cols}, t.dtype);
   const Walk w = walk_of(g, pad);
   const std::size_t volumes = batch * g.channels, per_volume = w.taps * w.positions;
@@ -101,9 +99,7 @@ FlexTensor Im2colKernels<Flex>::gather(const FlexTensor& t, const Im2col& g, std
 }
 
 FlexTensor Im2colKernels<Flex>::scatter(const FlexTensor& cols, const Im2col& g, std::size_t batch, const Size3& pad) {
-  const std::size_t rows = g.channels * cells_of(g.kernel), positions = cells_of(g.grid);
-  checked_tensor_bytes(Shape{batch, rows, positions}, cols.dtype);
-  checked_tensor_bytes(Shape{rows, positions}, DType::I64);
+  check_im2col_fits(g, batch, cols.dtype);
   const Walk w = walk_of(g, pad);
   std::vector<std::size_t> dims{batch, g.channels};
   for (std::size_t d = 3 - g.rank; d < 3; ++d) dims.push_back(w.in[d]);
