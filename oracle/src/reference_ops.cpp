@@ -1022,29 +1022,34 @@ HostArray layer_norm(const HostArray& x, const HostArray& weight, const HostArra
   HostArray out = make(x.shape, x.dtype);
   const std::size_t d = weight.shape[0];
   const std::size_t rows = d == 0 ? 0 : x.values.size() / d;
-  // epsilon as the dtype holds it (docs/OPS.md "Scalar arguments").
-  const long double eps = x.dtype == DType::F32 ? static_cast<float>(epsilon) : epsilon;
-  for (std::size_t r = 0; r < rows; ++r) {
-    const double* row = &x.values[r * d];
-    long double mean = 0, var = 0;
-    for (std::size_t i = 0; i < d; ++i) mean += row[i];
-    mean /= static_cast<long double>(d);
-    for (std::size_t i = 0; i < d; ++i) var += (row[i] - mean) * (row[i] - mean);
-    var /= static_cast<long double>(d);
-    const long double denom = std::sqrt(var + eps);
-    for (std::size_t i = 0; i < d; ++i) {
-      long double y = (row[i] - mean) / denom * static_cast<long double>(weight.values[i]);
-      if (bias != nullptr) y += bias->values[i];
-      out.values[r * d + i] = x.dtype == DType::F32 ? static_cast<double>(static_cast<float>(y)) : static_cast<double>(y);
+  // Each step in the dtype T, sums in index order (the definition's tensor ops, each rounded): the
+  // mean of [1.4e-45, -0] is 0 in F32, so -0 meets an inf weight as NaN where a wider mean gives
+  // -inf (found by ReferenceOps layer_norm on Flex). Epsilon as the dtype holds it (docs/OPS.md
+  // "Scalar arguments").
+  with_t(x.dtype, [&]<class T>(T) {
+    const T eps = static_cast<T>(epsilon);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const double* row = &x.values[r * d];
+      T mean = 0, var = 0;
+      for (std::size_t i = 0; i < d; ++i) mean += static_cast<T>(row[i]);
+      mean /= static_cast<T>(d);
+      for (std::size_t i = 0; i < d; ++i) var += (static_cast<T>(row[i]) - mean) * (static_cast<T>(row[i]) - mean);
+      var /= static_cast<T>(d);
+      const T denom = std::sqrt(var + eps);
+      for (std::size_t i = 0; i < d; ++i) {
+        T y = (static_cast<T>(row[i]) - mean) / denom * static_cast<T>(weight.values[i]);
+        if (bias != nullptr) y += static_cast<T>(bias->values[i]);
+        out.values[r * d + i] = in_t<T>(y);
+      }
     }
-  }
+  });
   return out;
 }
 
 // batch_norm with the given statistics, the engine's documented order: float operands of one
 // dtype, x of rank at least 2, the four statistics of rank 1 with x's channels; then per cell
-// (x - mean[c]) / sqrt(variance[c] + epsilon) * weight[c] + bias[c] in long double, rounded to the
-// dtype once (epsilon as the dtype holds it).
+// (x - mean[c]) / sqrt(variance[c] + epsilon) * weight[c] + bias[c], each step rounded to the dtype
+// (epsilon as the dtype holds it).
 HostArray batch_norm(const std::vector<HostArray>& in, double epsilon) {
   const HostArray& x = in[0];
   require_float(x.dtype);
