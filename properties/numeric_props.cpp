@@ -500,6 +500,14 @@ TEST(Numeric, ConditioningWidensOnlyIllConditionedComparisons) {
   const og::Conditioning doubled_c = og::conditioning_of(doubled, reference_values(doubled));
   ASSERT_EQ(doubled_c.value_error.size(), 5u);
   EXPECT_GE(doubled_c.value_error[4], 2 * doubled_c.value_error[3]);
+  // A step keeps the error it cannot smooth: ceil of the cancelled sum may differ by as much as the
+  // sum does (every integer the error spans is a jump), sign by at most 2.
+  const og::GraphSpec stepped = f32_graph({2, 3}, {3e38, 1, 2, 0, 3, 4},
+                                          {cancel[0], cancel[1], cancel[2], step(O::float_ceil, 3), step(O::float_sign, 3)});
+  const og::Conditioning stepped_c = og::conditioning_of(stepped, reference_values(stepped));
+  ASSERT_EQ(stepped_c.value_error.size(), 6u);
+  EXPECT_GE(stepped_c.value_error[4], stepped_c.value_error[3]);
+  EXPECT_EQ(stepped_c.value_error[5], 2.0);
 
   const og::GraphSpec plain = f32_graph({2, 3}, {5, 1, 2, 0, 3, 4}, cancel);
   const std::vector<TensorData> plain_values = reference_values(plain);
