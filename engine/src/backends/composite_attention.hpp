@@ -15,6 +15,7 @@
 // passes zero gradients to the query, key, value and bias. A row of no keys (seq_k = 0) is the
 // same case, and gives zeros. A NaN or +inf score is no masking: it makes its row NaN, as the
 // formula does.
+#include <crossgrad/core/device.hpp>
 #include <crossgrad/core/module_rules.hpp>
 #include <crossgrad/core/tensor_data.hpp>
 
