@@ -10,6 +10,7 @@ then dropped as "not compiled", and the file is rendered again.
 """
 from __future__ import annotations
 
+import os
 import re
 
 SWITCH = "::crossgrad_mutation::on"
@@ -123,7 +124,8 @@ def culprits(rendered: Rendered, compiler_output: str, path: str):
         m = _DIAG.match(raw)
         if not m or not (m.group("sev") == "error" or "required from" in raw):
             continue
-        if not m.group("path").endswith(path):
+        # A header reached through another directory is named as such (flex/../composite_x.hpp).
+        if not os.path.normpath(m.group("path")).endswith(path):
             continue
         error_lines.append((int(m.group("line")), int(m.group("col"))))
     for line, col in error_lines:
