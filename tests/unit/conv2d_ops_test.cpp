@@ -99,6 +99,8 @@ TYPED_TEST(Conv2dOps, BadArgumentsPanicInOrder) {
   const DispatchTensor x = image(device, DType::F32), w = diagonal(device, DType::F32);
   EXPECT_PANIC(Dispatch::conv2d(x, diagonal(device, DType::F64), std::nullopt, options()), "dtype-mismatch",
                "conv2d needs operands of one dtype, got F32 and F64.");
+  EXPECT_PANIC(Dispatch::conv2d(x, w, tensor_on(device, {0}, DType::F64, {1}), options()), "dtype-mismatch",
+               "conv2d needs operands of one dtype, got F32 and F64.");
   EXPECT_PANIC(Dispatch::conv2d(tensor_on(device, std::vector<double>(9), DType::F32, {1, 3, 3}), w, std::nullopt, options()),
                "module-input-rank", "conv2d needs a 4-D input [batch, channels_in, height, width], got shape [1, 3, 3].");
   EXPECT_PANIC(Dispatch::conv2d(x, w, std::nullopt, options({0, 1})), "module-option-zero",

@@ -132,7 +132,15 @@ TYPED_TEST(Conv3dOps, BadArgumentsPanicWithThreeDValues) {
   EXPECT_PANIC(Dispatch::conv3d_bias_backward(x, tensor_on(device, {1, 2}, DType::F32, {2}),
                                               tensor_on(device, {1, 2, 3, 4}, DType::F32, {1, 1, 1, 2, 2})),
                "pool-grad-shape", "conv3d_bias_backward needs a gradient of the output's shape [1, 2, 1, 2, 2], got [1, 1, 1, 2, 2].");
+  EXPECT_PANIC(Dispatch::conv3d(x, w, tensor_on(device, {0}, DType::F64, {1}), conv_options()), "dtype-mismatch",
+               "conv3d needs operands of one dtype, got F32 and F64.");
   const DispatchTensor xt = tensor_on(device, {1, 2}, DType::F32, {1, 1, 1, 1, 2});
+  EXPECT_PANIC(Dispatch::conv_transpose3d(xt, tensor_on(device, {1}, DType::F32, {1, 1, 1}), std::nullopt, transposed_options()),
+               "module-input-rank",
+               "conv_transpose3d needs a 5-D weight [channels_in, channels_out_per_group, kernel_depth, kernel_height, kernel_width], "
+               "got shape [1, 1, 1].");
+  EXPECT_PANIC(Dispatch::conv_transpose3d(xt, w, tensor_on(device, {0}, DType::F64, {1}), transposed_options()), "dtype-mismatch",
+               "conv_transpose3d needs operands of one dtype, got F32 and F64.");
   EXPECT_PANIC(Dispatch::conv_transpose3d(xt, w, std::nullopt, transposed_options({1, 1, 1}, {0, 0, 0}, {1, 0, 0})), "conv-padding-out",
                "conv_transpose3d needs padding_out smaller than stride or dilation in every dim, got padding_out [1, 0, 0], "
                "stride [1, 1, 1], dilation [1, 1, 1].");

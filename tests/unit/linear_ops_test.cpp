@@ -100,6 +100,7 @@ TYPED_TEST(LinearOps, BadArgumentsPanicInOrder) {
   const DispatchTensor x = x_of(device, DType::F32), w = weight_of(device, DType::F32);
   EXPECT_PANIC(Dispatch::linear(x, weight_of(device, DType::F64), std::nullopt), "dtype-mismatch",
                "linear needs operands of one dtype, got F32 and F64.");
+  EXPECT_PANIC(Dispatch::linear(x, w, bias_of(device, DType::F64)), "dtype-mismatch", "linear needs operands of one dtype, got F32 and F64.");
   EXPECT_PANIC(Dispatch::linear(tensor_on(device, {1}, DType::F32, Shape{}), w, std::nullopt), "module-input-scalar",
                "linear needs its input to have at least 1 dim [..., d_input], got shape [].");
   EXPECT_PANIC(Dispatch::linear(x, tensor_on(device, {1, 2, 3}, DType::F32, {3}), std::nullopt), "module-input-rank",

@@ -168,6 +168,9 @@ TYPED_TEST(PoolOps, MaxPool2dGradientGoesToEachWindowsMaximum) {
   const DispatchTensor far = Dispatch::int_from_data(TensorData::from_i64({0, 4, -1, 0}, Shape{1, 1, 2, 2}), plain);
   EXPECT_PANIC(Dispatch::max_pool2d_with_indices_backward(x, g, far, max_pool({1, 1}, {1, 1}, {0, 0}, {1, 1}, false)),
                "index-out-of-range", "max_pool2d_with_indices_backward got index 4 for dim 2 of size 4.");
+  EXPECT_PANIC(Dispatch::max_pool2d_with_indices_backward(x, tensor_on(plain, {1, 2, 4, 8}, DType::F64, {1, 1, 2, 2}), at,
+                                                         max_pool({1, 1}, {1, 1}, {0, 0}, {1, 1}, false)),
+               "dtype-mismatch", "max_pool2d_with_indices_backward needs operands of one dtype, got F32 and F64.");
   const DispatchTensor row = Dispatch::int_from_data(TensorData::from_i64({0, 1}, Shape{1, 1, 1, 2}), plain);
   EXPECT_PANIC(Dispatch::max_pool2d_with_indices_backward(x, g, row, max_pool({1, 1}, {1, 1}, {0, 0}, {1, 1}, false)),
                "pool-indices-shape", "max_pool2d_with_indices_backward needs indices of the gradient's shape [1, 1, 2, 2], got [1, 1, 1, 2].");
