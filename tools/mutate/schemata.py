@@ -75,10 +75,17 @@ def _span(src, start, end, children, edits, out: Rendered):
     out.put(src[pos:end])
 
 
+# How each side of a group's ternary opens (each closes with one parenthesis): a deletion is void;
+# a condition's sides are all cast to bool, so that a negation (a bool) and an original of another
+# type (an optional, a pointer) meet as bools rather than the bool being converted to that type.
+OPEN = {"expr": b"(", "void": b"(void)(", "bool": b"static_cast<bool>("}
+
+
 def _group(src, g: _Group, out: Rendered):
     begin = out.length
     style = "block" if any(m.style == "block" for m in g.mutants) else \
-        "void" if any(m.style == "void" for m in g.mutants) else "expr"
+        "void" if any(m.style == "void" for m in g.mutants) else \
+        "bool" if any(m.style == "bool" for m in g.mutants) else "expr"
     if style == "block":
         m = g.mutants[0]
         out.put(f"{{ if (!{SWITCH}({m.id})) ".encode())
@@ -90,14 +97,14 @@ def _group(src, g: _Group, out: Rendered):
     for m in g.mutants:
         out.put(f"{SWITCH}({m.id}) ? ".encode())
         vstart = out.length
-        out.put(b"(void)(" if style == "void" else b"(")
+        out.put(OPEN[style])
         if style == "void" and m.style == "void":
             out.put(b"0")
         else:
             _span(src, g.start, g.end, g.children, m.edits, out)
         out.put(b") : ")
         out.ranges.append((vstart, out.length, frozenset([m.id])))
-    out.put(b"(void)(" if style == "void" else b"(")
+    out.put(OPEN[style])
     _span(src, g.start, g.end, g.children, [], out)
     out.put(b"))")
     out.ranges.append((begin, out.length, frozenset(m.id for m in g.mutants)))

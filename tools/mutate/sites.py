@@ -47,7 +47,8 @@ class Mutant:
     site: tuple          # (start, end) byte offsets of the switchable site
     edits: list          # [(start, end, new_text)], inside site, non-overlapping, sorted
     style: str           # "expr": value-preserving ternary; "void": statement deletion;
-                         # "block": a braced statement run only when the mutant is off
+                         # "block": a braced statement run only when the mutant is off;
+                         # "bool": a ternary in a truth-value context, every side cast to bool
     function: str        # enclosing function, for the report
     original: str = ""   # the original text of the edited span(s), for the diff
     mutated: str = ""
@@ -165,7 +166,7 @@ class _Walker:
             if toks and toks[0].spelling == "!":
                 s, e = self.extent(c)
                 t = toks[0].extent
-                self.add(c, "negate-condition", (s, e), [(t.start.offset, t.end.offset, "")], "expr", fn)
+                self.add(c, "negate-condition", (s, e), [(t.start.offset, t.end.offset, "")], "bool", fn)
         elif kind in (K.INTEGER_LITERAL, K.FLOATING_LITERAL):
             self.literal(c, fn)
         elif kind in (K.IF_STMT, K.WHILE_STMT, K.DO_STMT, K.CONDITIONAL_OPERATOR):
@@ -238,7 +239,10 @@ class _Walker:
         s, e = self.extent(cond)
         if e <= s:
             return
-        self.add(cond, "negate-condition", (s, e), [(s, s, "!("), (e, e, ")")], "expr", fn, at=s)
+        # "bool": a condition need not be a bool (an optional, a pointer); the schema's ?: between
+        # !(cond) and cond would convert the bool to cond's type (optional(false) is engaged, so the
+        # mutant would run the original).
+        self.add(cond, "negate-condition", (s, e), [(s, s, "!("), (e, e, ")")], "bool", fn, at=s)
 
     def for_bounds(self, c, fn):
         # The condition is the child between the header's two semicolons.
