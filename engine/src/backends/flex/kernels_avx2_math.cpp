@@ -333,47 +333,58 @@ constexpr UnaryRange unary_range(UnaryMath f) {
   return {0, 0};
 }
 
-template <class T>
+// F is a template argument, not a member: map_lanes is then compiled once per function, and the
+// domain and range tests below fold to the few compares each function needs (sin's adjust to
+// nothing). As a member, one shared map_lanes tested F on every vector.
+template <class T, UnaryMath F>
 struct SleefUnary {
   using reg = typename Lanes<T>::reg;
-  UnaryMath f;
-  T hi = static_cast<T>(sizeof(T) == 4 ? unary_range(f).f32 : unary_range(f).f64);
-  void (*scalar_fn)(const T*, T*, std::size_t) = portable_math<T>().unary[static_cast<std::size_t>(f)];
+  static constexpr auto kF = static_cast<std::size_t>(F);
+  static constexpr T hi = static_cast<T>(sizeof(T) == 4 ? unary_range(F).f32 : unary_range(F).f64);
+  void (*scalar_fn)(const T*, T*, std::size_t) = portable_math<T>().unary[kF];
   FLEX_AVX2 reg value(reg x) const {
     reg y;
     if constexpr (sizeof(T) == 4) {
       alignas(32) float b[8];
       _mm256_store_ps(b, x);
-      sleef::kUnary8[static_cast<std::size_t>(f)](b, b);
+      sleef::kUnary8[kF](b, b);
       y = _mm256_load_ps(b);
     } else {
       alignas(32) double b[4];
       _mm256_store_pd(b, x);
-      sleef::kUnary4[static_cast<std::size_t>(f)](b, b);
+      sleef::kUnary4[kF](b, b);
       y = _mm256_load_pd(b);
     }
     return adjust(x, y);
   }
   void values(const T* in, T* out, std::size_t vectors) const {
-    if constexpr (sizeof(T) == 4) sleef::kUnaryMany8[static_cast<std::size_t>(f)](in, out, vectors);
-    else sleef::kUnaryMany4[static_cast<std::size_t>(f)](in, out, vectors);
+    if constexpr (sizeof(T) == 4) sleef::kUnaryMany8[kF](in, out, vectors);
+    else sleef::kUnaryMany4[kF](in, out, vectors);
   }
-  FLEX_AVX2 reg adjust(reg x, reg y) const { return select(outside_domain(x), set1(std::numeric_limits<T>::quiet_NaN()), y); }
   // Arguments outside the domain (NaN excluded): their NaN stays in the vector, as log's does, so
   // that data mostly outside it (acosh of values below 1) does not send every lane to libm.
+  static constexpr bool kHasDomain =
+      F == UnaryMath::acosh || F == UnaryMath::asin || F == UnaryMath::acos || F == UnaryMath::atanh;
+  FLEX_AVX2 reg adjust(reg x, reg y) const {
+    if constexpr (kHasDomain) return select(outside_domain(x), set1(std::numeric_limits<T>::quiet_NaN()), y);
+    else return y;
+  }
   FLEX_AVX2 reg outside_domain(reg x) const {
-    if (f == UnaryMath::acosh) return lt(x, set1(T(1)));
-    if (f == UnaryMath::asin || f == UnaryMath::acos || f == UnaryMath::atanh) return gt(abs_of<T>(x), set1(T(1)));
-    return xor_(x, x);  // no lane
+    if constexpr (F == UnaryMath::acosh) return lt(x, set1(T(1)));
+    else if constexpr (kHasDomain) return gt(abs_of<T>(x), set1(T(1)));
+    else return xor_(x, x);  // no lane
   }
   FLEX_AVX2 reg stands(reg x, reg) const {
     const reg a = abs_of<T>(x);
-    const reg normal = ge(a, set1(std::numeric_limits<T>::min()));
-    reg inside;
-    if (f == UnaryMath::acosh) inside = and_(gt(x, set1(T(1))), le(x, set1(hi)));  // acosh(1) = +0 from libm
-    else if (f == UnaryMath::atanh) inside = and_(normal, lt(a, set1(T(1))));      // atanh(±1) = ±inf from libm
-    else inside = and_(normal, le(a, set1(hi)));
-    return or_(inside, outside_domain(x));
+    if constexpr (F == UnaryMath::acosh) {
+      return or_(and_(gt(x, set1(T(1))), le(x, set1(hi))), outside_domain(x));  // acosh(1) = +0 from libm
+    } else if constexpr (F == UnaryMath::atanh) {
+      return or_(and_(ge(a, set1(std::numeric_limits<T>::min())), lt(a, set1(T(1)))), outside_domain(x));  // atanh(±1) = ±inf from libm
+    } else {
+      const reg inside = and_(ge(a, set1(std::numeric_limits<T>::min())), le(a, set1(hi)));
+      if constexpr (kHasDomain) return or_(inside, outside_domain(x));
+      else return inside;
+    }
   }
   T scalar(T x) const {
     T y;
@@ -384,7 +395,7 @@ struct SleefUnary {
 
 template <class T, UnaryMath F>
 FLEX_AVX2 void unary_kernel(const T* in, T* out, std::size_t n) {
-  map_lanes(SleefUnary<T>{F}, in, out, n);
+  map_lanes(SleefUnary<T, F>{}, in, out, n);
 }
 
 template <class T> FLEX_AVX2 void exp_kernel(const T* in, T* out, std::size_t n) { map_lanes(Exp<T>{}, in, out, n); }
