@@ -498,6 +498,12 @@ std::string describe(const OpArgsCase &c) {
   os << "op_args: backend " << c.backend
      << (c.backend < kKnownBackendCount ? " (" + std::string(kKnownBackends[c.backend].name) + ")" : std::string())
      << (c.tracked ? ", tracked" : ", plain") << ", " << (c.f64 ? "F64" : "F32") << ", op code " << c.op_code;
+  if (is_ctc_loss(c)) {
+    os << " (ctc_loss, composed of registry ops)\n  log_probs: " << tensor_text(c.tensors[0], false)
+       << "\n  targets: " << tensor_text(c.ctc_targets, true) << "\n  input_lengths: " << tensor_text(c.ctc_input_lengths, true)
+       << "\n  target_lengths: " << tensor_text(c.ctc_target_lengths, true) << "\n  blank " << c.ctc_blank;
+    return os.str();
+  }
   if (!is_op(c)) {
     os << " (not a registry op)";
     return os.str();
@@ -742,6 +748,16 @@ std::string describe(const OpArgsCase &c) {
        << tensor_text(c.indices, true);
   }
   return os.str();
+}
+
+CtcLossCall ctc_loss_call(const OpArgsCase &c) {
+  CtcLossCall call;
+  call.log_probs = floats(c.tensors.at(0), c.f64 ? DType::F64 : DType::F32);
+  call.targets = ints(c.ctc_targets, DType::I64);
+  call.input_lengths = ints(c.ctc_input_lengths, DType::I64);
+  call.target_lengths = ints(c.ctc_target_lengths, DType::I64);
+  call.blank = c.ctc_blank;
+  return call;
 }
 
 }  // namespace crossgrad::fuzz::op_args

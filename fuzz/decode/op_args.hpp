@@ -54,6 +54,12 @@ std::size_t size_value(std::size_t code, std::size_t codes);
 // (index tensors of I8 / U8 are the unsupported-dtype case).
 inline constexpr DType kIntDTypes[] = {DType::I64, DType::I32, DType::I8, DType::U8};
 
+// Past the registry, Burn's module ops that Dispatch composes of registry ops (docs/OPS.md "CTC
+// loss"). Their codes count down from the top of the code space (kOpCodeSpace - 1 is the graphs'
+// hop), so no registry op ever takes one.
+inline constexpr std::size_t kCtcLossCode = oracle::kOpCodeSpace - 2;
+static_assert(kOpCount < kCtcLossCode, "the registry has reached the composed ops' codes");
+
 // One tensor operand: a shape and, per element, a value code (empty: a deterministic fill of
 // finite values / valid small indices). How the codes are read depends on the operand's role.
 struct ArgTensor {
@@ -117,8 +123,18 @@ struct OpArgsCase {
   // Attention: the mask (in `indices`) and the bias (tensors[3]) given, scale and softcap given
   // (float codes in scalar and max), causal.
   bool attention_mask = false, attention_bias = false, has_scale = false, has_softcap = false, causal = false;
+  // ctc_loss (kCtcLossCode): log_probs in tensors[0]; the targets, input lengths and target lengths
+  // (I64, int codes) and the blank (a count); the four shapes from the time, batch, classes and
+  // max_target counts in ctc_dims ([time, batch, classes], [batch, max_target], [batch], [batch]),
+  // or read one by one.
+  bool ctc_explicit_shapes = false;
+  std::array<std::size_t, 4> ctc_dims{};
+  ArgTensor ctc_targets, ctc_input_lengths, ctc_target_lengths;
+  std::size_t ctc_blank = 0;
   friend bool operator==(const OpArgsCase &, const OpArgsCase &) = default;
 };
+
+inline bool is_ctc_loss(const OpArgsCase &c) { return c.op_code == kCtcLossCode; }
 
 bool is_op(const OpArgsCase &c);
 const OpInfo &op_of(const OpArgsCase &c);  // only when is_op(c)
@@ -335,11 +351,38 @@ void mask_tensor(Io &io, OpArgsCase &c) {
 }
 
 template <class Io>
+void ctc_loss_schema(Io &io, OpArgsCase &c) {
+  if constexpr (Io::reading) c.tensors.assign(1, ArgTensor{});
+  io.pick(c.ctc_blank, kDimChoices);
+  io.flag(c.ctc_explicit_shapes);
+  if (c.ctc_explicit_shapes) {
+    for (std::vector<std::size_t> *dims :
+         {&c.tensors[0].shape, &c.ctc_targets.shape, &c.ctc_input_lengths.shape, &c.ctc_target_lengths.shape})
+      shape(io, *dims, kMaxRank);
+  } else {
+    for (std::size_t &d : c.ctc_dims) io.pick(d, kDimChoices);
+    if constexpr (Io::reading) {
+      const auto [time, batch, classes, max_target] = c.ctc_dims;
+      c.tensors[0].shape = {time, batch, classes};
+      c.ctc_targets.shape = {batch, max_target};
+      c.ctc_input_lengths.shape = {batch};
+      c.ctc_target_lengths.shape = {batch};
+    }
+  }
+  codes(io, c.tensors[0], kFloatCodes);
+  for (ArgTensor *t : {&c.ctc_targets, &c.ctc_input_lengths, &c.ctc_target_lengths}) codes(io, *t, kIntCodes);
+}
+
+template <class Io>
 void schema(Io &io, OpArgsCase &c) {
   backend(io, c.backend);
   io.flag(c.tracked);
   io.pick(c.op_code, oracle::kOpCodeSpace);
   io.flag(c.f64);
+  if (is_ctc_loss(c)) {
+    ctc_loss_schema(io, c);
+    return;
+  }
   if (!is_op(c)) return;
   const OpInfo &op = op_of(c);
   if constexpr (Io::reading) c.tensors.assign(op.sig == OpSig::Cat ? 0 : 1, ArgTensor{});
@@ -667,5 +710,14 @@ struct ReferenceCall {
   oracle::OpArgs args;
 };
 ReferenceCall reference_call(const OpArgsCase &c);  // only when is_op(c)
+
+// ctc_loss's operands on the host (only when is_ctc_loss(c)): log_probs in the case's float dtype,
+// the int operands as I64 values, each with its shape.
+struct CtcLossCall {
+  oracle::HostArray log_probs;
+  oracle::HostArray targets, input_lengths, target_lengths;  // I64
+  std::size_t blank = 0;
+};
+CtcLossCall ctc_loss_call(const OpArgsCase &c);
 
 }  // namespace crossgrad::fuzz::op_args

@@ -6,11 +6,14 @@
 // ops whose bound is exact, NaN compared as a class; within oracle::bound_for otherwise). A tracked
 // Float result of an op with a backward rule must give its receiver a gradient of its shape.
 // No op is named here: the Dispatch call is expanded from the registry (CROSSGRAD_OPS) by Sig.
+// Past the registry, the composed ctc_loss (op_args::kCtcLossCode) is judged the same way against
+// the oracle's definition (oracle/ctc_reference.hpp).
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <crossgrad/crossgrad.hpp>
 #include <crossgrad/oracle/build.hpp>
+#include <crossgrad/oracle/ctc_reference.hpp>
 #include <crossgrad/oracle/numeric.hpp>
 #include <crossgrad/oracle/reference_ops.hpp>
 #include <crossgrad/oracle/registry.hpp>
@@ -168,11 +171,91 @@ void check_value(const OpArgsCase &c, const OpInfo &op, const Call &in, const or
   }
 }
 
+std::vector<std::int64_t> int_values_of(const HostArray &h) {
+  std::vector<std::int64_t> out;
+  for (double v : h.values) out.push_back(static_cast<std::int64_t>(v));
+  return out;
+}
+
+// ctc_loss with raw operands: the oracle's panic where it names one (the catalog entry, a message of
+// ctc_loss's), else the loss of the definition, and on a tracked device a gradient of log_probs'
+// shape that equals the definition's. Values are compared where every log-probability is finite
+// and at most 1e4 in magnitude (beyond, F32 sums overflow where the oracle's long doubles do not);
+// elsewhere only the result's kind, shape and dtype.
+void run_ctc_loss(const OpArgsCase &c, Outcome &out) {
+  const CtcLossCall call = ctc_loss_call(c);
+  const DispatchDevice dev =
+      oracle::dispatch_device(c.backend, oracle::all_backends().at(c.backend).default_device, c.tracked);
+  const DispatchTensor log_probs = engine_tensor(call.log_probs, dev);
+  const DispatchTensor targets = engine_tensor(call.targets, dev), input_lengths = engine_tensor(call.input_lengths, dev),
+                       target_lengths = engine_tensor(call.target_lengths, dev);
+  const oracle::CtcOperands operands{call.log_probs.shape,        call.targets.shape,           call.input_lengths.shape,
+                                     call.target_lengths.shape,    int_values_of(call.targets),  int_values_of(call.input_lengths),
+                                     int_values_of(call.target_lengths), call.blank};
+  const std::optional<std::string> panic = oracle::ctc_loss_panic(operands);
+  const Attempt<DispatchTensor> a =
+      attempt([&] { return Dispatch::ctc_loss(log_probs, targets, input_lengths, target_lengths, call.blank); });
+  if (panic) {
+    if (!a.panic) fail("ctc_loss: the oracle expects panic " + *panic + " but the call succeeded");
+    const std::string got(panic_id_name(a.panic->id()));
+    if (got != *panic) fail("ctc_loss: the oracle expects panic " + *panic + ", got " + got + " \"" + a.panic->message() + "\"");
+    if (a.panic->message().rfind("ctc_loss ", 0) != 0) fail("ctc_loss: panic " + got + " names another op: \"" + a.panic->message() + "\"");
+    out.panics.insert(a.panic->id());
+    out.log.push_back("ctc_loss -> panic " + got + ": " + a.panic->message());
+    return;
+  }
+  const DispatchTensor loss = expect_value(a, "ctc_loss");
+  const std::size_t time = call.log_probs.shape[0], batch = call.log_probs.shape[1], classes = call.log_probs.shape[2];
+  if (oracle::primitive_of(loss.kind) != (c.tracked ? PrimitiveKind::Autodiff : PrimitiveKind::Float) ||
+      oracle::backend_of(loss.kind) != c.backend)
+    fail("ctc_loss: result kind " + debug(loss.kind) + " on backend " + std::to_string(c.backend));
+  const TensorData got = Dispatch::float_into_data(loss);
+  if (got.shape() != Shape{batch} || got.dtype() != call.log_probs.dtype)
+    fail("ctc_loss: result shape " + got.shape().to_string() + " dtype " + oracle::render_dtype(got.dtype()) + ", expected [" +
+         std::to_string(batch) + "] " + oracle::render_dtype(call.log_probs.dtype));
+  const bool comparable = std::all_of(call.log_probs.values.begin(), call.log_probs.values.end(),
+                                      [](double v) { return std::isfinite(v) && std::fabs(v) <= 1e4; });
+  if (!comparable) {
+    out.log.push_back("ctc_loss -> " + got.shape().to_string() + ": non-finite or huge log_probs, values not compared");
+    return;
+  }
+  oracle::CtcCase ref_case{time, batch, classes, operands.targets_shape[1], call.log_probs.values, operands.targets,
+                           operands.input_lengths, operands.target_lengths, call.blank};
+  const oracle::CtcReference want = oracle::ctc_reference(ref_case);
+  // Each step adds a log-probability and a log_add: rounding grows with the steps and the values.
+  double scale = 1;
+  for (double v : call.log_probs.values) scale = std::max(scale, std::fabs(v));
+  const double tolerance = (c.f64 ? 1e-12 : 1e-5) * static_cast<double>(time + 1) * scale;
+  const auto check = [&](const std::vector<double> &values, const std::vector<double> &reference, const std::string &what) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const bool same_inf = std::isinf(reference[i]) && values[i] == reference[i];
+      if (!same_inf && !(std::fabs(values[i] - reference[i]) <= tolerance))
+        fail("ctc_loss: " + what + " element " + std::to_string(i) + " is " + number(values[i]) + ", the definition " +
+             number(reference[i]) + " (tolerance " + number(tolerance) + ")");
+    }
+  };
+  check(got.to_f64(), want.loss, "loss");
+  out.log.push_back("ctc_loss -> " + got.shape().to_string() + ": agrees with the definition");
+  if (!c.tracked) return;
+  const std::optional<DispatchTensor> g =
+      Dispatch::grad(log_probs, Dispatch::backward(Dispatch::float_sum(Dispatch::float_mask_fill(loss, Dispatch::float_is_inf(loss), 0.0))));
+  const std::vector<double> gradient = g ? Dispatch::float_into_data(*g).to_f64() : std::vector<double>(want.gradient.size(), 0.0);
+  if (g && Dispatch::float_shape(*g).dims() != call.log_probs.shape)
+    fail("ctc_loss: the gradient has shape " + Dispatch::float_shape(*g).to_string() + ", log_probs " +
+         oracle::render_shape(call.log_probs.shape));
+  check(gradient, want.gradient, "gradient");
+  out.log.push_back("backward of the finite losses' sum: agrees with the definition's alpha-beta gradient");
+}
+
 void run(Bytes bytes, Outcome &out) {
   const Decoded<OpArgsCase> decoded =
       decode_noting_uses<OpArgsCase>(bytes, [](auto &io, auto &x) { op_args::schema(io, x); });
   if (skip_unless_applicable(decoded.uses, out)) return;
   const OpArgsCase &c = decoded.scenario;
+  if (is_ctc_loss(c)) {
+    run_ctc_loss(c, out);
+    return;
+  }
   if (!is_op(c)) {
     // One reason for every reserved code, so tallies group them.
     out.not_applicable = "op code past the registry's last op";

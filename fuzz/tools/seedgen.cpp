@@ -8,6 +8,7 @@
 // whether or not it is built or has a device here): every backend pair, every primitive
 // kind, every op, and a scenario for every catalog entry a CPU build can raise.
 // Each seed must decode back to the scenario it was written from.
+#include <crossgrad/oracle/ctc_reference.hpp>
 #include <crossgrad/oracle/oracle.hpp>
 #include <bit>
 #include <cmath>
@@ -1530,6 +1531,62 @@ void op_args_seeds() {
   }
 }
 
+// ctc_loss (op_args::kCtcLossCode): a valid case and one per catalog panic of its checks, on every
+// backend, plain and tracked. The oracle's ctc_loss_panic names each case's outcome.
+oa::OpArgsCase ctc_case(std::size_t b, bool tracked, std::size_t blank, std::array<std::size_t, 4> dims,
+                        std::vector<std::int64_t> targets, std::vector<std::int64_t> input_lengths,
+                        std::vector<std::int64_t> target_lengths) {
+  oa::OpArgsCase c;
+  c.backend = b;
+  c.tracked = tracked;
+  c.op_code = oa::kCtcLossCode;
+  c.f64 = tracked;
+  c.ctc_blank = blank;
+  c.ctc_dims = dims;
+  const auto [time, batch, classes, max_target] = dims;
+  c.tensors = {arg({time, batch, classes})};
+  c.ctc_targets = index_arg({batch, max_target}, std::move(targets));
+  c.ctc_input_lengths = index_arg({batch}, std::move(input_lengths));
+  c.ctc_target_lengths = index_arg({batch}, std::move(target_lengths));
+  return c;
+}
+
+void ctc_loss_seeds() {
+  const std::string T = "op_args_fuzzer";
+  for (std::size_t b : backends()) {
+    for (bool tracked : {false, true}) {
+      const std::string where = bname(b) + (tracked ? "-tracked" : "-plain");
+      std::vector<std::pair<std::string, oa::OpArgsCase>> cases;
+      // "1 2" over 3 steps, "3 3" (a blank between the repeats) over 3, the empty target over 2.
+      cases.emplace_back("op-ctc_loss", ctc_case(b, tracked, 0, {3, 3, 4, 2}, {1, 2, 3, 3, 5, 5}, {3, 3, 2}, {2, 2, 0}));
+      // "3 3" over 2 steps has no alignment: +inf.
+      cases.emplace_back("op-ctc_loss-unreachable", ctc_case(b, tracked, 0, {2, 1, 4, 2}, {3, 3}, {2}, {2}));
+      oa::OpArgsCase shape = ctc_case(b, tracked, 0, {3, 2, 4, 2}, {1, 2, 3, 1}, {3, 3}, {2, 2});
+      shape.ctc_explicit_shapes = true;  // the shapes are read, not derived from ctc_dims
+      shape.ctc_dims = {};
+      shape.ctc_targets.shape = {4};
+      cases.emplace_back("panic-ctc-shape-ctc_loss", shape);
+      cases.emplace_back("panic-ctc-blank-ctc_loss", ctc_case(b, tracked, 4, {3, 2, 4, 2}, {1, 2, 3, 1}, {3, 3}, {2, 2}));
+      cases.emplace_back("panic-ctc-length-ctc_loss", ctc_case(b, tracked, 0, {3, 2, 4, 2}, {1, 2, 3, 1}, {3, 4}, {2, 2}));
+      cases.emplace_back("panic-ctc-target-label-ctc_loss",
+                         ctc_case(b, tracked, 0, {3, 2, 4, 2}, {1, 2, 3, 0}, {3, 3}, {2, 2}));
+      for (auto &[name, c] : cases) {
+        const oa::CtcLossCall call = oa::ctc_loss_call(c);
+        const auto ints = [](const oracle::HostArray &h) { return std::vector<std::int64_t>(h.values.begin(), h.values.end()); };
+        const std::optional<std::string> panic = oracle::ctc_loss_panic(
+            {call.log_probs.shape, call.targets.shape, call.input_lengths.shape, call.target_lengths.shape, ints(call.targets),
+             ints(call.input_lengths), ints(call.target_lengths), call.blank});
+        const bool wants_panic = name.rfind("panic-", 0) == 0;
+        if (wants_panic != panic.has_value() || (panic && name.find("panic-" + *panic + "-") != 0)) {
+          std::fprintf(stderr, "seedgen: ctc_loss seed %s: the oracle says %s\n", name.c_str(), panic ? panic->c_str() : "a value");
+          ++errors;
+        }
+        emit(T, name + "-" + where, c);
+      }
+    }
+  }
+}
+
 // ---- remote_protocol_fuzzer
 // Rpc sequences for the server's Handler: each rpc on a live session and the statuses of the
 // protocol (wrong tokens, unknown and stale sessions, every limit of the fuzzer's Handler, other
@@ -1989,6 +2046,7 @@ int main(int argc, char **argv) {
   ops_seeds();
   gradients_api_seeds();
   op_args_seeds();
+  ctc_loss_seeds();
   remote_protocol_seeds();
   int stale = 0, written = 0;
   for (const auto &[target, files] : seeds) {

@@ -305,6 +305,22 @@ std::map<std::string, Trigger> triggers() {
                                                std::nullopt);
                              },
                              "irfft needs the real and imaginary parts of one shape, got [2, 3] and [3, 2].", ""};
+  {
+    const auto ints = [](std::vector<std::int64_t> v, Shape s) {
+      return Dispatch::int_from_data(TensorData::from_i64(std::move(v), s), DispatchDevice::NdArray());
+    };
+    const auto lp = [] { return nd_f32(std::vector<float>(40, -1.0f), {4, 2, 5}); };
+    t["ctc-shape"] = {[=] { Dispatch::ctc_loss(lp(), ints({1, 2}, {2}), ints({4, 4}, {2}), ints({1, 1}, {2}), 0); },
+                      "ctc_loss needs log_probs [time, batch, classes], targets [batch, max_target_length], input_lengths [batch] "
+                      "and target_lengths [batch], got [4, 2, 5], [2], [2] and [2].",
+                      ""};
+    t["ctc-blank"] = {[=] { Dispatch::ctc_loss(lp(), ints({1, 2}, {2, 1}), ints({4, 4}, {2}), ints({1, 1}, {2}), 7); },
+                      "ctc_loss needs blank below the number of classes 5, got blank 7.", ""};
+    t["ctc-length"] = {[=] { Dispatch::ctc_loss(lp(), ints({1, 2}, {2, 1}), ints({4, 4}, {2}), ints({1, 2}, {2}), 0); },
+                       "ctc_loss needs target_lengths[1] in 0..=1, got 2.", ""};
+    t["ctc-target-label"] = {[=] { Dispatch::ctc_loss(lp(), ints({1, 5}, {2, 1}), ints({4, 4}, {2}), ints({1, 1}, {2}), 0); },
+                             "ctc_loss needs target labels in 0..5 other than the blank 0, got 5 at targets[1, 0].", ""};
+  }
   t["mask-select-shape"] = {[] {
                                Dispatch::float_mask_select(nd_f32(std::vector<float>(6), {2, 3}),
                                                            Dispatch::bool_from_data(TensorData::from_bool({true, false, true}, {3}),

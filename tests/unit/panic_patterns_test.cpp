@@ -532,6 +532,34 @@ std::map<std::string, Examples> examples() {
                    {"rfft needs a transform size that is a power of two along dim 0, got 3",
                     "rfft needs a transform size that is a power of two along dim x, got 3.",
                     "rfft needs a transform size that is a power of two along dim 0, got -3."}};
+  e["ctc-shape"] = {"{op} needs log_probs [time, batch, classes], targets [batch, max_target_length], input_lengths [batch] and "
+                    "target_lengths [batch], got {log_probs}, {targets}, {input_lengths} and {target_lengths}.",
+                    {"ctc_loss needs log_probs [time, batch, classes], targets [batch, max_target_length], input_lengths [batch] and "
+                     "target_lengths [batch], got [4, 2, 5], [3, 1], [2] and [2].",
+                     "ctc_loss_backward needs log_probs [time, batch, classes], targets [batch, max_target_length], input_lengths "
+                     "[batch] and target_lengths [batch], got [], [], [] and [0]."},
+                    {"ctc_loss needs log_probs [time, batch, classes], targets [batch, max_target_length], input_lengths [batch] and "
+                     "target_lengths [batch], got [4, 2, 5], [3, 1], [2], [2].",
+                     "ctc_loss needs log_probs [T, N, C], targets [batch, max_target_length], input_lengths [batch] and "
+                     "target_lengths [batch], got [4, 2, 5], [3, 1], [2] and [2].",
+                     "ctc_loss needs log_probs [time, batch, classes], targets [batch, max_target_length], input_lengths [batch] and "
+                     "target_lengths [batch], got [4, 2, 5], [3, 1], [2] and (2)."}};
+  e["ctc-blank"] = {"{op} needs blank below the number of classes {classes}, got blank {blank}.",
+                    {"ctc_loss needs blank below the number of classes 5, got blank 5.",
+                     "ctc_loss_backward needs blank below the number of classes 0, got blank 18446744073709551615."},
+                    {"ctc_loss needs blank below the number of classes 5, got blank -1.",
+                     "ctc_loss needs a blank below the number of classes 5, got blank 5.",
+                     "ctc_loss needs blank below the number of classes 5, got 5."}};
+  e["ctc-length"] = {"{op} needs {lengths}[{sample}] in 0..={max}, got {value}.",
+                     {"ctc_loss needs input_lengths[1] in 0..=4, got 5.", "ctc_loss_backward needs target_lengths[0] in 0..=0, got -3."},
+                     {"ctc_loss needs lengths[1] in 0..=4, got 5.", "ctc_loss needs input_lengths[1] in 0..4, got 5.",
+                      "ctc_loss needs input_lengths[-1] in 0..=4, got 5.", "ctc_loss needs input_lengths[1] in 0..=4, got 5"}};
+  e["ctc-target-label"] = {"{op} needs target labels in 0..{classes} other than the blank {blank}, got {label} at targets[{sample}, {position}].",
+                           {"ctc_loss needs target labels in 0..5 other than the blank 0, got 0 at targets[1, 1].",
+                            "ctc_loss_backward needs target labels in 0..3 other than the blank 2, got -9 at targets[0, 12]."},
+                           {"ctc_loss needs target labels in 0..5 other than the blank 0, got 0 at targets[1].",
+                            "ctc_loss needs target labels in 0..5 other than the blank -1, got 0 at targets[1, 1].",
+                            "ctc_loss needs target labels in 0..=5 other than the blank 0, got 0 at targets[1, 1]."}};
   e["fft-spectrum-shape"] = {"{op} needs the real and imaginary parts of one shape, got {real} and {imaginary}.",
                              {"irfft needs the real and imaginary parts of one shape, got [2, 3] and [3, 2].",
                               "irfft needs the real and imaginary parts of one shape, got [] and [1]."},

@@ -4,7 +4,7 @@
 // instantiate.cpp only.
 #include "autodiff/autodiff_impl.hpp"
 #include "backends/composite_attention.hpp"
-#include "backends/composite_fft.hpp"
+#include "backends/composite_host_values.hpp"
 #include "backends/composite_norm.hpp"
 
 namespace crossgrad {

@@ -15,6 +15,8 @@
 // double from (k t mod n) / n, exact at multiples of a quarter turn, then rounded to the dtype; each
 // output sums n (rfft) or n / 2 + 1 terms plus (irfft) the interior's n / 2 - 1: the oracle's
 // accumulation bound.
+#include "composite_host_values.hpp"
+
 #include <crossgrad/core/host_buffer.hpp>
 #include <crossgrad/core/module_rules.hpp>
 #include <crossgrad/core/tensor_data.hpp>
@@ -46,13 +48,6 @@ struct TwiddleTable {
     for (std::size_t m = 0; m < n; ++m) std::tie(cos[m], sin[m]) = twiddle(m, n);
   }
 };
-
-// Host values as a tensor of `like`'s float dtype on its device (each rounded once to F32 there).
-template <class B>
-typename B::Tensor from_doubles(std::vector<double> values, Shape shape, const typename B::Tensor& like) {
-  if (B::dtype(like) == DType::F64) return B::from_data(TensorData::from_f64(std::move(values), std::move(shape)), B::device(like));
-  return B::from_data(TensorData::from_f32(std::vector<float>(values.begin(), values.end()), std::move(shape)), B::device(like));
-}
 
 // A [rows, cols] matrix of f(r, c) in `like`'s dtype on its device, once it is known to fit
 // (tensor-too-large: the matrix is n x (n / 2 + 1), Note [The DFT as a matrix product]).

@@ -29,6 +29,8 @@
 // The source positions are computed in double with one rounding for r * (o + 0.5) - 0.5, as
 // Debian's libtorch 1.13 does (its build contracts them into fused multiply-adds): a weight that
 // rounding would make exactly 0 is ATen's tiny one, so an inf read there gives what ATen gives.
+#include "composite_host_values.hpp"
+
 #include <crossgrad/core/module_rules.hpp>
 #include <crossgrad/core/tensor_data.hpp>
 
@@ -117,9 +119,7 @@ typename B::Tensor tap_indices(const AxisTaps& taps, std::size_t j, const typena
 template <class B>
 typename B::Tensor tap_weights(const AxisTaps& taps, std::size_t j, std::size_t dim, const typename B::Tensor& like) {
   const std::size_t n = taps.weight[j].size();
-  const Shape shape = dim == 2 ? Shape{1, 1, n, 1} : Shape{1, 1, 1, n};
-  if (B::dtype(like) == DType::F64) return B::from_data(TensorData::from_f64(taps.weight[j], shape), B::device(like));
-  return B::from_data(TensorData::from_f32(std::vector<float>(taps.weight[j].begin(), taps.weight[j].end()), shape), B::device(like));
+  return from_doubles<B>(taps.weight[j], dim == 2 ? Shape{1, 1, n, 1} : Shape{1, 1, 1, n}, like);
 }
 
 // One pass: along `dim` (2: height, 3: width), sum_j t[.., taps_j, ..] * weight_j, in tap order.

@@ -119,6 +119,20 @@ struct Dispatch {
   static DispatchTensor sigmoid_backward(const DispatchTensor& output, const DispatchTensor& grad);
   static DispatchTensor gelu_backward(const DispatchTensor& x, const DispatchTensor& grad);
   static DispatchTensor log_sigmoid_backward(const DispatchTensor& x, const DispatchTensor& grad);
+  // Burn's ModuleOps::ctc_loss, composed of registry ops as Burn's ctc_loss_default (docs/OPS.md
+  // "CTC loss"): log_probs [time, batch, classes] (float), targets [batch, max_target_length],
+  // input_lengths and target_lengths [batch] (Int, on log_probs' backend and device kind); the
+  // per-sample negative log-likelihood [batch], +inf where no alignment exists. On tracked tensors
+  // it is differentiable through the composition. has_ctc_loss_backward is false, as
+  // burn-dispatch's: Autodiff differentiates the composition. ctc_loss_backward gives that
+  // gradient of sum(ctc_loss(...) * grad_loss) for plain tensors (Burn's has only a backend's native
+  // kernel there); on an autodiff device it panics not-differentiable, as the module backward ops.
+  static DispatchTensor ctc_loss(const DispatchTensor& log_probs, const DispatchTensor& targets,
+                                 const DispatchTensor& input_lengths, const DispatchTensor& target_lengths, std::size_t blank);
+  static bool has_ctc_loss_backward();
+  static DispatchTensor ctc_loss_backward(const DispatchTensor& log_probs, const DispatchTensor& targets,
+                                          const DispatchTensor& input_lengths, const DispatchTensor& target_lengths,
+                                          const DispatchTensor& grad_loss, std::size_t blank);
   // Across backends for plain tensors; within one backend for autodiff tensors (differentiable).
   static DispatchTensor float_to_device(const DispatchTensor& t, const DispatchDevice& device);
 
