@@ -333,6 +333,9 @@ std::string size_text(std::size_t v) {
   return v == std::numeric_limits<std::size_t>::max() ? "SIZE_MAX" : std::to_string(v);
 }
 
+// A 2-D option as [h, w].
+std::string pair_text(const Size2 &v) { return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]"; }
+
 // A 3-D option as [d, h, w].
 std::string sizes_text(const Size3 &v) {
   return "[" + size_text(v[0]) + ", " + size_text(v[1]) + ", " + size_text(v[2]) + "]";
@@ -498,6 +501,16 @@ std::string describe(const OpArgsCase &c) {
   os << "op_args: backend " << c.backend
      << (c.backend < kKnownBackendCount ? " (" + std::string(kKnownBackends[c.backend].name) + ")" : std::string())
      << (c.tracked ? ", tracked" : ", plain") << ", " << (c.f64 ? "F64" : "F32") << ", op code " << c.op_code;
+  if (is_deform_conv2d(c)) {
+    os << " (deform_conv2d, composed of registry ops)\n  x: " << tensor_text(c.tensors[0], false) << "\n  weight: "
+       << tensor_text(c.tensors[1], false) << "\n  offset: " << tensor_text(c.deform_offset, false);
+    if (c.deform_mask) os << "\n  mask: " << tensor_text(c.deform_mask_tensor, false);
+    if (c.deform_bias) os << "\n  bias: " << tensor_text(c.deform_bias_tensor, false);
+    const Conv2dOptions o = conv2d_options(c);
+    os << "\n  stride " << pair_text(o.stride) << ", padding " << pair_text(o.padding) << ", dilation " << pair_text(o.dilation)
+       << ", weight_groups " << o.groups << ", offset_groups " << c.deform_offset_groups;
+    return os.str();
+  }
   if (is_ctc_loss(c)) {
     os << " (ctc_loss, composed of registry ops)\n  log_probs: " << tensor_text(c.tensors[0], false)
        << "\n  targets: " << tensor_text(c.ctc_targets, true) << "\n  input_lengths: " << tensor_text(c.ctc_input_lengths, true)
@@ -757,6 +770,36 @@ CtcLossCall ctc_loss_call(const OpArgsCase &c) {
   call.input_lengths = ints(c.ctc_input_lengths, DType::I64);
   call.target_lengths = ints(c.ctc_target_lengths, DType::I64);
   call.blank = c.ctc_blank;
+  return call;
+}
+
+DeformShapes deform_shapes(const OpArgsCase &c) {
+  const std::vector<std::size_t> &x = c.tensors.at(0).shape, &w = c.tensors.at(1).shape;
+  if (x.size() != 4 || w.size() != 4) return {{0}, {0}, {0}};
+  const Conv2dOptions o = conv2d_options(c);
+  std::size_t out[2] = {0, 0};
+  for (std::size_t d = 0; d < 2; ++d) {
+    const std::size_t span = o.dilation[d] * (w[2 + d] == 0 ? 0 : w[2 + d] - 1) + 1, padded = x[2 + d] + 2 * o.padding[d];
+    out[d] = o.stride[d] == 0 || padded < span ? 0 : (padded - span) / o.stride[d] + 1;
+  }
+  const std::size_t taps = c.deform_offset_groups * w[2] * w[3];
+  return {{x[0], 2 * taps, out[0], out[1]}, {x[0], taps, out[0], out[1]}, {w[0]}};
+}
+
+DeformConv2dCall deform_conv2d_call(const OpArgsCase &c) {
+  const DType dtype = c.f64 ? DType::F64 : DType::F32;
+  DeformConv2dCall call;
+  call.x = floats(c.tensors.at(0), dtype);
+  call.weight = floats(c.tensors.at(1), dtype);
+  call.offset = floats(c.deform_offset, dtype);
+  if (c.deform_mask) call.mask = floats(c.deform_mask_tensor, dtype);
+  if (c.deform_bias) call.bias = floats(c.deform_bias_tensor, dtype);
+  const Conv2dOptions o = conv2d_options(c);
+  call.options = {o.stride, o.padding, o.dilation, o.groups, c.deform_offset_groups};
+  call.conv2d = c;
+  call.conv2d.op_code = static_cast<std::size_t>(OpId::conv2d);
+  call.conv2d.modes.assign(c.deform_bias ? 2 : 1, ShapeMode::Explicit);
+  if (c.deform_bias) call.conv2d.tensors.push_back(c.deform_bias_tensor);
   return call;
 }
 

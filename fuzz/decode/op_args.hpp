@@ -17,6 +17,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,7 +59,8 @@ inline constexpr DType kIntDTypes[] = {DType::I64, DType::I32, DType::I8, DType:
 // loss"). Their codes count down from the top of the code space (kOpCodeSpace - 1 is the graphs'
 // hop), so no registry op ever takes one.
 inline constexpr std::size_t kCtcLossCode = oracle::kOpCodeSpace - 2;
-static_assert(kOpCount < kCtcLossCode, "the registry has reached the composed ops' codes");
+inline constexpr std::size_t kDeformConv2dCode = oracle::kOpCodeSpace - 3;
+static_assert(kOpCount < kDeformConv2dCode, "the registry has reached the composed ops' codes");
 
 // One tensor operand: a shape and, per element, a value code (empty: a deterministic fill of
 // finite values / valid small indices). How the codes are read depends on the operand's role.
@@ -131,10 +133,24 @@ struct OpArgsCase {
   std::array<std::size_t, 4> ctc_dims{};
   ArgTensor ctc_targets, ctc_input_lengths, ctc_target_lengths;
   std::size_t ctc_blank = 0;
+  // deform_conv2d (kDeformConv2dCode): x and the weight in tensors[0] and [1], conv[] as Conv2d's
+  // (groups: weight_groups), the offset groups (a count), the offset and, when flagged, the mask and
+  // the bias: their shapes derived from x, the weight and the options (deform_conv2d's, conv2d's
+  // output size), or read one by one.
+  std::size_t deform_offset_groups = 0;
+  bool deform_mask = false, deform_bias = false, deform_explicit_shapes = false;
+  ArgTensor deform_offset, deform_mask_tensor, deform_bias_tensor;
   friend bool operator==(const OpArgsCase &, const OpArgsCase &) = default;
 };
 
 inline bool is_ctc_loss(const OpArgsCase &c) { return c.op_code == kCtcLossCode; }
+inline bool is_deform_conv2d(const OpArgsCase &c) { return c.op_code == kDeformConv2dCode; }
+// The shapes deform_conv2d expects of its offset, mask and bias for x, the weight and the options
+// (rank-4 x and weight; otherwise [0]-shaped placeholders, which the checks refuse anyway).
+struct DeformShapes {
+  std::vector<std::size_t> offset, mask, bias;
+};
+DeformShapes deform_shapes(const OpArgsCase &c);
 
 bool is_op(const OpArgsCase &c);
 const OpInfo &op_of(const OpArgsCase &c);  // only when is_op(c)
@@ -374,6 +390,31 @@ void ctc_loss_schema(Io &io, OpArgsCase &c) {
 }
 
 template <class Io>
+void deform_conv2d_schema(Io &io, OpArgsCase &c) {
+  if constexpr (Io::reading) c.tensors.assign(2, ArgTensor{});
+  tensor(io, c.tensors[0], kFloatCodes);
+  tensor(io, c.tensors[1], kFloatCodes);
+  for (std::size_t &v : c.conv) io.pick(v, kDimChoices);
+  io.pick(c.deform_offset_groups, kDimChoices);
+  io.flag(c.deform_mask);
+  io.flag(c.deform_bias);
+  io.flag(c.deform_explicit_shapes);
+  if (c.deform_explicit_shapes) {
+    shape(io, c.deform_offset.shape, kMaxRank);
+    if (c.deform_mask) shape(io, c.deform_mask_tensor.shape, kMaxRank);
+    if (c.deform_bias) shape(io, c.deform_bias_tensor.shape, kMaxRank);
+  } else if constexpr (Io::reading) {
+    DeformShapes d = deform_shapes(c);
+    c.deform_offset.shape = std::move(d.offset);
+    if (c.deform_mask) c.deform_mask_tensor.shape = std::move(d.mask);
+    if (c.deform_bias) c.deform_bias_tensor.shape = std::move(d.bias);
+  }
+  codes(io, c.deform_offset, kFloatCodes);
+  if (c.deform_mask) codes(io, c.deform_mask_tensor, kFloatCodes);
+  if (c.deform_bias) codes(io, c.deform_bias_tensor, kFloatCodes);
+}
+
+template <class Io>
 void schema(Io &io, OpArgsCase &c) {
   backend(io, c.backend);
   io.flag(c.tracked);
@@ -381,6 +422,10 @@ void schema(Io &io, OpArgsCase &c) {
   io.flag(c.f64);
   if (is_ctc_loss(c)) {
     ctc_loss_schema(io, c);
+    return;
+  }
+  if (is_deform_conv2d(c)) {
+    deform_conv2d_schema(io, c);
     return;
   }
   if (!is_op(c)) return;
@@ -719,5 +764,16 @@ struct CtcLossCall {
   std::size_t blank = 0;
 };
 CtcLossCall ctc_loss_call(const OpArgsCase &c);
+
+// deform_conv2d's operands on the host (only when is_deform_conv2d(c)), in the case's float dtype,
+// and its options; `conv2d` is the case as conv2d(x, weight, bias) with the same geometry, whose
+// reference names the panics of the checks deform_conv2d shares with it.
+struct DeformConv2dCall {
+  oracle::HostArray x, offset, weight;
+  std::optional<oracle::HostArray> mask, bias;
+  DeformConv2dOptions options;
+  OpArgsCase conv2d;
+};
+DeformConv2dCall deform_conv2d_call(const OpArgsCase &c);
 
 }  // namespace crossgrad::fuzz::op_args

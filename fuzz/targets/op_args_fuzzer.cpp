@@ -6,14 +6,16 @@
 // ops whose bound is exact, NaN compared as a class; within oracle::bound_for otherwise). A tracked
 // Float result of an op with a backward rule must give its receiver a gradient of its shape.
 // No op is named here: the Dispatch call is expanded from the registry (CROSSGRAD_OPS) by Sig.
-// Past the registry, the composed ctc_loss (op_args::kCtcLossCode) is judged the same way against
-// the oracle's definition (oracle/ctc_reference.hpp).
+// Past the registry, the composed ctc_loss and deform_conv2d (op_args::kCtcLossCode,
+// kDeformConv2dCode) are judged the same way against the oracle's definitions
+// (oracle/ctc_reference.hpp, oracle/deform_conv2d_reference.hpp).
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <crossgrad/crossgrad.hpp>
 #include <crossgrad/oracle/build.hpp>
 #include <crossgrad/oracle/ctc_reference.hpp>
+#include <crossgrad/oracle/deform_conv2d_reference.hpp>
 #include <crossgrad/oracle/numeric.hpp>
 #include <crossgrad/oracle/reference_ops.hpp>
 #include <crossgrad/oracle/registry.hpp>
@@ -247,6 +249,103 @@ void run_ctc_loss(const OpArgsCase &c, Outcome &out) {
   out.log.push_back("backward of the finite losses' sum: agrees with the definition's alpha-beta gradient");
 }
 
+// deform_conv2d with raw operands and options. Its checks are conv2d's of x, weight and bias (the
+// oracle's conv2d reference names that panic), then the offset groups and the offset's and mask's
+// shapes; a value is compared with the definition where every operand is finite and at most 1e4
+// in magnitude, and a tracked call must give x a gradient of its shape.
+void run_deform_conv2d(const OpArgsCase &c, Outcome &out) {
+  const DeformConv2dCall call = deform_conv2d_call(c);
+  const std::size_t operand_elements = call.x.values.size() + call.offset.values.size() + call.weight.values.size() +
+                                       (call.mask ? call.mask->values.size() : 0);
+  if (operand_elements > 4096) {
+    out.not_applicable = "deform_conv2d operands of over 4096 elements";
+    out.log.push_back("not applicable here (" + *out.not_applicable + ")");
+    return;
+  }
+  const DispatchDevice dev =
+      oracle::dispatch_device(c.backend, oracle::all_backends().at(c.backend).default_device, c.tracked);
+  const DispatchTensor x = engine_tensor(call.x, dev), offset = engine_tensor(call.offset, dev), weight = engine_tensor(call.weight, dev);
+  const std::optional<DispatchTensor> mask = call.mask ? std::optional(engine_tensor(*call.mask, dev)) : std::nullopt;
+  const std::optional<DispatchTensor> bias = call.bias ? std::optional(engine_tensor(*call.bias, dev)) : std::nullopt;
+  // The panic the checks name: conv2d's first, then deform_conv2d's own.
+  std::optional<std::string> panic;
+  const ReferenceCall conv = reference_call(call.conv2d);
+  const oracle::ReferenceResult conv_ref = oracle::reference_op(OpId::conv2d, conv.operands, conv.args);
+  std::size_t out_h = 0, out_w = 0;
+  if (conv_ref.panic_id) {
+    panic = *conv_ref.panic_id;
+  } else {
+    out_h = conv_ref.value.shape[2];
+    out_w = conv_ref.value.shape[3];
+    const std::size_t channels = call.x.shape[1], groups = call.options.offset_groups;
+    const std::size_t taps = groups * call.weight.shape[2] * call.weight.shape[3];
+    if (groups == 0 || channels % groups != 0)
+      panic = "deform-offset-groups";
+    else if (call.offset.shape != std::vector<std::size_t>{call.x.shape[0], 2 * taps, out_h, out_w} ||
+             (call.mask && call.mask->shape != std::vector<std::size_t>{call.x.shape[0], taps, out_h, out_w}))
+      panic = "deform-operand-shape";
+  }
+  const Attempt<DispatchTensor> a = attempt([&] { return Dispatch::deform_conv2d(x, offset, weight, mask, bias, call.options); });
+  if (panic) {
+    if (!a.panic) fail("deform_conv2d: the oracle expects panic " + *panic + " but the call succeeded");
+    const std::string got(panic_id_name(a.panic->id()));
+    if (got != *panic) fail("deform_conv2d: the oracle expects panic " + *panic + ", got " + got + " \"" + a.panic->message() + "\"");
+    if (panic_template(a.panic->id()).rfind("{op} ", 0) == 0 && a.panic->message().rfind("deform_conv2d ", 0) != 0)
+      fail("deform_conv2d: panic " + got + " names another op: \"" + a.panic->message() + "\"");
+    out.panics.insert(a.panic->id());
+    out.log.push_back("deform_conv2d -> panic " + got + ": " + a.panic->message());
+    return;
+  }
+  const DispatchTensor r = expect_value(a, "deform_conv2d");
+  const TensorData got = Dispatch::float_into_data(r);
+  if (got.shape().dims() != conv_ref.value.shape || got.dtype() != call.x.dtype)
+    fail("deform_conv2d: result shape " + got.shape().to_string() + " dtype " + oracle::render_dtype(got.dtype()) +
+         ", expected conv2d's " + oracle::render_shape(conv_ref.value.shape) + " " + oracle::render_dtype(call.x.dtype));
+  double scale_x = 0, scale_w = 0, scale_m = 1, scale_b = 0;
+  bool comparable = true;
+  const auto scan = [&](const HostArray &h, double &scale) {
+    for (double v : h.values) {
+      comparable = comparable && std::isfinite(v) && std::fabs(v) <= 1e4;
+      scale = std::max(scale, std::fabs(v));
+    }
+  };
+  scan(call.x, scale_x);
+  scan(call.weight, scale_w);
+  double scale_o = 0;
+  scan(call.offset, scale_o);
+  if (call.mask) scan(*call.mask, scale_m);
+  if (call.bias) scan(*call.bias, scale_b);
+  if (comparable) {
+    const std::vector<std::size_t> &xs = call.x.shape, &ws = call.weight.shape;
+    oracle::DeformConv2dCase ref{xs[0], xs[1], xs[2], xs[3], ws[0], ws[2], ws[3],
+                                 call.options.stride[0], call.options.stride[1], call.options.padding[0], call.options.padding[1],
+                                 call.options.dilation[0], call.options.dilation[1], call.options.weight_groups,
+                                 call.options.offset_groups, call.x.values, call.offset.values, call.weight.values,
+                                 call.mask ? std::optional(call.mask->values) : std::nullopt,
+                                 call.bias ? std::optional(call.bias->values) : std::nullopt};
+    const std::vector<double> want = oracle::deform_conv2d_reference(ref);
+    // Each output sums channels_in / weight_groups * taps products of at most |x| |w| |m|, each
+    // read through four bilinear terms.
+    const double terms = static_cast<double>(ws[1] * ws[2] * ws[3]) * 4 + 1;
+    const double tolerance = (c.f64 ? 1e-14 : 1e-6) * terms * (scale_x * scale_w * scale_m + scale_b + 1) * (scale_o + 2);
+    const std::vector<double> values = got.to_f64();
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (!(std::fabs(values[i] - want[i]) <= tolerance))
+        fail("deform_conv2d: element " + std::to_string(i) + " is " + number(values[i]) + ", the definition " + number(want[i]) +
+             " (tolerance " + number(tolerance) + ")");
+    }
+    out.log.push_back("deform_conv2d -> " + got.shape().to_string() + ": agrees with the definition");
+  } else {
+    out.log.push_back("deform_conv2d -> " + got.shape().to_string() + ": non-finite or huge operands, values not compared");
+  }
+  if (!c.tracked) return;
+  const Gradients grads = Dispatch::backward(Dispatch::float_sum(r));
+  const std::optional<DispatchTensor> g = Dispatch::grad(x, grads);
+  if (g && Dispatch::float_shape(*g).dims() != call.x.shape)
+    fail("deform_conv2d: x's gradient has shape " + Dispatch::float_shape(*g).to_string() + ", x " + oracle::render_shape(call.x.shape));
+  out.log.push_back("backward of the result's sum: x's gradient fits x");
+}
+
 void run(Bytes bytes, Outcome &out) {
   const Decoded<OpArgsCase> decoded =
       decode_noting_uses<OpArgsCase>(bytes, [](auto &io, auto &x) { op_args::schema(io, x); });
@@ -254,6 +353,10 @@ void run(Bytes bytes, Outcome &out) {
   const OpArgsCase &c = decoded.scenario;
   if (is_ctc_loss(c)) {
     run_ctc_loss(c, out);
+    return;
+  }
+  if (is_deform_conv2d(c)) {
+    run_deform_conv2d(c, out);
     return;
   }
   if (!is_op(c)) {

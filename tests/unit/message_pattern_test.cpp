@@ -66,6 +66,11 @@ const std::map<std::string, std::vector<std::string>> kByName = {
 // Where one name means different things in different templates (entry/name).
 const std::map<std::string, std::vector<std::string>> kByEntry = {
     {"dtype-mismatch/lhs", kDTypes},
+    {"deform-offset-groups/channels_in", kNumbers},
+    {"deform-offset-groups/groups", kNumbers},
+    {"deform-operand-shape/operand", {"an offset", "a mask"}},
+    {"deform-operand-shape/expected", kShapes},
+    {"deform-operand-shape/got", kShapes},
     {"ctc-shape/log_probs", kShapes},
     {"ctc-shape/targets", kShapes},
     {"ctc-shape/input_lengths", kShapes},

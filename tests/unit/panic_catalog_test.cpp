@@ -321,6 +321,23 @@ std::map<std::string, Trigger> triggers() {
     t["ctc-target-label"] = {[=] { Dispatch::ctc_loss(lp(), ints({1, 5}, {2, 1}), ints({4, 4}, {2}), ints({1, 1}, {2}), 0); },
                              "ctc_loss needs target labels in 0..5 other than the blank 0, got 5 at targets[1, 0].", ""};
   }
+  {
+    const auto zeros = [](Shape s) { return Dispatch::float_zeros(s, DispatchDevice::NdArray()); };
+    DeformConv2dOptions three_groups;
+    three_groups.offset_groups = 3;
+    t["deform-offset-groups"] = {[=] {
+                                   Dispatch::deform_conv2d(zeros({1, 4, 4, 4}), zeros({1, 18, 2, 2}), zeros({2, 4, 3, 3}),
+                                                           std::nullopt, std::nullopt, three_groups);
+                                 },
+                                 "deform_conv2d needs offset_groups of at least 1 dividing the input channels 4, got "
+                                 "offset_groups 3.",
+                                 ""};
+    t["deform-operand-shape"] = {[=] {
+                                   Dispatch::deform_conv2d(zeros({1, 2, 4, 4}), zeros({1, 8, 2, 2}), zeros({3, 2, 3, 3}),
+                                                           std::nullopt, std::nullopt, DeformConv2dOptions{});
+                                 },
+                                 "deform_conv2d needs an offset of shape [1, 18, 2, 2], got [1, 8, 2, 2].", ""};
+  }
   t["mask-select-shape"] = {[] {
                                Dispatch::float_mask_select(nd_f32(std::vector<float>(6), {2, 3}),
                                                            Dispatch::bool_from_data(TensorData::from_bool({true, false, true}, {3}),

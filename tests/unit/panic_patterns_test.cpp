@@ -560,6 +560,18 @@ std::map<std::string, Examples> examples() {
                            {"ctc_loss needs target labels in 0..5 other than the blank 0, got 0 at targets[1].",
                             "ctc_loss needs target labels in 0..5 other than the blank -1, got 0 at targets[1, 1].",
                             "ctc_loss needs target labels in 0..=5 other than the blank 0, got 0 at targets[1, 1]."}};
+  e["deform-offset-groups"] = {"{op} needs offset_groups of at least 1 dividing the input channels {channels_in}, got offset_groups {groups}.",
+                               {"deform_conv2d needs offset_groups of at least 1 dividing the input channels 4, got offset_groups 3.",
+                                "deform_conv2d_backward needs offset_groups of at least 1 dividing the input channels 0, got offset_groups 0."},
+                               {"deform_conv2d needs offset_groups of at least 1 dividing the input channels 4, got groups 3.",
+                                "deform_conv2d needs offset_groups of at least 1 dividing the input channels -4, got offset_groups 3.",
+                                "deform_conv2d needs offset_groups of at least 1 dividing the input channels 4, got offset_groups 3"}};
+  e["deform-operand-shape"] = {"{op} needs {operand} of shape {expected}, got {got}.",
+                               {"deform_conv2d needs an offset of shape [1, 18, 2, 2], got [1, 8, 2, 2].",
+                                "deform_conv2d_backward needs a mask of shape [0, 9, 1, 1], got []."},
+                               {"deform_conv2d needs a bias of shape [1, 18, 2, 2], got [1, 8, 2, 2].",
+                                "deform_conv2d needs an offset of shape (1, 18, 2, 2), got [1, 8, 2, 2].",
+                                "deform_conv2d needs offset of shape [1, 18, 2, 2], got [1, 8, 2, 2]."}};
   e["fft-spectrum-shape"] = {"{op} needs the real and imaginary parts of one shape, got {real} and {imaginary}.",
                              {"irfft needs the real and imaginary parts of one shape, got [2, 3] and [3, 2].",
                               "irfft needs the real and imaginary parts of one shape, got [] and [1]."},

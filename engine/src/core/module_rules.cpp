@@ -710,6 +710,31 @@ Conv2dPlan plan_conv2d(const Shape& x, DType x_dtype, const Shape& weight, DType
   return plan_conv_named(x, x_dtype, weight, weight_dtype, bias, bias_dtype, options, "conv2d");
 }
 
+Conv2dPlan plan_deform_conv2d(const Shape& x, DType x_dtype, const Shape& offset, DType offset_dtype, const Shape& weight,
+                              DType weight_dtype, const Shape* mask, DType mask_dtype, const Shape* bias, DType bias_dtype,
+                              const DeformConv2dOptions& o, std::string_view op) {
+  const Conv2dOptions geometry{o.stride, o.padding, o.dilation, o.weight_groups};
+  const Conv2dPlan p = plan_conv_named(x, x_dtype, weight, weight_dtype, bias, bias_dtype, geometry, op);
+  check_same_dtype(x_dtype, offset_dtype, op);
+  if (mask != nullptr) check_same_dtype(x_dtype, mask_dtype, op);
+  if (o.offset_groups == 0 || p.channels_in % o.offset_groups != 0) {
+    panic(PanicId::DeformOffsetGroups, {{"op", std::string(op)},
+                                        {"channels_in", std::to_string(p.channels_in)},
+                                        {"groups", std::to_string(o.offset_groups)}});
+  }
+  const std::size_t taps = o.offset_groups * p.k_h * p.k_w;
+  const auto check = [&](const Shape& got, std::size_t per_cell, std::string_view operand) {
+    const Shape expected{p.batch, per_cell, p.out_h, p.out_w};
+    if (got != expected) {
+      panic(PanicId::DeformOperandShape,
+            {{"op", std::string(op)}, {"operand", std::string(operand)}, {"expected", expected.to_string()}, {"got", got.to_string()}});
+    }
+  };
+  check(offset, 2 * taps, "an offset");
+  if (mask != nullptr) check(*mask, taps, "a mask");
+  return p;
+}
+
 Conv2dPlan plan_conv2d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape& grad,
                                 DType grad_dtype, const Conv2dOptions& options, std::string_view op) {
   check_grad_dtype(x_dtype, grad_dtype, op);

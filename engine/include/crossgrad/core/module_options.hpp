@@ -101,6 +101,18 @@ struct Conv2dOptions {
   bool operator==(const Conv2dOptions&) const = default;
 };
 
+// deform_conv2d and deform_conv2d_backward (Burn's DeformConvOptions<2>, in Burn's order):
+// conv2d's geometry, the weight's groups (conv2d's groups) and the offset groups, groups of
+// consecutive input channels that share one set of sampling offsets.
+struct DeformConv2dOptions {
+  Size2 stride{1, 1};
+  Size2 padding{0, 0};
+  Size2 dilation{1, 1};
+  std::size_t weight_groups = 1;
+  std::size_t offset_groups = 1;
+  bool operator==(const DeformConv2dOptions&) const = default;
+};
+
 // conv1d and its backward passes (Burn's ConvOptions<1>, in Burn's order): conv2d over a single row
 // (Burn's default conv1d is that conv2d); the kernel size is the weight's last dim.
 struct Conv1dOptions {

@@ -144,6 +144,15 @@ struct Conv2dPlan {
 // least the dilated kernel (pool-kernel-too-large), the result's size (shape-overflow).
 Conv2dPlan plan_conv2d(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape* bias,
                        DType bias_dtype, const Conv2dOptions& options);
+// deform_conv2d(x, offset, weight, mask, bias, options), in this order: conv2d's checks of x, weight
+// and bias with weight_groups as groups (named deform_conv2d), the offset and the mask of x's dtype
+// (dtype-mismatch), offset_groups at least 1 dividing the input channels (deform-offset-groups),
+// the offset [batch, 2 * offset_groups * k_h * k_w, out_h, out_w] and the mask [batch, offset_groups
+// * k_h * k_w, out_h, out_w] (deform-operand-shape). The plan is conv2d's. `op` names the call
+// (deform_conv2d_backward's checks are these).
+Conv2dPlan plan_deform_conv2d(const Shape& x, DType x_dtype, const Shape& offset, DType offset_dtype, const Shape& weight,
+                              DType weight_dtype, const Shape* mask, DType mask_dtype, const Shape* bias, DType bias_dtype,
+                              const DeformConv2dOptions& options, std::string_view op = "deform_conv2d");
 // conv2d_x_backward / conv2d_weight_backward(x, weight, grad, options): grad of x's dtype, conv2d's
 // checks (no bias), then grad of the output's shape (pool-grad-shape). `op` names the pass.
 Conv2dPlan plan_conv2d_backward(const Shape& x, DType x_dtype, const Shape& weight, DType weight_dtype, const Shape& grad,

@@ -19,6 +19,10 @@
 
 namespace crossgrad {
 
+// deform_conv2d_backward's gradients, one per operand (Burn's DeformConv2dBackward); the mask's and
+// the bias's only when the call had them.
+struct DeformConv2dBackward;
+
 struct Dispatch {
   // Data. float/int/bool_from_data panic data-kind-mismatch on data of another kind.
   static DispatchTensor float_from_data(const TensorData& data, const DispatchDevice& device);
@@ -133,6 +137,19 @@ struct Dispatch {
   static DispatchTensor ctc_loss_backward(const DispatchTensor& log_probs, const DispatchTensor& targets,
                                           const DispatchTensor& input_lengths, const DispatchTensor& target_lengths,
                                           const DispatchTensor& grad_loss, std::size_t blank);
+  // Burn's ModuleOps::deform_conv2d (deformable convolution v2, torchvision's definition; docs/OPS.md
+  // "Deformable convolution"), composed of registry ops: x [batch, channels_in, height, width]
+  // sampled bilinearly (0 outside) at each kernel tap moved by its offset, times the mask when given,
+  // then conv2d's weight [channels_out, channels_in / weight_groups, k_h, k_w] and bias. On tracked
+  // operands it is differentiable in all five through the composition; deform_conv2d_backward gives
+  // those gradients for plain operands and an output gradient, by a backward pass (the same bits).
+  static DispatchTensor deform_conv2d(const DispatchTensor& x, const DispatchTensor& offset, const DispatchTensor& weight,
+                                      const std::optional<DispatchTensor>& mask, const std::optional<DispatchTensor>& bias,
+                                      const DeformConv2dOptions& options);
+  static DeformConv2dBackward deform_conv2d_backward(const DispatchTensor& x, const DispatchTensor& offset,
+                                                     const DispatchTensor& weight, const std::optional<DispatchTensor>& mask,
+                                                     const std::optional<DispatchTensor>& bias, const DispatchTensor& output_grad,
+                                                     const DeformConv2dOptions& options);
   // Across backends for plain tensors; within one backend for autodiff tensors (differentiable).
   static DispatchTensor float_to_device(const DispatchTensor& t, const DispatchDevice& device);
 
@@ -155,6 +172,11 @@ struct Dispatch {
   static DispatchTensor float_set_require_grad(const DispatchTensor& tensor, bool require_grad);
   static bool float_is_require_grad(const DispatchTensor& tensor);
   static DispatchTensor from_inner(const DispatchTensor& t);
+};
+
+struct DeformConv2dBackward {
+  DispatchTensor x_grad, offset_grad, weight_grad;
+  std::optional<DispatchTensor> mask_grad, bias_grad;
 };
 
 }  // namespace crossgrad
