@@ -368,7 +368,10 @@ void mask_tensor(Io &io, OpArgsCase &c) {
 
 template <class Io>
 void ctc_loss_schema(Io &io, OpArgsCase &c) {
+  // Reading starts afresh; a case written here may come from another op (the mutators' crossover
+  // and op-code changes) and hold no tensor yet.
   if constexpr (Io::reading) c.tensors.assign(1, ArgTensor{});
+  if (c.tensors.empty()) c.tensors.resize(1);
   io.pick(c.ctc_blank, kDimChoices);
   io.flag(c.ctc_explicit_shapes);
   if (c.ctc_explicit_shapes) {
@@ -392,6 +395,7 @@ void ctc_loss_schema(Io &io, OpArgsCase &c) {
 template <class Io>
 void deform_conv2d_schema(Io &io, OpArgsCase &c) {
   if constexpr (Io::reading) c.tensors.assign(2, ArgTensor{});
+  if (c.tensors.size() < 2) c.tensors.resize(2);  // as ctc_loss_schema
   tensor(io, c.tensors[0], kFloatCodes);
   tensor(io, c.tensors[1], kFloatCodes);
   for (std::size_t &v : c.conv) io.pick(v, kDimChoices);

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "decode/op_args.hpp"
 #include "decode/scenarios.hpp"
 #include "decode/specs.hpp"
 #include "mutate/scenario_mutator.hpp"
@@ -127,6 +128,48 @@ TEST(ScenarioMutator, EveryKindIsReachableAndChangesTheScenario) {
       }
       EXPECT_GT(changed, 0u) << t << ": kind " << m->kind_name(k) << " never applied to the corpus";
     }
+  }
+}
+
+// op_args' composed ops (ctc_loss, deform_conv2d) read more tensors than some registry ops hold
+// (float_cat's case holds none): a crossover that gives such a case a composed op's code must
+// encode it, not index past its tensors, and both ways round the child is canonical.
+TEST(ScenarioMutator, CrossOverBetweenComposedAndRegistryOps) {
+  const ScenarioMutator *m = scenario_mutator_for("op_args_fuzzer");
+  std::vector<ByteVector> composed, others;
+  for (const fs::directory_entry &e : fs::directory_iterator(fs::path(CROSSGRAD_CORPUS_DIR) / "op_args_fuzzer")) {
+    const std::string name = e.path().filename().string();
+    const bool is_composed = name.find("ctc_loss") != std::string::npos || name.find("deform_conv2d") != std::string::npos;
+    const bool is_other = name.find("op-float_cat-NdArray") != std::string::npos || name.find("op-float_add-NdArray") != std::string::npos;
+    if (!is_composed && !is_other) continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    (is_composed ? composed : others).emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ASSERT_FALSE(composed.empty());
+  ASSERT_FALSE(others.empty());
+  std::size_t children = 0;
+  for (const ByteVector &a : composed) {
+    for (const ByteVector &b : others) {
+      for (unsigned seed = 1; seed <= 4; ++seed) {
+        for (const auto &[x, y] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+          Rng rng(seed);
+          const std::optional<ByteVector> child = m->cross(*x, *y, rng);
+          if (!child) continue;
+          ++children;
+          EXPECT_EQ(m->canonical(*child), *child);
+        }
+      }
+    }
+  }
+  EXPECT_GT(children, 0u);
+  // The case itself: no tensors at all, given each composed op's code.
+  for (const std::size_t code : {op_args::kCtcLossCode, op_args::kDeformConv2dCode}) {
+    op_args::OpArgsCase c;
+    c.op_code = code;
+    const auto schema = [](auto &io, auto &x) { op_args::schema(io, x); };
+    const op_args::OpArgsCase back = decode_with<op_args::OpArgsCase>(encode_with(c, schema), schema);
+    EXPECT_EQ(back.op_code, code);
+    EXPECT_EQ(back.tensors.size(), code == op_args::kCtcLossCode ? 1u : 2u);
   }
 }
 
