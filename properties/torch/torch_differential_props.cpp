@@ -160,6 +160,25 @@ TEST(TorchDifferential, SignedZeroTieIsExcusedOnlyWhereTheSliceHoldsBothZeros) {
   EXPECT_FALSE(excused(OpId::float_sum_dim, 0, -0.0, 0.0));
 }
 
+// layer-norm-degenerate-variance excuses a non-finite disagreement only where a row's variance
+// plus epsilon is below the dtype's smallest normal number (CI drew x [0, 1e-30] in F32, epsilon 0:
+// crossgrad's weight gradient -inf, PyTorch's NaN).
+TEST(TorchDifferential, LayerNormDegenerateVarianceIsExcusedOnlyForSuchRows) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const auto excused = [&](std::vector<double> x, DType dtype, double epsilon, double ours, double theirs) {
+    const std::vector<og::HostArray> operands{{{2}, dtype, std::move(x)}, {{2}, dtype, {0, 0}}, {{2}, dtype, {0, -0.0}}};
+    og::OpArgs args;
+    args.scalar = epsilon;
+    const og::Disagreement d{OpId::layer_norm, operands, args, 1, 0, 1, ours, theirs};
+    return og::documented_difference(d) == "layer-norm-degenerate-variance";
+  };
+  EXPECT_TRUE(excused({0, 1e-30}, DType::F32, 0, -inf, nan));
+  EXPECT_TRUE(excused({3, 3}, DType::F64, 0, nan, inf));
+  EXPECT_FALSE(excused({0, 1e-30}, DType::F32, 1e-5, -inf, nan));  // epsilon keeps rstd finite
+  EXPECT_FALSE(excused({0, 1e-10}, DType::F64, 0, -inf, nan));     // a variance F64 holds as a normal number
+  EXPECT_FALSE(excused({0, 1e-30}, DType::F32, 0, -3, nan));       // one result finite: compared as usual
+}
+
 // cumprod-single-element-lane excuses only a gradient along a dim of size 1 at a non-finite x,
 // where crossgrad passes the cotangent and PyTorch gives NaN.
 TEST(TorchDifferential, CumprodSingleElementLaneIsExcusedOnlyAtNonFiniteFactors) {

@@ -685,8 +685,29 @@ bool layer_norm_non_finite_operand(const Disagreement& d) {
   return false;
 }
 
+// layer_norm over a row whose variance plus epsilon is below the dtype's smallest normal number
+// (epsilon 0 and a nearly constant row: [0, 1e-30] in F32): rstd overflows, or comes from squares
+// that underflowed, and both sides divide by (nearly) zero; crossgrad's step-by-step (x - mean) * rstd
+// gives ±inf where ATen's folded x * rstd - mean * rstd gives NaN (0 * inf), or the reverse. Only
+// which non-finite class differs, as in layer-norm-non-finite-operand.
+bool layer_norm_degenerate_variance(const Disagreement& d) {
+  if (d.op != OpId::layer_norm || std::isfinite(d.crossgrad) || std::isfinite(d.torch) || d.operands.empty()) return false;
+  const HostArray& x = d.operands[0];
+  if (x.shape.empty() || x.shape.back() == 0) return false;
+  const double smallest_normal = x.dtype == DType::F64 ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min();
+  const std::size_t width = x.shape.back();
+  for (std::size_t row = 0; row + width <= x.values.size(); row += width) {
+    double mean = 0, var = 0;
+    for (std::size_t i = 0; i < width; ++i) mean += x.values[row + i] / static_cast<double>(width);
+    for (std::size_t i = 0; i < width; ++i) var += (x.values[row + i] - mean) * (x.values[row + i] - mean) / static_cast<double>(width);
+    if (std::isfinite(var) && var + d.args.scalar < smallest_normal) return true;
+  }
+  return false;
+}
+
 constexpr PyTorchDifference kDifferences[] = {
     {"layer-norm-non-finite-operand", layer_norm_non_finite_operand},
+    {"layer-norm-degenerate-variance", layer_norm_degenerate_variance},
     {"no-cell-gradient", no_cell_gradient},
     {"conv-padding-meets-non-finite", conv_padding_meets_non_finite},
     {"conv-empty-input", conv_empty_input},
