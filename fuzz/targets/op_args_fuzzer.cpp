@@ -24,6 +24,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "decode/op_args.hpp"
@@ -116,14 +117,16 @@ double magnitude(const OpInfo &op, const std::vector<HostArray> &operands, const
   return largest.empty() ? 0 : out;
 }
 
-void check_panic(const OpInfo &op, const Attempt<DispatchTensor> &a, const std::string &id, Outcome &out) {
-  const std::string what = std::string(op.name);
+// The attempt raised catalog entry `id`, naming op `name` where the entry's template starts with the
+// op (the registry's ops and the composed ones past it alike).
+void check_panic(std::string_view name, const Attempt<DispatchTensor> &a, const std::string &id, Outcome &out) {
+  const std::string what(name);
   if (!a.panic) fail(what + ": the reference expects panic " + id + " but the call succeeded");
   const std::string got(panic_id_name(a.panic->id()));
   if (got != id) fail(what + ": the reference expects panic " + id + ", got " + got + " \"" + a.panic->message() + "\"");
   // attempt() has matched the message against the catalog pattern; where the catalog's template
   // starts with the op's name, it must name this op.
-  const std::string prefix = std::string(op.name) + " ";
+  const std::string prefix = what + " ";
   if (panic_template(a.panic->id()).rfind("{op} ", 0) == 0 && a.panic->message().rfind(prefix, 0) != 0)
     fail(what + ": panic " + id + " names another op: \"" + a.panic->message() + "\"");
   out.panics.insert(a.panic->id());
@@ -173,12 +176,6 @@ void check_value(const OpArgsCase &c, const OpInfo &op, const Call &in, const or
   }
 }
 
-std::vector<std::int64_t> int_values_of(const HostArray &h) {
-  std::vector<std::int64_t> out;
-  for (double v : h.values) out.push_back(static_cast<std::int64_t>(v));
-  return out;
-}
-
 // ctc_loss with raw operands: the oracle's panic where it names one (the catalog entry, a message of
 // ctc_loss's), else the loss of the definition, and on a tracked device a gradient of log_probs'
 // shape that equals the definition's. Values are compared where every log-probability is finite
@@ -192,18 +189,13 @@ void run_ctc_loss(const OpArgsCase &c, Outcome &out) {
   const DispatchTensor targets = engine_tensor(call.targets, dev), input_lengths = engine_tensor(call.input_lengths, dev),
                        target_lengths = engine_tensor(call.target_lengths, dev);
   const oracle::CtcOperands operands{call.log_probs.shape,        call.targets.shape,           call.input_lengths.shape,
-                                     call.target_lengths.shape,    int_values_of(call.targets),  int_values_of(call.input_lengths),
-                                     int_values_of(call.target_lengths), call.blank};
+                                     call.target_lengths.shape,    oracle::int_values(call.targets),  oracle::int_values(call.input_lengths),
+                                     oracle::int_values(call.target_lengths), call.blank};
   const std::optional<std::string> panic = oracle::ctc_loss_panic(operands);
   const Attempt<DispatchTensor> a =
       attempt([&] { return Dispatch::ctc_loss(log_probs, targets, input_lengths, target_lengths, call.blank); });
   if (panic) {
-    if (!a.panic) fail("ctc_loss: the oracle expects panic " + *panic + " but the call succeeded");
-    const std::string got(panic_id_name(a.panic->id()));
-    if (got != *panic) fail("ctc_loss: the oracle expects panic " + *panic + ", got " + got + " \"" + a.panic->message() + "\"");
-    if (a.panic->message().rfind("ctc_loss ", 0) != 0) fail("ctc_loss: panic " + got + " names another op: \"" + a.panic->message() + "\"");
-    out.panics.insert(a.panic->id());
-    out.log.push_back("ctc_loss -> panic " + got + ": " + a.panic->message());
+    check_panic("ctc_loss", a, *panic, out);
     return;
   }
   const DispatchTensor loss = expect_value(a, "ctc_loss");
@@ -287,13 +279,7 @@ void run_deform_conv2d(const OpArgsCase &c, Outcome &out) {
   }
   const Attempt<DispatchTensor> a = attempt([&] { return Dispatch::deform_conv2d(x, offset, weight, mask, bias, call.options); });
   if (panic) {
-    if (!a.panic) fail("deform_conv2d: the oracle expects panic " + *panic + " but the call succeeded");
-    const std::string got(panic_id_name(a.panic->id()));
-    if (got != *panic) fail("deform_conv2d: the oracle expects panic " + *panic + ", got " + got + " \"" + a.panic->message() + "\"");
-    if (panic_template(a.panic->id()).rfind("{op} ", 0) == 0 && a.panic->message().rfind("deform_conv2d ", 0) != 0)
-      fail("deform_conv2d: panic " + got + " names another op: \"" + a.panic->message() + "\"");
-    out.panics.insert(a.panic->id());
-    out.log.push_back("deform_conv2d -> panic " + got + ": " + a.panic->message());
+    check_panic("deform_conv2d", a, *panic, out);
     return;
   }
   const DispatchTensor r = expect_value(a, "deform_conv2d");
@@ -372,7 +358,7 @@ void run(Bytes bytes, Outcome &out) {
   const oracle::ReferenceResult ref = oracle::reference_op(op.id, in.reference_operands, in.args);
   const Attempt<DispatchTensor> a = attempt([&] { return dispatch(op.id, in); });
   if (ref.panic_id) {
-    check_panic(op, a, *ref.panic_id, out);
+    check_panic(op.name, a, *ref.panic_id, out);
     return;
   }
   const DispatchTensor r = expect_value(a, op.name);

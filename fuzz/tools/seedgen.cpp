@@ -1572,10 +1572,10 @@ void ctc_loss_seeds() {
                          ctc_case(b, tracked, 0, {3, 2, 4, 2}, {1, 2, 3, 0}, {3, 3}, {2, 2}));
       for (auto &[name, c] : cases) {
         const oa::CtcLossCall call = oa::ctc_loss_call(c);
-        const auto ints = [](const oracle::HostArray &h) { return std::vector<std::int64_t>(h.values.begin(), h.values.end()); };
         const std::optional<std::string> panic = oracle::ctc_loss_panic(
-            {call.log_probs.shape, call.targets.shape, call.input_lengths.shape, call.target_lengths.shape, ints(call.targets),
-             ints(call.input_lengths), ints(call.target_lengths), call.blank});
+            {call.log_probs.shape, call.targets.shape, call.input_lengths.shape, call.target_lengths.shape,
+             oracle::int_values(call.targets), oracle::int_values(call.input_lengths), oracle::int_values(call.target_lengths),
+             call.blank});
         const bool wants_panic = name.rfind("panic-", 0) == 0;
         if (wants_panic != panic.has_value() || (panic && name.find("panic-" + *panic + "-") != 0)) {
           std::fprintf(stderr, "seedgen: ctc_loss seed %s: the oracle says %s\n", name.c_str(), panic ? panic->c_str() : "a value");
