@@ -197,21 +197,24 @@ std::optional<std::string> check_point_any(EdgeOp op, DType dtype, const gen::Ed
                              : check_point<double>(op, p, layout, lane, backend, isa, worst);
 }
 
-// Runs f(isa name) with Flex's default kernel table and then with the portable one; the default
-// comes back even when f throws (a failing RapidCheck case does).
+// Runs f(isa name, backend) for every tested backend with Flex's default kernel table, then for
+// Flex alone with the portable one: the table is Flex's, in this process, so no other backend's
+// results can depend on it (Remote's server is another process). The default table comes back
+// even when f throws (a failing RapidCheck case does).
 template <class F>
-void for_each_flex_isa(F&& f) {
+void for_each_backend_and_flex_isa(F&& f) {
   namespace flex = backends::flex;
   struct Restore {
     ~Restore() { flex::force_portable_kernels(false); }
   } restore;
   flex::force_portable_kernels(false);
   const std::string isa = flex::active_isa();
-  f(isa);
-  if (isa != "portable") {
-    flex::force_portable_kernels(true);
-    f(std::string("portable"));
-  }
+  const std::vector<oracle::BackendRef> backends = gen::tested_backends();
+  for (const oracle::BackendRef& backend : backends) f(isa, backend);
+  if (isa == "portable") return;
+  flex::force_portable_kernels(true);
+  for (const oracle::BackendRef& backend : backends)
+    if (backend.name == "Flex") f(std::string("portable"), backend);
 }
 
 }  // namespace
@@ -219,17 +222,15 @@ void for_each_flex_isa(F&& f) {
 TEST(Boundary, EveryEdgePointOnEveryBackend) {
   WorstTable worst;
   std::size_t checked = 0, failures = 0;
-  for_each_flex_isa([&](const std::string& isa) {
-    for (const oracle::BackendRef& backend : gen::tested_backends()) {
-      for (EdgeOp op : gen::all_edge_ops()) {
-        for (DType dtype : {DType::F32, DType::F64}) {
-          const std::vector<gen::EdgePoint> points = gen::edge_points(op, dtype);
-          for (std::size_t k = 0; k < points.size(); ++k) {
-            for (EdgeLayout layout : {EdgeLayout::Alone, EdgeLayout::Block, EdgeLayout::Mixed}) {
-              ++checked;
-              const auto failure = check_point_any(op, dtype, points[k], layout, k, backend, isa, &worst);
-              if (failure && ++failures <= 40) ADD_FAILURE() << *failure;
-            }
+  for_each_backend_and_flex_isa([&](const std::string& isa, const oracle::BackendRef& backend) {
+    for (EdgeOp op : gen::all_edge_ops()) {
+      for (DType dtype : {DType::F32, DType::F64}) {
+        const std::vector<gen::EdgePoint> points = gen::edge_points(op, dtype);
+        for (std::size_t k = 0; k < points.size(); ++k) {
+          for (EdgeLayout layout : {EdgeLayout::Alone, EdgeLayout::Block, EdgeLayout::Mixed}) {
+            ++checked;
+            const auto failure = check_point_any(op, dtype, points[k], layout, k, backend, isa, &worst);
+            if (failure && ++failures <= 40) ADD_FAILURE() << *failure;
           }
         }
       }
@@ -251,10 +252,8 @@ TEST(Boundary, EveryEdgePointOnEveryBackend) {
 CG_PROP(Boundary, NudgedEdgePoints, 1500, ()) {
   const gen::BoundaryCase c = *gen::boundary_case();
   RC_TAG(std::string(gen::edge_op_name(c.op)));
-  for_each_flex_isa([&](const std::string& isa) {
-    for (const oracle::BackendRef& backend : gen::tested_backends()) {
-      const auto failure = check_point_any(c.op, c.dtype, c.point, c.layout, c.lane, backend, isa, nullptr);
-      if (failure) RC_FAIL(*failure + " (nudged " + std::to_string(c.nudge) + " ulp)");
-    }
+  for_each_backend_and_flex_isa([&](const std::string& isa, const oracle::BackendRef& backend) {
+    const auto failure = check_point_any(c.op, c.dtype, c.point, c.layout, c.lane, backend, isa, nullptr);
+    if (failure) RC_FAIL(*failure + " (nudged " + std::to_string(c.nudge) + " ulp)");
   });
 }

@@ -34,10 +34,8 @@ fail_on_findings() {
 case $mode in
   build)
     cd "$src"
-    # A cache from another generator or source tree cannot be reused: start that build over.
-    if [[ -f $build/CMakeCache.txt ]] && ! grep -q "CMAKE_HOME_DIRECTORY:INTERNAL=$src\$" "$build/CMakeCache.txt"; then
-      rm -rf "$build"
-    fi
+    source "$src/scripts/lib/build-dir.sh"
+    reset_stale_build_dir "$build" "$(pwd -P)"
     cmake --preset fuzz >/dev/null
     cmake --build "$build" -j2 --target $targets fuzz_repro
     ;;

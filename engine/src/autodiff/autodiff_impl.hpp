@@ -1,5 +1,5 @@
 #pragma once
-// Definitions of Autodiff<B>'s members. Included only by instantiate.cpp, which instantiates them
+// Definitions of Autodiff<B>'s members. Included only by autodiff/definitions.hpp, whose files instantiate them
 // once per registered backend; everything else sees the declarations in autodiff.hpp.
 #include <crossgrad/autodiff/autodiff.hpp>
 #include <crossgrad/core/module_rules.hpp>

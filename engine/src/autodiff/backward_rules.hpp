@@ -1,7 +1,7 @@
 #pragma once
 // The backward rules of Autodiff<B> (Note [Autodiff<B> is one decorator]): one per registry op whose
 // Rule is Backward, written once for every backend in terms of B's forward ops. Binary ops reduce
-// broadcast gradients back to each operand's shape. Included by instantiate.cpp only.
+// broadcast gradients back to each operand's shape. Included by autodiff/definitions.hpp only.
 #include "autodiff/autodiff_impl.hpp"
 #include "ops/activation_backward.hpp"
 

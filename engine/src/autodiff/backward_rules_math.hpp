@@ -2,7 +2,7 @@
 // The backward rules of the element-wise math ops of issue 36 (docs/OPS.md "Op semantics"), once
 // for every backend in terms of B's forward ops, in PyTorch's formulas except where noted (a
 // product of two factors for 1 - x^2, which keeps its digits near |x| = 1).
-// Included by instantiate.cpp only.
+// Included by autodiff/definitions.hpp only.
 #include "autodiff/autodiff_impl.hpp"
 #include "ops/activation_backward.hpp"
 

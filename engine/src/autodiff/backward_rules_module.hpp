@@ -1,7 +1,7 @@
 #pragma once
 // The module ops' backward rules (Note [Module ops]): each forward op's gradient is its backend's
 // backward entry point, as in Burn's Autodiff<B> (avg_pool2d -> B::avg_pool2d_backward). Included by
-// instantiate.cpp only.
+// autodiff/definitions.hpp only.
 #include "autodiff/autodiff_impl.hpp"
 #include "backends/composite_attention.hpp"
 #include "backends/composite_host_values.hpp"

@@ -2,7 +2,7 @@
 // Note [Dispatch arms]
 // The only place that turns a runtime kind into a typed backend call. Each helper visits the kind
 // variant generated from the backend registry, so no backend is named here and none can be
-// missing: std::visit has no default arm. The registry's ops (ops_api.cpp) expand into one call of
+// missing: std::visit has no default arm. The registry's ops (ops_api_bodies.hpp) expand into one call of
 // map_op, zip_op, indexed_op or list_op each, chosen by the op's signature.
 #include <crossgrad/core/panic.hpp>
 #include <crossgrad/dispatch/debug.hpp>

@@ -3,7 +3,7 @@
 // Autodiff<B> wraps any backend B: its tensor is a B float primitive plus a graph node. Forward
 // ops call B and record a backward closure; the backward rules (autodiff_rules.hpp) are written
 // once, in terms of B's forward ops, for every backend. Members are defined in autodiff_impl.hpp
-// and instantiated once per registered backend (src/autodiff/instantiate.cpp).
+// and instantiated once per registered backend (src/autodiff/instantiate_<backend>.cpp).
 #include <crossgrad/autodiff/gradients.hpp>
 #include <crossgrad/autodiff/node.hpp>
 #include <crossgrad/backends/registry.hpp>

@@ -4,7 +4,8 @@
 // alternatives and constructors, DispatchDevice, debug names, Gradients' entry type, the dispatch
 // arms, the harness's generators and the benchmarks — is expanded from CROSSGRAD_BACKENDS, in this
 // order (CONTRACT section 1). Adding a backend is one X(...) line here plus its header and kernels,
-// and one line of CROSSGRAD_KNOWN_BACKENDS below.
+// one line of CROSSGRAD_KNOWN_BACKENDS below and its Autodiff<B> instantiation
+// (engine/src/autodiff/instantiate_<backend>.cpp; without it the link fails).
 //
 // Note [Registry indices do not depend on the build]
 // CROSSGRAD_BACKENDS lists the backends *built* here (Cuda only with CROSSGRAD_WITH_CUDA, Remote

@@ -1,11 +1,10 @@
+#pragma once
 // The registry's ops (Note [The op registry]): one body per op, generated from its signature,
-// naming no backend (Note [Dispatch arms]).
+// naming no backend (Note [Dispatch arms]). CROSSGRAD_DISPATCH_DEF defines one op's body; each
+// ops_api_part_<k>.cpp expands it over one part of the list.
 #include "dispatch/dispatch_arms.hpp"
 
 #include <crossgrad/dispatch/dispatch.hpp>
-
-namespace crossgrad {
-using namespace dispatch_detail;
 
 #define CROSSGRAD_DISPATCH_BODY_MAP(name, Sig, Operand, Result)                                        \
   return map_op<PrimitiveKind::Operand, PrimitiveKind::Result>(                                        \
@@ -71,6 +70,3 @@ using namespace dispatch_detail;
   DispatchTensor Dispatch::name CROSSGRAD_SIG_PARAMS_##Sig(DispatchTensor, DispatchTensor) {  \
     CROSSGRAD_PP_CAT(CROSSGRAD_DISPATCH_BODY_, CROSSGRAD_SIG_CLASS_##Sig)(name, Sig, Operand, Result) \
   }
-CROSSGRAD_OPS(CROSSGRAD_DISPATCH_DEF)
-
-}  // namespace crossgrad

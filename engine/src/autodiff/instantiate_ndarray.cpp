@@ -1,0 +1,6 @@
+// Autodiff<NdArray>.
+#include "autodiff/definitions.hpp"
+
+namespace crossgrad {
+CROSSGRAD_INSTANTIATE_AUTODIFF(NdArray)
+}  // namespace crossgrad
