@@ -38,7 +38,9 @@ std::vector<double> deform_conv2d_reference(const DeformConv2dCase& c) {
           for (std::size_t ci = 0; ci < in_per_weight_group; ++ci) {
             const std::size_t channel = wg * in_per_weight_group + ci;
             const std::size_t g = channel / in_per_offset_group;
-            const double* plane = &c.x[(n * c.channels_in + channel) * c.height * c.width];
+            // data() + offset, not &x[offset]: with height or width 0 (allowed with padding) the image
+            // is empty and nothing is read, but indexing it would be out of range.
+            const double* plane = c.x.data() + (n * c.channels_in + channel) * c.height * c.width;
             for (std::size_t ky = 0; ky < c.kernel_h; ++ky) {
               for (std::size_t kx = 0; kx < c.kernel_w; ++kx) {
                 const std::size_t tap = g * taps + ky * c.kernel_w + kx;

@@ -140,6 +140,23 @@ TYPED_TEST(Pool1dOps, BadArgumentsPanicInOrder) {
                "max_pool1d_with_indices_backward needs indices of the gradient's shape [1, 1, 4], got [1, 1, 2].");
 }
 
+// An empty tensor can have a dim of 2^40: its output shape comes from the sizes alone, without a
+// look at each of its 2^40 windows (the empty-window check once visited each one: a hang).
+TYPED_TEST(Pool1dOps, MaxPool1dOfAnEmptyBatchWithAVeryLongRow) {
+  const std::size_t length = std::size_t{1} << 40;
+  const DispatchTensor x = tensor_on(plain_device<TypeParam>(), {}, DType::F32, {0, 1, length});
+  EXPECT_EQ(Dispatch::float_shape(Dispatch::max_pool1d(x, max(2, 1, 1))), (Shape{0, 1, length + 1}));
+  EXPECT_EQ(Dispatch::float_shape(Dispatch::max_pool1d(x, max(2, 1, 1, 3))), (Shape{0, 1, length - 1}));
+}
+
+// The span dilation (k - 1) + 1 is compared without wrapping: with dilation 2^63 and kernel_size 3
+// it is 2^64 + 1, which wrapped to 1 and passed for a row of 5.
+TYPED_TEST(Pool1dOps, MaxPool1dSpanPastTwoToThe64IsTooLarge) {
+  const DispatchTensor x = row(plain_device<TypeParam>(), DType::F32);
+  EXPECT_PANIC(Dispatch::max_pool1d(x, max(3, 1, 1, std::size_t{1} << 63)), "pool-kernel-too-large",
+               "max_pool1d needs kernel_size of at most the padded input's size [7], got [18446744073709551615].");
+}
+
 TYPED_TEST(Pool1dOps, BackwardPassesRefuseAnAutodiffDevice) {
   const DispatchDevice device = autodiff_device<TypeParam>();
   const DispatchTensor x = row(device, DType::F32), g = tensor_on(device, {1, 2, 4, 8}, DType::F32, {1, 1, 4});

@@ -27,6 +27,23 @@ std::string sizes_text(const std::array<std::size_t, N>& s) {
   return out + "]";
 }
 
+// A window's span dilation (kernel - 1) + 1 and the padded size in + 2 padding, computed without
+// wrapping: with options near 2^64 either can pass it, and a wrapped span once let max_pool1d plan
+// 2^63 windows (a hang) where it should have panicked pool-kernel-too-large. Printed saturated.
+struct WindowFit {
+  UInt128 span, padded;
+  bool fits() const { return padded >= span; }
+  static std::size_t saturated(UInt128 v) {
+    return v > std::numeric_limits<std::size_t>::max() ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(v);
+  }
+  // (padded - span) / stride + 1 when it fits; saturated, so a size past 2^64 - 1 panics in the
+  // output shape's checks rather than wrapping.
+  std::size_t windows(std::size_t stride) const { return saturated((padded - span) / stride + 1); }
+};
+WindowFit window_fit(std::size_t in, std::size_t padding, std::size_t kernel, std::size_t dilation) {
+  return {static_cast<UInt128>(dilation) * (kernel - 1) + 1, static_cast<UInt128>(in) + 2 * static_cast<UInt128>(padding)};
+}
+
 // module-input-rank unless `shape` has the op's rank; `layout` names its dims.
 void check_rank(const Shape& shape, std::size_t rank, std::string_view layout, std::string_view op,
                 std::string_view operand) {
@@ -115,9 +132,11 @@ Pool2dPlan plan_window(const Shape& x, DType dtype, const std::array<std::size_t
     if (x[2 + d] == 0) panic(PanicId::PoolEmptyInput, {{"op", std::string(op)}, {"shape", x.to_string()}});
   }
   Sizes span{}, padded{}, out{};
+  std::array<WindowFit, N> fit{};
   for (std::size_t d = 0; d < N; ++d) {
-    span[d] = dilation ? (*dilation)[d] * (kernel[d] - 1) + 1 : kernel[d];
-    padded[d] = x[2 + d] + 2 * padding[d];
+    fit[d] = window_fit(x[2 + d], padding[d], kernel[d], dilation ? (*dilation)[d] : 1);
+    span[d] = WindowFit::saturated(fit[d].span);
+    padded[d] = WindowFit::saturated(fit[d].padded);
   }
   // PyTorch's rule, for max pooling too: half the kernel_size, not of the dilated span.
   for (std::size_t d = 0; d < N; ++d) {
@@ -126,7 +145,7 @@ Pool2dPlan plan_window(const Shape& x, DType dtype, const std::array<std::size_t
     }
   }
   for (std::size_t d = 0; d < N; ++d) {
-    if (padded[d] < span[d]) {
+    if (!fit[d].fits()) {
       panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", sizes_text(padded)}, {"kernel", sizes_text(span)}});
     }
   }
@@ -134,10 +153,16 @@ Pool2dPlan plan_window(const Shape& x, DType dtype, const std::array<std::size_t
   // With dilation, a window's cells can step over the input altogether (kernel 2, dilation 2,
   // padding 1 on a size of 1: cells -1 and 1): it has no maximum (PyTorch returns -inf and an index
   // outside the plane there).
+  // Only a window starting in the left padding can miss the input: every other starts inside it
+  // (the checks above keep each start below the input's end). Such a window's first cell at or past
+  // 0 lies within dilation - 1 of 0, so it can miss only where the input is shorter than the
+  // dilation, and then the span check leaves kernel_size <= 2 and padding <= 1: this visits at most
+  // two windows, never one per output (an empty tensor may have a dim of 2^40).
   if (dilation != nullptr) {
     for (std::size_t d = 0; d < N; ++d) {
       const std::size_t in = x[2 + d];
-      for (std::size_t o = 0; o < out[d]; ++o) {
+      if (in >= (*dilation)[d]) continue;
+      for (std::size_t o = 0; o < out[d] && o * stride[d] < padding[d]; ++o) {
         const long long first = static_cast<long long>(o * stride[d]) - static_cast<long long>(padding[d]);
         const long long step = static_cast<long long>((*dilation)[d]);
         const long long i = first < 0 ? (-first + step - 1) / step : 0;  // the first cell at or past 0
@@ -306,9 +331,11 @@ Conv2dPlan plan_unfold4d(const Shape& x, DType dtype, const Size2& kernel, const
   check_at_least_one(o.stride, "stride", op);
   check_at_least_one(o.dilation, "dilation", op);
   if (x[2] == 0 || x[3] == 0) panic(PanicId::PoolEmptyInput, {{"op", std::string(op)}, {"shape", x.to_string()}});
-  const Size2 span{o.dilation[0] * (kernel[0] - 1) + 1, o.dilation[1] * (kernel[1] - 1) + 1};
-  const Size2 padded{x[2] + 2 * o.padding[0], x[3] + 2 * o.padding[1]};
-  if (padded[0] < span[0] || padded[1] < span[1]) {
+  const WindowFit rows = window_fit(x[2], o.padding[0], kernel[0], o.dilation[0]);
+  const WindowFit cols = window_fit(x[3], o.padding[1], kernel[1], o.dilation[1]);
+  if (!rows.fits() || !cols.fits()) {
+    const Size2 span{WindowFit::saturated(rows.span), WindowFit::saturated(cols.span)};
+    const Size2 padded{WindowFit::saturated(rows.padded), WindowFit::saturated(cols.padded)};
     panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", sizes_text(padded)}, {"kernel", sizes_text(span)}});
   }
   Conv2dPlan p;
@@ -318,8 +345,8 @@ Conv2dPlan plan_unfold4d(const Shape& x, DType dtype, const Size2& kernel, const
   p.in_w = x[3];
   p.k_h = kernel[0];
   p.k_w = kernel[1];
-  p.out_h = (padded[0] - span[0]) / o.stride[0] + 1;
-  p.out_w = (padded[1] - span[1]) / o.stride[1] + 1;
+  p.out_h = rows.windows(o.stride[0]);
+  p.out_w = cols.windows(o.stride[1]);
   p.channels_out = Shape{x[1], kernel[0], kernel[1]}.num_elements();  // shape-overflow
   p.out = Shape{p.batch, p.channels_out, Shape{p.out_h, p.out_w}.num_elements()};
   (void)p.out.num_elements();
@@ -663,16 +690,18 @@ Conv2dPlan plan_conv_named(const Shape& x, DType x_dtype, const Shape& weight, D
   check_at_least_one(o.dilation, "dilation", op);
   check_at_least_one(kernel, "kernel_size", op);
   check_conv_channels(x, weight, bias, o.groups, op);
+  std::array<WindowFit, N> fit{};
   for (std::size_t d = 0; d < N; ++d) {
-    span[d] = o.dilation[d] * (kernel[d] - 1) + 1;
-    padded[d] = x[2 + d] + 2 * o.padding[d];
+    fit[d] = window_fit(x[2 + d], o.padding[d], kernel[d], o.dilation[d]);
+    span[d] = WindowFit::saturated(fit[d].span);
+    padded[d] = WindowFit::saturated(fit[d].padded);
   }
   for (std::size_t d = 0; d < N; ++d) {
-    if (padded[d] < span[d]) {
+    if (!fit[d].fits()) {
       panic(PanicId::PoolKernelTooLarge, {{"op", std::string(op)}, {"padded", sizes_text(padded)}, {"kernel", sizes_text(span)}});
     }
   }
-  for (std::size_t d = 0; d < N; ++d) out[d] = (padded[d] - span[d]) / o.stride[d] + 1;
+  for (std::size_t d = 0; d < N; ++d) out[d] = fit[d].windows(o.stride[d]);
   Conv2dPlan p;
   p.batch = x[0];
   p.channels_in = x[1];
